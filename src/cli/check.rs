@@ -1,0 +1,19 @@
+//! `talkforge check`.
+
+use std::path::PathBuf;
+
+use super::{OutputFormat, Status};
+use crate::Error;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Repository root holding conversations/ and databases/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+pub fn run(_args: &Args) -> Result<Status, Error> {
+    super::not_implemented("check")
+}

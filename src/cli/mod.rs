@@ -1,0 +1,116 @@
+//! The command line: one file per subcommand, each with its clap arguments
+//! and its `run`. A `run` returns the exit status for a command that ran
+//! (0 all good, 1 findings) and an [`Error`] for one that could not (2).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::Error;
+
+pub mod check;
+pub mod evaluate;
+pub mod fill;
+pub mod generate;
+pub mod lint;
+pub mod scaffold;
+pub mod scenarios;
+pub mod stats;
+pub mod tools;
+pub mod verify;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "talkforge",
+    version,
+    about = "Build, verify, lint and evaluate conversational tool-use benchmarks"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The main job: schemas, lint and verify over this repository's dataset.
+    Check(check::Args),
+    /// Replay every gold call and compare it with the recorded result.
+    Verify(verify::Args),
+    /// Write the simulator's result into every gold call.
+    Fill(fill::Args),
+    /// Find hallucinated tools, unreachable arguments and broken dialogues.
+    Lint(lint::Args),
+    /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
+    Evaluate(evaluate::Args),
+    /// Generate scenario pools with an LLM from plugin-triplet prompts.
+    Generate(generate::Args),
+    /// Work with generated scenario pools.
+    Scenarios(scenarios::Args),
+    /// Write a conversation skeleton from a scenario.
+    Scaffold(scaffold::Args),
+    /// Print the tool catalog.
+    Tools(tools::Args),
+    /// Count conversations and gold calls.
+    Stats(stats::Args),
+}
+
+/// Human-readable or machine-readable output, for commands that offer both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+/// Exit status of a command that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Everything checked out.
+    Clean,
+    /// The command ran and found something (a difference, a lint error).
+    Findings,
+}
+
+impl Status {
+    pub fn from_findings(any: bool) -> Self {
+        if any {
+            Status::Findings
+        } else {
+            Status::Clean
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(Status::Clean) => ExitCode::SUCCESS,
+        Ok(Status::Findings) => ExitCode::from(1),
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+pub fn run(command: Command) -> Result<Status, Error> {
+    match command {
+        Command::Check(args) => check::run(&args),
+        Command::Verify(args) => verify::run(&args),
+        Command::Fill(args) => fill::run(&args),
+        Command::Lint(args) => lint::run(&args),
+        Command::Evaluate(args) => evaluate::run(&args),
+        Command::Generate(args) => generate::run(&args),
+        Command::Scenarios(args) => scenarios::run(&args),
+        Command::Scaffold(args) => scaffold::run(&args),
+        Command::Tools(args) => tools::run(&args),
+        Command::Stats(args) => stats::run(&args),
+    }
+}
+
+/// The answer of a subcommand whose issue has not landed yet.
+pub(crate) fn not_implemented(command: &str) -> Result<Status, Error> {
+    Err(Error::Usage(format!(
+        "`talkforge {command}` is not implemented yet"
+    )))
+}

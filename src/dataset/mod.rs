@@ -1,0 +1,9 @@
+//! Finding, reading, validating and writing dataset files.
+
+pub mod discover;
+pub mod read;
+pub mod write;
+
+pub use discover::discover;
+pub use read::{load_conversation, read_json, LoadedConversation};
+pub use write::{atomic_write, to_python_json};

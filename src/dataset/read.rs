@@ -1,0 +1,95 @@
+//! Reading JSON files with errors that name the file, line and column.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::model::Conversation;
+use crate::{Error, Result};
+
+/// Files larger than this are refused rather than read into memory.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Read a file as UTF-8 text, refusing huge and binary files.
+pub fn read_text(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::input(path, e.to_string()))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::input(
+            path,
+            format!(
+                "file is {} bytes, more than the {MAX_FILE_BYTES} byte limit",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::input(path, e.to_string()))?;
+    if bytes.contains(&0) {
+        return Err(Error::input(
+            path,
+            "binary file (contains NUL bytes), expected JSON text",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_column(
+            &String::from_utf8_lossy(e.as_bytes()),
+            e.utf8_error().valid_up_to(),
+        );
+        Error::syntax(path, line, column, "invalid UTF-8")
+    })
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// Convert a serde_json error into one that names the file and place.
+pub fn json_error(path: &Path, err: &serde_json::Error) -> Error {
+    let message = err.to_string();
+    // serde_json appends " at line L column C"; the place goes in front instead.
+    let message = match message.rfind(" at line ") {
+        Some(pos) => message[..pos].to_string(),
+        None => message,
+    };
+    Error::syntax(path, err.line().max(1), err.column().max(1), message)
+}
+
+/// Read and parse a JSON file.
+pub fn read_json(path: &Path) -> Result<(String, Value)> {
+    let text = read_text(path)?;
+    let value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    Ok((text, value))
+}
+
+/// A conversation file: its text, its parsed tree (for rewriting in place)
+/// and its typed view.
+#[derive(Debug, Clone)]
+pub struct LoadedConversation {
+    pub path: PathBuf,
+    pub text: String,
+    pub value: Value,
+    pub conversation: Conversation,
+}
+
+/// Read a conversation file; shape errors carry the line and column.
+pub fn load_conversation(path: &Path) -> Result<LoadedConversation> {
+    let (text, value) = read_json(path)?;
+    let conversation: Conversation =
+        serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    Ok(LoadedConversation {
+        path: path.to_path_buf(),
+        text,
+        value,
+        conversation,
+    })
+}

@@ -1,0 +1,120 @@
+//! Writing JSON the way the upstream files are written (Python's
+//! `json.dumps(obj, indent=4)`: 4-space indent, `", "`/`": "` separators,
+//! non-ASCII escaped as `\uXXXX`, no trailing newline), atomically.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
+
+use crate::{Error, Result};
+
+/// Serialise like Python's `json.dumps(value, indent=4)`.
+pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(4096);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter::new());
+    value
+        .serialize(&mut ser)
+        .expect("serialising JSON to memory cannot fail");
+    String::from_utf8(out).expect("the formatter writes ASCII only")
+}
+
+/// serde_json's pretty printer with Python's `ensure_ascii` escaping.
+struct PythonFormatter {
+    pretty: PrettyFormatter<'static>,
+}
+
+impl PythonFormatter {
+    fn new() -> Self {
+        PythonFormatter {
+            pretty: PrettyFormatter::with_indent(b"    "),
+        }
+    }
+}
+
+impl Formatter for PythonFormatter {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.pretty.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.pretty.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_object_value(w)
+    }
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        for ch in fragment.chars() {
+            if ch.is_ascii() {
+                w.write_all(&[ch as u8])?;
+            } else {
+                let mut units = [0u16; 2];
+                for unit in ch.encode_utf16(&mut units) {
+                    write!(w, "\\u{unit:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Write `contents` to `path` through a temporary file in the same folder
+/// and a rename, so a reader never sees half a file.
+pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
+    tmp.write_all(contents)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
+    tmp.persist(path)
+        .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_python() {
+        let value =
+            serde_json::json!({"a": "caf\u{e9} \u{1F600}", "b": [], "c": {}, "d": [1, 2.5, null]});
+        // python3 -c 'import json; print(json.dumps({"a": "café 😀", "b": [], "c": {}, "d": [1, 2.5, None]}, indent=4))'
+        let want = "{\n    \"a\": \"caf\\u00e9 \\ud83d\\ude00\",\n    \"b\": [],\n    \"c\": {},\n    \"d\": [\n        1,\n        2.5,\n        null\n    ]\n}";
+        assert_eq!(to_python_json(&value), want);
+    }
+}

@@ -1,0 +1,1 @@
+//! Conversation simulation, matching and metrics.

@@ -1,0 +1,128 @@
+//! A ToolTalk-compatible conversation.
+//!
+//! The typed view is for reading and reasoning; files are rewritten through
+//! their parsed `serde_json::Value` so that key order and unknown keys
+//! survive byte for byte (see `dataset::write`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One conversation file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Conversation {
+    /// A stable human name, unique in a dataset (ToolTalk uses the file stem).
+    pub name: String,
+    /// A unique id (ToolTalk uses UUIDs).
+    pub conversation_id: String,
+    /// Plugins whose tools the gold calls use.
+    #[serde(default)]
+    pub suites_used: Vec<String>,
+    /// Tools the gold calls use.
+    #[serde(default)]
+    pub apis_used: Vec<String>,
+    /// The scenario the conversation was written from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// The user the conversation is with.
+    pub user: User,
+    /// What the assistant is told: where and when the conversation happens.
+    pub metadata: Metadata,
+    /// The turns, user and assistant alternating.
+    pub conversation: Vec<Turn>,
+}
+
+/// The account behind the user side of a conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct User {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// Present when the conversation starts logged in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_token: Option<String>,
+    /// Seeded into the account before the conversation starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification_code: Option<String>,
+}
+
+/// Context the assistant is given.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Metadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The conversation's "now", `%Y-%m-%d %H:%M:%S`.
+    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"))]
+    pub timestamp: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One turn of the dialogue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Turn {
+    /// The turn's position; optional in upstream files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    pub role: Role,
+    pub text: String,
+    /// Gold tool calls the assistant makes before answering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apis: Option<Vec<GoldCall>>,
+}
+
+impl Turn {
+    pub fn calls(&self) -> &[GoldCall] {
+        self.apis.as_deref().unwrap_or(&[])
+    }
+}
+
+/// A tool call with its recorded result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GoldCall {
+    pub request: Request,
+    /// The tool's result; null when it raised.
+    pub response: Value,
+    /// The exception text when the tool raised.
+    pub exception: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Request {
+    pub api_name: String,
+    /// Arguments by name; auth tools carry the injected `session_token`.
+    #[serde(deserialize_with = "null_as_empty")]
+    pub parameters: Map<String, Value>,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+    Ok(Option::<Map<String, Value>>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Conversation {
+    /// Every gold call with its (turn position, call position).
+    pub fn gold_calls(&self) -> impl Iterator<Item = (usize, usize, &GoldCall)> {
+        self.conversation.iter().enumerate().flat_map(|(t, turn)| {
+            turn.calls()
+                .iter()
+                .enumerate()
+                .map(move |(c, call)| (t, c, call))
+        })
+    }
+}

@@ -1,0 +1,5 @@
+//! The data: conversations, turns, gold calls, scenarios and databases.
+
+pub mod conversation;
+
+pub use conversation::{Conversation, GoldCall, Metadata, Request, Role, Turn, User};

@@ -1,0 +1,222 @@
+//! The tool catalog: what every tool is called, what it takes and returns,
+//! and which of its properties the simulator, the linter, the prompts and
+//! the evaluator rely on. The specs themselves live beside their behaviour
+//! in `plugins/`.
+
+use serde_json::{Map, Value};
+
+use super::world::ToolCtx;
+use super::TextSimilarity;
+use crate::model::GoldCall;
+
+/// The seven plugins (ToolTalk calls them suites).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Plugin {
+    AccountTools,
+    Alarm,
+    Calendar,
+    Email,
+    Message,
+    Reminder,
+    Weather,
+}
+
+impl Plugin {
+    pub const ALL: [Plugin; 7] = [
+        Plugin::AccountTools,
+        Plugin::Alarm,
+        Plugin::Calendar,
+        Plugin::Email,
+        Plugin::Message,
+        Plugin::Reminder,
+        Plugin::Weather,
+    ];
+
+    /// The name used in `suites_used`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Plugin::AccountTools => "AccountTools",
+            Plugin::Alarm => "Alarm",
+            Plugin::Calendar => "Calendar",
+            Plugin::Email => "Email",
+            Plugin::Message => "Message",
+            Plugin::Reminder => "Reminder",
+            Plugin::Weather => "Weather",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Plugin> {
+        Plugin::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// A one-line description for documentation and prompts.
+    pub fn description(self) -> &'static str {
+        super::plugins::plugin_description(self)
+    }
+
+    pub fn tools(self) -> impl Iterator<Item = &'static ToolSpec> {
+        catalog().iter().copied().filter(move |t| t.plugin == self)
+    }
+}
+
+/// The JSON type of a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    /// An array whose items have the given type.
+    Array(&'static ParamType),
+    Object,
+}
+
+impl ParamType {
+    /// The JSON Schema type name.
+    pub fn json_name(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Integer => "integer",
+            ParamType::Number => "number",
+            ParamType::Boolean => "boolean",
+            ParamType::Array(_) => "array",
+            ParamType::Object => "object",
+        }
+    }
+}
+
+/// A format a string value must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFormat {
+    /// Any text.
+    Any,
+    /// `%Y-%m-%d %H:%M:%S`
+    Timestamp,
+    /// `%Y-%m-%d`
+    Date,
+    /// `%H:%M:%S`
+    Time,
+    Email,
+    /// `ddd-ddd-dddd`
+    Phone,
+    /// An id the world made up earlier (alarm_id, event_id, ...): it must
+    /// come from an earlier result.
+    Id,
+}
+
+/// One parameter of a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub ty: ParamType,
+    pub description: &'static str,
+    /// Required by the documentation (what the model is told).
+    pub required: bool,
+    /// Allowed values, when the parameter is an enumeration.
+    pub enum_values: &'static [&'static str],
+    pub format: ValueFormat,
+    /// Text the assistant composes (a message body, an email subject, an
+    /// event description): it is not expected to appear earlier verbatim.
+    pub free_text: bool,
+}
+
+impl ParamSpec {
+    /// A plain parameter; adjust with struct update syntax.
+    pub const fn new(
+        name: &'static str,
+        ty: ParamType,
+        description: &'static str,
+        required: bool,
+    ) -> Self {
+        ParamSpec {
+            name,
+            ty,
+            description,
+            required,
+            enum_values: &[],
+            format: ValueFormat::Any,
+            free_text: false,
+        }
+    }
+}
+
+/// A field of a tool's result, for documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    /// JSON type name.
+    pub ty: &'static str,
+    pub description: &'static str,
+    /// For objects and arrays of objects: their fields.
+    pub fields: &'static [FieldSpec],
+}
+
+impl FieldSpec {
+    pub const fn new(name: &'static str, ty: &'static str, description: &'static str) -> Self {
+        FieldSpec {
+            name,
+            ty,
+            description,
+            fields: &[],
+        }
+    }
+}
+
+/// Runs a tool: arguments as the caller gave them (the session token already
+/// injected for auth tools), the result or the exception text.
+pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Value, String>;
+
+/// Algorithm 2's comparator: does `prediction` (executed, with its result)
+/// satisfy `gold`?
+pub type MatchFn = fn(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool;
+
+/// Everything about one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub plugin: Plugin,
+    pub description: &'static str,
+    pub parameters: &'static [ParamSpec],
+    pub returns: &'static [FieldSpec],
+    /// Changes the world (sends, creates, deletes); a wrong action is worse
+    /// than a wrong query.
+    pub is_action: bool,
+    /// Needs a logged-in user; the world injects `session_token`.
+    pub requires_auth: bool,
+    /// The database the tool reads or writes, by file stem.
+    pub database: Option<&'static str>,
+    pub run: RunFn,
+    pub matches: MatchFn,
+}
+
+impl ToolSpec {
+    pub fn parameter(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+}
+
+/// All tools, plugin by plugin in the order of [`Plugin::ALL`].
+pub fn catalog() -> &'static [&'static ToolSpec] {
+    super::plugins::all_tools()
+}
+
+/// A tool by name.
+pub fn tool(name: &str) -> Option<&'static ToolSpec> {
+    catalog().iter().copied().find(|t| t.name == name)
+}
+
+/// The reference's default comparator: same result, same exception, and
+/// every argument the gold call gives has the same value in the prediction.
+pub fn default_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
+    prediction.response == gold.response
+        && prediction.exception == gold.exception
+        && gold_arguments_equal(prediction, gold)
+}
+
+/// Every argument of the gold call is present in the prediction with an equal value.
+pub fn gold_arguments_equal(prediction: &GoldCall, gold: &GoldCall) -> bool {
+    gold.request
+        .parameters
+        .iter()
+        .all(|(key, value)| prediction.request.parameters.get(key) == Some(value))
+}

@@ -1,0 +1,14 @@
+//! The simulated world: the tool catalog, the tools' behaviour and the
+//! state they act on.
+
+pub mod catalog;
+pub mod plugins;
+pub mod pyargs;
+pub mod pyrandom;
+pub mod pytime;
+pub mod similarity;
+pub mod world;
+
+pub use catalog::{catalog, tool, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+pub use similarity::TextSimilarity;
+pub use world::{Databases, Execution, World};

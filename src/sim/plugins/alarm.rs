@@ -1,0 +1,209 @@
+//! Alarm: alarms at a time of day, per user.
+//!
+//! Database `Alarm`: `{username: {alarm_id: {"alarm_id", "time"}}}`.
+
+use serde_json::{json, Map, Value};
+
+use crate::model::GoldCall;
+use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use crate::sim::pyargs::bind;
+use crate::sim::pytime::{strptime, TIME};
+use crate::sim::world::ToolCtx;
+use crate::sim::TextSimilarity;
+
+pub const DESCRIPTION: &str = "Set, list and remove the user's alarms.";
+
+const DATABASE: &str = "Alarm";
+
+pub static TOOLS: &[&ToolSpec] = &[&ADD_ALARM, &DELETE_ALARM, &FIND_ALARMS];
+
+const ALARM_ID: &str = "The alarm's id, formatted xxxx-xxxx.";
+
+pub static ADD_ALARM: ToolSpec = ToolSpec {
+    name: "AddAlarm",
+    plugin: Plugin::Alarm,
+    description: "Sets an alarm that rings at the given time of day.",
+    parameters: &[ParamSpec {
+        format: ValueFormat::Time,
+        ..ParamSpec::new(
+            "time",
+            ParamType::String,
+            "When the alarm rings, as %H:%M:%S.",
+            true,
+        )
+    }],
+    returns: &[FieldSpec::new("alarm_id", "string", ALARM_ID)],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: add_alarm,
+    matches: arguments_and_exception_match,
+};
+
+fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind("AddAlarm", params, &["session_token", "time"], &[])?;
+    let time = args.value("time");
+    strptime(time, TIME)?;
+    let username = ctx.check_session_token(args.value("session_token"))?;
+    let alarm_id = format!(
+        "{:04x}-{:04x}",
+        ctx.rng.randint(0, 0xffff),
+        ctx.rng.randint(0, 0xffff)
+    );
+    let alarms = ctx.own_mut().entry(username).or_insert_with(|| json!({}));
+    if let Value::Object(alarms) = alarms {
+        alarms.insert(
+            alarm_id.clone(),
+            json!({"alarm_id": alarm_id, "time": time}),
+        );
+    }
+    Ok(json!({ "alarm_id": alarm_id }))
+}
+
+/// Actions are judged by what was asked, not by the id the world made up:
+/// same exception, and every gold argument given with the same value.
+fn arguments_and_exception_match(
+    prediction: &GoldCall,
+    gold: &GoldCall,
+    _text: &dyn TextSimilarity,
+) -> bool {
+    prediction.exception == gold.exception
+        && crate::sim::catalog::gold_arguments_equal(prediction, gold)
+}
+
+pub static DELETE_ALARM: ToolSpec = ToolSpec {
+    name: "DeleteAlarm",
+    plugin: Plugin::Alarm,
+    description: "Removes one of the user's alarms by its id.",
+    parameters: &[ParamSpec {
+        format: ValueFormat::Id,
+        ..ParamSpec::new("alarm_id", ParamType::String, ALARM_ID, true)
+    }],
+    returns: &[FieldSpec::new(
+        "status",
+        "string",
+        "\"success\" or \"failed\".",
+    )],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: delete_alarm,
+    matches: crate::sim::catalog::default_matches,
+};
+
+fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind("DeleteAlarm", params, &["session_token", "alarm_id"], &[])?;
+    let alarm_id = args.value("alarm_id");
+    let username = ctx.check_session_token(args.value("session_token"))?;
+    let not_found = || format!("Alarm {} not found.", crate::sim::pyargs::display(alarm_id));
+    let alarms = ctx
+        .own_mut()
+        .get_mut(&username)
+        .and_then(Value::as_object_mut)
+        .ok_or_else(not_found)?;
+    let key = alarm_id.as_str().ok_or_else(not_found)?;
+    alarms.shift_remove(key).ok_or_else(not_found)?;
+    Ok(json!({"status": "success"}))
+}
+
+pub static FIND_ALARMS: ToolSpec = ToolSpec {
+    name: "FindAlarms",
+    plugin: Plugin::Alarm,
+    description: "Lists the user's alarms, optionally only those between two times of day.",
+    parameters: &[
+        ParamSpec {
+            format: ValueFormat::Time,
+            ..ParamSpec::new(
+                "start_range",
+                ParamType::String,
+                "Earliest alarm time to list, as %H:%M:%S.",
+                false,
+            )
+        },
+        ParamSpec {
+            format: ValueFormat::Time,
+            ..ParamSpec::new(
+                "end_range",
+                ParamType::String,
+                "Latest alarm time to list, as %H:%M:%S.",
+                false,
+            )
+        },
+    ],
+    returns: &[FieldSpec {
+        fields: &[
+            FieldSpec::new("alarm_id", "string", ALARM_ID),
+            FieldSpec::new("time", "string", "When the alarm rings, as %H:%M:%S."),
+        ],
+        ..FieldSpec::new(
+            "alarms",
+            "array",
+            "The alarms in the range, in the order they were set.",
+        )
+    }],
+    is_action: false,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: find_alarms,
+    matches: find_alarms_matches,
+};
+
+fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind(
+        "FindAlarms",
+        params,
+        &["session_token"],
+        &["start_range", "end_range"],
+    )?;
+    let username = ctx.check_session_token(args.value("session_token"))?;
+    let Some(Value::Object(alarms)) = ctx.own().get(&username) else {
+        return Ok(json!({"alarms": []}));
+    };
+    let start = args
+        .get("start_range")
+        .map(|v| strptime(v, TIME))
+        .transpose()?;
+    let end = args
+        .get("end_range")
+        .map(|v| strptime(v, TIME))
+        .transpose()?;
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            return Err("Start range must be earlier than end range.".to_string());
+        }
+    }
+    let mut found = Vec::new();
+    for alarm in alarms.values() {
+        let at = strptime(alarm.get("time").unwrap_or(&Value::Null), TIME)?;
+        if start.is_some_and(|s| at < s) || end.is_some_and(|e| at > e) {
+            continue;
+        }
+        found.push(alarm.clone());
+    }
+    Ok(json!({ "alarms": found }))
+}
+
+/// A query is right when it found at least the alarms the gold call found.
+fn find_alarms_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
+    if prediction.exception != gold.exception {
+        return false;
+    }
+    if prediction.request.parameters.get("session_token")
+        != gold.request.parameters.get("session_token")
+    {
+        return false;
+    }
+    let ids = |call: &GoldCall| -> Vec<Value> {
+        call.response
+            .get("alarms")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.get("alarm_id").cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let found = ids(prediction);
+    ids(gold).iter().all(|id| found.contains(id))
+}

@@ -1,0 +1,7 @@
+//! The message plugin: not written yet.
+
+use crate::sim::catalog::ToolSpec;
+
+pub const DESCRIPTION: &str = "";
+
+pub static TOOLS: &[&ToolSpec] = &[];

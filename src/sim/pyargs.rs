@@ -1,0 +1,201 @@
+//! Calling a tool the way Python calls `tool.call(**parameters)`: the same
+//! `TypeError` texts for unexpected and missing keyword arguments, and
+//! Python's names for JSON types in error messages. Exceptions are part of a
+//! gold call's result, so their wording matters.
+
+use serde_json::{Map, Value};
+
+/// Arguments bound to a tool's Python signature.
+#[derive(Debug, Clone, Copy)]
+pub struct Args<'a> {
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Args<'a> {
+    /// The value passed for `name`; `None` when absent or null (Python's
+    /// default of `None` and an explicit `None` behave alike).
+    pub fn get(&self, name: &str) -> Option<&'a Value> {
+        self.map.get(name).filter(|v| !v.is_null())
+    }
+
+    /// A required argument (present after binding; may still be null).
+    pub fn value(&self, name: &str) -> &'a Value {
+        self.map.get(name).unwrap_or(&Value::Null)
+    }
+
+    pub fn raw(&self) -> &'a Map<String, Value> {
+        self.map
+    }
+}
+
+/// Bind `params` to `Tool.call(self, <required...>, <optional...>=None)`.
+///
+/// `class` is the tool's class name (Python 3.11 prefixes messages with the
+/// qualified name, `AddAlarm.call()`).
+pub fn bind<'a>(
+    class: &str,
+    params: &'a Map<String, Value>,
+    required: &[&str],
+    optional: &[&str],
+) -> Result<Args<'a>, String> {
+    // CPython rejects an unknown keyword before it looks for missing ones.
+    if let Some(unknown) = params
+        .keys()
+        .find(|k| !required.contains(&k.as_str()) && !optional.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "{class}.call() got an unexpected keyword argument {}",
+            repr_str(unknown)
+        ));
+    }
+    let missing: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|r| !params.contains_key(*r))
+        .collect();
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| repr_str(m)).collect();
+        let listed = match names.len() {
+            1 => names[0].clone(),
+            2 => format!("{} and {}", names[0], names[1]),
+            _ => format!(
+                "{}, and {}",
+                names[..names.len() - 1].join(", "),
+                names[names.len() - 1]
+            ),
+        };
+        let plural = if missing.len() == 1 {
+            "argument"
+        } else {
+            "arguments"
+        };
+        return Err(format!(
+            "{class}.call() missing {} required positional {plural}: {listed}",
+            missing.len()
+        ));
+    }
+    Ok(Args { map: params })
+}
+
+/// Python's type name for a JSON value (`type(v).__name__`).
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// Python's `repr()` of a string: single quotes unless the text has a single
+/// quote and no double quote.
+pub fn repr_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr()` of a JSON value (dicts and lists as Python prints them).
+pub fn repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => repr_str(s),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(repr).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", repr_str(k), repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// `str()` of a Python `KeyError(key)`: the key's repr.
+pub fn key_error(key: &str) -> String {
+    repr_str(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn type_errors_read_like_cpython_311() {
+        let p = map(json!({"session_token": "t", "tme": "x"}));
+        assert_eq!(
+            bind("AddAlarm", &p, &["session_token", "time"], &[]).unwrap_err(),
+            "AddAlarm.call() got an unexpected keyword argument 'tme'"
+        );
+        let p = map(json!({"session_token": "t"}));
+        assert_eq!(
+            bind("AddAlarm", &p, &["session_token", "time"], &[]).unwrap_err(),
+            "AddAlarm.call() missing 1 required positional argument: 'time'"
+        );
+        let p = map(json!({}));
+        assert_eq!(
+            bind("X", &p, &["a", "b"], &[]).unwrap_err(),
+            "X.call() missing 2 required positional arguments: 'a' and 'b'"
+        );
+        assert_eq!(
+            bind("X", &p, &["a", "b", "c"], &[]).unwrap_err(),
+            "X.call() missing 3 required positional arguments: 'a', 'b', and 'c'"
+        );
+        let p = map(json!({"a": 1}));
+        assert!(bind("X", &p, &["a"], &["b"]).is_ok());
+    }
+
+    #[test]
+    fn repr_quotes_like_python() {
+        assert_eq!(repr_str("it's"), "\"it's\"");
+        assert_eq!(repr_str("a\"b'c"), "'a\"b\\'c'");
+        assert_eq!(
+            repr(&json!({"a": [1, null, true]})),
+            "{'a': [1, None, True]}"
+        );
+    }
+}
+
+/// Python's `str()` of a value as an f-string shows it (`f"{x}"`).
+pub fn display(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => repr(other),
+    }
+}

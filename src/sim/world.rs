@@ -1,0 +1,293 @@
+//! The world a conversation runs in: the databases, the clock, the session
+//! and one random stream per tool instance. `execute` behaves like the
+//! reference's `ToolExecutor.execute_tool`.
+//!
+//! Databases are loaded once and shared; a world holds reference-counted
+//! handles and copies a database only when a tool first writes to it, so a
+//! reset is a handful of pointer copies.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDateTime;
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::catalog::{tool, ToolSpec};
+use super::pyrandom::PyRandom;
+use super::pytime;
+use crate::model::{Conversation, Request};
+use crate::{Error, Result};
+
+/// The database holding accounts and session tokens.
+pub const ACCOUNT_DB: &str = "Account";
+
+/// One database: its top-level object (keyed by username, city, ...).
+pub type Table = Map<String, Value>;
+
+/// The initial databases, loaded once and shared by every world.
+#[derive(Debug, Clone, Default)]
+pub struct Databases {
+    tables: IndexMap<String, Arc<Table>>,
+}
+
+impl Databases {
+    /// Load every `*.json` in `dir`; each file's stem names its database.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| Error::input(dir, format!("cannot read the databases folder: {e}")))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        entries.sort();
+        let mut tables = IndexMap::new();
+        for path in entries {
+            let (_, value) = crate::dataset::read_json(&path)?;
+            let Value::Object(table) = value else {
+                return Err(Error::input(&path, "a database must be a JSON object"));
+            };
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            tables.insert(name, Arc::new(table));
+        }
+        if !tables.contains_key(ACCOUNT_DB) {
+            return Err(Error::input(
+                dir,
+                format!("account database {ACCOUNT_DB}.json not found"),
+            ));
+        }
+        Ok(Databases { tables })
+    }
+
+    pub fn from_tables(tables: impl IntoIterator<Item = (String, Table)>) -> Self {
+        Databases {
+            tables: tables.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Table> {
+        self.tables.get(name).map(|t| t.as_ref())
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables.keys().map(String::as_str)
+    }
+}
+
+/// A call as executed: the request (with the injected session token) and
+/// its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    pub request: Request,
+    pub response: Value,
+    pub exception: Option<String>,
+}
+
+/// The simulated world of one conversation.
+#[derive(Debug, Clone)]
+pub struct World {
+    initial: Databases,
+    tables: IndexMap<String, Arc<Table>>,
+    now: NaiveDateTime,
+    session_token: Option<String>,
+    /// Tool instances, created on first use: each owns `Random(489)`.
+    instances: HashMap<&'static str, PyRandom>,
+}
+
+/// What a running tool may touch.
+pub struct ToolCtx<'w> {
+    /// The conversation's "now".
+    pub now: NaiveDateTime,
+    /// The tool instance's random stream.
+    pub rng: &'w mut PyRandom,
+    pub spec: &'static ToolSpec,
+    tables: &'w mut IndexMap<String, Arc<Table>>,
+}
+
+impl ToolCtx<'_> {
+    /// A database by name; a missing one reads as empty.
+    pub fn table(&self, name: &str) -> &Table {
+        static EMPTY: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+        self.tables
+            .get(name)
+            .map(|t| t.as_ref())
+            .unwrap_or_else(|| EMPTY.get_or_init(Table::new))
+    }
+
+    /// A database to change, copied on first write; created when missing.
+    pub fn table_mut(&mut self, name: &str) -> &mut Table {
+        Arc::make_mut(self.tables.entry(name.to_string()).or_default())
+    }
+
+    /// The tool's own database.
+    pub fn own(&self) -> &Table {
+        self.table(self.spec.database.unwrap_or(ACCOUNT_DB))
+    }
+
+    pub fn own_mut(&mut self) -> &mut Table {
+        self.table_mut(self.spec.database.unwrap_or(ACCOUNT_DB))
+    }
+
+    pub fn accounts(&self) -> &Table {
+        self.table(ACCOUNT_DB)
+    }
+
+    pub fn accounts_mut(&mut self) -> &mut Table {
+        self.table_mut(ACCOUNT_DB)
+    }
+
+    /// The reference's `check_session_token`: the username of the account
+    /// holding `token`, or `Invalid session_token.`.
+    pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
+        for (username, record) in self.accounts() {
+            match record.get("session_token") {
+                Some(t) if t == token => return Ok(username.clone()),
+                Some(_) => {}
+                None => return Err(super::pyargs::key_error("session_token")),
+            }
+        }
+        Err("Invalid session_token.".to_string())
+    }
+}
+
+impl World {
+    pub fn new(initial: &Databases, now: NaiveDateTime) -> Self {
+        World {
+            initial: initial.clone(),
+            tables: initial.tables.clone(),
+            now,
+            session_token: None,
+            instances: HashMap::new(),
+        }
+    }
+
+    /// A world set up for a conversation as the reference's
+    /// `init_conversation_state` does: its clock, and its user's session
+    /// token and verification code seeded into the account.
+    pub fn for_conversation(
+        initial: &Databases,
+        conversation: &Conversation,
+    ) -> Result<Self, String> {
+        let now = pytime::strptime_str(&conversation.metadata.timestamp, pytime::TIMESTAMP)
+            .map_err(|e| format!("metadata.timestamp: {e}"))?;
+        let mut world = World::new(initial, now);
+        let user = &conversation.user;
+        for (field, value) in [
+            ("session_token", &user.session_token),
+            ("verification_code", &user.verification_code),
+        ] {
+            let Some(value) = value else { continue };
+            let username = user
+                .username
+                .as_deref()
+                .ok_or_else(|| format!("user.{field} is set but user.username is missing"))?;
+            let account = Arc::make_mut(world.tables.entry(ACCOUNT_DB.to_string()).or_default())
+                .get_mut(username)
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| format!("user {username:?} is not in the Account database"))?;
+            account.insert(field.to_string(), Value::String(value.clone()));
+            if field == "session_token" {
+                world.session_token = Some(value.clone());
+            }
+        }
+        Ok(world)
+    }
+
+    /// Back to the initial databases, logged out, with fresh tool instances.
+    pub fn reset(&mut self, now: NaiveDateTime) {
+        self.tables = self.initial.tables.clone();
+        self.now = now;
+        self.session_token = None;
+        self.instances.clear();
+    }
+
+    pub fn now(&self) -> NaiveDateTime {
+        self.now
+    }
+
+    pub fn session_token(&self) -> Option<&str> {
+        self.session_token.as_deref()
+    }
+
+    /// The username of the logged-in user, if any.
+    pub fn logged_in_user(&self) -> Option<String> {
+        let token = Value::String(self.session_token.clone()?);
+        self.tables
+            .get(ACCOUNT_DB)?
+            .iter()
+            .find_map(|(name, record)| {
+                (record.get("session_token") == Some(&token)).then(|| name.clone())
+            })
+    }
+
+    /// A database as it stands now.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.get(name).map(|t| t.as_ref())
+    }
+
+    /// Execute a call as the reference's `execute_tool` does.
+    pub fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution {
+        let mut request = Request {
+            api_name: api_name.to_string(),
+            parameters: parameters.clone(),
+        };
+        let fail = |request: Request, exception: String| Execution {
+            request,
+            response: Value::Null,
+            exception: Some(exception),
+        };
+        let Some(spec) = tool(api_name) else {
+            return fail(request, format!("API {api_name} not found"));
+        };
+        if spec.requires_auth {
+            let Some(token) = &self.session_token else {
+                return fail(request, "User is not logged in".to_string());
+            };
+            request
+                .parameters
+                .insert("session_token".to_string(), Value::String(token.clone()));
+        }
+        let opens_session = matches!(api_name, "UserLogin" | "RegisterUser");
+        if opens_session && self.session_token.is_some() {
+            let current = self.logged_in_user().unwrap_or_default();
+            return fail(
+                request,
+                format!("Only one user can be logged in at a time. Current user is {current}."),
+            );
+        }
+
+        let rng = self
+            .instances
+            .entry(spec.name)
+            .or_insert_with(PyRandom::for_tool);
+        let mut ctx = ToolCtx {
+            now: self.now,
+            rng,
+            spec,
+            tables: &mut self.tables,
+        };
+        let outcome = (spec.run)(&mut ctx, &request.parameters);
+        match outcome {
+            Ok(response) => {
+                if opens_session {
+                    self.session_token = response
+                        .get("session_token")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                } else if matches!(api_name, "LogoutUser" | "DeleteAccount") {
+                    self.session_token = None;
+                }
+                Execution {
+                    request,
+                    response,
+                    exception: None,
+                }
+            }
+            Err(exception) => fail(request, exception),
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Replaying gold calls: execute every gold call of a conversation in order
+//! from the initial state and compare what the simulator returns with what
+//! the conversation recorded.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::dataset::{load_conversation, to_python_json};
+use crate::model::Conversation;
+use crate::sim::world::{Databases, Execution, World};
+use crate::{Error, Result};
+
+/// One gold call whose recording differs from the simulator's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Difference {
+    pub file: String,
+    /// 0-based position in the `conversation` array.
+    pub turn: usize,
+    /// 0-based position in the turn's `apis`.
+    pub call: usize,
+    pub api_name: String,
+    /// A unified diff, recorded (-) against simulated (+).
+    pub diff: String,
+}
+
+/// The replay of one conversation.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub calls: usize,
+    /// Per gold call, in order: (turn, call, what the simulator did).
+    pub executions: Vec<(usize, usize, Execution)>,
+}
+
+/// Execute every gold call of `conversation` in order.
+pub fn replay(databases: &Databases, conversation: &Conversation) -> Result<Replay, String> {
+    let mut world = World::for_conversation(databases, conversation)?;
+    let mut executions = Vec::new();
+    for (t, c, call) in conversation.gold_calls() {
+        let execution = world.execute(&call.request.api_name, &call.request.parameters);
+        executions.push((t, c, execution));
+    }
+    Ok(Replay {
+        calls: executions.len(),
+        executions,
+    })
+}
+
+/// The recorded result and the simulated one, as the JSON a reader compares.
+fn outcome_json(response: &Value, exception: &Option<String>) -> Value {
+    json!({"response": response, "exception": exception})
+}
+
+/// Differences between the recording and the replay of one conversation.
+pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for ((t, c, call), (_, _, executed)) in conversation.gold_calls().zip(&replay.executions) {
+        if call.response == executed.response && call.exception == executed.exception {
+            continue;
+        }
+        let recorded = to_python_json(&outcome_json(&call.response, &call.exception));
+        let simulated = to_python_json(&outcome_json(&executed.response, &executed.exception));
+        let diff = similar::TextDiff::from_lines(&recorded, &simulated)
+            .unified_diff()
+            .context_radius(3)
+            .header("recorded", "simulated")
+            .to_string();
+        out.push(Difference {
+            file: file.to_string(),
+            turn: t,
+            call: c,
+            api_name: call.request.api_name.clone(),
+            diff,
+        });
+    }
+    out
+}
+
+/// The result of verifying a set of files.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub conversations: usize,
+    pub calls: usize,
+    pub reproduced: usize,
+    pub differs: Vec<Difference>,
+}
+
+/// Verify every file; conversations run in parallel, the report is in file order.
+pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Result<Report> {
+    let per_file: Vec<Result<(usize, Vec<Difference>)>> = files
+        .par_iter()
+        .map(|path| verify_file(path, databases))
+        .collect();
+    let mut report = Report {
+        conversations: 0,
+        calls: 0,
+        reproduced: 0,
+        differs: Vec::new(),
+    };
+    for result in per_file {
+        let (calls, diffs) = result?;
+        report.conversations += 1;
+        report.calls += calls;
+        report.reproduced += calls - diffs.len();
+        report.differs.extend(diffs);
+    }
+    Ok(report)
+}
+
+fn verify_file(path: &Path, databases: &Databases) -> Result<(usize, Vec<Difference>)> {
+    let loaded = load_conversation(path)?;
+    let replay = replay(databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
+    let file = path.display().to_string();
+    Ok((
+        replay.calls,
+        differences(&file, &loaded.conversation, &replay),
+    ))
+}
