@@ -1,1 +1,168 @@
-//! See the module docs of the command.
+//! A conversation skeleton from a generated scenario: the header filled in
+//! (name, id, plugins and tools, scenario, user, metadata) and placeholder
+//! turns for the maintainer to write. `lint`'s `placeholder-text` rule flags
+//! every text that starts with [`PLACEHOLDER`] until it is written.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::model::{Conversation, Metadata, Role, ScenarioPool, Turn, User};
+use crate::sim::{tool, Plugin};
+use crate::{Error, Result};
+
+/// The marker every placeholder text starts with. Unmistakable on purpose:
+/// the linter looks for it, and no real dialogue starts with it.
+pub const PLACEHOLDER: &str = "TODO(talkforge):";
+
+/// Whether a text is still a scaffold placeholder.
+pub fn is_placeholder(text: &str) -> bool {
+    text.trim_start().starts_with(PLACEHOLDER)
+}
+
+fn placeholder(what: &str) -> String {
+    format!("{PLACEHOLDER} {what}")
+}
+
+/// Split `FILE#N` into the file and the scenario's 0-based index (None:
+/// the pool's first accepted scenario).
+pub fn parse_reference(reference: &str) -> Result<(&str, Option<usize>)> {
+    match reference.rsplit_once('#') {
+        Some((file, index)) => {
+            let index = index.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "--scenario {reference}: `{index}` is not a scenario index (FILE#N, N from 0)"
+                ))
+            })?;
+            Ok((file, Some(index)))
+        }
+        None => Ok((reference, None)),
+    }
+}
+
+/// The scenario's text and tools from a pool file.
+pub fn load_scenario(path: &Path, index: Option<usize>) -> Result<(String, Vec<String>)> {
+    let (_, value) = crate::dataset::read_json(path)?;
+    let pool: ScenarioPool = serde_json::from_value(value)
+        .map_err(|e| Error::input(path, format!("not a scenario pool: {e}")))?;
+    let scenario = match index {
+        Some(i) => pool.scenarios.get(i).ok_or_else(|| {
+            Error::input(
+                path,
+                format!("no scenario #{i} (the pool has {})", pool.scenarios.len()),
+            )
+        })?,
+        None => pool
+            .scenarios
+            .iter()
+            .find(|s| s.accepted)
+            .ok_or_else(|| Error::input(path, "the pool has no accepted scenario"))?,
+    };
+    Ok((scenario.text.clone(), scenario.tools.clone()))
+}
+
+/// The first account of `databases/Account.json`, or placeholders when the
+/// database is missing.
+pub fn pick_user(databases: &Path) -> Result<User> {
+    let path = databases.join("Account.json");
+    if !path.exists() {
+        return Ok(User {
+            username: Some(placeholder("username")),
+            email: Some(placeholder("email")),
+            phone: Some(placeholder("phone")),
+            name: Some(placeholder("name")),
+            password: Some(placeholder("password")),
+            ..User::default()
+        });
+    }
+    let (_, value) = crate::dataset::read_json(&path)?;
+    let first = value
+        .as_object()
+        .and_then(|accounts| accounts.values().next())
+        .ok_or_else(|| Error::input(&path, "no account in the Account database"))?;
+    let field = |name: &str| first.get(name).and_then(Value::as_str).map(str::to_owned);
+    Ok(User {
+        username: field("username"),
+        email: field("email"),
+        phone: field("phone"),
+        name: field("name"),
+        password: field("password"),
+        ..User::default()
+    })
+}
+
+/// The skeleton for a scenario. Tools unknown to the catalog are kept in
+/// `apis_used` (the linter reports them) but add no plugin.
+pub fn skeleton(
+    name: &str,
+    scenario: &str,
+    tools: &[String],
+    user: User,
+    now: &str,
+) -> Conversation {
+    let mut plugins: Vec<Plugin> = tools
+        .iter()
+        .filter_map(|t| tool(t))
+        .map(|t| t.plugin)
+        .collect();
+    plugins.sort();
+    plugins.dedup();
+    let mut apis: Vec<String> = Vec::new();
+    for t in tools {
+        if !apis.contains(t) {
+            apis.push(t.clone());
+        }
+    }
+    let username = user.username.clone();
+    Conversation {
+        name: name.to_owned(),
+        conversation_id: uuid::Uuid::new_v4().to_string(),
+        suites_used: plugins.iter().map(|p| p.name().to_owned()).collect(),
+        apis_used: apis,
+        scenario: Some(scenario.to_owned()),
+        user,
+        metadata: Metadata {
+            location: Some(placeholder("where the user is, e.g. a city")),
+            timestamp: now.to_owned(),
+            session_token: None,
+            username,
+        },
+        conversation: vec![
+            Turn {
+                index: Some(0),
+                role: Role::User,
+                text: placeholder("the user's opening request"),
+                apis: None,
+            },
+            Turn {
+                index: Some(1),
+                role: Role::Assistant,
+                text: placeholder("the assistant's answer; put its tool calls under \"apis\""),
+                apis: Some(Vec::new()),
+            },
+        ],
+    }
+}
+
+/// Write the skeleton for `reference` (`FILE[#N]`) to `out`, never
+/// overwriting an existing file.
+pub fn scaffold(reference: &str, out: &Path, databases: &Path) -> Result<Conversation> {
+    if out.exists() {
+        return Err(Error::input(
+            out,
+            "already exists; scaffold never overwrites a file",
+        ));
+    }
+    let (file, index) = parse_reference(reference)?;
+    let (text, tools) = load_scenario(Path::new(file), index)?;
+    let user = pick_user(databases)?;
+    let name = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "conversation".to_owned());
+    let now = chrono::Utc::now().format("%Y-%m-%d %H:00:00").to_string();
+    let conversation = skeleton(&name, &text, &tools, user, &now);
+    let json = crate::dataset::to_python_json(&conversation);
+    crate::dataset::atomic_write(out, format!("{json}\n").as_bytes())?;
+    Ok(conversation)
+}
