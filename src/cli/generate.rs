@@ -1,20 +1,264 @@
-//! `talkforge generate`.
+//! `talkforge generate`: render the plugin-subset prompts and, unless
+//! `--dry-run`, ask the model and write one scenario pool per prompt.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
 
 use super::{OutputFormat, Status};
+use crate::gen::client::{Client, Settings};
+use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
+use crate::model::ScenarioPool;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// A minijinja template; the built-in prompts/scenarios.j2 by default.
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// How many plugins each prompt documents (all subsets of that size).
+    #[arg(long, default_value_t = 3)]
+    pub plugins_per_prompt: usize,
+    /// How many scenarios each prompt asks for.
+    #[arg(long, default_value_t = 3)]
+    pub scenarios: usize,
+    /// The least number of tool calls a scenario should need (asked for).
+    #[arg(long, default_value_t = 5)]
+    pub min_calls: usize,
+    /// The least number of distinct tools a scenario must mention (asked
+    /// for, and enforced by the filter).
+    #[arg(long, default_value_t = 3)]
+    pub min_tools: usize,
+    #[arg(long, default_value = "gpt-4")]
+    pub model: String,
+    /// The OpenAI-compatible endpoint; else OPENAI_BASE_URL, else OpenAI's.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    #[arg(long, default_value_t = 2048)]
+    pub max_tokens: u32,
+    /// Only the first N prompts.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Render and count without sending anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// At most this many requests in flight.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Seconds one attempt may take.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// First retry delay in seconds (doubled each retry, with jitter).
+    #[arg(long, default_value_t = 1.0)]
+    pub retry_base: f64,
+    /// Seconds to keep retrying 429 and 5xx answers.
+    #[arg(long, default_value_t = 300.0)]
+    pub retry_for: f64,
+    /// Retries of an attempt that timed out.
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// Where replies are cached, keyed by the request.
+    #[arg(long, default_value = ".talkforge-cache/llm")]
+    pub cache: PathBuf,
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Where pools go (with --dry-run: the rendered prompts and a manifest,
+    /// only when given).
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("generate")
+fn seconds(flag: &str, value: f64) -> Result<Duration, Error> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| Error::Usage(format!("--{flag} must be a non-negative number of seconds")))
+}
+
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let (template, template_name) = match &args.template {
+        Some(path) => (
+            crate::dataset::read::read_text(path)?,
+            path.display().to_string(),
+        ),
+        None => (
+            DEFAULT_TEMPLATE.to_owned(),
+            "prompts/scenarios.j2".to_owned(),
+        ),
+    };
+    let ask = Ask {
+        scenarios: args.scenarios,
+        min_calls: args.min_calls,
+        min_tools: args.min_tools,
+    };
+    let mut prompts = render_all(&template, &template_name, args.plugins_per_prompt, ask)?;
+    if let Some(limit) = args.limit {
+        prompts.truncate(limit);
+    }
+    let summary = if args.dry_run {
+        dry_run(args, &prompts)?
+    } else {
+        send(args, prompts)?
+    };
+    match args.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
+        OutputFormat::Human => {
+            println!(
+                "{} prompts, {} scenarios ({} accepted, {} rejected), {} files written",
+                summary["prompts"],
+                summary["scenarios"],
+                summary["accepted"],
+                summary["rejected"],
+                summary["files"].as_array().map_or(0, Vec::len)
+            );
+        }
+    }
+    Ok(Status::Clean)
+}
+
+fn create_dir(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::input(dir, format!("cannot create: {e}")))
+}
+
+fn dry_run(args: &Args, prompts: &[Prompt]) -> Result<serde_json::Value, Error> {
+    let mut files = Vec::new();
+    if let Some(out) = &args.out {
+        create_dir(out)?;
+        let mut entries = Vec::new();
+        for prompt in prompts {
+            let path = out.join(format!("{}.prompt.md", prompt.name));
+            crate::dataset::atomic_write(&path, prompt.text.as_bytes())?;
+            files.push(path.display().to_string());
+            entries.push(json!({
+                "name": prompt.name,
+                "plugins": prompt.plugins.iter().map(|p| p.name()).collect::<Vec<_>>(),
+                "required_tool": prompt.required_tool,
+                "prompt_sha256": prompt.sha256(),
+            }));
+        }
+        let manifest = json!({
+            "template": args.template.as_ref().map_or("prompts/scenarios.j2".to_owned(), |p| p.display().to_string()),
+            "plugins_per_prompt": args.plugins_per_prompt,
+            "generated": false,
+            "prompts": entries,
+        });
+        let path = out.join("manifest.json");
+        let text = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&manifest).expect("json")
+        );
+        crate::dataset::atomic_write(&path, text.as_bytes())?;
+        files.push(path.display().to_string());
+    }
+    Ok(
+        json!({"prompts": prompts.len(), "scenarios": 0, "accepted": 0, "rejected": 0, "files": files}),
+    )
+}
+
+fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
+    if args.concurrency == 0 {
+        return Err(Error::Usage("--concurrency must be at least 1".into()));
+    }
+    let base_url = args
+        .base_url
+        .clone()
+        .or_else(|| std::env::var("OPENAI_BASE_URL").ok())
+        .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+    let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+    let settings = Settings {
+        base_url,
+        model: args.model.clone(),
+        temperature: args.temperature,
+        max_tokens: args.max_tokens,
+        timeout: seconds("timeout", args.timeout)?,
+        retry_base: seconds("retry-base", args.retry_base)?,
+        retry_for: seconds("retry-for", args.retry_for)?,
+        retries: args.retries,
+        cache: (!args.no_cache).then(|| args.cache.clone()),
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("scenarios"));
+    create_dir(&out)?;
+    let client = Arc::new(Client::new(settings, &api_key));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
+    let progress = indicatif::ProgressBar::new(prompts.len() as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} prompts {msg}")
+            .expect("valid template"),
+    );
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
+    let results = runtime.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (i, prompt) in prompts.iter().enumerate() {
+            let client = Arc::clone(&client);
+            let semaphore = Arc::clone(&semaphore);
+            let text = prompt.text.clone();
+            tasks.spawn(async move {
+                let _permit = semaphore.acquire_owned().await.expect("never closed");
+                (i, client.complete(&text).await)
+            });
+        }
+        let mut results = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            let (i, result) = joined.expect("generation task panicked");
+            progress.inc(1);
+            results.push((i, result));
+        }
+        results
+    });
+    progress.finish_and_clear();
+    let mut results = results;
+    results.sort_by_key(|(i, _)| *i);
+
+    let (mut scenarios, mut accepted, mut files, mut first_error) = (0, 0, Vec::new(), None);
+    for (i, result) in results {
+        let prompt = &prompts[i];
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(err) => {
+                first_error.get_or_insert(err);
+                continue;
+            }
+        };
+        let filter = Filter {
+            required_tool: prompt.required_tool.to_owned(),
+            offered: prompt.tools().map(|t| t.name.to_owned()).collect(),
+            min_tools: args.min_tools,
+        };
+        let pool = ScenarioPool {
+            name: prompt.name.clone(),
+            plugins: prompt.plugins.iter().map(|p| p.name().to_owned()).collect(),
+            required_tool: prompt.required_tool.to_owned(),
+            model: args.model.clone(),
+            prompt_sha256: prompt.sha256(),
+            scenarios: filter.apply(&reply.text),
+            raw_reply: reply.text,
+        };
+        scenarios += pool.scenarios.len();
+        accepted += pool.scenarios.iter().filter(|s| s.accepted).count();
+        let path = out.join(format!("{}.json", prompt.name));
+        let text = format!("{}\n", crate::dataset::to_python_json(&pool));
+        crate::dataset::atomic_write(&path, text.as_bytes())?;
+        files.push(path.display().to_string());
+    }
+    if let Some(err) = first_error {
+        // Pools already answered are written and cached; a rerun resumes.
+        return Err(err);
+    }
+    Ok(json!({
+        "prompts": prompts.len(),
+        "scenarios": scenarios,
+        "accepted": accepted,
+        "rejected": scenarios - accepted,
+        "files": files,
+    }))
 }

@@ -1,4 +1,4 @@
-//! `talkforge scenarios`.
+//! `talkforge scenarios`: work with generated scenario pools.
 
 use std::path::PathBuf;
 
@@ -7,12 +7,58 @@ use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Pick N accepted scenarios per required tool, deterministically for a
+    /// seed; each comes with the `FILE#N` reference `scaffold` takes.
+    Sample(SampleArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SampleArgs {
+    /// The folder of pool files.
+    #[arg(long, default_value = "scenarios")]
+    pub pools: PathBuf,
+    #[arg(long, default_value_t = 1)]
+    pub per_tool: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Also write the sample to this file (JSON).
     #[arg(long)]
-    pub pools: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("scenarios")
+pub fn run(args: &Args) -> Result<Status, Error> {
+    match &args.command {
+        Command::Sample(args) => sample(args),
+    }
+}
+
+fn sample(args: &SampleArgs) -> Result<Status, Error> {
+    if !args.pools.is_dir() {
+        return Err(Error::input(&args.pools, "not a folder of scenario pools"));
+    }
+    let pools = crate::gen::sample::load_pools(&args.pools)?;
+    let picked = crate::gen::sample::sample(&pools, args.per_tool, args.seed);
+    let doc = serde_json::json!({"pools": pools.len(), "sampled": picked});
+    if let Some(out) = &args.out {
+        let text = format!("{}\n", serde_json::to_string_pretty(&doc).expect("json"));
+        crate::dataset::atomic_write(out, text.as_bytes())?;
+    }
+    match args.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc).expect("json")),
+        OutputFormat::Human => {
+            for s in &picked {
+                println!("{}\t{}\t{}", s.required_tool, s.reference, s.text);
+            }
+            eprintln!("{} scenarios from {} pools", picked.len(), pools.len());
+        }
+    }
+    Ok(Status::Clean)
 }

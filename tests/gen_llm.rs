@@ -1,0 +1,306 @@
+//! `talkforge generate` against a stub OpenAI-compatible server on
+//! 127.0.0.1 started here: filtering, retries of 429 and 500, the cache,
+//! the concurrency bound, and the API key never leaking.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use talkforge::model::ScenarioPool;
+
+const KEY: &str = "sk-stub-SECRET-7f3a91";
+
+#[derive(Default)]
+struct Stub {
+    requests: AtomicUsize,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    /// Statuses to answer with before answering normally, in order.
+    failures: Mutex<Vec<u16>>,
+    authorizations: Mutex<Vec<String>>,
+    delay: Duration,
+}
+
+impl Stub {
+    fn start(failures: Vec<u16>, delay: Duration) -> (Arc<Stub>, String) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let stub = Arc::new(Stub {
+            failures: Mutex::new(failures),
+            delay,
+            ..Stub::default()
+        });
+        let shared = Arc::clone(&stub);
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let stub = Arc::clone(&shared);
+                std::thread::spawn(move || stub.serve(conn));
+            }
+        });
+        (stub, url)
+    }
+
+    fn serve(&self, mut conn: TcpStream) {
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut length = 0;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            if lower.starts_with("authorization:") {
+                self.authorizations
+                    .lock()
+                    .unwrap()
+                    .push(line.trim().to_owned());
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(self.delay);
+        let failure = {
+            let mut failures = self.failures.lock().unwrap();
+            (!failures.is_empty()).then(|| failures.remove(0))
+        };
+        let (status, text) = match failure {
+            Some(429) => (
+                "429 Too Many Requests",
+                r#"{"error": {"message": "slow down", "type": "rate_limit_exceeded", "param": null, "code": null}}"#.to_owned(),
+            ),
+            Some(code) => (
+                if code == 500 { "500 Internal Server Error" } else { "503 Service Unavailable" },
+                "upstream exploded".to_owned(),
+            ),
+            None => {
+                let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let prompt = request["messages"][0]["content"].as_str().unwrap();
+                let reply = serde_json::json!({
+                    "id": "stub", "object": "chat.completion", "created": 0, "model": "stub-model",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": answer(prompt)}}]
+                });
+                ("200 OK", reply.to_string())
+            }
+        };
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let _ = write!(
+            conn,
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            text.len()
+        );
+    }
+}
+
+/// A reply in the requested shape: one good scenario, one that invents a
+/// tool and misses the required one, one duplicate of the first.
+fn answer(prompt: &str) -> String {
+    let required = prompt
+        .lines()
+        .find_map(|l| l.strip_prefix("Required tool: "))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let others: Vec<&str> = prompt
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .map(str::trim)
+        .filter(|t| *t != required)
+        .take(2)
+        .collect();
+    let good = format!(
+        "The user first checks things ({}), then acts on them ({required}), and finally follows up twice ({} + {}).",
+        others[0], others[1], others[0]
+    );
+    format!(
+        "```\n- Scenario 1: {good}\n- **Scenario 2:** The user brews coffee (MakeCoffee) and then ({}).\n- Scenario 3: {good}\n```",
+        others[1]
+    )
+}
+
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
+}
+
+fn generate(url: &str, dir: &Path, extra: &[&str]) -> std::process::Output {
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .args(["generate", "--format", "json", "--model", "stub-model"])
+        .args([
+            "--base-url",
+            url,
+            "--retry-base",
+            "0.01",
+            "--retry-for",
+            "20",
+        ])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--cache")
+        .arg(dir.join("cache"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn full_run_retries_filters_caches_and_never_leaks_the_key() {
+    let (stub, url) = Stub::start(vec![429, 500, 503], Duration::from_millis(5));
+    let dir = tempfile::tempdir().unwrap();
+    let first = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(summary["prompts"], 3);
+    assert_eq!(summary["scenarios"], 9);
+    assert_eq!(summary["accepted"], 3);
+    assert_eq!(summary["rejected"], 6);
+    assert_eq!(summary["files"].as_array().unwrap().len(), 3);
+    // 3 prompts + 3 failed attempts, all retried.
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 6);
+    // The key was sent (so it was really used) ...
+    assert!(stub
+        .authorizations
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|a| a.ends_with(KEY)));
+
+    let pool_path = dir.path().join("out").join(
+        summary["files"][0]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap(),
+    );
+    let pool: ScenarioPool =
+        serde_json::from_str(&std::fs::read_to_string(&pool_path).unwrap()).unwrap();
+    assert_eq!(pool.model, "stub-model");
+    assert_eq!(pool.plugins.len(), 3);
+    assert_eq!(pool.prompt_sha256.len(), 64);
+    assert!(pool.name.ends_with(&pool.required_tool));
+    assert!(
+        pool.scenarios[0].accepted,
+        "{:?}",
+        pool.scenarios[0].reasons
+    );
+    assert!(pool.scenarios[1]
+        .reasons
+        .iter()
+        .any(|r| r.contains("MakeCoffee")));
+    assert!(pool.scenarios[1]
+        .reasons
+        .iter()
+        .any(|r| r.contains("not mentioned")));
+    assert_eq!(pool.scenarios[2].reasons, ["duplicate of scenario 0"]);
+
+    // A second run is served from the cache: zero requests, same result.
+    let second = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
+    assert!(second.status.success());
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 6);
+    assert_eq!(second.stdout, first.stdout);
+
+    // ... and appears nowhere we wrote.
+    for output in [&first, &second] {
+        assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+        assert!(!String::from_utf8_lossy(&output.stderr).contains(KEY));
+    }
+    let written = files_under(dir.path());
+    assert!(written.len() >= 6, "{written:?}");
+    for file in written {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(KEY),
+            "{}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn concurrency_bound_is_respected() {
+    let (stub, url) = Stub::start(vec![], Duration::from_millis(150));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(
+        &url,
+        dir.path(),
+        &["--limit", "8", "--concurrency", "3", "--no-cache"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 8);
+    assert_eq!(stub.max_in_flight.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn unreachable_endpoint_names_the_url() {
+    // Bind and drop to get a port nobody listens on.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(stderr.contains("cannot reach"), "{stderr}");
+    assert!(!stderr.contains(KEY));
+}
+
+#[test]
+fn a_slow_endpoint_times_out_with_a_clear_error() {
+    let (stub, url) = Stub::start(vec![], Duration::from_millis(1500));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(
+        &url,
+        dir.path(),
+        &[
+            "--limit",
+            "1",
+            "--timeout",
+            "0.2",
+            "--retries",
+            "1",
+            "--no-cache",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no answer within") && stderr.contains(&url),
+        "{stderr}"
+    );
+    // The timed-out attempt was retried once.
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 2);
+}

@@ -1,0 +1,77 @@
+//! Prompt rendering: counts, order and names over the catalog, the dry run,
+//! and a snapshot of a rendered prompt.
+
+use assert_cmd::Command;
+use talkforge::gen::prompts::subsets;
+use talkforge::gen::{render_all, Ask, DEFAULT_TEMPLATE};
+use talkforge::sim::{catalog, Plugin};
+
+fn binomial(n: usize, k: usize) -> usize {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+#[test]
+fn one_prompt_per_tool_of_every_subset() {
+    assert_eq!(subsets(&Plugin::ALL, 3).len(), 35);
+    for k in 1..=3 {
+        let prompts = render_all(DEFAULT_TEMPLATE, "t", k, Ask::default()).unwrap();
+        // Every tool sits in C(6, k-1) of the k-subsets.
+        assert_eq!(prompts.len(), catalog().len() * binomial(6, k - 1));
+        let mut names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), prompts.len(), "names are unique");
+        for p in &prompts {
+            let plugins: Vec<&str> = p.plugins.iter().map(|p| p.name()).collect();
+            assert_eq!(p.name, format!("{}-{}", plugins.join("-"), p.required_tool));
+            assert!(p
+                .text
+                .contains(&format!("Required tool: {}", p.required_tool)));
+            for tool in p.tools() {
+                assert!(p.text.contains(&format!("### {}\n", tool.name)));
+            }
+        }
+    }
+    let full: usize = [10, 3, 4, 2, 2, 4, 3].iter().sum::<usize>() * binomial(6, 2);
+    assert_eq!(full, 420, "the ToolTalk catalog gives 420 prompts");
+    if catalog().len() == 28 {
+        let prompts = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
+        assert_eq!(prompts.len(), 420);
+    }
+}
+
+#[test]
+fn alarm_prompt_snapshot() {
+    let prompts = render_all(DEFAULT_TEMPLATE, "t", 1, Ask::default()).unwrap();
+    let prompt = prompts.iter().find(|p| p.name == "Alarm-AddAlarm").unwrap();
+    insta::assert_snapshot!("alarm_add_alarm_prompt", prompt.text);
+}
+
+#[test]
+fn dry_run_counts_and_sends_nothing() {
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+        .args(["generate", "--dry-run", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["prompts"], catalog().len() * 15);
+    assert_eq!(summary["scenarios"], 0);
+    assert_eq!(summary["files"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn bad_template_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.j2");
+    std::fs::write(&path, "{% for x in %}").unwrap();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["generate", "--dry-run", "--template"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("bad.j2"));
+}
