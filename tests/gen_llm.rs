@@ -198,8 +198,13 @@ fn full_run_retries_filters_caches_and_never_leaks_the_key() {
             .next()
             .unwrap(),
     );
-    let pool: ScenarioPool =
+    let pool_json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&pool_path).unwrap()).unwrap();
+    let schema = serde_json::to_value(schemars::schema_for!(ScenarioPool)).unwrap();
+    assert!(jsonschema::validator_for(&schema)
+        .unwrap()
+        .is_valid(&pool_json));
+    let pool: ScenarioPool = serde_json::from_value(pool_json).unwrap();
     assert_eq!(pool.model, "stub-model");
     assert_eq!(pool.plugins.len(), 3);
     assert_eq!(pool.prompt_sha256.len(), 64);
