@@ -196,7 +196,10 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
             .expect("valid template"),
     );
     let semaphore = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
-    let results = runtime.block_on(async {
+    // Pools are written as replies arrive, so an interrupted run keeps
+    // what it got (and the cache keeps every reply).
+    let (mut scenarios, mut accepted, mut files, mut first_error) = (0, 0, Vec::new(), None);
+    runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for (i, prompt) in prompts.iter().enumerate() {
             let client = Arc::clone(&client);
@@ -207,49 +210,24 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
                 (i, client.complete(&text).await)
             });
         }
-        let mut results = Vec::new();
         while let Some(joined) = tasks.join_next().await {
             let (i, result) = joined.expect("generation task panicked");
             progress.inc(1);
-            results.push((i, result));
+            match result.and_then(|reply| write_pool(args, &out, &prompts[i], reply.text)) {
+                Ok((n, ok, file)) => {
+                    scenarios += n;
+                    accepted += ok;
+                    files.push((i, file));
+                }
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
         }
-        results
     });
     progress.finish_and_clear();
-    let mut results = results;
-    results.sort_by_key(|(i, _)| *i);
-
-    let (mut scenarios, mut accepted, mut files, mut first_error) = (0, 0, Vec::new(), None);
-    for (i, result) in results {
-        let prompt = &prompts[i];
-        let reply = match result {
-            Ok(reply) => reply,
-            Err(err) => {
-                first_error.get_or_insert(err);
-                continue;
-            }
-        };
-        let filter = Filter {
-            required_tool: prompt.required_tool.to_owned(),
-            offered: prompt.tools().map(|t| t.name.to_owned()).collect(),
-            min_tools: args.min_tools,
-        };
-        let pool = ScenarioPool {
-            name: prompt.name.clone(),
-            plugins: prompt.plugins.iter().map(|p| p.name().to_owned()).collect(),
-            required_tool: prompt.required_tool.to_owned(),
-            model: args.model.clone(),
-            prompt_sha256: prompt.sha256(),
-            scenarios: filter.apply(&reply.text),
-            raw_reply: reply.text,
-        };
-        scenarios += pool.scenarios.len();
-        accepted += pool.scenarios.iter().filter(|s| s.accepted).count();
-        let path = out.join(format!("{}.json", prompt.name));
-        let text = format!("{}\n", crate::dataset::to_python_json(&pool));
-        crate::dataset::atomic_write(&path, text.as_bytes())?;
-        files.push(path.display().to_string());
-    }
+    files.sort();
+    let files: Vec<String> = files.into_iter().map(|(_, f)| f).collect();
     if let Some(err) = first_error {
         // Pools already answered are written and cached; a rerun resumes.
         return Err(err);
@@ -261,4 +239,32 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         "rejected": scenarios - accepted,
         "files": files,
     }))
+}
+
+/// Filter a reply and write its pool; (scenarios, accepted, file).
+fn write_pool(
+    args: &Args,
+    out: &Path,
+    prompt: &Prompt,
+    reply: String,
+) -> Result<(usize, usize, String), Error> {
+    let filter = Filter {
+        required_tool: prompt.required_tool.to_owned(),
+        offered: prompt.tools().map(|t| t.name.to_owned()).collect(),
+        min_tools: args.min_tools,
+    };
+    let pool = ScenarioPool {
+        name: prompt.name.clone(),
+        plugins: prompt.plugins.iter().map(|p| p.name().to_owned()).collect(),
+        required_tool: prompt.required_tool.to_owned(),
+        model: args.model.clone(),
+        prompt_sha256: prompt.sha256(),
+        scenarios: filter.apply(&reply),
+        raw_reply: reply,
+    };
+    let accepted = pool.scenarios.iter().filter(|s| s.accepted).count();
+    let path = out.join(format!("{}.json", prompt.name));
+    let text = format!("{}\n", crate::dataset::to_python_json(&pool));
+    crate::dataset::atomic_write(&path, text.as_bytes())?;
+    Ok((pool.scenarios.len(), accepted, path.display().to_string()))
 }

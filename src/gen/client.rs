@@ -152,7 +152,8 @@ impl Client {
             .first()
             .and_then(|c| c.message.content.clone())
             .unwrap_or_default();
-        if let Some(path) = &cache_path {
+        // An empty reply is not worth keeping: a rerun asks again.
+        if let Some(path) = cache_path.as_ref().filter(|_| !text.is_empty()) {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| Error::input(dir, format!("cannot create the cache: {e}")))?;
