@@ -25,18 +25,14 @@ fn placeholder(what: &str) -> String {
 }
 
 /// Split `FILE#N` into the file and the scenario's 0-based index (None:
-/// the pool's first accepted scenario).
-pub fn parse_reference(reference: &str) -> Result<(&str, Option<usize>)> {
+/// the pool's first accepted scenario). A `#` not followed by digits only
+/// is part of the file name.
+pub fn parse_reference(reference: &str) -> (&str, Option<usize>) {
     match reference.rsplit_once('#') {
-        Some((file, index)) => {
-            let index = index.parse().map_err(|_| {
-                Error::Usage(format!(
-                    "--scenario {reference}: `{index}` is not a scenario index (FILE#N, N from 0)"
-                ))
-            })?;
-            Ok((file, Some(index)))
+        Some((file, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
+            (file, index.parse().ok())
         }
-        None => Ok((reference, None)),
+        _ => (reference, None),
     }
 }
 
@@ -153,7 +149,7 @@ pub fn scaffold(reference: &str, out: &Path, databases: &Path) -> Result<Convers
             "already exists; scaffold never overwrites a file",
         ));
     }
-    let (file, index) = parse_reference(reference)?;
+    let (file, index) = parse_reference(reference);
     let (text, tools) = load_scenario(Path::new(file), index)?;
     let user = pick_user(databases)?;
     let name = out
@@ -165,4 +161,18 @@ pub fn scaffold(reference: &str, out: &Path, databases: &Path) -> Result<Convers
     let json = crate::dataset::to_python_json(&conversation);
     crate::dataset::atomic_write(out, format!("{json}\n").as_bytes())?;
     Ok(conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references() {
+        assert_eq!(parse_reference("a/b.json#2"), ("a/b.json", Some(2)));
+        assert_eq!(parse_reference("a/b.json"), ("a/b.json", None));
+        assert_eq!(parse_reference("a#b.json"), ("a#b.json", None));
+        assert!(is_placeholder("  TODO(talkforge): x"));
+        assert!(!is_placeholder("TODO: x"));
+    }
 }
