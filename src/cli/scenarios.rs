@@ -58,6 +58,16 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
                 println!("{}\t{}\t{}", s.required_tool, s.reference, s.text);
             }
             eprintln!("{} scenarios from {} pools", picked.len(), pools.len());
+            let mut counts = std::collections::BTreeMap::new();
+            for (_, pool) in &pools {
+                counts.entry(pool.required_tool.as_str()).or_insert(0);
+            }
+            for s in &picked {
+                *counts.entry(s.required_tool.as_str()).or_insert(0) += 1;
+            }
+            for (tool, n) in counts.into_iter().filter(|&(_, n)| n < args.per_tool) {
+                eprintln!("warning: only {n} accepted scenarios require {tool}");
+            }
         }
     }
     Ok(Status::Clean)
