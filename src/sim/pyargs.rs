@@ -199,3 +199,119 @@ pub fn display(value: &Value) -> String {
         other => repr(other),
     }
 }
+
+/// Python's `==` between two JSON values: numbers (and booleans, which are
+/// ints in Python) compare by value whatever their JSON spelling, so
+/// `1 == 1.0 == true`; dicts compare regardless of key order.
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    fn number(v: &Value) -> Option<f64> {
+        match v {
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            Value::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if !x.is_f64() && !y.is_f64() => {
+            // Both integers: exact, without a detour through f64.
+            x.as_i64().map(i128::from).or(x.as_u64().map(i128::from))
+                == y.as_i64().map(i128::from).or(y.as_u64().map(i128::from))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        }
+        (Value::Null, Value::Null) => true,
+        (Value::String(x), Value::String(y)) => x == y,
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// Python's truth value of a JSON value (`bool(value)`).
+pub fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// The `AttributeError` text for `value.attr` on a type without it, as in
+/// `'int' object has no attribute 'lower'`.
+pub fn no_attribute(value: &Value, attr: &str) -> String {
+    format!("'{}' object has no attribute '{attr}'", type_name(value))
+}
+
+/// `value.lower()` for a value Python expects to be a `str`.
+pub fn lower(value: &Value) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s.to_lowercase()),
+        other => Err(no_attribute(other, "lower")),
+    }
+}
+
+/// What `str.isspace()` calls whitespace: Unicode's White_Space plus the
+/// four ASCII separators U+001C..U+001F.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `text.strip()`.
+pub fn py_strip(text: &str) -> &str {
+    text.trim_matches(is_py_space)
+}
+
+/// `text.split()`: runs of whitespace separate words; no empty words.
+pub fn py_split(text: &str) -> Vec<&str> {
+    text.split(is_py_space).filter(|w| !w.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod python_value_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn equality_follows_python() {
+        assert!(py_eq(&json!(1), &json!(1.0)));
+        assert!(py_eq(&json!(true), &json!(1)));
+        assert!(!py_eq(&json!("1"), &json!(1)));
+        assert!(py_eq(
+            &json!({"a": [1, 2.0], "b": null}),
+            &json!({"b": null, "a": [1.0, 2]})
+        ));
+        assert!(!py_eq(&json!([1, 2]), &json!([2, 1])));
+        assert!(!py_eq(&json!(u64::MAX), &json!(-1)));
+    }
+
+    #[test]
+    fn truth_and_string_methods_follow_python() {
+        for falsy in [
+            json!(null),
+            json!(0),
+            json!(0.0),
+            json!(""),
+            json!([]),
+            json!({}),
+            json!(false),
+        ] {
+            assert!(!truthy(&falsy), "{falsy}");
+        }
+        assert!(truthy(&json!(" ")) && truthy(&json!([0])) && truthy(&json!(-1)));
+        assert_eq!(
+            lower(&json!(3)).unwrap_err(),
+            "'int' object has no attribute 'lower'"
+        );
+        assert_eq!(lower(&json!("New YORK")).unwrap(), "new york");
+        assert_eq!(py_strip("\u{1c} london\n"), "london");
+        assert_eq!(py_split(" a\u{1f}b  c\t"), vec!["a", "b", "c"]);
+    }
+}
