@@ -1,24 +1,226 @@
-//! `talkforge evaluate`.
+//! `talkforge evaluate`: score an assistant on a dataset with ToolTalk's
+//! simulation (Algorithm 1) and metrics (Algorithm 2).
+//!
+//! Exit status: 0 when every conversation succeeded, 1 when some failed,
+//! 2 when the evaluation could not run.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::{OutputFormat, Status};
+use crate::eval::embeddings::Embeddings;
+use crate::eval::endpoint::{Endpoint, EndpointSettings};
+use crate::eval::lexical::Lexical;
+use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
+use crate::eval::oracle::Oracle;
+use crate::eval::replay::Replay;
+use crate::eval::simulate::DEFAULT_MAX_CALLS_PER_TURN;
+use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
+use crate::sim::similarity::ExactText;
+use crate::sim::Databases;
 use crate::Error;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PredictorKind {
+    /// The gold calls themselves (checks simulator and comparators).
+    Oracle,
+    /// A model behind an OpenAI-compatible chat completions endpoint.
+    Openai,
+    /// Predictions read from a JSONL file (--predictions).
+    Replay,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimilarityKind {
+    /// Character-trigram cosine, offline and deterministic.
+    Lexical,
+    /// Embedding cosine from an OpenAI-compatible /v1/embeddings endpoint.
+    Embeddings,
+    /// Exact string equality.
+    Exact,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Conversation files or folders.
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
     #[arg(long, default_value = "databases")]
     pub databases: PathBuf,
+    #[arg(long, value_enum)]
+    pub predictor: PredictorKind,
+    /// The JSONL file the replay predictor reads (see `talkforge::eval::replay`).
     #[arg(long)]
-    pub predictor: String,
+    pub predictions: Option<PathBuf>,
+    /// The chat model (openai predictor).
+    #[arg(long, default_value = "gpt-4o")]
+    pub model: String,
+    /// The endpoint; default OPENAI_BASE_URL, else OpenAI's.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Which tools' documentation the model gets.
+    #[arg(long, value_enum, default_value = "all")]
+    pub api_mode: ApiMode,
+    /// Blank every tool and parameter description (documentation ablation).
+    #[arg(long)]
+    pub no_docs: bool,
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// Conversations evaluated at once (default: 4 for openai, all cores otherwise).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Stop an assistant turn that asks for more calls than this.
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS_PER_TURN)]
+    pub max_calls_per_turn: usize,
+    /// How free-text arguments are compared.
+    #[arg(long, value_enum, default_value = "lexical")]
+    pub similarity: SimilarityKind,
+    /// The embedding model (--similarity embeddings).
+    #[arg(long, default_value = "text-embedding-3-small")]
+    pub embedding_model: String,
+    /// Seconds one request may take before it is retried.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// How often a timed-out request is retried.
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
+    /// First retry delay in milliseconds (doubles each retry).
+    #[arg(long, default_value_t = 1000, hide = true)]
+    pub retry_base_ms: u64,
+    /// Write per-conversation files, summary.json and report.md here; an
+    /// existing folder is resumed.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Evaluate again conversations that --out already holds.
+    #[arg(long)]
+    pub reset: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("evaluate")
+impl Args {
+    fn endpoint(&self) -> Result<Endpoint, Error> {
+        Endpoint::new(EndpointSettings {
+            base_url: EndpointSettings::base_url_from(self.base_url.as_deref()),
+            timeout: Duration::from_secs(self.timeout.max(1)),
+            retries: self.retries,
+            retry_base: Duration::from_millis(self.retry_base_ms),
+            retry_for: Duration::from_secs(600),
+        })
+    }
+
+    fn cache(&self, kind: &str) -> Option<PathBuf> {
+        self.out.as_ref().map(|d| d.join("cache").join(kind))
+    }
+}
+
+pub fn run(args: &Args) -> Result<Status, Error> {
+    if args.max_calls_per_turn == 0 {
+        return Err(Error::Usage(
+            "--max-calls-per-turn must be at least 1".into(),
+        ));
+    }
+    if args.concurrency == Some(0) {
+        return Err(Error::Usage("--concurrency must be at least 1".into()));
+    }
+    let files = crate::dataset::discover(&args.paths, &["json"])?;
+    let databases = Databases::load(&args.databases)?;
+    let predictor: Box<dyn Predictor> = match args.predictor {
+        PredictorKind::Oracle => Box::new(Oracle),
+        PredictorKind::Replay => {
+            let path = args.predictions.as_ref().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?;
+            Box::new(Replay::load(path)?)
+        }
+        PredictorKind::Openai => Box::new(OpenAiPredictor::new(
+            args.endpoint()?,
+            OpenAiSettings {
+                model: args.model.clone(),
+                api_mode: args.api_mode,
+                docs: !args.no_docs,
+                temperature: args.temperature,
+                cache: args.cache("chat"),
+            },
+        )),
+    };
+    let similarity: Box<dyn Similarity> = match args.similarity {
+        SimilarityKind::Lexical => Box::new(Lexical),
+        SimilarityKind::Exact => Box::new(ExactText),
+        SimilarityKind::Embeddings => Box::new(Embeddings::new(
+            args.endpoint()?,
+            args.embedding_model.clone(),
+            args.cache("embeddings"),
+        )),
+    };
+    let threads = match (args.concurrency, args.predictor) {
+        (Some(n), _) => Some(n),
+        (None, PredictorKind::Openai) => Some(4),
+        (None, _) => None,
+    };
+    let options = RunOptions {
+        databases: &databases,
+        max_calls_per_turn: args.max_calls_per_turn,
+        out: args.out.clone(),
+        reset: args.reset,
+        threads,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("the summary serializes")
+        ),
+        OutputFormat::Human => print!("{}", human(&summary)),
+    }
+    Ok(Status::from_findings(
+        summary.successes < summary.rates.conversations,
+    ))
+}
+
+fn human(s: &Summary) -> String {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let mut out = format!(
+        "{} conversations, predictor {}, similarity {}\n",
+        s.rates.conversations, s.predictor, s.similarity
+    );
+    for (name, subset) in &s.by_subset {
+        let r = &subset.rates;
+        out += &format!(
+            "  {name}: success {} ({} conversations), precision {}, recall {}, incorrect actions {}\n",
+            pct(r.success_rate),
+            r.conversations,
+            pct(r.precision),
+            pct(r.recall),
+            pct(r.incorrect_action_rate)
+        );
+    }
+    out += &format!(
+        "success rate {} ({}/{}), soft success {}\nprecision {} ({}/{}), recall {} ({}/{}), incorrect-action rate {} ({}/{})\n",
+        pct(s.rates.success_rate),
+        s.successes,
+        s.rates.conversations,
+        pct(s.rates.soft_success_rate),
+        pct(s.rates.precision),
+        s.matches,
+        s.predictions,
+        pct(s.rates.recall),
+        s.matches,
+        s.ground_truths,
+        pct(s.rates.incorrect_action_rate),
+        s.bad_actions,
+        s.actions
+    );
+    if s.turns_stopped_by_bound > 0 {
+        out += &format!(
+            "{} assistant turns stopped by the call bound ({})\n",
+            s.turns_stopped_by_bound, s.max_calls_per_turn
+        );
+    }
+    if s.resumed > 0 {
+        out += &format!("{} conversations resumed from --out\n", s.resumed);
+    }
+    out
 }

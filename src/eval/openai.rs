@@ -1,0 +1,295 @@
+//! The assistant under test behind an OpenAI-compatible chat completions
+//! endpoint, with tools.
+//!
+//! Each step sends: a system prompt (`prompts/eval-system.j2`: location,
+//! time, and the username when the conversation's metadata names one), the
+//! history (user and assistant texts; every call as an assistant message
+//! with one tool call followed by a tool message whose content is
+//! `{"response": ..., "exception": ...}`), and the tools' documentation:
+//! the conversation's own tools (`exact`), the tools of its plugins
+//! (`suite`) or the whole catalog (`all`); `--no-docs` blanks every
+//! description, as the paper's documentation ablation does.
+//!
+//! The reference used the legacy `functions` interface, one call per
+//! answer; tool calls are its successor. A model that answers with several
+//! tool calls at once gets them run in order. Arguments that are not a JSON
+//! object become a failed call ("Failed to parse API call"), as in the
+//! reference. In the history such a call is shown with `{}` as arguments.
+//!
+//! Answers are cached on disk keyed by the request (endpoint, model,
+//! messages, tools), so an interrupted run pays once.
+
+use std::path::PathBuf;
+
+use async_openai::types::{CreateChatCompletionRequest, CreateChatCompletionResponse};
+use serde_json::{json, Map, Value};
+
+use super::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use super::predict::{HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::model::Conversation;
+use crate::sim::{catalog, ParamSpec, ParamType, Plugin, ToolSpec};
+
+const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
+
+/// Which tools' documentation each request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApiMode {
+    /// The tools the conversation's gold calls use.
+    Exact,
+    /// Every tool of the plugins the conversation uses.
+    Suite,
+    /// The whole catalog.
+    All,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenAiSettings {
+    pub model: String,
+    pub api_mode: ApiMode,
+    /// Send tool and parameter descriptions.
+    pub docs: bool,
+    pub temperature: Option<f32>,
+    /// The request cache folder; `None` disables it.
+    pub cache: Option<PathBuf>,
+}
+
+pub struct OpenAiPredictor {
+    endpoint: Endpoint,
+    settings: OpenAiSettings,
+}
+
+impl OpenAiPredictor {
+    pub fn new(endpoint: Endpoint, settings: OpenAiSettings) -> Self {
+        OpenAiPredictor { endpoint, settings }
+    }
+
+    /// The request body for one step, as sent.
+    pub fn request_body(&self, input: &TurnInput<'_>) -> Value {
+        request_body(&self.settings, input)
+    }
+
+    fn complete(&self, body: &Value) -> Result<CreateChatCompletionResponse, PredictError> {
+        let endpoint = &self.endpoint;
+        let cache_path = self.settings.cache.as_ref().map(|dir| {
+            let text = serde_json::to_string(body).expect("JSON values serialize");
+            let key = sha256_hex(format!("{}\n{text}", endpoint.settings.base_url).as_bytes());
+            dir.join(format!("{key}.json"))
+        });
+        if let Some(cached) = cache_path
+            .as_deref()
+            .and_then(|p| read_cache(p, "response"))
+            .and_then(|v| serde_json::from_value(v).ok())
+        {
+            return Ok(cached);
+        }
+        let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
+            .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
+        let response = endpoint
+            .block_on(endpoint.call("a chat completion", || {
+                let request = request.clone();
+                async move { endpoint.client.chat().create(request).await }
+            }))
+            .map_err(PredictError)?;
+        if let Some(path) = &cache_path {
+            let entry = json!({"request": body, "response": response});
+            write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
+        }
+        Ok(response)
+    }
+}
+
+impl Predictor for OpenAiPredictor {
+    fn name(&self) -> String {
+        format!("openai:{}", self.settings.model)
+    }
+
+    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        let body = self.request_body(input);
+        let response = self.complete(&body)?;
+        interpret(response)
+    }
+}
+
+/// The system prompt for a conversation.
+pub fn system_prompt(conversation: &Conversation) -> String {
+    let env = minijinja::Environment::new();
+    let metadata = &conversation.metadata;
+    env.render_str(
+        SYSTEM_TEMPLATE,
+        minijinja::context! {
+            location => metadata.location.as_deref().unwrap_or("unknown"),
+            timestamp => metadata.timestamp,
+            username => metadata.username,
+        },
+    )
+    .expect("the system prompt template renders")
+    .trim_end()
+    .to_string()
+}
+
+/// The chat request body for one step.
+pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
+    let mut messages =
+        vec![json!({"role": "system", "content": system_prompt(input.conversation)})];
+    for (k, item) in input.history().enumerate() {
+        match item {
+            HistoryItem::User(text) => messages.push(json!({"role": "user", "content": text})),
+            HistoryItem::Assistant(text) => {
+                messages.push(json!({"role": "assistant", "content": text}))
+            }
+            HistoryItem::Call {
+                api_name,
+                parameters,
+                response,
+                exception,
+            } => {
+                let id = format!("call_{k}");
+                let arguments = match parameters {
+                    Some(p) => serde_json::to_string(p).expect("JSON values serialize"),
+                    None => "{}".to_string(),
+                };
+                messages.push(json!({
+                    "role": "assistant",
+                    "tool_calls": [{"id": id, "type": "function",
+                                    "function": {"name": api_name, "arguments": arguments}}],
+                }));
+                let content = json!({"response": response, "exception": exception});
+                messages.push(
+                    json!({"role": "tool", "tool_call_id": id, "content": content.to_string()}),
+                );
+            }
+        }
+    }
+    let tools: Vec<Value> = tools_for(settings.api_mode, input.conversation)
+        .into_iter()
+        .map(|t| tool_doc(t, settings.docs))
+        .collect();
+    let mut body = Map::new();
+    body.insert("model".into(), json!(settings.model));
+    body.insert("messages".into(), Value::Array(messages));
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(t) = settings.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
+    Value::Object(body)
+}
+
+/// The tools whose documentation is sent, in catalog order.
+pub fn tools_for(mode: ApiMode, conversation: &Conversation) -> Vec<&'static ToolSpec> {
+    match mode {
+        ApiMode::All => catalog().to_vec(),
+        ApiMode::Exact => catalog()
+            .iter()
+            .copied()
+            .filter(|t| conversation.apis_used.iter().any(|a| a == t.name))
+            .collect(),
+        ApiMode::Suite => {
+            let plugins: Vec<Plugin> = conversation
+                .suites_used
+                .iter()
+                .filter_map(|s| plugin_named(s))
+                .collect();
+            catalog()
+                .iter()
+                .copied()
+                .filter(|t| plugins.contains(&t.plugin))
+                .collect()
+        }
+    }
+}
+
+/// A plugin by its name in `suites_used`; upstream ToolTalk calls the
+/// Message plugin "Messages".
+fn plugin_named(name: &str) -> Option<Plugin> {
+    Plugin::from_name(name).or_else(|| Plugin::from_name(name.strip_suffix('s')?))
+}
+
+/// A tool's documentation in the chat-completions `tools` format.
+pub fn tool_doc(spec: &ToolSpec, docs: bool) -> Value {
+    let describe = |text: &str| {
+        if docs {
+            text.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let mut properties = Map::new();
+    for p in spec.parameters {
+        properties.insert(p.name.to_string(), parameter_doc(p, docs));
+    }
+    let required: Vec<&str> = spec
+        .parameters
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": describe(spec.description),
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        }
+    })
+}
+
+fn parameter_doc(p: &ParamSpec, docs: bool) -> Value {
+    let mut doc = type_doc(p.ty);
+    doc.insert(
+        "description".into(),
+        json!(if docs { p.description } else { "" }),
+    );
+    if !p.enum_values.is_empty() {
+        doc.insert("enum".into(), json!(p.enum_values));
+    }
+    Value::Object(doc)
+}
+
+fn type_doc(ty: ParamType) -> Map<String, Value> {
+    let mut doc = Map::new();
+    doc.insert("type".into(), json!(ty.json_name()));
+    if let ParamType::Array(items) = ty {
+        doc.insert("items".into(), Value::Object(type_doc(*items)));
+    }
+    doc
+}
+
+/// Turn the model's answer into a prediction.
+pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, PredictError> {
+    let choice = response
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| PredictError("the model answered without a choice".into()))?;
+    let finish = choice
+        .finish_reason
+        .map(|f| serde_json::to_value(f).unwrap_or(Value::Null));
+    let calls = choice.message.tool_calls.unwrap_or_default();
+    if calls.is_empty() {
+        return Ok(Prediction::Text {
+            text: choice.message.content.unwrap_or_default(),
+            metadata: Some(json!({"finish_reason": finish})),
+        });
+    }
+    let proposed = calls
+        .into_iter()
+        .map(|call| {
+            let parameters = match serde_json::from_str::<Value>(&call.function.arguments) {
+                Ok(Value::Object(p)) => Some(p),
+                _ => None,
+            };
+            let mut metadata = json!({"tool_call_id": call.id});
+            if parameters.is_none() {
+                metadata["arguments"] = json!(call.function.arguments);
+            }
+            ProposedCall {
+                api_name: call.function.name,
+                parameters,
+                metadata: Some(metadata),
+            }
+        })
+        .collect();
+    Ok(Prediction::Calls(proposed))
+}

@@ -1,0 +1,175 @@
+//! What the report needs to know about one evaluated conversation, in a
+//! form that a fresh run and a resumed run (reading an earlier output file)
+//! both produce: per assistant turn, which calls matched, which were bad
+//! actions; the conversation's metrics; the error types of Table 2.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::score::Metrics;
+
+/// One call in a turn, gold or predicted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOutcome {
+    pub api_name: String,
+    pub matched: bool,
+    /// Always false for gold calls.
+    pub bad_action: bool,
+}
+
+/// One assistant turn.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TurnOutcome {
+    /// The turn has an `apis` list (possibly empty). The reference's error
+    /// analysis treats a turn without the key as a turn without gold calls.
+    pub has_gold_list: bool,
+    pub gold: Vec<CallOutcome>,
+    pub predictions: Vec<CallOutcome>,
+    pub stopped_by_bound: bool,
+}
+
+/// Table 2 of the paper: why a failed conversation failed, counted as the
+/// reference's `calculate_error_types.py` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ErrorTypes {
+    /// A bad action in a turn that has no gold calls; one per such call
+    /// (the reference counts calls here, not turns).
+    pub premature_tool_call: usize,
+    /// A turn whose unmatched gold calls and unmatched predictions name
+    /// different tools, or that calls a tool more often than needed.
+    pub faulty_planning: usize,
+    /// A turn that called the right tools the right number of times but
+    /// got at least one call wrong.
+    pub incorrect_invocation: usize,
+}
+
+impl std::ops::AddAssign for ErrorTypes {
+    fn add_assign(&mut self, other: Self) {
+        self.premature_tool_call += other.premature_tool_call;
+        self.faulty_planning += other.faulty_planning;
+        self.incorrect_invocation += other.incorrect_invocation;
+    }
+}
+
+/// Classify the failing turns of a conversation (call only for failed ones).
+pub fn classify(turns: &[TurnOutcome]) -> ErrorTypes {
+    let mut types = ErrorTypes::default();
+    for turn in turns {
+        if !turn.has_gold_list {
+            types.premature_tool_call += turn.predictions.iter().filter(|p| p.bad_action).count();
+            continue;
+        }
+        let unmatched_predictions = tally(turn.predictions.iter().filter(|p| !p.matched));
+        let unmatched_gold = tally(turn.gold.iter().filter(|g| !g.matched));
+        if unmatched_predictions.is_empty() && unmatched_gold.is_empty() {
+            continue;
+        }
+        let same_tools = unmatched_gold.keys().eq(unmatched_predictions.keys());
+        // The reference's test reads "fewer unmatched gold calls than
+        // unmatched predictions of a tool": the tool was called too often.
+        let called_too_often = unmatched_gold
+            .iter()
+            .any(|(name, &n)| n < unmatched_predictions.get(name).copied().unwrap_or(0));
+        if same_tools && !called_too_often {
+            types.incorrect_invocation += 1;
+        } else {
+            types.faulty_planning += 1;
+        }
+    }
+    types
+}
+
+fn tally<'a>(calls: impl Iterator<Item = &'a CallOutcome>) -> BTreeMap<&'a str, usize> {
+    let mut counts = BTreeMap::new();
+    for call in calls {
+        *counts.entry(call.api_name.as_str()).or_default() += 1;
+    }
+    counts
+}
+
+/// How one tool fared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolTally {
+    pub gold_calls: usize,
+    /// Gold calls no prediction matched.
+    pub missed: usize,
+    pub predicted: usize,
+    /// Predictions that matched no gold call.
+    pub unmatched_predictions: usize,
+    pub bad_actions: usize,
+}
+
+impl std::ops::AddAssign for ToolTally {
+    fn add_assign(&mut self, o: Self) {
+        self.gold_calls += o.gold_calls;
+        self.missed += o.missed;
+        self.predicted += o.predicted;
+        self.unmatched_predictions += o.unmatched_predictions;
+        self.bad_actions += o.bad_actions;
+    }
+}
+
+/// One evaluated conversation, as the summary and the report see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationResult {
+    pub file: String,
+    /// The folder the file sits in (easy, hard, tooltalk, ...).
+    pub subset: String,
+    pub name: String,
+    pub conversation_id: String,
+    #[serde(flatten)]
+    pub metrics: Metrics,
+    pub assistant_turns: usize,
+    pub turns_stopped_by_bound: usize,
+    pub error_types: ErrorTypes,
+    /// Taken from an earlier run's output rather than evaluated now.
+    pub resumed: bool,
+    #[serde(skip)]
+    pub tools: BTreeMap<String, ToolTally>,
+}
+
+impl ConversationResult {
+    pub fn new(identity: Identity, metrics: Metrics, turns: &[TurnOutcome], resumed: bool) -> Self {
+        let mut tools: BTreeMap<String, ToolTally> = BTreeMap::new();
+        for turn in turns {
+            for g in &turn.gold {
+                let t = tools.entry(g.api_name.clone()).or_default();
+                t.gold_calls += 1;
+                t.missed += usize::from(!g.matched);
+            }
+            for p in &turn.predictions {
+                let t = tools.entry(p.api_name.clone()).or_default();
+                t.predicted += 1;
+                t.unmatched_predictions += usize::from(!p.matched);
+                t.bad_actions += usize::from(p.bad_action);
+            }
+        }
+        let error_types = if metrics.success {
+            ErrorTypes::default()
+        } else {
+            classify(turns)
+        };
+        ConversationResult {
+            file: identity.file,
+            subset: identity.subset,
+            name: identity.name,
+            conversation_id: identity.conversation_id,
+            metrics,
+            assistant_turns: turns.len(),
+            turns_stopped_by_bound: turns.iter().filter(|t| t.stopped_by_bound).count(),
+            error_types,
+            resumed,
+            tools,
+        }
+    }
+}
+
+/// Which conversation a result is about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Identity {
+    pub file: String,
+    pub subset: String,
+    pub name: String,
+    pub conversation_id: String,
+}

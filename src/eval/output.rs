@@ -1,0 +1,246 @@
+//! The per-conversation output file: the conversation as read, with each
+//! assistant turn's predictions, the match flag of every gold call, the
+//! conversation's metrics and how it was evaluated. The shape follows the
+//! reference's output files, so its error-analysis script reads ours.
+//!
+//! Reading such a file back gives the same [`TurnOutcome`]s a fresh
+//! evaluation gives, which is what makes resuming exact.
+
+use serde_json::{json, Map, Value};
+
+use super::outcome::{CallOutcome, TurnOutcome};
+use super::predict::PredictedCall;
+use super::score::{Metrics, Scoring};
+use super::simulate::Simulation;
+use crate::model::{Conversation, Role};
+
+/// How a run was made; stored in every output file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub predictor: String,
+    pub similarity: String,
+    pub max_calls_per_turn: usize,
+}
+
+impl RunInfo {
+    fn to_json(&self) -> Value {
+        json!({
+            "predictor": self.predictor,
+            "similarity": self.similarity,
+            "max_calls_per_turn": self.max_calls_per_turn,
+        })
+    }
+}
+
+/// The turn outcomes of a fresh evaluation.
+pub fn turn_outcomes(
+    conversation: &Conversation,
+    simulation: &Simulation<'_>,
+    scoring: &Scoring,
+) -> Vec<TurnOutcome> {
+    let mut flags = scoring.predictions.iter();
+    let mut gold = simulation.gold.iter().zip(&scoring.gold_matched).peekable();
+    simulation
+        .turns
+        .iter()
+        .map(|run| {
+            let turn = &conversation.conversation[run.turn];
+            let predictions = run
+                .calls
+                .iter()
+                .zip(flags.by_ref())
+                .map(|(call, f)| CallOutcome {
+                    api_name: call.call.request.api_name.clone(),
+                    matched: f.matched.is_some(),
+                    bad_action: f.bad_action,
+                })
+                .collect();
+            let mut golds = Vec::new();
+            while let Some((g, &matched)) = gold.next_if(|(g, _)| g.turn == run.turn) {
+                golds.push(CallOutcome {
+                    api_name: g.gold.request.api_name.clone(),
+                    matched,
+                    bad_action: false,
+                });
+            }
+            TurnOutcome {
+                has_gold_list: turn.apis.is_some(),
+                gold: golds,
+                predictions,
+                stopped_by_bound: run.stopped_by_bound,
+            }
+        })
+        .collect()
+}
+
+/// Write the evaluation into `document` (the conversation file as parsed).
+pub fn annotate(
+    document: &mut Value,
+    simulation: &Simulation<'_>,
+    scoring: &Scoring,
+    info: &RunInfo,
+) {
+    let mut flags = scoring.predictions.iter();
+    let mut gold_flags = simulation.gold.iter().zip(&scoring.gold_matched);
+    if let Some(turns) = document
+        .get_mut("conversation")
+        .and_then(Value::as_array_mut)
+    {
+        for run in &simulation.turns {
+            let Some(Value::Object(turn)) = turns.get_mut(run.turn) else {
+                continue;
+            };
+            let mut predictions: Vec<Value> = run
+                .calls
+                .iter()
+                .zip(flags.by_ref())
+                .map(|(call, f)| prediction_json(call, f.matched.is_some(), f.bad_action))
+                .collect();
+            if let Some(answer) = &run.answer {
+                predictions.push(json!({
+                    "role": "assistant",
+                    "text": answer.text,
+                    "metadata": answer.metadata,
+                }));
+            }
+            turn.insert("predictions".into(), Value::Array(predictions));
+            if run.stopped_by_bound {
+                turn.insert("stopped_by_call_bound".into(), Value::Bool(true));
+            }
+        }
+        for (g, &matched) in gold_flags.by_ref() {
+            let call = turns
+                .get_mut(g.turn)
+                .and_then(|t| t.get_mut("apis"))
+                .and_then(|a| a.get_mut(g.call))
+                .and_then(Value::as_object_mut);
+            if let Some(call) = call {
+                call.insert("match".into(), Value::Bool(matched));
+            }
+        }
+    }
+    if let Value::Object(root) = document {
+        root.insert(
+            "metrics".into(),
+            serde_json::to_value(scoring.metrics).expect("metrics serialize"),
+        );
+        root.insert("evaluation".into(), info.to_json());
+    }
+}
+
+fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Value {
+    let parameters = if call.parsed {
+        Value::Object(call.call.request.parameters.clone())
+    } else {
+        Value::Null
+    };
+    let mut entry = Map::new();
+    entry.insert(
+        "request".into(),
+        json!({"api_name": call.call.request.api_name, "parameters": parameters}),
+    );
+    entry.insert("response".into(), call.call.response.clone());
+    entry.insert("exception".into(), json!(call.call.exception));
+    entry.insert(
+        "metadata".into(),
+        call.metadata.clone().unwrap_or(Value::Null),
+    );
+    entry.insert("role".into(), json!("api"));
+    entry.insert("match".into(), json!(matched));
+    entry.insert("bad_action".into(), json!(bad_action));
+    Value::Object(entry)
+}
+
+/// What an earlier run stored: its settings, metrics and turn outcomes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    pub predictor: String,
+    pub name: String,
+    pub conversation_id: String,
+    pub metrics: Metrics,
+    pub turns: Vec<TurnOutcome>,
+}
+
+/// Read back an output file; `Err` says what is missing or malformed.
+pub fn read_stored(document: &Value) -> Result<Stored, String> {
+    let metrics: Metrics = serde_json::from_value(
+        document
+            .get("metrics")
+            .cloned()
+            .ok_or("no \"metrics\": the evaluation did not finish")?,
+    )
+    .map_err(|e| format!("\"metrics\": {e}"))?;
+    let predictor = document
+        .pointer("/evaluation/predictor")
+        .and_then(Value::as_str)
+        .ok_or("no \"evaluation.predictor\"")?
+        .to_string();
+    let text = |key: &str| {
+        document
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let turns = document
+        .get("conversation")
+        .and_then(Value::as_array)
+        .ok_or("no \"conversation\" list")?;
+    let mut outcomes = Vec::new();
+    for (t, turn) in turns.iter().enumerate() {
+        if turn.get("role").and_then(Value::as_str) != Some(role_name(Role::Assistant)) {
+            continue;
+        }
+        let predictions = turn
+            .get("predictions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("turn {t}: no \"predictions\""))?;
+        let mut outcome = TurnOutcome {
+            has_gold_list: turn.get("apis").is_some(),
+            stopped_by_bound: turn.get("stopped_by_call_bound") == Some(&Value::Bool(true)),
+            ..Default::default()
+        };
+        for p in predictions {
+            if p.get("role").and_then(Value::as_str) != Some("api") {
+                continue;
+            }
+            outcome.predictions.push(call_outcome(p, t)?);
+        }
+        for g in turn
+            .get("apis")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            outcome.gold.push(call_outcome(g, t)?);
+        }
+        outcomes.push(outcome);
+    }
+    Ok(Stored {
+        predictor,
+        name: text("name"),
+        conversation_id: text("conversation_id"),
+        metrics,
+        turns: outcomes,
+    })
+}
+
+fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome, String> {
+    let api_name = call
+        .pointer("/request/api_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("turn {turn}: a call without request.api_name"))?;
+    let flag = |key: &str| call.get(key).and_then(Value::as_bool);
+    Ok(CallOutcome {
+        api_name: api_name.to_string(),
+        matched: flag("match").ok_or_else(|| format!("turn {turn}: a call without \"match\""))?,
+        bad_action: flag("bad_action").unwrap_or(false),
+    })
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}

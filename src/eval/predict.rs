@@ -1,0 +1,131 @@
+//! What a predictor sees and what it answers.
+//!
+//! A predictor is asked, once per step of an assistant turn, what the
+//! assistant does next: call tools or answer with text. It sees the gold
+//! history of the conversation up to the turn (user and assistant texts,
+//! earlier gold calls with their recorded results) followed by the calls it
+//! already made in this turn with the results the world gave them, exactly
+//! the history ToolTalk's `run_conversation` builds.
+
+use serde_json::{Map, Value};
+
+use crate::model::{Conversation, GoldCall, Metadata, Role};
+
+/// A call the predictor asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedCall {
+    pub api_name: String,
+    /// `None` when the model's arguments could not be read as a JSON
+    /// object; the call is then recorded as failed, as the reference does.
+    pub parameters: Option<Map<String, Value>>,
+    /// Anything worth keeping about how the call came about (the raw
+    /// arguments, the tool-call id); written to the output as is.
+    pub metadata: Option<Value>,
+}
+
+/// The predictor's answer for one step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prediction {
+    /// Call these tools, in order, then ask again.
+    Calls(Vec<ProposedCall>),
+    /// The turn's answer to the user; the turn ends.
+    Text {
+        text: String,
+        metadata: Option<Value>,
+    },
+}
+
+/// A predicted call after the world ran it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictedCall {
+    /// The call as executed: the session token injected for auth tools,
+    /// empty parameters when they could not be parsed.
+    pub call: GoldCall,
+    /// Whether the arguments were readable (the reference writes
+    /// `"parameters": null` for unreadable ones).
+    pub parsed: bool,
+    pub metadata: Option<Value>,
+}
+
+/// Everything a predictor may look at for one step.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnInput<'a> {
+    pub conversation: &'a Conversation,
+    /// Position of the assistant turn in the `conversation` array.
+    pub turn: usize,
+    /// Calls made so far in this turn, with their results.
+    pub predicted: &'a [PredictedCall],
+}
+
+/// One entry of the history a predictor sees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HistoryItem<'a> {
+    User(&'a str),
+    Assistant(&'a str),
+    /// A tool call with its result; `parameters` is `None` for a predicted
+    /// call whose arguments could not be parsed.
+    Call {
+        api_name: &'a str,
+        parameters: Option<&'a Map<String, Value>>,
+        response: &'a Value,
+        exception: Option<&'a str>,
+    },
+}
+
+impl<'a> TurnInput<'a> {
+    pub fn metadata(&self) -> &'a Metadata {
+        &self.conversation.metadata
+    }
+
+    /// The history in order: every earlier turn (an assistant turn as its
+    /// gold calls, then its text), then this turn's calls so far.
+    pub fn history(&self) -> impl Iterator<Item = HistoryItem<'a>> + 'a {
+        let earlier = self.conversation.conversation[..self.turn]
+            .iter()
+            .flat_map(|turn| {
+                let calls = match turn.role {
+                    Role::User => &[][..],
+                    Role::Assistant => turn.calls(),
+                };
+                let text = match turn.role {
+                    Role::User => HistoryItem::User(&turn.text),
+                    Role::Assistant => HistoryItem::Assistant(&turn.text),
+                };
+                calls
+                    .iter()
+                    .map(|c| gold_item(c, true))
+                    .chain(std::iter::once(text))
+            });
+        let current = self.predicted.iter().map(|p| gold_item(&p.call, p.parsed));
+        earlier.chain(current)
+    }
+}
+
+fn gold_item(call: &GoldCall, parsed: bool) -> HistoryItem<'_> {
+    HistoryItem::Call {
+        api_name: &call.request.api_name,
+        parameters: parsed.then_some(&call.request.parameters),
+        response: &call.response,
+        exception: call.exception.as_deref(),
+    }
+}
+
+/// Why a predictor could not answer; the run stops (exit 2), and what was
+/// finished stays on disk for a resumed run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictError(pub String);
+
+impl std::fmt::Display for PredictError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An assistant under evaluation.
+pub trait Predictor: Sync {
+    /// A short name for reports ("oracle", "openai:gpt-4o", ...).
+    fn name(&self) -> String;
+
+    /// What the assistant does next in `input.turn`.
+    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
+}

@@ -1,0 +1,167 @@
+//! Predictions made elsewhere, read from a JSONL file.
+//!
+//! # Line format
+//!
+//! One JSON object per line, one line per assistant turn (blank lines are
+//! ignored):
+//!
+//! ```json
+//! {"conversation_id": "5e9a...", "turn": 1, "predictions": [
+//!     {"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": "07:00:00"}}},
+//!     {"role": "assistant", "text": "Your alarm is set."}]}
+//! ```
+//!
+//! - `conversation_id`: the conversation's `conversation_id`;
+//! - `turn`: the assistant turn's 0-based position in the `conversation` array;
+//! - `predictions`: the turn's steps in order, in the shape of the
+//!   `predictions` of talkforge's (and the reference's) output files:
+//!   `{"role": "api", "request": {"api_name", "parameters"}}` for a call
+//!   (`"parameters": null` for arguments that could not be parsed; any
+//!   `response`, `exception`, `match` or `metadata` given is ignored: the
+//!   world runs the call again), and `{"role": "assistant", "text"}` for
+//!   the answer, last.
+//!
+//! A conversation without any line is an error; an assistant turn without
+//! a line made no calls.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::dataset::read::{json_error, read_text};
+use crate::{Error, Result};
+
+/// One turn's recorded steps.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct RecordedTurn {
+    calls: Vec<ProposedCall>,
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Replay {
+    path: PathBuf,
+    turns: HashMap<(String, usize), RecordedTurn>,
+    conversations: std::collections::HashSet<String>,
+}
+
+impl Replay {
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = read_text(path)?;
+        let mut turns = HashMap::new();
+        let mut conversations = std::collections::HashSet::new();
+        for (i, line) in text.lines().enumerate() {
+            let line_no = i + 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(line).map_err(|e| {
+                let mut err = json_error(path, &e);
+                if let Error::Syntax { line, .. } = &mut err {
+                    *line = line_no;
+                }
+                err
+            })?;
+            let bad = |message: String| Error::syntax(path, line_no, 1, message);
+            let id = value
+                .get("conversation_id")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("\"conversation_id\" must be a string".into()))?;
+            let turn = value
+                .get("turn")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| bad("\"turn\" must be a non-negative integer".into()))?
+                as usize;
+            let steps = value
+                .get("predictions")
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad("\"predictions\" must be a list".into()))?;
+            let recorded = parse_steps(steps).map_err(bad)?;
+            conversations.insert(id.to_string());
+            if turns.insert((id.to_string(), turn), recorded).is_some() {
+                return Err(bad(format!(
+                    "conversation {id:?} turn {turn} appears a second time"
+                )));
+            }
+        }
+        Ok(Replay {
+            path: path.to_path_buf(),
+            turns,
+            conversations,
+        })
+    }
+}
+
+fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
+    let mut turn = RecordedTurn::default();
+    for (k, step) in steps.iter().enumerate() {
+        match step.get("role").and_then(Value::as_str) {
+            Some("api") => {
+                let api_name = step
+                    .pointer("/request/api_name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        format!("predictions[{k}]: request.api_name must be a string")
+                    })?;
+                let parameters = match step.pointer("/request/parameters") {
+                    Some(Value::Object(p)) => Some(p.clone()),
+                    Some(Value::Null) => None,
+                    None => Some(Map::new()),
+                    Some(_) => {
+                        return Err(format!(
+                            "predictions[{k}]: request.parameters must be an object or null"
+                        ))
+                    }
+                };
+                turn.calls.push(ProposedCall {
+                    api_name: api_name.to_string(),
+                    parameters,
+                    metadata: step.get("metadata").filter(|m| !m.is_null()).cloned(),
+                });
+            }
+            Some("assistant") => {
+                turn.text = step
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+            }
+            _ => {
+                return Err(format!(
+                    "predictions[{k}]: \"role\" must be \"api\" or \"assistant\""
+                ))
+            }
+        }
+    }
+    Ok(turn)
+}
+
+impl Predictor for Replay {
+    fn name(&self) -> String {
+        let file = self.path.file_name().unwrap_or(self.path.as_os_str());
+        format!("replay:{}", file.to_string_lossy())
+    }
+
+    fn predict(&self, input: &TurnInput<'_>) -> std::result::Result<Prediction, PredictError> {
+        let id = &input.conversation.conversation_id;
+        if !self.conversations.contains(id) {
+            return Err(PredictError(format!(
+                "{}: no predictions for conversation {id:?}",
+                self.path.display()
+            )));
+        }
+        let empty = RecordedTurn::default();
+        let recorded = self.turns.get(&(id.clone(), input.turn)).unwrap_or(&empty);
+        let done = input.predicted.len();
+        if done < recorded.calls.len() {
+            Ok(Prediction::Calls(recorded.calls[done..].to_vec()))
+        } else {
+            Ok(Prediction::Text {
+                text: recorded.text.clone(),
+                metadata: None,
+            })
+        }
+    }
+}

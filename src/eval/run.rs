@@ -1,0 +1,295 @@
+//! Evaluating a set of conversation files: simulate and score each one (in
+//! parallel, in file order), write its output file, resume from an earlier
+//! run's files, and gather the summary.
+//!
+//! Only the small per-conversation results are kept; each conversation is
+//! dropped once scored, so memory stays flat as the dataset grows.
+
+use std::path::{Component, Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::outcome::{ConversationResult, Identity};
+use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
+use super::predict::Predictor;
+use super::score::score;
+use super::simulate::{simulate, SimulateError};
+use super::summary::Summary;
+use crate::dataset::read::{json_error, read_text};
+use crate::dataset::{atomic_write, to_python_json};
+use crate::model::{Conversation, GoldCall};
+use crate::sim::{Databases, TextSimilarity};
+use crate::{Error, Result};
+
+/// A text similarity the run can name and ask about failures.
+pub trait Similarity: TextSimilarity {
+    fn name(&self) -> String;
+    /// An error that made a comparison impossible (a failing endpoint).
+    fn failure(&self) -> Option<String> {
+        None
+    }
+}
+
+impl Similarity for super::lexical::Lexical {
+    fn name(&self) -> String {
+        "lexical".to_string()
+    }
+}
+
+impl Similarity for crate::sim::similarity::ExactText {
+    fn name(&self) -> String {
+        "exact".to_string()
+    }
+}
+
+impl Similarity for super::embeddings::Embeddings {
+    fn name(&self) -> String {
+        Embeddings::name(self)
+    }
+    fn failure(&self) -> Option<String> {
+        Embeddings::failure(self)
+    }
+}
+
+use super::embeddings::Embeddings;
+
+/// How to run.
+pub struct RunOptions<'a> {
+    pub databases: &'a Databases,
+    pub max_calls_per_turn: usize,
+    /// Where output files go; `None` writes nothing.
+    pub out: Option<PathBuf>,
+    /// Evaluate again what `out` already holds.
+    pub reset: bool,
+    /// Worker threads; `None` uses every core.
+    pub threads: Option<usize>,
+    pub progress: bool,
+}
+
+/// Subfolder of `--out` holding the per-conversation files.
+pub const CONVERSATIONS_DIR: &str = "conversations";
+
+/// Evaluate `files` and summarise them.
+pub fn evaluate_files(
+    files: &[PathBuf],
+    predictor: &dyn Predictor,
+    similarity: &dyn Similarity,
+    options: &RunOptions<'_>,
+) -> Result<Summary> {
+    let info = RunInfo {
+        predictor: predictor.name(),
+        similarity: similarity.name(),
+        max_calls_per_turn: options.max_calls_per_turn,
+    };
+    let base = common_dir(files);
+    let bar = progress_bar(files.len() as u64, options.progress);
+    let job = || -> Result<Vec<ConversationResult>> {
+        files
+            .par_iter()
+            .map(|path| {
+                let out = options
+                    .out
+                    .as_ref()
+                    .map(|dir| dir.join(CONVERSATIONS_DIR).join(relative(path, &base)));
+                let result =
+                    evaluate_one(path, out.as_deref(), predictor, similarity, options, &info);
+                bar.inc(1);
+                result
+            })
+            .collect()
+    };
+    let results = match options.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| Error::Other(format!("cannot start {n} worker threads: {e}")))?
+            .install(job),
+        None => job(),
+    };
+    bar.finish_and_clear();
+    let summary = Summary::new(
+        results?,
+        info.predictor,
+        info.similarity,
+        info.max_calls_per_turn,
+    );
+    if let Some(dir) = &options.out {
+        let json = serde_json::to_string_pretty(&summary).expect("the summary serializes");
+        atomic_write(&dir.join("summary.json"), json.as_bytes())?;
+        atomic_write(
+            &dir.join("report.md"),
+            super::report::render(&summary).as_bytes(),
+        )?;
+    }
+    Ok(summary)
+}
+
+fn progress_bar(len: u64, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} conversations {elapsed}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
+    Identity {
+        file: path.display().to_string(),
+        subset: path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        name,
+        conversation_id,
+    }
+}
+
+fn evaluate_one(
+    path: &Path,
+    out: Option<&Path>,
+    predictor: &dyn Predictor,
+    similarity: &dyn Similarity,
+    options: &RunOptions<'_>,
+    info: &RunInfo,
+) -> Result<ConversationResult> {
+    if let (Some(out), false) = (out, options.reset) {
+        if let Some(result) = resume(path, out, info)? {
+            return Ok(result);
+        }
+    }
+    let text = read_text(path)?;
+    let conversation: Conversation =
+        serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    let simulation = simulate(
+        options.databases,
+        &conversation,
+        predictor,
+        options.max_calls_per_turn,
+    )
+    .map_err(|e| match e {
+        SimulateError::Setup(m) => Error::input(path, m),
+        SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
+    })?;
+    let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
+    let predictions = simulation
+        .turns
+        .iter()
+        .flat_map(|t| t.calls.iter().map(|c| &c.call));
+    let scoring = score(predictions, &gold, similarity);
+    if let Some(failure) = similarity.failure() {
+        return Err(Error::Other(format!(
+            "{}: text similarity failed: {failure}",
+            path.display()
+        )));
+    }
+    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    if let Some(out) = out {
+        let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+        annotate(&mut document, &simulation, &scoring, info);
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+        }
+        atomic_write(out, to_python_json(&document).as_bytes())?;
+    }
+    let id = identity(path, conversation.name, conversation.conversation_id);
+    Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
+}
+
+/// The result stored in `out` by an earlier run, when there is a usable one.
+fn resume(path: &Path, out: &Path, info: &RunInfo) -> Result<Option<ConversationResult>> {
+    if !out.is_file() {
+        return Ok(None);
+    }
+    let document = match crate::dataset::read_json(out) {
+        Ok((_, document)) => document,
+        Err(e) => {
+            eprintln!("warning: {e}; evaluating {} again", path.display());
+            return Ok(None);
+        }
+    };
+    let stored = match read_stored(&document) {
+        Ok(stored) => stored,
+        Err(e) => {
+            eprintln!(
+                "warning: {}: {e}; evaluating {} again",
+                out.display(),
+                path.display()
+            );
+            return Ok(None);
+        }
+    };
+    if stored.predictor != info.predictor {
+        return Err(Error::input(
+            out,
+            format!(
+                "holds an evaluation by predictor {:?}, not {:?}: pass --reset or another --out",
+                stored.predictor, info.predictor
+            ),
+        ));
+    }
+    let id = identity(path, stored.name, stored.conversation_id);
+    Ok(Some(ConversationResult::new(
+        id,
+        stored.metrics,
+        &stored.turns,
+        true,
+    )))
+}
+
+/// The deepest folder holding every file.
+fn common_dir(files: &[PathBuf]) -> PathBuf {
+    let mut common: Option<Vec<Component<'_>>> = None;
+    for file in files {
+        let parent: Vec<Component<'_>> = file
+            .parent()
+            .map(|p| p.components().collect())
+            .unwrap_or_default();
+        common = Some(match common {
+            None => parent,
+            Some(c) => c
+                .into_iter()
+                .zip(parent)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    common.unwrap_or_default().into_iter().collect()
+}
+
+/// `path` below `base`, for mirroring the dataset's folders in `--out`.
+fn relative(path: &Path, base: &Path) -> PathBuf {
+    match path.strip_prefix(base) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+        _ => PathBuf::from(path.file_name().unwrap_or(path.as_os_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_mirror_the_folders_below_the_common_one() {
+        let files = vec![
+            PathBuf::from("data/easy/a.json"),
+            PathBuf::from("data/hard/b.json"),
+        ];
+        let base = common_dir(&files);
+        assert_eq!(base, PathBuf::from("data"));
+        assert_eq!(relative(&files[0], &base), PathBuf::from("easy/a.json"));
+        let one = vec![PathBuf::from("data/easy/a.json")];
+        assert_eq!(
+            relative(&one[0], &common_dir(&one)),
+            PathBuf::from("a.json")
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Aggregating conversations the way the reference (and the paper) does:
+//! precision, recall, action precision and incorrect-action rate over the
+//! pooled counts of all conversations; success rate (and soft success) as
+//! the mean over conversations.
+
+use std::collections::BTreeMap;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
+use super::score::ratio;
+
+/// Pooled counts of a set of conversations.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Totals {
+    pub conversations: usize,
+    pub successes: usize,
+    pub soft_success_sum: f64,
+    pub predictions: usize,
+    pub ground_truths: usize,
+    pub matches: usize,
+    pub actions: usize,
+    pub valid_actions: usize,
+    pub bad_actions: usize,
+    pub assistant_turns: usize,
+    pub turns_stopped_by_bound: usize,
+}
+
+impl Totals {
+    pub fn add(&mut self, r: &ConversationResult) {
+        let m = &r.metrics;
+        self.conversations += 1;
+        self.successes += usize::from(m.success);
+        self.soft_success_sum += m.soft_success;
+        self.predictions += m.predictions;
+        self.ground_truths += m.ground_truths;
+        self.matches += m.matches;
+        self.actions += m.actions;
+        self.valid_actions += m.valid_actions;
+        self.bad_actions += m.bad_actions;
+        self.assistant_turns += r.assistant_turns;
+        self.turns_stopped_by_bound += r.turns_stopped_by_bound;
+    }
+
+    pub fn rates(&self) -> Rates {
+        Rates {
+            conversations: self.conversations,
+            success_rate: ratio(self.successes, self.conversations, 0.0),
+            soft_success_rate: if self.conversations == 0 {
+                0.0
+            } else {
+                self.soft_success_sum / self.conversations as f64
+            },
+            precision: ratio(self.matches, self.predictions, 0.0),
+            recall: ratio(self.matches, self.ground_truths, 1.0),
+            action_precision: ratio(self.valid_actions, self.actions, 1.0),
+            incorrect_action_rate: ratio(self.bad_actions, self.actions, 0.0),
+        }
+    }
+}
+
+/// The headline figures of a set of conversations.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rates {
+    pub conversations: usize,
+    pub success_rate: f64,
+    pub soft_success_rate: f64,
+    pub precision: f64,
+    pub recall: f64,
+    pub action_precision: f64,
+    pub incorrect_action_rate: f64,
+}
+
+/// One subset's line of Table 1.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubsetSummary {
+    #[serde(flatten)]
+    pub rates: Rates,
+    pub predictions: usize,
+    pub ground_truths: usize,
+    pub matches: usize,
+    pub actions: usize,
+    pub bad_actions: usize,
+}
+
+/// The JSON summary (`--format json`, `summary.json`); the first keys are
+/// the command-line contract.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    #[serde(flatten)]
+    pub rates: Rates,
+    pub predictions: usize,
+    pub ground_truths: usize,
+    pub matches: usize,
+    pub actions: usize,
+    pub bad_actions: usize,
+    pub valid_actions: usize,
+    pub successes: usize,
+    pub assistant_turns: usize,
+    /// Assistant turns the per-turn call bound stopped.
+    pub turns_stopped_by_bound: usize,
+    pub max_calls_per_turn: usize,
+    pub predictor: String,
+    pub similarity: String,
+    /// Conversations taken from an earlier run in the output folder.
+    pub resumed: usize,
+    /// Table 2, over the failed conversations.
+    pub error_types: ErrorTypes,
+    pub by_subset: IndexMap<String, SubsetSummary>,
+    /// Per tool, sorted by name.
+    pub tools: BTreeMap<String, ToolTally>,
+    pub per_conversation: Vec<ConversationResult>,
+}
+
+impl Summary {
+    pub fn new(
+        results: Vec<ConversationResult>,
+        predictor: String,
+        similarity: String,
+        max_calls_per_turn: usize,
+    ) -> Self {
+        let mut all = Totals::default();
+        let mut subsets: IndexMap<String, Totals> = IndexMap::new();
+        let mut error_types = ErrorTypes::default();
+        let mut tools: BTreeMap<String, ToolTally> = BTreeMap::new();
+        for r in &results {
+            all.add(r);
+            subsets.entry(r.subset.clone()).or_default().add(r);
+            error_types += r.error_types;
+            for (name, tally) in &r.tools {
+                *tools.entry(name.clone()).or_default() += *tally;
+            }
+        }
+        subsets.sort_keys();
+        let by_subset = subsets
+            .into_iter()
+            .map(|(name, t)| {
+                let summary = SubsetSummary {
+                    rates: t.rates(),
+                    predictions: t.predictions,
+                    ground_truths: t.ground_truths,
+                    matches: t.matches,
+                    actions: t.actions,
+                    bad_actions: t.bad_actions,
+                };
+                (name, summary)
+            })
+            .collect();
+        Summary {
+            rates: all.rates(),
+            predictions: all.predictions,
+            ground_truths: all.ground_truths,
+            matches: all.matches,
+            actions: all.actions,
+            bad_actions: all.bad_actions,
+            valid_actions: all.valid_actions,
+            successes: all.successes,
+            assistant_turns: all.assistant_turns,
+            turns_stopped_by_bound: all.turns_stopped_by_bound,
+            max_calls_per_turn,
+            predictor,
+            similarity,
+            resumed: results.iter().filter(|r| r.resumed).count(),
+            error_types,
+            by_subset,
+            tools,
+            per_conversation: results,
+        }
+    }
+}
