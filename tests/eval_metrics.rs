@@ -1,0 +1,503 @@
+//! Algorithm 1 and 2 on hand-built conversations and prediction sets whose
+//! metrics are worked out by hand below: a match, an unmatched query, a bad
+//! action, a failed action, a duplicate call, an empty turn, a turn without
+//! gold calls, unparseable arguments, the call bound, and the reference's
+//! session-token quirk.
+
+use serde_json::{json, Map, Value};
+use talkforge::eval::outcome::{classify, ErrorTypes};
+use talkforge::eval::output::turn_outcomes;
+use talkforge::eval::score::score;
+use talkforge::eval::simulate::{simulate, Simulation, PARSE_FAILURE};
+use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use talkforge::model::{Conversation, GoldCall};
+use talkforge::sim::similarity::ExactText;
+use talkforge::sim::Databases;
+
+const TOKEN: &str = "tok-alice";
+
+fn databases() -> Databases {
+    let tables = [
+        (
+            "Account",
+            json!({"alice": {"username": "alice", "email": "alice@example.com",
+                "phone": "555-000-1111", "name": "Alice", "password": "pw",
+                "session_token": null}}),
+        ),
+        (
+            "Alarm",
+            json!({"alice": {"aaaa-bbbb": {"alarm_id": "aaaa-bbbb", "time": "08:00:00"}}}),
+        ),
+    ];
+    Databases::from_tables(tables.into_iter().map(|(name, v)| {
+        let Value::Object(t) = v else { unreachable!() };
+        (name.to_string(), t)
+    }))
+}
+
+fn call(api: &str, params: Value) -> Value {
+    let mut p = params.as_object().cloned().unwrap_or_default();
+    p.insert("session_token".into(), json!(TOKEN));
+    json!({"request": {"api_name": api, "parameters": p}, "response": null, "exception": null})
+}
+
+/// A conversation whose assistant turns carry `gold` (None: no `apis` key),
+/// with the gold responses filled in by the simulator.
+fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
+    let mut turns = Vec::new();
+    for (i, apis) in gold.into_iter().enumerate() {
+        turns.push(json!({"role": "user", "text": format!("request {i}")}));
+        let mut turn = json!({"role": "assistant", "text": format!("answer {i}")});
+        if let Some(apis) = apis {
+            turn["apis"] = Value::Array(apis);
+        }
+        turns.push(turn);
+    }
+    let value = json!({
+        "name": id, "conversation_id": id,
+        "user": {"username": "alice", "session_token": TOKEN},
+        "metadata": {"location": "Springfield", "timestamp": "2024-05-13 09:00:00",
+                     "username": "alice"},
+        "conversation": turns,
+    });
+    let mut conversation: Conversation = serde_json::from_value(value).unwrap();
+    let replay = talkforge::verify::replay(&databases(), &conversation).unwrap();
+    for (t, c, executed) in replay.executions {
+        let gold = &mut conversation.conversation[t].apis.as_mut().unwrap()[c];
+        gold.response = executed.response;
+        gold.exception = executed.exception;
+    }
+    conversation
+}
+
+/// Answers each assistant turn (by its position) with a fixed list of
+/// calls, all at once, then with text.
+struct Scripted(Vec<(usize, Vec<ProposedCall>)>);
+
+fn proposed(api: &str, params: Value) -> ProposedCall {
+    ProposedCall {
+        api_name: api.into(),
+        parameters: Some(params.as_object().cloned().unwrap_or_default()),
+        metadata: None,
+    }
+}
+
+impl Predictor for Scripted {
+    fn name(&self) -> String {
+        "scripted".into()
+    }
+    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        let calls = self
+            .0
+            .iter()
+            .find(|(t, _)| *t == input.turn)
+            .map(|(_, c)| c.clone())
+            .unwrap_or_default();
+        if input.predicted.is_empty() && !calls.is_empty() {
+            Ok(Prediction::Calls(calls))
+        } else {
+            Ok(Prediction::Text {
+                text: "done".into(),
+                metadata: None,
+            })
+        }
+    }
+}
+
+/// Keeps asking for the same query.
+struct Looping;
+
+impl Predictor for Looping {
+    fn name(&self) -> String {
+        "looping".into()
+    }
+    fn predict(&self, _: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        Ok(Prediction::Calls(vec![proposed("FindAlarms", json!({}))]))
+    }
+}
+
+fn run<'c>(
+    conversation: &'c Conversation,
+    predictor: &dyn Predictor,
+    bound: usize,
+) -> (Simulation<'c>, talkforge::eval::score::Scoring) {
+    let simulation = simulate(&databases(), conversation, predictor, bound).unwrap();
+    let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
+    let predictions = simulation
+        .turns
+        .iter()
+        .flat_map(|t| t.calls.iter().map(|c| &c.call));
+    let scoring = score(predictions, &gold, &ExactText);
+    (simulation, scoring)
+}
+
+fn assert_close(a: f64, b: f64) {
+    assert!((a - b).abs() < 1e-12, "{a} != {b}");
+}
+
+fn assert_metrics(m: &Metrics, counts: [usize; 6], rates: [f64; 4], success: bool, soft: f64) {
+    let [predictions, ground_truths, matches, actions, valid_actions, bad_actions] = counts;
+    assert_eq!(
+        (
+            m.predictions,
+            m.ground_truths,
+            m.matches,
+            m.actions,
+            m.valid_actions,
+            m.bad_actions
+        ),
+        (
+            predictions,
+            ground_truths,
+            matches,
+            actions,
+            valid_actions,
+            bad_actions
+        )
+    );
+    assert_close(m.precision, rates[0]);
+    assert_close(m.recall, rates[1]);
+    assert_close(m.action_precision, rates[2]);
+    assert_close(m.bad_action_rate, rates[3]);
+    assert_eq!(m.success, success);
+    assert_close(m.soft_success, soft);
+}
+
+/// Turn positions: assistant turn k of `conversation()` sits at 2k+1
+/// (the fourth, T7, only appears in comments).
+const T1: usize = 1;
+const T3: usize = 3;
+const T5: usize = 5;
+
+#[test]
+fn every_branch_of_algorithm_2() {
+    let conversation = conversation(
+        "branches",
+        vec![
+            Some(vec![call("FindAlarms", json!({}))]),
+            Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+            None,
+            Some(vec![call("DeleteAlarm", json!({"alarm_id": "aaaa-bbbb"}))]),
+        ],
+    );
+    let predictor = Scripted(vec![
+        (
+            T1,
+            vec![
+                // A query whose result lacks the gold alarm: no match, not an action.
+                proposed("FindAlarms", json!({"start_range": "09:00:00"})),
+                // The gold query: match.
+                proposed("FindAlarms", json!({})),
+            ],
+        ),
+        (
+            T3,
+            vec![
+                // Wrong time, runs fine: a bad action.
+                proposed("AddAlarm", json!({"time": "06:00:00"})),
+                // The gold action: match.
+                proposed("AddAlarm", json!({"time": "07:00:00"})),
+                // The same again: the gold call is taken, so a bad action.
+                proposed("AddAlarm", json!({"time": "07:00:00"})),
+            ],
+        ),
+        // A turn without gold calls: an action that fails (unknown id) is
+        // not a bad action.
+        (
+            T5,
+            vec![proposed("DeleteAlarm", json!({"alarm_id": "zzzz-zzzz"}))],
+        ),
+        // T7: an empty turn, the gold DeleteAlarm is missed.
+    ]);
+    let (simulation, scoring) = run(&conversation, &predictor, 10);
+
+    let flags: Vec<(bool, bool)> = scoring
+        .predictions
+        .iter()
+        .map(|f| (f.matched.is_some(), f.bad_action))
+        .collect();
+    assert_eq!(
+        flags,
+        vec![
+            (false, false),
+            (true, false),
+            (false, true),
+            (true, false),
+            (false, true),
+            (false, false),
+        ]
+    );
+    assert_eq!(scoring.gold_matched, vec![true, true, false]);
+    let failed = &simulation.turns[2].calls[0].call;
+    assert_eq!(
+        failed.exception.as_deref(),
+        Some("Alarm zzzz-zzzz not found.")
+    );
+    assert!(simulation.turns[3].calls.is_empty());
+
+    // 6 predictions, 3 gold calls, 2 matches; actions: 3 AddAlarm + 1
+    // DeleteAlarm = 4, of which 1 valid and 2 bad.
+    // precision 2/6, recall 2/3, action precision 1/4, bad-action rate 2/4,
+    // soft success 2/3 * (1 - 1/2) = 1/3.
+    assert_metrics(
+        &scoring.metrics,
+        [6, 3, 2, 4, 1, 2],
+        [2.0 / 6.0, 2.0 / 3.0, 0.25, 0.5],
+        false,
+        1.0 / 3.0,
+    );
+
+    // Table 2: T1 has an unmatched FindAlarms prediction and no unmatched
+    // gold call (different tools: planning); T3 two unmatched AddAlarm and
+    // none missing (planning); T5 has no gold list and no bad action (no
+    // premature call); T7 misses DeleteAlarm (planning).
+    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    assert_eq!(
+        classify(&turns),
+        ErrorTypes {
+            premature_tool_call: 0,
+            faulty_planning: 3,
+            incorrect_invocation: 0
+        }
+    );
+}
+
+#[test]
+fn wrong_arguments_and_premature_calls_are_told_apart() {
+    let conversation = conversation(
+        "invocation",
+        vec![
+            Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+            None,
+        ],
+    );
+    let predictor = Scripted(vec![
+        // The right tool once, with the wrong time: incorrect invocation.
+        (T1, vec![proposed("AddAlarm", json!({"time": "07:30:00"}))]),
+        // An action where none was wanted: a premature tool call.
+        (T3, vec![proposed("AddAlarm", json!({"time": "05:00:00"}))]),
+    ]);
+    let (simulation, scoring) = run(&conversation, &predictor, 10);
+    // 2 predictions, 1 gold, 0 matches, 2 actions both bad:
+    // precision 0, recall 0, action precision 0, bad-action rate 1, soft 0.
+    assert_metrics(
+        &scoring.metrics,
+        [2, 1, 0, 2, 0, 2],
+        [0.0, 0.0, 0.0, 1.0],
+        false,
+        0.0,
+    );
+    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    assert_eq!(
+        classify(&turns),
+        ErrorTypes {
+            premature_tool_call: 1,
+            faulty_planning: 0,
+            incorrect_invocation: 1
+        }
+    );
+}
+
+#[test]
+fn too_many_calls_of_the_right_tool_is_faulty_planning() {
+    let conversation = conversation(
+        "too-often",
+        vec![Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))])],
+    );
+    // Two wrong AddAlarm calls against one gold AddAlarm: the same tools,
+    // but called more often than the gold turn does.
+    let predictor = Scripted(vec![(
+        T1,
+        vec![
+            proposed("AddAlarm", json!({"time": "07:30:00"})),
+            proposed("AddAlarm", json!({"time": "07:45:00"})),
+        ],
+    )]);
+    let (simulation, scoring) = run(&conversation, &predictor, 10);
+    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    assert_eq!(classify(&turns).faulty_planning, 1);
+    assert_eq!(classify(&turns).incorrect_invocation, 0);
+}
+
+#[test]
+fn no_predictions_scores_zero_precision_and_full_action_precision() {
+    let conversation = conversation("silent", vec![Some(vec![call("FindAlarms", json!({}))])]);
+    let (_, scoring) = run(&conversation, &Scripted(vec![]), 10);
+    // Nothing predicted: precision 0 (not a division by zero), recall 0,
+    // action precision 1 and bad-action rate 0 (no actions).
+    assert_metrics(
+        &scoring.metrics,
+        [0, 1, 0, 0, 0, 0],
+        [0.0, 0.0, 1.0, 0.0],
+        false,
+        0.0,
+    );
+}
+
+#[test]
+fn a_conversation_without_gold_calls_has_full_recall() {
+    let conversation = conversation("chat", vec![None]);
+    let (_, scoring) = run(&conversation, &Scripted(vec![]), 10);
+    assert_metrics(
+        &scoring.metrics,
+        [0, 0, 0, 0, 0, 0],
+        [0.0, 1.0, 1.0, 0.0],
+        true,
+        1.0,
+    );
+}
+
+#[test]
+fn unparseable_arguments_are_a_failed_call() {
+    let conversation = conversation(
+        "unparseable",
+        vec![Some(vec![call("FindAlarms", json!({}))])],
+    );
+    let broken = ProposedCall {
+        api_name: "FindAlarms".into(),
+        parameters: None,
+        metadata: Some(json!({"arguments": "{not json"})),
+    };
+    let predictor = Scripted(vec![(T1, vec![broken, proposed("FindAlarms", json!({}))])]);
+    let (simulation, scoring) = run(&conversation, &predictor, 10);
+    let failed = &simulation.turns[0].calls[0];
+    assert!(!failed.parsed);
+    assert_eq!(failed.call.exception.as_deref(), Some(PARSE_FAILURE));
+    assert_eq!(failed.call.response, Value::Null);
+    assert_eq!(failed.call.request.parameters, Map::new());
+    // 2 predictions, 1 match, no actions: precision 1/2, recall 1, success.
+    assert_metrics(
+        &scoring.metrics,
+        [2, 1, 1, 0, 0, 0],
+        [0.5, 1.0, 1.0, 0.0],
+        true,
+        1.0,
+    );
+}
+
+#[test]
+fn the_call_bound_stops_a_looping_turn() {
+    let conversation = conversation(
+        "looping",
+        vec![Some(vec![call("FindAlarms", json!({}))]), None],
+    );
+    let (simulation, scoring) = run(&conversation, &Looping, 3);
+    for turn in &simulation.turns {
+        assert_eq!(turn.calls.len(), 3);
+        assert!(turn.stopped_by_bound);
+        assert!(turn.answer.is_none());
+    }
+    // 6 identical queries against 1 gold call: the first matches.
+    assert_metrics(
+        &scoring.metrics,
+        [6, 1, 1, 0, 0, 0],
+        [1.0 / 6.0, 1.0, 1.0, 0.0],
+        true,
+        1.0,
+    );
+    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    assert_eq!(turns.iter().filter(|t| t.stopped_by_bound).count(), 2);
+}
+
+#[test]
+fn each_turn_starts_from_the_gold_history() {
+    // Turn 1's gold adds an alarm; the prediction for turn 1 adds a
+    // different one. Turn 3 must see the world after the *gold* call: its
+    // query finds the gold alarm and not the predicted one.
+    let conversation = conversation(
+        "reset",
+        vec![
+            Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+            Some(vec![call("FindAlarms", json!({}))]),
+        ],
+    );
+    let predictor = Scripted(vec![
+        (T1, vec![proposed("AddAlarm", json!({"time": "06:00:00"}))]),
+        (T3, vec![proposed("FindAlarms", json!({}))]),
+    ]);
+    let (simulation, scoring) = run(&conversation, &predictor, 10);
+    let times: Vec<&str> = simulation.turns[1].calls[0].call.response["alarms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["time"].as_str().unwrap())
+        .collect();
+    assert_eq!(times, vec!["08:00:00", "07:00:00"]);
+    assert_eq!(scoring.gold_matched, vec![false, true]);
+    // The history shown for turn 3 holds the gold call, not the prediction.
+    let input = TurnInput {
+        conversation: &conversation,
+        turn: T3,
+        predicted: &[],
+    };
+    let calls: Vec<String> = input
+        .history()
+        .filter_map(|h| match h {
+            talkforge::eval::HistoryItem::Call { parameters, .. } => {
+                Some(parameters.unwrap()["time"].to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, vec!["\"07:00:00\""]);
+}
+
+#[test]
+fn replayed_gold_calls_take_the_world_session_token() {
+    // The reference injects the session token into the gold call's own
+    // parameters when it replays it for a later turn. A stale token in a
+    // replayed turn is therefore overwritten and the oracle matches; in the
+    // last turn (never replayed) it stays and the oracle misses.
+    let mut conversation = conversation(
+        "stale-token",
+        vec![
+            Some(vec![call("FindAlarms", json!({}))]),
+            Some(vec![call("FindAlarms", json!({}))]),
+        ],
+    );
+    for t in [T1, T3] {
+        conversation.conversation[t].apis.as_mut().unwrap()[0]
+            .request
+            .parameters
+            .insert("session_token".into(), json!("stale"));
+    }
+    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    assert_eq!(
+        simulation.gold[0].gold.request.parameters["session_token"],
+        json!(TOKEN)
+    );
+    assert_eq!(
+        simulation.gold[1].gold.request.parameters["session_token"],
+        json!("stale")
+    );
+    assert_eq!(scoring.gold_matched, vec![true, false]);
+}
+
+#[test]
+fn the_oracle_is_perfect_on_a_consistent_conversation() {
+    let conversation = conversation(
+        "oracle",
+        vec![
+            Some(vec![call("FindAlarms", json!({}))]),
+            Some(vec![
+                call("AddAlarm", json!({"time": "07:00:00"})),
+                call("DeleteAlarm", json!({"alarm_id": "aaaa-bbbb"})),
+            ]),
+            None,
+        ],
+    );
+    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    assert_metrics(
+        &scoring.metrics,
+        [3, 3, 3, 2, 2, 0],
+        [1.0, 1.0, 1.0, 0.0],
+        true,
+        1.0,
+    );
+    let answers: Vec<&str> = simulation
+        .turns
+        .iter()
+        .map(|t| t.answer.as_ref().unwrap().text.as_str())
+        .collect();
+    assert_eq!(answers, vec!["answer 0", "answer 1", "answer 2"]);
+}
