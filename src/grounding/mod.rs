@@ -540,10 +540,15 @@ impl Evidence {
         }
         best.map(|(_, piece, found)| Closest {
             source: piece.source.clone(),
-            text: piece.text.get(found.start..found.end).map_or_else(
-                || piece.text.to_lowercase()[found.start..found.end].to_owned(),
-                str::to_owned,
-            ),
+            text: piece
+                .text
+                .get(found.start..found.end)
+                .map_or_else(
+                    || piece.text.to_lowercase()[found.start..found.end].to_owned(),
+                    str::to_owned,
+                )
+                .trim()
+                .to_owned(),
         })
     }
 
@@ -568,7 +573,7 @@ impl Evidence {
                 }
             }
         }
-        best.filter(|(score, ..)| *score > 0.3)
+        best.filter(|(score, ..)| *score >= 0.5)
             .map(|(_, piece, start, end)| Closest {
                 source: piece.source.clone(),
                 text: piece.text[start..end].to_owned(),

@@ -365,7 +365,7 @@ pub fn closest_name<'n>(name: &str, candidates: &[&'n str]) -> Option<&'n str> {
                 *c,
             )
         })
-        .filter(|(score, _)| *score >= 0.6)
+        .filter(|(score, _)| *score >= 0.7)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }

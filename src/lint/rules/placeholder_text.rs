@@ -2,7 +2,7 @@ use serde_json::Value;
 
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{pointer_token, Anchor, Diagnostic};
-use crate::scaffold::{is_placeholder, PLACEHOLDER};
+use crate::scaffold::PLACEHOLDER;
 
 crate::declare_rule! {
     /// Finds text that `talkforge scaffold` left for the maintainer to write
@@ -38,8 +38,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
 
 fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<Diagnostic>) {
     match value {
-        Value::String(s) if is_placeholder(s) => {
-            let what = s.trim_start()[PLACEHOLDER.len()..].trim();
+        Value::String(s) if s.contains(PLACEHOLDER) => {
+            let at = s.find(PLACEHOLDER).unwrap_or(0);
+            let what = s[at + PLACEHOLDER.len()..].trim();
             let place = if pointer.is_empty() {
                 "/"
             } else {
