@@ -796,7 +796,10 @@ mod tests {
         assert_eq!(stored["session_token"], FIRST_TOKEN);
         assert_eq!(w.session_token(), Some(FIRST_TOKEN));
         // The new account is last, in database order.
-        assert_eq!(w.table("Account").unwrap().keys().last().unwrap(), "dee");
+        assert_eq!(
+            w.table("Account").unwrap().keys().next_back().unwrap(),
+            "dee"
+        );
         assert_eq!(
             call(&mut w, "RegisterUser", with("username", json!("eve"))).unwrap_err(),
             "Only one user can be logged in at a time. Current user is dee."
