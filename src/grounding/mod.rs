@@ -366,8 +366,9 @@ impl Evidence {
             return true;
         }
         // Past midnight belongs to the evening before ("6:30 PM to 12:30 AM").
-        if clock < 6 * 3600
-            && self.has_clock(clock)
+        if clock > 0
+            && clock < 6 * 3600
+            && self.clocks.contains(&clock)
             && t.date().pred_opt().is_some_and(|d| self.has_date(d))
         {
             return true;

@@ -268,3 +268,10 @@ fn dates_a_number_of_nights_away() {
     let e = evidence(&["a room on July 15th"]);
     assert!(!ok(&e, json!("2023-07-16"), ValueKind::Date));
 }
+
+#[test]
+fn ordinal_day_words() {
+    let e = evidence(&["remind me on the first day of every month"]);
+    assert!(ok(&e, json!("2023-11-01 00:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-11-02 00:00:00"), ValueKind::Timestamp));
+}

@@ -145,6 +145,50 @@ fn duration() -> &'static Regex {
     )
 }
 
+fn ordinal_word_day() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"\b((?:twenty-|thirty-)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth))\s+day\b",
+    )
+}
+
+/// "first" -> 1, "twenty-third" -> 23.
+fn ordinal_word(word: &str) -> Option<u32> {
+    const ORDINALS: [&str; 20] = [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+        "twentieth",
+    ];
+    let (tens, unit) = match word.split_once('-') {
+        Some(("twenty", unit)) => (20, unit),
+        Some(("thirty", unit)) => (30, unit),
+        Some(_) => return None,
+        None if word == "thirtieth" => return Some(30),
+        None => (0, word),
+    };
+    let n = ORDINALS.iter().position(|o| *o == unit)? as u32 + 1;
+    let day = tens + n;
+    (day <= 31 && (tens == 0 || n < 10)).then_some(day)
+}
+
 fn relative_days() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
@@ -221,6 +265,12 @@ pub fn mentions(text: &str) -> Vec<Found> {
         if !overlaps(&taken, m.start(), m.end()) && (1..=31).contains(&d) {
             push(Mention::DayOfMonth(d), m.start(), m.end());
             taken.push((m.start(), m.end()));
+        }
+    }
+    for c in ordinal_word_day().captures_iter(text) {
+        let m = c.get(0).expect("match");
+        if let Some(d) = c.get(1).and_then(|w| ordinal_word(w.as_str())) {
+            push(Mention::DayOfMonth(d), m.start(), m.end());
         }
     }
     for c in relative_days().captures_iter(text) {
@@ -529,6 +579,11 @@ mod tests {
         assert!(only("on 9/12").contains(&Mention::MonthDay(12, 9)));
         assert!(only("on 9/12/2023").contains(&d(2023, 9, 12)));
         assert_eq!(only("the 3rd"), [Mention::DayOfMonth(3)]);
+        assert!(only("on the first day of the month").contains(&Mention::DayOfMonth(1)));
+        assert!(only("the twenty-third day").contains(&Mention::DayOfMonth(23)));
+        assert!(!only("the first time")
+            .iter()
+            .any(|m| matches!(m, Mention::DayOfMonth(_))));
         assert!(only("in March").contains(&Mention::Month(3)));
         assert!(!only("may I ask").contains(&Mention::Month(5)) || only("may I ask").len() == 1);
     }

@@ -3,12 +3,14 @@ use std::collections::BTreeSet;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
-use crate::sim;
+use crate::sim::{self, Plugin};
 
 crate::declare_rule! {
     /// Finds conversations whose `apis_used` or `suites_used` disagree with
-    /// the gold calls: a tool or plugin listed but never called, or called
-    /// but not listed.
+    /// the gold calls: a tool or plugin called but not listed (an error), or
+    /// listed but never called (a warning: an unintended distractor).
+    /// Plugins are spelt as the reference names its suites (`Messages` for
+    /// the message tools).
     ///
     /// ## Why
     /// Evaluation picks the tools it shows the model from these lists (in
@@ -42,10 +44,19 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let used_plugins: BTreeSet<&str> = called
         .iter()
         .filter_map(|name| sim::tool(name))
-        .map(|t| t.plugin.name())
+        .map(|t| suite_name(t.plugin))
         .collect();
     let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().map(String::as_str).collect();
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
+}
+
+/// The name `suites_used` must spell: the reference's suite names, which
+/// for the message plugin is "Messages" (evaluation looks suites up by it).
+pub fn suite_name(plugin: Plugin) -> &'static str {
+    match plugin {
+        Plugin::Message => "Messages",
+        other => other.name(),
+    }
 }
 
 fn compare(
@@ -78,7 +89,8 @@ fn compare(
                     extra.join(", ")
                 ),
             )
-            .at(Anchor::value(format!("/{field}"))),
+            .at(Anchor::value(format!("/{field}")))
+            .warning(),
         );
     }
 }
