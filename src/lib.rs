@@ -2,12 +2,14 @@
 //! of ToolTalk and API-Bank. See DESIGN.md in the shared folder for the
 //! layout and the command-line contract.
 
+pub mod apibank;
 pub mod cli;
 pub mod dataset;
 pub mod error;
 pub mod eval;
 pub mod fill;
 pub mod gen;
+pub mod grounding;
 pub mod lint;
 pub mod model;
 pub mod scaffold;

@@ -1,30 +1,89 @@
 //! `talkforge lint`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::Status;
+use crate::lint::output::{render, Format};
+use crate::lint::{lint_paths, rule, Config, InputFormat, Options, Rule};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Files or folders (searched for .json, and .jsonl for API-Bank).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    #[arg(long, default_value = "auto")]
-    pub input_format: String,
-    #[arg(long, default_value = "human")]
-    pub format: String,
+    /// How to read the input: by extension and content, or forced.
+    #[arg(long, value_enum, default_value_t)]
+    pub input_format: InputFormat,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Run only these rules (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     pub select: Vec<String>,
+    /// Skip these rules.
     #[arg(long, value_delimiter = ',')]
     pub ignore: Vec<String>,
-    #[arg(long)]
+    /// Print a rule's documentation and exit.
+    #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
-    #[arg(long, default_value = "databases")]
-    pub databases: PathBuf,
-    #[arg(skip)]
-    pub _format: Option<OutputFormat>,
+    /// Settings file (default: the nearest talkforge.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("lint")
+fn rules(names: &[String]) -> Result<Vec<&'static Rule>, Error> {
+    names
+        .iter()
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            rule(n).ok_or_else(|| {
+                Error::Usage(format!(
+                    "unknown lint rule `{n}` (`talkforge lint --explain RULE` knows: {})",
+                    crate::lint::all_rules()
+                        .iter()
+                        .map(|r| r.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Options from the command line and the settings file.
+pub fn options(args: &Args) -> Result<Options, Error> {
+    let config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::discover(&std::env::current_dir().unwrap_or_default())?,
+    };
+    Ok(Options {
+        input_format: args.input_format,
+        select: (!args.select.is_empty())
+            .then(|| rules(&args.select))
+            .transpose()?,
+        ignore: rules(&args.ignore)?,
+        config,
+    })
+}
+
+pub fn run(args: &Args) -> Result<Status, Error> {
+    if let Some(name) = &args.explain {
+        let rule = rules(std::slice::from_ref(name))?[0];
+        print!("{}", rule.explain());
+        return Ok(Status::Clean);
+    }
+    let options = options(args)?;
+    let report = lint_paths(&args.paths, &options)?;
+    let text = render(&report, &options.rules(), args.format);
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    if let Some((last, rest)) = report.errors.split_last() {
+        for error in rest {
+            eprintln!("error: {error}");
+        }
+        return Err(Error::Other(last.to_string()));
+    }
+    Ok(Status::from_findings(report.has_errors()))
 }

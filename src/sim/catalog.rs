@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::pyargs::py_eq;
 use super::world::ToolCtx;
 use super::TextSimilarity;
 use crate::model::GoldCall;
@@ -208,15 +209,52 @@ pub fn tool(name: &str) -> Option<&'static ToolSpec> {
 /// The reference's default comparator: same result, same exception, and
 /// every argument the gold call gives has the same value in the prediction.
 pub fn default_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
-    prediction.response == gold.response
+    py_eq(&prediction.response, &gold.response)
         && prediction.exception == gold.exception
         && gold_arguments_equal(prediction, gold)
 }
 
 /// Every argument of the gold call is present in the prediction with an equal value.
 pub fn gold_arguments_equal(prediction: &GoldCall, gold: &GoldCall) -> bool {
-    gold.request
-        .parameters
-        .iter()
-        .all(|(key, value)| prediction.request.parameters.get(key) == Some(value))
+    gold.request.parameters.iter().all(|(key, value)| {
+        prediction
+            .request
+            .parameters
+            .get(key)
+            .is_some_and(|p| py_eq(p, value))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Request;
+    use crate::sim::similarity::ExactText;
+    use serde_json::json;
+
+    fn call(params: Value, response: Value) -> GoldCall {
+        GoldCall {
+            request: Request {
+                api_name: "T".into(),
+                parameters: params.as_object().unwrap().clone(),
+            },
+            response,
+            exception: None,
+        }
+    }
+
+    #[test]
+    fn default_comparison_uses_python_equality() {
+        // Python: 1 == 1.0 == True, and dicts ignore key order.
+        let gold = call(json!({"n": 1, "s": "a"}), json!({"x": 1, "y": 2}));
+        let same = call(
+            json!({"n": 1.0, "s": "a", "extra": 0}),
+            json!({"y": 2, "x": true}),
+        );
+        assert!(default_matches(&same, &gold, &ExactText));
+        let other = call(json!({"n": "1", "s": "a"}), json!({"x": 1, "y": 2}));
+        assert!(!default_matches(&other, &gold, &ExactText));
+        let missing = call(json!({"s": "a"}), json!({"x": 1, "y": 2}));
+        assert!(!default_matches(&missing, &gold, &ExactText));
+    }
 }

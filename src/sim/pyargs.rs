@@ -315,3 +315,32 @@ mod python_value_tests {
         assert_eq!(py_split(" a\u{1f}b  c\t"), vec!["a", "b", "c"]);
     }
 }
+
+/// A value used as a key of a dict whose keys are all strings (Python's
+/// `key in d`, `d[key]`): the string, `None` for a hashable value that can
+/// never be such a key, and `unhashable type` for lists and dicts.
+pub fn dict_key(key: &Value) -> Result<Option<&str>, String> {
+    match key {
+        Value::String(k) => Ok(Some(k)),
+        Value::Array(_) | Value::Object(_) => Err(format!("unhashable type: '{}'", type_name(key))),
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod dict_key_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_strings_can_be_keys_and_containers_are_unhashable() {
+        assert_eq!(dict_key(&json!("a")), Ok(Some("a")));
+        assert_eq!(dict_key(&json!(1)), Ok(None));
+        assert_eq!(dict_key(&json!(null)), Ok(None));
+        assert_eq!(
+            dict_key(&json!([1])).unwrap_err(),
+            "unhashable type: 'list'"
+        );
+        assert_eq!(dict_key(&json!({})).unwrap_err(), "unhashable type: 'dict'");
+    }
+}

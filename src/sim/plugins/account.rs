@@ -1,7 +1,1110 @@
-//! The account plugin: not written yet.
+//! AccountTools: sign in and out, register, recover a password, change the
+//! account's details and look up other users.
+//!
+//! Database `Account`: `{username: {"username", "email", "phone", "name",
+//! "password", "session_token", ["verification_code"]}}`. A `null`
+//! session token means logged out. The world keeps the conversation's
+//! session: it hands the token to tools that need one and takes it from
+//! `UserLogin` and `RegisterUser`, dropping it after `LogoutUser` and
+//! `DeleteAccount`.
 
-use crate::sim::catalog::ToolSpec;
+use std::sync::LazyLock;
 
-pub const DESCRIPTION: &str = "";
+use regex::Regex;
+use serde_json::{json, Map, Value};
 
-pub static TOOLS: &[&ToolSpec] = &[];
+use crate::sim::catalog::{
+    default_matches, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
+};
+use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
+use crate::sim::pyrandom::PyRandom;
+use crate::sim::world::ToolCtx;
+
+pub const DESCRIPTION: &str =
+    "Manage the user's account: sign in and out, register, recover a password, change details and look up other users.";
+
+const DATABASE: &str = "Account";
+
+pub static TOOLS: &[&ToolSpec] = &[
+    &GET_ACCOUNT_INFORMATION,
+    &DELETE_ACCOUNT,
+    &USER_LOGIN,
+    &LOGOUT_USER,
+    &CHANGE_PASSWORD,
+    &REGISTER_USER,
+    &SEND_VERIFICATION_CODE,
+    &RESET_PASSWORD,
+    &QUERY_USER,
+    &UPDATE_ACCOUNT_INFORMATION,
+];
+
+const STATUS: FieldSpec = FieldSpec::new("status", "string", "\"success\" when it worked.");
+const SESSION_TOKEN: &str = "The new session's token, formatted xxxxxxxx-xxxx-xxxx.";
+
+/// What anyone may see of an account.
+const PUBLIC_FIELDS: &[FieldSpec] = &[
+    FieldSpec::new("username", "string", "The account's username."),
+    FieldSpec::new("email", "string", "The account's email address."),
+    FieldSpec::new("phone", "string", "The phone number, as xxx-xxx-xxxx."),
+    FieldSpec::new("name", "string", "The person's full name."),
+];
+
+const fn text(name: &'static str, description: &'static str, required: bool) -> ParamSpec {
+    ParamSpec::new(name, ParamType::String, description, required)
+}
+
+const fn email(name: &'static str, description: &'static str, required: bool) -> ParamSpec {
+    ParamSpec {
+        format: ValueFormat::Email,
+        ..text(name, description, required)
+    }
+}
+
+const fn phone(name: &'static str, description: &'static str, required: bool) -> ParamSpec {
+    ParamSpec {
+        format: ValueFormat::Phone,
+        ..text(name, description, required)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Helpers shared with the other plugins' session checks.
+
+/// `record[name]` on an account or item record, with Python's `KeyError`.
+pub(crate) fn field<'a>(record: &'a Value, name: &str) -> Result<&'a Value, String> {
+    record.get(name).ok_or_else(|| key_error(name))
+}
+
+/// The reference's `check_session_token(token)["username"]`: the username
+/// stored in the account that holds the token.
+pub(crate) fn session_username(ctx: &ToolCtx<'_>, token: &Value) -> Result<Value, String> {
+    let key = ctx.check_session_token(token)?;
+    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    field(record, "username").cloned()
+}
+
+/// `KeyError` for a lookup by a value (its repr, as Python prints it).
+pub(crate) fn key_error_for(key: &Value) -> String {
+    match key {
+        Value::String(k) => key_error(k),
+        other => repr(other),
+    }
+}
+
+/// A fresh session token: three draws, as the reference formats them.
+fn new_session_token(rng: &mut PyRandom) -> String {
+    format!(
+        "{:08x}-{:04x}-{:04x}",
+        rng.randint(0, 0xffff_ffff),
+        rng.randint(0, 0xffff),
+        rng.randint(0, 0xffff)
+    )
+}
+
+/// `re.match(pattern, value)` on a value Python expects to be a string.
+fn regex_match(pattern: &Regex, value: &Value) -> Result<bool, String> {
+    match value {
+        Value::String(s) => Ok(pattern.is_match(s)),
+        other => Err(format!(
+            "expected string or bytes-like object, got '{}'",
+            type_name(other)
+        )),
+    }
+}
+
+/// The reference's email check: word characters, digits, dots and hyphens
+/// around one `@`. Python's `$` also lets one trailing newline through.
+fn is_email(value: &Value) -> Result<bool, String> {
+    static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\A[\p{L}\p{N}_.\-]+@[\p{L}\p{N}_.\-]+\n?\z").expect("valid pattern")
+    });
+    regex_match(&EMAIL, value)
+}
+
+/// The reference's phone check: `ddd-ddd-dddd` (any Unicode decimal digits).
+fn is_phone(value: &Value) -> Result<bool, String> {
+    static PHONE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\A\d{3}-\d{3}-\d{4}\n?\z").expect("valid pattern"));
+    regex_match(&PHONE, value)
+}
+
+/// An account by a username the caller gave, if it exists.
+fn existing<'a>(ctx: &'a ToolCtx<'_>, username: &Value) -> Result<Option<&'a Value>, String> {
+    Ok(dict_key(username)?.and_then(|k| ctx.accounts().get(k)))
+}
+
+/// Set `record[name] = value` on the account stored under `key`.
+fn set_field(ctx: &mut ToolCtx<'_>, key: &str, name: &str, value: Value) {
+    if let Some(Value::Object(record)) = ctx.accounts_mut().get_mut(key) {
+        record.insert(name.to_string(), value);
+    }
+}
+
+/// Set a field on the account named by a record's `username` value, as the
+/// reference's `self.database[username][name] = value` does.
+fn set_field_by_username(
+    ctx: &mut ToolCtx<'_>,
+    username: &Value,
+    name: &str,
+    value: Value,
+) -> Result<(), String> {
+    let key = dict_key(username)?
+        .filter(|k| ctx.accounts().contains_key(*k))
+        .ok_or_else(|| key_error_for(username))?
+        .to_string();
+    set_field(ctx, &key, name, value);
+    Ok(())
+}
+
+/// What anyone may see of the account `record`, listed under `username`.
+fn public_info(username: Value, record: &Value) -> Result<Value, String> {
+    let email = field(record, "email")?.clone();
+    let phone = field(record, "phone")?.clone();
+    let name = field(record, "name")?.clone();
+    Ok(json!({"username": username, "email": email, "phone": phone, "name": name}))
+}
+
+// ---------------------------------------------------------------------------
+
+pub static GET_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
+    name: "GetAccountInformation",
+    plugin: Plugin::AccountTools,
+    description: "Shows the signed-in user's own account details.",
+    parameters: &[],
+    returns: &[FieldSpec {
+        fields: PUBLIC_FIELDS,
+        ..FieldSpec::new(
+            "user",
+            "object",
+            "The user's username, email, phone and name.",
+        )
+    }],
+    is_action: false,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: get_account_information,
+    matches: default_matches,
+};
+
+fn get_account_information(
+    ctx: &mut ToolCtx<'_>,
+    params: &Map<String, Value>,
+) -> Result<Value, String> {
+    let args = bind("GetAccountInformation", params, &["session_token"], &[])?;
+    let key = ctx.check_session_token(args.value("session_token"))?;
+    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let username = field(record, "username")?.clone();
+    Ok(json!({ "user": public_info(username, record)? }))
+}
+
+pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
+    name: "DeleteAccount",
+    plugin: Plugin::AccountTools,
+    description: "Permanently removes the signed-in user's account and ends the session; the password must be confirmed.",
+    parameters: &[text(
+        "password",
+        "The account's current password, as confirmation.",
+        true,
+    )],
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: delete_account,
+    matches: default_matches,
+};
+
+fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind("DeleteAccount", params, &["session_token", "password"], &[])?;
+    let key = ctx.check_session_token(args.value("session_token"))?;
+    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let username = field(record, "username")?.clone();
+    if !py_eq(field(record, "password")?, args.value("password")) {
+        return Err("The password is incorrect.".to_string());
+    }
+    let stored = dict_key(&username)?
+        .filter(|k| ctx.accounts().contains_key(*k))
+        .ok_or_else(|| key_error_for(&username))?
+        .to_string();
+    ctx.accounts_mut().shift_remove(&stored);
+    Ok(json!({"status": "success"}))
+}
+
+pub static USER_LOGIN: ToolSpec = ToolSpec {
+    name: "UserLogin",
+    plugin: Plugin::AccountTools,
+    description: "Signs a user in with username and password and starts a session.",
+    parameters: &[
+        text("username", "The account's username.", true),
+        text("password", "The account's password.", true),
+    ],
+    returns: &[FieldSpec::new("session_token", "string", SESSION_TOKEN)],
+    is_action: true,
+    requires_auth: false,
+    database: Some(DATABASE),
+    run: user_login,
+    matches: default_matches,
+};
+
+fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind("UserLogin", params, &["username", "password"], &[])?;
+    let username = args.value("username");
+    let record = existing(ctx, username)?.ok_or("The username does not exist.")?;
+    if !py_eq(field(record, "password")?, args.value("password")) {
+        return Err("The password is incorrect.".to_string());
+    }
+    if !field(record, "session_token")?.is_null() {
+        return Err("The user is already logged in.".to_string());
+    }
+    let key = display(username);
+    let token = new_session_token(ctx.rng);
+    set_field(ctx, &key, "session_token", json!(token));
+    Ok(json!({ "session_token": token }))
+}
+
+pub static LOGOUT_USER: ToolSpec = ToolSpec {
+    name: "LogoutUser",
+    plugin: Plugin::AccountTools,
+    description: "Signs the current user out and ends the session.",
+    parameters: &[],
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: logout_user,
+    matches: default_matches,
+};
+
+fn logout_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind("LogoutUser", params, &["session_token"], &[])?;
+    let key = ctx.check_session_token(args.value("session_token"))?;
+    set_field(ctx, &key, "session_token", Value::Null);
+    Ok(json!({"status": "success"}))
+}
+
+pub static CHANGE_PASSWORD: ToolSpec = ToolSpec {
+    name: "ChangePassword",
+    plugin: Plugin::AccountTools,
+    description: "Replaces the signed-in user's password; the current one must be given.",
+    parameters: &[
+        text("old_password", "The password in use now.", true),
+        text("new_password", "The password to use from now on.", true),
+    ],
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: change_password,
+    matches: default_matches,
+};
+
+fn change_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind(
+        "ChangePassword",
+        params,
+        &["session_token", "old_password", "new_password"],
+        &[],
+    )?;
+    let key = ctx.check_session_token(args.value("session_token"))?;
+    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    if !py_eq(field(record, "password")?, args.value("old_password")) {
+        return Err("The old password is incorrect.".to_string());
+    }
+    set_field(ctx, &key, "password", args.value("new_password").clone());
+    Ok(json!({"status": "success"}))
+}
+
+pub static REGISTER_USER: ToolSpec = ToolSpec {
+    name: "RegisterUser",
+    plugin: Plugin::AccountTools,
+    description: "Creates a new account and signs it in.",
+    parameters: &[
+        text(
+            "username",
+            "The username to register; it must be unused.",
+            true,
+        ),
+        text("password", "The password for the new account.", true),
+        email("email", "The account's email address.", true),
+        text("name", "The person's full name.", false),
+        phone("phone", "A phone number, as xxx-xxx-xxxx.", false),
+    ],
+    returns: &[
+        FieldSpec::new("session_token", "string", SESSION_TOKEN),
+        FieldSpec {
+            fields: PUBLIC_FIELDS,
+            ..FieldSpec::new("user", "object", "The new account's public details.")
+        },
+    ],
+    is_action: true,
+    requires_auth: false,
+    database: Some(DATABASE),
+    run: register_user,
+    matches: default_matches,
+};
+
+fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind(
+        "RegisterUser",
+        params,
+        &["username", "password", "email"],
+        &["name", "phone"],
+    )?;
+    let username = args.value("username");
+    if existing(ctx, username)?.is_some() {
+        return Err("The username already exists.".to_string());
+    }
+    let email = args.value("email");
+    if !is_email(email)? {
+        return Err("The email format is invalid.".to_string());
+    }
+    let phone = args.value("phone");
+    if !phone.is_null() && !is_phone(phone)? {
+        return Err("The phone number format is invalid.".to_string());
+    }
+    let name = args.value("name");
+    let token = new_session_token(ctx.rng);
+    let record = json!({
+        "username": username,
+        "password": args.value("password"),
+        "session_token": token,
+        "email": email,
+        "phone": phone,
+        "name": name,
+    });
+    ctx.accounts_mut().insert(display(username), record);
+    Ok(json!({
+        "session_token": token,
+        "user": {"username": username, "email": email, "phone": phone, "name": name},
+    }))
+}
+
+pub static SEND_VERIFICATION_CODE: ToolSpec = ToolSpec {
+    name: "SendVerificationCode",
+    plugin: Plugin::AccountTools,
+    description: "Starts a password reset: sends a six-digit code to the account's email address, which must be given and must match.",
+    parameters: &[
+        text("username", "The account's username.", true),
+        email("email", "The email address on the account.", true),
+    ],
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: false,
+    database: Some(DATABASE),
+    run: send_verification_code,
+    matches: default_matches,
+};
+
+fn send_verification_code(
+    ctx: &mut ToolCtx<'_>,
+    params: &Map<String, Value>,
+) -> Result<Value, String> {
+    let args = bind("SendVerificationCode", params, &["username", "email"], &[])?;
+    let username = args.value("username");
+    let record = existing(ctx, username)?.ok_or("The username does not exist.")?;
+    if !py_eq(field(record, "email")?, args.value("email")) {
+        return Err("The email is incorrect.".to_string());
+    }
+    let code = format!("{:06}", ctx.rng.randint(0, 999_999));
+    set_field(ctx, &display(username), "verification_code", json!(code));
+    Ok(json!({"status": "success"}))
+}
+
+pub static RESET_PASSWORD: ToolSpec = ToolSpec {
+    name: "ResetPassword",
+    plugin: Plugin::AccountTools,
+    description: "Sets a new password for an account using the code sent by SendVerificationCode.",
+    parameters: &[
+        text("username", "The account's username.", true),
+        text(
+            "verification_code",
+            "The six-digit code the user received.",
+            true,
+        ),
+        text("new_password", "The password to use from now on.", true),
+    ],
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: false,
+    database: Some(DATABASE),
+    run: reset_password,
+    matches: default_matches,
+};
+
+fn reset_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind(
+        "ResetPassword",
+        params,
+        &["username", "verification_code", "new_password"],
+        &[],
+    )?;
+    let username = args.value("username");
+    let record = existing(ctx, username)?.ok_or("The username does not exist.")?;
+    let code_matches = record
+        .get("verification_code")
+        .is_some_and(|code| py_eq(code, args.value("verification_code")));
+    if !code_matches {
+        return Err("The verification code is incorrect.".to_string());
+    }
+    set_field(
+        ctx,
+        &display(username),
+        "password",
+        args.value("new_password").clone(),
+    );
+    Ok(json!({"status": "success"}))
+}
+
+pub static QUERY_USER: ToolSpec = ToolSpec {
+    name: "QueryUser",
+    plugin: Plugin::AccountTools,
+    description: "Looks up users by username, or else by email address (several accounts may share one). At least one of the two is needed.",
+    parameters: &[
+        text(
+            "username",
+            "The username to look up; needed when no email is given.",
+            false,
+        ),
+        email(
+            "email",
+            "The email address to look up; needed when no username is given.",
+            false,
+        ),
+    ],
+    returns: &[FieldSpec {
+        fields: PUBLIC_FIELDS,
+        ..FieldSpec::new(
+            "users",
+            "array",
+            "The matching accounts' public details (empty when none match).",
+        )
+    }],
+    is_action: false,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: query_user,
+    matches: default_matches,
+};
+
+fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+    let args = bind(
+        "QueryUser",
+        params,
+        &["session_token"],
+        &["username", "email"],
+    )?;
+    ctx.check_session_token(args.value("session_token"))?;
+    let (username, email) = (args.get("username"), args.get("email"));
+    let users = match (username, email) {
+        (None, None) => {
+            return Err("You need to provide at least one of username and email.".to_string())
+        }
+        // A username wins; the email is then ignored.
+        (Some(username), _) => match existing(ctx, username)? {
+            Some(record) => vec![public_info(username.clone(), record)?],
+            None => vec![],
+        },
+        (None, Some(email)) => {
+            let mut users = Vec::new();
+            for (key, record) in ctx.accounts() {
+                if py_eq(field(record, "email")?, email) {
+                    users.push(public_info(json!(key), record)?);
+                }
+            }
+            users
+        }
+    };
+    Ok(json!({ "users": users }))
+}
+
+pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
+    name: "UpdateAccountInformation",
+    plugin: Plugin::AccountTools,
+    description: "Changes the signed-in user's email address, phone number or name; the password must be confirmed, and a new email or phone number must be among the changes.",
+    parameters: &[
+        text("password", "The account's password, as confirmation.", true),
+        email("new_email", "The email address to use instead.", false),
+        phone(
+            "new_phone_number",
+            "The phone number to use instead, as xxx-xxx-xxxx.",
+            false,
+        ),
+        text("new_name", "The name to use instead.", false),
+    ],
+    // The reference documents a `success` field but answers with `status`.
+    returns: &[STATUS],
+    is_action: true,
+    requires_auth: true,
+    database: Some(DATABASE),
+    run: update_account_information,
+    matches: default_matches,
+};
+
+fn update_account_information(
+    ctx: &mut ToolCtx<'_>,
+    params: &Map<String, Value>,
+) -> Result<Value, String> {
+    let args = bind(
+        "UpdateAccountInformation",
+        params,
+        &["session_token", "password"],
+        &["new_email", "new_phone_number", "new_name"],
+    )?;
+    let key = ctx.check_session_token(args.value("session_token"))?;
+    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let username = field(record, "username")?.clone();
+    if !py_eq(field(record, "password")?, args.value("password")) {
+        return Err("The password is incorrect.".to_string());
+    }
+    let (new_email, new_phone) = (args.get("new_email"), args.get("new_phone_number"));
+    if new_email.is_none() && new_phone.is_none() {
+        return Err(
+            "You need to provide at least one of new_email and new_phone_number.".to_string(),
+        );
+    }
+    // Each change is stored as soon as it is checked: a bad phone number
+    // leaves a new email in place, as in the reference.
+    if let Some(new_email) = new_email {
+        if !is_email(new_email)? {
+            return Err("The email is invalid.".to_string());
+        }
+        set_field_by_username(ctx, &username, "email", new_email.clone())?;
+    }
+    if let Some(new_phone) = new_phone {
+        if !is_phone(new_phone)? {
+            return Err("The phone number is invalid.".to_string());
+        }
+        set_field_by_username(ctx, &username, "phone", new_phone.clone())?;
+    }
+    if let Some(new_name) = args.get("new_name") {
+        set_field_by_username(ctx, &username, "name", new_name.clone())?;
+    }
+    Ok(json!({"status": "success"}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Conversation, Metadata, User};
+    use crate::sim::{Databases, World};
+
+    // python3: r = random.Random(489)
+    //   [f"{r.randint(0, 0xffffffff):08x}-{r.randint(0, 0xffff):04x}-{r.randint(0, 0xffff):04x}" for _ in range(2)]
+    const FIRST_TOKEN: &str = "e149636f-d9ca-0792";
+    const SECOND_TOKEN: &str = "5c5373e0-fa69-84c3";
+    // python3: r = random.Random(489); [f"{r.randint(0, 999999):06d}" for _ in range(2)]
+    const FIRST_CODE: &str = "984520";
+    const SECOND_CODE: &str = "968507";
+
+    fn databases() -> Databases {
+        let accounts = json!({
+            "ann": {"username": "ann", "email": "ann@x.com", "phone": "111-222-3333",
+                    "name": "Ann A", "password": "pw-ann", "session_token": null},
+            "bob": {"username": "bob", "email": "shared@x.com", "phone": "444-555-6666",
+                    "name": "Bob B", "password": "pw-bob", "session_token": null},
+            "cy": {"username": "cy", "email": "shared@x.com", "phone": "777-888-9999",
+                   "name": "Cy C", "password": "pw-cy", "session_token": "tok-cy"},
+        });
+        Databases::from_tables([("Account".to_string(), accounts.as_object().unwrap().clone())])
+    }
+
+    /// A world at 2023-09-10 12:00:00, logged in as `user` when given, with
+    /// `code` seeded as the user's verification code.
+    fn world(user: Option<&str>, code: Option<&str>) -> World {
+        let conversation = Conversation {
+            name: "t".into(),
+            conversation_id: "t".into(),
+            suites_used: vec![],
+            apis_used: vec![],
+            scenario: None,
+            user: User {
+                username: user.map(str::to_string),
+                session_token: user.map(|u| format!("tok-{u}")),
+                verification_code: code.map(str::to_string),
+                ..User::default()
+            },
+            metadata: Metadata {
+                timestamp: "2023-09-10 12:00:00".into(),
+                ..Metadata::default()
+            },
+            conversation: vec![],
+        };
+        World::for_conversation(&databases(), &conversation).unwrap()
+    }
+
+    fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
+        let e = w.execute(api, params.as_object().unwrap());
+        match e.exception {
+            Some(x) => Err(x),
+            None => Ok(e.response),
+        }
+    }
+
+    fn account(w: &World, user: &str) -> Value {
+        w.table("Account").unwrap()[user].clone()
+    }
+
+    #[test]
+    fn login_checks_in_order_then_opens_a_session() {
+        let mut w = world(None, None);
+        let cases = [
+            (
+                json!({"username": "zed", "password": "x"}),
+                "The username does not exist.",
+            ),
+            (
+                json!({"username": 5, "password": "x"}),
+                "The username does not exist.",
+            ),
+            (
+                json!({"username": ["ann"], "password": "x"}),
+                "unhashable type: 'list'",
+            ),
+            (
+                json!({"username": "ann", "password": "nope"}),
+                "The password is incorrect.",
+            ),
+            (
+                json!({"username": "cy", "password": "pw-cy"}),
+                "The user is already logged in.",
+            ),
+            (
+                json!({"username": "ann"}),
+                "UserLogin.call() missing 1 required positional argument: 'password'",
+            ),
+            (
+                json!({"username": "ann", "password": "pw-ann", "remember": true}),
+                "UserLogin.call() got an unexpected keyword argument 'remember'",
+            ),
+        ];
+        for (params, want) in cases {
+            assert_eq!(
+                call(&mut w, "UserLogin", params.clone()).unwrap_err(),
+                want,
+                "{params}"
+            );
+        }
+        let ok = call(
+            &mut w,
+            "UserLogin",
+            json!({"username": "ann", "password": "pw-ann"}),
+        );
+        assert_eq!(ok.unwrap(), json!({"session_token": FIRST_TOKEN}));
+        assert_eq!(account(&w, "ann")["session_token"], FIRST_TOKEN);
+        assert_eq!(w.session_token(), Some(FIRST_TOKEN));
+        // The world refuses a second login before the tool runs.
+        assert_eq!(
+            call(
+                &mut w,
+                "UserLogin",
+                json!({"username": "bob", "password": "pw-bob"})
+            )
+            .unwrap_err(),
+            "Only one user can be logged in at a time. Current user is ann."
+        );
+        // Log out and back in: the tool's stream goes on.
+        assert_eq!(
+            call(&mut w, "LogoutUser", json!({})).unwrap(),
+            json!({"status": "success"})
+        );
+        assert_eq!(account(&w, "ann")["session_token"], Value::Null);
+        assert_eq!(w.session_token(), None);
+        let again = call(
+            &mut w,
+            "UserLogin",
+            json!({"username": "ann", "password": "pw-ann"}),
+        );
+        assert_eq!(again.unwrap(), json!({"session_token": SECOND_TOKEN}));
+    }
+
+    #[test]
+    fn logout_needs_a_session_and_a_matching_account() {
+        let mut w = world(None, None);
+        assert_eq!(
+            call(&mut w, "LogoutUser", json!({})).unwrap_err(),
+            "User is not logged in"
+        );
+        let mut w = world(Some("ann"), None);
+        assert_eq!(
+            call(&mut w, "LogoutUser", json!({"everyone": true})).unwrap_err(),
+            "LogoutUser.call() got an unexpected keyword argument 'everyone'"
+        );
+        call(&mut w, "LogoutUser", json!({})).unwrap();
+        assert_eq!(
+            call(&mut w, "LogoutUser", json!({})).unwrap_err(),
+            "User is not logged in"
+        );
+    }
+
+    #[test]
+    fn register_user_checks_then_stores_the_account_in_field_order() {
+        let mut w = world(None, None);
+        let base = json!({"username": "dee", "password": "pw", "email": "dee@x.com"});
+        let with = |k: &str, v: Value| {
+            let mut p = base.clone();
+            p[k] = v;
+            p
+        };
+        let cases = [
+            (with("username", json!("ann")), "The username already exists."),
+            (with("username", json!({"a": 1})), "unhashable type: 'dict'"),
+            (with("email", json!("dee at x.com")), "The email format is invalid."),
+            (with("email", json!("a@b@c")), "The email format is invalid."),
+            (with("email", json!(7)), "expected string or bytes-like object, got 'int'"),
+            (with("phone", json!("5551234567")), "The phone number format is invalid."),
+            (with("phone", json!("555-123-45678")), "The phone number format is invalid."),
+            (with("phone", json!(5551234567u64)), "expected string or bytes-like object, got 'int'"),
+            (
+                json!({"username": "dee"}),
+                "RegisterUser.call() missing 2 required positional arguments: 'password' and 'email'",
+            ),
+        ];
+        for (params, want) in cases {
+            assert_eq!(
+                call(&mut w, "RegisterUser", params.clone()).unwrap_err(),
+                want,
+                "{params}"
+            );
+        }
+        // Failures drew nothing; a trailing newline passes Python's `$`.
+        let params = with("phone", json!("555-123-4567\n"));
+        let done = call(&mut w, "RegisterUser", params).unwrap();
+        assert_eq!(
+            done,
+            json!({"session_token": FIRST_TOKEN,
+                   "user": {"username": "dee", "email": "dee@x.com",
+                            "phone": "555-123-4567\n", "name": null}})
+        );
+        let stored = account(&w, "dee");
+        let keys: Vec<&str> = stored
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "username",
+                "password",
+                "session_token",
+                "email",
+                "phone",
+                "name"
+            ]
+        );
+        assert_eq!(stored["session_token"], FIRST_TOKEN);
+        assert_eq!(w.session_token(), Some(FIRST_TOKEN));
+        // The new account is last, in database order.
+        assert_eq!(
+            w.table("Account").unwrap().keys().next_back().unwrap(),
+            "dee"
+        );
+        assert_eq!(
+            call(&mut w, "RegisterUser", with("username", json!("eve"))).unwrap_err(),
+            "Only one user can be logged in at a time. Current user is dee."
+        );
+    }
+
+    #[test]
+    fn get_account_information_shows_public_fields() {
+        let mut w = world(Some("ann"), None);
+        assert_eq!(
+            call(&mut w, "GetAccountInformation", json!({})).unwrap(),
+            json!({"user": {"username": "ann", "email": "ann@x.com",
+                            "phone": "111-222-3333", "name": "Ann A"}})
+        );
+        let mut w = world(None, None);
+        assert_eq!(
+            call(&mut w, "GetAccountInformation", json!({})).unwrap_err(),
+            "User is not logged in"
+        );
+    }
+
+    #[test]
+    fn a_deleted_account_ends_the_session() {
+        let mut w = world(Some("ann"), None);
+        call(&mut w, "DeleteAccount", json!({"password": "pw-ann"})).unwrap();
+        // The world forgot the token, so later calls are refused before the tool runs.
+        assert_eq!(
+            call(&mut w, "GetAccountInformation", json!({})).unwrap_err(),
+            "User is not logged in"
+        );
+        assert_eq!(
+            call(
+                &mut w,
+                "UserLogin",
+                json!({"username": "ann", "password": "pw-ann"})
+            )
+            .unwrap_err(),
+            "The username does not exist."
+        );
+    }
+
+    #[test]
+    fn delete_account_confirms_the_password_then_removes_and_logs_out() {
+        let mut w = world(Some("ann"), None);
+        assert_eq!(
+            call(&mut w, "DeleteAccount", json!({"password": "wrong"})).unwrap_err(),
+            "The password is incorrect."
+        );
+        assert_eq!(
+            call(&mut w, "DeleteAccount", json!({})).unwrap_err(),
+            "DeleteAccount.call() missing 1 required positional argument: 'password'"
+        );
+        assert_eq!(
+            call(&mut w, "DeleteAccount", json!({"password": "pw-ann"})).unwrap(),
+            json!({"status": "success"})
+        );
+        assert!(!w.table("Account").unwrap().contains_key("ann"));
+        assert_eq!(w.session_token(), None);
+        let remaining: Vec<&String> = w.table("Account").unwrap().keys().collect();
+        assert_eq!(remaining, ["bob", "cy"]);
+    }
+
+    #[test]
+    fn change_password_checks_the_old_one() {
+        let mut w = world(Some("ann"), None);
+        assert_eq!(
+            call(
+                &mut w,
+                "ChangePassword",
+                json!({"old_password": "x", "new_password": "y"})
+            )
+            .unwrap_err(),
+            "The old password is incorrect."
+        );
+        assert_eq!(account(&w, "ann")["password"], "pw-ann");
+        assert_eq!(
+            call(
+                &mut w,
+                "ChangePassword",
+                json!({"old_password": "pw-ann", "new_password": "y"})
+            )
+            .unwrap(),
+            json!({"status": "success"})
+        );
+        assert_eq!(account(&w, "ann")["password"], "y");
+    }
+
+    #[test]
+    fn verification_codes_are_drawn_and_reset_the_password() {
+        let mut w = world(None, None);
+        let cases = [
+            (
+                json!({"username": "zed", "email": "x@x.com"}),
+                "The username does not exist.",
+            ),
+            (
+                json!({"username": "ann", "email": "other@x.com"}),
+                "The email is incorrect.",
+            ),
+            (
+                json!({"email": "x@x.com"}),
+                "SendVerificationCode.call() missing 1 required positional argument: 'username'",
+            ),
+        ];
+        for (params, want) in cases {
+            assert_eq!(
+                call(&mut w, "SendVerificationCode", params.clone()).unwrap_err(),
+                want,
+                "{params}"
+            );
+        }
+        let reset = |w: &mut World, user: &str, code: Value| {
+            call(
+                w,
+                "ResetPassword",
+                json!({"username": user, "verification_code": code, "new_password": "new"}),
+            )
+        };
+        // No code sent yet.
+        assert_eq!(
+            reset(&mut w, "ann", json!("000000")).unwrap_err(),
+            "The verification code is incorrect."
+        );
+        assert_eq!(
+            reset(&mut w, "zed", json!("000000")).unwrap_err(),
+            "The username does not exist."
+        );
+        let send = json!({"username": "ann", "email": "ann@x.com"});
+        assert_eq!(
+            call(&mut w, "SendVerificationCode", send.clone()).unwrap(),
+            json!({"status": "success"})
+        );
+        assert_eq!(account(&w, "ann")["verification_code"], FIRST_CODE);
+        // A second code replaces the first.
+        call(&mut w, "SendVerificationCode", send).unwrap();
+        assert_eq!(account(&w, "ann")["verification_code"], SECOND_CODE);
+        assert_eq!(
+            reset(&mut w, "ann", json!(FIRST_CODE)).unwrap_err(),
+            "The verification code is incorrect."
+        );
+        // A number is not the string Python stored.
+        assert_eq!(
+            reset(&mut w, "ann", json!(968507)).unwrap_err(),
+            "The verification code is incorrect."
+        );
+        assert_eq!(
+            reset(&mut w, "ann", json!(SECOND_CODE)).unwrap(),
+            json!({"status": "success"})
+        );
+        assert_eq!(account(&w, "ann")["password"], "new");
+        // A seeded code works without sending one.
+        let mut w = world(Some("bob"), Some("123456"));
+        assert_eq!(
+            reset(&mut w, "bob", json!("123456")).unwrap(),
+            json!({"status": "success"})
+        );
+    }
+
+    #[test]
+    fn query_user_by_username_or_by_email() {
+        let mut w = world(Some("ann"), None);
+        let bob = json!({"username": "bob", "email": "shared@x.com", "phone": "444-555-6666", "name": "Bob B"});
+        let cy = json!({"username": "cy", "email": "shared@x.com", "phone": "777-888-9999", "name": "Cy C"});
+        let cases = [
+            (json!({"username": "bob"}), json!({"users": [bob]})),
+            (
+                json!({"username": "bob", "email": "nobody@x.com"}),
+                json!({"users": [bob]}),
+            ),
+            (
+                json!({"username": "zed", "email": "shared@x.com"}),
+                json!({"users": []}),
+            ),
+            (
+                json!({"username": null, "email": "shared@x.com"}),
+                json!({"users": [bob, cy]}),
+            ),
+            (json!({"email": "nobody@x.com"}), json!({"users": []})),
+        ];
+        for (params, want) in cases {
+            assert_eq!(
+                call(&mut w, "QueryUser", params.clone()).unwrap(),
+                want,
+                "{params}"
+            );
+        }
+        assert_eq!(
+            call(&mut w, "QueryUser", json!({"username": null})).unwrap_err(),
+            "You need to provide at least one of username and email."
+        );
+        assert_eq!(
+            call(&mut w, "QueryUser", json!({"username": ["bob"]})).unwrap_err(),
+            "unhashable type: 'list'"
+        );
+        let mut w = world(None, None);
+        assert_eq!(
+            call(&mut w, "QueryUser", json!({"username": "bob"})).unwrap_err(),
+            "User is not logged in"
+        );
+    }
+
+    #[test]
+    fn update_account_information_checks_and_keeps_partial_changes() {
+        let mut w = world(Some("ann"), None);
+        let before = account(&w, "ann");
+        let cases = [
+            (
+                json!({"password": "no", "new_email": "a@b.c"}),
+                "The password is incorrect.",
+            ),
+            (
+                json!({"password": "pw-ann", "new_name": "Annie"}),
+                "You need to provide at least one of new_email and new_phone_number.",
+            ),
+            (
+                json!({"password": "pw-ann", "new_email": "a.b.c"}),
+                "The email is invalid.",
+            ),
+            (
+                json!({"password": "pw-ann", "new_phone_number": "12-345-6789"}),
+                "The phone number is invalid.",
+            ),
+            (
+                json!({"password": "pw-ann", "new_phone_number": 1}),
+                "expected string or bytes-like object, got 'int'",
+            ),
+        ];
+        for (params, want) in cases {
+            assert_eq!(
+                call(&mut w, "UpdateAccountInformation", params.clone()).unwrap_err(),
+                want,
+                "{params}"
+            );
+        }
+        assert_eq!(account(&w, "ann"), before);
+        // The new email is stored before the phone number is refused.
+        assert_eq!(
+            call(
+                &mut w,
+                "UpdateAccountInformation",
+                json!({"password": "pw-ann", "new_email": "new@x.com", "new_phone_number": "bad"})
+            )
+            .unwrap_err(),
+            "The phone number is invalid."
+        );
+        assert_eq!(account(&w, "ann")["email"], "new@x.com");
+        assert_eq!(
+            call(
+                &mut w,
+                "UpdateAccountInformation",
+                json!({"password": "pw-ann", "new_phone_number": "999-999-9999", "new_name": "Annie"})
+            )
+            .unwrap(),
+            json!({"status": "success"})
+        );
+        let ann = account(&w, "ann");
+        assert_eq!(
+            (ann["phone"].as_str(), ann["name"].as_str()),
+            (Some("999-999-9999"), Some("Annie"))
+        );
+    }
+
+    #[test]
+    fn specs_describe_the_reference_signature() {
+        assert_eq!(TOOLS.len(), 10);
+        let auth: Vec<&str> = TOOLS
+            .iter()
+            .filter(|t| t.requires_auth)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            auth,
+            [
+                "GetAccountInformation",
+                "DeleteAccount",
+                "LogoutUser",
+                "ChangePassword",
+                "QueryUser",
+                "UpdateAccountInformation"
+            ]
+        );
+        let queries: Vec<&str> = TOOLS
+            .iter()
+            .filter(|t| !t.is_action)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(queries, ["GetAccountInformation", "QueryUser"]);
+        assert!(TOOLS.iter().all(|t| t.database == Some("Account")));
+        let required = |t: &ToolSpec| -> Vec<&str> {
+            t.parameters
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| p.name)
+                .collect()
+        };
+        assert_eq!(required(&REGISTER_USER), ["username", "password", "email"]);
+        assert_eq!(required(&UPDATE_ACCOUNT_INFORMATION), ["password"]);
+        assert!(required(&QUERY_USER).is_empty());
+        assert_eq!(
+            REGISTER_USER.parameter("phone").unwrap().format,
+            ValueFormat::Phone
+        );
+        assert!(TOOLS
+            .iter()
+            .flat_map(|t| t.parameters)
+            .all(|p| !p.free_text));
+    }
+}

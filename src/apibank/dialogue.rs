@@ -1,0 +1,178 @@
+//! An API-Bank dialogue: a .jsonl file, one turn a line. A line is a user
+//! or AI utterance (`{"role": "User"|"AI", "text": ...}`) or an API call
+//! with its result (`{"role": "API", "api_name", "param_dict", "result"}`).
+//!
+//! Reading fails only on what cannot be read at all (not UTF-8, a line that
+//! is not JSON); a line of the wrong shape is kept, for the linter's
+//! `schema` rule to report.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::dataset::read::{json_error, read_text};
+use crate::{Error, Result};
+
+/// One non-blank line of the file.
+#[derive(Debug, Clone)]
+pub struct DialogueLine {
+    /// 0-based line position in the file.
+    pub position: usize,
+    /// Byte offset of the line's start in the file.
+    pub offset: usize,
+    pub value: Value,
+}
+
+/// What a line says, when it has a recognisable shape.
+#[derive(Debug, Clone, Copy)]
+pub enum LineKind<'a> {
+    User(&'a str),
+    Ai(&'a str),
+    Api(ApiCall<'a>),
+}
+
+/// An API line's call and result.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiCall<'a> {
+    pub api_name: &'a str,
+    /// The arguments as the model wrote them.
+    pub param_dict: &'a Map<String, Value>,
+    /// The arguments after type conversion, when the result records them.
+    pub input: Option<&'a Map<String, Value>>,
+    /// The API's output (null when it raised).
+    pub output: Option<&'a Value>,
+    pub exception: Option<&'a str>,
+}
+
+impl DialogueLine {
+    pub fn role(&self) -> Option<&str> {
+        self.value.get("role").and_then(Value::as_str)
+    }
+
+    /// The line's meaning, or None when its shape is wrong.
+    pub fn kind(&self) -> Option<LineKind<'_>> {
+        let text = || self.value.get("text").and_then(Value::as_str);
+        match self.role()? {
+            "User" => text().map(LineKind::User),
+            "AI" => text().map(LineKind::Ai),
+            "API" => {
+                let api_name = self.value.get("api_name")?.as_str()?;
+                let param_dict = self.value.get("param_dict")?.as_object()?;
+                let result = self.value.get("result").and_then(Value::as_object);
+                let field = |name: &str| result.and_then(|r| r.get(name));
+                Some(LineKind::Api(ApiCall {
+                    api_name,
+                    param_dict,
+                    input: field("input").and_then(Value::as_object),
+                    output: field("output").filter(|v| !v.is_null()),
+                    exception: field("exception").and_then(Value::as_str),
+                }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A whole dialogue file.
+#[derive(Debug, Clone)]
+pub struct Dialogue {
+    pub path: PathBuf,
+    pub text: String,
+    pub lines: Vec<DialogueLine>,
+}
+
+impl Dialogue {
+    /// Read a .jsonl dialogue; every non-blank line must be JSON.
+    pub fn load(path: &Path) -> Result<Dialogue> {
+        let text = read_text(path)?;
+        Dialogue::parse(path, text)
+    }
+
+    pub fn parse(path: &Path, text: String) -> Result<Dialogue> {
+        let mut lines = Vec::new();
+        let mut offset = 0;
+        for (position, line) in text.split('\n').enumerate() {
+            let start = offset;
+            offset += line.len() + 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(line).map_err(|e| {
+                let err = json_error(path, &e);
+                match err {
+                    Error::Syntax {
+                        column, message, ..
+                    } => Error::syntax(path, position + 1, column, message),
+                    other => other,
+                }
+            })?;
+            lines.push(DialogueLine {
+                position,
+                offset: start,
+                value,
+            });
+        }
+        Ok(Dialogue {
+            path: path.to_path_buf(),
+            text,
+            lines,
+        })
+    }
+
+    /// The text of one line (without its newline).
+    pub fn line_text(&self, line: &DialogueLine) -> &str {
+        let rest = &self.text[line.offset..];
+        rest.split('\n').next().unwrap_or(rest)
+    }
+
+    /// API lines with their 0-based index among the file's API lines.
+    pub fn api_lines(&self) -> impl Iterator<Item = (usize, &DialogueLine)> {
+        self.lines
+            .iter()
+            .filter(|l| l.role() == Some("API"))
+            .enumerate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lines_and_kinds() {
+        let text = concat!(
+            "{\"role\": \"User\", \"text\": \"hi\"}\n",
+            "\n",
+            "{\"role\": \"API\", \"api_name\": \"GetToday\", \"param_dict\": {}, ",
+            "\"result\": {\"input\": {}, \"output\": \"2023-03-01\", \"exception\": null}}\n",
+            "{\"role\": \"AI\", \"text\": \"ok\"}\n"
+        );
+        let d = Dialogue::parse(Path::new("d.jsonl"), text.to_string()).unwrap();
+        assert_eq!(d.lines.len(), 3);
+        assert_eq!(d.lines[1].position, 2);
+        assert!(matches!(d.lines[0].kind(), Some(LineKind::User("hi"))));
+        let Some(LineKind::Api(call)) = d.lines[1].kind() else {
+            panic!("not an API line")
+        };
+        assert_eq!(call.api_name, "GetToday");
+        assert_eq!(call.output, Some(&Value::from("2023-03-01")));
+        assert_eq!(d.api_lines().count(), 1);
+        assert!(d.line_text(&d.lines[2]).starts_with("{\"role\": \"AI\""));
+    }
+
+    #[test]
+    fn a_broken_line_names_its_line_and_column() {
+        let text = "{\"role\": \"User\", \"text\": \"hi\"}\n{\"role\": oops}\n".to_string();
+        let err = Dialogue::parse(Path::new("d.jsonl"), text).unwrap_err();
+        let Error::Syntax { line, column, .. } = err else {
+            panic!("{err}")
+        };
+        assert_eq!((line, column), (2, 10));
+    }
+
+    #[test]
+    fn a_wrong_shape_is_kept_for_the_linter() {
+        let d = Dialogue::parse(Path::new("d.jsonl"), "{\"role\": \"Bot\"}\n".into()).unwrap();
+        assert!(d.lines[0].kind().is_none());
+    }
+}

@@ -1,0 +1,227 @@
+//! Text normalisation for grounding: lower case, words split on anything
+//! that is not a letter or digit, numbers spelled out read as numbers.
+
+/// A word of a text and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Word<'a> {
+    pub text: &'a str,
+    /// Byte range in the original text.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The words of `text`: maximal runs of letters and digits.
+pub fn words(text: &str) -> Vec<Word<'_>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            out.push(Word {
+                text: &text[s..i],
+                start: s,
+                end: i,
+            });
+        }
+    }
+    if let Some(s) = start {
+        out.push(Word {
+            text: &text[s..],
+            start: s,
+            end: text.len(),
+        });
+    }
+    out
+}
+
+/// Lower-cased words, joined by single spaces.
+pub fn normalized(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for w in words(text) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(w.text.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+/// Lower-cased words run together (`"John Smith"` -> `"johnsmith"`), for
+/// values written without the spaces or punctuation of the text.
+pub fn compact(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A crude stem so that "meetings" finds "meeting".
+pub fn stem(word: &str) -> &str {
+    if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
+        &word[..word.len() - 1]
+    } else {
+        word
+    }
+}
+
+/// Words that carry no content: a value is not unreachable because the
+/// text lacks its "the" or "with".
+pub fn is_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "of"
+            | "to"
+            | "for"
+            | "in"
+            | "on"
+            | "at"
+            | "and"
+            | "or"
+            | "with"
+            | "my"
+            | "your"
+            | "our"
+            | "their"
+            | "his"
+            | "her"
+            | "is"
+            | "be"
+            | "by"
+            | "from"
+            | "about"
+            | "s"
+    )
+}
+
+/// The value of a number word ("seven", "twenty"), if it is one.
+pub fn number_word(word: &str) -> Option<i64> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    if let Some(i) = UNITS.iter().position(|u| *u == word) {
+        return Some(i as i64);
+    }
+    if let Some(i) = TENS.iter().position(|t| *t == word) {
+        return Some(20 + 10 * i as i64);
+    }
+    match word {
+        "a" | "an" | "single" | "once" => Some(1),
+        "couple" | "twice" | "pair" => Some(2),
+        "dozen" => Some(12),
+        "hundred" => Some(100),
+        _ => None,
+    }
+}
+
+/// Numbers written in a text, as digits ("1,200", "3.5") or words
+/// ("twenty five").
+pub fn numbers(text: &str) -> Vec<f64> {
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    let ws = words(&lower);
+    let mut i = 0;
+    while i < ws.len() {
+        let w = ws[i].text;
+        if w.bytes().all(|b| b.is_ascii_digit()) {
+            // Glue "1,200" and "3.5" back together.
+            let mut end = ws[i].end;
+            let mut j = i;
+            while j + 1 < ws.len()
+                && ws[j + 1].start == end + 1
+                && matches!(&lower[end..end + 1], "," | ".")
+                && ws[j + 1].text.bytes().all(|b| b.is_ascii_digit())
+            {
+                j += 1;
+                end = ws[j].end;
+            }
+            let raw: String = lower[ws[i].start..end].replace(',', "");
+            if let Ok(n) = raw.parse::<f64>() {
+                out.push(n);
+            }
+            // The pieces count too ("3.5" also says 3 and 5).
+            for piece in &ws[i..=j] {
+                if let Ok(n) = piece.text.parse::<f64>() {
+                    out.push(n);
+                }
+            }
+            i = j + 1;
+            continue;
+        }
+        if let Some(n) = number_word(w) {
+            if (20..100).contains(&n) && n % 10 == 0 {
+                if let Some(unit) = ws.get(i + 1).and_then(|w| number_word(w.text)) {
+                    if (1..10).contains(&unit) && ws[i + 1].text != "a" && ws[i + 1].text != "an" {
+                        out.push((n + unit) as f64);
+                    }
+                }
+            }
+            out.push(n as f64);
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_punctuation_and_keep_offsets() {
+        let ws = words("Hi, j.hester@gahoo.com!");
+        let texts: Vec<_> = ws.iter().map(|w| w.text).collect();
+        assert_eq!(texts, ["Hi", "j", "hester", "gahoo", "com"]);
+        assert_eq!((ws[1].start, ws[1].end), (4, 5));
+    }
+
+    #[test]
+    fn normalized_and_compact_forms() {
+        assert_eq!(
+            normalized("  Client   MEETING, today! "),
+            "client meeting today"
+        );
+        assert_eq!(compact("708-340-0190"), "7083400190");
+        assert_eq!(normalized("Café Zoë"), "café zoë");
+    }
+
+    #[test]
+    fn numbers_in_digits_and_words() {
+        assert_eq!(numbers("pay 1,200 dollars"), [1200.0, 1.0, 200.0]);
+        assert_eq!(numbers("3.5 hours"), [3.5, 3.0, 5.0]);
+        assert_eq!(numbers("twenty five people"), [25.0, 20.0, 5.0]);
+        assert_eq!(numbers("two adults and a child"), [2.0, 1.0]);
+        assert!(numbers("no numbers here").is_empty());
+    }
+
+    #[test]
+    fn stems_plurals_only() {
+        assert_eq!(stem("meetings"), "meeting");
+        assert_eq!(stem("class"), "class");
+        assert_eq!(stem("bus"), "bus");
+    }
+}

@@ -1,0 +1,272 @@
+//! Running the rules: files in parallel (rayon), findings placed at their
+//! line and column, reported in file order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::config::Config;
+use super::document::{Document, InputFormat};
+use super::locate::locate;
+use super::registry::{all_rules, Check, FileIds, FileInput, Rule, Severity};
+use super::view::View;
+use super::{Diagnostic, Finding, Snippet};
+use crate::dataset::read::line_column;
+use crate::{Error, Result};
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub input_format: InputFormat,
+    /// Rules named on the command line (None: the config's, else all).
+    pub select: Option<Vec<&'static Rule>>,
+    pub ignore: Vec<&'static Rule>,
+    pub config: Config,
+}
+
+impl Options {
+    /// The rules that run, in registry order.
+    pub fn rules(&self) -> Vec<&'static Rule> {
+        let selected = self.select.as_ref().or(self.config.select.as_ref());
+        all_rules()
+            .iter()
+            .copied()
+            .filter(|r| selected.is_none_or(|s| s.iter().any(|x| x.name == r.name)))
+            .filter(|r| !self.ignore.iter().any(|x| x.name == r.name))
+            .filter(|r| !self.config.ignore.iter().any(|x| x.name == r.name))
+            .collect()
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Files read (not counting those that could not be).
+    pub files: usize,
+    pub findings: Vec<Finding>,
+    /// Files that could not be read (exit 2).
+    pub errors: Vec<Error>,
+}
+
+impl Report {
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// Findings per rule, for summaries.
+    pub fn counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for f in &self.findings {
+            *counts.entry(f.rule).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// Lint the files under `paths`.
+pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
+    let files = crate::dataset::discover(paths, options.input_format.extensions())?;
+    Ok(lint_files(&files, options))
+}
+
+struct FileOutcome {
+    findings: Vec<Finding>,
+    ids: Option<FileIds>,
+    error: Option<Error>,
+}
+
+/// Lint these files.
+pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
+    let rules = options.rules();
+    let outcomes: Vec<FileOutcome> = files
+        .par_iter()
+        .enumerate()
+        .map(|(i, path)| lint_one(i, path, &rules, options))
+        .collect();
+    let mut report = Report::default();
+    let mut ids = Vec::new();
+    let mut per_file: Vec<Vec<Finding>> = Vec::with_capacity(files.len());
+    for outcome in outcomes {
+        match outcome.error {
+            Some(e) => report.errors.push(e),
+            None => report.files += 1,
+        }
+        ids.extend(outcome.ids);
+        per_file.push(outcome.findings);
+    }
+    for rule in &rules {
+        let Check::Dataset(check) = rule.check else {
+            continue;
+        };
+        for (file, diagnostic) in check(&ids) {
+            let path = &files[file];
+            if options.config.ignores(path, rule.name) {
+                continue;
+            }
+            // Cross-file findings are rare: read the file again to place them.
+            let Ok(document) = Document::load(path, options.input_format) else {
+                continue;
+            };
+            per_file[file].push(place(&document, rule, diagnostic, &options.config));
+        }
+    }
+    for (file, mut findings) in per_file.into_iter().enumerate() {
+        sort(&mut findings);
+        let _ = file;
+        report.findings.extend(findings);
+    }
+    report
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (a.line.unwrap_or(0), a.column.unwrap_or(0), a.rule).cmp(&(
+            b.line.unwrap_or(0),
+            b.column.unwrap_or(0),
+            b.rule,
+        ))
+    });
+}
+
+fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Options) -> FileOutcome {
+    let document = match Document::load(path, options.input_format) {
+        Ok(d) => d,
+        Err(error) => {
+            return FileOutcome {
+                findings: Vec::new(),
+                ids: None,
+                error: Some(error),
+            }
+        }
+    };
+    let view = View::of(&document);
+    let input = FileInput {
+        document: &document,
+        view: view.as_ref(),
+    };
+    let mut findings = Vec::new();
+    let mut diagnostics = Vec::new();
+    for rule in rules {
+        let Check::File(check) = rule.check else {
+            continue;
+        };
+        if options.config.ignores(path, rule.name) {
+            continue;
+        }
+        diagnostics.clear();
+        check(&input, &mut diagnostics);
+        for d in diagnostics.drain(..) {
+            findings.push(place(&document, rule, d, &options.config));
+        }
+    }
+    FileOutcome {
+        findings,
+        ids: Some(file_ids(index, &document)),
+        error: None,
+    }
+}
+
+fn file_ids(index: usize, document: &Document) -> FileIds {
+    let mut ids = Vec::new();
+    if let Document::ToolTalk(file) = document {
+        for field in ["conversation_id", "name"] {
+            if let Some(value) = file.value.get(field).and_then(|v| v.as_str()) {
+                ids.push((field, value.to_owned(), format!("/{field}")));
+            }
+        }
+    }
+    FileIds {
+        file: index,
+        path: document.path().display().to_string(),
+        ids,
+    }
+}
+
+/// Turn a diagnostic into a finding at its line and column.
+fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Finding {
+    let severity = config
+        .severity_of(rule)
+        .or(d.severity)
+        .unwrap_or(rule.severity);
+    let text = document.text();
+    let mut position = d.place.map(|(line, column)| {
+        let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+        (line, column, line_text.to_owned(), 1)
+    });
+    if let Some(anchor) = &d.at {
+        position = position.or_else(|| anchor_position(document, anchor));
+    }
+    let (line, column, snippet) = match position {
+        Some((line, column, text, width)) => (
+            Some(line),
+            Some(column),
+            Some(Snippet {
+                text: text.trim_end_matches('\r').to_owned(),
+                width,
+            }),
+        ),
+        None => (None, None, None),
+    };
+    Finding {
+        file: document.path().display().to_string(),
+        rule: rule.name,
+        severity,
+        message: d.message,
+        turn: d.turn,
+        call: d.call,
+        argument: d.argument,
+        line,
+        column,
+        help: d.help,
+        snippet,
+    }
+}
+
+/// (line, column, the line's text, underline width) of an anchor.
+fn anchor_position(
+    document: &Document,
+    anchor: &super::Anchor,
+) -> Option<(usize, usize, String, usize)> {
+    let text = document.text();
+    let (scope, scope_start) = match (anchor.line, document) {
+        (Some(position), Document::ApiBank(dialogue)) => {
+            let line = dialogue.lines.iter().find(|l| l.position == position)?;
+            (dialogue.line_text(line), line.offset)
+        }
+        _ => (text, 0),
+    };
+    // Fall back to the nearest enclosing value that exists.
+    let mut pointer = anchor.pointer.as_str();
+    let located = loop {
+        if let Some(found) = locate(scope, pointer) {
+            break found;
+        }
+        match pointer.rfind('/') {
+            Some(cut) => pointer = &pointer[..cut],
+            None => return None,
+        }
+    };
+    let exact = pointer.len() == anchor.pointer.len();
+    let (start, len) = match (anchor.key && exact, located.key) {
+        (true, Some(key)) => (key, scope[key..].find(':').unwrap_or(1)),
+        _ => (located.value, located.len),
+    };
+    let offset = scope_start + start;
+    let (line, column) = line_column(text, offset);
+    let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
+    let line_text = &text[line_start..line_end];
+    let width = text[offset..(offset + len).min(line_end)]
+        .chars()
+        .count()
+        .max(1);
+    Some((line, column, line_text.to_owned(), width))
+}

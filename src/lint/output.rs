@@ -1,0 +1,306 @@
+//! The four ways to print a report: human (rustc/ruff style), JSON (the
+//! contract in DESIGN.md), SARIF 2.1.0 (GitHub code scanning) and GitHub
+//! workflow annotations.
+
+use std::fmt::Write;
+
+use serde_json::{json, Value};
+
+use super::engine::Report;
+use super::registry::{Rule, Severity};
+use super::Finding;
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    #[default]
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+pub fn render(report: &Report, rules: &[&'static Rule], format: Format) -> String {
+    match format {
+        Format::Human => human(report),
+        Format::Json => pretty(&json_report(report)),
+        Format::Sarif => pretty(&sarif(report, rules)),
+        Format::Github => github(report),
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+    text.push('\n');
+    text
+}
+
+/// The widest piece of a source line shown around the underlined part.
+const CONTEXT: usize = 60;
+
+pub fn human(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        finding_human(f, &mut out);
+    }
+    let errors = report.count(Severity::Error);
+    let warnings = report.count(Severity::Warning);
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "All checks passed ({} files).", report.files);
+    } else {
+        let files_with: std::collections::BTreeSet<&str> =
+            report.findings.iter().map(|f| f.file.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "Found {} and {} in {} of {} files.",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            files_with.len(),
+            report.files
+        );
+    }
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn finding_human(f: &Finding, out: &mut String) {
+    let place = match (f.line, f.column) {
+        (Some(l), Some(c)) => format!("{}:{l}:{c}", f.file),
+        _ => f.file.clone(),
+    };
+    let _ = writeln!(out, "{place}: {}[{}] {}", f.severity, f.rule, f.message);
+    if let (Some(snippet), Some(line), Some(column)) = (&f.snippet, f.line, f.column) {
+        let number = line.to_string();
+        let pad = " ".repeat(number.len());
+        let (shown, caret_at) = window(&snippet.text, column - 1, snippet.width);
+        let _ = writeln!(out, "{pad} |");
+        let _ = writeln!(out, "{number} | {shown}");
+        let _ = writeln!(
+            out,
+            "{pad} | {}{}",
+            " ".repeat(caret_at),
+            "^".repeat(snippet.width.clamp(1, CONTEXT))
+        );
+        if let Some(help) = &f.help {
+            let _ = writeln!(out, "{pad} = help: {help}");
+        }
+    } else if let Some(help) = &f.help {
+        let _ = writeln!(out, "  = help: {help}");
+    }
+    out.push('\n');
+}
+
+/// A long line cut down to the part around `column` (0-based chars): the
+/// text to show and where the underline starts in it.
+fn window(line: &str, column: usize, width: usize) -> (String, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= 2 * CONTEXT + width.min(CONTEXT) {
+        return (line.to_owned(), column);
+    }
+    let start = column.saturating_sub(CONTEXT / 2);
+    let end = (column + width.min(CONTEXT) + CONTEXT / 2).min(chars.len());
+    let mut shown = String::new();
+    let mut caret = column - start;
+    if start > 0 {
+        shown.push('…');
+        caret += 1;
+    }
+    shown.extend(&chars[start..end]);
+    if end < chars.len() {
+        shown.push('…');
+    }
+    (shown, caret)
+}
+
+/// The JSON contract: `{"files", "findings": [...]}` plus per-rule counts.
+pub fn json_report(report: &Report) -> Value {
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            json!({
+                "file": f.file,
+                "rule": f.rule,
+                "severity": f.severity.name(),
+                "message": f.message,
+                "turn": f.turn,
+                "call": f.call,
+                "argument": f.argument,
+                "line": f.line,
+                "column": f.column,
+                "help": f.help,
+            })
+        })
+        .collect();
+    json!({
+        "files": report.files,
+        "findings": findings,
+        "counts": report.counts(),
+        "errors": report.count(Severity::Error),
+        "warnings": report.count(Severity::Warning),
+    })
+}
+
+/// SARIF 2.1.0 as GitHub code scanning reads it.
+pub fn sarif(report: &Report, rules: &[&'static Rule]) -> Value {
+    let level = |s: Severity| match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let descriptors: Vec<Value> = rules
+        .iter()
+        .map(|r| {
+            let doc = r.explain();
+            json!({
+                "id": r.name,
+                "name": r.name,
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": first_paragraph(&doc)},
+                "help": {"text": doc, "markdown": doc},
+                "defaultConfiguration": {"level": level(r.severity)},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let mut region = json!({"startLine": f.line.unwrap_or(1)});
+            if let Some(c) = f.column {
+                region["startColumn"] = json!(c);
+                if let Some(s) = &f.snippet {
+                    region["endColumn"] = json!(c + s.width);
+                }
+            }
+            let mut result = json!({
+                "ruleId": f.rule,
+                "level": level(f.severity),
+                "message": {"text": match &f.help {
+                    Some(h) => format!("{}\n{h}", f.message),
+                    None => f.message.clone(),
+                }},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&f.file)},
+                        "region": region,
+                    }
+                }],
+            });
+            if let Some(index) = rules.iter().position(|r| r.name == f.rule) {
+                result["ruleIndex"] = json!(index);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "talkforge",
+                "informationUri": "https://github.com/talkforge/talkforge",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": descriptors,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+fn first_paragraph(doc: &str) -> String {
+    doc.lines()
+        .skip_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A relative, forward-slash URI for a file path.
+fn uri(file: &str) -> String {
+    let path = file.replace('\\', "/");
+    let path = path.trim_start_matches("./");
+    path.split('/')
+        .map(|segment| {
+            segment
+                .chars()
+                .map(|c| match c {
+                    ' ' => "%20".to_owned(),
+                    '%' => "%25".to_owned(),
+                    '#' => "%23".to_owned(),
+                    '?' => "%3F".to_owned(),
+                    c => c.to_string(),
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// GitHub workflow commands, one line per finding.
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut props = format!("file={}", escape_property(&f.file));
+        if let Some(l) = f.line {
+            let _ = write!(props, ",line={l}");
+        }
+        if let Some(c) = f.column {
+            let _ = write!(props, ",col={c}");
+        }
+        let _ = write!(props, ",title={}", escape_property(f.rule));
+        let message = match &f.help {
+            Some(h) => format!("{}\n{h}", f.message),
+            None => f.message.clone(),
+        };
+        let _ = writeln!(out, "::{command} {props}::{}", escape_data(&message));
+    }
+    out
+}
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(200), "b".repeat(200));
+        let (shown, caret) = window(&line, 200, 1);
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(caret), Some('X'));
+        let (shown, caret) = window("short X", 6, 1);
+        assert_eq!((shown.as_str(), caret), ("short X", 6));
+    }
+
+    #[test]
+    fn github_escaping() {
+        assert_eq!(escape_data("50%\nnext"), "50%25%0Anext");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn uris_are_relative_and_escaped() {
+        assert_eq!(uri("./a b/c#1.json"), "a%20b/c%231.json");
+        assert_eq!(uri("..\\shared\\x.json"), "../shared/x.json");
+    }
+}

@@ -1,0 +1,44 @@
+use std::collections::HashMap;
+
+use crate::lint::registry::{Check, FileIds};
+use crate::lint::{Anchor, Diagnostic};
+
+crate::declare_rule! {
+    /// Finds a `conversation_id` or a `name` that two conversation files in
+    /// the same run both claim. Every file after the first that claims it is
+    /// reported, naming the first.
+    ///
+    /// ## Why
+    /// Reports, caches and predictions are keyed by these identifiers. Two
+    /// conversations with one id overwrite each other's results, usually
+    /// because a file was copied as a template and not given a new id.
+    ///
+    /// ## Example
+    /// `easy/AddAlarm.json` and `hard/Alarm-Morning.json` both have
+    /// `"conversation_id": "de6eb33d-0ea2-468e-bd84-ebf4ea3827c8"`.
+    name: "duplicate-id",
+    severity: Error,
+    summary: "a conversation_id or name is used by two files",
+    check: Check::Dataset(check),
+}
+
+fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
+    let mut first: HashMap<(&str, &str), &str> = HashMap::new();
+    let mut out = Vec::new();
+    for file in files {
+        for (field, value, pointer) in &file.ids {
+            match first.get(&(*field, value.as_str())) {
+                Some(other) if *other != file.path => out.push((
+                    file.file,
+                    Diagnostic::new(NAME, format!("`{field}` {value:?} is also used by {other}"))
+                        .at(Anchor::value(pointer.clone())),
+                )),
+                Some(_) => {}
+                None => {
+                    first.insert((*field, value.as_str()), file.path.as_str());
+                }
+            }
+        }
+    }
+    out
+}

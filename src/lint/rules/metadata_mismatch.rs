@@ -1,0 +1,96 @@
+use std::collections::BTreeSet;
+
+use crate::lint::document::Document;
+use crate::lint::registry::{Check, FileInput};
+use crate::lint::{Anchor, Diagnostic};
+use crate::sim::{self, Plugin};
+
+crate::declare_rule! {
+    /// Finds conversations whose `apis_used` or `suites_used` disagree with
+    /// the gold calls: a tool or plugin called but not listed (an error), or
+    /// listed but never called (a warning: an unintended distractor).
+    /// Plugins are spelt as the reference names its suites (`Messages` for
+    /// the message tools).
+    ///
+    /// ## Why
+    /// Evaluation picks the tools it shows the model from these lists (in
+    /// ToolTalk's "suite" and "exact" modes) and statistics count by them. A
+    /// tool missing from `apis_used` is hidden from the model that needs it;
+    /// an extra one is a distractor nobody intended.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"apis_used": ["AddAlarm"], "suites_used": ["Alarm"], ...}
+    /// ```
+    /// while a gold call uses `FindAlarms`: `apis_used` misses it.
+    name: "metadata-mismatch",
+    severity: Error,
+    summary: "apis_used/suites_used differ from the tools the gold calls use",
+    check: Check::File(check),
+}
+
+fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
+    let Document::ToolTalk(file) = input.document else {
+        return;
+    };
+    let Some(conv) = &file.typed else { return };
+    let called: BTreeSet<&str> = conv
+        .gold_calls()
+        .map(|(_, _, c)| c.request.api_name.as_str())
+        .collect();
+    let listed: BTreeSet<&str> = conv.apis_used.iter().map(String::as_str).collect();
+    compare("apis_used", "tool", &listed, &called, out);
+
+    let used_plugins: BTreeSet<&str> = called
+        .iter()
+        .filter_map(|name| sim::tool(name))
+        .map(|t| suite_name(t.plugin))
+        .collect();
+    let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().map(String::as_str).collect();
+    compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
+}
+
+/// The name `suites_used` must spell: the reference's suite names, which
+/// for the message plugin is "Messages" (evaluation looks suites up by it).
+pub fn suite_name(plugin: Plugin) -> &'static str {
+    match plugin {
+        Plugin::Message => "Messages",
+        other => other.name(),
+    }
+}
+
+fn compare(
+    field: &str,
+    what: &str,
+    listed: &BTreeSet<&str>,
+    used: &BTreeSet<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let missing: Vec<&str> = used.difference(listed).copied().collect();
+    let extra: Vec<&str> = listed.difference(used).copied().collect();
+    if !missing.is_empty() {
+        out.push(
+            Diagnostic::new(
+                NAME,
+                format!(
+                    "`{field}` misses the {what}(s) the gold calls use: {}",
+                    missing.join(", ")
+                ),
+            )
+            .at(Anchor::value(format!("/{field}"))),
+        );
+    }
+    if !extra.is_empty() {
+        out.push(
+            Diagnostic::new(
+                NAME,
+                format!(
+                    "`{field}` lists {what}(s) no gold call uses: {}",
+                    extra.join(", ")
+                ),
+            )
+            .at(Anchor::value(format!("/{field}")))
+            .warning(),
+        );
+    }
+}

@@ -1,0 +1,85 @@
+use serde_json::Value;
+
+use crate::lint::registry::{Check, FileInput};
+use crate::lint::{pointer_token, Anchor, Diagnostic};
+use crate::scaffold::PLACEHOLDER;
+
+crate::declare_rule! {
+    /// Finds text that `talkforge scaffold` left for the maintainer to write
+    /// and that is still there: any string, anywhere in the file, that
+    /// starts with the scaffold's marker `TODO(talkforge):`.
+    ///
+    /// ## Why
+    /// A skeleton is not a conversation. Left-over placeholders reach
+    /// prompts and metrics as if a user had said them.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"index": 0, "role": "user", "text": "TODO(talkforge): the user's opening request"}
+    /// ```
+    name: "placeholder-text",
+    severity: Error,
+    summary: "a scaffold placeholder was left in the file",
+    check: Check::File(check),
+}
+
+fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
+    use crate::lint::document::Document;
+    match input.document {
+        Document::ToolTalk(file) => walk(&file.value, &mut String::new(), None, out),
+        Document::Pool(file) => walk(&file.value, &mut String::new(), None, out),
+        Document::ApiBank(dialogue) => {
+            for line in &dialogue.lines {
+                walk(&line.value, &mut String::new(), Some(line.position), out);
+            }
+        }
+    }
+}
+
+fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<Diagnostic>) {
+    match value {
+        Value::String(s) if s.contains(PLACEHOLDER) => {
+            let at = s.find(PLACEHOLDER).unwrap_or(0);
+            let what = s[at + PLACEHOLDER.len()..].trim();
+            let place = if pointer.is_empty() {
+                "/"
+            } else {
+                pointer.as_str()
+            };
+            let mut d = Diagnostic::new(NAME, format!("placeholder left at {place}: {what}"))
+                .at(Anchor::value(pointer.clone()).in_line(line));
+            if let Some(turn) = turn_of(pointer).or(line) {
+                d = d.turn(turn);
+            }
+            out.push(d.help("write the real text (or remove the field) before committing"));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{i}"));
+                walk(item, pointer, line, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&pointer_token(key));
+                walk(item, pointer, line, out);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The turn a pointer into a conversation is inside, if any.
+fn turn_of(pointer: &str) -> Option<usize> {
+    pointer
+        .strip_prefix("/conversation/")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
+}

@@ -1,0 +1,155 @@
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::lint::document::{Document, JsonFile};
+use crate::lint::registry::{Check, FileInput};
+use crate::lint::{Anchor, Diagnostic};
+use crate::model::{Conversation, ScenarioPool};
+
+crate::declare_rule! {
+    /// Finds files whose structure does not match the project's schemas: a
+    /// missing field, a wrong type, an unknown role. For API-Bank dialogues,
+    /// every line must be a `User`/`AI` utterance with a `text`, or an `API`
+    /// line with `api_name`, `param_dict` and `result`; an empty dialogue is
+    /// reported too.
+    ///
+    /// ## Why
+    /// Every other rule, `verify` and `evaluate` read these fields. A file of
+    /// the wrong shape is either skipped or misread by them; this rule says
+    /// where the shape breaks (JSON pointer, line and column).
+    ///
+    /// ## Example
+    /// ```json
+    /// {"index": 0, "role": "customer", "text": "Hi"}
+    /// ```
+    /// `role` must be `user` or `assistant`.
+    name: "schema",
+    severity: Error,
+    summary: "the file does not match its schema",
+    check: Check::File(check),
+}
+
+fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
+    match input.document {
+        Document::ToolTalk(file) => json_file(file, conversation_validator(), out),
+        Document::Pool(file) => json_file(file, pool_validator(), out),
+        Document::ApiBank(dialogue) => {
+            if dialogue.lines.is_empty() {
+                out.push(Diagnostic::new(NAME, "the dialogue is empty").place(1, 1));
+            }
+            for line in &dialogue.lines {
+                if let Some(problem) = apibank_line_problem(&line.value) {
+                    out.push(
+                        Diagnostic::new(NAME, problem)
+                            .turn(line.position)
+                            .at(Anchor::value("").in_line(Some(line.position))),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut Vec<Diagnostic>) {
+    let before = out.len();
+    for error in validator.iter_errors(&file.value) {
+        let pointer = error.instance_path.as_str().to_owned();
+        let shown = if pointer.is_empty() { "/" } else { &pointer };
+        out.push(
+            Diagnostic::new(NAME, format!("{shown}: {error}")).at(Anchor::value(pointer.clone())),
+        );
+    }
+    // The schema and the types are kept in step, but if they ever drift the
+    // reader's complaint is still worth a finding.
+    if out.len() == before {
+        if let Some((message, line, column)) = &file.shape_error {
+            out.push(Diagnostic::new(NAME, message.clone()).place(*line, *column));
+        }
+    }
+}
+
+fn compile(schema: schemars::Schema) -> jsonschema::Validator {
+    let schema = serde_json::to_value(schema).expect("schemas serialise");
+    jsonschema::validator_for(&schema).expect("the project's schemas compile")
+}
+
+/// The conversation schema, from the same types the reader uses.
+pub fn conversation_validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| compile(schemars::schema_for!(Conversation)))
+}
+
+pub fn pool_validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| compile(schemars::schema_for!(ScenarioPool)))
+}
+
+/// What is wrong with an API-Bank line's shape, if anything.
+pub fn apibank_line_problem(value: &Value) -> Option<String> {
+    let Some(object) = value.as_object() else {
+        return Some("a dialogue line must be a JSON object".into());
+    };
+    let string = |key: &str| object.get(key).and_then(Value::as_str);
+    match string("role") {
+        None => Some("the line has no string `role`".into()),
+        Some("User" | "AI") => string("text")
+            .is_none()
+            .then(|| "an utterance needs a string `text`".into()),
+        Some("API") => {
+            if string("api_name").is_none() {
+                Some("an API line needs a string `api_name`".into())
+            } else if !object.get("param_dict").is_some_and(Value::is_object) {
+                Some("an API line needs an object `param_dict`".into())
+            } else if !object.get("result").is_some_and(Value::is_object) {
+                Some("an API line needs an object `result`".into())
+            } else {
+                None
+            }
+        }
+        Some(other) => Some(format!(
+            "unknown role {other:?}; expected \"User\", \"AI\" or \"API\""
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn conversation_schema_accepts_and_refuses() {
+        let good = json!({"name": "n", "conversation_id": "i", "user": {},
+            "metadata": {"timestamp": "2023-09-11 09:00:00"},
+            "conversation": [{"role": "user", "text": "hi"}]});
+        assert!(conversation_validator().is_valid(&good));
+        let mut bad = good.clone();
+        bad["conversation"][0]["role"] = json!("customer");
+        let errors: Vec<_> = conversation_validator().iter_errors(&bad).collect();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].instance_path.as_str(), "/conversation/0/role");
+    }
+
+    #[test]
+    fn apibank_line_shapes() {
+        assert_eq!(
+            apibank_line_problem(&json!({"role": "User", "text": "hi"})),
+            None
+        );
+        assert_eq!(
+            apibank_line_problem(
+                &json!({"role": "API", "api_name": "GetToday", "param_dict": {}, "result": {}})
+            ),
+            None
+        );
+        assert!(apibank_line_problem(&json!({"role": "Bot", "text": "hi"})).is_some());
+        assert!(apibank_line_problem(&json!({"role": "AI"})).is_some());
+        assert!(apibank_line_problem(
+            &json!({"role": "API", "api_name": "X", "param_dict": "a=1", "result": {}})
+        )
+        .is_some());
+        assert!(apibank_line_problem(&json!([1])).is_some());
+    }
+}

@@ -1,0 +1,255 @@
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::apibank::catalog::TOKEN_SOURCES;
+use crate::apibank::ApiType;
+use crate::grounding::{Evidence, Grounding, Source, ValueKind};
+use crate::lint::registry::{Check, FileInput};
+use crate::lint::rules::argument_type::python_str_list;
+use crate::lint::view::{CallRef, Event, Flavor, Format, Param, Speaker, Tool, Type, View};
+use crate::lint::Diagnostic;
+use crate::sim::ParamType;
+
+crate::declare_rule! {
+    /// Finds argument values the assistant could not have known when it
+    /// made the call: nothing said or shown before the call supports them.
+    ///
+    /// The evidence is what precedes the call: the user's and the
+    /// assistant's earlier words, what the assistant is shown (location,
+    /// timestamp, username when logged in), and the arguments and results
+    /// of earlier calls. Both sides are normalised first: case, whitespace
+    /// and punctuation; numbers in digits or words; clock times ("2pm",
+    /// "2:00 PM" and "14:00" are all 14:00:00); dates ("September 12th",
+    /// "9/12", "12 Sep", weekdays, today/tomorrow/yesterday/next week,
+    /// relative to the conversation's timestamp); times a mentioned
+    /// duration away ("30 minutes before"). Lists are checked element by
+    /// element.
+    ///
+    /// Left alone: text the assistant composes (parameters the catalog
+    /// marks as free text, such as a message body or an event description),
+    /// enumerations and booleans (their values come from the tool's
+    /// documentation), and tokens the world injects (ToolTalk's
+    /// `session_token`). API-Bank tokens must come from an earlier
+    /// `GetUserToken` (or `RegisterUser`) result.
+    ///
+    /// The rule prefers silence to a false alarm: a value counts as known
+    /// whenever any reading of the text supports it.
+    ///
+    /// ## Why
+    /// A gold call whose argument appears from nowhere rewards a model for
+    /// guessing: the evaluator expects the invented value, so an assistant
+    /// that asks, or uses what it was actually told, is scored wrong.
+    ///
+    /// ## Example
+    /// ```text
+    /// user: Set an alarm for the meeting tomorrow.
+    /// assistant -> AddAlarm {"time": "07:30:00"}
+    /// ```
+    /// Nobody said when the meeting is: 07:30:00 is unreachable.
+    name: "unreachable-argument",
+    severity: Error,
+    summary: "an argument value could not have been known at that point",
+    check: Check::File(check),
+}
+
+fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(view) = input.view else { return };
+    let mut evidence = Evidence::new(view.now);
+    for shown in &view.shown {
+        evidence.add_text(Source::Context(shown.name.to_owned()), &shown.value);
+    }
+    let mut tokens: HashSet<String> = HashSet::new();
+    for event in &view.events {
+        match event {
+            Event::Say {
+                speaker,
+                turn,
+                text,
+            } => {
+                let source = match speaker {
+                    Speaker::User => Source::User { turn: *turn },
+                    Speaker::Assistant => Source::Assistant { turn: *turn },
+                };
+                evidence.add_text(source, text);
+            }
+            Event::Call(call) => {
+                if let Some(tool) = view.tool(call.api_name) {
+                    check_call(view, &tool, call, &evidence, &tokens, out);
+                }
+                learn(view, call, &mut evidence, &mut tokens);
+            }
+        }
+    }
+}
+
+fn check_call(
+    view: &View<'_>,
+    tool: &Tool,
+    call: &CallRef<'_>,
+    evidence: &Evidence,
+    tokens: &HashSet<String>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for (name, value) in call.arguments {
+        if tool.is_injected(name) {
+            continue;
+        }
+        let Some(param) = tool.param(name) else {
+            continue;
+        };
+        if param.format == Format::Token {
+            // Without any token handed out yet, `auth-order` reports the call.
+            let given = value.as_str().unwrap_or_default();
+            if !tokens.is_empty() && !tokens.contains(given) {
+                out.push(
+                    Diagnostic::new(
+                        NAME,
+                        format!(
+                            "`{}` argument `{name}` = {value} is not a token an earlier GetUserToken returned",
+                            tool.name()
+                        ),
+                    )
+                    .call(call.turn, call.call)
+                    .argument(name.clone())
+                    .at(call.argument_anchor(name))
+                    .help(format!("tokens handed out so far: {}", sorted(tokens))),
+                );
+            }
+            continue;
+        }
+        let Some(kind) = kind_of(&param) else {
+            continue;
+        };
+        let value = grounding_value(view, &param, name, value, call);
+        if let Grounding::Unreachable { value: missing } = evidence.ground(&value, kind) {
+            let shown = if value.is_array() {
+                format!("element {missing:?} of {value}")
+            } else {
+                value.to_string()
+            };
+            let help = match evidence.closest(&missing, kind) {
+                Some(c) => format!("closest text before the call: {:?} ({})", c.text, c.source),
+                None => "nothing like it appears before the call".to_owned(),
+            };
+            out.push(
+                Diagnostic::new(
+                    NAME,
+                    format!(
+                        "`{}` argument `{name}` = {shown} appears nowhere before the call (turn {})",
+                        tool.name(),
+                        call.turn
+                    ),
+                )
+                .call(call.turn, call.call)
+                .argument(name.clone())
+                .at(call.argument_anchor(name))
+                .help(help),
+            );
+        }
+    }
+}
+
+/// How to read a parameter's values; None for those left alone.
+fn kind_of(param: &Param) -> Option<ValueKind> {
+    if param.free_text || !param.enum_values.is_empty() {
+        return None;
+    }
+    match param.format {
+        Format::Timestamp => return Some(ValueKind::Timestamp),
+        Format::Date => return Some(ValueKind::Date),
+        Format::Time => return Some(ValueKind::Time),
+        Format::MonthDay => return Some(ValueKind::MonthDay),
+        Format::Email | Format::Phone | Format::Id => return Some(ValueKind::Exact),
+        Format::Token => return None,
+        Format::Any => {}
+    }
+    match param.ty {
+        Type::Json(ParamType::Integer | ParamType::Number) | Type::ApiBank(ApiType::Int) => {
+            Some(ValueKind::Number)
+        }
+        Type::Json(ParamType::String) | Type::ApiBank(ApiType::Str | ApiType::StrList) => {
+            Some(ValueKind::Text)
+        }
+        Type::Json(ParamType::Array(inner)) => match inner {
+            ParamType::String => Some(ValueKind::Text),
+            ParamType::Integer | ParamType::Number => Some(ValueKind::Number),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// API-Bank lists are written as Python literals: judge their elements.
+fn grounding_value(
+    view: &View<'_>,
+    param: &Param,
+    name: &str,
+    value: &Value,
+    call: &CallRef<'_>,
+) -> Value {
+    if view.flavor != Flavor::ApiBank || param.ty != Type::ApiBank(ApiType::StrList) {
+        return value.clone();
+    }
+    if let Some(converted) = call
+        .converted
+        .and_then(|c| c.get(name))
+        .filter(|v| v.is_array())
+    {
+        return converted.clone();
+    }
+    match value.as_str().and_then(python_str_list) {
+        Some(items) => Value::from(items),
+        None => value.clone(),
+    }
+}
+
+/// After a call: its arguments and result become evidence.
+fn learn(
+    view: &View<'_>,
+    call: &CallRef<'_>,
+    evidence: &mut Evidence,
+    tokens: &mut HashSet<String>,
+) {
+    let api = call.api_name.to_owned();
+    evidence.add_value(
+        Source::Request {
+            turn: call.turn,
+            api: api.clone(),
+        },
+        &Value::Object(call.arguments.clone()),
+    );
+    if let Some(result) = call.result {
+        evidence.add_value(
+            Source::Result {
+                turn: call.turn,
+                api,
+            },
+            result,
+        );
+        if view.flavor == Flavor::ApiBank {
+            if TOKEN_SOURCES.contains(&call.api_name) {
+                if let Some(token) = result.get("token").and_then(Value::as_str) {
+                    tokens.insert(token.to_owned());
+                }
+            }
+            if call.api_name == "GetToday" {
+                if let Some(date) = result
+                    .as_str()
+                    .and_then(|s| crate::grounding::when::parse_date(s.get(..10).unwrap_or(s)))
+                {
+                    evidence.set_today(date);
+                }
+            }
+        }
+    }
+}
+
+fn sorted(tokens: &HashSet<String>) -> String {
+    let mut list: Vec<&String> = tokens.iter().collect();
+    list.sort();
+    list.iter()
+        .map(|t| format!("{t:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,251 @@
+//! `talkforge lint` from the outside: exit codes, the four output formats,
+//! `--explain`, `--select`/`--ignore` and talkforge.toml.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const BROKEN: &str = "tests/lint-corpus/broken";
+
+fn lint(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("lint")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn clean_input_exits_zero() {
+    let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(stdout, "All checks passed (5 files).\n");
+}
+
+#[test]
+fn human_format_shows_place_source_line_and_help() {
+    let (code, stdout, _) = lint(&[
+        &format!("{BROKEN}/unreachable-argument/alarm-time-from-nowhere.json"),
+        &format!("{BROKEN}/unreachable-argument/apibank-credentials-never-given.jsonl"),
+        &format!("{BROKEN}/unknown-tool/create-alarm.json"),
+        &format!("{BROKEN}/turn-order/wrong-index.json"),
+    ]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("lint_human", stdout);
+}
+
+#[test]
+fn explain_prints_the_rule_doc() {
+    let (code, stdout, _) = lint(&["--explain", "unreachable-argument"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("lint_explain_unreachable_argument", stdout);
+    let (code, _, stderr) = lint(&["--explain", "no-such-rule"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("unknown lint rule `no-such-rule`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn json_follows_the_contract() {
+    let (code, stdout, _) = lint(&["--format", "json", &format!("{BROKEN}/unknown-tool")]);
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["files"], 2);
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 2);
+    for f in findings {
+        for key in [
+            "file", "rule", "severity", "message", "turn", "call", "argument", "line", "column",
+        ] {
+            assert!(f.get(key).is_some(), "{key} missing in {f}");
+        }
+        assert_eq!(f["rule"], "unknown-tool");
+        assert_eq!(f["severity"], "error");
+        assert!(f["argument"].is_null());
+    }
+    // API-Bank: the line's position and the index among API lines.
+    let apibank = &findings[0];
+    assert!(apibank["file"].as_str().unwrap().ends_with(".jsonl"));
+    assert_eq!(
+        (apibank["turn"].as_u64(), apibank["call"].as_u64()),
+        (Some(5), Some(1))
+    );
+    assert_eq!(apibank["line"], 6);
+}
+
+#[test]
+fn sarif_has_rules_with_help_and_results_with_locations() {
+    let (code, stdout, _) = lint(&["--format", "sarif", &format!("{BROKEN}/argument-type")]);
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["version"], "2.1.0");
+    assert!(doc["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let run = &doc["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "talkforge");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), talkforge::lint::all_rules().len());
+    for rule in rules {
+        assert!(rule["id"].is_string());
+        assert!(!rule["shortDescription"]["text"]
+            .as_str()
+            .unwrap()
+            .is_empty());
+        assert!(rule["help"]["text"].as_str().unwrap().contains("## Why"));
+        assert!(matches!(
+            rule["defaultConfiguration"]["level"].as_str(),
+            Some("error" | "warning")
+        ));
+    }
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    for result in results {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        assert_eq!(result["level"], "error");
+        assert!(!result["message"]["text"].as_str().unwrap().is_empty());
+        let location = &result["locations"][0]["physicalLocation"];
+        let uri = location["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(
+            uri.starts_with("tests/lint-corpus/broken/argument-type/"),
+            "{uri}"
+        );
+        assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(location["region"]["startColumn"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn github_annotations() {
+    let (code, stdout, _) = lint(&["--format", "github", &format!("{BROKEN}/missing-argument")]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with(
+        "::error file=tests/lint-corpus/broken/missing-argument/alarm-without-time.json,line=81,col=39,title=missing-argument::"
+    ), "{}", lines[0]);
+}
+
+#[test]
+fn select_and_ignore() {
+    let folder = format!("{BROKEN}/unreachable-argument");
+    let (code, stdout, _) = lint(&[
+        "--format",
+        "json",
+        "--ignore",
+        "unreachable-argument",
+        &folder,
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let (code, stdout, _) = lint(&[
+        "--format",
+        "json",
+        "--select",
+        "unknown-tool,schema",
+        &folder,
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let (code, stdout, _) = lint(&[
+        "--format",
+        "json",
+        "--select",
+        "unreachable-argument",
+        &folder,
+    ]);
+    assert_eq!(code, 1, "{stdout}");
+    let (code, _, stderr) = lint(&["--select", "unreachable", &folder]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown lint rule `unreachable`"));
+}
+
+#[test]
+fn unreadable_input_exits_two_naming_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\n  \"name\": \"x\",\n  oops\n}\n").unwrap();
+    let (code, _, stderr) = lint(&[bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bad.json:3:3"), "{stderr}");
+    let bad_line = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad_line,
+        "{\"role\": \"User\", \"text\": \"hi\"}\n{\"role\": \n",
+    )
+    .unwrap();
+    let (code, _, stderr) = lint(&[bad_line.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bad.jsonl:2:"), "{stderr}");
+    let (code, _, stderr) = lint(&[dir.path().join("missing").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no such file or folder"), "{stderr}");
+}
+
+#[test]
+fn talkforge_toml_overrides_severity_and_ignores_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("legacy")).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(BROKEN);
+    std::fs::copy(
+        source.join("unreachable-argument/alarm-time-from-nowhere.json"),
+        data.join("a.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        source.join("turn-order/wrong-index.json"),
+        data.join("legacy/b.json"),
+    )
+    .unwrap();
+    let run = |toml: &str| {
+        std::fs::write(dir.path().join("talkforge.toml"), toml).unwrap();
+        let out = Command::cargo_bin("talkforge")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(["lint", "--format", "json", "data"])
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code().unwrap(), doc)
+    };
+    let (code, doc) = run("");
+    assert_eq!(code, 1);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 2);
+    let (code, doc) = run(
+        "[lint.severity]\nunreachable-argument = \"warning\"\n[lint.per-file-ignores]\n\"data/legacy/**\" = [\"turn-order\"]\n",
+    );
+    assert_eq!(code, 0, "{doc}");
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["severity"], "warning");
+    assert_eq!(findings[0]["rule"], "unreachable-argument");
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["lint", "data"])
+        .env("X", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::write(
+        dir.path().join("talkforge.toml"),
+        "[lint]\nignore = [\"nope\"]\n",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["lint", "data"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown lint rule `nope`"));
+}

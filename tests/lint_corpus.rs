@@ -1,0 +1,88 @@
+//! The lint corpus: every broken file (one defect each, in a folder named
+//! after the rule that must catch it) is caught by that rule and no other;
+//! every clean file stays clean.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use talkforge::lint::{lint_paths, Options};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint-corpus")
+}
+
+#[test]
+fn clean_files_stay_clean() {
+    let report = lint_paths(&[corpus().join("clean")], &Options::default()).unwrap();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.files >= 5, "{} files", report.files);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+}
+
+#[test]
+fn every_rule_catches_its_broken_files_and_only_those() {
+    let broken = corpus().join("broken");
+    let mut covered = BTreeSet::new();
+    for entry in std::fs::read_dir(&broken).unwrap() {
+        let folder = entry.unwrap().path();
+        let rule = folder.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            talkforge::lint::rule(&rule).is_some(),
+            "folder {rule} is not a rule"
+        );
+        let report = lint_paths(std::slice::from_ref(&folder), &Options::default()).unwrap();
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        for finding in &report.findings {
+            assert_eq!(finding.rule, rule, "{finding:#?}");
+        }
+        let caught: BTreeSet<&str> = report.findings.iter().map(|f| f.file.as_str()).collect();
+        let files = talkforge::dataset::discover(std::slice::from_ref(&folder), &["json", "jsonl"])
+            .unwrap();
+        for (i, file) in files.iter().enumerate() {
+            // The first of two files claiming an id is not the one at fault.
+            if rule == "duplicate-id" && i == 0 {
+                continue;
+            }
+            let name = file.display().to_string();
+            assert!(caught.contains(name.as_str()), "{rule} missed {name}");
+        }
+        covered.insert(rule);
+    }
+    let all: BTreeSet<String> = talkforge::lint::all_rules()
+        .iter()
+        .map(|r| r.name.to_owned())
+        .collect();
+    assert_eq!(covered, all, "every rule has broken examples");
+}
+
+#[test]
+fn findings_point_at_the_offending_value() {
+    let file = corpus().join("broken/unreachable-argument/alarm-time-from-nowhere.json");
+    let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+    let [finding] = report.findings.as_slice() else {
+        panic!("{:#?}", report.findings)
+    };
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().nth(finding.line.unwrap() - 1).unwrap();
+    let at: String = line.chars().skip(finding.column.unwrap() - 1).collect();
+    assert!(at.starts_with("\"09:15:00\""), "{line}");
+    assert_eq!(finding.argument.as_deref(), Some("time"));
+    assert_eq!((finding.turn, finding.call), (Some(3), Some(0)));
+}
+
+#[test]
+fn apibank_positions_are_lines_and_api_indices() {
+    let file =
+        corpus().join("broken/unreachable-argument/apibank-token-not-from-get-user-token.jsonl");
+    let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+    let [finding] = report.findings.as_slice() else {
+        panic!("{:#?}", report.findings)
+    };
+    // Line 6 of the file (0-based position 5) is the second API line.
+    assert_eq!((finding.turn, finding.call), (Some(5), Some(1)));
+    assert_eq!(finding.line, Some(6));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().nth(5).unwrap();
+    let at: String = line.chars().skip(finding.column.unwrap() - 1).collect();
+    assert!(at.starts_with("\"z9x8c7v6b5n4\""), "{at}");
+}

@@ -1,0 +1,105 @@
+//! Both upstream datasets lint without a crash, and a few findings we read
+//! and judged real are reported, while values we judged reachable are not.
+//! Skipped (with a note) when ../shared/upstream is absent.
+
+use std::path::{Path, PathBuf};
+
+use talkforge::lint::{lint_paths, Finding, Options};
+
+fn upstream() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream");
+    if dir.exists() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: {} not found", dir.display());
+        None
+    }
+}
+
+fn findings_for<'a>(findings: &'a [Finding], file: &str, rule: &str) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|f| f.file.ends_with(file) && f.rule == rule)
+        .collect()
+}
+
+#[test]
+fn tooltalk_lints_without_a_crash() {
+    let Some(up) = upstream() else { return };
+    let paths = [up.join("tooltalk/easy"), up.join("tooltalk/tooltalk")];
+    let report = lint_paths(&paths, &Options::default()).unwrap();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.files, 78);
+    // Indices 8, 7, 8, 9 at positions 7..10: a real upstream slip.
+    let index = findings_for(&report.findings, "golden_conversation_1.json", "turn-order");
+    assert_eq!(index.len(), 4, "{index:#?}");
+    // The scenario text pasted in as a first user turn.
+    let twice = findings_for(
+        &report.findings,
+        "AccountTools-Calendar-Weather-RegisterUser-0.json",
+        "turn-order",
+    );
+    assert_eq!(twice.len(), 1);
+    // "depart tomorrow at 8 am and arrive back here on 9/20 at 3 pm", both
+    // 10-hour flights: the return is recorded as 03:00-13:00.
+    let flight = findings_for(
+        &report.findings,
+        "Calendar-Reminder-Weather-DeleteReminder-1.json",
+        "unreachable-argument",
+    );
+    assert_eq!(flight.len(), 2, "{flight:#?}");
+    assert!(flight[0].message.contains("2023-09-20 03:00:00"));
+    // Reachable: "from 8-11" on "this Friday", "around 6 PM", "12:30 AM"
+    // in an email, "next month".
+    for file in [
+        "CreateEvent-easy.json",
+        "FindAlarms-easy.json",
+        "Alarm-Calendar-Messages-AddAlarm-1.json",
+        "golden_conversation_5.json",
+        "golden_conversation_3.json",
+    ] {
+        let wrong = findings_for(&report.findings, file, "unreachable-argument");
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+}
+
+#[test]
+fn apibank_lints_without_a_crash() {
+    let Some(up) = upstream() else { return };
+    let paths = [up.join("apibank/lv1-lv2-samples")];
+    let report = lint_paths(&paths, &Options::default()).unwrap();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.files, 264);
+    // The one empty file.
+    let empty = findings_for(&report.findings, "SearchEngine-level-1-1.jsonl", "schema");
+    assert_eq!(empty.len(), 1);
+    // The user asks to move an alarm "from 8:00AM"; the call says 07:00.
+    let alarm = findings_for(
+        &report.findings,
+        "level-1-given-desc/ModifyAlarm-level-1-2.jsonl",
+        "unreachable-argument",
+    );
+    assert_eq!(alarm.len(), 1, "{alarm:#?}");
+    assert_eq!(alarm[0].argument.as_deref(), Some("from_time"));
+    assert_eq!((alarm[0].turn, alarm[0].call), (Some(10), Some(1)));
+    // Credentials nobody gave.
+    let creds = findings_for(
+        &report.findings,
+        "AddAgenda-AddMeeting-GetUserToken-level-2-2.jsonl",
+        "unreachable-argument",
+    );
+    assert_eq!(creds.len(), 2);
+    // Reachable: "tomorrow ... at 9am", "the night of July 15th",
+    // "nauseous" -> "nausea", "Amazon" -> "AMZN".
+    for file in [
+        "level-2-toolsearcher/BookHotel-level-3-2.jsonl",
+        "QueryRegistration-SymptomSearch-RecordHealthData-level-2-2.jsonl",
+        "OpenBankAccount-QueryStock-level-2-1.jsonl",
+    ] {
+        let wrong: Vec<_> = findings_for(&report.findings, file, "unreachable-argument")
+            .into_iter()
+            .filter(|f| f.argument.as_deref() != Some("user_id"))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+}
