@@ -81,7 +81,8 @@ fn oracle_scores_78_of_78_on_upstream_tooltalk() {
 fn oracle_is_perfect_on_the_project_dataset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let conversations = root.join("conversations");
-    let files = talkforge::dataset::discover(&[conversations.clone()], &["json"]).unwrap();
+    let files =
+        talkforge::dataset::discover(std::slice::from_ref(&conversations), &["json"]).unwrap();
     assert!(!files.is_empty(), "the project dataset is empty");
     let summary = oracle(&[conversations], &root.join("databases"));
     assert_perfect(&summary, files.len() as u64);
