@@ -1,0 +1,236 @@
+//! `talkforge evaluate` from the command line: the replay predictor, the
+//! output folder, resume and reset, the JSON contract, and bad input.
+
+mod eval_support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use eval_support::{conversation, write_conversation, write_databases};
+use serde_json::{json, Value};
+
+fn setup(dir: &Path) {
+    write_databases(&dir.join("db"));
+    let add = conversation(
+        "add",
+        "Wake me at seven.",
+        &[("AddAlarm", json!({"time": "07:00:00"}))],
+        "Done.",
+    );
+    let find = conversation("find", "My alarms?", &[("FindAlarms", json!({}))], "One.");
+    write_conversation(&dir.join("data/easy/add.json"), &add, &dir.join("db"));
+    write_conversation(&dir.join("data/easy/find.json"), &find, &dir.join("db"));
+}
+
+fn evaluate(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(dir)
+        .args(["evaluate", "data", "--databases", "db"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+const PREDICTIONS: &str = r#"{"conversation_id": "add", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": "07:00:00"}}}, {"role": "assistant", "text": "Set."}]}
+
+{"conversation_id": "find", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "FindAlarms", "parameters": {"start_range": "09:00:00"}}}, {"role": "api", "request": {"api_name": "AddAlarm", "parameters": null}}, {"role": "assistant", "text": "None."}]}
+"#;
+
+#[test]
+fn replay_predictions_and_the_output_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    std::fs::write(root.join("p.jsonl"), PREDICTIONS).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--predictor",
+            "replay",
+            "--predictions",
+            "p.jsonl",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        evaluate(root, &args)
+    };
+    let output = run(&["--out", "out"]);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = json_of(&output);
+    // add: one matching action. find: a query that misses the 08:00 alarm,
+    // and an AddAlarm with unreadable arguments (failed, so not a bad
+    // action). 3 predictions, 2 gold, 1 match, 2 actions, 0 bad.
+    for (key, want) in [
+        ("conversations", json!(2)),
+        ("predictions", json!(3)),
+        ("ground_truths", json!(2)),
+        ("matches", json!(1)),
+        ("actions", json!(2)),
+        ("bad_actions", json!(0)),
+        ("precision", json!(1.0 / 3.0)),
+        ("recall", json!(0.5)),
+        ("action_precision", json!(0.5)),
+        ("incorrect_action_rate", json!(0.0)),
+        ("success_rate", json!(0.5)),
+        ("soft_success_rate", json!(0.5)),
+    ] {
+        assert_eq!(summary[key], want, "{key}");
+    }
+    let per = summary["per_conversation"].as_array().unwrap();
+    assert_eq!(per.len(), 2);
+    assert_eq!(per[0]["name"], "add");
+    assert_eq!(per[0]["success"], true);
+    assert_eq!(per[1]["name"], "find");
+    assert_eq!(per[1]["recall"], 0.0);
+    // find failed: one turn with an unmatched FindAlarms gold call and
+    // unmatched FindAlarms + AddAlarm predictions: faulty planning.
+    assert_eq!(summary["error_types"]["faulty_planning"], 1);
+    assert_eq!(summary["predictor"], "replay:p.jsonl");
+
+    let out = root.join("out");
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("conversations/find.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stored["metrics"]["predictions"], 2);
+    assert_eq!(stored["conversation"][1]["apis"][0]["match"], false);
+    assert_eq!(
+        stored["conversation"][1]["predictions"][1]["exception"],
+        "Failed to parse API call"
+    );
+    let on_disk: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(on_disk, summary);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| easy | 2 | 50.0 | 33.3 | 50.0 | 0.0 |"),
+        "{report}"
+    );
+    assert!(report.contains("| Faulty planning | 1 |"), "{report}");
+    assert!(
+        report.contains("| FindAlarms | 1 | 1 | 1 | 1 | 0 |"),
+        "{report}"
+    );
+
+    // Resume: a changed predictions file is not consulted for finished conversations.
+    std::fs::write(root.join("p.jsonl"), "").unwrap();
+    let resumed = json_of(&run(&["--out", "out"]));
+    assert_eq!(resumed["resumed"], 2);
+    assert_eq!(resumed["precision"], summary["precision"]);
+    assert_eq!(resumed["error_types"], summary["error_types"]);
+    // Reset: evaluated again, and now the file has nothing for them.
+    let reset = run(&["--out", "out", "--reset"]);
+    assert_eq!(reset.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&reset.stderr).contains("no predictions for conversation"));
+}
+
+#[test]
+fn a_folder_from_another_predictor_is_not_mixed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    let oracle = evaluate(root, &["--predictor", "oracle", "--out", "out"]);
+    assert_eq!(
+        oracle.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&oracle.stderr)
+    );
+    std::fs::write(root.join("p.jsonl"), PREDICTIONS).unwrap();
+    let replay = evaluate(
+        root,
+        &[
+            "--predictor",
+            "replay",
+            "--predictions",
+            "p.jsonl",
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(replay.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&replay.stderr);
+    assert!(stderr.contains("--reset"), "{stderr}");
+}
+
+#[test]
+fn human_output_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    let output = evaluate(root, &["--predictor", "oracle"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("success rate 100.0% (2/2)"), "{text}");
+    assert!(!root.join("out").exists());
+}
+
+#[test]
+fn bad_input_exits_2_with_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    let fail = |args: &[&str], want: &str| {
+        let output = evaluate(root, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+    };
+    fail(&["--predictor", "replay"], "--predictions");
+    std::fs::write(
+        root.join("bad.jsonl"),
+        "{\"conversation_id\": \"add\", \"turn\": 1, \"predictions\": []}\n{\"conversation_id\": \"find\", \"turn\": 1, \n",
+    )
+    .unwrap();
+    fail(
+        &["--predictor", "replay", "--predictions", "bad.jsonl"],
+        "bad.jsonl:2:",
+    );
+    std::fs::write(
+        root.join("shape.jsonl"),
+        "{\"conversation_id\": \"add\", \"turn\": \"one\", \"predictions\": []}\n",
+    )
+    .unwrap();
+    fail(
+        &["--predictor", "replay", "--predictions", "shape.jsonl"],
+        "shape.jsonl:1:1: \"turn\"",
+    );
+    std::fs::write(
+        root.join("data/easy/broken.json"),
+        "{\"name\": \"x\",\n  oops}",
+    )
+    .unwrap();
+    fail(&["--predictor", "oracle"], "broken.json:2:3");
+    std::fs::remove_file(root.join("data/easy/broken.json")).unwrap();
+    let no_databases = Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(root)
+        .args([
+            "evaluate",
+            "data",
+            "--databases",
+            "nowhere",
+            "--predictor",
+            "oracle",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(no_databases.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_databases.stderr).contains("nowhere"));
+    fail(
+        &["--predictor", "oracle", "--max-calls-per-turn", "0"],
+        "--max-calls-per-turn",
+    );
+}

@@ -1,0 +1,333 @@
+//! The openai predictor end to end against a stub OpenAI-compatible server
+//! on 127.0.0.1: tool calls (several at once), text, unparseable arguments,
+//! a retried 5xx, the tool documentation each API mode sends, the request
+//! cache, and the API key staying out of every output.
+
+mod eval_support;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use eval_support::{
+    conversation, error_answer, text_answer, tool_answer, write_conversation, write_databases, Stub,
+};
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-test-secret-4242";
+
+fn roles(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn first_user_text(body: &Value) -> String {
+    body["messages"][1]["content"].as_str().unwrap().to_string()
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The scripted model: "wake" asks for two alarms at once (the first one
+/// wrong), "list" first sends unreadable arguments, then the right query.
+/// The very first request of the run gets a 500, which must be retried.
+fn model(path: &str, body: &Value, count: usize) -> (u16, Value) {
+    assert!(
+        path.ends_with("/chat/completions"),
+        "unexpected path {path}"
+    );
+    if count == 0 {
+        return (500, error_answer("try again"));
+    }
+    let tool_messages = roles(body).iter().filter(|r| *r == "tool").count();
+    let request = first_user_text(body);
+    let answer = if request.contains("wake") {
+        match tool_messages {
+            0 => tool_answer(&[
+                ("AddAlarm", r#"{"time": "06:00:00"}"#),
+                ("AddAlarm", r#"{"time": "07:00:00"}"#),
+            ]),
+            _ => text_answer("Your alarm is set."),
+        }
+    } else {
+        match tool_messages {
+            0 => tool_answer(&[("FindAlarms", "{oops")]),
+            1 => tool_answer(&[("FindAlarms", "{}")]),
+            _ => text_answer("You have one alarm."),
+        }
+    };
+    (200, answer)
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_databases(&root.join("db"));
+    let wake = conversation(
+        "wake",
+        "Please wake me at seven.",
+        &[("AddAlarm", json!({"time": "07:00:00"}))],
+        "Set for 7.",
+    );
+    let list = conversation(
+        "list",
+        "Which alarms do I have?",
+        &[("FindAlarms", json!({}))],
+        "One at 8.",
+    );
+    write_conversation(&root.join("data/easy/wake.json"), &wake, &root.join("db"));
+    write_conversation(&root.join("data/hard/list.json"), &list, &root.join("db"));
+    Setup { _dir: dir, root }
+}
+
+fn evaluate(root: &Path, url: &str, extra: &[&str]) -> std::process::Output {
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(root)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .args([
+            "evaluate",
+            "data",
+            "--databases",
+            "db",
+            "--predictor",
+            "openai",
+        ])
+        .args([
+            "--model",
+            "stub-model",
+            "--base-url",
+            url,
+            "--retry-base-ms",
+            "5",
+        ])
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
+}
+
+#[test]
+fn openai_predictor_end_to_end() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = Stub::start(Box::new(model));
+    let output = evaluate(root, &stub.url, &["--api-mode", "exact", "--out", "out"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // One conversation has a bad action: findings, exit 1.
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+
+    // wake: AddAlarm 06:00 (bad action), AddAlarm 07:00 (match).
+    // list: FindAlarms with unreadable arguments (failed, no action), FindAlarms (match).
+    // 4 predictions, 2 gold, 2 matches; 2 actions, 1 bad.
+    assert_eq!(summary["conversations"], 2);
+    assert_eq!(summary["predictions"], 4);
+    assert_eq!(summary["ground_truths"], 2);
+    assert_eq!(summary["matches"], 2);
+    assert_eq!(summary["actions"], 2);
+    assert_eq!(summary["bad_actions"], 1);
+    assert_eq!(summary["precision"], 0.5);
+    assert_eq!(summary["recall"], 1.0);
+    assert_eq!(summary["incorrect_action_rate"], 0.5);
+    assert_eq!(summary["action_precision"], 0.5);
+    assert_eq!(summary["success_rate"], 0.5);
+    // Soft success: wake 1 * (1 - 1/2), list 1; mean 0.75.
+    assert_eq!(summary["soft_success_rate"], 0.75);
+    assert_eq!(summary["predictor"], "openai:stub-model");
+    assert_eq!(summary["by_subset"]["easy"]["success_rate"], 0.0);
+    assert_eq!(summary["by_subset"]["hard"]["success_rate"], 1.0);
+
+    let requests = stub.requests();
+    // 1 failed + wake 2 + list 3.
+    assert_eq!(requests.len(), 6, "{requests:#?}");
+    for r in &requests {
+        assert_eq!(
+            r.authorization.as_deref(),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        assert_eq!(r.body["model"], "stub-model");
+        let system = r.body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("Springfield"), "{system}");
+        assert!(system.contains("2024-05-13 09:00:00"), "{system}");
+        assert!(system.contains("alice"), "{system}");
+    }
+    let wake: Vec<&Value> = requests
+        .iter()
+        .map(|r| &r.body)
+        .filter(|b| first_user_text(b).contains("wake"))
+        .collect();
+    assert!(wake.iter().all(|b| tool_names(b) == ["AddAlarm"]));
+    let last = wake.iter().max_by_key(|b| roles(b).len()).unwrap();
+    assert_eq!(
+        roles(last),
+        ["system", "user", "assistant", "tool", "assistant", "tool"]
+    );
+    let messages = last["messages"].as_array().unwrap();
+    let call = &messages[2]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "AddAlarm");
+    let args: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args["time"], "06:00:00");
+    assert_eq!(messages[3]["tool_call_id"], call["id"]);
+    let result: Value = serde_json::from_str(messages[3]["content"].as_str().unwrap()).unwrap();
+    assert!(result["response"]["alarm_id"].is_string(), "{result}");
+    assert_eq!(result["exception"], Value::Null);
+
+    // The per-conversation files carry flags and metrics.
+    let out = root.join("out");
+    let wake_out: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("conversations/easy/wake.json")).unwrap(),
+    )
+    .unwrap();
+    let predictions = wake_out["conversation"][1]["predictions"]
+        .as_array()
+        .unwrap();
+    assert_eq!(predictions.len(), 3);
+    assert_eq!(
+        (
+            predictions[0]["match"].clone(),
+            predictions[0]["bad_action"].clone()
+        ),
+        (json!(false), json!(true))
+    );
+    assert_eq!(predictions[1]["match"], true);
+    assert_eq!(predictions[2]["role"], "assistant");
+    assert_eq!(predictions[2]["text"], "Your alarm is set.");
+    assert_eq!(wake_out["conversation"][1]["apis"][0]["match"], true);
+    assert_eq!(wake_out["metrics"]["success"], false);
+    let list_out: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("conversations/hard/list.json")).unwrap(),
+    )
+    .unwrap();
+    let failed = &list_out["conversation"][1]["predictions"][0];
+    assert_eq!(failed["request"]["parameters"], Value::Null);
+    assert_eq!(failed["exception"], "Failed to parse API call");
+    assert_eq!(failed["metadata"]["arguments"], "{oops");
+    assert!(out.join("summary.json").is_file());
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| easy | 1 | 0.0 | 50.0 | 100.0 | 50.0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| hard | 1 | 100.0 | 50.0 | 100.0 | 0.0 |"),
+        "{report}"
+    );
+
+    // The key appears nowhere: not on stdout, stderr, nor in any file.
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+    assert!(!stderr.contains(KEY));
+    for file in files_under(&out) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains(KEY), "{} holds the key", file.display());
+    }
+
+    // A rerun resumes: nothing is asked again, the figures stay.
+    let again = evaluate(root, &stub.url, &["--api-mode", "exact", "--out", "out"]);
+    let resumed: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(resumed["resumed"], 2);
+    assert_eq!(resumed["precision"], 0.5);
+    assert_eq!(resumed["success_rate"], 0.5);
+    assert_eq!(stub.requests().len(), 6);
+
+    // --reset evaluates again, with every answer from the request cache.
+    let reset = evaluate(
+        root,
+        &stub.url,
+        &["--api-mode", "exact", "--out", "out", "--reset"],
+    );
+    let fresh: Value = serde_json::from_slice(&reset.stdout).unwrap();
+    assert_eq!(fresh["resumed"], 0);
+    assert_eq!(fresh["precision"], 0.5);
+    assert_eq!(stub.requests().len(), 6);
+}
+
+#[test]
+fn api_modes_and_the_documentation_ablation() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = Stub::start(Box::new(|_: &str, _: &Value, _| (200, text_answer("ok"))));
+    let tools = |extra: &[&str]| -> Vec<Value> {
+        let before = stub.requests().len();
+        let output = evaluate(root, &stub.url, extra);
+        assert!(
+            output.status.code() == Some(1),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        stub.requests()[before..]
+            .iter()
+            .map(|r| r.body.clone())
+            .collect()
+    };
+    let suite = tools(&["--api-mode", "suite"]);
+    for body in &suite {
+        assert_eq!(tool_names(body), ["AddAlarm", "DeleteAlarm", "FindAlarms"]);
+        assert!(
+            body["tools"][0]["function"]["description"]
+                .as_str()
+                .unwrap()
+                .len()
+                > 10
+        );
+    }
+    let all = tools(&["--api-mode", "all"]);
+    assert_eq!(tool_names(&all[0]).len(), talkforge::sim::catalog().len());
+    let bare = tools(&["--api-mode", "suite", "--no-docs"]);
+    for tool in bare[0]["tools"].as_array().unwrap() {
+        assert_eq!(tool["function"]["description"], "");
+        for (_, p) in tool["function"]["parameters"]["properties"]
+            .as_object()
+            .unwrap()
+        {
+            assert_eq!(p["description"], "");
+        }
+    }
+    // The parameters themselves are still described by type.
+    let add = &bare[0]["tools"][0]["function"]["parameters"];
+    assert_eq!(add["properties"]["time"]["type"], "string");
+    assert_eq!(add["required"], json!(["time"]));
+}
+
+#[test]
+fn an_unreachable_endpoint_stops_the_run_with_exit_2() {
+    let setup = setup();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let output = evaluate(&setup.root, &url, &["--out", "out"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+    assert!(!stderr.contains(KEY));
+    assert!(output.stdout.is_empty());
+}
