@@ -82,6 +82,7 @@ impl Status {
 }
 
 pub fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(Status::Clean) => ExitCode::SUCCESS,
@@ -105,6 +106,17 @@ pub fn run(command: Command) -> Result<Status, Error> {
         Command::Scaffold(args) => scaffold::run(&args),
         Command::Tools(args) => tools::run(&args),
         Command::Stats(args) => stats::run(&args),
+    }
+}
+
+/// Rust ignores SIGPIPE, so `talkforge stats | head` would panic on the
+/// first failed print; the default disposition ends the process quietly
+/// instead, as other command-line tools do.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -1,18 +1,66 @@
-//! `talkforge stats`.
+//! `talkforge stats`: how many conversations and gold calls, and how they
+//! cover the subsets, plugins and tools.
 
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
+use crate::dataset::discover;
+use crate::stats::{stats_files, Stats};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Conversation files or folders (searched recursively for .json).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("stats")
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let files = discover(&args.paths, &["json"])?;
+    let stats = stats_files(&files)?;
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&stats).map_err(|e| Error::Other(e.to_string()))?
+        ),
+        OutputFormat::Human => print!("{}", render(&stats)),
+    }
+    Ok(Status::Clean)
+}
+
+/// The one-screen human summary.
+pub fn render(stats: &Stats) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let subsets: Vec<String> = stats
+        .by_subset
+        .iter()
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} conversations ({}), {} gold calls ({} actions, {} failing), {} turns",
+        stats.conversations,
+        subsets.join(", "),
+        stats.gold_calls,
+        stats.action_calls,
+        stats.failing_calls,
+        stats.turns
+    );
+    let _ = writeln!(out, "\n{:<14} {:>6}", "plugin", "calls");
+    for (plugin, n) in &stats.by_plugin {
+        let _ = writeln!(out, "{plugin:<14} {n:>6}");
+    }
+    let _ = writeln!(
+        out,
+        "\n{:<26} {:>6} {:>14}",
+        "tool", "calls", "conversations"
+    );
+    for (name, n) in &stats.by_tool {
+        let convs = stats.conversations_by_tool.get(name).copied().unwrap_or(0);
+        let _ = writeln!(out, "{name:<26} {n:>6} {convs:>14}");
+    }
+    out
 }
