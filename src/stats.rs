@@ -74,7 +74,10 @@ impl Stats {
                 self.failing_calls += 1;
             }
             if let Some(spec) = tool(name) {
-                *self.by_plugin.entry(spec.plugin.name().to_string()).or_default() += 1;
+                *self
+                    .by_plugin
+                    .entry(spec.plugin.name().to_string())
+                    .or_default() += 1;
                 if spec.is_action {
                     self.action_calls += 1;
                 }
@@ -145,7 +148,11 @@ mod tests {
         let mut stats = Stats::empty();
         stats.add(
             "easy".into(),
-            &conversation(&[("AddAlarm", None), ("AddAlarm", Some("boom")), ("Nope", None)]),
+            &conversation(&[
+                ("AddAlarm", None),
+                ("AddAlarm", Some("boom")),
+                ("Nope", None),
+            ]),
         );
         stats.add("hard".into(), &conversation(&[("QueryCalendar", None)]));
         assert_eq!(stats.conversations, 2);

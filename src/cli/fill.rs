@@ -1,8 +1,10 @@
-//! `talkforge fill`.
+//! `talkforge fill`: record the simulator's results in the gold calls.
 
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
+use crate::dataset::discover;
+use crate::fill::{fill_files, FillOptions, FillReport};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -22,6 +24,63 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("fill")
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let files = discover(&args.paths, &["json"])?;
+    let options = FillOptions {
+        check: args.check,
+        seed: args.seed,
+    };
+    let report = fill_files(&files, &args.databases, options)?;
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
+        ),
+        OutputFormat::Human => print!("{}", render(&report)),
+    }
+    Ok(Status::from_findings(
+        args.check && report.changes_anything(),
+    ))
+}
+
+fn render(report: &FillReport) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let (fill_verb, seed_verb) = if report.written {
+        ("filled", "seeded")
+    } else {
+        ("would fill", "would seed")
+    };
+    for s in &report.seeded {
+        let _ = writeln!(
+            out,
+            "{seed_verb} {}[{:?}]: {} (listed by {} turn {} call {}, {})",
+            s.database, s.user, s.id, s.file, s.turn, s.call, s.api_name
+        );
+    }
+    for f in &report.filled {
+        let _ = writeln!(
+            out,
+            "{fill_verb} {} turn {} call {} ({})",
+            f.file, f.turn, f.call, f.api_name
+        );
+    }
+    let _ = write!(
+        out,
+        "{} conversations, {} gold calls: {} {fill_verb} in {} files",
+        report.files,
+        report.calls,
+        report.filled.len(),
+        report.changed_files.len()
+    );
+    if !report.seeded.is_empty() || !report.changed_databases.is_empty() {
+        let _ = write!(
+            out,
+            "; {} records {seed_verb} into {}",
+            report.seeded.len(),
+            report.changed_databases.join(", ")
+        );
+    }
+    out.push('\n');
+    out
 }

@@ -97,9 +97,12 @@ impl Turn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GoldCall {
     pub request: Request,
-    /// The tool's result; null when it raised.
+    /// The tool's result; null when it raised. A call written by hand may
+    /// leave it out: `fill` records it.
+    #[serde(default)]
     pub response: Value,
     /// The exception text when the tool raised.
+    #[serde(default)]
     pub exception: Option<String>,
 }
 

@@ -76,6 +76,12 @@ impl Databases {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tables.keys().map(String::as_str)
     }
+
+    /// A database to change (copied if a world still shares it); created
+    /// empty when missing.
+    pub fn table_mut(&mut self, name: &str) -> &mut Table {
+        Arc::make_mut(self.tables.entry(name.to_string()).or_default())
+    }
 }
 
 /// A call as executed: the request (with the injected session token) and

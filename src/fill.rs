@@ -1,1 +1,0 @@
-//! See the module docs of the command.

@@ -1,0 +1,214 @@
+//! Recording results: run every gold call against the simulated world and
+//! write what it returned (response and exception) into the conversation
+//! file, keeping everything else (key order, unknown keys) as it was.
+//!
+//! Files are rewritten through their parsed tree in the upstream style
+//! (`dataset::to_python_json`), only when a recorded result changes: a fill
+//! that changes nothing touches no byte. With `seed`, records that recorded
+//! query results list but the databases lack are added first (see
+//! [`seed`]), so those recordings reproduce instead of being overwritten.
+
+pub mod seed;
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dataset::{atomic_write, load_conversation, to_python_json, LoadedConversation};
+use crate::sim::Databases;
+use crate::verify::replay;
+use crate::{Error, Result};
+
+pub use seed::{seed_databases, SeededRecord};
+
+/// A gold call whose recorded result was (or would be) replaced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FilledCall {
+    pub file: String,
+    /// 0-based position in the `conversation` array.
+    pub turn: usize,
+    /// 0-based position in the turn's `apis`.
+    pub call: usize,
+    pub api_name: String,
+}
+
+/// What filling one file changes, and its new text when it changes.
+#[derive(Debug, Clone)]
+pub struct FileFill {
+    pub path: PathBuf,
+    pub calls: usize,
+    pub filled: Vec<FilledCall>,
+    pub new_text: Option<String>,
+}
+
+/// Fill one loaded conversation in memory.
+pub fn fill_conversation(loaded: &LoadedConversation, databases: &Databases) -> Result<FileFill> {
+    let path = &loaded.path;
+    let file = path.display().to_string();
+    let replayed = replay(databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
+    let mut tree: Option<Value> = None;
+    let mut filled = Vec::new();
+    for ((turn, call, gold), (_, _, executed)) in
+        loaded.conversation.gold_calls().zip(&replayed.executions)
+    {
+        let pointer = format!("/conversation/{turn}/apis/{call}");
+        let recorded = loaded.value.pointer(&pointer).and_then(Value::as_object);
+        // A call written by hand may lack the keys even when the values agree.
+        let has_keys =
+            recorded.is_some_and(|r| r.contains_key("response") && r.contains_key("exception"));
+        if has_keys && gold.response == executed.response && gold.exception == executed.exception {
+            continue;
+        }
+        let slot = tree
+            .get_or_insert_with(|| loaded.value.clone())
+            .pointer_mut(&pointer)
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
+        slot.insert("response".into(), executed.response.clone());
+        slot.insert(
+            "exception".into(),
+            executed
+                .exception
+                .clone()
+                .map_or(Value::Null, Value::String),
+        );
+        filled.push(FilledCall {
+            file: file.clone(),
+            turn,
+            call,
+            api_name: gold.request.api_name.clone(),
+        });
+    }
+    let new_text = tree.map(|tree| {
+        let mut text = to_python_json(&tree);
+        if loaded.text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    });
+    Ok(FileFill {
+        path: path.clone(),
+        calls: replayed.calls,
+        filled,
+        new_text,
+    })
+}
+
+/// The outcome of `talkforge fill`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FillReport {
+    pub files: usize,
+    pub calls: usize,
+    /// Gold calls whose recorded result was (or, with `--check`, would be) replaced.
+    pub filled: Vec<FilledCall>,
+    /// Files that were (or would be) rewritten.
+    pub changed_files: Vec<String>,
+    /// Records added to the databases (`--seed`).
+    pub seeded: Vec<SeededRecord>,
+    /// Database files that were (or would be) rewritten (`--seed`).
+    pub changed_databases: Vec<String>,
+    /// False with `--check`: nothing was written.
+    pub written: bool,
+}
+
+impl FillReport {
+    pub fn changes_anything(&self) -> bool {
+        !self.filled.is_empty() || !self.seeded.is_empty()
+    }
+}
+
+/// Options of a fill run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FillOptions {
+    /// Write nothing; only report what would change.
+    pub check: bool,
+    /// Add records that recorded query results list but the databases lack.
+    pub seed: bool,
+}
+
+/// Fill every file. Every file is read and filled in memory first; when any
+/// cannot be read, every such file is named and nothing at all is written.
+pub fn fill_files(
+    files: &[PathBuf],
+    databases_dir: &Path,
+    options: FillOptions,
+) -> Result<FillReport> {
+    let loaded = load_all(files)?;
+    let mut databases = Databases::load(databases_dir)?;
+    let mut report = FillReport {
+        files: loaded.len(),
+        written: !options.check,
+        ..FillReport::default()
+    };
+    let mut database_writes = Vec::new();
+    if options.seed {
+        let seeded = seed_databases(&loaded, &databases)?;
+        for name in seeded.changed_tables() {
+            let path = databases_dir.join(format!("{name}.json"));
+            let table = seeded.databases.get(&name).cloned().unwrap_or_default();
+            report.changed_databases.push(path.display().to_string());
+            database_writes.push((path, table));
+        }
+        report.seeded = seeded.records;
+        databases = seeded.databases;
+    }
+    let fills: Vec<Result<FileFill>> = loaded
+        .par_iter()
+        .map(|l| fill_conversation(l, &databases))
+        .collect();
+    let fills = collect_all(fills)?;
+    for fill in &fills {
+        report.calls += fill.calls;
+        report.filled.extend(fill.filled.iter().cloned());
+        if fill.new_text.is_some() {
+            report.changed_files.push(fill.path.display().to_string());
+        }
+    }
+    if options.check {
+        return Ok(report);
+    }
+    for (path, table) in database_writes {
+        let keep_newline = std::fs::read_to_string(&path).is_ok_and(|t| t.ends_with('\n'));
+        let mut text = to_python_json(&Value::Object(table));
+        if keep_newline {
+            text.push('\n');
+        }
+        atomic_write(&path, text.as_bytes())?;
+    }
+    for fill in &fills {
+        if let Some(text) = &fill.new_text {
+            atomic_write(&fill.path, text.as_bytes())?;
+        }
+    }
+    Ok(report)
+}
+
+fn load_all(files: &[PathBuf]) -> Result<Vec<LoadedConversation>> {
+    collect_all(files.par_iter().map(|p| load_conversation(p)).collect())
+}
+
+/// All the values, or one error that lists every failure.
+fn collect_all<T>(results: Vec<Result<T>>) -> Result<Vec<T>> {
+    let mut ok = Vec::with_capacity(results.len());
+    let mut failed = Vec::new();
+    for result in results {
+        match result {
+            Ok(value) => ok.push(value),
+            Err(err) => failed.push(err),
+        }
+    }
+    match failed.len() {
+        0 => Ok(ok),
+        1 => Err(failed.remove(0)),
+        n => Err(Error::Other(format!(
+            "{n} files cannot be filled; nothing was written:\n{}",
+            failed
+                .iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))),
+    }
+}

@@ -1,0 +1,166 @@
+//! Completing the databases from recordings (`fill --seed`).
+//!
+//! A maintainer who writes "you have an email from Dana about the invoice"
+//! into a conversation records it in the query's result; the database must
+//! hold that email for the recording to reproduce. Seeding walks every
+//! conversation's gold calls in the world as it stands at each call, and for
+//! each listing query (events, emails, messages, reminders, alarms) adds the
+//! listed records the world lacks to the logged-in user's entry of the
+//! tool's database. Existing records are never changed or removed: a record
+//! whose id is already there is left alone even when its fields differ
+//! (verify will show the difference).
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::dataset::LoadedConversation;
+use crate::sim::{tool, Databases, World};
+use crate::{Error, Result};
+
+/// The listing queries whose results name database records: tool, the key
+/// of the list in the result, the key of a record's id.
+const LISTINGS: [(&str, &str, &str); 5] = [
+    ("QueryCalendar", "events", "event_id"),
+    ("SearchInbox", "emails", "email_id"),
+    ("SearchMessages", "messages", "message_id"),
+    ("GetReminders", "reminders", "reminder_id"),
+    ("FindAlarms", "alarms", "alarm_id"),
+];
+
+/// One record added to a database.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeededRecord {
+    /// The database (file stem), e.g. `Email`.
+    pub database: String,
+    /// The user whose entry received the record.
+    pub user: String,
+    pub id: String,
+    /// The gold call whose recorded result lists it.
+    pub file: String,
+    pub turn: usize,
+    pub call: usize,
+    pub api_name: String,
+}
+
+/// The databases with the seeded records, and what was added.
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    pub databases: Databases,
+    pub records: Vec<SeededRecord>,
+}
+
+impl Seeded {
+    /// Databases that received at least one record, in first-seen order.
+    pub fn changed_tables(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for r in &self.records {
+            if !names.contains(&r.database) {
+                names.push(r.database.clone());
+            }
+        }
+        names
+    }
+}
+
+/// Add what the recordings list and the databases lack. Conversations are
+/// processed in order, so a record seeded for one is there for the next.
+pub fn seed_databases(conversations: &[LoadedConversation], initial: &Databases) -> Result<Seeded> {
+    let mut databases = initial.clone();
+    let mut records = Vec::new();
+    for loaded in conversations {
+        // Replaying again after an addition lets later calls of the same
+        // conversation see the record (a listing, then a delete of it).
+        loop {
+            let added = seed_one(loaded, &mut databases)?;
+            if added.is_empty() {
+                break;
+            }
+            records.extend(added);
+        }
+    }
+    Ok(Seeded { databases, records })
+}
+
+/// One replay of `loaded`; stops at the first call that needs records and
+/// adds them. Returns what it added (empty: nothing is missing).
+fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Vec<SeededRecord>> {
+    let path = &loaded.path;
+    let mut world = World::for_conversation(databases, &loaded.conversation)
+        .map_err(|m| Error::input(path, m))?;
+    for (turn, call, gold) in loaded.conversation.gold_calls() {
+        let api_name = gold.request.api_name.as_str();
+        if let Some(listed) = listed_records(api_name, gold) {
+            if let Some(user) = world.logged_in_user() {
+                let database = tool(api_name).and_then(|t| t.database).unwrap_or_default();
+                let present: BTreeSet<&str> = world
+                    .table(database)
+                    .and_then(|t| t.get(&user))
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                let missing: Vec<(&str, &Map<String, Value>)> = listed
+                    .into_iter()
+                    .filter(|(id, _)| !present.contains(id))
+                    .collect();
+                if !missing.is_empty() {
+                    let entry = databases
+                        .table_mut(database)
+                        .entry(user.clone())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let Value::Object(entry) = entry else {
+                        return Err(Error::input(
+                            path,
+                            format!(
+                                "turn {turn} call {call}: {database}[{user:?}] is not an object, \
+                                 cannot seed records into it"
+                            ),
+                        ));
+                    };
+                    let mut added = Vec::new();
+                    for (id, record) in missing {
+                        if entry.contains_key(id) {
+                            continue; // there already, just hidden from the world
+                        }
+                        entry.insert(id.to_string(), Value::Object(record.clone()));
+                        added.push(SeededRecord {
+                            database: database.to_string(),
+                            user: user.clone(),
+                            id: id.to_string(),
+                            file: path.display().to_string(),
+                            turn,
+                            call,
+                            api_name: api_name.to_string(),
+                        });
+                    }
+                    if !added.is_empty() {
+                        return Ok(added);
+                    }
+                }
+            }
+        }
+        world.execute(api_name, &gold.request.parameters);
+    }
+    Ok(Vec::new())
+}
+
+/// The records a recorded listing shows, by id: nothing for other tools,
+/// failed calls, or records without a string id.
+fn listed_records<'a>(
+    api_name: &str,
+    gold: &'a crate::model::GoldCall,
+) -> Option<Vec<(&'a str, &'a Map<String, Value>)>> {
+    let (_, list_key, id_key) = LISTINGS.iter().find(|(name, _, _)| *name == api_name)?;
+    if gold.exception.is_some() {
+        return None;
+    }
+    let listed = gold.response.get(*list_key)?.as_array()?;
+    Some(
+        listed
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(|r| Some((r.get(*id_key)?.as_str()?, r)))
+            .collect(),
+    )
+}

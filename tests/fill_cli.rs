@@ -1,0 +1,301 @@
+//! `talkforge fill`: results written from the simulator, byte-for-byte
+//! no-ops, `--check`, `--seed`, and refusing bad input without writing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
+use serde_json::{json, Value};
+
+fn talkforge() -> Command {
+    Command::cargo_bin("talkforge").unwrap()
+}
+
+fn upstream() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
+    dir.is_dir().then_some(dir)
+}
+
+fn write_json(path: &Path, value: &Value) {
+    fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// A world with one logged-in user, Ann, whose inbox is empty.
+fn small_world(dir: &Path) -> PathBuf {
+    let db = dir.join("databases");
+    fs::create_dir_all(&db).unwrap();
+    write_json(
+        &db.join("Account.json"),
+        &json!({"ann": {"username": "ann", "email": "ann@example.com", "phone": "555-010-0000",
+                        "name": "Ann Example", "password": "pw", "session_token": null}}),
+    );
+    write_json(
+        &db.join("Email.json"),
+        &json!({"ann": {"old": {"email_id": "old", "date": "2023-08-01 09:00:00",
+                "sender": "bo@example.com", "subject": "Lunch", "body": "Lunch on Friday?"}}}),
+    );
+    db
+}
+
+fn conversation(calls: Value) -> Value {
+    json!({
+        "name": "inbox", "conversation_id": "c-1", "suites_used": ["Email"],
+        "apis_used": ["SearchInbox"],
+        "user": {"username": "ann", "email": "ann@example.com", "phone": "555-010-0000",
+                 "name": "Ann Example", "password": "pw", "session_token": "tok-ann"},
+        "metadata": {"location": "Lisbon", "timestamp": "2023-09-10 12:00:00",
+                     "session_token": "tok-ann", "username": "ann"},
+        "conversation": [
+            {"index": 0, "role": "user", "text": "Did Dana send the invoice?"},
+            {"index": 1, "role": "assistant", "text": "Yes, this morning.", "apis": calls}
+        ]
+    })
+}
+
+fn invoice_email() -> Value {
+    json!({"email_id": "inv-1", "date": "2023-09-10 08:00:00", "sender": "dana@example.com",
+           "subject": "Invoice", "body": "Here is the invoice for August."})
+}
+
+fn search_call(response: Value) -> Value {
+    json!({"request": {"api_name": "SearchInbox",
+                       "parameters": {"session_token": "tok-ann", "query": "invoice"}},
+           "response": response, "exception": null})
+}
+
+#[test]
+fn blanked_upstream_easy_is_restored_byte_for_byte() {
+    let Some(up) = upstream() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut originals = Vec::new();
+    for entry in fs::read_dir(up.join("easy")).unwrap() {
+        let path = entry.unwrap().path();
+        let original = fs::read_to_string(&path).unwrap();
+        let mut value: Value = serde_json::from_str(&original).unwrap();
+        for turn in value["conversation"].as_array_mut().unwrap() {
+            for call in turn
+                .get_mut("apis")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                call["response"] = Value::Null;
+                call["exception"] = Value::Null;
+            }
+        }
+        let copy = tmp.path().join(path.file_name().unwrap());
+        write_json(&copy, &value);
+        originals.push((copy, original));
+    }
+    assert_eq!(originals.len(), 28);
+    talkforge()
+        .arg("fill")
+        .arg(tmp.path())
+        .arg("--databases")
+        .arg(up.join("databases"))
+        .assert()
+        .success();
+    for (copy, original) in &originals {
+        assert_eq!(
+            &fs::read_to_string(copy).unwrap(),
+            original,
+            "{}",
+            copy.display()
+        );
+    }
+    // Filled again: nothing to do, and --check agrees.
+    talkforge()
+        .args(["fill", "--check"])
+        .arg(tmp.path())
+        .arg("--databases")
+        .arg(up.join("databases"))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn check_reports_without_writing_and_fill_then_changes_only_what_differs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let file = tmp.path().join("inbox.json");
+    // Recorded: nothing found; the simulator finds nothing either, but the
+    // second call (a request written by hand) has no result at all yet.
+    let mut value = conversation(json!([search_call(json!({"emails": []}))]));
+    value["conversation"][1]["apis"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"request": {"api_name": "SearchInbox",
+                                 "parameters": {"session_token": "tok-ann", "query": "lunch"}}}));
+    write_json(&file, &value);
+    let before = fs::read(&file).unwrap();
+
+    let out = talkforge()
+        .args(["fill", "--check", "--format", "json"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["filled"].as_array().unwrap().len(), 1);
+    assert_eq!(report["filled"][0]["call"], 1);
+    assert_eq!(report["written"], false);
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        before,
+        "--check wrote to the file"
+    );
+
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success();
+    let after: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let filled = &after["conversation"][1]["apis"][1];
+    assert_eq!(filled["response"]["emails"][0]["email_id"], "old");
+    assert_eq!(filled["exception"], Value::Null);
+    // Key order kept: request, response, exception.
+    let keys: Vec<&String> = filled.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["request", "response", "exception"]);
+
+    // A second fill has nothing to change and does not touch the file.
+    let modified = fs::metadata(&file).unwrap().modified().unwrap();
+    let bytes = fs::read(&file).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("0 filled in 0 files"));
+    assert_eq!(fs::read(&file).unwrap(), bytes);
+    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), modified);
+}
+
+#[test]
+fn seed_adds_listed_records_the_database_lacks_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let file = tmp.path().join("inbox.json");
+    let recorded = json!({"emails": [invoice_email()]});
+    write_json(&file, &conversation(json!([search_call(recorded.clone())])));
+    let conversation_before = fs::read(&file).unwrap();
+
+    // Without the record, verify shows the recording does not reproduce.
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(1);
+
+    let out = talkforge()
+        .args(["fill", "--seed", "--format", "json"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["seeded"].as_array().unwrap().len(), 1);
+    assert_eq!(report["seeded"][0]["database"], "Email");
+    assert_eq!(report["seeded"][0]["user"], "ann");
+    assert_eq!(report["seeded"][0]["id"], "inv-1");
+    assert!(report["filled"].as_array().unwrap().is_empty());
+
+    // The recording now reproduces; the conversation itself was not rewritten.
+    assert_eq!(fs::read(&file).unwrap(), conversation_before);
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success();
+    let email: Value =
+        serde_json::from_str(&fs::read_to_string(db.join("Email.json")).unwrap()).unwrap();
+    let ann: Vec<&String> = email["ann"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        ann,
+        ["old", "inv-1"],
+        "the existing record stays first and unchanged"
+    );
+    assert_eq!(email["ann"]["inv-1"], invoice_email());
+
+    // Seeding again adds nothing.
+    talkforge()
+        .args(["fill", "--seed", "--check"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn seed_never_rewrites_an_existing_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let file = tmp.path().join("inbox.json");
+    // The recording claims the old email has another subject.
+    let old = json!({"email_id": "old", "date": "2023-08-01 09:00:00",
+        "sender": "bo@example.com", "subject": "Dinner", "body": "Lunch on Friday?"});
+    let mut value = conversation(json!([search_call(json!({"emails": [old.clone()]}))]));
+    value["conversation"][1]["apis"][0]["request"]["parameters"]["query"] = json!("lunch");
+    write_json(&file, &value);
+    let database_before = fs::read(db.join("Email.json")).unwrap();
+    talkforge()
+        .args(["fill", "--seed", "--check"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("would fill"))
+        .stdout(predicates::str::contains("would seed").not());
+    assert_eq!(fs::read(db.join("Email.json")).unwrap(), database_before);
+}
+
+#[test]
+fn an_unreadable_file_stops_the_fill_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let good = tmp.path().join("a-good.json");
+    write_json(&good, &conversation(json!([search_call(Value::Null)])));
+    let good_before = fs::read(&good).unwrap();
+    let bad = tmp.path().join("b-bad.json");
+    fs::write(&bad, "{\n  \"name\": \"x\",\n  \"conversation\": [1, 2,\n").unwrap();
+    talkforge()
+        .arg("fill")
+        .arg(tmp.path().join("a-good.json"))
+        .arg(&bad)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("b-bad.json:4:"))
+        .stderr(predicates::str::contains("panicked").not());
+    assert_eq!(
+        fs::read(&good).unwrap(),
+        good_before,
+        "the good file was written"
+    );
+    let leftovers: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 3, "no temporary files left: {leftovers:?}");
+}
