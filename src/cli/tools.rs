@@ -1,18 +1,38 @@
-//! `talkforge tools`.
+//! `talkforge tools`: the tool catalog as Markdown, JSON or OpenAI tool schemas.
 
-use std::path::PathBuf;
+use clap::ValueEnum;
 
-use super::{OutputFormat, Status};
+use super::Status;
+use crate::sim::docs::{catalog_doc, markdown, openai_tools};
 use crate::Error;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ToolsFormat {
+    /// A reference for people.
+    #[default]
+    Markdown,
+    /// The catalog (schemas/catalog.schema.json).
+    Json,
+    /// Chat-completions function-calling `tools` entries.
+    Openai,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "markdown")]
-    pub format: String,
-    #[arg(skip)]
-    pub _unused: Option<(PathBuf, OutputFormat)>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ToolsFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("tools")
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let text = match args.format {
+        ToolsFormat::Markdown => markdown(),
+        ToolsFormat::Json => pretty(&catalog_doc())?,
+        ToolsFormat::Openai => pretty(&openai_tools())?,
+    };
+    println!("{}", text.trim_end());
+    Ok(Status::Clean)
+}
+
+fn pretty<T: serde::Serialize>(document: &T) -> Result<String, Error> {
+    serde_json::to_string_pretty(document).map_err(|e| Error::Other(e.to_string()))
 }

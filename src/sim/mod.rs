@@ -2,6 +2,7 @@
 //! state they act on.
 
 pub mod catalog;
+pub mod docs;
 pub mod plugins;
 pub mod pyargs;
 pub mod pyrandom;

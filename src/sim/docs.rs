@@ -1,0 +1,243 @@
+//! The catalog as documents: a serialisable view (the `tools --format json`
+//! output, described by schemas/catalog.schema.json), Markdown for people,
+//! and OpenAI function-calling tool schemas for models.
+
+use std::fmt::Write;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::catalog::{catalog, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+
+/// The whole catalog.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CatalogDoc {
+    pub plugins: Vec<PluginDoc>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PluginDoc {
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<ToolDoc>,
+}
+
+/// One tool, as the simulator, linter and evaluator see it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ToolDoc {
+    pub name: String,
+    pub plugin: String,
+    pub description: String,
+    pub parameters: Vec<ParamDoc>,
+    pub returns: Vec<FieldDoc>,
+    /// Changes the world (an action) rather than only reading it (a query).
+    pub is_action: bool,
+    /// Needs a logged-in user; the session token is injected, not asked for.
+    pub requires_auth: bool,
+    /// The database file (stem) the tool reads or writes.
+    pub database: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ParamDoc {
+    pub name: String,
+    /// JSON type: string, integer, number, boolean, array, object.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// For arrays: the items' JSON type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<String>,
+    pub description: String,
+    pub required: bool,
+    #[serde(rename = "enum", skip_serializing_if = "Vec::is_empty")]
+    pub enum_values: Vec<String>,
+    /// timestamp (%Y-%m-%d %H:%M:%S), date, time, email, phone, id, or absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Text the assistant composes; not expected verbatim in the dialogue.
+    pub free_text: bool,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FieldDoc {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub description: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDoc>,
+}
+
+pub fn catalog_doc() -> CatalogDoc {
+    CatalogDoc {
+        plugins: Plugin::ALL
+            .into_iter()
+            .map(|plugin| PluginDoc {
+                name: plugin.name().to_string(),
+                description: plugin.description().to_string(),
+                tools: plugin.tools().map(tool_doc).collect(),
+            })
+            .collect(),
+    }
+}
+
+pub fn tool_doc(spec: &ToolSpec) -> ToolDoc {
+    ToolDoc {
+        name: spec.name.to_string(),
+        plugin: spec.plugin.name().to_string(),
+        description: spec.description.to_string(),
+        parameters: spec.parameters.iter().map(param_doc).collect(),
+        returns: spec.returns.iter().map(field_doc).collect(),
+        is_action: spec.is_action,
+        requires_auth: spec.requires_auth,
+        database: spec.database.map(str::to_string),
+    }
+}
+
+fn param_doc(p: &ParamSpec) -> ParamDoc {
+    ParamDoc {
+        name: p.name.to_string(),
+        ty: p.ty.json_name().to_string(),
+        items: match p.ty {
+            ParamType::Array(items) => Some(items.json_name().to_string()),
+            _ => None,
+        },
+        description: p.description.to_string(),
+        required: p.required,
+        enum_values: p.enum_values.iter().map(|v| v.to_string()).collect(),
+        format: format_name(p.format).map(str::to_string),
+        free_text: p.free_text,
+    }
+}
+
+fn field_doc(f: &FieldSpec) -> FieldDoc {
+    FieldDoc {
+        name: f.name.to_string(),
+        ty: f.ty.to_string(),
+        description: f.description.to_string(),
+        fields: f.fields.iter().map(field_doc).collect(),
+    }
+}
+
+fn format_name(format: ValueFormat) -> Option<&'static str> {
+    match format {
+        ValueFormat::Any => None,
+        ValueFormat::Timestamp => Some("timestamp"),
+        ValueFormat::Date => Some("date"),
+        ValueFormat::Time => Some("time"),
+        ValueFormat::Email => Some("email"),
+        ValueFormat::Phone => Some("phone"),
+        ValueFormat::Id => Some("id"),
+    }
+}
+
+/// Chat-completions `tools` entries for every tool, with full docs.
+pub fn openai_tools() -> Vec<Value> {
+    catalog()
+        .iter()
+        .map(|spec| crate::eval::openai::tool_doc(spec, true))
+        .collect()
+}
+
+/// The catalog as a Markdown reference.
+pub fn markdown() -> String {
+    let doc = catalog_doc();
+    let tools: usize = doc.plugins.iter().map(|p| p.tools.len()).sum();
+    let mut out = String::new();
+    let _ = writeln!(out, "# Tool catalog\n");
+    let _ = writeln!(
+        out,
+        "{tools} tools in {} plugins. Actions change the world; queries only read it. \
+         Tools that need a login get the session token from the world, not from the model.\n",
+        doc.plugins.len()
+    );
+    for plugin in &doc.plugins {
+        let _ = writeln!(out, "## {}\n\n{}\n", plugin.name, plugin.description);
+        for tool in &plugin.tools {
+            let kind = if tool.is_action { "action" } else { "query" };
+            let login = if tool.requires_auth {
+                ", needs a login"
+            } else {
+                ""
+            };
+            let database = tool
+                .database
+                .as_deref()
+                .map(|d| format!(", database `{d}`"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "### {}\n", tool.name);
+            let _ = writeln!(out, "{} ({kind}{login}{database})\n", tool.description);
+            if tool.parameters.is_empty() {
+                let _ = writeln!(out, "No parameters.\n");
+            } else {
+                let _ = writeln!(out, "| parameter | type | required | description |");
+                let _ = writeln!(out, "|---|---|---|---|");
+                for p in &tool.parameters {
+                    let ty = match &p.items {
+                        Some(items) => format!("array of {items}"),
+                        None => p.ty.clone(),
+                    };
+                    let mut description = cell(&p.description);
+                    if !p.enum_values.is_empty() {
+                        let _ = write!(description, " One of: `{}`.", p.enum_values.join("`, `"));
+                    }
+                    if let Some(format) = &p.format {
+                        let _ = write!(description, " Format: {format}.");
+                    }
+                    let required = if p.required { "yes" } else { "no" };
+                    let _ = writeln!(out, "| `{}` | {ty} | {required} | {description} |", p.name);
+                }
+                out.push('\n');
+            }
+            if !tool.returns.is_empty() {
+                let _ = writeln!(out, "Returns:\n");
+                for field in &tool.returns {
+                    write_field(&mut out, field, 0);
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn write_field(out: &mut String, field: &FieldDoc, depth: usize) {
+    let _ = writeln!(
+        out,
+        "{}- `{}` ({}): {}",
+        "  ".repeat(depth),
+        field.name,
+        field.ty,
+        field.description
+    );
+    for inner in &field.fields {
+        write_field(out, inner, depth + 1);
+    }
+}
+
+/// Text safe inside a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_documented_once() {
+        let doc = catalog_doc();
+        let names: Vec<&str> = doc
+            .plugins
+            .iter()
+            .flat_map(|p| p.tools.iter().map(|t| t.name.as_str()))
+            .collect();
+        assert_eq!(names.len(), 28);
+        let md = markdown();
+        for name in names {
+            assert_eq!(md.matches(&format!("### {name}\n")).count(), 1, "{name}");
+        }
+        assert_eq!(openai_tools().len(), 28);
+    }
+}
