@@ -3,6 +3,7 @@
 //! layout and the command-line contract.
 
 pub mod apibank;
+pub mod check;
 pub mod cli;
 pub mod dataset;
 pub mod error;

@@ -89,10 +89,7 @@ pub struct Report {
 
 /// Verify every file; conversations run in parallel, the report is in file order.
 pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Result<Report> {
-    let per_file: Vec<Result<(usize, Vec<Difference>)>> = files
-        .par_iter()
-        .map(|path| verify_file(path, databases))
-        .collect();
+    let per_file = verify_each(files, databases);
     let mut report = Report {
         conversations: 0,
         calls: 0,
@@ -107,6 +104,18 @@ pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Result<Report> 
         report.differs.extend(diffs);
     }
     Ok(report)
+}
+
+/// Each file's gold-call count and differences, or why it could not be
+/// verified; in file order, computed in parallel.
+pub fn verify_each(
+    files: &[PathBuf],
+    databases: &Databases,
+) -> Vec<Result<(usize, Vec<Difference>)>> {
+    files
+        .par_iter()
+        .map(|path| verify_file(path, databases))
+        .collect()
 }
 
 fn verify_file(path: &Path, databases: &Databases) -> Result<(usize, Vec<Difference>)> {

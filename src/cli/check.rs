@@ -1,19 +1,35 @@
-//! `talkforge check`.
+//! `talkforge check`: the main job over this repository's dataset.
 
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
+use crate::check::{check_repository, render, Outcome};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Repository root holding conversations/ and databases/.
+    /// Repository root holding conversations/, databases/ and scenarios/.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(_args: &Args) -> Result<Status, Error> {
-    super::not_implemented("check")
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let report = check_repository(&args.root)?;
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
+        ),
+        OutputFormat::Human => print!("{}", render(&report)),
+    }
+    match report.outcome {
+        Outcome::Passed => Ok(Status::Clean),
+        Outcome::Failed => Ok(Status::Findings),
+        // The summary is out; the exit code still says some input was unreadable.
+        Outcome::Broken => Err(Error::Other(
+            "some input could not be read (see above)".into(),
+        )),
+    }
 }

@@ -119,10 +119,3 @@ fn restore_default_sigpipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
-
-/// The answer of a subcommand whose issue has not landed yet.
-pub(crate) fn not_implemented(command: &str) -> Result<Status, Error> {
-    Err(Error::Usage(format!(
-        "`talkforge {command}` is not implemented yet"
-    )))
-}

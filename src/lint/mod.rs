@@ -15,7 +15,7 @@ pub mod view;
 
 pub use config::Config;
 pub use document::{Document, InputFormat};
-pub use engine::{lint_paths, Options, Report};
+pub use engine::{lint_files, lint_paths, Options, Report};
 pub use registry::{all_rules, rule, Rule, Severity};
 
 /// What a rule reports before it is placed in the file.

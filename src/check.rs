@@ -1,0 +1,285 @@
+//! The main job (`talkforge check`): everything CI needs to trust the
+//! repository's dataset, in one run. The databases load and match their
+//! schemas, every conversation and scenario pool passes lint (which includes
+//! the `schema` rule), and every gold call reproduces.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dataset::discover;
+use crate::lint::{lint_files, Config, Options};
+use crate::sim::Databases;
+use crate::stats::{stats_files, Stats};
+use crate::verify::{verify_each, Difference};
+use crate::Error;
+
+/// How one step went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Passed,
+    /// It ran and found problems (exit 1).
+    Failed,
+    /// Some input could not be read (exit 2).
+    Broken,
+}
+
+/// One step of the check, for the summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub name: &'static str,
+    pub outcome: Outcome,
+    /// One line for the summary.
+    pub summary: String,
+    /// The first problems, one line each (the full lists are in the report).
+    pub problems: Vec<String>,
+}
+
+/// Everything `check` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub root: String,
+    pub outcome: Outcome,
+    pub steps: Vec<Step>,
+    /// The lint findings, as `talkforge lint --format json` prints them.
+    pub lint: Value,
+    pub differs: Vec<Difference>,
+    pub stats: Option<Stats>,
+}
+
+const SHOWN_PROBLEMS: usize = 8;
+
+/// Run every step over the dataset under `root`.
+pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
+    let conversations_dir = root.join("conversations");
+    let databases_dir = root.join("databases");
+    if !conversations_dir.is_dir() {
+        return Err(Error::input(
+            &conversations_dir,
+            "no conversations folder here (run `talkforge check` from the repository root, or pass --root)",
+        ));
+    }
+    let conversations = discover(std::slice::from_ref(&conversations_dir), &["json"])?;
+    let pools = scenario_pools(&root.join("scenarios"))?;
+
+    let mut steps = Vec::new();
+    let (database_step, databases) = databases_step(&databases_dir);
+    steps.push(database_step);
+
+    let config = Config::discover(root)?;
+    let options = Options {
+        config,
+        ..Options::default()
+    };
+    let mut linted = conversations.clone();
+    linted.extend(pools.iter().cloned());
+    let lint_report = lint_files(&linted, &options);
+    steps.push(lint_step(&lint_report, conversations.len(), pools.len()));
+    let lint = crate::lint::output::json_report(&lint_report);
+
+    let mut differs = Vec::new();
+    if let Some(databases) = &databases {
+        let (step, found) = verify_step(&conversations, databases);
+        steps.push(step);
+        differs = found;
+    } else {
+        steps.push(Step {
+            name: "verify",
+            outcome: Outcome::Broken,
+            summary: "not run: the databases could not be loaded".into(),
+            problems: Vec::new(),
+        });
+    }
+    let stats = stats_files(&conversations).ok();
+
+    let outcome = steps
+        .iter()
+        .map(|s| s.outcome)
+        .max_by_key(|o| match o {
+            Outcome::Passed => 0,
+            Outcome::Failed => 1,
+            Outcome::Broken => 2,
+        })
+        .unwrap_or(Outcome::Passed);
+    Ok(CheckReport {
+        root: root.display().to_string(),
+        outcome,
+        steps,
+        lint,
+        differs,
+        stats,
+    })
+}
+
+/// The scenario pools under `dir`: JSON files holding a `scenarios` list
+/// (the dry-run manifest and other notes are not pools).
+fn scenario_pools(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let files = discover(&[dir.to_path_buf()], &["json"])?;
+    Ok(files
+        .into_iter()
+        .filter(|path| {
+            // An unreadable file is a pool candidate: lint will say why.
+            crate::dataset::read_json(path)
+                .map(|(_, value)| value.get("scenarios").is_some_and(Value::is_array))
+                .unwrap_or(true)
+        })
+        .collect())
+}
+
+fn databases_step(dir: &Path) -> (Step, Option<Databases>) {
+    let mut problems = Vec::new();
+    let loaded = match Databases::load(dir) {
+        Ok(databases) => Some(databases),
+        Err(e) => {
+            problems.push(e.to_string());
+            None
+        }
+    };
+    let step = match &loaded {
+        Some(databases) => Step {
+            name: "databases",
+            outcome: Outcome::Passed,
+            summary: format!("{} databases load", databases.names().count()),
+            problems,
+        },
+        None => Step {
+            name: "databases",
+            outcome: Outcome::Broken,
+            summary: "the databases could not be loaded".into(),
+            problems,
+        },
+    };
+    (step, loaded)
+}
+
+fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -> Step {
+    use crate::lint::Severity;
+    let errors = report.count(Severity::Error);
+    let warnings = report.count(Severity::Warning);
+    let mut problems: Vec<String> = report.errors.iter().map(|e| e.to_string()).collect();
+    problems.extend(report.findings.iter().map(|f| {
+        let place = match (f.line, f.column) {
+            (Some(line), Some(column)) => format!("{}:{line}:{column}", f.file),
+            _ => f.file.clone(),
+        };
+        format!("{place}: {} [{}] {}", f.severity.name(), f.rule, f.message)
+    }));
+    let outcome = if !report.errors.is_empty() {
+        Outcome::Broken
+    } else if errors > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    let mut summary = format!(
+        "{conversations} conversations and {pools} scenario pools: {errors} errors, {warnings} warnings"
+    );
+    if !report.errors.is_empty() {
+        summary.push_str(&format!(", {} unreadable files", report.errors.len()));
+    }
+    Step {
+        name: "lint",
+        outcome,
+        summary,
+        problems,
+    }
+}
+
+fn verify_step(files: &[PathBuf], databases: &Databases) -> (Step, Vec<Difference>) {
+    let mut calls = 0;
+    let mut differs = Vec::new();
+    let mut unreadable = Vec::new();
+    for result in verify_each(files, databases) {
+        match result {
+            Ok((n, found)) => {
+                calls += n;
+                differs.extend(found);
+            }
+            Err(e) => unreadable.push(e.to_string()),
+        }
+    }
+    let outcome = if !unreadable.is_empty() {
+        Outcome::Broken
+    } else if !differs.is_empty() {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    let verified = files.len() - unreadable.len();
+    let summary = format!(
+        "{} of {calls} gold calls in {verified} conversations reproduce",
+        calls - differs.len()
+    );
+    let mut problems = unreadable;
+    problems.extend(differs.iter().map(|d| {
+        format!(
+            "{} turn {} call {} ({}): the recorded result differs",
+            d.file, d.turn, d.call, d.api_name
+        )
+    }));
+    (
+        Step {
+            name: "verify",
+            outcome,
+            summary,
+            problems,
+        },
+        differs,
+    )
+}
+
+/// The one-screen summary.
+pub fn render(report: &CheckReport) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for step in &report.steps {
+        let mark = match step.outcome {
+            Outcome::Passed => "ok",
+            Outcome::Failed => "FAILED",
+            Outcome::Broken => "BROKEN",
+        };
+        let _ = writeln!(out, "{:<10} {mark:<7} {}", step.name, step.summary);
+        for problem in step.problems.iter().take(SHOWN_PROBLEMS) {
+            let _ = writeln!(out, "           {problem}");
+        }
+        if step.problems.len() > SHOWN_PROBLEMS {
+            let more = step.problems.len() - SHOWN_PROBLEMS;
+            let hint = match step.name {
+                "lint" => "talkforge lint conversations",
+                "verify" => "talkforge verify conversations",
+                _ => "talkforge check --format json",
+            };
+            let _ = writeln!(out, "           ... and {more} more (`{hint}` shows all)");
+        }
+    }
+    if let Some(stats) = &report.stats {
+        let used = stats.by_tool.values().filter(|&&n| n > 0).count();
+        let subsets: Vec<String> = stats
+            .by_subset
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<10} {:<7} {} conversations ({}), {} gold calls, {used} of {} tools used",
+            "dataset",
+            "",
+            stats.conversations,
+            subsets.join(", "),
+            stats.gold_calls,
+            crate::sim::catalog().len()
+        );
+    }
+    let verdict = match report.outcome {
+        Outcome::Passed => "check passed",
+        Outcome::Failed => "check failed",
+        Outcome::Broken => "check could not read all of its input",
+    };
+    let _ = writeln!(out, "{verdict}");
+    out
+}

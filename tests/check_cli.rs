@@ -1,0 +1,152 @@
+//! `talkforge check`: the repository's own dataset passes, and each kind of
+//! problem turns the check red with the file named.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn check(root: &Path) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("check")
+        .arg("--root")
+        .arg(root)
+        .assert()
+}
+
+/// A small repository: the project's databases and two easy conversations.
+fn small_repo() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let easy = tmp.path().join("conversations/easy");
+    fs::create_dir_all(&easy).unwrap();
+    for name in ["AddAlarm-easy.json", "QueryCalendar-easy.json"] {
+        fs::copy(
+            repo().join("conversations/easy").join(name),
+            easy.join(name),
+        )
+        .unwrap();
+    }
+    let databases = tmp.path().join("databases");
+    fs::create_dir_all(&databases).unwrap();
+    for entry in fs::read_dir(repo().join("databases")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+    }
+    tmp
+}
+
+fn edit(path: &Path, change: impl FnOnce(&mut Value)) {
+    let mut value: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    change(&mut value);
+    fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+}
+
+fn first_call(value: &mut Value) -> &mut Value {
+    value["conversation"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find_map(|t| {
+            t.get_mut("apis")
+                .filter(|a| !a.as_array().unwrap().is_empty())
+        })
+        .map(|apis| &mut apis[0])
+        .unwrap()
+}
+
+#[test]
+fn the_repository_dataset_passes() {
+    check(&repo())
+        .success()
+        .stdout(predicate::str::contains("check passed"))
+        .stdout(predicate::str::contains("28 of 28 tools used"));
+}
+
+#[test]
+fn a_small_clean_repository_passes_and_reports_json() {
+    let tmp = small_repo();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["check", "--format", "json", "--root"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["outcome"], "passed");
+    let steps: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["databases", "lint", "verify"]);
+    assert_eq!(report["stats"]["conversations"], 2);
+}
+
+#[test]
+fn a_recorded_result_that_no_longer_reproduces_fails_verify() {
+    let tmp = small_repo();
+    let file = tmp.path().join("conversations/easy/AddAlarm-easy.json");
+    edit(&file, |v| {
+        first_call(v)["response"] = serde_json::json!({"alarm_id": "0000-0000"})
+    });
+    check(tmp.path())
+        .code(1)
+        .stdout(predicate::str::contains("verify     FAILED"))
+        .stdout(predicate::str::contains("AddAlarm-easy.json turn"))
+        .stdout(predicate::str::contains("check failed"));
+}
+
+#[test]
+fn a_hallucinated_tool_fails_lint() {
+    let tmp = small_repo();
+    let file = tmp.path().join("conversations/easy/AddAlarm-easy.json");
+    edit(&file, |v| {
+        first_call(v)["request"]["api_name"] = "SnoozeAlarm".into()
+    });
+    check(tmp.path())
+        .code(1)
+        .stdout(predicate::str::contains("lint       FAILED"))
+        .stdout(predicate::str::contains("[unknown-tool]"));
+}
+
+#[test]
+fn malformed_json_breaks_the_check_but_the_summary_still_names_it() {
+    let tmp = small_repo();
+    let file = tmp
+        .path()
+        .join("conversations/easy/QueryCalendar-easy.json");
+    fs::write(&file, "{\n  \"name\": \"x\",\n  oops\n}\n").unwrap();
+    check(tmp.path())
+        .code(2)
+        .stdout(predicate::str::contains("QueryCalendar-easy.json:3:3"))
+        .stdout(predicate::str::contains("BROKEN"))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+#[test]
+fn missing_databases_break_the_check() {
+    let tmp = small_repo();
+    fs::remove_dir_all(tmp.path().join("databases")).unwrap();
+    check(tmp.path())
+        .code(2)
+        .stdout(predicate::str::contains("databases  BROKEN"));
+}
+
+#[test]
+fn outside_a_repository_the_error_says_where_to_run_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    check(tmp.path())
+        .code(2)
+        .stderr(predicate::str::contains("no conversations folder"));
+}

@@ -1,0 +1,62 @@
+//! `talkforge stats`: the contract's counts.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn stats(paths: &[PathBuf]) -> Value {
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["stats", "--format", "json"])
+        .args(paths)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn upstream_tooltalk_counts() {
+    let up = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
+    if !up.is_dir() {
+        return;
+    }
+    let doc = stats(&[up.join("easy"), up.join("tooltalk")]);
+    assert_eq!(doc["conversations"], 78);
+    assert_eq!(doc["gold_calls"], 266);
+    assert_eq!(doc["by_subset"]["easy"], 28);
+    assert_eq!(doc["by_subset"]["tooltalk"], 50);
+    let by_tool = doc["by_tool"].as_object().unwrap();
+    assert_eq!(by_tool.len(), 28, "upstream uses only catalog tools");
+    assert_eq!(
+        by_tool.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+        266
+    );
+}
+
+#[test]
+fn the_project_dataset_covers_every_tool() {
+    let doc = stats(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("conversations")]);
+    assert_eq!(doc["by_subset"]["easy"], 28);
+    assert!(doc["by_subset"]["hard"].as_u64().unwrap() >= 50);
+    for (tool, n) in doc["by_tool"].as_object().unwrap() {
+        assert!(n.as_u64().unwrap() >= 3, "{tool} is used only {n} times");
+    }
+}
+
+#[test]
+fn a_malformed_file_names_its_place_and_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, "{\"name\": \"x\",\n  \"conversation\": [}\n").unwrap();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("stats")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("bad.json:2:"));
+}
