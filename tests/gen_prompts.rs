@@ -75,3 +75,33 @@ fn bad_template_names_the_file() {
         .code(2)
         .stderr(predicates::str::contains("bad.j2"));
 }
+
+#[test]
+fn committed_dry_run_manifest_matches_the_catalog_and_template() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("scenarios/dry-run-manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let listed: Vec<(String, String)> = manifest["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["prompt_sha256"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let rendered: Vec<(String, String)> = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default())
+        .unwrap()
+        .iter()
+        .map(|p| (p.name.clone(), p.sha256()))
+        .collect();
+    assert_eq!(listed.len(), 420);
+    assert_eq!(
+        listed, rendered,
+        "scenarios/dry-run-manifest.json is stale: regenerate it (scenarios/README.md)"
+    );
+}
