@@ -225,6 +225,41 @@ pub fn gold_arguments_equal(prediction: &GoldCall, gold: &GoldCall) -> bool {
     })
 }
 
+/// Whether `prediction` lists at least the records `gold` lists: every id
+/// under `list_key`/`id_key` in the gold result appears in the prediction's
+/// (Python's `in`). The listing queries' comparators share this.
+pub fn lists_at_least(
+    prediction: &GoldCall,
+    gold: &GoldCall,
+    list_key: &str,
+    id_key: &str,
+) -> bool {
+    let ids = |call: &GoldCall| -> Vec<Value> {
+        call.response
+            .get(list_key)
+            .and_then(Value::as_array)
+            .map(|records| {
+                records
+                    .iter()
+                    .filter_map(|r| r.get(id_key).cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let found = ids(prediction);
+    ids(gold)
+        .iter()
+        .all(|id| found.iter().any(|f| py_eq(f, id)))
+}
+
+/// Whether both calls raised the same exception (or none) as the same user
+/// (the injected session token).
+pub fn same_outcome_and_user(prediction: &GoldCall, gold: &GoldCall) -> bool {
+    prediction.exception == gold.exception
+        && prediction.request.parameters.get("session_token")
+            == gold.request.parameters.get("session_token")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +291,35 @@ mod tests {
         assert!(!default_matches(&other, &gold, &ExactText));
         let missing = call(json!({"s": "a"}), json!({"x": 1, "y": 2}));
         assert!(!default_matches(&missing, &gold, &ExactText));
+    }
+
+    #[test]
+    fn a_listing_matches_when_it_shows_at_least_the_gold_records() {
+        let listing = |ids: &[&str]| {
+            let records: Vec<Value> = ids.iter().map(|id| json!({"alarm_id": id})).collect();
+            call(json!({"session_token": "t"}), json!({"alarms": records}))
+        };
+        let gold = listing(&["a", "b"]);
+        assert!(lists_at_least(
+            &listing(&["b", "c", "a"]),
+            &gold,
+            "alarms",
+            "alarm_id"
+        ));
+        assert!(!lists_at_least(
+            &listing(&["a"]),
+            &gold,
+            "alarms",
+            "alarm_id"
+        ));
+        assert!(lists_at_least(
+            &listing(&[]),
+            &listing(&[]),
+            "alarms",
+            "alarm_id"
+        ));
+        assert!(same_outcome_and_user(&listing(&[]), &gold));
+        let other_user = call(json!({"session_token": "u"}), json!({"alarms": []}));
+        assert!(!same_outcome_and_user(&other_user, &gold));
     }
 }

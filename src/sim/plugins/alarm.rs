@@ -5,7 +5,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
-use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use crate::sim::catalog::{
+    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
+    ValueFormat,
+};
 use crate::sim::pyargs::bind;
 use crate::sim::pytime::{strptime, TIME};
 use crate::sim::world::ToolCtx;
@@ -185,25 +188,6 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
 
 /// A query is right when it found at least the alarms the gold call found.
 fn find_alarms_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
-    if prediction.exception != gold.exception {
-        return false;
-    }
-    if prediction.request.parameters.get("session_token")
-        != gold.request.parameters.get("session_token")
-    {
-        return false;
-    }
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get("alarms")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.get("alarm_id").cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let found = ids(prediction);
-    ids(gold).iter().all(|id| found.contains(id))
+    same_outcome_and_user(prediction, gold)
+        && lists_at_least(prediction, gold, "alarms", "alarm_id")
 }

@@ -9,7 +9,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
-use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use crate::sim::catalog::{
+    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
+    ValueFormat,
+};
 use crate::sim::pyargs::{bind, display, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -490,28 +493,8 @@ fn query_calendar_matches(
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    if prediction.exception != gold.exception
-        || prediction.request.parameters.get("session_token")
-            != gold.request.parameters.get("session_token")
-    {
-        return false;
-    }
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get("events")
-            .and_then(Value::as_array)
-            .map(|events| {
-                events
-                    .iter()
-                    .filter_map(|e| e.get("event_id").cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let found = ids(prediction);
-    ids(gold)
-        .iter()
-        .all(|id| found.iter().any(|f| py_eq(f, id)))
+    same_outcome_and_user(prediction, gold)
+        && lists_at_least(prediction, gold, "events", "event_id")
 }
 
 #[cfg(test)]

@@ -12,7 +12,10 @@ use regex::Regex;
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
-use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use crate::sim::catalog::{
+    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
+    ValueFormat,
+};
 use crate::sim::pyargs::{bind, display, key_error, lower, py_eq, py_split, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -329,28 +332,8 @@ fn search_inbox_matches(
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    if prediction.exception != gold.exception
-        || prediction.request.parameters.get("session_token")
-            != gold.request.parameters.get("session_token")
-    {
-        return false;
-    }
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get("emails")
-            .and_then(Value::as_array)
-            .map(|emails| {
-                emails
-                    .iter()
-                    .filter_map(|e| e.get("email_id").cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let found = ids(prediction);
-    ids(gold)
-        .iter()
-        .all(|id| found.iter().any(|f| py_eq(f, id)))
+    same_outcome_and_user(prediction, gold)
+        && lists_at_least(prediction, gold, "emails", "email_id")
 }
 
 #[cfg(test)]

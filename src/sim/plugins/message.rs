@@ -11,7 +11,10 @@ use serde_json::{json, Map, Value};
 
 use super::account::{field, session_username};
 use crate::model::GoldCall;
-use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use crate::sim::catalog::{
+    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
+    ValueFormat,
+};
 use crate::sim::pyargs::{bind, dict_key, lower, py_eq, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -267,27 +270,8 @@ fn search_messages_matches(
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    if prediction.exception != gold.exception
-        || prediction.request.parameters.get("session_token")
-            != gold.request.parameters.get("session_token")
-    {
-        return false;
-    }
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get("messages")
-            .and_then(Value::as_array)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|x| x.get("message_id").cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let found = ids(prediction);
-    ids(gold)
-        .iter()
-        .all(|id| found.iter().any(|f| py_eq(f, id)))
+    same_outcome_and_user(prediction, gold)
+        && lists_at_least(prediction, gold, "messages", "message_id")
 }
 
 #[cfg(test)]

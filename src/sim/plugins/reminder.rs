@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::account::{field, key_error_for, session_username};
 use crate::model::GoldCall;
 use crate::sim::catalog::{
-    default_matches, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
+    default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
 use crate::sim::pyargs::{bind, dict_key, display, no_attribute, py_eq};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
@@ -205,21 +205,7 @@ fn get_reminders_matches(
     if !same_request || prediction.exception != gold.exception {
         return false;
     }
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get("reminders")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|x| x.get("reminder_id").cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let shown = ids(prediction);
-    ids(gold)
-        .iter()
-        .all(|id| shown.iter().any(|s| py_eq(s, id)))
+    lists_at_least(prediction, gold, "reminders", "reminder_id")
 }
 
 pub static DELETE_REMINDER: ToolSpec = ToolSpec {
