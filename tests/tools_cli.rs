@@ -41,7 +41,7 @@ fn json_catalog() {
         ("Alarm", 3),
         ("Calendar", 4),
         ("Email", 2),
-        ("Message", 2),
+        ("Messages", 2),
         ("Reminder", 4),
         ("Weather", 3),
     ];

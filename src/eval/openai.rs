@@ -189,7 +189,7 @@ pub fn tools_for(mode: ApiMode, conversation: &Conversation) -> Vec<&'static Too
             let plugins: Vec<Plugin> = conversation
                 .suites_used
                 .iter()
-                .filter_map(|s| plugin_named(s))
+                .filter_map(|s| Plugin::from_name(s))
                 .collect();
             catalog()
                 .iter()
@@ -198,12 +198,6 @@ pub fn tools_for(mode: ApiMode, conversation: &Conversation) -> Vec<&'static Too
                 .collect()
         }
     }
-}
-
-/// A plugin by its name in `suites_used`; upstream ToolTalk calls the
-/// Message plugin "Messages".
-fn plugin_named(name: &str) -> Option<Plugin> {
-    Plugin::from_name(name).or_else(|| Plugin::from_name(name.strip_suffix('s')?))
 }
 
 /// A tool's documentation in the chat-completions `tools` format.

@@ -17,7 +17,7 @@ pub enum Plugin {
     Alarm,
     Calendar,
     Email,
-    Message,
+    Messages,
     Reminder,
     Weather,
 }
@@ -28,7 +28,7 @@ impl Plugin {
         Plugin::Alarm,
         Plugin::Calendar,
         Plugin::Email,
-        Plugin::Message,
+        Plugin::Messages,
         Plugin::Reminder,
         Plugin::Weather,
     ];
@@ -40,7 +40,7 @@ impl Plugin {
             Plugin::Alarm => "Alarm",
             Plugin::Calendar => "Calendar",
             Plugin::Email => "Email",
-            Plugin::Message => "Message",
+            Plugin::Messages => "Messages",
             Plugin::Reminder => "Reminder",
             Plugin::Weather => "Weather",
         }

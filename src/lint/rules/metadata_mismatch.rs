@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
-use crate::sim::{self, Plugin};
+use crate::sim;
 
 crate::declare_rule! {
     /// Finds conversations whose `apis_used` or `suites_used` disagree with
@@ -44,19 +44,10 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let used_plugins: BTreeSet<&str> = called
         .iter()
         .filter_map(|name| sim::tool(name))
-        .map(|t| suite_name(t.plugin))
+        .map(|t| t.plugin.name())
         .collect();
     let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().map(String::as_str).collect();
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
-}
-
-/// The name `suites_used` must spell: the reference's suite names, which
-/// for the message plugin is "Messages" (evaluation looks suites up by it).
-pub fn suite_name(plugin: Plugin) -> &'static str {
-    match plugin {
-        Plugin::Message => "Messages",
-        other => other.name(),
-    }
 }
 
 fn compare(

@@ -38,7 +38,7 @@ const MESSAGE_ID: &str = "The message's id, formatted xxxxxxxx-xxxxxxxx.";
 
 pub static SEND_MESSAGE: ToolSpec = ToolSpec {
     name: "SendMessage",
-    plugin: Plugin::Message,
+    plugin: Plugin::Messages,
     description: "Sends a text message from the user to another user.",
     parameters: &[
         ParamSpec::new(
@@ -109,7 +109,7 @@ fn send_message_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextS
 
 pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
     name: "SearchMessages",
-    plugin: Plugin::Message,
+    plugin: Plugin::Messages,
     description: "Finds received messages by keywords, sender and time; answers with the five most recent matches.",
     parameters: &[
         ParamSpec::new(
@@ -588,7 +588,7 @@ mod tests {
     fn specs_describe_the_reference_signature() {
         assert!(TOOLS
             .iter()
-            .all(|t| t.requires_auth && t.plugin == Plugin::Message));
+            .all(|t| t.requires_auth && t.plugin == Plugin::Messages));
         assert!(SEND_MESSAGE.is_action && !SEARCH_MESSAGES.is_action);
         assert_eq!(SEARCH_MESSAGES.database, Some("Message"));
         assert!(SEARCH_MESSAGES.parameters.iter().all(|p| !p.required));

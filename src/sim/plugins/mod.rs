@@ -36,7 +36,7 @@ pub fn plugin_description(plugin: Plugin) -> &'static str {
         Plugin::Alarm => alarm::DESCRIPTION,
         Plugin::Calendar => calendar::DESCRIPTION,
         Plugin::Email => email::DESCRIPTION,
-        Plugin::Message => message::DESCRIPTION,
+        Plugin::Messages => message::DESCRIPTION,
         Plugin::Reminder => reminder::DESCRIPTION,
         Plugin::Weather => weather::DESCRIPTION,
     }
