@@ -1,6 +1,6 @@
 //! The main job (`talkforge check`): everything CI needs to trust the
 //! repository's dataset, in one run. The databases load and match their
-//! schemas, every conversation and scenario pool passes lint (which includes
+//! schemas (schemas/databases/), every conversation and scenario pool passes lint (which includes
 //! the `schema` rule), and every gold call reproduces.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::discover;
+use crate::dataset::{discover, validate_databases};
 use crate::lint::{lint_files, Config, Options};
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
@@ -132,29 +132,40 @@ fn scenario_pools(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 }
 
 fn databases_step(dir: &Path) -> (Step, Option<Databases>) {
-    let mut problems = Vec::new();
-    let loaded = match Databases::load(dir) {
-        Ok(databases) => Some(databases),
-        Err(e) => {
-            problems.push(e.to_string());
-            None
-        }
+    let broken = |problem: String| Step {
+        name: "databases",
+        outcome: Outcome::Broken,
+        summary: "the databases could not be loaded".into(),
+        problems: vec![problem],
     };
-    let step = match &loaded {
-        Some(databases) => Step {
+    let databases = match Databases::load(dir) {
+        Ok(databases) => databases,
+        Err(e) => return (broken(e.to_string()), None),
+    };
+    let violations = match validate_databases(dir) {
+        Ok(violations) => violations,
+        Err(e) => return (broken(e.to_string()), None),
+    };
+    let count = databases.names().count();
+    let step = if violations.is_empty() {
+        Step {
             name: "databases",
             outcome: Outcome::Passed,
-            summary: format!("{} databases load", databases.names().count()),
-            problems,
-        },
-        None => Step {
+            summary: format!("{count} databases load and match their schemas"),
+            problems: Vec::new(),
+        }
+    } else {
+        Step {
             name: "databases",
-            outcome: Outcome::Broken,
-            summary: "the databases could not be loaded".into(),
-            problems,
-        },
+            outcome: Outcome::Failed,
+            summary: format!(
+                "{} schema violations in {count} databases",
+                violations.len()
+            ),
+            problems: violations.iter().map(|v| v.to_string()).collect(),
+        }
     };
-    (step, loaded)
+    (step, Some(databases))
 }
 
 fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -> Step {

@@ -2,8 +2,10 @@
 
 pub mod discover;
 pub mod read;
+pub mod schema;
 pub mod write;
 
 pub use discover::discover;
 pub use read::{load_conversation, read_json, LoadedConversation};
+pub use schema::{validate, validate_databases, SchemaKind, SchemaViolation};
 pub use write::{atomic_write, to_python_json};

@@ -46,14 +46,14 @@ pub struct ParamDoc {
     #[serde(rename = "type")]
     pub ty: String,
     /// For arrays: the items' JSON type.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<String>,
     pub description: String,
     pub required: bool,
-    #[serde(rename = "enum", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "enum", default, skip_serializing_if = "Vec::is_empty")]
     pub enum_values: Vec<String>,
     /// timestamp (%Y-%m-%d %H:%M:%S), date, time, email, phone, id, or absent.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// Text the assistant composes; not expected verbatim in the dialogue.
     pub free_text: bool,
@@ -65,7 +65,7 @@ pub struct FieldDoc {
     #[serde(rename = "type")]
     pub ty: String,
     pub description: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FieldDoc>,
 }
 

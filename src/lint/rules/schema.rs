@@ -1,11 +1,9 @@
-use std::sync::OnceLock;
-
 use serde_json::Value;
 
+use crate::dataset::SchemaKind;
 use crate::lint::document::{Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
-use crate::model::{Conversation, ScenarioPool};
 
 crate::declare_rule! {
     /// Finds files whose structure does not match the project's schemas: a
@@ -69,20 +67,14 @@ fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut
     }
 }
 
-fn compile(schema: schemars::Schema) -> jsonschema::Validator {
-    let schema = serde_json::to_value(schema).expect("schemas serialise");
-    jsonschema::validator_for(&schema).expect("the project's schemas compile")
-}
-
-/// The conversation schema, from the same types the reader uses.
+/// The conversation schema (schemas/conversation.schema.json).
 pub fn conversation_validator() -> &'static jsonschema::Validator {
-    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
-    V.get_or_init(|| compile(schemars::schema_for!(Conversation)))
+    SchemaKind::Conversation.validator()
 }
 
+/// The scenario pool schema (schemas/scenario-pool.schema.json).
 pub fn pool_validator() -> &'static jsonschema::Validator {
-    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
-    V.get_or_init(|| compile(schemars::schema_for!(ScenarioPool)))
+    SchemaKind::ScenarioPool.validator()
 }
 
 /// What is wrong with an API-Bank line's shape, if anything.

@@ -1,0 +1,235 @@
+//! The JSON Schemas of every file talkforge reads, generated from the serde
+//! types (schemars) so the two cannot drift: `cargo xtask schemas` writes
+//! them to schemas/, a test checks the committed copies are current, and
+//! validation here uses the same generated schemas.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dataset::read::{line_column, read_json};
+use crate::lint::locate::locate;
+use crate::model::database::*;
+use crate::model::{Conversation, ScenarioPool};
+use crate::sim::docs::CatalogDoc;
+use crate::Result;
+
+/// What kind of file a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaKind {
+    Conversation,
+    ScenarioPool,
+    Catalog,
+    /// A database file, by its stem (`Account`, `Calendar`, ...).
+    Database(&'static str),
+}
+
+/// The database files with a schema, by stem.
+pub const DATABASES: [&str; 8] = [
+    "Account",
+    "Alarm",
+    "Calendar",
+    "Email",
+    "HistoricWeather",
+    "Message",
+    "Reminder",
+    "Weather",
+];
+
+impl SchemaKind {
+    /// Every schema, in the order schemas/ lists them.
+    pub fn all() -> Vec<SchemaKind> {
+        let mut kinds = vec![
+            SchemaKind::Conversation,
+            SchemaKind::ScenarioPool,
+            SchemaKind::Catalog,
+        ];
+        kinds.extend(DATABASES.into_iter().map(SchemaKind::Database));
+        kinds
+    }
+
+    /// The schema's path under schemas/.
+    pub fn file_name(self) -> String {
+        match self {
+            SchemaKind::Conversation => "conversation.schema.json".into(),
+            SchemaKind::ScenarioPool => "scenario-pool.schema.json".into(),
+            SchemaKind::Catalog => "catalog.schema.json".into(),
+            SchemaKind::Database(name) => format!("databases/{name}.schema.json"),
+        }
+    }
+
+    /// The schema, generated from the serde types.
+    pub fn schema(self) -> Value {
+        fn of<T: JsonSchema>() -> Value {
+            serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise")
+        }
+        match self {
+            SchemaKind::Conversation => of::<Conversation>(),
+            SchemaKind::ScenarioPool => of::<ScenarioPool>(),
+            SchemaKind::Catalog => of::<CatalogDoc>(),
+            SchemaKind::Database(name) => match name {
+                "Account" => of::<AccountDatabase>(),
+                "Alarm" => of::<AlarmDatabase>(),
+                "Calendar" => of::<CalendarDatabase>(),
+                "Email" => of::<EmailDatabase>(),
+                "HistoricWeather" => of::<HistoricWeatherDatabase>(),
+                "Message" => of::<MessageDatabase>(),
+                "Reminder" => of::<ReminderDatabase>(),
+                "Weather" => of::<WeatherDatabase>(),
+                other => unreachable!("no schema for database {other}"),
+            },
+        }
+    }
+
+    /// The schema as committed: pretty JSON with a final newline.
+    pub fn text(self) -> String {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&self.schema()).expect("schemas serialise")
+        )
+    }
+
+    /// The compiled validator, built once per process.
+    pub fn validator(self) -> &'static jsonschema::Validator {
+        static VALIDATORS: OnceLock<HashMap<SchemaKind, jsonschema::Validator>> = OnceLock::new();
+        &VALIDATORS.get_or_init(|| {
+            SchemaKind::all()
+                .into_iter()
+                .map(|kind| {
+                    let validator = jsonschema::validator_for(&kind.schema())
+                        .expect("the project's schemas compile");
+                    (kind, validator)
+                })
+                .collect()
+        })[&self]
+    }
+
+    /// The schema for a database file, by its stem; None for databases the
+    /// tools do not know (they are loaded but not checked).
+    pub fn for_database(stem: &str) -> Option<SchemaKind> {
+        DATABASES
+            .into_iter()
+            .find(|name| *name == stem)
+            .map(SchemaKind::Database)
+    }
+}
+
+/// One place where a file breaks its schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaViolation {
+    pub file: String,
+    /// JSON pointer to the offending value (`""` is the whole document).
+    pub pointer: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{}:{}:{}: {pointer}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// Every violation of `kind`'s schema in a parsed file, placed at the line
+/// and column of the offending value in `text`.
+pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec<SchemaViolation> {
+    kind.validator()
+        .iter_errors(value)
+        .map(|error| {
+            let pointer = error.instance_path.as_str().to_owned();
+            let offset = locate(text, &pointer).map_or(0, |found| found.value);
+            let (line, column) = line_column(text, offset);
+            SchemaViolation {
+                file: path.display().to_string(),
+                pointer,
+                line,
+                column,
+                message: error.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Check every known database file in `dir` against its schema. A file
+/// that cannot be read or parsed is an error (exit 2), naming its place.
+pub fn validate_databases(dir: &Path) -> Result<Vec<SchemaViolation>> {
+    let mut violations = Vec::new();
+    for stem in DATABASES {
+        let path = dir.join(format!("{stem}.json"));
+        if !path.exists() {
+            continue;
+        }
+        let (text, value) = read_json(&path)?;
+        violations.extend(validate(&path, &text, &value, SchemaKind::Database(stem)));
+    }
+    Ok(violations)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_schema_compiles_and_has_a_distinct_file() {
+        let mut names: Vec<String> = SchemaKind::all().iter().map(|k| k.file_name()).collect();
+        for kind in SchemaKind::all() {
+            let _ = kind.validator();
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 11);
+    }
+
+    #[test]
+    fn a_violation_names_pointer_line_and_column() {
+        let text = "{\n  \"ann\": {\n    \"a1\": {\"alarm_id\": \"a1\", \"time\": \"7am\"}\n  }\n}";
+        let value: Value = serde_json::from_str(text).unwrap();
+        let found = validate(
+            Path::new("Alarm.json"),
+            text,
+            &value,
+            SchemaKind::Database("Alarm"),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].pointer, "/ann/a1/time");
+        assert_eq!((found[0].line, found[0].column), (3, 38));
+        assert!(found[0]
+            .to_string()
+            .starts_with("Alarm.json:3:38: /ann/a1/time: "));
+    }
+
+    #[test]
+    fn account_records_need_their_session_token_key() {
+        let kind = SchemaKind::Database("Account");
+        let account = json!({"username": "a", "email": "a@x.com", "phone": "555-000-0000",
+                             "name": "A", "password": "p", "session_token": null});
+        let errors: Vec<String> = kind
+            .validator()
+            .iter_errors(&json!({ "a": account }))
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut without = account.clone();
+        without.as_object_mut().unwrap().remove("session_token");
+        assert!(!kind.validator().is_valid(&json!({ "a": without })));
+        let mut typo = account;
+        typo["passwrod"] = json!("p");
+        assert!(!kind.validator().is_valid(&json!({ "a": typo })));
+    }
+}

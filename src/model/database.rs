@@ -1,0 +1,146 @@
+//! The databases the simulated tools act on, one file each. Every file is a
+//! JSON object keyed by username (or city); the typed records here are the
+//! schema of those files (schemas/databases/*.schema.json). The world itself
+//! works on the parsed JSON so that key order, and so result order, is kept.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+const TIMESTAMP: &str = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$";
+const CLOCK_TIME: &str = r"^\d{2}:\d{2}:\d{2}$";
+const DATE: &str = r"^\d{4}-\d{2}-\d{2}$";
+
+/// `Account.json`: accounts by username.
+pub type AccountDatabase = IndexMap<String, Account>;
+/// `Alarm.json`: by username, then alarm id.
+pub type AlarmDatabase = IndexMap<String, IndexMap<String, Alarm>>;
+/// `Calendar.json`: by username, then event id (a shared event sits in
+/// every attendee's calendar under the same id).
+pub type CalendarDatabase = IndexMap<String, IndexMap<String, Event>>;
+/// `Email.json`: inboxes by username, then email id.
+pub type EmailDatabase = IndexMap<String, IndexMap<String, Email>>;
+/// `HistoricWeather.json`: by city (lower case), then month name.
+pub type HistoricWeatherDatabase = IndexMap<String, IndexMap<String, MonthClimate>>;
+/// `Message.json`: received messages by username, then message id.
+pub type MessageDatabase = IndexMap<String, IndexMap<String, Message>>;
+/// `Reminder.json`: by username, then reminder id.
+pub type ReminderDatabase = IndexMap<String, IndexMap<String, Reminder>>;
+/// `Weather.json`: by city (lower case), then date.
+pub type WeatherDatabase = IndexMap<String, IndexMap<String, DayWeather>>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Account {
+    pub username: String,
+    pub email: String,
+    /// `ddd-ddd-dddd`.
+    pub phone: String,
+    pub name: String,
+    pub password: String,
+    /// Null when logged out. The key must be there: the session check
+    /// reads it from every account.
+    #[schemars(required, extend("type" = ["string", "null"]))]
+    pub session_token: Option<String>,
+    /// Set while a password reset is under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification_code: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Alarm {
+    pub alarm_id: String,
+    /// `%H:%M:%S`.
+    #[schemars(regex(pattern = CLOCK_TIME))]
+    pub time: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EventType {
+    /// With other people, who are listed as attendees.
+    Meeting,
+    Event,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    pub event_id: String,
+    pub name: String,
+    pub event_type: EventType,
+    #[schemars(regex(pattern = TIMESTAMP))]
+    pub start_time: String,
+    #[schemars(regex(pattern = TIMESTAMP))]
+    pub end_time: String,
+    #[schemars(required, extend("type" = ["string", "null"]))]
+    pub location: Option<String>,
+    #[schemars(required, extend("type" = ["string", "null"]))]
+    pub description: Option<String>,
+    /// Usernames; null for a personal event.
+    #[schemars(required, extend("type" = ["array", "null"]))]
+    pub attendees: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Email {
+    pub email_id: String,
+    /// When it arrived; mail dated after a conversation's now is hidden.
+    #[schemars(regex(pattern = TIMESTAMP))]
+    pub date: String,
+    pub sender: String,
+    pub receivers: Vec<String>,
+    pub subject: String,
+    pub body: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MonthClimate {
+    pub min_temp: i64,
+    pub max_temp: i64,
+    pub record_min_temp: i64,
+    pub record_max_temp: i64,
+    pub avg_rainfall: f64,
+    pub snow_days: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    pub message_id: String,
+    #[schemars(regex(pattern = TIMESTAMP))]
+    pub timestamp: String,
+    /// The sender's username.
+    pub sender: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReminderStatus {
+    Pending,
+    Complete,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reminder {
+    pub reminder_id: String,
+    pub task: String,
+    #[schemars(required, regex(pattern = TIMESTAMP), extend("type" = ["string", "null"]))]
+    pub due_date: Option<String>,
+    pub status: ReminderStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DayWeather {
+    #[schemars(regex(pattern = DATE))]
+    pub date: String,
+    pub high: i64,
+    pub low: i64,
+    pub conditions: String,
+}
