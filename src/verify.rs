@@ -85,25 +85,35 @@ pub struct Report {
     pub calls: usize,
     pub reproduced: usize,
     pub differs: Vec<Difference>,
+    /// Files that could not be verified (unreadable, malformed, a bad
+    /// timestamp), each message naming the file; the others are reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
-/// Verify every file; conversations run in parallel, the report is in file order.
-pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Result<Report> {
-    let per_file = verify_each(files, databases);
+/// Verify every file; conversations run in parallel, the report is in file
+/// order. A file that cannot be verified is listed in `errors` and does not
+/// stop the others.
+pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Report {
     let mut report = Report {
         conversations: 0,
         calls: 0,
         reproduced: 0,
         differs: Vec::new(),
+        errors: Vec::new(),
     };
-    for result in per_file {
-        let (calls, diffs) = result?;
-        report.conversations += 1;
-        report.calls += calls;
-        report.reproduced += calls - diffs.len();
-        report.differs.extend(diffs);
+    for result in verify_each(files, databases) {
+        match result {
+            Ok((calls, diffs)) => {
+                report.conversations += 1;
+                report.calls += calls;
+                report.reproduced += calls - diffs.len();
+                report.differs.extend(diffs);
+            }
+            Err(e) => report.errors.push(e.to_string()),
+        }
     }
-    Ok(report)
+    report
 }
 
 /// Each file's gold-call count and differences, or why it could not be

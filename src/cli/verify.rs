@@ -22,7 +22,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<Status, Error> {
     let databases = Databases::load(&args.databases)?;
     let files = discover(&args.paths, &["json"])?;
-    let report = verify_files(&files, &databases)?;
+    let report = verify_files(&files, &databases);
     match args.format {
         OutputFormat::Json => {
             println!(
@@ -45,6 +45,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 report.differs.len()
             );
         }
+    }
+    for error in &report.errors {
+        eprintln!("error: {error}");
+    }
+    if !report.errors.is_empty() {
+        return Err(Error::Other(format!(
+            "{} of {} files could not be verified",
+            report.errors.len(),
+            files.len()
+        )));
     }
     Ok(Status::from_findings(!report.differs.is_empty()))
 }
