@@ -9,10 +9,10 @@ use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::dataset::load_conversation;
+use crate::dataset::read_conversation;
 use crate::model::Conversation;
 use crate::sim::{catalog, tool, Plugin};
-use crate::Result;
+use crate::{Error, Result};
 
 /// Counts over a set of conversation files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -95,6 +95,32 @@ impl Stats {
     }
 }
 
+impl Stats {
+    /// Add another partial count (from another worker) to this one.
+    fn merge(&mut self, other: Stats) {
+        self.conversations += other.conversations;
+        self.gold_calls += other.gold_calls;
+        self.turns += other.turns;
+        self.user_turns += other.user_turns;
+        self.assistant_turns += other.assistant_turns;
+        self.turns_with_calls += other.turns_with_calls;
+        self.failing_calls += other.failing_calls;
+        self.action_calls += other.action_calls;
+        for (k, n) in other.by_subset {
+            *self.by_subset.entry(k).or_default() += n;
+        }
+        for (k, n) in other.by_tool {
+            *self.by_tool.entry(k).or_default() += n;
+        }
+        for (k, n) in other.by_plugin {
+            *self.by_plugin.entry(k).or_default() += n;
+        }
+        for (k, n) in other.conversations_by_tool {
+            *self.conversations_by_tool.entry(k).or_default() += n;
+        }
+    }
+}
+
 /// The subset a file belongs to: the folder it sits in.
 pub fn subset_of(path: &Path) -> String {
     path.parent()
@@ -103,19 +129,41 @@ pub fn subset_of(path: &Path) -> String {
         .unwrap_or_else(|| ".".to_string())
 }
 
-/// Count every file; parsing runs in parallel, the counts do not depend on
-/// the order. The first unreadable file stops the count (exit 2).
+/// Count every file; parsing runs in parallel and each worker keeps only
+/// its running counts, so memory does not grow with the dataset. The counts
+/// do not depend on the order; an unreadable file stops the count (exit 2),
+/// and the one reported is the first in file order.
 pub fn stats_files(files: &[PathBuf]) -> Result<Stats> {
-    let loaded: Vec<Result<(String, Conversation)>> = files
+    let (stats, first_error) = files
         .par_iter()
-        .map(|path| Ok((subset_of(path), load_conversation(path)?.conversation)))
-        .collect();
-    let mut stats = Stats::empty();
-    for item in loaded {
-        let (subset, conversation) = item?;
-        stats.add(subset, &conversation);
+        .enumerate()
+        .fold(
+            || (Stats::empty(), None),
+            |(mut stats, error): (Stats, Option<(usize, Error)>), (i, path)| {
+                if error.is_none() {
+                    match read_conversation(path) {
+                        Ok(conversation) => stats.add(subset_of(path), &conversation),
+                        Err(e) => return (stats, Some((i, e))),
+                    }
+                }
+                (stats, error)
+            },
+        )
+        .reduce(
+            || (Stats::empty(), None),
+            |(mut a, ea), (b, eb)| {
+                a.merge(b);
+                let first = match (ea, eb) {
+                    (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+                    (x, y) => x.or(y),
+                };
+                (a, first)
+            },
+        );
+    match first_error {
+        Some((_, e)) => Err(e),
+        None => Ok(stats),
     }
-    Ok(stats)
 }
 
 #[cfg(test)]
@@ -179,5 +227,37 @@ mod tests {
     fn subset_is_the_parent_folder() {
         assert_eq!(subset_of(Path::new("conversations/hard/x.json")), "hard");
         assert_eq!(subset_of(Path::new("x.json")), ".");
+    }
+
+    #[test]
+    fn merged_partial_counts_equal_one_count() {
+        let a = conversation(&[("AddAlarm", None), ("Nope", Some("x"))]);
+        let b = conversation(&[("QueryCalendar", None), ("Other", None)]);
+        let mut whole = Stats::empty();
+        whole.add("easy".into(), &a);
+        whole.add("hard".into(), &b);
+        let mut left = Stats::empty();
+        left.add("easy".into(), &a);
+        let mut right = Stats::empty();
+        right.add("hard".into(), &b);
+        left.merge(right);
+        assert_eq!(left, whole);
+    }
+
+    #[test]
+    fn the_first_unreadable_file_in_order_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = serde_json::to_string(&conversation(&[("AddAlarm", None)])).unwrap();
+        let mut files = Vec::new();
+        for i in 0..40 {
+            let path = dir.path().join(format!("{i:02}.json"));
+            let text = if i == 7 || i == 30 { "{ broken" } else { &good };
+            std::fs::write(&path, text).unwrap();
+            files.push(path);
+        }
+        let err = stats_files(&files).unwrap_err().to_string();
+        assert!(err.contains("07.json"), "{err}");
+        files.retain(|p| !p.ends_with("07.json") && !p.ends_with("30.json"));
+        assert_eq!(stats_files(&files).unwrap().conversations, 38);
     }
 }

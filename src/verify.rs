@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::dataset::{load_conversation, to_python_json};
+use crate::dataset::{read_conversation, to_python_json};
 use crate::model::Conversation;
 use crate::sim::world::{Databases, Execution, World};
 use crate::{Error, Result};
@@ -129,11 +129,8 @@ pub fn verify_each(
 }
 
 fn verify_file(path: &Path, databases: &Databases) -> Result<(usize, Vec<Difference>)> {
-    let loaded = load_conversation(path)?;
-    let replay = replay(databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
+    let conversation = read_conversation(path)?;
+    let replay = replay(databases, &conversation).map_err(|m| Error::input(path, m))?;
     let file = path.display().to_string();
-    Ok((
-        replay.calls,
-        differences(&file, &loaded.conversation, &replay),
-    ))
+    Ok((replay.calls, differences(&file, &conversation, &replay)))
 }

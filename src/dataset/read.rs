@@ -71,6 +71,16 @@ pub fn read_json(path: &Path) -> Result<(String, Value)> {
     Ok((text, value))
 }
 
+/// Read only the typed view of a conversation file: one parse, for the
+/// commands that never rewrite the file (stats, verify, evaluate).
+pub fn read_conversation(path: &Path) -> Result<Conversation> {
+    parse_conversation(path, &read_text(path)?)
+}
+
+fn parse_conversation(path: &Path, text: &str) -> Result<Conversation> {
+    serde_json::from_str(text).map_err(|e| json_error(path, &e))
+}
+
 /// A conversation file: its text, its parsed tree (for rewriting in place)
 /// and its typed view.
 #[derive(Debug, Clone)]
@@ -84,8 +94,7 @@ pub struct LoadedConversation {
 /// Read a conversation file; shape errors carry the line and column.
 pub fn load_conversation(path: &Path) -> Result<LoadedConversation> {
     let (text, value) = read_json(path)?;
-    let conversation: Conversation =
-        serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    let conversation = parse_conversation(path, &text)?;
     Ok(LoadedConversation {
         path: path.to_path_buf(),
         text,

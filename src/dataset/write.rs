@@ -74,15 +74,21 @@ impl Formatter for PythonFormatter {
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
-        for ch in fragment.chars() {
-            if ch.is_ascii() {
-                w.write_all(&[ch as u8])?;
-            } else {
-                let mut units = [0u16; 2];
-                for unit in ch.encode_utf16(&mut units) {
-                    write!(w, "\\u{unit:04x}")?;
-                }
+        // ASCII runs go out whole; only the rest is escaped char by char.
+        let mut rest = fragment;
+        while !rest.is_empty() {
+            let ascii = rest
+                .bytes()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(rest.len());
+            w.write_all(&rest.as_bytes()[..ascii])?;
+            rest = &rest[ascii..];
+            let Some(ch) = rest.chars().next() else { break };
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                write!(w, "\\u{unit:04x}")?;
             }
+            rest = &rest[ch.len_utf8()..];
         }
         Ok(())
     }
@@ -91,6 +97,19 @@ impl Formatter for PythonFormatter {
 /// Write `contents` to `path` through a temporary file in the same folder
 /// and a rename, so a reader never sees half a file.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
+    replace_file(path, contents, true)
+}
+
+/// Like [`atomic_write`] but without waiting for the disk: for outputs that
+/// are cheap to make again (evaluation results, where a resumed run
+/// re-evaluates any file it cannot read). Readers still see the old file or
+/// the new one, never a half-written one; only a power cut can lose it.
+/// Syncing each of thousands of small files would otherwise dominate a run.
+pub fn atomic_write_unsynced(path: &Path, contents: &[u8]) -> Result<()> {
+    replace_file(path, contents, false)
+}
+
+fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -98,7 +117,13 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
     tmp.write_all(contents)
-        .and_then(|()| tmp.as_file().sync_all())
+        .and_then(|()| {
+            if sync {
+                tmp.as_file().sync_all()
+            } else {
+                Ok(())
+            }
+        })
         .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
     tmp.persist(path)
         .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;

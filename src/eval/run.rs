@@ -18,7 +18,7 @@ use super::score::score;
 use super::simulate::{simulate, SimulateError};
 use super::summary::Summary;
 use crate::dataset::read::{json_error, read_text};
-use crate::dataset::{atomic_write, to_python_json};
+use crate::dataset::{atomic_write, atomic_write_unsynced, to_python_json};
 use crate::model::{Conversation, GoldCall};
 use crate::sim::{Databases, TextSimilarity};
 use crate::{Error, Result};
@@ -197,7 +197,7 @@ fn evaluate_one(
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
         }
-        atomic_write(out, to_python_json(&document).as_bytes())?;
+        atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
     }
     let id = identity(path, conversation.name, conversation.conversation_id);
     Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
