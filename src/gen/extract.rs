@@ -1,6 +1,13 @@
 //! Scenarios out of a model's reply, and the filter that keeps the usable
-//! ones. Replies vary: "- Scenario 1:", "**Scenario 1:**", "### Scenario 1",
-//! "1.", "2)" all start a scenario; code fences and bold are dropped.
+//! ones.
+//!
+//! Replies vary. When a reply labels its scenarios ("- Scenario 1:",
+//! "**Scenario 1:**", "### Scenario 2 -", "1. Scenario 1:"), only those
+//! labels start a scenario, and numbered steps inside one stay part of it.
+//! Otherwise list items start scenarios, but only those at the shallowest
+//! indentation: numbered items ("1.", "2)") when that level has any, else
+//! bullets ("-", "*", "+"). So a numbered scenario with indented numbered
+//! sub-steps is one scenario, not several. Code fences and bold are dropped.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -8,13 +15,27 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::model::Scenario;
-use crate::sim::tool;
+use crate::sim::{catalog, tool};
 
-fn header() -> &'static Regex {
+/// A "Scenario N" label at the start of a line, with the punctuation and
+/// emphasis around it.
+fn scenario_header() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?im)^[ \t]*(?:[-*+][ \t]*)?(?:#+[ \t]*)?(?:\*\*|__)?[ \t]*(?:scenario[ \t]*#?[ \t]*\d+|\d+[.)])[ \t]*(?:\*\*|__)?[ \t]*[:.)\-–—]?[ \t]*(?:\*\*|__)?",
+            r"(?im)^[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:#+[ \t]*)?(?:\*\*|__)?[ \t]*scenario[ \t]*#?[ \t]*\d+[ \t]*(?:\*\*|__)?[ \t]*[:.)\-–—]?[ \t]*(?:\*\*|__)?",
+        )
+        .expect("valid regex")
+    })
+}
+
+/// A list item at the start of a line: group 1 is the indentation, group
+/// 2 the number (absent for a bullet).
+fn list_item() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?m)^([ \t]*)(?:(?:[-*+][ \t]*)?(?:#+[ \t]*)?(?:\*\*|__)?[ \t]*(\d+)[.)]|[-*+][ \t]+)[ \t]*(?:\*\*|__)?[ \t]*[:.)\-–—]?[ \t]*(?:\*\*|__)?",
         )
         .expect("valid regex")
     })
@@ -42,10 +63,13 @@ pub fn split_scenarios(reply: &str) -> Vec<String> {
         .filter(|l| !l.trim_start().starts_with("```"))
         .collect::<Vec<_>>()
         .join("\n");
-    let starts: Vec<(usize, usize)> = header()
+    let mut starts: Vec<(usize, usize)> = scenario_header()
         .find_iter(&cleaned)
         .map(|m| (m.start(), m.end()))
         .collect();
+    if starts.is_empty() {
+        starts = top_level_items(&cleaned);
+    }
     let mut out = Vec::new();
     for (i, &(_, body_start)) in starts.iter().enumerate() {
         let end = starts.get(i + 1).map_or(cleaned.len(), |&(s, _)| s);
@@ -57,6 +81,33 @@ pub fn split_scenarios(reply: &str) -> Vec<String> {
     out
 }
 
+/// Indentation width, a tab counting as four spaces.
+fn indent_width(indent: &str) -> usize {
+    indent.chars().map(|c| if c == '\t' { 4 } else { 1 }).sum()
+}
+
+/// The list items at the shallowest indentation: the numbered ones when
+/// that level has any, else its bullets. (start, body start) of each.
+fn top_level_items(text: &str) -> Vec<(usize, usize)> {
+    let items: Vec<(usize, bool, usize, usize)> = list_item()
+        .captures_iter(text)
+        .map(|c| {
+            let whole = c.get(0).expect("group 0");
+            let indent = indent_width(c.get(1).map_or("", |m| m.as_str()));
+            (indent, c.get(2).is_some(), whole.start(), whole.end())
+        })
+        .collect();
+    let Some(shallowest) = items.iter().map(|i| i.0).min() else {
+        return Vec::new();
+    };
+    let numbered = items.iter().any(|i| i.0 == shallowest && i.1);
+    items
+        .into_iter()
+        .filter(|i| i.0 == shallowest && i.1 == numbered)
+        .map(|i| (i.2, i.3))
+        .collect()
+}
+
 fn collapse(text: &str) -> String {
     text.replace("**", "")
         .split_whitespace()
@@ -64,15 +115,137 @@ fn collapse(text: &str) -> String {
         .join(" ")
 }
 
+/// Verbs that API names start with. A parenthesised CamelCase word led by
+/// one of these reads as a tool the model invented ("(ArchiveEmail)",
+/// "(MakeCoffee)"); one that is not ("(YouTube)", "(PowerPoint)") reads as
+/// a brand or product name and is no tool mention.
+const API_VERBS: &[&str] = &[
+    "Add",
+    "Approve",
+    "Archive",
+    "Assign",
+    "Book",
+    "Buy",
+    "Calculate",
+    "Call",
+    "Cancel",
+    "Change",
+    "Check",
+    "Clear",
+    "Close",
+    "Complete",
+    "Compute",
+    "Confirm",
+    "Convert",
+    "Copy",
+    "Count",
+    "Create",
+    "Delete",
+    "Disable",
+    "Dismiss",
+    "Download",
+    "Draft",
+    "Edit",
+    "Enable",
+    "Export",
+    "Fetch",
+    "Filter",
+    "Find",
+    "Forward",
+    "Generate",
+    "Get",
+    "Import",
+    "Insert",
+    "Invite",
+    "List",
+    "Load",
+    "Lock",
+    "Log",
+    "Login",
+    "Logout",
+    "Look",
+    "Lookup",
+    "Make",
+    "Mark",
+    "Modify",
+    "Move",
+    "Mute",
+    "Notify",
+    "Order",
+    "Pause",
+    "Pay",
+    "Play",
+    "Post",
+    "Query",
+    "Read",
+    "Register",
+    "Remove",
+    "Rename",
+    "Reply",
+    "Request",
+    "Reserve",
+    "Reset",
+    "Restore",
+    "Resume",
+    "Retrieve",
+    "Save",
+    "Schedule",
+    "Search",
+    "Send",
+    "Set",
+    "Share",
+    "Show",
+    "Sign",
+    "Snooze",
+    "Sort",
+    "Start",
+    "Stop",
+    "Submit",
+    "Subscribe",
+    "Summarize",
+    "Sync",
+    "Toggle",
+    "Track",
+    "Translate",
+    "Unlock",
+    "Unsubscribe",
+    "Update",
+    "Upload",
+    "Validate",
+    "Verify",
+    "View",
+    "Write",
+];
+
+/// Whether a parenthesised CamelCase word is meant as a tool: a catalog
+/// name, a near miss of one ("SendEmails", "QueryCalender"), or a
+/// verb-led API-style name.
+fn looks_like_tool(name: &str) -> bool {
+    if tool(name).is_some() {
+        return true;
+    }
+    let lower = name.to_lowercase();
+    let close = catalog()
+        .iter()
+        .any(|t| strsim::normalized_damerau_levenshtein(&lower, &t.name.to_lowercase()) >= 0.8);
+    if close {
+        return true;
+    }
+    let first_word_end = name[1..]
+        .find(|c: char| c.is_ascii_uppercase())
+        .map_or(name.len(), |i| i + 1);
+    API_VERBS.contains(&&name[..first_word_end])
+}
+
 /// The tools a scenario mentions, first mention first: every tool-like
-/// name inside parentheses ("(SearchInbox + SendEmail)"), and catalog tool
-/// names anywhere in the text.
+/// name inside parentheses ("(SearchInbox + SendEmail)"; see
+/// [`looks_like_tool`]), and catalog tool names anywhere in the text.
 pub fn mentioned_tools(text: &str) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     for cap in parenthesis().captures_iter(text) {
         let inner = cap.get(1).expect("group 1");
         for m in word().find_iter(inner.as_str()) {
-            if camel_word().is_match(m.as_str()) {
+            if camel_word().is_match(m.as_str()) && looks_like_tool(m.as_str()) {
                 found.push((inner.start() + m.start(), m.as_str().to_owned()));
             }
         }
@@ -180,6 +353,104 @@ mod tests {
         assert_eq!(
             mentioned_tools(text),
             ["SearchInbox", "SendEmail", "AddAlarm", "MakeCoffee"]
+        );
+    }
+
+    #[test]
+    fn brand_names_in_parentheses_are_not_tools() {
+        let text = "Watch a talk (YouTube) and edit slides (PowerPoint) on the phone (iPhone), \
+                    then mail them (SendEmails), file them (ArchiveEmail) and check (QueryCalender).";
+        assert_eq!(
+            mentioned_tools(text),
+            ["SendEmails", "ArchiveEmail", "QueryCalender"]
+        );
+    }
+
+    #[test]
+    fn a_brand_name_does_not_reject_a_scenario() {
+        let filter = Filter {
+            required_tool: "SendEmail".into(),
+            offered: vec![
+                "SearchInbox".into(),
+                "SendEmail".into(),
+                "QueryCalendar".into(),
+            ],
+            min_tools: 3,
+        };
+        let got = filter.apply(
+            "1. The user finds the link to a talk (YouTube) in the inbox (SearchInbox), \
+             checks the calendar (QueryCalendar) and sends it on (SendEmail).",
+        );
+        assert_eq!(got.len(), 1);
+        assert!(got[0].accepted, "{:?}", got[0].reasons);
+        assert_eq!(got[0].tools, ["SearchInbox", "QueryCalendar", "SendEmail"]);
+    }
+
+    #[test]
+    fn nested_numbered_steps_stay_in_their_scenario() {
+        let reply = "Here are three scenarios:\n\n\
+            1. **Morning planning**:\n\
+            \x20  1. The user asks what is on today (QueryCalendar)\n\
+            \x20  2. and sets an alarm before the first meeting (AddAlarm)\n\
+            \x20  3. then tells a colleague (SendMessage).\n\
+            2. **Evening wrap-up**:\n\
+            \x20  1. Lists alarms (FindAlarms)\n\
+            \x20  2. Deletes one (DeleteAlarm)\n\
+            3. **Weekend**: plans a trip (CreateEvent).\n";
+        let got = split_scenarios(reply);
+        assert_eq!(got.len(), 3, "{got:#?}");
+        assert_eq!(
+            got[0],
+            "Morning planning: 1. The user asks what is on today (QueryCalendar) \
+             2. and sets an alarm before the first meeting (AddAlarm) 3. then tells a colleague (SendMessage)."
+        );
+        assert!(got[1].starts_with("Evening wrap-up:") && got[1].contains("(DeleteAlarm)"));
+        assert_eq!(got[2], "Weekend: plans a trip (CreateEvent).");
+
+        // Tabs and sub-bullets under numbered items.
+        let reply = "1. Morning\n\t1. (QueryCalendar)\n\t2. (AddAlarm)\n2. Evening\n   - (FindAlarms)\n   - (DeleteAlarm)";
+        assert_eq!(
+            split_scenarios(reply),
+            [
+                "Morning 1. (QueryCalendar) 2. (AddAlarm)",
+                "Evening - (FindAlarms) - (DeleteAlarm)"
+            ]
+        );
+
+        // Bullets at the top, numbered steps below.
+        let reply =
+            "- Morning:\n  1. (QueryCalendar)\n  2. (AddAlarm)\n- Evening:\n  1. (FindAlarms)";
+        assert_eq!(
+            split_scenarios(reply),
+            [
+                "Morning: 1. (QueryCalendar) 2. (AddAlarm)",
+                "Evening: 1. (FindAlarms)"
+            ]
+        );
+    }
+
+    #[test]
+    fn scenario_labels_win_over_numbered_steps() {
+        let reply = "Scenario 1: Morning planning\n\
+            1. The user asks what is on today (QueryCalendar)\n\
+            2. sets an alarm (AddAlarm)\n\n\
+            Scenario 2: Evening\n\
+            1. lists alarms (FindAlarms)\n\
+            2. deletes one (DeleteAlarm)\n";
+        let got = split_scenarios(reply);
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert!(got[0].starts_with("Morning planning 1. The user asks"));
+        assert!(got[0].ends_with("sets an alarm (AddAlarm)"));
+        assert_eq!(
+            got[1],
+            "Evening 1. lists alarms (FindAlarms) 2. deletes one (DeleteAlarm)"
+        );
+
+        let reply =
+            "1. **Scenario 1:** alpha\n   1. step (AddAlarm)\n2. **Scenario 2:** beta\n   1. step";
+        assert_eq!(
+            split_scenarios(reply),
+            ["alpha 1. step (AddAlarm)", "beta 1. step"]
         );
     }
 
