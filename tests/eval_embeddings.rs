@@ -6,7 +6,7 @@ mod eval_support;
 
 use std::time::Duration;
 
-use eval_support::{embeddings_answer, error_answer, Stub};
+use eval_support::{embeddings_answer, error_answer, Raw, Stub};
 use serde_json::Value;
 use talkforge::eval::embeddings::Embeddings;
 use talkforge::eval::endpoint::{Endpoint, EndpointSettings};
@@ -136,4 +136,47 @@ fn a_timed_out_request_is_retried() {
     let sim = Embeddings::new(Endpoint::new(settings).unwrap(), "m".into(), None);
     assert!(!sim.similar(Some("a cat"), "the cat", 0.9));
     assert!(sim.failure().unwrap().contains("no answer"));
+}
+
+#[test]
+fn a_plain_text_429_is_retried_and_the_cache_is_per_endpoint() {
+    let stub = Stub::start_raw(Box::new(|path: &str, body: &Value, count| {
+        if count == 0 {
+            Raw::text(429, "rate limited, try later")
+        } else {
+            let (status, answer) = embed(path, body, count);
+            Raw::json(status, &answer)
+        }
+    }));
+    let cache = tempfile::tempdir().unwrap();
+    let sim = Embeddings::new(
+        endpoint(&stub.url),
+        "stub-embed".into(),
+        Some(cache.path().into()),
+    );
+    assert!(sim.similar(Some("a cat"), "the cat", 0.9));
+    assert!(sim.failure().is_none(), "{:?}", sim.failure());
+    assert_eq!(stub.requests().len(), 2);
+
+    // Another server with the same model name is asked again: the cache
+    // key holds the endpoint's URL.
+    let other = Stub::start(Box::new(embed));
+    let sim = Embeddings::new(
+        endpoint(&other.url),
+        "stub-embed".into(),
+        Some(cache.path().into()),
+    );
+    assert!(sim.similar(Some("a cat"), "the cat", 0.9));
+    assert_eq!(other.requests().len(), 1);
+    let entry = walkdir::WalkDir::new(cache.path())
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_type().is_file())
+        .unwrap();
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+    assert!(entry["base_url"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
 }

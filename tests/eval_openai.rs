@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use eval_support::{
-    conversation, error_answer, text_answer, tool_answer, write_conversation, write_databases, Stub,
+    conversation, error_answer, text_answer, tool_answer, write_conversation, write_databases, Raw,
+    Stub,
 };
 use serde_json::{json, Value};
 
@@ -330,4 +331,104 @@ fn an_unreachable_endpoint_stops_the_run_with_exit_2() {
     assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
     assert!(!stderr.contains(KEY));
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn error_answers_of_any_shape_are_retried_and_retry_after_is_honoured() {
+    let setup = setup();
+    // A plain-text 429 asking for one second, then vLLM's JSON 500, then
+    // answers. async-openai alone gave up on the 429 (its body is not
+    // OpenAI's error object) and the run stopped with exit 2.
+    let stub = Stub::start_raw(Box::new(|_: &str, _: &Value, count| match count {
+        0 => Raw::text(429, "Too Many Requests").header("Retry-After", "1"),
+        1 => Raw::json(
+            500,
+            &json!({"object": "error", "message": "engine overloaded",
+                    "type": "InternalServerError", "param": null, "code": 500}),
+        ),
+        _ => Raw::json(200, &text_answer("Done.")),
+    }));
+    let output = evaluate(&setup.root, &stub.url, &["--concurrency", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The model only talks: both conversations fail (exit 1), but the run ran.
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["conversations"], 2);
+    let requests = stub.requests();
+    assert_eq!(
+        requests.len(),
+        4,
+        "2 failures, then one answer per conversation"
+    );
+    let first_wait = requests[1].at - requests[0].at;
+    assert!(
+        first_wait >= std::time::Duration::from_millis(950),
+        "Retry-After: 1 not honoured: {first_wait:?}"
+    );
+    let second_wait = requests[2].at - requests[1].at;
+    assert!(
+        second_wait < std::time::Duration::from_millis(700),
+        "no Retry-After: the 5 ms backoff, got {second_wait:?}"
+    );
+}
+
+#[test]
+fn a_429_for_an_exhausted_quota_is_not_retried() {
+    let setup = setup();
+    let stub = Stub::start_raw(Box::new(|_: &str, _: &Value, _| {
+        Raw::json(
+            429,
+            &json!({"error": {"message": "You exceeded your current quota",
+                              "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}),
+        )
+    }));
+    let output = evaluate(&setup.root, &stub.url, &["--concurrency", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("429") && stderr.contains("quota"),
+        "{stderr}"
+    );
+    assert_eq!(stub.requests().len(), 1);
+}
+
+#[test]
+fn concurrency_bounds_the_requests_in_flight() {
+    let setup = setup();
+    let root = &setup.root;
+    for i in 0..6 {
+        let c = conversation(
+            &format!("extra{i}"),
+            "Which alarms do I have?",
+            &[("FindAlarms", json!({}))],
+            "One at 8.",
+        );
+        write_conversation(
+            &root.join(format!("data/more/extra{i}.json")),
+            &c,
+            &root.join("db"),
+        );
+    }
+    let in_flight = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let most = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (now, max) = (in_flight.clone(), most.clone());
+    let stub = Stub::start(Box::new(move |_: &str, _: &Value, _| {
+        use std::sync::atomic::Ordering::SeqCst;
+        let n = now.fetch_add(1, SeqCst) + 1;
+        max.fetch_max(n, SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        now.fetch_sub(1, SeqCst);
+        (200, text_answer("ok"))
+    }));
+    let output = evaluate(root, &stub.url, &["--concurrency", "2"]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stub.requests().len(), 8, "one request per conversation");
+    let most = most.load(std::sync::atomic::Ordering::SeqCst);
+    // Never above the bound, and really parallel.
+    assert_eq!(most, 2, "at most {most} requests in flight");
 }

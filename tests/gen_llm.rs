@@ -7,12 +7,14 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use talkforge::model::ScenarioPool;
 
 const KEY: &str = "sk-stub-SECRET-7f3a91";
+/// The model the stub says answered (the run asks for "stub-model").
+const SERVED_MODEL: &str = "stub-model-2024-06-01";
 
 #[derive(Default)]
 struct Stub {
@@ -22,6 +24,8 @@ struct Stub {
     /// Statuses to answer with before answering normally, in order.
     failures: Mutex<Vec<u16>>,
     authorizations: Mutex<Vec<String>>,
+    /// When each request arrived.
+    arrivals: Mutex<Vec<Instant>>,
     delay: Duration,
 }
 
@@ -69,6 +73,7 @@ impl Stub {
         }
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
+        self.arrivals.lock().unwrap().push(Instant::now());
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
         self.requests.fetch_add(1, Ordering::SeqCst);
@@ -77,10 +82,21 @@ impl Stub {
             let mut failures = self.failures.lock().unwrap();
             (!failures.is_empty()).then(|| failures.remove(0))
         };
+        let mut extra_headers = "";
         let (status, text) = match failure {
             Some(429) => (
                 "429 Too Many Requests",
                 r#"{"error": {"message": "slow down", "type": "rate_limit_exceeded", "param": null, "code": null}}"#.to_owned(),
+            ),
+            // A plain-text 429 asking for a one-second wait (nginx, proxies).
+            Some(4291) => {
+                extra_headers = "Retry-After: 1\r\n";
+                ("429 Too Many Requests", "Too Many Requests".to_owned())
+            }
+            // vLLM's error shape.
+            Some(5001) => (
+                "500 Internal Server Error",
+                r#"{"object": "error", "message": "engine overloaded", "type": "InternalServerError", "param": null, "code": 500}"#.to_owned(),
             ),
             Some(400) => (
                 "400 Bad Request",
@@ -94,7 +110,7 @@ impl Stub {
                 let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
                 let prompt = request["messages"][0]["content"].as_str().unwrap();
                 let reply = serde_json::json!({
-                    "id": "stub", "object": "chat.completion", "created": 0, "model": "stub-model",
+                    "id": "stub", "object": "chat.completion", "created": 0, "model": SERVED_MODEL,
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": answer(prompt)}}]
                 });
@@ -104,7 +120,7 @@ impl Stub {
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         let _ = write!(
             conn,
-            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
             text.len()
         );
     }
@@ -209,7 +225,8 @@ fn full_run_retries_filters_caches_and_never_leaks_the_key() {
         .unwrap()
         .is_valid(&pool_json));
     let pool: ScenarioPool = serde_json::from_value(pool_json).unwrap();
-    assert_eq!(pool.model, "stub-model");
+    // The pool names the model the server reports, not the alias asked for.
+    assert_eq!(pool.model, SERVED_MODEL);
     assert_eq!(pool.plugins.len(), 3);
     assert_eq!(pool.prompt_sha256.len(), 64);
     assert!(pool.name.ends_with(&pool.required_tool));
@@ -249,6 +266,70 @@ fn full_run_retries_filters_caches_and_never_leaks_the_key() {
             file.display()
         );
     }
+}
+
+#[test]
+fn error_answers_of_any_shape_are_retried_and_retry_after_is_honoured() {
+    // A plain-text 429 with Retry-After: 1, then vLLM's JSON 500, then the
+    // answer. async-openai alone gave up on the first (its body is not
+    // OpenAI's error object).
+    let (stub, url) = Stub::start(vec![4291, 5001], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1", "--no-cache"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["files"].as_array().unwrap().len(), 1);
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 3);
+    let arrivals = stub.arrivals.lock().unwrap().clone();
+    // The server asked for a second: waited although --retry-base is 10 ms.
+    let first_wait = arrivals[1] - arrivals[0];
+    assert!(first_wait >= Duration::from_millis(950), "{first_wait:?}");
+    // No Retry-After on the 500: the short backoff (10-30 ms, some slack).
+    let second_wait = arrivals[2] - arrivals[1];
+    assert!(second_wait < Duration::from_millis(700), "{second_wait:?}");
+}
+
+#[test]
+fn retrying_stops_at_retry_for_with_the_status_in_the_message() {
+    let (stub, url) = Stub::start(vec![5001; 50], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .env("OPENAI_API_KEY", KEY)
+        .args([
+            "generate",
+            "--model",
+            "stub-model",
+            "--limit",
+            "1",
+            "--no-cache",
+        ])
+        .args([
+            "--base-url",
+            &url,
+            "--retry-base",
+            "0.02",
+            "--retry-for",
+            "0.3",
+        ])
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("500") && stderr.contains("engine overloaded"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(!stderr.contains(KEY));
+    let n = stub.requests.load(Ordering::SeqCst);
+    assert!((2..50).contains(&n), "{n} attempts");
 }
 
 #[test]

@@ -85,9 +85,13 @@ pub struct Args {
     /// How often a timed-out request is retried.
     #[arg(long, default_value_t = 4)]
     pub retries: u32,
-    /// First retry delay in milliseconds (doubles each retry).
+    /// First retry delay in milliseconds (doubles each retry, with jitter).
     #[arg(long, default_value_t = 1000, hide = true)]
     pub retry_base_ms: u64,
+    /// Seconds to keep retrying 429 and 5xx answers (a server's
+    /// Retry-After is honoured, up to 60 s a wait).
+    #[arg(long, default_value_t = 600)]
+    pub retry_for: u64,
     /// Write per-conversation files, summary.json and report.md here; an
     /// existing folder is resumed.
     #[arg(long)]
@@ -106,7 +110,7 @@ impl Args {
             timeout: Duration::from_secs(self.timeout.max(1)),
             retries: self.retries,
             retry_base: Duration::from_millis(self.retry_base_ms),
-            retry_for: Duration::from_secs(600),
+            retry_for: Duration::from_secs(self.retry_for),
         })
     }
 

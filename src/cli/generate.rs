@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{OutputFormat, Status};
-use crate::gen::client::{Client, Settings};
+use crate::gen::client::{Client, Reply, Settings};
+use crate::gen::http::HttpSettings;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
 use crate::model::ScenarioPool;
 use crate::Error;
@@ -163,11 +164,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
     if args.concurrency == 0 {
         return Err(Error::Usage("--concurrency must be at least 1".into()));
     }
-    let base_url = args
-        .base_url
-        .clone()
-        .or_else(|| std::env::var("OPENAI_BASE_URL").ok())
-        .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+    let base_url = HttpSettings::base_url_from(args.base_url.as_deref());
     let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
     let settings = Settings {
         base_url,
@@ -185,7 +182,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("scenarios"));
     create_dir(&out)?;
-    let client = Arc::new(Client::new(settings, &api_key));
+    let client = Arc::new(Client::new(settings, &api_key)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -213,7 +210,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         while let Some(joined) = tasks.join_next().await {
             let (i, result) = joined.expect("generation task panicked");
             progress.inc(1);
-            match result.and_then(|reply| write_pool(args, &out, &prompts[i], reply.text)) {
+            match result.and_then(|reply| write_pool(args, &out, &prompts[i], reply)) {
                 Ok((n, ok, file)) => {
                     scenarios += n;
                     accepted += ok;
@@ -246,7 +243,7 @@ fn write_pool(
     args: &Args,
     out: &Path,
     prompt: &Prompt,
-    reply: String,
+    reply: Reply,
 ) -> Result<(usize, usize, String), Error> {
     let filter = Filter {
         required_tool: prompt.required_tool.to_owned(),
@@ -257,10 +254,11 @@ fn write_pool(
         name: prompt.name.clone(),
         plugins: prompt.plugins.iter().map(|p| p.name().to_owned()).collect(),
         required_tool: prompt.required_tool.to_owned(),
-        model: args.model.clone(),
+        // What the server says answered; the name asked for when it is silent.
+        model: reply.model.unwrap_or_else(|| args.model.clone()),
         prompt_sha256: prompt.sha256(),
-        scenarios: filter.apply(&reply),
-        raw_reply: reply,
+        scenarios: filter.apply(&reply.text),
+        raw_reply: reply.text,
     };
     let accepted = pool.scenarios.iter().filter(|s| s.accepted).count();
     let path = out.join(format!("{}.json", prompt.name));

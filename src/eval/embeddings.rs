@@ -2,8 +2,8 @@
 //! the cosine of the two texts' embeddings against the reference's
 //! threshold as is (the reference's own measure is an embedding cosine).
 //!
-//! Embeddings are cached on disk, one file per (model, text), named by the
-//! SHA-256 of both, so a rerun asks the endpoint only for texts it has not
+//! Embeddings are cached on disk, one file per (endpoint URL, model, text),
+//! named by the SHA-256 of the three, so a rerun asks the endpoint only for texts it has not
 //! seen. A failing endpoint cannot answer "similar or not"; the failure is
 //! kept, the comparison counts as "not similar", and the run stops with the
 //! error after the conversation (see [`Embeddings::failure`]).
@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use async_openai::types::{CreateEmbeddingRequest, EmbeddingInput};
+use async_openai::types::{CreateEmbeddingRequest, CreateEmbeddingResponse, EmbeddingInput};
 use serde_json::json;
 
 use super::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
@@ -46,8 +46,11 @@ impl Embeddings {
         self.failure.lock().expect("lock").clone()
     }
 
+    /// The cache key: endpoint, model and text (two servers may serve
+    /// different vectors under one model name).
     fn key(&self, text: &str) -> String {
-        sha256_hex(format!("{}\n{text}", self.model).as_bytes())
+        let url = self.endpoint.base_url();
+        sha256_hex(format!("{url}\n{}\n{text}", self.model).as_bytes())
     }
 
     /// The cosine of two texts' embeddings.
@@ -93,16 +96,14 @@ impl Embeddings {
             ..Default::default()
         };
         let endpoint = &self.endpoint;
-        let response = endpoint.block_on(endpoint.call("embeddings", || {
-            let request = request.clone();
-            async move { endpoint.client.embeddings().create(request).await }
-        }))?;
+        let response: CreateEmbeddingResponse =
+            endpoint.post("embeddings", &request, "embeddings")?;
         let mut data = response.data;
         data.sort_by_key(|e| e.index);
         if data.len() != count {
             return Err(format!(
                 "{}: asked for {count} embeddings, got {}",
-                endpoint.settings.base_url,
+                endpoint.base_url(),
                 data.len()
             ));
         }
@@ -122,7 +123,7 @@ impl Embeddings {
         let Some(path) = self.cache_path(key) else {
             return Ok(());
         };
-        let entry = json!({"model": self.model, "text": text, "embedding": vector});
+        let entry = json!({"base_url": self.endpoint.base_url(), "model": self.model, "text": text, "embedding": vector});
         write_cache(&path, &entry).map_err(|e| e.to_string())
     }
 }

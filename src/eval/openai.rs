@@ -72,7 +72,7 @@ impl OpenAiPredictor {
         let endpoint = &self.endpoint;
         let cache_path = self.settings.cache.as_ref().map(|dir| {
             let text = serde_json::to_string(body).expect("JSON values serialize");
-            let key = sha256_hex(format!("{}\n{text}", endpoint.settings.base_url).as_bytes());
+            let key = sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes());
             dir.join(format!("{key}.json"))
         });
         if let Some(cached) = cache_path
@@ -84,11 +84,8 @@ impl OpenAiPredictor {
         }
         let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
             .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
-        let response = endpoint
-            .block_on(endpoint.call("a chat completion", || {
-                let request = request.clone();
-                async move { endpoint.client.chat().create(request).await }
-            }))
+        let response: CreateChatCompletionResponse = endpoint
+            .post("chat/completions", &request, "a chat completion")
             .map_err(PredictError)?;
         if let Some(path) = &cache_path {
             let entry = json!({"request": body, "response": response});

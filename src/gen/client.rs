@@ -1,12 +1,8 @@
-//! The LLM client: chat completions through async-openai against any
-//! OpenAI-compatible server, with an on-disk cache keyed by the request.
-//!
-//! Retries: async-openai itself retries 429 (except quota exhaustion) and
-//! 5xx answers with the exponential backoff we hand it (jitter through its
-//! randomization factor) until `retry_for` has elapsed. Around that, each
-//! attempt has a timeout; a timed-out attempt is retried here with the same
-//! backoff shape, `retries` times at most. A connection failure is not
-//! retried: it is reported at once with the endpoint's URL.
+//! The generation client: chat completions against any OpenAI-compatible
+//! server through [`super::http`] (one retry policy for every LLM request
+//! talkforge sends: 429 and 5xx retried with backoff, jitter and
+//! `Retry-After`; timed-out attempts retried `retries` times), with an
+//! on-disk cache keyed by the request.
 //!
 //! The API key goes into the Authorization header only; the cache key and
 //! cache entries are made from the request body, which never holds it.
@@ -14,13 +10,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use async_openai::config::OpenAIConfig;
-use async_openai::error::OpenAIError;
 use async_openai::types::{
     ChatCompletionRequestMessage, ChatCompletionRequestUserMessage, CreateChatCompletionRequest,
+    CreateChatCompletionResponse,
 };
 use serde_json::json;
 
+use super::http::{Http, HttpSettings};
 use super::prompts::sha256_hex;
 use crate::{Error, Result};
 
@@ -35,7 +31,7 @@ pub struct Settings {
     pub timeout: Duration,
     /// First backoff delay; doubled each retry, with ±50% jitter.
     pub retry_base: Duration,
-    /// How long async-openai keeps retrying 429/5xx answers.
+    /// How long 429/5xx answers are retried.
     pub retry_for: Duration,
     /// How many timed-out attempts are retried.
     pub retries: u32,
@@ -47,33 +43,30 @@ pub struct Settings {
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub text: String,
+    /// The model the server says answered (`None` when it did not say).
+    pub model: Option<String>,
     pub cached: bool,
 }
 
 pub struct Client {
-    inner: async_openai::Client<OpenAIConfig>,
+    http: Http,
     settings: Settings,
 }
 
 impl Client {
     /// `api_key` is used for the Authorization header and nothing else.
-    pub fn new(settings: Settings, api_key: &str) -> Client {
-        let config = OpenAIConfig::new()
-            .with_api_base(settings.base_url.trim_end_matches('/'))
-            .with_api_key(api_key);
-        let backoff = backoff::ExponentialBackoff {
-            initial_interval: settings.retry_base,
-            current_interval: settings.retry_base,
-            randomization_factor: 0.5,
-            multiplier: 2.0,
-            max_interval: settings.retry_base * 32,
-            max_elapsed_time: Some(settings.retry_for),
-            ..Default::default()
-        };
-        Client {
-            inner: async_openai::Client::with_config(config).with_backoff(backoff),
-            settings,
-        }
+    pub fn new(settings: Settings, api_key: &str) -> Result<Client> {
+        let http = Http::new(
+            HttpSettings {
+                base_url: settings.base_url.clone(),
+                timeout: settings.timeout,
+                retries: settings.retries,
+                retry_base: settings.retry_base,
+                retry_for: settings.retry_for,
+            },
+            api_key,
+        )?;
+        Ok(Client { http, settings })
     }
 
     fn request(&self, prompt: &str) -> CreateChatCompletionRequest {
@@ -112,78 +105,46 @@ impl Client {
         let cache_path = self.cache_path(&key);
         if let Some(path) = &cache_path {
             if let Ok(text) = std::fs::read_to_string(path) {
-                if let Some(reply) = serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|v| v.get("reply").and_then(|r| r.as_str()).map(str::to_owned))
-                {
-                    return Ok(Reply {
-                        text: reply,
-                        cached: true,
-                    });
+                if let Ok(entry) = serde_json::from_str::<serde_json::Value>(&text) {
+                    if let Some(reply) = entry.get("reply").and_then(|r| r.as_str()) {
+                        return Ok(Reply {
+                            text: reply.to_owned(),
+                            model: entry
+                                .get("model")
+                                .and_then(|m| m.as_str())
+                                .map(str::to_owned),
+                            cached: true,
+                        });
+                    }
                 }
             }
         }
         let request = self.request(prompt);
-        let mut delay = self.settings.retry_base;
-        let mut attempt = 0;
-        let response = loop {
-            let chat = self.inner.chat();
-            let call = chat.create(request.clone());
-            match tokio::time::timeout(self.settings.timeout, call).await {
-                Ok(Ok(response)) => break response,
-                Ok(Err(err)) => return Err(self.describe(err)),
-                Err(_) if attempt < self.settings.retries => {
-                    attempt += 1;
-                    tokio::time::sleep(jittered(delay)).await;
-                    delay *= 2;
-                }
-                Err(_) => {
-                    return Err(Error::Other(format!(
-                        "{}: no answer within {:?} after {} attempts",
-                        self.settings.base_url,
-                        self.settings.timeout,
-                        attempt + 1
-                    )))
-                }
-            }
-        };
+        let response: CreateChatCompletionResponse = self
+            .http
+            .post("chat/completions", &request, "a chat completion")
+            .await
+            .map_err(Error::Other)?;
         let text = response
             .choices
             .first()
             .and_then(|c| c.message.content.clone())
             .unwrap_or_default();
+        let model = Some(response.model).filter(|m| !m.is_empty());
         // An empty reply is not worth keeping: a rerun asks again.
         if let Some(path) = cache_path.as_ref().filter(|_| !text.is_empty()) {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| Error::input(dir, format!("cannot create the cache: {e}")))?;
             }
-            let entry = json!({"request": request, "reply": text});
+            let entry = json!({"request": request, "reply": text, "model": model});
             let body = serde_json::to_string_pretty(&entry).expect("serializable");
             crate::dataset::atomic_write(path, body.as_bytes())?;
         }
         Ok(Reply {
             text,
+            model,
             cached: false,
         })
     }
-
-    fn describe(&self, err: OpenAIError) -> Error {
-        let url = &self.settings.base_url;
-        match err {
-            OpenAIError::Reqwest(e) if e.is_connect() => Error::Other(format!(
-                "cannot reach the LLM endpoint {url}: {e} (check --base-url / OPENAI_BASE_URL)"
-            )),
-            other => Error::Other(format!("the LLM endpoint {url} failed: {other}")),
-        }
-    }
-}
-
-/// `delay` scaled by a factor in [0.5, 1.5), from the clock's low bits.
-fn jittered(delay: Duration) -> Duration {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    delay.mul_f64(0.5 + f64::from(nanos % 1000) / 1000.0)
 }

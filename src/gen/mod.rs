@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod extract;
+pub mod http;
 pub mod prompts;
 pub mod sample;
 

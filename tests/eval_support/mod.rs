@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -16,10 +17,46 @@ pub struct Seen {
     pub path: String,
     pub authorization: Option<String>,
     pub body: Value,
+    /// When it arrived.
+    pub at: Instant,
 }
 
 /// Answers a request body with a status and a JSON body.
 pub type Responder = dyn Fn(&str, &Value, usize) -> (u16, Value) + Send + Sync;
+
+/// An answer of any shape: status, extra headers, raw body.
+#[derive(Debug, Clone)]
+pub struct Raw {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Raw {
+    pub fn json(status: u16, body: &Value) -> Raw {
+        Raw {
+            status,
+            headers: Vec::new(),
+            body: body.to_string(),
+        }
+    }
+
+    pub fn text(status: u16, body: &str) -> Raw {
+        Raw {
+            status,
+            headers: Vec::new(),
+            body: body.to_string(),
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Raw {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// Answers a request with a [`Raw`] answer.
+pub type RawResponder = dyn Fn(&str, &Value, usize) -> Raw + Send + Sync;
 
 pub struct Stub {
     pub url: String,
@@ -30,11 +67,19 @@ impl Stub {
     /// Serve on a fresh port until the test process ends. `respond` gets
     /// the path, the body and the number of requests seen before.
     pub fn start(respond: Box<Responder>) -> Stub {
+        Stub::start_raw(Box::new(move |path: &str, body: &Value, count| {
+            let (status, answer) = respond(path, body, count);
+            Raw::json(status, &answer)
+        }))
+    }
+
+    /// Like [`Stub::start`], with full control over each answer.
+    pub fn start_raw(respond: Box<RawResponder>) -> Stub {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
-        let respond: Arc<Responder> = Arc::from(respond);
+        let respond: Arc<RawResponder> = Arc::from(respond);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let log = log.clone();
@@ -50,7 +95,7 @@ impl Stub {
     }
 }
 
-fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, respond: &Responder) {
+fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, respond: &RawResponder) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
@@ -86,15 +131,22 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, respond: &Responder) {
             path: path.clone(),
             authorization,
             body: body.clone(),
+            at: Instant::now(),
         });
         log.len() - 1
     };
-    let (status, answer) = respond(&path, &body, count);
-    let text = answer.to_string();
+    let answer = respond(&path, &body, count);
+    let headers: String = answer
+        .headers
+        .iter()
+        .map(|(n, v)| format!("{n}: {v}\r\n"))
+        .collect();
+    let text = answer.body;
     let mut stream = stream;
     let _ = write!(
         stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        "HTTP/1.1 {} X\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        answer.status,
         text.len()
     );
 }
