@@ -13,8 +13,8 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-pub use crate::gen::http::HttpSettings as EndpointSettings;
 use crate::gen::http::Http;
+pub use crate::gen::http::HttpSettings as EndpointSettings;
 use crate::{Error, Result};
 
 pub struct Endpoint {

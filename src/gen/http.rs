@@ -116,7 +116,11 @@ impl Http {
         B: Serialize + ?Sized,
         T: DeserializeOwned,
     {
-        let url = format!("{}/{}", self.settings.base_url, path.trim_start_matches('/'));
+        let url = format!(
+            "{}/{}",
+            self.settings.base_url,
+            path.trim_start_matches('/')
+        );
         let body = serde_json::to_vec(body).map_err(|e| format!("encoding {what}: {e}"))?;
         let started = Instant::now();
         let mut backoff = Backoff::new(self.settings.retry_base);
@@ -229,7 +233,12 @@ pub fn retryable(status: StatusCode, body: &[u8]) -> bool {
 /// The wait a server asks for: `retry-after-ms`, or `Retry-After` in
 /// seconds or as an HTTP date.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return Duration::try_from_secs_f64(ms / 1000.0).ok();
     }
@@ -358,10 +367,7 @@ mod tests {
 
     #[test]
     fn error_messages_of_every_shape() {
-        assert_eq!(
-            error_message(br#"{"error":{"message":"slow"}}"#),
-            "slow"
-        );
+        assert_eq!(error_message(br#"{"error":{"message":"slow"}}"#), "slow");
         assert_eq!(
             error_message(br#"{"object":"error","message":"busy","code":500}"#),
             "busy"
