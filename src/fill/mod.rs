@@ -171,7 +171,7 @@ pub fn fill_files(
     }
     for (path, table) in database_writes {
         let keep_newline = std::fs::read_to_string(&path).is_ok_and(|t| t.ends_with('\n'));
-        let mut text = to_python_json(&Value::Object(table));
+        let mut text = to_python_json(&table);
         if keep_newline {
             text.push('\n');
         }

@@ -107,8 +107,7 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                 if !missing.is_empty() {
                     let entry = databases
                         .table_mut(database)
-                        .entry(user.clone())
-                        .or_insert_with(|| Value::Object(Map::new()));
+                        .get_or_insert_with(&user, || Value::Object(Map::new()));
                     let Value::Object(entry) = entry else {
                         return Err(Error::input(
                             path,

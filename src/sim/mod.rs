@@ -8,6 +8,7 @@ pub mod pyargs;
 pub mod pyrandom;
 pub mod pytime;
 pub mod similarity;
+pub mod table;
 pub mod world;
 
 pub use catalog::{catalog, tool, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};

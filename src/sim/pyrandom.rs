@@ -50,7 +50,15 @@ impl PyRandom {
     /// template built once, since every tool instance starts here.
     pub fn for_tool() -> Self {
         static TEMPLATE: std::sync::OnceLock<PyRandom> = std::sync::OnceLock::new();
-        TEMPLATE.get_or_init(|| PyRandom::new(TOOL_SEED)).clone()
+        // Twisted ahead of the first draw (which would twist anyway), so a
+        // new tool instance is a copy and never pays for a twist itself.
+        TEMPLATE
+            .get_or_init(|| {
+                let mut rng = PyRandom::new(TOOL_SEED);
+                rng.twist();
+                rng
+            })
+            .clone()
     }
 
     fn init_genrand(&mut self, s: u32) {

@@ -3,8 +3,8 @@
 //! reference's `ToolExecutor.execute_tool`.
 //!
 //! Databases are loaded once and shared; a world holds reference-counted
-//! handles and copies a database only when a tool first writes to it, so a
-//! reset is a handful of pointer copies.
+//! handles to them, and a write copies only the record it changes (see
+//! `table`), so a reset is a handful of pointer copies.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -17,20 +17,21 @@ use serde_json::{Map, Value};
 use super::catalog::{tool, ToolSpec};
 use super::pyrandom::PyRandom;
 use super::pytime;
+pub use super::table::Table;
 use crate::model::{Conversation, Request};
 use crate::{Error, Result};
 
 /// The database holding accounts and session tokens.
 pub const ACCOUNT_DB: &str = "Account";
 
-/// One database: its top-level object (keyed by username, city, ...).
-pub type Table = Map<String, Value>;
-
 /// The initial databases, loaded once and shared by every world.
 #[derive(Debug, Clone, Default)]
 pub struct Databases {
-    tables: IndexMap<String, Arc<Table>>,
+    tables: Tables,
 }
+
+/// Databases by name; cloning one copies pointers, not data.
+type Tables = IndexMap<Arc<str>, Arc<Table>>;
 
 impl Databases {
     /// Load every `*.json` in `dir`; each file's stem names its database.
@@ -52,7 +53,7 @@ impl Databases {
                 .and_then(|s| s.to_str())
                 .unwrap_or_default()
                 .to_string();
-            tables.insert(name, Arc::new(table));
+            tables.insert(Arc::from(name), Arc::new(Table::from(table)));
         }
         if !tables.contains_key(ACCOUNT_DB) {
             return Err(Error::input(
@@ -63,9 +64,12 @@ impl Databases {
         Ok(Databases { tables })
     }
 
-    pub fn from_tables(tables: impl IntoIterator<Item = (String, Table)>) -> Self {
+    pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
         Databases {
-            tables: tables.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+            tables: tables
+                .into_iter()
+                .map(|(k, v)| (Arc::from(k), Arc::new(v.into())))
+                .collect(),
         }
     }
 
@@ -74,14 +78,22 @@ impl Databases {
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.tables.keys().map(String::as_str)
+        self.tables.keys().map(AsRef::as_ref)
     }
 
-    /// A database to change (copied if a world still shares it); created
-    /// empty when missing.
+    /// A database to change (its record index copied if a world still
+    /// shares it); created empty when missing.
     pub fn table_mut(&mut self, name: &str) -> &mut Table {
-        Arc::make_mut(self.tables.entry(name.to_string()).or_default())
+        table_mut(&mut self.tables, name)
     }
+}
+
+fn table_mut<'t>(tables: &'t mut Tables, name: &str) -> &'t mut Table {
+    let index = match tables.get_index_of(name) {
+        Some(index) => index,
+        None => tables.insert_full(Arc::from(name), Arc::default()).0,
+    };
+    Arc::make_mut(&mut tables[index])
 }
 
 /// A call as executed: the request (with the injected session token) and
@@ -97,7 +109,7 @@ pub struct Execution {
 #[derive(Debug, Clone)]
 pub struct World {
     initial: Databases,
-    tables: IndexMap<String, Arc<Table>>,
+    tables: Tables,
     now: NaiveDateTime,
     session_token: Option<String>,
     /// Tool instances, created on first use: each owns `Random(489)`.
@@ -111,7 +123,7 @@ pub struct ToolCtx<'w> {
     /// The tool instance's random stream.
     pub rng: &'w mut PyRandom,
     pub spec: &'static ToolSpec,
-    tables: &'w mut IndexMap<String, Arc<Table>>,
+    tables: &'w mut Tables,
 }
 
 impl ToolCtx<'_> {
@@ -124,9 +136,9 @@ impl ToolCtx<'_> {
             .unwrap_or_else(|| EMPTY.get_or_init(Table::new))
     }
 
-    /// A database to change, copied on first write; created when missing.
+    /// A database to change; records are copied as they are written.
     pub fn table_mut(&mut self, name: &str) -> &mut Table {
-        Arc::make_mut(self.tables.entry(name.to_string()).or_default())
+        table_mut(self.tables, name)
     }
 
     /// The tool's own database.
@@ -151,7 +163,7 @@ impl ToolCtx<'_> {
     pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
         for (username, record) in self.accounts() {
             match record.get("session_token") {
-                Some(t) if t == token => return Ok(username.clone()),
+                Some(t) if t == token => return Ok(username.to_string()),
                 Some(_) => {}
                 None => return Err(super::pyargs::key_error("session_token")),
             }
@@ -191,7 +203,7 @@ impl World {
                 .username
                 .as_deref()
                 .ok_or_else(|| format!("user.{field} is set but user.username is missing"))?;
-            let account = Arc::make_mut(world.tables.entry(ACCOUNT_DB.to_string()).or_default())
+            let account = table_mut(&mut world.tables, ACCOUNT_DB)
                 .get_mut(username)
                 .and_then(Value::as_object_mut)
                 .ok_or_else(|| format!("user {username:?} is not in the Account database"))?;
@@ -226,7 +238,7 @@ impl World {
             .get(ACCOUNT_DB)?
             .iter()
             .find_map(|(name, record)| {
-                (record.get("session_token") == Some(&token)).then(|| name.clone())
+                (record.get("session_token") == Some(&token)).then(|| name.to_string())
             })
     }
 

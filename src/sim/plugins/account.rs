@@ -858,7 +858,7 @@ mod tests {
         );
         assert!(!w.table("Account").unwrap().contains_key("ann"));
         assert_eq!(w.session_token(), None);
-        let remaining: Vec<&String> = w.table("Account").unwrap().keys().collect();
+        let remaining: Vec<&str> = w.table("Account").unwrap().keys().collect();
         assert_eq!(remaining, ["bob", "cy"]);
     }
 

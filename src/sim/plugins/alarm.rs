@@ -53,7 +53,7 @@ fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value
         ctx.rng.randint(0, 0xffff),
         ctx.rng.randint(0, 0xffff)
     );
-    let alarms = ctx.own_mut().entry(username).or_insert_with(|| json!({}));
+    let alarms = ctx.own_mut().get_or_insert_with(&username, || json!({}));
     if let Value::Object(alarms) = alarms {
         alarms.insert(
             alarm_id.clone(),

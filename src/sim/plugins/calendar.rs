@@ -149,7 +149,7 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         "location": args.value("location"),
         "attendees": attendees,
     });
-    let events = ctx.own_mut().entry(username).or_insert_with(|| json!({}));
+    let events = ctx.own_mut().get_or_insert_with(&username, || json!({}));
     if let Value::Object(events) = events {
         events.insert(event_id.clone(), event);
     }

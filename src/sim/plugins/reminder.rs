@@ -92,9 +92,7 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let username = session_username(ctx, args.value("session_token"))?;
     let user = user_key(&username)?;
     // The user's list exists from here on, even if the due date is refused.
-    ctx.own_mut()
-        .entry(user.clone())
-        .or_insert_with(|| json!({}));
+    ctx.own_mut().get_or_insert_with(&user, || json!({}));
     match args.get("due_date") {
         Some(Value::String(due)) => {
             strptime_str(due, TIMESTAMP).map_err(|_| format!("Invalid due_date: {due}"))?;
