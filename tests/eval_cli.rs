@@ -123,12 +123,45 @@ fn replay_predictions_and_the_output_folder() {
         "{report}"
     );
 
-    // Resume: a changed predictions file is not consulted for finished conversations.
-    std::fs::write(root.join("p.jsonl"), "").unwrap();
-    let resumed = json_of(&run(&["--out", "out"]));
+    // Resume: the same settings and inputs take every result from `out`.
+    let again = run(&["--out", "out"]);
+    let resumed = json_of(&again);
     assert_eq!(resumed["resumed"], 2);
     assert_eq!(resumed["precision"], summary["precision"]);
     assert_eq!(resumed["error_types"], summary["error_types"]);
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("note:"));
+    // Each output file records what it was made with.
+    let evaluation = &stored["evaluation"];
+    assert_eq!(evaluation["predictor"], "replay:p.jsonl");
+    assert_eq!(evaluation["predictions"], "p.jsonl");
+    assert_eq!(evaluation["predictions_sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(
+        evaluation["conversation_sha256"].as_str().unwrap().len(),
+        64
+    );
+    for key in ["model", "api_mode", "no_docs", "temperature"] {
+        assert_eq!(evaluation[key], Value::Null, "{key}");
+    }
+    assert_eq!(evaluation["similarity"], "lexical");
+    assert_eq!(evaluation["max_calls_per_turn"], 10);
+    assert_eq!(
+        summary["settings"]["predictions_sha256"],
+        evaluation["predictions_sha256"]
+    );
+
+    // A changed predictions file: both are evaluated again, with a note.
+    std::fs::write(root.join("p.jsonl"), "").unwrap();
+    let changed = run(&["--out", "out"]);
+    assert_eq!(changed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&changed.stderr);
+    assert!(
+        stderr.contains("note:") && stderr.contains("predictions_sha256"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no predictions for conversation"),
+        "{stderr}"
+    );
     // Reset: evaluated again, and now the file has nothing for them.
     let reset = run(&["--out", "out", "--reset"]);
     assert_eq!(reset.status.code(), Some(2));
@@ -136,32 +169,83 @@ fn replay_predictions_and_the_output_folder() {
 }
 
 #[test]
-fn a_folder_from_another_predictor_is_not_mixed_in() {
+fn resume_re_evaluates_what_other_settings_or_inputs_produced() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     setup(root);
-    let oracle = evaluate(root, &["--predictor", "oracle", "--out", "out"]);
-    assert_eq!(
-        oracle.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&oracle.stderr)
-    );
     std::fs::write(root.join("p.jsonl"), PREDICTIONS).unwrap();
-    let replay = evaluate(
+    let replay = |extra: &[&str]| {
+        let mut args = vec!["--predictor", "replay", "--predictions", "p.jsonl"];
+        args.extend_from_slice(&["--format", "json", "--out", "out"]);
+        args.extend_from_slice(extra);
+        evaluate(root, &args)
+    };
+    let first = json_of(&replay(&[]));
+    assert_eq!(first["success_rate"], 0.5);
+
+    // Another predictor in the same folder: evaluated again, not mixed in.
+    let oracle = evaluate(
         root,
-        &[
-            "--predictor",
-            "replay",
-            "--predictions",
-            "p.jsonl",
-            "--out",
-            "out",
-        ],
+        &["--predictor", "oracle", "--format", "json", "--out", "out"],
     );
-    assert_eq!(replay.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&replay.stderr);
-    assert!(stderr.contains("--reset"), "{stderr}");
+    assert_eq!(oracle.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&oracle.stderr);
+    assert_eq!(stderr.matches("note:").count(), 2, "{stderr}");
+    assert!(
+        stderr.contains("predictor was \"replay:p.jsonl\""),
+        "{stderr}"
+    );
+    let summary = json_of(&oracle);
+    assert_eq!(summary["resumed"], 0);
+    assert_eq!(summary["success_rate"], 1.0);
+    assert_eq!(summary["predictor"], "oracle");
+    let on_disk: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk["settings"]["predictor"], "oracle");
+    assert!(std::fs::read_to_string(root.join("out/report.md"))
+        .unwrap()
+        .contains("Predictor `oracle`, text similarity `lexical`, at most 10 calls"));
+
+    // Back to replay: both again; then a rerun resumes both.
+    assert_eq!(json_of(&replay(&[]))["resumed"], 0);
+    assert_eq!(json_of(&replay(&[]))["resumed"], 2);
+
+    // A different call bound or similarity: evaluated again.
+    let bound = replay(&["--max-calls-per-turn", "1"]);
+    assert!(String::from_utf8_lossy(&bound.stderr).contains("max_calls_per_turn was 10"));
+    let bound = json_of(&bound);
+    assert_eq!(bound["resumed"], 0);
+    assert_eq!(bound["settings"]["max_calls_per_turn"], 1);
+    assert_eq!(bound["turns_stopped_by_bound"], 1);
+    let exact = replay(&["--max-calls-per-turn", "1", "--similarity", "exact"]);
+    assert!(String::from_utf8_lossy(&exact.stderr).contains("similarity was \"lexical\""));
+    assert_eq!(json_of(&exact)["resumed"], 0);
+
+    // An edited conversation file: that one alone is evaluated again.
+    let path = root.join("data/easy/find.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("My alarms?", "Which alarms do I have?")).unwrap();
+    let edited = replay(&["--max-calls-per-turn", "1", "--similarity", "exact"]);
+    let stderr = String::from_utf8_lossy(&edited.stderr);
+    assert_eq!(stderr.matches("note:").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("find.json") && stderr.contains("conversation_sha256"),
+        "{stderr}"
+    );
+    assert_eq!(json_of(&edited)["resumed"], 1);
+
+    // An output file from before settings were recorded: evaluated again.
+    let out = root.join("out/conversations/add.json");
+    let mut old: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    old["evaluation"] =
+        json!({"predictor": "replay:p.jsonl", "similarity": "exact", "max_calls_per_turn": 1});
+    std::fs::write(&out, old.to_string()).unwrap();
+    let legacy = replay(&["--max-calls-per-turn", "1", "--similarity", "exact"]);
+    assert!(
+        String::from_utf8_lossy(&legacy.stderr).contains("conversation_sha256 was not recorded")
+    );
+    assert_eq!(json_of(&legacy)["resumed"], 1);
 }
 
 #[test]

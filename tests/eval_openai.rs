@@ -268,6 +268,42 @@ fn openai_predictor_end_to_end() {
     assert_eq!(fresh["resumed"], 0);
     assert_eq!(fresh["precision"], 0.5);
     assert_eq!(stub.requests().len(), 6);
+    let evaluation = &wake_out["evaluation"];
+    assert_eq!(evaluation["model"], "stub-model");
+    assert_eq!(evaluation["api_mode"], "exact");
+    assert_eq!(evaluation["no_docs"], false);
+    assert_eq!(evaluation["temperature"], Value::Null);
+
+    // Other settings are not mixed in: another API mode and temperature
+    // evaluate both conversations again (new requests), noted on stderr ...
+    let other = [
+        "--api-mode",
+        "suite",
+        "--temperature",
+        "0.7",
+        "--out",
+        "out",
+    ];
+    let changed = evaluate(root, &stub.url, &other);
+    let stderr = String::from_utf8_lossy(&changed.stderr);
+    assert!(
+        stderr.contains("api_mode was \"exact\"") && stderr.contains("temperature was null"),
+        "{stderr}"
+    );
+    let changed: Value = serde_json::from_slice(&changed.stdout).unwrap();
+    assert_eq!(changed["resumed"], 0);
+    assert_eq!(changed["settings"]["api_mode"], "suite");
+    assert_eq!(changed["settings"]["temperature"], 0.7);
+    assert!(stub.requests().len() > 6);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("Predictor `openai:stub-model` (model `stub-model`, API mode `suite`, tool documentation sent, temperature 0.7)"),
+        "{report}"
+    );
+    // ... and the same settings again resume.
+    let same = evaluate(root, &stub.url, &other);
+    let same: Value = serde_json::from_slice(&same.stdout).unwrap();
+    assert_eq!(same["resumed"], 2);
 }
 
 #[test]

@@ -25,6 +25,7 @@ use async_openai::types::{CreateChatCompletionRequest, CreateChatCompletionRespo
 use serde_json::{json, Map, Value};
 
 use super::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use super::output::PredictorSettings;
 use super::predict::{HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::model::Conversation;
 use crate::sim::{catalog, ParamSpec, ParamType, Plugin, ToolSpec};
@@ -98,6 +99,18 @@ impl OpenAiPredictor {
 impl Predictor for OpenAiPredictor {
     fn name(&self) -> String {
         format!("openai:{}", self.settings.model)
+    }
+
+    fn settings(&self) -> PredictorSettings {
+        let mode = clap::ValueEnum::to_possible_value(&self.settings.api_mode)
+            .map(|v| v.get_name().to_string());
+        PredictorSettings {
+            model: Some(self.settings.model.clone()),
+            api_mode: mode,
+            no_docs: Some(!self.settings.docs),
+            temperature: self.settings.temperature,
+            ..PredictorSettings::default()
+        }
     }
 
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {

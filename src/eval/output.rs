@@ -6,6 +6,7 @@
 //! Reading such a file back gives the same [`TurnOutcome`]s a fresh
 //! evaluation gives, which is what makes resuming exact.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::outcome::{CallOutcome, TurnOutcome};
@@ -14,21 +15,76 @@ use super::score::{Metrics, Scoring};
 use super::simulate::Simulation;
 use crate::model::{Conversation, Role};
 
-/// How a run was made; stored in every output file.
-#[derive(Debug, Clone, PartialEq)]
+/// What a predictor was set up with, for the record: the fields that do
+/// not apply to a predictor stay `None` (null in JSON).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PredictorSettings {
+    /// The chat model asked for (openai).
+    pub model: Option<String>,
+    /// `exact`, `suite` or `all` (openai).
+    pub api_mode: Option<String>,
+    /// Whether the tool documentation was blanked (openai).
+    pub no_docs: Option<bool>,
+    /// The sampling temperature; null also when the server's default was used.
+    pub temperature: Option<f32>,
+    /// The predictions file as given (replay); informative, not compared.
+    pub predictions: Option<String>,
+    /// SHA-256 of the predictions file's bytes (replay).
+    pub predictions_sha256: Option<String>,
+}
+
+/// How a run was made: stored in every output file (with the hash of the
+/// conversation file evaluated), in `summary.json` and in `report.md`. A
+/// resumed run re-evaluates any output file whose record differs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// The predictor's name ("oracle", "openai:gpt-4o", "replay:p.jsonl").
     pub predictor: String,
+    #[serde(flatten)]
+    pub settings: PredictorSettings,
+    /// "lexical", "exact" or "embeddings:MODEL".
     pub similarity: String,
     pub max_calls_per_turn: usize,
 }
 
+/// The key of the conversation file's hash in an output's `evaluation`.
+pub const CONVERSATION_SHA256: &str = "conversation_sha256";
+
+/// Keys of `evaluation` that are recorded but do not decide a resume.
+const INFORMATIVE: &[&str] = &["predictions"];
+
 impl RunInfo {
-    fn to_json(&self) -> Value {
-        json!({
-            "predictor": self.predictor,
-            "similarity": self.similarity,
-            "max_calls_per_turn": self.max_calls_per_turn,
-        })
+    /// The `evaluation` object of an output file.
+    pub fn to_json(&self, conversation_sha256: &str) -> Value {
+        let mut value = serde_json::to_value(self).expect("run info serializes");
+        value[CONVERSATION_SHA256] = json!(conversation_sha256);
+        value
+    }
+
+    /// The keys whose stored value differs from this run's (missing keys
+    /// included), in this run's order; empty when the stored evaluation
+    /// can be reused.
+    pub fn differences(&self, stored: &Value, conversation_sha256: &str) -> Vec<String> {
+        let expected = self.to_json(conversation_sha256);
+        let expected = expected.as_object().expect("an object");
+        expected
+            .iter()
+            .filter(|(key, _)| !INFORMATIVE.contains(&key.as_str()))
+            .filter(|(key, want)| !same(stored.get(key.as_str()), want))
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+}
+
+/// Equal JSON values, numbers compared as numbers (a stored `0.7` equals
+/// this run's `0.7` whatever the float width that wrote it).
+fn same(stored: Option<&Value>, want: &Value) -> bool {
+    match (stored, want) {
+        (Some(Value::Number(a)), Value::Number(b)) if a != b => {
+            a.is_f64() && b.is_f64() && a.as_f64().map(|x| x as f32) == b.as_f64().map(|y| y as f32)
+        }
+        (Some(a), b) => a == b,
+        (None, _) => false,
     }
 }
 
@@ -79,6 +135,7 @@ pub fn annotate(
     simulation: &Simulation<'_>,
     scoring: &Scoring,
     info: &RunInfo,
+    conversation_sha256: &str,
 ) {
     let mut flags = scoring.predictions.iter();
     let mut gold_flags = simulation.gold.iter().zip(&scoring.gold_matched);
@@ -124,7 +181,7 @@ pub fn annotate(
             "metrics".into(),
             serde_json::to_value(scoring.metrics).expect("metrics serialize"),
         );
-        root.insert("evaluation".into(), info.to_json());
+        root.insert("evaluation".into(), info.to_json(conversation_sha256));
     }
 }
 
@@ -155,6 +212,8 @@ fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Val
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
     pub predictor: String,
+    /// The stored `evaluation` object, as written.
+    pub evaluation: Value,
     pub name: String,
     pub conversation_id: String,
     pub metrics: Metrics,
@@ -218,6 +277,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
     }
     Ok(Stored {
         predictor,
+        evaluation: document.get("evaluation").cloned().unwrap_or(Value::Null),
         name: text("name"),
         conversation_id: text("conversation_id"),
         metrics,

@@ -126,6 +126,12 @@ pub trait Predictor: Sync {
     /// A short name for reports ("oracle", "openai:gpt-4o", ...).
     fn name(&self) -> String;
 
+    /// What the predictor was set up with, recorded in every output file
+    /// so that a resumed run re-evaluates what another setting produced.
+    fn settings(&self) -> super::output::PredictorSettings {
+        super::output::PredictorSettings::default()
+    }
+
     /// What the assistant does next in `input.turn`.
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
 }

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::output::PredictorSettings;
 use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::dataset::read::{json_error, read_text};
 use crate::{Error, Result};
@@ -43,6 +44,7 @@ struct RecordedTurn {
 #[derive(Debug, Clone)]
 pub struct Replay {
     path: PathBuf,
+    sha256: String,
     turns: HashMap<(String, usize), RecordedTurn>,
     conversations: std::collections::HashSet<String>,
 }
@@ -88,6 +90,7 @@ impl Replay {
         }
         Ok(Replay {
             path: path.to_path_buf(),
+            sha256: super::endpoint::sha256_hex(text.as_bytes()),
             turns,
             conversations,
         })
@@ -142,6 +145,14 @@ impl Predictor for Replay {
     fn name(&self) -> String {
         let file = self.path.file_name().unwrap_or(self.path.as_os_str());
         format!("replay:{}", file.to_string_lossy())
+    }
+
+    fn settings(&self) -> PredictorSettings {
+        PredictorSettings {
+            predictions: Some(self.path.display().to_string()),
+            predictions_sha256: Some(self.sha256.clone()),
+            ..PredictorSettings::default()
+        }
     }
 
     fn predict(&self, input: &TurnInput<'_>) -> std::result::Result<Prediction, PredictError> {

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::output::PredictorSettings;
 use super::summary::{Rates, Summary};
 
 /// How many tools the "fail most" table lists.
@@ -22,6 +23,39 @@ fn rates_row(name: &str, r: &Rates) -> String {
     )
 }
 
+/// The predictor's settings in words, in parentheses; empty for none.
+fn predictor_details(p: &PredictorSettings) -> String {
+    let mut parts = Vec::new();
+    if let Some(model) = &p.model {
+        parts.push(format!("model `{model}`"));
+    }
+    if let Some(mode) = &p.api_mode {
+        parts.push(format!("API mode `{mode}`"));
+    }
+    match p.no_docs {
+        Some(true) => parts.push("tool documentation blanked".to_string()),
+        Some(false) => parts.push("tool documentation sent".to_string()),
+        None => {}
+    }
+    if p.model.is_some() {
+        parts.push(match p.temperature {
+            Some(t) => format!("temperature {t}"),
+            None => "the server's default temperature".to_string(),
+        });
+    }
+    if let Some(file) = &p.predictions {
+        parts.push(format!("predictions `{file}`"));
+    }
+    if let Some(sha) = &p.predictions_sha256 {
+        parts.push(format!("SHA-256 `{sha}`"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
 /// Render the report.
 pub fn render(summary: &Summary) -> String {
     let mut out = String::new();
@@ -29,9 +63,20 @@ pub fn render(summary: &Summary) -> String {
     let _ = writeln!(out, "# Evaluation report\n");
     let _ = writeln!(
         out,
-        "Predictor `{}`, text similarity `{}`, at most {} calls per assistant turn.\n",
-        s.predictor, s.similarity, s.max_calls_per_turn
+        "Predictor `{}`{}, text similarity `{}`, at most {} calls per assistant turn.",
+        s.predictor,
+        predictor_details(&s.settings.settings),
+        s.similarity,
+        s.max_calls_per_turn
     );
+    if s.resumed > 0 {
+        let _ = writeln!(
+            out,
+            "{} of the {} conversations were taken from an earlier run with the same settings and inputs.",
+            s.resumed, s.rates.conversations
+        );
+    }
+    out.push('\n');
 
     let _ = writeln!(out, "## Results by subset (the paper's Table 1)\n");
     out.push_str("Rates in percent. Precision, recall and incorrect-action rate pool the calls of all conversations; success rate is the share of conversations that recall every gold call without a bad action.\n\n");

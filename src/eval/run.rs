@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::endpoint::sha256_hex;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::predict::Predictor;
@@ -80,6 +81,7 @@ pub fn evaluate_files(
 ) -> Result<Summary> {
     let info = RunInfo {
         predictor: predictor.name(),
+        settings: predictor.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
     };
@@ -109,12 +111,7 @@ pub fn evaluate_files(
         None => job(),
     };
     bar.finish_and_clear();
-    let summary = Summary::new(
-        results?,
-        info.predictor,
-        info.similarity,
-        info.max_calls_per_turn,
-    );
+    let summary = Summary::new(results?, info);
     if let Some(dir) = &options.out {
         let json = serde_json::to_string_pretty(&summary).expect("the summary serializes");
         atomic_write(&dir.join("summary.json"), json.as_bytes())?;
@@ -159,12 +156,13 @@ fn evaluate_one(
     options: &RunOptions<'_>,
     info: &RunInfo,
 ) -> Result<ConversationResult> {
+    let text = read_text(path)?;
+    let conversation_sha256 = sha256_hex(text.as_bytes());
     if let (Some(out), false) = (out, options.reset) {
-        if let Some(result) = resume(path, out, info)? {
+        if let Some(result) = resume(path, out, info, &conversation_sha256)? {
             return Ok(result);
         }
     }
-    let text = read_text(path)?;
     let conversation: Conversation =
         serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
     let simulation = simulate(
@@ -192,7 +190,13 @@ fn evaluate_one(
     let turns = turn_outcomes(&conversation, &simulation, &scoring);
     if let Some(out) = out {
         let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
-        annotate(&mut document, &simulation, &scoring, info);
+        annotate(
+            &mut document,
+            &simulation,
+            &scoring,
+            info,
+            &conversation_sha256,
+        );
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -203,8 +207,16 @@ fn evaluate_one(
     Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
 }
 
-/// The result stored in `out` by an earlier run, when there is a usable one.
-fn resume(path: &Path, out: &Path, info: &RunInfo) -> Result<Option<ConversationResult>> {
+/// The result stored in `out` by an earlier run, when there is a usable
+/// one: made with this run's settings from the same conversation file (and
+/// the same predictions file, for replay). Anything else is evaluated
+/// again, with a note on stderr saying why.
+fn resume(
+    path: &Path,
+    out: &Path,
+    info: &RunInfo,
+    conversation_sha256: &str,
+) -> Result<Option<ConversationResult>> {
     if !out.is_file() {
         return Ok(None);
     }
@@ -226,14 +238,22 @@ fn resume(path: &Path, out: &Path, info: &RunInfo) -> Result<Option<Conversation
             return Ok(None);
         }
     };
-    if stored.predictor != info.predictor {
-        return Err(Error::input(
-            out,
-            format!(
-                "holds an evaluation by predictor {:?}, not {:?}: pass --reset or another --out",
-                stored.predictor, info.predictor
-            ),
-        ));
+    let differences = info.differences(&stored.evaluation, conversation_sha256);
+    if !differences.is_empty() {
+        let what: Vec<String> = differences
+            .iter()
+            .map(|key| match stored.evaluation.get(key) {
+                Some(v) => format!("{key} was {v}"),
+                None => format!("{key} was not recorded"),
+            })
+            .collect();
+        eprintln!(
+            "note: {} was made with other settings or inputs ({}); evaluating {} again",
+            out.display(),
+            what.join(", "),
+            path.display()
+        );
+        return Ok(None);
     }
     let id = identity(path, stored.name, stored.conversation_id);
     Ok(Some(ConversationResult::new(

@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
+use super::output::RunInfo;
 use super::score::ratio;
 
 /// Pooled counts of a set of conversations.
@@ -103,6 +104,11 @@ pub struct Summary {
     pub max_calls_per_turn: usize,
     pub predictor: String,
     pub similarity: String,
+    /// Everything the run was made with (model, API mode, documentation,
+    /// temperature, predictions file and its hash, similarity, call
+    /// bound). Resumed conversations were made with the same settings:
+    /// any other is evaluated again.
+    pub settings: RunInfo,
     /// Conversations taken from an earlier run in the output folder.
     pub resumed: usize,
     /// Table 2, over the failed conversations.
@@ -114,12 +120,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(
-        results: Vec<ConversationResult>,
-        predictor: String,
-        similarity: String,
-        max_calls_per_turn: usize,
-    ) -> Self {
+    pub fn new(results: Vec<ConversationResult>, info: RunInfo) -> Self {
         let mut all = Totals::default();
         let mut subsets: IndexMap<String, Totals> = IndexMap::new();
         let mut error_types = ErrorTypes::default();
@@ -158,9 +159,10 @@ impl Summary {
             successes: all.successes,
             assistant_turns: all.assistant_turns,
             turns_stopped_by_bound: all.turns_stopped_by_bound,
-            max_calls_per_turn,
-            predictor,
-            similarity,
+            max_calls_per_turn: info.max_calls_per_turn,
+            predictor: info.predictor.clone(),
+            similarity: info.similarity.clone(),
+            settings: info,
             resumed: results.iter().filter(|r| r.resumed).count(),
             error_types,
             by_subset,
