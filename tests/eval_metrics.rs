@@ -501,3 +501,42 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
         .collect();
     assert_eq!(answers, vec!["answer 0", "answer 1", "answer 2"]);
 }
+
+#[test]
+fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
+    // When a turn's predictions are the gold calls, the world they leave is
+    // reused instead of replaying them; it must be the world the replay
+    // reaches, random streams included: turn 3's new alarm gets the second
+    // id of the AddAlarm stream, and its query lists exactly what the gold
+    // recording (made by a plain replay) lists.
+    let conversation = conversation(
+        "same-world",
+        vec![
+            Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+            Some(vec![
+                call("AddAlarm", json!({"time": "09:00:00"})),
+                call("FindAlarms", json!({})),
+            ]),
+        ],
+    );
+    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    let recorded = &conversation.conversation[T3].apis.as_ref().unwrap();
+    for (c, gold) in recorded.iter().enumerate() {
+        let predicted = &simulation.turns[1].calls[c].call;
+        assert_eq!(predicted.response, gold.response, "call {c}");
+        assert_eq!(predicted.exception, gold.exception, "call {c}");
+    }
+    assert_eq!(
+        recorded[1].response["alarms"].as_array().unwrap().len(),
+        3,
+        "the seeded alarm and both new ones"
+    );
+    assert_eq!(scoring.gold_matched, vec![true, true, true]);
+    // The replayed gold turn keeps its parameters, token injected.
+    assert_eq!(
+        simulation.gold[0].gold.request.parameters,
+        conversation.conversation[T1].apis.as_ref().unwrap()[0]
+            .request
+            .parameters
+    );
+}

@@ -19,7 +19,9 @@
 //!
 //! Replaying from scratch for every turn and replaying incrementally reach
 //! the same world (execution is deterministic), so the world after the gold
-//! calls is kept and cloned per turn; a clone is a few pointer copies.
+//! calls is kept and cloned per turn; a clone is a few pointer copies. For
+//! the same reason, when a turn's predictions were exactly its gold calls,
+//! the world they left is the replay's world and is taken as it is.
 
 use std::borrow::Cow;
 
@@ -102,27 +104,41 @@ pub fn simulate<'c>(
     let mut gold = Vec::new();
     // Gold calls of finished assistant turns that the world has not replayed yet.
     let mut pending: Vec<(usize, usize, &'c GoldCall)> = Vec::new();
+    // When the predictor made exactly those calls, the world its turn left
+    // and the requests as executed there: the replay's result, already made.
+    let mut replayed: Option<(World, Vec<Request>)> = None;
 
     for (t, turn) in conversation.conversation.iter().enumerate() {
         if turn.role == Role::User {
             continue;
         }
-        for (pt, pc, call) in pending.drain(..) {
-            let executed = gold_world.execute(&call.request.api_name, &call.request.parameters);
-            gold.push(GoldRef {
-                turn: pt,
-                call: pc,
-                gold: as_replayed(call, executed.request),
-            });
+        match replayed.take() {
+            Some((world, requests)) => {
+                for ((pt, pc, call), request) in pending.drain(..).zip(requests) {
+                    gold.push(GoldRef {
+                        turn: pt,
+                        call: pc,
+                        gold: as_replayed(call, request),
+                    });
+                }
+                gold_world = world;
+            }
+            None => {
+                for (pt, pc, call) in pending.drain(..) {
+                    let executed =
+                        gold_world.execute(&call.request.api_name, &call.request.parameters);
+                    gold.push(GoldRef {
+                        turn: pt,
+                        call: pc,
+                        gold: as_replayed(call, executed.request),
+                    });
+                }
+            }
         }
         let mut world = gold_world.clone();
-        turns.push(run_turn(
-            &mut world,
-            conversation,
-            t,
-            predictor,
-            max_calls_per_turn,
-        )?);
+        let run = run_turn(&mut world, conversation, t, predictor, max_calls_per_turn)?;
+        replayed = replay_requests(turn.calls(), &run.calls).map(|requests| (world, requests));
+        turns.push(run);
         pending.extend(
             turn.calls()
                 .iter()
@@ -137,6 +153,41 @@ pub fn simulate<'c>(
         gold: Cow::Borrowed(g),
     }));
     Ok(Simulation { turns, gold })
+}
+
+/// The requests that replaying `gold` would execute, when the turn's
+/// predictions executed exactly those: the same tools, in the same order,
+/// with the same arguments (the session token aside, which the world
+/// injects into both alike). Execution is deterministic, so the world the
+/// predictions left is then the world the replay would reach, and
+/// replaying it again can be skipped. `None` when anything differs.
+fn replay_requests(gold: &[GoldCall], predicted: &[PredictedCall]) -> Option<Vec<Request>> {
+    if gold.len() != predicted.len() {
+        return None;
+    }
+    gold.iter()
+        .zip(predicted)
+        .map(|(gold, predicted)| {
+            let executed = &predicted.call.request;
+            if !predicted.parsed || executed.api_name != gold.request.api_name {
+                return None;
+            }
+            let mut parameters = gold.request.parameters.clone();
+            let auth = crate::sim::tool(&gold.request.api_name).is_some_and(|t| t.requires_auth);
+            if auth {
+                // What the replay injects: the token the world held then,
+                // the same one the prediction was given.
+                parameters.insert(
+                    "session_token".to_string(),
+                    executed.parameters.get("session_token")?.clone(),
+                );
+            }
+            (parameters == executed.parameters).then(|| Request {
+                api_name: gold.request.api_name.clone(),
+                parameters,
+            })
+        })
+        .collect()
 }
 
 /// The gold call with the parameters the replay left in it.
