@@ -291,6 +291,30 @@ fn bad_input_exits_2_with_the_place() {
         &["--predictor", "replay", "--predictions", "shape.jsonl"],
         "shape.jsonl:1:1: \"turn\"",
     );
+    // Lines that name no evaluated conversation, a user turn or a turn
+    // that does not exist: input errors with the file and line, not
+    // silently skipped.
+    let good = PREDICTIONS.lines().next().unwrap();
+    for (line, want) in [
+        (
+            r#"{"conversation_id": "nobody", "turn": 1, "predictions": []}"#,
+            "bad-lines.jsonl:3:1: conversation \"nobody\" is not among the 2 conversations evaluated",
+        ),
+        (
+            r#"{"conversation_id": "find", "turn": 0, "predictions": []}"#,
+            "bad-lines.jsonl:3:1: turn 0 of conversation \"find\" is a user turn",
+        ),
+        (
+            r#"{"conversation_id": "find", "turn": 5, "predictions": []}"#,
+            "bad-lines.jsonl:3:1: conversation \"find\" has no turn 5 (it has 2 turns, 0 to 1)",
+        ),
+    ] {
+        std::fs::write(root.join("bad-lines.jsonl"), format!("{good}\n\n{line}\n")).unwrap();
+        fail(
+            &["--predictor", "replay", "--predictions", "bad-lines.jsonl"],
+            want,
+        );
+    }
     std::fs::write(
         root.join("data/easy/broken.json"),
         "{\"name\": \"x\",\n  oops}",

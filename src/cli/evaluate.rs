@@ -14,7 +14,7 @@ use crate::eval::endpoint::{Endpoint, EndpointSettings};
 use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
-use crate::eval::replay::Replay;
+use crate::eval::replay::{Replay, Shape};
 use crate::eval::simulate::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::sim::similarity::ExactText;
@@ -136,7 +136,13 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             let path = args.predictions.as_ref().ok_or_else(|| {
                 Error::Usage("--predictor replay needs --predictions FILE".into())
             })?;
-            Box::new(Replay::load(path)?)
+            let replay = Replay::load(path)?;
+            let shapes = files
+                .iter()
+                .map(|f| Shape::read(f))
+                .collect::<Result<Vec<_>, _>>()?;
+            replay.check(&shapes)?;
+            Box::new(replay)
         }
         PredictorKind::Openai => Box::new(OpenAiPredictor::new(
             args.endpoint()?,

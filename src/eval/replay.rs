@@ -21,8 +21,12 @@
 //!   world runs the call again), and `{"role": "assistant", "text"}` for
 //!   the answer, last.
 //!
-//! A conversation without any line is an error; an assistant turn without
-//! a line made no calls.
+//! Every line must name a conversation being evaluated and one of its
+//! assistant turns: a line for another conversation, a user turn or a turn
+//! the conversation does not have is an input error (exit 2) naming the
+//! file and line, checked before anything is evaluated. A conversation
+//! without any line is an error too; an assistant turn without a line made
+//! no calls.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +36,7 @@ use serde_json::{Map, Value};
 use super::output::PredictorSettings;
 use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::dataset::read::{json_error, read_text};
+use crate::model::Role;
 use crate::{Error, Result};
 
 /// One turn's recorded steps.
@@ -46,6 +51,8 @@ pub struct Replay {
     path: PathBuf,
     sha256: String,
     turns: HashMap<(String, usize), RecordedTurn>,
+    /// The line each (conversation, turn) came from.
+    lines: Vec<(usize, String, usize)>,
     conversations: std::collections::HashSet<String>,
 }
 
@@ -53,6 +60,7 @@ impl Replay {
     pub fn load(path: &Path) -> Result<Self> {
         let text = read_text(path)?;
         let mut turns = HashMap::new();
+        let mut lines = Vec::new();
         let mut conversations = std::collections::HashSet::new();
         for (i, line) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -82,6 +90,7 @@ impl Replay {
                 .ok_or_else(|| bad("\"predictions\" must be a list".into()))?;
             let recorded = parse_steps(steps).map_err(bad)?;
             conversations.insert(id.to_string());
+            lines.push((line_no, id.to_string(), turn));
             if turns.insert((id.to_string(), turn), recorded).is_some() {
                 return Err(bad(format!(
                     "conversation {id:?} turn {turn} appears a second time"
@@ -92,8 +101,68 @@ impl Replay {
             path: path.to_path_buf(),
             sha256: super::endpoint::sha256_hex(text.as_bytes()),
             turns,
+            lines,
             conversations,
         })
+    }
+
+    /// Check every line against the conversations being evaluated: each
+    /// must name one of them and one of its assistant turns.
+    pub fn check(&self, conversations: &[Shape]) -> Result<()> {
+        let by_id: HashMap<&str, &[Role]> = conversations
+            .iter()
+            .map(|c| (c.conversation_id.as_str(), c.roles.as_slice()))
+            .collect();
+        for (line, id, turn) in &self.lines {
+            let bad = |message: String| Err(Error::syntax(&self.path, *line, 1, message));
+            let Some(roles) = by_id.get(id.as_str()) else {
+                return bad(format!(
+                    "conversation {id:?} is not among the {} conversations evaluated",
+                    conversations.len()
+                ));
+            };
+            match roles.get(*turn) {
+                None => {
+                    return bad(format!(
+                        "conversation {id:?} has no turn {turn} (it has {} turns, 0 to {})",
+                        roles.len(),
+                        roles.len().saturating_sub(1)
+                    ))
+                }
+                Some(Role::User) => {
+                    return bad(format!(
+                        "turn {turn} of conversation {id:?} is a user turn; predictions belong to assistant turns"
+                    ))
+                }
+                Some(Role::Assistant) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`Replay::check`] needs to know of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct Shape {
+    pub conversation_id: String,
+    #[serde(rename = "conversation", deserialize_with = "roles")]
+    pub roles: Vec<Role>,
+}
+
+fn roles<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Role>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Turn {
+        role: Role,
+    }
+    let turns: Vec<Turn> = serde::Deserialize::deserialize(d)?;
+    Ok(turns.into_iter().map(|t| t.role).collect())
+}
+
+impl Shape {
+    /// Read a conversation file's id and turn roles.
+    pub fn read(path: &Path) -> Result<Shape> {
+        let text = read_text(path)?;
+        serde_json::from_str(&text).map_err(|e| json_error(path, &e))
     }
 }
 
