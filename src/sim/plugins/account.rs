@@ -149,7 +149,7 @@ fn set_field_by_username(
     value: Value,
 ) -> Result<(), String> {
     let key = dict_key(username)?
-        .filter(|k| ctx.accounts().contains_key(*k))
+        .filter(|k| ctx.accounts().contains_key(k))
         .ok_or_else(|| key_error_for(username))?
         .to_string();
     set_field(ctx, &key, name, value);
@@ -223,7 +223,7 @@ fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
         return Err("The password is incorrect.".to_string());
     }
     let stored = dict_key(&username)?
-        .filter(|k| ctx.accounts().contains_key(*k))
+        .filter(|k| ctx.accounts().contains_key(k))
         .ok_or_else(|| key_error_for(&username))?
         .to_string();
     ctx.accounts_mut().shift_remove(&stored);
