@@ -68,3 +68,78 @@ fn request_body_with_history_and_a_call_in_the_turn() {
     };
     insta::assert_json_snapshot!("request_body_exact", request_body(&settings, &input));
 }
+
+/// An earlier assistant turn is shown as the assistant made it: its calls
+/// (with results) first, then its text. The reference builds its history
+/// so since microsoft/ToolTalk#10 (commit 19e23f0).
+#[test]
+fn an_earlier_turns_calls_come_before_its_text() {
+    use talkforge::eval::HistoryItem;
+    let mut value = serde_json::to_value(conversation(true)).unwrap();
+    // A second gold call in the first assistant turn.
+    let second = json!({"request": {"api_name": "FindAlarms",
+                                    "parameters": {"session_token": "tok", "start_range": "07:00:00"}},
+                        "response": {"alarms": []}, "exception": null});
+    value["conversation"][1]["apis"]
+        .as_array_mut()
+        .unwrap()
+        .push(second);
+    let conversation: Conversation = serde_json::from_value(value).unwrap();
+    let input = TurnInput {
+        conversation: &conversation,
+        turn: 3,
+        predicted: &[],
+    };
+    let order: Vec<String> = input
+        .history()
+        .map(|item| match item {
+            HistoryItem::User(t) => format!("user: {t}"),
+            HistoryItem::Assistant(t) => format!("assistant: {t}"),
+            HistoryItem::Call { api_name, .. } => format!("call: {api_name}"),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "user: What alarms do I have?",
+            "call: FindAlarms",
+            "call: FindAlarms",
+            "assistant: One at 08:00.",
+            "user: Remove it.",
+        ]
+    );
+    let settings = OpenAiSettings {
+        model: "m".into(),
+        api_mode: ApiMode::Exact,
+        docs: true,
+        temperature: None,
+        cache: None,
+    };
+    let body = request_body(&settings, &input);
+    let messages: Vec<(String, bool)> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_string(),
+                m.get("tool_calls").is_some(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, bool)> = [
+        ("system", false),
+        ("user", false),
+        ("assistant", true),
+        ("tool", false),
+        ("assistant", true),
+        ("tool", false),
+        ("assistant", false),
+        ("user", false),
+    ]
+    .iter()
+    .map(|(r, c)| (r.to_string(), *c))
+    .collect();
+    assert_eq!(messages, expected);
+    assert_eq!(body["messages"][6]["content"], "One at 08:00.");
+}

@@ -5,7 +5,9 @@
 //! time, and the username when the conversation's metadata names one), the
 //! history (user and assistant texts; every call as an assistant message
 //! with one tool call followed by a tool message whose content is
-//! `{"response": ..., "exception": ...}`), and the tools' documentation:
+//! `{"response": ..., "exception": ...}`; an earlier assistant turn's calls
+//! come before its text, as in the reference, see [`super::predict`]), and
+//! the tools' documentation:
 //! the conversation's own tools (`exact`), the tools of its plugins
 //! (`suite`) or the whole catalog (`all`); `--no-docs` blanks every
 //! description, as the paper's documentation ablation does.

@@ -6,6 +6,14 @@
 //! earlier gold calls with their recorded results) followed by the calls it
 //! already made in this turn with the results the world gave them, exactly
 //! the history ToolTalk's `run_conversation` builds.
+//!
+//! Order within an earlier assistant turn: its gold calls (each with its
+//! recorded result) first, then its text, as the assistant produced them.
+//! This is the reference's order since its fix "move API calls *before*
+//! assistant response in the history" (microsoft/ToolTalk #10, commit
+//! 19e23f0, May 2024; the data snapshot talkforge follows, e05f4ce, is
+//! later). The code as first published, at the paper's time, appended the
+//! text before the calls.
 
 use serde_json::{Map, Value};
 
@@ -78,7 +86,8 @@ impl<'a> TurnInput<'a> {
     }
 
     /// The history in order: every earlier turn (an assistant turn as its
-    /// gold calls, then its text), then this turn's calls so far.
+    /// gold calls, then its text, as the reference orders them), then this
+    /// turn's calls so far.
     pub fn history(&self) -> impl Iterator<Item = HistoryItem<'a>> + 'a {
         let earlier = self.conversation.conversation[..self.turn]
             .iter()
