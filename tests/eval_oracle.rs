@@ -8,14 +8,66 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// The upstream ToolTalk data. Missing, the tests are skipped on a
+/// developer's machine, but fail under CI (the `CI` variable set), where a
+/// silently skipped comparison would pass for a green one.
 fn upstream() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
+    locate_upstream(dir, std::env::var_os("CI"))
+}
+
+fn locate_upstream(dir: PathBuf, ci: Option<std::ffi::OsString>) -> Option<PathBuf> {
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: {} not found", dir.display());
-        None
+        return Some(dir);
     }
+    if ci.is_some() {
+        panic!(
+            "{} not found, and CI is set: the upstream comparison must run in CI",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "skipping: {} not found (set CI to make this a failure)",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn a_missing_upstream_is_skipped_locally_and_fails_in_ci() {
+    let nowhere = PathBuf::from("/nonexistent/talkforge/upstream");
+    assert_eq!(locate_upstream(nowhere.clone(), None), None);
+    let in_ci = std::panic::catch_unwind(|| locate_upstream(nowhere, Some("true".into())));
+    assert!(
+        in_ci.is_err(),
+        "a missing upstream must fail when CI is set"
+    );
+}
+
+/// talkforge counts a turn with `"apis": []` as a turn without gold calls
+/// (Table 2); the reference tests for the key. The two agree on upstream
+/// because no upstream turn has an empty list: keep that checked.
+#[test]
+fn no_upstream_assistant_turn_has_an_empty_apis_list() {
+    let Some(dir) = upstream() else { return };
+    let files =
+        talkforge::dataset::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
+    let mut assistant_turns = 0;
+    for file in &files {
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for turn in value["conversation"].as_array().unwrap() {
+            if turn["role"] == "assistant" {
+                assistant_turns += 1;
+                assert_ne!(
+                    turn.get("apis"),
+                    Some(&Value::Array(vec![])),
+                    "{}",
+                    file.display()
+                );
+            }
+        }
+    }
+    assert_eq!(assistant_turns, 230);
 }
 
 fn oracle(paths: &[PathBuf], databases: &Path) -> Value {

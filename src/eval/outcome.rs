@@ -21,8 +21,8 @@ pub struct CallOutcome {
 /// One assistant turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnOutcome {
-    /// The turn has an `apis` list (possibly empty). The reference's error
-    /// analysis treats a turn without the key as a turn without gold calls.
+    /// The turn has an `apis` list (possibly empty). Recorded for the
+    /// output; [`classify`] looks at the gold calls themselves.
     pub has_gold_list: bool,
     pub gold: Vec<CallOutcome>,
     pub predictions: Vec<CallOutcome>,
@@ -53,10 +53,19 @@ impl std::ops::AddAssign for ErrorTypes {
 }
 
 /// Classify the failing turns of a conversation (call only for failed ones).
+///
+/// A turn without gold calls, whether it has no `apis` key or an empty
+/// list, counts its bad actions as premature tool calls. The reference's
+/// `calculate_error_types.py` tests for the key only, so an empty list
+/// would send such a turn down the planning branch there; no upstream
+/// ToolTalk file has an empty list (0 of 230 assistant turns, checked by
+/// `tests/eval_oracle.rs`), so on every upstream file both readings count
+/// the same, and talkforge's reading keeps `"apis": []` (as hand-written
+/// files may have) from turning a premature call into faulty planning.
 pub fn classify(turns: &[TurnOutcome]) -> ErrorTypes {
     let mut types = ErrorTypes::default();
     for turn in turns {
-        if !turn.has_gold_list {
+        if turn.gold.is_empty() {
             types.premature_tool_call += turn.predictions.iter().filter(|p| p.bad_action).count();
             continue;
         }
@@ -172,4 +181,37 @@ pub struct Identity {
     pub subset: String,
     pub name: String,
     pub conversation_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, matched: bool, bad_action: bool) -> CallOutcome {
+        CallOutcome {
+            api_name: name.to_string(),
+            matched,
+            bad_action,
+        }
+    }
+
+    #[test]
+    fn an_empty_gold_list_is_a_turn_without_gold_calls() {
+        let premature = |has_gold_list| TurnOutcome {
+            has_gold_list,
+            gold: Vec::new(),
+            predictions: vec![
+                call("AddAlarm", false, true),
+                call("FindAlarms", false, false),
+            ],
+            stopped_by_bound: false,
+        };
+        let want = ErrorTypes {
+            premature_tool_call: 1,
+            faulty_planning: 0,
+            incorrect_invocation: 0,
+        };
+        assert_eq!(classify(&[premature(false)]), want);
+        assert_eq!(classify(&[premature(true)]), want);
+    }
 }
