@@ -47,6 +47,19 @@ fn alarm_prompt_snapshot() {
     insta::assert_snapshot!("alarm_add_alarm_prompt", prompt.text);
 }
 
+/// A prompt as `generate` sends it by default: three plugins (K = 3),
+/// three scenarios, at least 5 calls and 3 distinct tools.
+#[test]
+fn default_three_plugin_prompt_snapshot() {
+    let prompts = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
+    let prompt = prompts
+        .iter()
+        .find(|p| p.name == "Alarm-Calendar-Email-CreateEvent")
+        .unwrap();
+    assert_eq!(prompt.plugins.len(), 3);
+    insta::assert_snapshot!("alarm_calendar_email_create_event_prompt", prompt.text);
+}
+
 #[test]
 fn dry_run_counts_and_sends_nothing() {
     let out = Command::cargo_bin("talkforge")
