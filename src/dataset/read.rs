@@ -12,17 +12,29 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Read a file as UTF-8 text, refusing huge and binary files.
 pub fn read_text(path: &Path) -> Result<String> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::input(path, e.to_string()))?;
-    if meta.len() > MAX_FILE_BYTES {
+    use std::io::Read;
+    let io_error = |e: std::io::Error| Error::input(path, e.to_string());
+    // One open and one fstat: this runs once per file of every command.
+    let mut file = std::fs::File::open(path).map_err(io_error)?;
+    let len = file.metadata().map_err(io_error)?.len();
+    if len > MAX_FILE_BYTES {
         return Err(Error::input(
             path,
-            format!(
-                "file is {} bytes, more than the {MAX_FILE_BYTES} byte limit",
-                meta.len()
-            ),
+            format!("file is {len} bytes, more than the {MAX_FILE_BYTES} byte limit"),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::input(path, e.to_string()))?;
+    let mut bytes = Vec::with_capacity(len as usize + 1);
+    // `take` also bounds a file that grows (or a device that never ends).
+    (&mut file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::input(
+            path,
+            format!("file is more than the {MAX_FILE_BYTES} byte limit"),
+        ));
+    }
     if bytes.contains(&0) {
         return Err(Error::input(
             path,
