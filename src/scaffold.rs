@@ -36,8 +36,14 @@ pub fn parse_reference(reference: &str) -> (&str, Option<usize>) {
     }
 }
 
-/// The scenario's text and tools from a pool file.
-pub fn load_scenario(path: &Path, index: Option<usize>) -> Result<(String, Vec<String>)> {
+/// The scenario's text and tools from a pool file. A scenario the
+/// generation filter rejected is refused (with its reasons) unless
+/// `allow_rejected`.
+pub fn load_scenario(
+    path: &Path,
+    index: Option<usize>,
+    allow_rejected: bool,
+) -> Result<(String, Vec<String>)> {
     let (_, value) = crate::dataset::read_json(path)?;
     let pool: ScenarioPool = serde_json::from_value(value)
         .map_err(|e| Error::input(path, format!("not a scenario pool: {e}")))?;
@@ -54,6 +60,21 @@ pub fn load_scenario(path: &Path, index: Option<usize>) -> Result<(String, Vec<S
             .find(|s| s.accepted)
             .ok_or_else(|| Error::input(path, "the pool has no accepted scenario"))?,
     };
+    if !scenario.accepted && !allow_rejected {
+        let i = index.unwrap_or_default();
+        let why = if scenario.reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", scenario.reasons.join("; "))
+        };
+        return Err(Error::input(
+            path,
+            format!(
+                "scenario #{i} was rejected by the generation filter{why}; \
+                 pass --allow-rejected to scaffold it anyway"
+            ),
+        ));
+    }
     Ok((scenario.text.clone(), scenario.tools.clone()))
 }
 
@@ -87,13 +108,40 @@ pub fn pick_user(databases: &Path) -> Result<User> {
     })
 }
 
+/// Whether a conversation over `tools` starts logged in: when one of them
+/// needs a session and none of them opens one (`UserLogin`,
+/// `RegisterUser`), as in the upstream ToolTalk files.
+pub fn starts_logged_in(tools: &[String]) -> bool {
+    let needs_session = tools
+        .iter()
+        .filter_map(|t| tool(t))
+        .any(|t| t.requires_auth);
+    let opens_session = tools
+        .iter()
+        .any(|t| t == "UserLogin" || t == "RegisterUser");
+    needs_session && !opens_session
+}
+
+/// A fresh session token in the shape the simulator issues
+/// (`xxxxxxxx-xxxx-xxxx`, hex).
+pub fn fresh_session_token() -> String {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    format!("{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16])
+}
+
 /// The skeleton for a scenario. Tools unknown to the catalog are kept in
 /// `apis_used` (the linter reports them) but add no plugin.
+///
+/// The session follows the upstream files: a scenario that needs a
+/// logged-in user and does not log in itself starts logged in, with
+/// `session_token` in `user` and in `metadata` and the username in
+/// `metadata`; any other starts logged out, with neither, and no username
+/// in `metadata` (which tells the assistant who is logged in).
 pub fn skeleton(
     name: &str,
     scenario: &str,
     tools: &[String],
-    user: User,
+    mut user: User,
     now: &str,
 ) -> Conversation {
     let mut plugins: Vec<Plugin> = tools
@@ -109,7 +157,14 @@ pub fn skeleton(
             apis.push(t.clone());
         }
     }
-    let username = user.username.clone();
+    let (session_token, username) = if starts_logged_in(tools) {
+        let token = fresh_session_token();
+        user.session_token = Some(token.clone());
+        (Some(token), user.username.clone())
+    } else {
+        user.session_token = None;
+        (None, None)
+    };
     Conversation {
         name: name.to_owned(),
         conversation_id: uuid::Uuid::new_v4().to_string(),
@@ -120,7 +175,7 @@ pub fn skeleton(
         metadata: Metadata {
             location: Some(placeholder("where the user is, e.g. a city")),
             timestamp: now.to_owned(),
-            session_token: None,
+            session_token,
             username,
         },
         conversation: vec![
@@ -130,11 +185,13 @@ pub fn skeleton(
                 text: placeholder("the user's opening request"),
                 apis: None,
             },
+            // No "apis" key until there are calls: an empty list is not
+            // what the upstream files write for a turn without calls.
             Turn {
                 index: Some(1),
                 role: Role::Assistant,
                 text: placeholder("the assistant's answer; put its tool calls under \"apis\""),
-                apis: Some(Vec::new()),
+                apis: None,
             },
         ],
     }
@@ -142,7 +199,12 @@ pub fn skeleton(
 
 /// Write the skeleton for `reference` (`FILE[#N]`) to `out`, never
 /// overwriting an existing file.
-pub fn scaffold(reference: &str, out: &Path, databases: &Path) -> Result<Conversation> {
+pub fn scaffold(
+    reference: &str,
+    out: &Path,
+    databases: &Path,
+    allow_rejected: bool,
+) -> Result<Conversation> {
     if out.exists() {
         return Err(Error::input(
             out,
@@ -150,7 +212,7 @@ pub fn scaffold(reference: &str, out: &Path, databases: &Path) -> Result<Convers
         ));
     }
     let (file, index) = parse_reference(reference);
-    let (text, tools) = load_scenario(Path::new(file), index)?;
+    let (text, tools) = load_scenario(Path::new(file), index, allow_rejected)?;
     let user = pick_user(databases)?;
     let name = out
         .file_stem()
@@ -174,5 +236,20 @@ mod tests {
         assert_eq!(parse_reference("a#b.json"), ("a#b.json", None));
         assert!(is_placeholder("  TODO(talkforge): x"));
         assert!(!is_placeholder("TODO: x"));
+    }
+
+    #[test]
+    fn who_starts_logged_in() {
+        let tools = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(starts_logged_in(&tools(&["AddAlarm", "CurrentWeather"])));
+        assert!(!starts_logged_in(&tools(&[
+            "CurrentWeather",
+            "ForecastWeather"
+        ])));
+        assert!(!starts_logged_in(&tools(&["UserLogin", "AddAlarm"])));
+        assert!(!starts_logged_in(&tools(&["RegisterUser", "SendEmail"])));
+        let token = fresh_session_token();
+        assert_eq!(token.len(), 18);
+        assert_eq!(token.matches('-').count(), 2);
     }
 }

@@ -120,3 +120,184 @@ fn bad_index_and_missing_database_are_handled() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert!(is_placeholder(convo.user.username.as_deref().unwrap()));
 }
+
+fn pool_with(dir: &Path, scenarios: Vec<Scenario>) -> std::path::PathBuf {
+    let pool = ScenarioPool {
+        name: "Test".into(),
+        plugins: vec!["Alarm".into(), "Weather".into(), "AccountTools".into()],
+        required_tool: "AddAlarm".into(),
+        model: "stub".into(),
+        prompt_sha256: "0".repeat(64),
+        raw_reply: "irrelevant".into(),
+        scenarios,
+    };
+    let path = dir.join("pool2.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&pool).unwrap()).unwrap();
+    path
+}
+
+fn accepted(text: &str, tools: &[&str]) -> Scenario {
+    Scenario {
+        text: text.into(),
+        tools: tools.iter().map(|t| t.to_string()).collect(),
+        accepted: true,
+        reasons: vec![],
+    }
+}
+
+fn databases(dir: &Path) -> std::path::PathBuf {
+    let dbs = dir.join("dbs");
+    std::fs::create_dir_all(&dbs).unwrap();
+    std::fs::write(
+        dbs.join("Account.json"),
+        r#"{"alice": {"username": "alice", "email": "a@example.com", "phone": "123-456-7890", "name": "Alice A", "password": "pw", "session_token": null}}"#,
+    )
+    .unwrap();
+    std::fs::write(dbs.join("Alarm.json"), r#"{"alice": {}}"#).unwrap();
+    dbs
+}
+
+fn scaffold(pool: &Path, index: usize, out: &Path, dbs: &Path) -> serde_json::Value {
+    talkforge()
+        .args(["scaffold", "--scenario"])
+        .arg(format!("{}#{index}", pool.display()))
+        .arg("--out")
+        .arg(out)
+        .arg("--databases")
+        .arg(dbs)
+        .assert()
+        .success();
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn lint_json(path: &Path) -> Vec<serde_json::Value> {
+    let output = talkforge()
+        .args(["lint", "--format", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    doc["findings"].as_array().unwrap().clone()
+}
+
+/// A scenario that needs a session starts logged in, the upstream way:
+/// the same token in `user` and `metadata`, the username in `metadata`.
+/// `lint` finds nothing but placeholders and unused tools, and once the
+/// dialogue is written `fill` runs its calls in that session.
+#[test]
+fn a_scenario_that_needs_a_session_starts_logged_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let dbs = databases(dir.path());
+    let pool = pool_with(
+        dir.path(),
+        vec![
+            accepted(
+                "Sets (AddAlarm), lists (FindAlarms), drops (DeleteAlarm).",
+                &["AddAlarm", "FindAlarms", "DeleteAlarm"],
+            ),
+            accepted(
+                "Weather now (CurrentWeather), later (ForecastWeather), then (HistoricWeather).",
+                &["CurrentWeather", "ForecastWeather", "HistoricWeather"],
+            ),
+            accepted(
+                "Logs in (UserLogin), sets (AddAlarm), lists (FindAlarms).",
+                &["UserLogin", "AddAlarm", "FindAlarms"],
+            ),
+        ],
+    );
+    let out = dir.path().join("alarm.json");
+    let skeleton = scaffold(&pool, 0, &out, &dbs);
+    let token = skeleton["user"]["session_token"].as_str().unwrap();
+    assert_eq!(skeleton["metadata"]["session_token"], token);
+    assert_eq!(skeleton["metadata"]["username"], "alice");
+    assert_eq!(skeleton["user"]["username"], "alice");
+    // No "apis": [] on a turn without calls.
+    assert!(skeleton["conversation"][1].get("apis").is_none());
+    for finding in lint_json(&out) {
+        let rule = finding["rule"].as_str().unwrap();
+        assert!(
+            rule == "placeholder-text" || rule == "metadata-mismatch",
+            "{finding}"
+        );
+        if rule == "metadata-mismatch" {
+            assert_eq!(finding["severity"], "warning", "{finding}");
+        }
+    }
+
+    // Write the dialogue, fill it: the calls run logged in.
+    let mut written = skeleton.clone();
+    written["metadata"]["location"] = "Springfield".into();
+    written["conversation"][0]["text"] =
+        "Set an alarm for 7am, show me my alarms, then delete the 7am one.".into();
+    written["conversation"][1]["text"] = "Your 7am alarm is set; it is your only one.".into();
+    written["conversation"][1]["apis"] = serde_json::json!([
+        {"request": {"api_name": "AddAlarm", "parameters": {"session_token": token, "time": "07:00:00"}}},
+        {"request": {"api_name": "FindAlarms", "parameters": {"session_token": token}}}
+    ]);
+    std::fs::write(&out, serde_json::to_string_pretty(&written).unwrap()).unwrap();
+    talkforge()
+        .arg("fill")
+        .arg(&out)
+        .arg("--databases")
+        .arg(&dbs)
+        .assert()
+        .success();
+    let filled: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let calls = filled["conversation"][1]["apis"].as_array().unwrap();
+    for call in calls {
+        assert_eq!(call["exception"], serde_json::Value::Null, "{call}");
+    }
+    assert!(calls[0]["response"]["alarm_id"].is_string());
+    let errors: Vec<_> = lint_json(&out)
+        .into_iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    // No tool needs a session: logged out, no username in metadata.
+    let weather = scaffold(&pool, 1, &dir.path().join("weather.json"), &dbs);
+    assert!(weather["user"].get("session_token").is_none());
+    assert!(weather["metadata"].get("session_token").is_none());
+    assert!(weather["metadata"].get("username").is_none());
+    // The scenario logs in itself: it starts logged out.
+    let login = scaffold(&pool, 2, &dir.path().join("login.json"), &dbs);
+    assert!(login["user"].get("session_token").is_none());
+    assert!(login["metadata"].get("username").is_none());
+    for file in ["weather.json", "login.json"] {
+        for finding in lint_json(&dir.path().join(file)) {
+            assert_ne!(finding["rule"], "auth-order", "{file}: {finding}");
+        }
+    }
+}
+
+#[test]
+fn a_rejected_scenario_needs_allow_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = write_pool(dir.path());
+    let out = dir.path().join("rejected.json");
+    talkforge()
+        .args(["scaffold", "--scenario"])
+        .arg(format!("{}#0", pool.display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "scenario #0 was rejected by the generation filter (only 1 distinct tool)",
+        ))
+        .stderr(predicates::str::contains("--allow-rejected"));
+    assert!(!out.exists());
+    talkforge()
+        .args(["scaffold", "--allow-rejected", "--scenario"])
+        .arg(format!("{}#0", pool.display()))
+        .arg("--out")
+        .arg(&out)
+        .arg("--databases")
+        .arg(dir.path().join("none"))
+        .assert()
+        .success();
+    let convo: Conversation =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(convo.scenario.as_deref(), Some("rejected one"));
+}

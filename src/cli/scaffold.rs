@@ -17,10 +17,18 @@ pub struct Args {
     /// Where the Account database is (a user is taken from it).
     #[arg(long, default_value = "databases")]
     pub databases: PathBuf,
+    /// Scaffold a scenario the generation filter rejected.
+    #[arg(long)]
+    pub allow_rejected: bool,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let conversation = crate::scaffold::scaffold(&args.scenario, &args.out, &args.databases)?;
+    let conversation = crate::scaffold::scaffold(
+        &args.scenario,
+        &args.out,
+        &args.databases,
+        args.allow_rejected,
+    )?;
     eprintln!(
         "wrote {} ({} tools); replace every `{}` text, then run `talkforge fill` and `talkforge lint`",
         args.out.display(),
