@@ -263,7 +263,7 @@ pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall {
     } = proposed;
     match parameters {
         Some(parameters) => {
-            let executed = world.execute(&api_name, &parameters);
+            let executed = world.execute_owned(api_name, parameters);
             PredictedCall {
                 call: GoldCall {
                     request: executed.request,

@@ -249,10 +249,18 @@ impl World {
 
     /// Execute a call as the reference's `execute_tool` does.
     pub fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution {
+        self.execute_owned(api_name.to_string(), parameters.clone())
+    }
+
+    /// [`World::execute`] for a caller that owns the arguments (they become
+    /// the executed request without a copy).
+    pub fn execute_owned(&mut self, api_name: String, parameters: Map<String, Value>) -> Execution {
         let mut request = Request {
-            api_name: api_name.to_string(),
-            parameters: parameters.clone(),
+            api_name,
+            parameters,
         };
+        let api_name = request.api_name.clone();
+        let api_name = api_name.as_str();
         let fail = |request: Request, exception: String| Execution {
             request,
             response: Value::Null,
