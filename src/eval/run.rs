@@ -157,9 +157,10 @@ fn evaluate_one(
     info: &RunInfo,
 ) -> Result<ConversationResult> {
     let text = read_text(path)?;
-    let conversation_sha256 = sha256_hex(text.as_bytes());
-    if let (Some(out), false) = (out, options.reset) {
-        if let Some(result) = resume(path, out, info, &conversation_sha256)? {
+    // The hash only ties an output file to its source: no output, no hash.
+    let conversation_sha256 = out.map(|_| sha256_hex(text.as_bytes()));
+    if let (Some(out), Some(sha256), false) = (out, &conversation_sha256, options.reset) {
+        if let Some(result) = resume(path, out, info, sha256)? {
             return Ok(result);
         }
     }
@@ -188,15 +189,9 @@ fn evaluate_one(
         )));
     }
     let turns = turn_outcomes(&conversation, &simulation, &scoring);
-    if let Some(out) = out {
+    if let (Some(out), Some(sha256)) = (out, &conversation_sha256) {
         let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
-        annotate(
-            &mut document,
-            &simulation,
-            &scoring,
-            info,
-            &conversation_sha256,
-        );
+        annotate(&mut document, &simulation, &scoring, info, sha256);
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
