@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::dataset::{read_conversation, to_python_json};
 use crate::model::Conversation;
@@ -48,9 +48,12 @@ pub fn replay(databases: &Databases, conversation: &Conversation) -> Result<Repl
     })
 }
 
-/// The recorded result and the simulated one, as the JSON a reader compares.
-fn outcome_json(response: &Value, exception: &Option<String>) -> Value {
-    json!({"response": response, "exception": exception})
+/// A recorded or simulated result, as the JSON a reader compares (borrowed:
+/// responses can be large and are only printed).
+#[derive(Serialize)]
+struct Outcome<'a> {
+    response: &'a Value,
+    exception: &'a Option<String>,
 }
 
 /// Differences between the recording and the replay of one conversation.
@@ -60,8 +63,14 @@ pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> 
         if call.response == executed.response && call.exception == executed.exception {
             continue;
         }
-        let recorded = to_python_json(&outcome_json(&call.response, &call.exception));
-        let simulated = to_python_json(&outcome_json(&executed.response, &executed.exception));
+        let recorded = to_python_json(&Outcome {
+            response: &call.response,
+            exception: &call.exception,
+        });
+        let simulated = to_python_json(&Outcome {
+            response: &executed.response,
+            exception: &executed.exception,
+        });
         let diff = similar::TextDiff::from_lines(&recorded, &simulated)
             .unified_diff()
             .context_radius(3)
