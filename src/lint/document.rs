@@ -97,22 +97,26 @@ impl Document {
 }
 
 fn typed<T: serde::de::DeserializeOwned>(path: &Path, text: String, value: Value) -> JsonFile<T> {
-    // From the text rather than the tree, so a shape error has a place.
-    let (typed, shape_error) = match serde_json::from_str::<T>(&text) {
+    // From the tree already parsed; only when that fails is the text read
+    // again, so that the shape error has a line and column.
+    let (typed, shape_error) = match T::deserialize(&value) {
         Ok(t) => (Some(t), None),
-        Err(e) => {
-            let located = json_error(path, &e);
-            let detail = match located {
-                Error::Syntax {
-                    line,
-                    column,
-                    message,
-                    ..
-                } => (message, line, column),
-                other => (other.to_string(), 1, 1),
-            };
-            (None, Some(detail))
-        }
+        Err(_) => match serde_json::from_str::<T>(&text) {
+            Ok(t) => (Some(t), None),
+            Err(e) => {
+                let located = json_error(path, &e);
+                let detail = match located {
+                    Error::Syntax {
+                        line,
+                        column,
+                        message,
+                        ..
+                    } => (message, line, column),
+                    other => (other.to_string(), 1, 1),
+                };
+                (None, Some(detail))
+            }
+        },
     };
     JsonFile {
         path: path.to_path_buf(),

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::config::Config;
 use super::document::{Document, InputFormat};
 use super::locate::locate;
-use super::registry::{all_rules, Check, FileIds, FileInput, Rule, Severity};
+use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::View;
 use super::{Diagnostic, Finding, Snippet};
 use crate::dataset::read::line_column;
@@ -102,6 +102,10 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
         ids.extend(outcome.ids);
         per_file.push(outcome.findings);
     }
+    let mut by_file = vec![None; files.len()];
+    for (i, f) in ids.iter().enumerate() {
+        by_file[f.file] = Some(i);
+    }
     for rule in &rules {
         let Check::Dataset(check) = rule.check else {
             continue;
@@ -111,16 +115,31 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
             if options.config.ignores(path, rule.name) {
                 continue;
             }
-            // Cross-file findings are rare: read the file again to place them.
-            let Ok(document) = Document::load(path, options.input_format) else {
-                continue;
+            // Identifiers were placed when their file was read; anything
+            // else means reading the file again.
+            let known = by_file[file]
+                .map(|i| &ids[i])
+                .and_then(|f| {
+                    let anchor = diagnostic.at.as_ref()?;
+                    f.places
+                        .iter()
+                        .find(|(pointer, _)| *pointer == anchor.pointer)
+                })
+                .map(|(_, position)| position.clone());
+            let finding = match known {
+                Some(position) => finding(path, rule, diagnostic, position, &options.config),
+                None => {
+                    let Ok(document) = Document::load(path, options.input_format) else {
+                        continue;
+                    };
+                    place(&document, rule, diagnostic, &options.config)
+                }
             };
-            per_file[file].push(place(&document, rule, diagnostic, &options.config));
+            per_file[file].push(finding);
         }
     }
-    for (file, mut findings) in per_file.into_iter().enumerate() {
+    for mut findings in per_file {
         sort(&mut findings);
-        let _ = file;
         report.findings.extend(findings);
     }
     report
@@ -176,10 +195,14 @@ fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Option
 
 fn file_ids(index: usize, document: &Document) -> FileIds {
     let mut ids = Vec::new();
+    let mut places = Vec::new();
     if let Document::ToolTalk(file) = document {
         for field in ["conversation_id", "name"] {
             if let Some(value) = file.value.get(field).and_then(|v| v.as_str()) {
-                ids.push((field, value.to_owned(), format!("/{field}")));
+                let pointer = format!("/{field}");
+                let position = anchor_position(document, &super::Anchor::value(pointer.clone()));
+                places.push((pointer.clone(), position));
+                ids.push((field, value.to_owned(), pointer));
             }
         }
     }
@@ -187,15 +210,12 @@ fn file_ids(index: usize, document: &Document) -> FileIds {
         file: index,
         path: document.path().display().to_string(),
         ids,
+        places,
     }
 }
 
 /// Turn a diagnostic into a finding at its line and column.
 fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Finding {
-    let severity = config
-        .severity_of(rule)
-        .or(d.severity)
-        .unwrap_or(rule.severity);
     let text = document.text();
     let mut position = d.place.map(|(line, column)| {
         let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
@@ -204,6 +224,21 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Fi
     if let Some(anchor) = &d.at {
         position = position.or_else(|| anchor_position(document, anchor));
     }
+    finding(document.path(), rule, d, position, config)
+}
+
+/// A finding at a known position.
+fn finding(
+    path: &Path,
+    rule: &Rule,
+    d: Diagnostic,
+    position: Option<Position>,
+    config: &Config,
+) -> Finding {
+    let severity = config
+        .severity_of(rule)
+        .or(d.severity)
+        .unwrap_or(rule.severity);
     let (line, column, snippet) = match position {
         Some((line, column, text, width)) => (
             Some(line),
@@ -216,7 +251,7 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Fi
         None => (None, None, None),
     };
     Finding {
-        file: document.path().display().to_string(),
+        file: path.display().to_string(),
         rule: rule.name,
         severity,
         message: d.message,
@@ -231,10 +266,7 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Fi
 }
 
 /// (line, column, the line's text, underline width) of an anchor.
-fn anchor_position(
-    document: &Document,
-    anchor: &super::Anchor,
-) -> Option<(usize, usize, String, usize)> {
+fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
     let (scope, scope_start) = match (anchor.line, document) {
         (Some(position), Document::ApiBank(dialogue)) => {

@@ -51,7 +51,15 @@ pub struct FileIds {
     pub path: String,
     /// (field, value, JSON pointer) of each identifier the file declares.
     pub ids: Vec<(&'static str, String, String)>,
+    /// Where each identifier's JSON pointer is in the file (line, column,
+    /// the line's text, underline width), found while the file was open,
+    /// so that cross-file findings need not read it again.
+    pub places: Vec<(String, Option<Position>)>,
 }
+
+/// A place in a file: 1-based line and column, the line's text, and how
+/// many characters to underline.
+pub type Position = (usize, usize, String, usize);
 
 #[derive(Clone, Copy)]
 pub enum Check {
