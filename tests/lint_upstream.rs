@@ -50,8 +50,13 @@ fn tooltalk_lints_without_a_crash() {
     assert_eq!(flight.len(), 2, "{flight:#?}");
     assert!(flight[0].message.contains("2023-09-20 03:00:00"));
     // Reachable: "from 8-11" on "this Friday", "around 6 PM", "12:30 AM"
-    // in an email, "next month".
+    // in an email, "next month", a weekly series "until the end of next
+    // month", rent "on the first day of the month for the rest of the
+    // year", a search window to the end of the month.
     for file in [
+        "golden_conversation_4.json",
+        "Messages-Reminder-Weather-CompleteReminder-1.json",
+        "Calendar-Reminder-Weather-DeleteEvent-0.json",
         "CreateEvent-easy.json",
         "FindAlarms-easy.json",
         "Alarm-Calendar-Messages-AddAlarm-1.json",
@@ -82,13 +87,39 @@ fn apibank_lints_without_a_crash() {
     assert_eq!(alarm.len(), 1, "{alarm:#?}");
     assert_eq!(alarm[0].argument.as_deref(), Some("from_time"));
     assert_eq!((alarm[0].turn, alarm[0].call), (Some(10), Some(1)));
-    // Credentials nobody gave.
+    // Credentials nobody gave, and a date only the assistant said ("for
+    // tomorrow, October 26th", with no date of today anywhere) and acted on
+    // before the user answered.
     let creds = findings_for(
         &report.findings,
         "AddAgenda-AddMeeting-GetUserToken-level-2-2.jsonl",
         "unreachable-argument",
     );
-    assert_eq!(creds.len(), 2);
+    let arguments: Vec<_> = creds.iter().map(|f| f.argument.as_deref()).collect();
+    assert_eq!(
+        arguments,
+        [Some("username"), Some("password"), Some("time")],
+        "{creds:#?}"
+    );
+    // Attendees the assistant names just before the call, nobody else.
+    let attendees = findings_for(
+        &report.findings,
+        "level-1-given-desc/QueryMeeting-level-1-1.jsonl",
+        "unreachable-argument",
+    );
+    assert_eq!(attendees.len(), 1, "{attendees:#?}");
+    assert_eq!(attendees[0].argument.as_deref(), Some("attendees"));
+    // Reachable: "Today is 2023-03-17" anchors "tomorrow"; "Next Monday.
+    // 2022-03-14." then "Friday"; "12-10" typed as asked; "on 7-15".
+    for file in [
+        "level-1-given-desc/QueryAgenda-level-1-1.jsonl",
+        "level-1-given-desc/BookHotel-level-1-4.jsonl",
+        "level-1-given-desc/QueryHistoryToday-level-1-1.jsonl",
+        "level-2-toolsearcher/AddAlarm-level-3-1.jsonl",
+    ] {
+        let wrong = findings_for(&report.findings, file, "unreachable-argument");
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
     // Reachable: "tomorrow ... at 9am", "the night of July 15th",
     // "nauseous" -> "nausea", "Amazon" -> "AMZN".
     for file in [

@@ -142,6 +142,10 @@ const AGENDA: &[ApiParam] = &[
     text("location"),
 ];
 
+/// Looking an item up or deleting it: its content is the key the user
+/// gives, not text the assistant writes.
+const AGENDA_LOOKUP: &[ApiParam] = &[TOKEN, text("content"), timestamp("time"), text("location")];
+
 const MEETING: &[ApiParam] = &[
     TOKEN,
     composed("meeting_topic"),
@@ -151,7 +155,18 @@ const MEETING: &[ApiParam] = &[
     p("attendees", ApiType::StrList),
 ];
 
+const MEETING_LOOKUP: &[ApiParam] = &[
+    TOKEN,
+    text("meeting_topic"),
+    timestamp("start_time"),
+    timestamp("end_time"),
+    text("location"),
+    p("attendees", ApiType::StrList),
+];
+
 const REMINDER: &[ApiParam] = &[TOKEN, composed("content"), timestamp("time")];
+
+const REMINDER_LOOKUP: &[ApiParam] = &[TOKEN, text("content"), timestamp("time")];
 
 const ALARM: &[ApiParam] = &[TOKEN, timestamp("time")];
 
@@ -249,10 +264,20 @@ static CATALOG: [ApiSpec; 53] = [
         &[TOKEN],
         true,
     ),
-    spec("DeleteAgenda", "Removes an agenda item.", AGENDA, true),
+    spec(
+        "DeleteAgenda",
+        "Removes an agenda item.",
+        AGENDA_LOOKUP,
+        true,
+    ),
     spec("DeleteAlarm", "Removes an alarm.", ALARM, true),
-    spec("DeleteMeeting", "Cancels a meeting.", MEETING, true),
-    spec("DeleteReminder", "Removes a reminder.", REMINDER, true),
+    spec("DeleteMeeting", "Cancels a meeting.", MEETING_LOOKUP, true),
+    spec(
+        "DeleteReminder",
+        "Removes a reminder.",
+        REMINDER_LOOKUP,
+        true,
+    ),
     spec(
         "DeleteScene",
         "Removes a smart-home scene.",
@@ -348,7 +373,12 @@ static CATALOG: [ApiSpec; 53] = [
         &[text("music_name")],
         true,
     ),
-    spec("QueryAgenda", "Looks up agenda items.", AGENDA, false),
+    spec(
+        "QueryAgenda",
+        "Looks up agenda items.",
+        AGENDA_LOOKUP,
+        false,
+    ),
     spec("QueryAlarm", "Looks up an alarm.", ALARM, false),
     spec(
         "QueryBalance",
@@ -375,14 +405,19 @@ static CATALOG: [ApiSpec; 53] = [
         }],
         false,
     ),
-    spec("QueryMeeting", "Looks up a meeting.", MEETING, false),
+    spec("QueryMeeting", "Looks up a meeting.", MEETING_LOOKUP, false),
     spec(
         "QueryRegistration",
         "Lists a patient's appointments on a day.",
         &[text("patient_name"), date("date")],
         false,
     ),
-    spec("QueryReminder", "Looks up a reminder.", REMINDER, false),
+    spec(
+        "QueryReminder",
+        "Looks up a reminder.",
+        REMINDER_LOOKUP,
+        false,
+    ),
     spec(
         "QueryScene",
         "Shows the devices of a smart-home scene.",
@@ -500,6 +535,22 @@ mod tests {
         assert!(!api("GetUserToken").unwrap().requires_token());
         assert!(!api("QueryStock").unwrap().requires_token());
         assert!(api("NoSuchApi").is_none());
+    }
+
+    #[test]
+    fn contents_are_composed_when_added_and_keys_when_looked_up() {
+        let free = |api_name: &str, param: &str| {
+            api(api_name).unwrap().parameter(param).unwrap().free_text
+        };
+        assert!(free("AddAgenda", "content"));
+        assert!(free("ModifyMeeting", "meeting_topic"));
+        assert!(free("AddReminder", "content"));
+        assert!(!free("QueryAgenda", "content"));
+        assert!(!free("DeleteAgenda", "content"));
+        assert!(!free("QueryMeeting", "meeting_topic"));
+        assert!(!free("DeleteMeeting", "meeting_topic"));
+        assert!(!free("QueryReminder", "content"));
+        assert!(!free("DeleteReminder", "content"));
     }
 
     #[test]

@@ -2,18 +2,25 @@
 //! point of the dialogue?
 //!
 //! An [`Evidence`] collects, in dialogue order, everything the assistant has
-//! seen: what it is told up front (location, time, username), the user's
-//! and its own earlier words, and the requests and results of earlier tool
-//! calls. [`Evidence::ground`] then decides whether a value is supported by
-//! it, after normalising both sides: case, whitespace and punctuation,
-//! numbers in digits or words, clock times ("2pm" = "14:00" = 14:00:00),
-//! dates ("September 12th", "9/12", "tomorrow", "Friday") relative to the
-//! conversation's now, and times shifted by a mentioned duration ("30
-//! minutes before"). Lists are grounded element by element.
+//! seen: what it is told up front (location, time, username), what was
+//! said before, and the requests and results of earlier tool calls (which
+//! words count is the caller's choice: the linter leaves out the
+//! assistant's own words until the user has answered them).
+//! [`Evidence::ground`] then decides whether a value is supported by it,
+//! after normalising both sides: case, whitespace and punctuation, numbers
+//! in digits or words, clock times ("2pm" = "14:00" = "two pm" = 14:00:00,
+//! "half past two", "0730"), dates ("September 12th", "March twenty-first",
+//! "9/12") and times shifted by a mentioned duration ("30 minutes
+//! before"). Lists are grounded element by element.
+//!
+//! Relative dates ("tomorrow", "next Friday", "the 12th", "next week") are
+//! resolved against the anchor date (the conversation's timestamp, a
+//! `GetToday` answer or "today is 2023-03-17" said in the dialogue) to the
+//! one or two days they can mean; without an anchor only dates stated in
+//! full count.
 //!
 //! The judgement leans towards "grounded" whenever a reading supports the
-//! value: a linter that cries wolf gets switched off. The linter
-//! (`unreachable-argument`), the evaluator and the generator share it.
+//! value: a linter that cries wolf gets switched off.
 
 pub mod normalize;
 pub mod when;
@@ -25,7 +32,7 @@ use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use serde_json::Value;
 
 use normalize::{compact, is_stopword, normalized, stem, words};
-use when::{Clock, Mention};
+use when::{Clock, Mention, Qualifier};
 
 /// Where a piece of evidence came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,58 +115,121 @@ pub struct Closest {
 #[derive(Debug, Clone)]
 struct Piece {
     source: Source,
-    text: String,
-    /// `when::mentions` of the text, kept for showing the nearest one.
-    mentions: Vec<when::Found>,
+    /// Byte range of the text in `Evidence::texts`.
+    start: usize,
+    end: usize,
 }
+
+/// A hasher for the evidence's small keys (words, numbers): the standard
+/// one is built to resist attacks that a linter's input cannot mount, and
+/// costs more than the rest of reading a word.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+type FastSet<T> = HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Everything the assistant has seen so far.
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
-    now: Option<NaiveDateTime>,
+    /// The anchor date: the conversation's "now", a `GetToday` answer, or a
+    /// "today is ..." said in the dialogue. Relative words ("tomorrow",
+    /// "next Friday", "the 12th") are resolved against it; without it only
+    /// dates stated in full count.
+    today: Option<NaiveDate>,
+    /// The time of day of "now", when the dialogue has one.
+    clock_now: Option<Clock>,
     pieces: Vec<Piece>,
+    /// Every piece's text, one after the other.
+    texts: String,
     /// Normalised words of every piece, pieces separated by " | ".
     words: String,
     /// Every piece run together, pieces separated by "|".
     compact: String,
-    tokens: HashSet<String>,
+    tokens: FastSet<Box<str>>,
     numbers: Vec<f64>,
-    dates: HashSet<NaiveDate>,
-    month_days: HashSet<(u32, u32)>,
-    days_of_month: HashSet<u32>,
-    months: HashSet<u32>,
+    dates: FastSet<NaiveDate>,
+    month_days: FastSet<(u32, u32)>,
+    days_of_month: FastSet<u32>,
+    /// Months named, of dates mentioned, and of the anchor (for month
+    /// names as values).
+    months: FastSet<u32>,
+    /// Months named on their own ("in October").
+    named_months: FastSet<u32>,
     relative: Vec<(i64, i64)>,
-    calendar_months: HashSet<i32>,
-    weekdays: HashSet<chrono::Weekday>,
-    clocks: HashSet<Clock>,
-    bare_hours: HashSet<u32>,
+    calendar_months: FastSet<i32>,
+    weeks: FastSet<i32>,
+    weekends: FastSet<i32>,
+    weekdays: FastSet<(chrono::Weekday, Qualifier)>,
+    clocks: FastSet<Clock>,
+    bare_hours: FastSet<u32>,
     day_parts: Vec<(u32, u32)>,
-    durations: HashSet<i64>,
+    durations: FastSet<i64>,
+    /// Something repeats monthly: a month after a known date is known.
+    monthly: bool,
+    /// Reused between calls to `add_text`.
+    scratch: Vec<when::Found>,
+    leaves: String,
 }
 
 impl Evidence {
     /// Evidence for a dialogue whose "now" is `now` (None when unknown, as
-    /// in API-Bank until `GetToday` answers).
+    /// in API-Bank until `GetToday` answers or the user says the date).
     pub fn new(now: Option<NaiveDateTime>) -> Evidence {
         let mut e = Evidence {
-            now,
             words: String::from(" "),
             ..Evidence::default()
         };
         if let Some(now) = now {
+            e.today = Some(now.date());
+            e.clock_now = Some(when::clock_of(now.time()));
             e.months.insert(now.month());
         }
         e
     }
 
-    pub fn now(&self) -> Option<NaiveDateTime> {
-        self.now
+    /// The anchor date, if known.
+    pub fn today(&self) -> Option<NaiveDate> {
+        self.today
     }
 
-    /// Learn "now" late (API-Bank's `GetToday`).
+    /// Learn the anchor date late (API-Bank's `GetToday`, "today is ...").
     pub fn set_today(&mut self, date: NaiveDate) {
-        if self.now.is_none() {
-            self.now = date.and_hms_opt(0, 0, 0);
+        if self.today.is_none() {
+            self.today = Some(date);
             self.months.insert(date.month());
         }
     }
@@ -169,35 +239,57 @@ impl Evidence {
         if text.trim().is_empty() {
             return;
         }
-        let lower = text.to_lowercase();
-        let norm = normalized(&lower);
-        self.words.push_str(&norm);
-        self.words.push_str(" | ");
-        self.compact.push_str(&compact(&lower));
-        self.compact.push('|');
-        for w in norm.split(' ') {
-            self.tokens.insert(stem(w).to_owned());
-        }
-        self.numbers.extend(normalize::numbers(&lower));
-        let mentions = when::mentions(&lower);
-        for found in &mentions {
-            self.learn(&found.mention);
-        }
+        let lower = normalize::lowercase(text);
+        let ws = words(&lower);
+        let start = self.texts.len();
+        self.texts.push_str(text);
         self.pieces.push(Piece {
             source,
-            text: text.to_owned(),
-            mentions,
+            start,
+            end: self.texts.len(),
         });
+        for (k, w) in ws.iter().enumerate() {
+            if k > 0 {
+                self.words.push(' ');
+            }
+            self.words.push_str(w.text);
+            self.compact.push_str(w.text);
+            let stemmed = stem(w.text);
+            if !self.tokens.contains(stemmed) {
+                self.tokens.insert(stemmed.into());
+            }
+        }
+        self.words.push_str(" | ");
+        self.compact.push('|');
+        normalize::numbers_in(&lower, &ws, &mut self.numbers);
+        let mut found = std::mem::take(&mut self.scratch);
+        found.clear();
+        when::scan(&lower, &ws, &mut found);
+        for f in &found {
+            self.learn(&f.mention);
+        }
+        self.scratch = found;
     }
 
     /// Add a JSON value the assistant has seen (arguments, a result): every
     /// string and number in it.
     pub fn add_value(&mut self, source: Source, value: &Value) {
-        let mut leaves = Vec::new();
+        let mut leaves = std::mem::take(&mut self.leaves);
+        leaves.clear();
         collect_leaves(value, &mut leaves);
-        if !leaves.is_empty() {
-            self.add_text(source, &leaves.join(" ; "));
+        self.add_text(source, &leaves);
+        self.leaves = leaves;
+    }
+
+    /// [`Evidence::add_value`] of an object's members (a call's arguments).
+    pub fn add_members(&mut self, source: Source, members: &serde_json::Map<String, Value>) {
+        let mut leaves = std::mem::take(&mut self.leaves);
+        leaves.clear();
+        for value in members.values() {
+            collect_leaves(value, &mut leaves);
         }
+        self.add_text(source, &leaves);
+        self.leaves = leaves;
     }
 
     fn learn(&mut self, mention: &Mention) {
@@ -215,13 +307,20 @@ impl Evidence {
             }
             Mention::Month(m) => {
                 self.months.insert(m);
+                self.named_months.insert(m);
             }
             Mention::Relative(a, b) => self.relative.push((a, b)),
             Mention::CalendarMonth(k) => {
                 self.calendar_months.insert(k);
             }
-            Mention::Weekday(w) => {
-                self.weekdays.insert(w);
+            Mention::Week(k) => {
+                self.weeks.insert(k);
+            }
+            Mention::Weekend(k) => {
+                self.weekends.insert(k);
+            }
+            Mention::Weekday(w, q) => {
+                self.weekdays.insert((w, q));
             }
             Mention::Clock(c) => {
                 self.clocks.insert(c);
@@ -233,6 +332,8 @@ impl Evidence {
             Mention::Duration(s) => {
                 self.durations.insert(s);
             }
+            Mention::Today(d) => self.set_today(d),
+            Mention::Monthly => self.monthly = true,
         }
     }
 
@@ -288,8 +389,9 @@ impl Evidence {
                 Some(c) => self.has_clock(c),
                 None => self.has_text(s, false),
             },
+            // "12-10" typed as the tool wants it is no date to the reader.
             ValueKind::MonthDay => match when::parse_month_day(s) {
-                Some((m, d)) => self.has_month_day(m, d),
+                Some((m, d)) => self.has_month_day(m, d) || self.has_text(s, false),
                 None => self.has_text(s, false),
             },
             ValueKind::Number => match s.parse::<f64>() {
@@ -386,6 +488,9 @@ impl Evidence {
     /// days away from such a date ("three nights from the 15th").
     pub fn has_date(&self, d: NaiveDate) -> bool {
         self.has_plain_date(d)
+            || (self.monthly
+                && d.checked_sub_months(chrono::Months::new(1))
+                    .is_some_and(|p| self.has_plain_date(p)))
             || self.durations.iter().any(|&s| {
                 s % 86400 == 0
                     && s > 0
@@ -395,24 +500,35 @@ impl Evidence {
             })
     }
 
-    /// A date the text names, implies ("tomorrow", "Friday") or that is
-    /// today.
+    /// A date the text names, implies ("tomorrow", "next Friday", "the
+    /// 12th") or that is today.
     fn has_plain_date(&self, d: NaiveDate) -> bool {
-        if self.dates.contains(&d)
-            || self.month_days.contains(&(d.month(), d.day()))
-            || self.days_of_month.contains(&d.day())
-        {
+        if self.dates.contains(&d) {
             return true;
         }
-        let Some(now) = self.now else {
-            // Without a "now", relative words cannot be resolved: give them
-            // the benefit of the doubt.
-            return !self.relative.is_empty() || !self.weekdays.is_empty();
+        // "Check in on 2022-03-14 ... check out Friday": a weekday in the
+        // week after a date stated in full.
+        if self.weekdays.iter().any(|&(w, q)| {
+            w == d.weekday()
+                && q != Qualifier::Last
+                && (1..7).any(|k| self.dates.contains(&(d - Duration::days(k))))
+        }) {
+            return true;
+        }
+        let Some(today) = self.today else {
+            // Without an anchor only what is stated outright counts: a
+            // month and day, or a day of the month.
+            return self.month_days.contains(&(d.month(), d.day()))
+                || self.days_of_month.contains(&d.day());
         };
-        let offset = (d - now.date()).num_days();
-        if offset == 0 {
+        if d == today {
             return true;
         }
+        let near_year = (d.year() - today.year()).abs() <= 1;
+        if near_year && self.month_days.contains(&(d.month(), d.day())) {
+            return true;
+        }
+        let offset = (d - today).num_days();
         if self
             .relative
             .iter()
@@ -420,11 +536,29 @@ impl Evidence {
         {
             return true;
         }
-        let months_apart = (d.year() - now.year()) * 12 + d.month() as i32 - now.month() as i32;
-        if self.calendar_months.contains(&months_apart) {
+        let months_apart = months_between(today, d);
+        if self.days_of_month.contains(&d.day())
+            && (nearest_days_of_month(today, d.day()).contains(&Some(d))
+                || self.calendar_months.contains(&months_apart)
+                || (near_year && self.named_months.contains(&d.month())))
+        {
             return true;
         }
-        self.weekdays.contains(&d.weekday()) && (-7..=14).contains(&offset)
+        if self
+            .weekdays
+            .iter()
+            .any(|&(w, q)| w == d.weekday() && weekday_dates(today, w, q).contains(&Some(d)))
+        {
+            return true;
+        }
+        if self.weeks.iter().any(|&k| in_week(today, d, k)) {
+            return true;
+        }
+        if self.weekends.iter().any(|&k| in_weekend(today, d, k)) {
+            return true;
+        }
+        // "next month": its first day, or the same day of it.
+        self.calendar_months.contains(&months_apart) && (d.day() == 1 || d.day() == today.day())
     }
 
     fn has_month_day(&self, month: u32, day: u32) -> bool {
@@ -436,11 +570,11 @@ impl Evidence {
         {
             return true;
         }
-        match self.now {
-            Some(now) => {
-                NaiveDate::from_ymd_opt(now.year(), month, day).is_some_and(|d| self.has_date(d))
+        match self.today {
+            Some(today) => {
+                NaiveDate::from_ymd_opt(today.year(), month, day).is_some_and(|d| self.has_date(d))
             }
-            None => !self.relative.is_empty() || self.days_of_month.contains(&day),
+            None => self.days_of_month.contains(&day),
         }
     }
 
@@ -467,9 +601,8 @@ impl Evidence {
             return true;
         }
         let (hour, rest) = (c / 3600, c % 3600);
-        if let Some(now) = self.now {
+        if let Some(current) = self.clock_now {
             // Now, and the hours around it ("is anything on right now?").
-            let current = when::clock_of(now.time());
             if current == c || (rest == 0 && (c as i64 - current as i64).abs() <= 3600) {
                 return true;
             }
@@ -487,6 +620,62 @@ impl Evidence {
         false
     }
 
+    /// Is `value`, one end of a search window the assistant chooses (a
+    /// query's start or end), supported? Besides what [`Evidence::ground`]
+    /// accepts: any moment of a grounded day, and the first or last moment
+    /// of a day (00:00:00, 23:59:59) that bounds a window around grounded
+    /// dates: within a week of one, or the first or last day of a month
+    /// that holds one (the month named, "next month", the current one).
+    pub fn ground_bound(&self, value: &Value, kind: ValueKind) -> Grounding {
+        match value {
+            Value::String(s) => {
+                let ok = self.ground_str(s, kind) || self.bound_ok(s.trim(), kind);
+                self.verdict(s, ok)
+            }
+            _ => self.ground(value, kind),
+        }
+    }
+
+    fn bound_ok(&self, s: &str, kind: ValueKind) -> bool {
+        match kind {
+            ValueKind::Timestamp => when::parse_timestamp(s).is_some_and(|t| {
+                let clock = when::clock_of(t.time());
+                self.has_date(t.date())
+                    || (matches!(clock, 0 | 86340 | 86399) && self.window_edge(t.date()))
+            }),
+            ValueKind::Date => when::parse_date(s).is_some_and(|d| self.window_edge(d)),
+            _ => false,
+        }
+    }
+
+    /// A day that starts or ends a window around grounded dates.
+    fn window_edge(&self, d: NaiveDate) -> bool {
+        if (-7..=7).any(|k| self.has_date(d + Duration::days(k))) {
+            return true;
+        }
+        let first = d.day() == 1;
+        let last = d.succ_opt().is_some_and(|n| n.day() == 1);
+        // The end may be written as the next month's first midnight.
+        (first || last) && self.month_has_grounded_day(d)
+            || first && d.pred_opt().is_some_and(|p| self.month_has_grounded_day(p))
+    }
+
+    fn month_has_grounded_day(&self, d: NaiveDate) -> bool {
+        if let Some(today) = self.today {
+            let near_year = (d.year() - today.year()).abs() <= 1;
+            if self.calendar_months.contains(&months_between(today, d))
+                || (near_year && self.named_months.contains(&d.month()))
+            {
+                return true;
+            }
+        } else if self.named_months.contains(&d.month()) {
+            return true;
+        }
+        (1..=31)
+            .filter_map(|day| d.with_day(day))
+            .any(|day| self.has_date(day))
+    }
+
     /// The evidence text nearest to an unreachable value, for a help line.
     pub fn closest(&self, value: &str, kind: ValueKind) -> Option<Closest> {
         match kind {
@@ -496,6 +685,10 @@ impl Evidence {
             _ => None,
         }
         .or_else(|| self.closest_words(value))
+    }
+
+    fn piece_text(&self, piece: &Piece) -> &str {
+        &self.texts[piece.start..piece.end]
     }
 
     fn closest_mention(&self, value: &str) -> Option<Closest> {
@@ -518,9 +711,11 @@ impl Evidence {
             }
             None => (when::parse_clock(value), when::parse_date(value)),
         };
-        let mut best: Option<(i64, &Piece, &when::Found)> = None;
+        let mut best: Option<(i64, &Piece, String, usize, usize)> = None;
         for piece in &self.pieces {
-            for found in &piece.mentions {
+            let text = self.piece_text(piece);
+            let lower = text.to_lowercase();
+            for found in when::mentions(&lower) {
                 let distance = match (&found.mention, clock, date) {
                     (Mention::Clock(c), Some(want), _) if wants_clock => {
                         (*c as i64 - want as i64).abs()
@@ -534,39 +729,49 @@ impl Evidence {
                     }
                     _ => continue,
                 };
-                if best.is_none_or(|(b, ..)| distance < b) {
-                    best = Some((distance, piece, found));
+                if best.as_ref().is_none_or(|(b, ..)| distance < *b) {
+                    best = Some((distance, piece, lower.clone(), found.start, found.end));
                 }
             }
         }
-        best.map(|(_, piece, found)| Closest {
+        best.map(|(_, piece, lower, start, end)| Closest {
             source: piece.source.clone(),
-            text: piece
-                .text
-                .get(found.start..found.end)
-                .map_or_else(
-                    || piece.text.to_lowercase()[found.start..found.end].to_owned(),
-                    str::to_owned,
-                )
+            text: self
+                .piece_text(piece)
+                .get(start..end)
+                .unwrap_or(&lower[start..end])
                 .trim()
                 .to_owned(),
         })
     }
 
     /// The run of words most like `value` (edit distance on the
-    /// normalised forms).
+    /// normalised forms) that shares a word with it.
     fn closest_words(&self, value: &str) -> Option<Closest> {
         let target = normalized(value);
+        let wanted: Vec<&str> = target
+            .split(' ')
+            .filter(|w| !w.is_empty() && !is_stopword(w))
+            .map(stem)
+            .collect();
         let want = target.split(' ').filter(|w| !w.is_empty()).count().max(1);
         let mut best: Option<(f64, &Piece, usize, usize)> = None;
         for piece in &self.pieces {
-            let ws = words(&piece.text);
+            let text = self.piece_text(piece);
+            let ws = words(text);
+            let shares: Vec<bool> = ws
+                .iter()
+                .map(|w| wanted.contains(&stem(&w.text.to_lowercase())))
+                .collect();
             for len in [want.saturating_sub(1).max(1), want, want + 1] {
                 if len > ws.len() {
                     continue;
                 }
                 for window in 0..=ws.len() - len {
-                    let span = &piece.text[ws[window].start..ws[window + len - 1].end];
+                    if !shares[window..window + len].iter().any(|&s| s) {
+                        continue;
+                    }
+                    let span = &text[ws[window].start..ws[window + len - 1].end];
                     let score = strsim::normalized_levenshtein(&normalized(span), &target);
                     if best.is_none_or(|(b, ..)| score > b) {
                         best = Some((score, piece, ws[window].start, ws[window + len - 1].end));
@@ -577,15 +782,114 @@ impl Evidence {
         best.filter(|(score, ..)| *score >= 0.5)
             .map(|(_, piece, start, end)| Closest {
                 source: piece.source.clone(),
-                text: piece.text[start..end].to_owned(),
+                text: self.piece_text(piece)[start..end].to_owned(),
             })
     }
 }
 
-fn collect_leaves(value: &Value, out: &mut Vec<String>) {
+/// Calendar months from `a`'s to `d`'s (next month = 1).
+fn months_between(a: NaiveDate, d: NaiveDate) -> i32 {
+    (d.year() - a.year()) * 12 + d.month() as i32 - a.month() as i32
+}
+
+/// "the 12th" said on `today`: the next such day (today included) and the
+/// last one before.
+fn nearest_days_of_month(today: NaiveDate, day: u32) -> [Option<NaiveDate>; 2] {
+    let in_month = |offset: i32| {
+        let months = today.year() * 12 + today.month0() as i32 + offset;
+        NaiveDate::from_ymd_opt(months.div_euclid(12), months.rem_euclid(12) as u32 + 1, day)
+    };
+    let candidates: Vec<NaiveDate> = (-2..=2).filter_map(in_month).collect();
+    [
+        candidates.iter().copied().find(|&d| d >= today),
+        candidates.iter().copied().rev().find(|&d| d < today),
+    ]
+}
+
+/// The Monday of the week holding `d`.
+fn monday_of(d: NaiveDate) -> NaiveDate {
+    d - Duration::days(d.weekday().num_days_from_monday() as i64)
+}
+
+/// The Sunday that starts the week holding `d`, for those whose weeks
+/// start on Sunday.
+fn sunday_of(d: NaiveDate) -> NaiveDate {
+    d - Duration::days(d.weekday().num_days_from_sunday() as i64)
+}
+
+/// The dates a weekday names, said on `today`: a bare "Friday" is the
+/// coming one or the last one (and next week's, said on a Friday); "this
+/// Friday" the coming one or the one of this week; "next Friday" the
+/// coming one (unless today) or the one of next week; "last Friday" the
+/// one before today or the one of last week.
+fn weekday_dates(today: NaiveDate, w: chrono::Weekday, q: Qualifier) -> [Option<NaiveDate>; 3] {
+    let up = (w.num_days_from_monday() as i64 - today.weekday().num_days_from_monday() as i64)
+        .rem_euclid(7);
+    let prev = if up == 0 { -7 } else { up - 7 };
+    let at = |offset: i64| Some(today + Duration::days(offset));
+    let in_week =
+        |k: i64| Some(monday_of(today) + Duration::days(7 * k + w.num_days_from_monday() as i64));
+    match q {
+        Qualifier::Bare => [
+            at(up),
+            at(prev),
+            (up == 0).then(|| today + Duration::days(7)),
+        ],
+        Qualifier::This => [at(up), in_week(0), None],
+        Qualifier::Next => [
+            (up > 0).then(|| today + Duration::days(up)),
+            at(up + 7),
+            in_week(1),
+        ],
+        Qualifier::Last => [at(prev), in_week(-1), None],
+    }
+}
+
+/// Whether `d` lies in the calendar week `k` weeks from `today`'s, with
+/// weeks starting on Monday or on Sunday.
+fn in_week(today: NaiveDate, d: NaiveDate, k: i32) -> bool {
+    [monday_of(today), sunday_of(today)].iter().any(|&start| {
+        let first = start + Duration::days(7 * k as i64);
+        first <= d && d < first + Duration::days(7)
+    })
+}
+
+/// Whether `d` is a day of the weekend `k` from the coming one ("next
+/// weekend" may also mean the coming one).
+fn in_weekend(today: NaiveDate, d: NaiveDate, k: i32) -> bool {
+    use chrono::Weekday::{Sat, Sun};
+    if !matches!(d.weekday(), Sat | Sun) {
+        return false;
+    }
+    let saturday = if today.weekday() == Sun {
+        today - Duration::days(1)
+    } else {
+        today + Duration::days((5 - today.weekday().num_days_from_monday() as i64).rem_euclid(7))
+    };
+    let weekends: &[i64] = if k == 1 { &[0, 1] } else { &[k as i64] };
+    weekends.iter().any(|&w| {
+        let sat = saturday + Duration::days(7 * w);
+        d == sat || d == sat + Duration::days(1)
+    })
+}
+
+/// Every string and number in a value, joined by " ; ".
+fn collect_leaves(value: &Value, out: &mut String) {
+    use std::fmt::Write;
+    let sep = |out: &mut String| {
+        if !out.is_empty() {
+            out.push_str(" ; ");
+        }
+    };
     match value {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
+        Value::String(s) => {
+            sep(out);
+            out.push_str(s);
+        }
+        Value::Number(n) => {
+            sep(out);
+            let _ = write!(out, "{n}");
+        }
         Value::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
         Value::Object(map) => map.values().for_each(|v| collect_leaves(v, out)),
         _ => {}

@@ -15,7 +15,7 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
-        if c.is_alphanumeric() {
+        if c.is_ascii_alphanumeric() || (!c.is_ascii() && c.is_alphanumeric()) {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
             out.push(Word {
@@ -56,9 +56,14 @@ pub fn compact(text: &str) -> String {
         .collect()
 }
 
-/// A crude stem so that "meetings" finds "meeting".
+/// A crude stem so that "meetings" finds "meeting" and "picking" finds
+/// "pick".
 pub fn stem(word: &str) -> &str {
-    if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
+    if word.len() > 5 && word.ends_with("ing") {
+        &word[..word.len() - 3]
+    } else if word.len() > 4 && word.ends_with("ed") && !word.ends_with("eed") {
+        &word[..word.len() - 2]
+    } else if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
         &word[..word.len() - 1]
     } else {
         word
@@ -141,9 +146,14 @@ pub fn number_word(word: &str) -> Option<i64> {
 /// Numbers written in a text, as digits ("1,200", "3.5") or words
 /// ("twenty five").
 pub fn numbers(text: &str) -> Vec<f64> {
-    let lower = text.to_lowercase();
+    let lower = lowercase(text);
     let mut out = Vec::new();
-    let ws = words(&lower);
+    numbers_in(&lower, &words(&lower), &mut out);
+    out
+}
+
+/// [`numbers`] of a lower-case text whose words are already split.
+pub fn numbers_in(lower: &str, ws: &[Word<'_>], out: &mut Vec<f64>) {
     let mut i = 0;
     while i < ws.len() {
         let w = ws[i].text;
@@ -184,7 +194,19 @@ pub fn numbers(text: &str) -> Vec<f64> {
         }
         i += 1;
     }
-    out
+}
+
+/// Lower case, without the general machinery when the text is ASCII.
+pub fn lowercase(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            std::borrow::Cow::Owned(text.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        }
+    } else {
+        std::borrow::Cow::Owned(text.to_lowercase())
+    }
 }
 
 #[cfg(test)]
@@ -219,9 +241,13 @@ mod tests {
     }
 
     #[test]
-    fn stems_plurals_only() {
+    fn stems_plurals_and_verb_endings_only() {
         assert_eq!(stem("meetings"), "meeting");
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("bus"), "bus");
+        assert_eq!(stem("picking"), "pick");
+        assert_eq!(stem("picked"), "pick");
+        assert_eq!(stem("need"), "need");
+        assert_eq!(stem("ring"), "ring");
     }
 }

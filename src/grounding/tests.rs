@@ -143,12 +143,46 @@ fn today_needs_no_mention_but_other_days_do() {
 }
 
 #[test]
-fn without_a_now_relative_words_get_the_benefit_of_the_doubt() {
+fn without_an_anchor_only_dates_stated_in_full_count() {
     let mut e = Evidence::new(None);
-    e.add_text(Source::User { turn: 0 }, "set an alarm at 7am");
+    e.add_text(
+        Source::User { turn: 0 },
+        "set an alarm at 7am tomorrow, on Friday",
+    );
     assert!(!ok(&e, json!("2023-03-15 07:00:00"), ValueKind::Timestamp));
-    e.add_text(Source::User { turn: 2 }, "tomorrow please");
+    assert!(!ok(&e, json!("2023-03-17 07:00:00"), ValueKind::Timestamp));
+    e.add_text(
+        Source::Assistant { turn: 1 },
+        "Now, let me check what is currently set.",
+    );
+    assert!(!ok(&e, json!("2023-03-15 07:00:00"), ValueKind::Timestamp));
+    e.add_text(Source::User { turn: 2 }, "and one on March 20th at 7am");
+    assert!(ok(&e, json!("2023-03-20 07:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-03-21 07:00:00"), ValueKind::Timestamp));
+}
+
+#[test]
+fn today_is_said_in_the_dialogue_anchors_relative_words() {
+    let mut e = Evidence::new(None);
+    e.add_text(
+        Source::User { turn: 0 },
+        "Can you set an alarm for tomorrow morning at 7am? Today is 2023-03-15.",
+    );
+    assert!(ok(&e, json!("2023-03-16 07:00:00"), ValueKind::Timestamp));
     assert!(ok(&e, json!("2023-03-15 07:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-03-17 07:00:00"), ValueKind::Timestamp));
+    // A date that is not said to be today's anchors nothing.
+    let mut e = Evidence::new(None);
+    e.add_text(
+        Source::User { turn: 0 },
+        "My trip is on 2023-03-15; remind me a day before, tomorrow.",
+    );
+    assert_eq!(e.today(), None);
+    assert!(
+        ok(&e, json!("2023-03-14"), ValueKind::Date),
+        "a day before a stated date"
+    );
+    assert!(!ok(&e, json!("2023-03-10"), ValueKind::Date));
 }
 
 #[test]
@@ -230,9 +264,19 @@ fn ranges_written_with_a_dash() {
 #[test]
 fn calendar_months_relative_to_now() {
     let e = evidence(&["anything next month?"]);
-    assert!(ok(&e, json!("2023-10-31 23:59:59"), ValueKind::Timestamp));
     assert!(ok(&e, json!("2023-10-01"), ValueKind::Date));
+    assert!(
+        ok(&e, json!("2023-10-11"), ValueKind::Date),
+        "the same day of it"
+    );
+    assert!(
+        !ok(&e, json!("2023-10-17"), ValueKind::Date),
+        "a day nobody named"
+    );
     assert!(!ok(&e, json!("2023-11-20"), ValueKind::Date));
+    let e = evidence(&["what about the 5th of next month?"]);
+    assert!(ok(&e, json!("2023-10-05"), ValueKind::Date));
+    assert!(!ok(&e, json!("2023-11-05"), ValueKind::Date));
 }
 
 #[test]
@@ -272,6 +316,219 @@ fn dates_a_number_of_nights_away() {
 #[test]
 fn ordinal_day_words() {
     let e = evidence(&["remind me on the first day of every month"]);
-    assert!(ok(&e, json!("2023-11-01 00:00:00"), ValueKind::Timestamp));
-    assert!(!ok(&e, json!("2023-11-02 00:00:00"), ValueKind::Timestamp));
+    assert!(ok(&e, json!("2023-10-01 00:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-10-02 00:00:00"), ValueKind::Timestamp));
+}
+
+fn at(now: &str, user: &[&str]) -> Evidence {
+    let now = NaiveDateTime::parse_from_str(now, "%Y-%m-%d %H:%M:%S").unwrap();
+    let mut e = Evidence::new(Some(now));
+    for (i, text) in user.iter().enumerate() {
+        e.add_text(Source::User { turn: i * 2 }, text);
+    }
+    e
+}
+
+fn date(e: &Evidence, d: &str) -> bool {
+    ok(e, json!(d), ValueKind::Date)
+}
+
+#[test]
+fn a_bare_weekday_is_the_coming_or_the_last_one() {
+    // NOW is Monday 2023-09-11.
+    let e = evidence(&["is anything on Friday?"]);
+    assert!(date(&e, "2023-09-15"));
+    assert!(date(&e, "2023-09-08"));
+    assert!(!date(&e, "2023-09-22"), "a week too far");
+    assert!(!date(&e, "2023-09-01"));
+    let e = evidence(&["the review is on Monday"]);
+    assert!(date(&e, "2023-09-18"), "said on a Monday: next week's");
+    assert!(date(&e, "2023-09-04"));
+    assert!(!date(&e, "2023-09-25"));
+}
+
+#[test]
+fn this_next_and_last_weekdays() {
+    let e = evidence(&["next Friday"]);
+    assert!(date(&e, "2023-09-15"), "the coming one");
+    assert!(date(&e, "2023-09-22"), "next week's");
+    assert!(!date(&e, "2023-09-29"));
+    assert!(!date(&e, "2023-09-08"));
+    let e = evidence(&["this Friday"]);
+    assert!(date(&e, "2023-09-15"));
+    assert!(!date(&e, "2023-09-22"));
+    let e = evidence(&["last Friday"]);
+    assert!(date(&e, "2023-09-08"));
+    assert!(!date(&e, "2023-09-15"));
+    assert!(!date(&e, "2023-09-01"));
+    // Said on a Wednesday, "this Monday" may be two days ago.
+    let e = at("2023-09-13 09:00:00", &["what did I miss this Monday?"]);
+    assert!(date(&e, "2023-09-11"));
+    assert!(date(&e, "2023-09-18"));
+    assert!(!date(&e, "2023-09-04"));
+}
+
+#[test]
+fn weeks_are_calendar_weeks() {
+    let e = evidence(&["anything next week?"]);
+    for d in ["2023-09-17", "2023-09-18", "2023-09-22", "2023-09-24"] {
+        assert!(date(&e, d), "{d}");
+    }
+    assert!(!date(&e, "2023-09-25"));
+    assert!(!date(&e, "2023-10-02"));
+    let e = evidence(&["what did I do last week?"]);
+    assert!(date(&e, "2023-09-04"));
+    assert!(date(&e, "2023-09-10"));
+    assert!(!date(&e, "2023-08-28"));
+    // "week" alone names no days.
+    let e = evidence(&["I go twice a week"]);
+    assert!(!date(&e, "2023-09-20"));
+    let e = evidence(&["this weekend"]);
+    assert!(date(&e, "2023-09-16"));
+    assert!(date(&e, "2023-09-17"));
+    assert!(!date(&e, "2023-09-15"));
+    assert!(!date(&e, "2023-09-23"));
+}
+
+#[test]
+fn a_day_of_the_month_is_the_nearest_one_either_side() {
+    let e = evidence(&["is the dentist on the 12th?"]);
+    assert!(date(&e, "2023-09-12"));
+    assert!(date(&e, "2023-08-12"));
+    assert!(!date(&e, "2023-10-12"));
+    assert!(!date(&e, "2024-03-12"));
+    let e = at("2023-09-20 09:00:00", &["is the dentist on the 12th?"]);
+    assert!(date(&e, "2023-10-12"));
+    assert!(date(&e, "2023-09-12"));
+    assert!(!date(&e, "2023-11-12"));
+    let e = evidence(&["in October, on the 12th"]);
+    assert!(date(&e, "2023-10-12"));
+    assert!(!date(&e, "2023-11-12"));
+}
+
+#[test]
+fn month_and_day_in_a_year_near_now() {
+    let e = evidence(&["on September 12th"]);
+    assert!(date(&e, "2023-09-12"));
+    assert!(date(&e, "2024-09-12"));
+    assert!(!date(&e, "2099-09-12"));
+}
+
+#[test]
+fn repeats_carry_a_known_date_forward() {
+    let mut e = evidence(&["set up the sync weekly until the end of next month"]);
+    e.add_text(
+        Source::Request {
+            turn: 1,
+            api: "CreateEvent".into(),
+        },
+        "2023-09-18 09:00:00",
+    );
+    assert!(date(&e, "2023-09-25"));
+    assert!(!date(&e, "2023-09-26"));
+    let mut e = evidence(&["pay rent on the first day of the month for the rest of the year"]);
+    assert!(date(&e, "2023-10-01"));
+    assert!(date(&e, "2023-11-01"), "a month after a known date");
+    assert!(!date(&e, "2023-12-01"), "not yet");
+    e.add_text(
+        Source::Request {
+            turn: 1,
+            api: "AddReminder".into(),
+        },
+        "2023-11-01 00:00:00",
+    );
+    assert!(date(&e, "2023-12-01"));
+    assert!(!date(&e, "2023-12-02"));
+    let e = evidence(&["pay rent on the first day of the month"]);
+    assert!(!date(&e, "2023-11-01"), "no repeat said");
+}
+
+#[test]
+fn a_weekday_after_a_date_stated_in_full() {
+    let mut e = Evidence::new(None);
+    e.add_text(
+        Source::User { turn: 0 },
+        "Check in next Monday, 2022-03-14.",
+    );
+    e.add_text(Source::User { turn: 2 }, "Check out Friday.");
+    assert!(date(&e, "2022-03-18"));
+    assert!(!date(&e, "2022-03-25"));
+    assert!(!date(&e, "2022-03-17"));
+}
+
+#[test]
+fn times_in_words() {
+    let e = evidence(&["set an alarm for ten am"]);
+    assert!(ok(&e, json!("10:00:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("10:30:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("22:00:00"), ValueKind::Time));
+    let e = evidence(&["wake me at seven"]);
+    assert!(ok(&e, json!("07:00:00"), ValueKind::Time));
+    assert!(ok(&e, json!("19:00:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("07:30:00"), ValueKind::Time));
+    let e = evidence(&["lunch at half past twelve, tea at quarter to four"]);
+    assert!(ok(&e, json!("12:30:00"), ValueKind::Time));
+    assert!(ok(&e, json!("15:45:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("16:15:00"), ValueKind::Time));
+    let e = evidence(&["the flight is at seven thirty am, boarding 0700"]);
+    assert!(ok(&e, json!("07:30:00"), ValueKind::Time));
+    assert!(ok(&e, json!("07:00:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("19:30:00"), ValueKind::Time));
+    let e = evidence(&["on March twenty-first at ten am"]);
+    assert!(ok(&e, json!("2024-03-21 10:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2024-03-22 10:00:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2024-03-21 11:00:00"), ValueKind::Timestamp));
+}
+
+fn bound(e: &Evidence, value: &str) -> bool {
+    e.ground_bound(&json!(value), ValueKind::Timestamp)
+        .is_grounded()
+}
+
+#[test]
+fn search_bounds_any_moment_of_a_known_day() {
+    let e = evidence(&["any emails from Bob tomorrow?"]);
+    assert!(bound(&e, "2023-09-12 13:37:00"));
+    assert!(!ok(&e, json!("2023-09-12 13:37:00"), ValueKind::Timestamp));
+    assert!(!bound(&e, "2023-09-20 13:37:00"));
+}
+
+#[test]
+fn search_bounds_at_the_edges_of_a_window_around_known_dates() {
+    // Nothing said: today's week and month bound the window.
+    let e = evidence(&["delete every event about Paris"]);
+    assert!(bound(&e, "2023-09-30 23:59:59"), "the end of this month");
+    assert!(
+        bound(&e, "2023-10-01 00:00:00"),
+        "the end as next month's first midnight"
+    );
+    assert!(bound(&e, "2023-09-17 23:59:59"), "within a week");
+    assert!(!bound(&e, "2023-09-30 12:00:00"), "not a day's edge");
+    assert!(!bound(&e, "2023-12-31 23:59:59"));
+    assert!(!bound(&e, "2023-10-31 23:59:59"));
+    // A month named or "next month": its first and last second.
+    for said in ["what is on in October?", "anything next month?"] {
+        let e = evidence(&[said]);
+        assert!(bound(&e, "2023-10-01 00:00:00"), "{said}");
+        assert!(bound(&e, "2023-10-31 23:59:59"), "{said}");
+        assert!(
+            !ok(&e, json!("2023-10-31 23:59:59"), ValueKind::Timestamp),
+            "{said}"
+        );
+        assert!(!bound(&e, "2023-11-30 23:59:59"), "{said}");
+    }
+    // Without an anchor: only around dates stated in full.
+    let mut e = Evidence::new(None);
+    e.add_text(Source::User { turn: 0 }, "my readings since 2023-03-15");
+    assert!(bound(&e, "2023-03-31 23:59:59"));
+    assert!(!bound(&e, "2023-05-31 23:59:59"));
+}
+
+#[test]
+fn the_closest_text_shares_a_word() {
+    let e = evidence(&["is there more than one meeting with Karen Zang?"]);
+    let c = e.closest("Karen Zhang", ValueKind::Text).unwrap();
+    assert_eq!(c.text, "Karen Zang");
+    let e = evidence(&["are there more than three meetings?"]);
+    assert_eq!(e.closest("Karen Zhang", ValueKind::Text), None);
 }

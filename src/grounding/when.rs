@@ -1,16 +1,34 @@
 //! Dates, clock times and durations as people write them ("2pm",
-//! "2:00 PM", "September 12th", "9/12", "next Friday", "in 30 minutes"),
-//! read into values that can be compared with what a tool call carries.
+//! "2:00 PM", "ten am", "half past two", "0730", "September 12th",
+//! "March twenty-first", "9/12", "next Friday", "in 30 minutes"), read into
+//! values that can be compared with what a tool call carries.
+//!
+//! Relative words are kept relative here ("next Friday" is a weekday with
+//! its qualifier); [`super::Evidence`] resolves them against the dialogue's
+//! anchor date, when it has one.
 
 use std::sync::OnceLock;
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Weekday};
 use regex::Regex;
 
-use super::normalize::number_word;
+use super::normalize::{number_word, Word};
 
 /// Seconds since midnight.
 pub type Clock = u32;
+
+/// How a weekday (or weekend) was qualified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Qualifier {
+    /// "Friday", "on Fridays".
+    Bare,
+    /// "this Friday", "this coming Friday".
+    This,
+    /// "next Friday".
+    Next,
+    /// "last Friday", "past Friday".
+    Last,
+}
 
 /// Something a text says about when.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,24 +37,37 @@ pub enum Mention {
     Date(NaiveDate),
     /// A day of a month, year unsaid ("September 12th", "9/12").
     MonthDay(u32, u32),
-    /// A day of the month alone ("the 12th").
+    /// A day of the month alone ("the 12th", "on the twenty-first").
     DayOfMonth(u32),
     /// A month by name.
     Month(u32),
-    /// Days relative to "now": an inclusive range of offsets (today = 0..0,
-    /// tomorrow = 1..1, next week = 1..13).
+    /// Days relative to the anchor: an inclusive range of offsets (today =
+    /// 0..0, tomorrow = 1..1, "in 3 days" = 3..3, "the next few days" =
+    /// 0..5).
     Relative(i64, i64),
-    Weekday(Weekday),
+    Weekday(Weekday, Qualifier),
+    /// A calendar week relative to the anchor's (this week = 0, next = 1).
+    Week(i32),
+    /// A weekend relative to the anchor (the coming one = 0, next = 1,
+    /// last = -1).
+    Weekend(i32),
     /// A clock time.
     Clock(Clock),
-    /// A whole calendar month relative to now's (this month = 0, next = 1).
+    /// A whole calendar month relative to the anchor's (this month = 0,
+    /// next = 1).
     CalendarMonth(i32),
-    /// A number that may be an hour ("from 8 to 9").
+    /// A number that may be an hour ("from 8 to 9", "at seven").
     BareHour(u32),
     /// A part of the day: an inclusive range of hours.
     DayPart(u32, u32),
     /// A span of time, in seconds.
     Duration(i64),
+    /// A statement of today's date ("Today is 2023-03-17"): the anchor.
+    Today(NaiveDate),
+    /// Something that repeats every month ("monthly", "every month", "for
+    /// the rest of the year"): a date a month after a known one is known.
+    /// (Weekly and daily repeats are durations of 7 days and 1 day.)
+    Monthly,
 }
 
 /// A mention and the byte range of the words that made it.
@@ -51,6 +82,21 @@ const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
 
+const MONTH_NAMES: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
 /// The month (1-12) a word names: "sep", "sept", "september".
 pub fn month_number(word: &str) -> Option<u32> {
     let word = word.trim_end_matches('.');
@@ -58,21 +104,7 @@ pub fn month_number(word: &str) -> Option<u32> {
         return None;
     }
     let i = MONTHS.iter().position(|m| word.starts_with(m))?;
-    let full = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ][i];
-    (full.starts_with(word) || word == "sept").then_some(i as u32 + 1)
+    (MONTH_NAMES[i].starts_with(word) || word == "sept").then_some(i as u32 + 1)
 }
 
 fn weekday(word: &str) -> Option<Weekday> {
@@ -102,6 +134,13 @@ fn iso_date() -> &'static Regex {
 fn slash_date() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(&R, r"\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b")
+}
+
+/// "on 7-15": a month and day with a dash, only after "on" (elsewhere
+/// "8-11" is more often a range of hours).
+fn dash_month_day() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\bon\s+(\d{1,2})-(\d{1,2})\b")
 }
 
 fn month_day() -> &'static Regex {
@@ -153,8 +192,38 @@ fn ordinal_word_day() -> &'static Regex {
     )
 }
 
+fn relative_days() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"\b(?:in\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)|(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)\s+ago)\b",
+    )
+}
+
+/// "the next 3 days", "the past two weeks", "the coming days".
+fn rolling_days() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"\b(next|coming|following|upcoming|past|last|previous)\s+(?:(\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)\s+)?(days|weeks)\b",
+    )
+}
+
 /// "first" -> 1, "twenty-third" -> 23.
 fn ordinal_word(word: &str) -> Option<u32> {
+    let (tens, unit) = match word.split_once('-') {
+        Some(("twenty", unit)) => (20, unit),
+        Some(("thirty", unit)) => (30, unit),
+        Some(_) => return None,
+        None => (0, word),
+    };
+    let n = simple_ordinal(unit)?;
+    let day = tens + n;
+    (day <= 31 && (tens == 0 || n < 10)).then_some(day)
+}
+
+/// "first" .. "twentieth", "thirtieth".
+fn simple_ordinal(word: &str) -> Option<u32> {
     const ORDINALS: [&str; 20] = [
         "first",
         "second",
@@ -177,30 +246,259 @@ fn ordinal_word(word: &str) -> Option<u32> {
         "nineteenth",
         "twentieth",
     ];
-    let (tens, unit) = match word.split_once('-') {
-        Some(("twenty", unit)) => (20, unit),
-        Some(("thirty", unit)) => (30, unit),
-        Some(_) => return None,
-        None if word == "thirtieth" => return Some(30),
-        None => (0, word),
-    };
-    let n = ORDINALS.iter().position(|o| *o == unit)? as u32 + 1;
-    let day = tens + n;
-    (day <= 31 && (tens == 0 || n < 10)).then_some(day)
+    if word == "thirtieth" {
+        return Some(30);
+    }
+    ORDINALS
+        .iter()
+        .position(|o| *o == word)
+        .map(|i| i as u32 + 1)
 }
 
-fn relative_days() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"\b(?:in\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?)|(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?)\s+ago)\b",
+/// An ordinal day in words starting at word `i` ("twenty first", "21st" is
+/// read elsewhere): the day and the number of words it takes.
+fn ordinal_words(words: &[Word<'_>], i: usize) -> Option<(u32, usize)> {
+    let w = words.get(i)?.text;
+    if let Some(d) = simple_ordinal(w) {
+        return Some((d, 1));
+    }
+    let tens = match w {
+        "twenty" => 20,
+        "thirty" => 30,
+        _ => return None,
+    };
+    let unit = simple_ordinal(words.get(i + 1)?.text)?;
+    let day = tens + unit;
+    (unit < 10 && day <= 31).then_some((day, 2))
+}
+
+/// An hour in words ("one" .. "twelve").
+fn hour_word(word: &str) -> Option<u32> {
+    number_word(word)
+        .filter(|n| (1..=12).contains(n) && !matches!(word, "a" | "an" | "single" | "once"))
+        .map(|n| n as u32)
+}
+
+/// An hour in words or digits (1..12).
+fn hour_at(words: &[Word<'_>], i: usize) -> Option<u32> {
+    let w = words.get(i)?.text;
+    hour_word(w).or_else(|| {
+        (w.len() <= 2)
+            .then(|| w.parse::<u32>().ok())
+            .flatten()
+            .filter(|h| (1..=12).contains(h))
+    })
+}
+
+/// Minutes in words after an hour ("thirty", "forty five", "oh five"):
+/// the minutes and the number of words they take. A lone unit word
+/// ("seven two") is no minute.
+fn minute_words(words: &[Word<'_>], i: usize) -> Option<(u32, usize)> {
+    let w = words.get(i)?.text;
+    let unit_at = |j: usize| {
+        words
+            .get(j)
+            .and_then(|x| number_word(x.text))
+            .filter(|n| (1..10).contains(n) && !matches!(words[j].text, "a" | "an"))
+    };
+    if matches!(w, "oh" | "o") {
+        return unit_at(i + 1).map(|u| (u as u32, 2));
+    }
+    let n = number_word(w)?;
+    if matches!(n, 20 | 30 | 40 | 50) {
+        return Some(match unit_at(i + 1) {
+            Some(u) => ((n + u) as u32, 2),
+            None => (n as u32, 1),
+        });
+    }
+    (10..20).contains(&n).then_some((n as u32, 1))
+}
+
+/// Which half of the day a suffix names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Half {
+    Am,
+    Pm,
+    /// "o'clock": either.
+    Either,
+}
+
+/// "am", "a.m.", "pm", "o'clock" after a time: the half and the words taken.
+fn suffix_at(words: &[Word<'_>], i: usize) -> Option<(Half, usize)> {
+    let w = words.get(i)?.text;
+    let next = words.get(i + 1).map(|x| x.text);
+    match (w, next) {
+        ("am", _) => Some((Half::Am, 1)),
+        ("pm", _) => Some((Half::Pm, 1)),
+        ("a", Some("m")) => Some((Half::Am, 2)),
+        ("p", Some("m")) => Some((Half::Pm, 2)),
+        ("o", Some("clock")) => Some((Half::Either, 2)),
+        ("oclock", _) => Some((Half::Either, 1)),
+        _ => None,
+    }
+}
+
+/// Words after which a lone hour word is a time ("at seven").
+fn time_preposition(word: &str) -> bool {
+    matches!(
+        word,
+        "at" | "until"
+            | "till"
+            | "til"
+            | "from"
+            | "around"
+            | "before"
+            | "after"
+            | "for"
+            | "between"
     )
+}
+
+/// Words that may follow a lone hour word that is a time ("at seven
+/// tomorrow"); anything else ("for two adults", "at one of") makes it a
+/// count.
+fn after_lone_hour(word: Option<&str>) -> bool {
+    match word {
+        None => true,
+        Some(w) => matches!(
+            w,
+            "tomorrow"
+                | "tonight"
+                | "today"
+                | "please"
+                | "on"
+                | "in"
+                | "this"
+                | "next"
+                | "sharp"
+                | "then"
+                | "instead"
+                | "and"
+                | "or"
+                | "every"
+                | "to"
+                | "until"
+                | "till"
+                | "so"
+                | "if"
+                | "but"
+                | "for"
+                | "that"
+                | "i"
+        ),
+    }
+}
+
+/// A clock time from an hour (1-12, or 0-23 with `Either`), its minutes and
+/// which half of the day.
+fn push_clock(
+    out: &mut Vec<Found>,
+    hour: u32,
+    minute: u32,
+    half: Option<Half>,
+    s: usize,
+    e: usize,
+) {
+    let mut push = |c: Clock| {
+        out.push(Found {
+            mention: Mention::Clock(c),
+            start: s,
+            end: e,
+        })
+    };
+    let base = minute * 60;
+    match half {
+        Some(Half::Am) => push((hour % 12) * 3600 + base),
+        Some(Half::Pm) => push((hour % 12 + 12) * 3600 + base),
+        _ => {
+            push((hour % 24) * 3600 + base);
+            if (1..12).contains(&hour) {
+                push((hour + 12) * 3600 + base);
+            } else if hour == 12 {
+                push(base);
+            }
+        }
+    }
+}
+
+/// Which families of patterns a text can hold at all: cheap checks that
+/// spare the regexes most texts.
+#[derive(Default)]
+struct Hints {
+    digit: bool,
+    month: bool,
+    unit: bool,
+    day: bool,
+    relative: bool,
+    rolling: bool,
+}
+
+fn hints(text: &str, words: &[Word<'_>]) -> Hints {
+    let mut h = Hints {
+        digit: text.bytes().any(|b| b.is_ascii_digit()),
+        ..Hints::default()
+    };
+    for w in words {
+        let t = w.text;
+        let Some(first) = t.bytes().next() else {
+            continue;
+        };
+        let t = if first.is_ascii_digit() {
+            // "30min", "2days": the unit glued to its number.
+            t.trim_start_matches(|c: char| c.is_ascii_digit())
+        } else {
+            t
+        };
+        let Some(first) = t.bytes().next() else {
+            continue;
+        };
+        if !h.month && matches!(first, b'j' | b'f' | b'm' | b'a' | b's' | b'o' | b'n' | b'd') {
+            h.month = month_number(t).is_some();
+        }
+        match t {
+            "day" | "days" => {
+                h.day = true;
+                h.unit = true;
+                h.relative = true;
+                h.rolling = true;
+            }
+            "weeks" => {
+                h.unit = true;
+                h.relative = true;
+                h.rolling = true;
+            }
+            "week" | "month" | "months" => {
+                h.unit |= t == "week";
+                h.relative = true;
+            }
+            _ => {
+                if t.starts_with("sec")
+                    || t.starts_with("min")
+                    || t.starts_with("hour")
+                    || t.starts_with("hr")
+                    || t.starts_with("night")
+                {
+                    h.unit = true;
+                }
+            }
+        }
+    }
+    h
 }
 
 /// Everything `text` (lower case) says about when.
 pub fn mentions(text: &str) -> Vec<Found> {
+    let words = super::normalize::words(text);
     let mut out = Vec::new();
-    let mut push = |mention, start, end| {
+    scan(text, &words, &mut out);
+    out
+}
+
+/// [`mentions`] with the text's words already split, appending to `out`.
+pub(crate) fn scan(text: &str, words: &[Word<'_>], out: &mut Vec<Found>) {
+    let first = out.len();
+    let hints = hints(text, words);
+    let push = |out: &mut Vec<Found>, mention, start, end| {
         out.push(Found {
             mention,
             start,
@@ -210,221 +508,240 @@ pub fn mentions(text: &str) -> Vec<Found> {
     // Byte ranges already read as dates, so their numbers are not clock times.
     let mut taken: Vec<(usize, usize)> = Vec::new();
 
-    for c in iso_date().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        let (y, mo, d) = (num(&c, 1), num(&c, 2), num(&c, 3));
-        if let Some(date) = NaiveDate::from_ymd_opt(y as i32, mo, d) {
-            push(Mention::Date(date), m.start(), m.end());
+    if hints.digit {
+        for c in iso_date().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            let (y, mo, d) = (num(&c, 1), num(&c, 2), num(&c, 3));
+            if let Some(date) = NaiveDate::from_ymd_opt(y as i32, mo, d) {
+                push(out, Mention::Date(date), m.start(), m.end());
+                taken.push((m.start(), m.end()));
+            }
+        }
+        for c in slash_date().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            if overlaps(&taken, m.start(), m.end()) {
+                continue;
+            }
+            let (a, b) = (num(&c, 1), num(&c, 2));
+            let year = c.get(3).map(|y| {
+                let y: i32 = y.as_str().parse().unwrap_or(0);
+                if y < 100 {
+                    2000 + y
+                } else {
+                    y
+                }
+            });
+            // Month first (US) or day first: both readings count.
+            for (mo, d) in [(a, b), (b, a)] {
+                if (1..=12).contains(&mo) && (1..=31).contains(&d) {
+                    match year.and_then(|y| NaiveDate::from_ymd_opt(y, mo, d)) {
+                        Some(date) => push(out, Mention::Date(date), m.start(), m.end()),
+                        None => push(out, Mention::MonthDay(mo, d), m.start(), m.end()),
+                    }
+                }
+            }
             taken.push((m.start(), m.end()));
         }
-    }
-    for c in slash_date().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        if overlaps(&taken, m.start(), m.end()) {
-            continue;
-        }
-        let (a, b) = (num(&c, 1), num(&c, 2));
-        let year = c.get(3).map(|y| {
-            let y: i32 = y.as_str().parse().unwrap_or(0);
-            if y < 100 {
-                2000 + y
-            } else {
-                y
+        for c in dash_month_day().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            let (a, b) = (num(&c, 1), num(&c, 2));
+            let at = c.get(1).map_or(m.start(), |g| g.start());
+            if overlaps(&taken, at, m.end()) {
+                continue;
             }
-        });
-        // Month first (US) or day first: both readings count.
-        for (mo, d) in [(a, b), (b, a)] {
-            if (1..=12).contains(&mo) && (1..=31).contains(&d) {
-                match year.and_then(|y| NaiveDate::from_ymd_opt(y, mo, d)) {
-                    Some(date) => push(Mention::Date(date), m.start(), m.end()),
-                    None => push(Mention::MonthDay(mo, d), m.start(), m.end()),
+            for (mo, d) in [(a, b), (b, a)] {
+                if (1..=12).contains(&mo) && (1..=31).contains(&d) {
+                    push(out, Mention::MonthDay(mo, d), at, m.end());
+                }
+            }
+            taken.push((at, m.end()));
+        }
+        if hints.month {
+            for (regex, month_group, day_group) in [(month_day(), 1, 2), (day_month(), 2, 1)] {
+                for c in regex.captures_iter(text) {
+                    let m = c.get(0).expect("match");
+                    let Some(mo) = c.get(month_group).and_then(|w| month_number(w.as_str())) else {
+                        continue;
+                    };
+                    let d = num(&c, day_group);
+                    let year = c.get(3).and_then(|y| y.as_str().parse::<i32>().ok());
+                    match year.and_then(|y| NaiveDate::from_ymd_opt(y, mo, d)) {
+                        Some(date) => push(out, Mention::Date(date), m.start(), m.end()),
+                        None if (1..=31).contains(&d) => {
+                            push(out, Mention::MonthDay(mo, d), m.start(), m.end())
+                        }
+                        None => {}
+                    }
+                    taken.push((m.start(), m.end()));
                 }
             }
         }
-        taken.push((m.start(), m.end()));
-    }
-    for (regex, month_group, day_group) in [(month_day(), 1, 2), (day_month(), 2, 1)] {
-        for c in regex.captures_iter(text) {
+        for c in ordinal_day().captures_iter(text) {
             let m = c.get(0).expect("match");
-            let Some(mo) = c.get(month_group).and_then(|w| month_number(w.as_str())) else {
+            let d = num(&c, 1);
+            if !overlaps(&taken, m.start(), m.end()) && (1..=31).contains(&d) {
+                push(out, Mention::DayOfMonth(d), m.start(), m.end());
+                taken.push((m.start(), m.end()));
+            }
+        }
+    }
+    if hints.day {
+        for c in ordinal_word_day().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            if let Some(d) = c.get(1).and_then(|w| ordinal_word(w.as_str())) {
+                push(out, Mention::DayOfMonth(d), m.start(), m.end());
+            }
+        }
+    }
+    if hints.relative {
+        for c in relative_days().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            let (count, unit, sign) = match (c.get(1), c.get(3)) {
+                (Some(n), _) => (n.as_str(), c.get(2).map_or("", |u| u.as_str()), 1),
+                (_, Some(n)) => (n.as_str(), c.get(4).map_or("", |u| u.as_str()), -1),
+                _ => continue,
+            };
+            let Some(n) = count_value(count) else {
                 continue;
             };
-            let d = num(&c, day_group);
-            let year = c.get(3).and_then(|y| y.as_str().parse::<i32>().ok());
-            match year.and_then(|y| NaiveDate::from_ymd_opt(y, mo, d)) {
-                Some(date) => push(Mention::Date(date), m.start(), m.end()),
-                None if (1..=31).contains(&d) => push(Mention::MonthDay(mo, d), m.start(), m.end()),
-                None => {}
-            }
-            taken.push((m.start(), m.end()));
+            let (low, high) = if unit.starts_with("week") {
+                (n * 7, n * 7)
+            } else if unit.starts_with("month") {
+                (n * 28, n * 31)
+            } else {
+                (n, n)
+            };
+            let (a, b) = if sign > 0 { (low, high) } else { (-high, -low) };
+            push(out, Mention::Relative(a, b), m.start(), m.end());
         }
     }
-    for c in ordinal_day().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        let d = num(&c, 1);
-        if !overlaps(&taken, m.start(), m.end()) && (1..=31).contains(&d) {
-            push(Mention::DayOfMonth(d), m.start(), m.end());
-            taken.push((m.start(), m.end()));
-        }
-    }
-    for c in ordinal_word_day().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        if let Some(d) = c.get(1).and_then(|w| ordinal_word(w.as_str())) {
-            push(Mention::DayOfMonth(d), m.start(), m.end());
-        }
-    }
-    for c in relative_days().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        let (count, unit, sign) = match (c.get(1), c.get(3)) {
-            (Some(n), _) => (n.as_str(), c.get(2).map_or("", |u| u.as_str()), 1),
-            (_, Some(n)) => (n.as_str(), c.get(4).map_or("", |u| u.as_str()), -1),
-            _ => continue,
-        };
-        let Some(n) = count_value(count) else {
-            continue;
-        };
-        let days = if unit.starts_with("week") { n * 7 } else { n };
-        push(
-            Mention::Relative(sign * days, sign * days),
-            m.start(),
-            m.end(),
-        );
-    }
-
-    for c in duration().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        let count = c.get(1).map_or("", |g| g.as_str());
-        let unit = c.get(2).map_or("", |g| g.as_str());
-        let seconds_per = if unit.starts_with("sec") {
-            1.0
-        } else if unit.starts_with("min") {
-            60.0
-        } else if unit.starts_with('h') {
-            3600.0
-        } else if unit.starts_with('d') || unit.starts_with('n') {
-            86400.0
-        } else {
-            7.0 * 86400.0
-        };
-        let count = match count {
-            "half a" | "half an" | "a half" => Some(0.5),
-            "quarter of a" | "quarter of an" | "a quarter of a" | "a quarter of an" => Some(0.25),
-            "forty-five" => Some(45.0),
-            other => count_value(other)
-                .map(|n| n as f64)
-                .or_else(|| other.parse().ok()),
-        };
-        if let Some(count) = count {
-            push(
-                Mention::Duration((count * seconds_per).round() as i64),
-                m.start(),
-                m.end(),
-            );
-            taken.push((m.start(), m.end()));
-        }
-    }
-    if text.contains("and a half") {
-        // "an hour and a half": the half is its own span too.
-        if let Some(at) = text.find("and a half") {
-            push(Mention::Duration(1800), at, at + 10);
+    if hints.rolling {
+        for c in rolling_days().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            let direction = c.get(1).map_or("", |g| g.as_str());
+            let count = match c.get(2).map(|g| g.as_str()) {
+                None | Some("few") => 5,
+                Some(couple) if couple.starts_with("couple") => 3,
+                Some(n) => count_value(n).unwrap_or(1),
+            };
+            let days = if c.get(3).is_some_and(|u| u.as_str() == "weeks") {
+                count * 7
+            } else {
+                count
+            };
+            let mention = if matches!(direction, "past" | "last" | "previous") {
+                Mention::Relative(-days, 0)
+            } else {
+                Mention::Relative(0, days)
+            };
+            push(out, mention, m.start(), m.end());
         }
     }
 
-    for c in clock().captures_iter(text) {
-        let m = c.get(0).expect("match");
-        if overlaps(&taken, m.start(), m.end()) {
-            continue;
-        }
-        let h = num(&c, 1);
-        let minute = c.get(2).map(|g| g.as_str().parse::<u32>().unwrap_or(99));
-        let second = c
-            .get(3)
-            .map_or(0, |g| g.as_str().parse::<u32>().unwrap_or(99));
-        let suffix = c.get(4).map(|g| g.as_str().replace('.', ""));
-        // A digit run glued to letters or other digits ("5bff", "2023") is no clock.
-        let digits_end = c
-            .get(3)
-            .or(c.get(2))
-            .or(c.get(1))
-            .map_or(m.end(), |g| g.end());
-        let glued =
-            text[digits_end..].starts_with(|ch: char| ch.is_alphanumeric()) && suffix.is_none();
-        if glued {
-            continue;
-        }
-        match (minute, suffix.as_deref()) {
-            (Some(mi), suffix) if h < 24 && mi < 60 && second < 60 => {
-                let base = h * 3600 + mi * 60 + second;
-                match suffix {
-                    Some(s) if s.starts_with('p') && h < 12 => {
-                        push(Mention::Clock(base + 12 * 3600), m.start(), m.end())
-                    }
-                    Some(s) if s.starts_with('a') && h == 12 => {
-                        push(Mention::Clock(base - 12 * 3600), m.start(), m.end())
-                    }
-                    Some(s) if s.starts_with('a') || s.starts_with('p') => {
-                        push(Mention::Clock(base), m.start(), m.end())
-                    }
-                    _ => {
-                        // "3:30" without am/pm: either half of the day.
-                        push(Mention::Clock(base), m.start(), m.end());
-                        let twenty_four_hour = c.get(3).is_some()
-                            || c.get(1).is_some_and(|g| g.as_str().starts_with('0'));
-                        if (1..12).contains(&h) && !twenty_four_hour {
-                            push(Mention::Clock(base + 12 * 3600), m.start(), m.end());
-                        }
-                    }
+    if hints.unit {
+        for c in duration().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            let count = c.get(1).map_or("", |g| g.as_str());
+            let unit = c.get(2).map_or("", |g| g.as_str());
+            let seconds_per = if unit.starts_with("sec") {
+                1.0
+            } else if unit.starts_with("min") {
+                60.0
+            } else if unit.starts_with('h') {
+                3600.0
+            } else if unit.starts_with('d') || unit.starts_with('n') {
+                86400.0
+            } else {
+                7.0 * 86400.0
+            };
+            let count = match count {
+                "half a" | "half an" | "a half" => Some(0.5),
+                "quarter of a" | "quarter of an" | "a quarter of a" | "a quarter of an" => {
+                    Some(0.25)
                 }
+                "forty-five" => Some(45.0),
+                other => count_value(other)
+                    .map(|n| n as f64)
+                    .or_else(|| other.parse().ok()),
+            };
+            if let Some(count) = count {
+                push(
+                    out,
+                    Mention::Duration((count * seconds_per).round() as i64),
+                    m.start(),
+                    m.end(),
+                );
+                taken.push((m.start(), m.end()));
             }
-            (None, Some(s))
-                if (1..=12).contains(&h) && (s.starts_with('a') || s.starts_with('p')) =>
-            {
-                let hour = match (s.starts_with('p'), h) {
-                    (true, 12) => 12,
-                    (true, h) => h + 12,
-                    (false, 12) => 0,
-                    (false, h) => h,
-                };
-                push(Mention::Clock(hour * 3600), m.start(), m.end());
+        }
+    }
+    // "an hour and a half": the half is its own span too.
+    for (at, _) in text.match_indices("and a half") {
+        push(out, Mention::Duration(1800), at, at + 10);
+    }
+
+    if hints.digit {
+        for c in clock().captures_iter(text) {
+            let m = c.get(0).expect("match");
+            if overlaps(&taken, m.start(), m.end()) {
+                continue;
             }
-            (None, Some(s)) if h < 24 && (s.starts_with('o') || s == "h") => {
-                push(Mention::Clock(h * 3600), m.start(), m.end());
-                if (1..12).contains(&h) {
-                    push(Mention::Clock((h + 12) * 3600), m.start(), m.end());
-                }
-            }
-            (None, None) if h <= 23 && c.get(1).is_some_and(|g| g.as_str().len() <= 2) => {
-                push(Mention::BareHour(h), m.start(), m.end());
-            }
-            _ => {}
+            digit_clock(text, &c, out);
         }
     }
 
-    for (start, word) in super::normalize::words(text)
-        .into_iter()
-        .map(|w| (w.start, w.text))
-    {
-        let end = start + word.len();
+    word_times(text, words, &taken, out);
+
+    for (i, w) in words.iter().enumerate() {
+        let (start, word) = (w.start, w.text);
+        let end = w.end;
+        let previous = i.checked_sub(1).map(|j| words[j].text);
         let mention = match word {
-            "today" | "tonight" | "now" | "currently" => Mention::Relative(0, 0),
+            "today" | "tonight" => Mention::Relative(0, 0),
+            "day" if matches!(previous, Some("every" | "each" | "per")) => Mention::Duration(86400),
+            "year"
+                if i >= 3
+                    && words[i - 3].text == "rest"
+                    && words[i - 2].text == "of"
+                    && previous == Some("the") =>
+            {
+                Mention::Monthly
+            }
             "tomorrow" => Mention::Relative(1, 1),
             "yesterday" => Mention::Relative(-1, -1),
-            "week" | "weekend" | "weekly" => Mention::Relative(-13, 13),
-            "month" | "monthly" => {
-                let before = &text[..start];
-                let offset = if before.ends_with("next ") || before.ends_with("coming ") {
-                    1
-                } else if before.ends_with("last ") || before.ends_with("previous ") {
-                    -1
-                } else {
-                    0
-                };
-                push(Mention::Relative(-31, 31), start, end);
-                Mention::CalendarMonth(offset)
-            }
+            "week" => match previous {
+                Some("every" | "each" | "per" | "a") => Mention::Duration(7 * 86400),
+                Some("this" | "current") => Mention::Week(0),
+                Some("next" | "coming" | "following" | "upcoming") => {
+                    push(out, Mention::Relative(1, 7), start, end);
+                    Mention::Week(1)
+                }
+                Some("last" | "past" | "previous") => {
+                    push(out, Mention::Relative(-7, -1), start, end);
+                    Mention::Week(-1)
+                }
+                _ => continue,
+            },
+            "weekly" => Mention::Duration(7 * 86400),
+            "daily" => Mention::Duration(86400),
+            "monthly" => Mention::Monthly,
+            "weekend" => match previous {
+                Some("next" | "following") => Mention::Weekend(1),
+                Some("last" | "past" | "previous") => Mention::Weekend(-1),
+                _ => Mention::Weekend(0),
+            },
+            "month" => match previous {
+                Some("every" | "each" | "per" | "a") => {
+                    push(out, Mention::Monthly, start, end);
+                    Mention::CalendarMonth(0)
+                }
+                Some("next" | "coming" | "following" | "upcoming") => Mention::CalendarMonth(1),
+                Some("last" | "previous" | "past") => Mention::CalendarMonth(-1),
+                _ => Mention::CalendarMonth(0),
+            },
             // "around 6 PM" allows a window either side.
             "around" | "approximately" | "roughly" | "ish" => {
-                push(Mention::Duration(1800), start, end);
+                push(out, Mention::Duration(1800), start, end);
                 Mention::Duration(3600)
             }
             "noon" | "midday" | "lunch" | "lunchtime" => Mention::Clock(12 * 3600),
@@ -434,12 +751,21 @@ pub fn mentions(text: &str) -> Vec<Found> {
             "evening" | "dinner" => Mention::DayPart(16, 23),
             "night" | "overnight" => {
                 // "the night of the 15th": a stay that ends the next day.
-                push(Mention::Duration(86400), start, end);
+                push(out, Mention::Duration(86400), start, end);
                 Mention::DayPart(18, 23)
             }
             _ => {
                 if let Some(day) = weekday(word) {
-                    Mention::Weekday(day)
+                    if word.ends_with('s') || matches!(previous, Some("every" | "each")) {
+                        push(out, Mention::Duration(7 * 86400), start, end);
+                    }
+                    let qualifier = match previous {
+                        Some("this" | "coming" | "upcoming") => Qualifier::This,
+                        Some("next" | "following") => Qualifier::Next,
+                        Some("last" | "past" | "previous") => Qualifier::Last,
+                        _ => Qualifier::Bare,
+                    };
+                    Mention::Weekday(day, qualifier)
                 } else if let Some(mo) = full_month_name(word) {
                     Mention::Month(mo)
                 } else {
@@ -447,20 +773,280 @@ pub fn mentions(text: &str) -> Vec<Found> {
                 }
             }
         };
-        push(mention, start, end);
+        push(out, mention, start, end);
     }
     // "day after tomorrow" and friends shift the plain reading.
-    if text.contains("after tomorrow") {
-        if let Some(at) = text.find("after tomorrow") {
-            push(Mention::Relative(2, 2), at, at + 14);
+    for (at, _) in text.match_indices("after tomorrow") {
+        push(out, Mention::Relative(2, 2), at, at + 14);
+    }
+    for (at, _) in text.match_indices("before yesterday") {
+        push(out, Mention::Relative(-2, -2), at, at + 16);
+    }
+    // "Today is 2023-03-17": a full date stated as today's.
+    let mut anchors = Vec::new();
+    for found in &out[first..] {
+        if let Mention::Date(d) = found.mention {
+            if states_today(&text[..found.start]) {
+                anchors.push(Found {
+                    mention: Mention::Today(d),
+                    start: found.start,
+                    end: found.end,
+                });
+            }
         }
     }
-    if text.contains("before yesterday") {
-        if let Some(at) = text.find("before yesterday") {
-            push(Mention::Relative(-2, -2), at, at + 16);
+    out.extend(anchors);
+}
+
+/// Whether the text before a date introduces it as today's ("today is",
+/// "today's date is", "the current date is").
+fn states_today(before: &str) -> bool {
+    let mut s = before.trim_end();
+    for cut in ["the", ":", ",", "is", "was"] {
+        if let Some(rest) = s.strip_suffix(cut) {
+            if cut.len() == 1 || rest.is_empty() || rest.ends_with(|c: char| !c.is_alphanumeric()) {
+                s = rest.trim_end();
+            }
         }
     }
-    out
+    [
+        "today",
+        "today's date",
+        "todays date",
+        "current date",
+        "date today",
+    ]
+    .iter()
+    .any(|phrase| {
+        s.strip_suffix(phrase)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| !c.is_alphanumeric()))
+    })
+}
+
+/// A clock time written with digits (the `clock` regex matched).
+fn digit_clock(text: &str, c: &regex::Captures<'_>, out: &mut Vec<Found>) {
+    let m = c.get(0).expect("match");
+    let mut push = |mention| {
+        out.push(Found {
+            mention,
+            start: m.start(),
+            end: m.end(),
+        })
+    };
+    let h = num(c, 1);
+    let minute = c.get(2).map(|g| g.as_str().parse::<u32>().unwrap_or(99));
+    let second = c
+        .get(3)
+        .map_or(0, |g| g.as_str().parse::<u32>().unwrap_or(99));
+    let suffix = c.get(4).map(|g| g.as_str().replace('.', ""));
+    // A digit run glued to letters or other digits ("5bff", "2023") is no
+    // clock, except a 24-hour "0730" said as a time.
+    let digits_end = c
+        .get(3)
+        .or(c.get(2))
+        .or(c.get(1))
+        .map_or(m.end(), |g| g.end());
+    let glued = text[digits_end..].starts_with(|ch: char| ch.is_alphanumeric()) && suffix.is_none();
+    if glued {
+        return;
+    }
+    match (minute, suffix.as_deref()) {
+        (Some(mi), suffix) if h < 24 && mi < 60 && second < 60 => {
+            let base = h * 3600 + mi * 60 + second;
+            match suffix {
+                Some(s) if s.starts_with('p') && h < 12 => push(Mention::Clock(base + 12 * 3600)),
+                Some(s) if s.starts_with('a') && h == 12 => push(Mention::Clock(base - 12 * 3600)),
+                Some(s) if s.starts_with('a') || s.starts_with('p') => push(Mention::Clock(base)),
+                _ => {
+                    // "3:30" without am/pm: either half of the day.
+                    push(Mention::Clock(base));
+                    let twenty_four_hour =
+                        c.get(3).is_some() || c.get(1).is_some_and(|g| g.as_str().starts_with('0'));
+                    if (1..12).contains(&h) && !twenty_four_hour {
+                        push(Mention::Clock(base + 12 * 3600));
+                    }
+                }
+            }
+        }
+        (None, Some(s)) if (1..=12).contains(&h) && (s.starts_with('a') || s.starts_with('p')) => {
+            let hour = match (s.starts_with('p'), h) {
+                (true, 12) => 12,
+                (true, h) => h + 12,
+                (false, 12) => 0,
+                (false, h) => h,
+            };
+            push(Mention::Clock(hour * 3600));
+        }
+        (None, Some(s)) if h < 24 && (s.starts_with('o') || s == "h") => {
+            push(Mention::Clock(h * 3600));
+            if (1..12).contains(&h) {
+                push(Mention::Clock((h + 12) * 3600));
+            }
+        }
+        (None, None) if h <= 23 && c.get(1).is_some_and(|g| g.as_str().len() <= 2) => {
+            push(Mention::BareHour(h));
+        }
+        _ => {}
+    }
+}
+
+/// Times and dates in words: "ten am", "seven thirty", "half past two",
+/// "quarter to seven", "at seven", "0730", "1400 hours", "March
+/// twenty-first", "the twenty-first of March", "on the first".
+fn word_times(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mut Vec<Found>) {
+    let _ = text;
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].text;
+        let start = words[i].start;
+        let free = |j: usize| !overlaps(taken, words[j].start, words[j].end);
+        let previous = i.checked_sub(1).map(|j| words[j].text);
+        // "half past two", "quarter to seven", "ten past eight".
+        let past_or_to = |j: usize| match words.get(j).map(|x| x.text) {
+            Some("past" | "after") => Some(true),
+            Some("to" | "till" | "til" | "before" | "of") => Some(false),
+            _ => None,
+        };
+        let minutes_before = match w {
+            "half" => Some((30, 1)),
+            "quarter" => Some((15, 1)),
+            _ => number_word(w)
+                .filter(|n| matches!(n, 5 | 10 | 20 | 25))
+                .map(|n| (n as u32, 1))
+                .map(|(n, k)| match words.get(i + 1).map(|x| x.text) {
+                    Some("minutes" | "mins") => (n, k + 1),
+                    _ => (n, k),
+                }),
+        };
+        if let Some((minutes, k)) = minutes_before {
+            if let Some(after) = past_or_to(i + k) {
+                if after || w != "half" {
+                    if let Some(hour) = hour_at(words, i + k + 1) {
+                        let mut j = i + k + 2;
+                        let half = suffix_at(words, j).map(|(h, n)| {
+                            j += n;
+                            h
+                        });
+                        let (hour, minute) = if after {
+                            (hour, minutes)
+                        } else {
+                            ((hour + 11) % 12, 60 - minutes)
+                        };
+                        let hour = if hour == 0 && half != Some(Half::Pm) {
+                            12
+                        } else {
+                            hour
+                        };
+                        push_clock(out, hour, minute, half, start, words[j - 1].end);
+                        if after {
+                            i = j;
+                            continue;
+                        }
+                    }
+                }
+            }
+        }
+        // "seven thirty am", "ten am", "seven o'clock", "at seven".
+        if let Some(hour) = hour_word(w).filter(|_| free(i)) {
+            let mut j = i + 1;
+            let minute = minute_words(words, j).map(|(m, n)| {
+                j += n;
+                m
+            });
+            let half = suffix_at(words, j).map(|(h, n)| {
+                j += n;
+                h
+            });
+            if minute.is_some() || half.is_some() {
+                push_clock(
+                    out,
+                    hour,
+                    minute.unwrap_or(0),
+                    half,
+                    start,
+                    words[j - 1].end,
+                );
+                i = j;
+                continue;
+            }
+            let next = words.get(i + 1).map(|x| x.text);
+            let range_after = matches!(next, Some("to" | "until" | "till" | "through"))
+                && hour_at(words, i + 2).is_some();
+            let range_before = matches!(previous, Some("to" | "until" | "till" | "and"))
+                && i >= 2
+                && hour_at(words, i - 2).is_some();
+            if (previous.is_some_and(time_preposition) && after_lone_hour(next))
+                || range_after
+                || range_before
+            {
+                out.push(Found {
+                    mention: Mention::BareHour(hour),
+                    start,
+                    end: words[i].end,
+                });
+            }
+        }
+        // "0730", "at 1400", "1400 hours".
+        if w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) {
+            let (h, m) = (
+                w[..2].parse::<u32>().unwrap_or(99),
+                w[2..].parse::<u32>().unwrap_or(99),
+            );
+            let next = words.get(i + 1).map(|x| x.text);
+            // "1400 hours" also reads as a (long) duration.
+            let hours = matches!(next, Some("hours" | "hrs" | "h"));
+            let said_as_time = hours
+                || free(i)
+                    && (w.starts_with('0')
+                        || previous
+                            .is_some_and(|p| matches!(p, "at" | "by" | "until" | "till" | "from")));
+            if h < 24 && m < 60 && said_as_time {
+                out.push(Found {
+                    mention: Mention::Clock(h * 3600 + m * 60),
+                    start,
+                    end: words[i].end,
+                });
+            }
+        }
+        // "march twenty-first", "the twenty-first of march", "on the first".
+        if let Some(month) = month_number(w).filter(|_| w.len() >= 3) {
+            let j = if words.get(i + 1).map(|x| x.text) == Some("the") {
+                i + 2
+            } else {
+                i + 1
+            };
+            if let Some((day, n)) = ordinal_words(words, j) {
+                out.push(Found {
+                    mention: Mention::MonthDay(month, day),
+                    start,
+                    end: words[j + n - 1].end,
+                });
+            }
+        }
+        if let Some((day, n)) = ordinal_words(words, i) {
+            let after = words.get(i + n).map(|x| x.text);
+            let month = (after == Some("of"))
+                .then(|| words.get(i + n + 1))
+                .flatten()
+                .and_then(|x| month_number(x.text).filter(|_| x.text.len() >= 3));
+            if let Some(month) = month {
+                out.push(Found {
+                    mention: Mention::MonthDay(month, day),
+                    start,
+                    end: words[i + n + 1].end,
+                });
+            } else if previous == Some("the")
+                && (i >= 2 && words[i - 2].text == "on" || after == Some("of"))
+            {
+                out.push(Found {
+                    mention: Mention::DayOfMonth(day),
+                    start,
+                    end: words[i + n - 1].end,
+                });
+            }
+        }
+        i += 1;
+    }
 }
 
 /// A month by its full name (abbreviations are too often other words).
@@ -528,10 +1114,23 @@ mod tests {
     }
 
     fn clocks(text: &str) -> Vec<Clock> {
-        only(text)
+        let mut c: Vec<Clock> = only(text)
             .into_iter()
             .filter_map(|m| match m {
                 Mention::Clock(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        c.sort();
+        c.dedup();
+        c
+    }
+
+    fn bare_hours(text: &str) -> Vec<u32> {
+        only(text)
+            .into_iter()
+            .filter_map(|m| match m {
+                Mention::BareHour(h) => Some(h),
                 _ => None,
             })
             .collect()
@@ -552,6 +1151,47 @@ mod tests {
         assert_eq!(clocks("at noon"), [12 * H]);
         assert_eq!(clocks("at 6 o'clock"), [6 * H, 18 * H]);
         assert_eq!(clocks("at 09:15:30"), [9 * H + 15 * 60 + 30]);
+    }
+
+    #[test]
+    fn clock_times_in_words() {
+        assert_eq!(clocks("wake me at ten am"), [10 * H]);
+        assert_eq!(clocks("ten a.m. please"), [10 * H]);
+        assert_eq!(clocks("at seven thirty am"), [7 * H + 1800]);
+        assert_eq!(clocks("at seven thirty"), [7 * H + 1800, 19 * H + 1800]);
+        assert_eq!(clocks("at eleven forty five pm"), [23 * H + 45 * 60]);
+        assert_eq!(clocks("at seven oh five"), [7 * H + 300, 19 * H + 300]);
+        assert_eq!(clocks("at seven o'clock"), [7 * H, 19 * H]);
+        assert_eq!(clocks("half past two"), [2 * H + 1800, 14 * H + 1800]);
+        assert!(clocks("half past 2 pm").contains(&(14 * H + 1800)));
+        assert_eq!(
+            clocks("a quarter to seven"),
+            [6 * H + 45 * 60, 18 * H + 45 * 60]
+        );
+        assert_eq!(clocks("quarter past eight am"), [8 * H + 15 * 60]);
+        assert_eq!(clocks("ten past nine pm"), [21 * H + 600]);
+        assert_eq!(
+            clocks("twenty minutes to twelve"),
+            [11 * H + 40 * 60, 23 * H + 40 * 60]
+        );
+        assert_eq!(clocks("at midnight"), [0]);
+        assert_eq!(clocks("at 0730"), [7 * H + 1800]);
+        assert_eq!(clocks("1400 hours"), [14 * H]);
+        assert_eq!(bare_hours("set an alarm for seven"), [7]);
+        assert_eq!(bare_hours("from eight to ten tomorrow"), [8, 10]);
+    }
+
+    #[test]
+    fn numbers_in_words_that_are_not_times() {
+        assert!(clocks("two adults and one child").is_empty());
+        assert!(bare_hours("a table for two adults").is_empty());
+        assert!(bare_hours("at one of the stages").is_empty());
+        assert!(bare_hours("I have seven apples").is_empty());
+        assert!(clocks("a quarter of an hour").is_empty());
+        assert!(clocks("in 2023").is_empty());
+        assert!(clocks("order 1234 shipped").is_empty());
+        assert!(clocks("from 2023-09-11 to 2023-09-15").is_empty());
+        assert!(bare_hours("for two hours").is_empty());
     }
 
     #[test]
@@ -589,16 +1229,67 @@ mod tests {
     }
 
     #[test]
+    fn dates_in_words() {
+        assert!(only("March twenty-first at ten am").contains(&Mention::MonthDay(3, 21)));
+        assert!(only("on march the first").contains(&Mention::MonthDay(3, 1)));
+        assert!(only("the thirtieth of june").contains(&Mention::MonthDay(6, 30)));
+        assert!(only("the twenty first of october").contains(&Mention::MonthDay(10, 21)));
+        assert!(only("on the second").contains(&Mention::DayOfMonth(2)));
+        assert!(!only("the second time we met")
+            .iter()
+            .any(|m| matches!(m, Mention::DayOfMonth(_) | Mention::MonthDay(..))));
+        assert!(!only("March forward")
+            .iter()
+            .any(|m| matches!(m, Mention::MonthDay(..))));
+    }
+
+    #[test]
     fn relative_dates_and_weekdays() {
         assert!(only("tomorrow").contains(&Mention::Relative(1, 1)));
         assert!(only("the day after tomorrow").contains(&Mention::Relative(2, 2)));
         assert!(only("in 3 days").contains(&Mention::Relative(3, 3)));
         assert!(only("two weeks ago").contains(&Mention::Relative(-14, -14)));
-        assert!(only("next week").contains(&Mention::Relative(-13, 13)));
-        assert!(only("on Friday").contains(&Mention::Weekday(Weekday::Fri)));
+        assert!(only("in a month").contains(&Mention::Relative(28, 31)));
+        assert!(only("the next 3 days").contains(&Mention::Relative(0, 3)));
+        assert!(only("over the past two weeks").contains(&Mention::Relative(-14, 0)));
+        assert!(only("next week").contains(&Mention::Week(1)));
+        assert!(only("last week").contains(&Mention::Week(-1)));
+        assert!(only("this week").contains(&Mention::Week(0)));
+        assert!(!only("twice a week")
+            .iter()
+            .any(|m| matches!(m, Mention::Week(_))));
+        assert!(only("this weekend").contains(&Mention::Weekend(0)));
+        assert!(only("on Friday").contains(&Mention::Weekday(Weekday::Fri, Qualifier::Bare)));
+        assert!(only("next Friday").contains(&Mention::Weekday(Weekday::Fri, Qualifier::Next)));
+        assert!(only("this Friday").contains(&Mention::Weekday(Weekday::Fri, Qualifier::This)));
+        assert!(only("last Friday").contains(&Mention::Weekday(Weekday::Fri, Qualifier::Last)));
         assert!(only("next month").contains(&Mention::CalendarMonth(1)));
         assert!(only("last month").contains(&Mention::CalendarMonth(-1)));
         assert!(only("this month").contains(&Mention::CalendarMonth(0)));
+    }
+
+    #[test]
+    fn now_and_currently_are_not_dates() {
+        assert!(only("now, let me check").is_empty());
+        assert!(only("what is currently on").is_empty());
+        assert_eq!(only("today"), [Mention::Relative(0, 0)]);
+    }
+
+    #[test]
+    fn statements_of_today() {
+        let today = |t: &str| {
+            only(t).into_iter().find_map(|m| match m {
+                Mention::Today(d) => Some(d),
+                _ => None,
+            })
+        };
+        let d = NaiveDate::from_ymd_opt(2023, 3, 17);
+        assert_eq!(today("my schedule for tomorrow? Today is 2023-03-17."), d);
+        assert_eq!(today("Sure, the current date is 2023-03-17."), d);
+        assert_eq!(today("today's date is March 17, 2023"), d);
+        assert_eq!(today("my dentist is on 2023-03-17"), None);
+        assert_eq!(today("this is 2023-03-17"), None);
+        assert_eq!(today("today I moved it to 2023-03-17"), None);
     }
 
     #[test]
@@ -613,6 +1304,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(durations("30 minutes before"), [1800]);
+        assert_eq!(durations("30min before"), [1800]);
         assert_eq!(durations("an hour early"), [3600]);
         assert_eq!(durations("half an hour"), [1800]);
         assert_eq!(durations("2 hours"), [7200]);

@@ -284,6 +284,31 @@ pub struct Param {
     pub enum_values: &'static [&'static str],
     pub format: Format,
     pub free_text: bool,
+    /// One end of a search window the assistant chooses (see
+    /// [`SEARCH_BOUNDS`]).
+    pub bound: bool,
+}
+
+/// The parameters that bound a search window: the assistant picks them to
+/// cover what the user asked about ("anything this month?" becomes the
+/// month's first and last second), so they are judged more loosely than
+/// values the user must have given (`Evidence::ground_bound`). Kept here
+/// rather than in the catalogs, which have no place for it: tool, then its
+/// bounds.
+pub const SEARCH_BOUNDS: &[(&str, &[&str])] = &[
+    ("QueryCalendar", &["start_time", "end_time"]),
+    ("SearchInbox", &["start_date", "end_date"]),
+    ("SearchMessages", &["start_date", "end_date"]),
+    ("FindAlarms", &["start_range", "end_range"]),
+    // API-Bank
+    ("QueryHealthData", &["start_time", "end_time"]),
+];
+
+/// Whether `param` of `tool` bounds a search window.
+pub fn is_search_bound(tool: &str, param: &str) -> bool {
+    SEARCH_BOUNDS
+        .iter()
+        .any(|(t, params)| *t == tool && params.contains(&param))
 }
 
 impl Tool {
@@ -299,46 +324,55 @@ impl Tool {
             Tool::ToolTalk(t) => t
                 .parameters
                 .iter()
-                .map(|p| Param {
-                    name: p.name,
-                    ty: Type::Json(p.ty),
-                    required: p.required,
-                    enum_values: p.enum_values,
-                    format: match p.format {
-                        ValueFormat::Any => Format::Any,
-                        ValueFormat::Timestamp => Format::Timestamp,
-                        ValueFormat::Date => Format::Date,
-                        ValueFormat::Time => Format::Time,
-                        ValueFormat::Email => Format::Email,
-                        ValueFormat::Phone => Format::Phone,
-                        ValueFormat::Id => Format::Id,
-                    },
-                    free_text: p.free_text,
-                })
+                .map(|p| self.tooltalk_param(p))
                 .collect(),
-            Tool::ApiBank(a) => a
-                .parameters
-                .iter()
-                .map(|p| Param {
-                    name: p.name,
-                    ty: Type::ApiBank(p.ty),
-                    required: p.required,
-                    enum_values: p.enum_values,
-                    format: match p.format {
-                        ApiFormat::Any => Format::Any,
-                        ApiFormat::Timestamp => Format::Timestamp,
-                        ApiFormat::Date => Format::Date,
-                        ApiFormat::MonthDay => Format::MonthDay,
-                        ApiFormat::Token => Format::Token,
-                    },
-                    free_text: p.free_text,
-                })
-                .collect(),
+            Tool::ApiBank(a) => a.parameters.iter().map(|p| self.apibank_param(p)).collect(),
         }
     }
 
     pub fn param(&self, name: &str) -> Option<Param> {
-        self.params().into_iter().find(|p| p.name == name)
+        match self {
+            Tool::ToolTalk(t) => t.parameter(name).map(|p| self.tooltalk_param(p)),
+            Tool::ApiBank(a) => a.parameter(name).map(|p| self.apibank_param(p)),
+        }
+    }
+
+    fn tooltalk_param(&self, p: &'static sim::ParamSpec) -> Param {
+        Param {
+            name: p.name,
+            ty: Type::Json(p.ty),
+            required: p.required,
+            enum_values: p.enum_values,
+            format: match p.format {
+                ValueFormat::Any => Format::Any,
+                ValueFormat::Timestamp => Format::Timestamp,
+                ValueFormat::Date => Format::Date,
+                ValueFormat::Time => Format::Time,
+                ValueFormat::Email => Format::Email,
+                ValueFormat::Phone => Format::Phone,
+                ValueFormat::Id => Format::Id,
+            },
+            free_text: p.free_text,
+            bound: is_search_bound(self.name(), p.name),
+        }
+    }
+
+    fn apibank_param(&self, p: &'static apibank::ApiParam) -> Param {
+        Param {
+            name: p.name,
+            ty: Type::ApiBank(p.ty),
+            required: p.required,
+            enum_values: p.enum_values,
+            format: match p.format {
+                ApiFormat::Any => Format::Any,
+                ApiFormat::Timestamp => Format::Timestamp,
+                ApiFormat::Date => Format::Date,
+                ApiFormat::MonthDay => Format::MonthDay,
+                ApiFormat::Token => Format::Token,
+            },
+            free_text: p.free_text,
+            bound: is_search_bound(self.name(), p.name),
+        }
     }
 
     /// Arguments the world supplies, not the model (ToolTalk's session token).

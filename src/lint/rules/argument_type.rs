@@ -233,6 +233,7 @@ mod tests {
             enum_values: &[],
             format,
             free_text: false,
+            bound: false,
         }
     }
 

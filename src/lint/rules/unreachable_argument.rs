@@ -15,16 +15,35 @@ crate::declare_rule! {
     /// Finds argument values the assistant could not have known when it
     /// made the call: nothing said or shown before the call supports them.
     ///
-    /// The evidence is what precedes the call: the user's and the
-    /// assistant's earlier words, what the assistant is shown (location,
-    /// timestamp, username when logged in), and the arguments and results
-    /// of earlier calls. Both sides are normalised first: case, whitespace
-    /// and punctuation; numbers in digits or words; clock times ("2pm",
-    /// "2:00 PM" and "14:00" are all 14:00:00); dates ("September 12th",
-    /// "9/12", "12 Sep", weekdays, today/tomorrow/yesterday/next week,
-    /// relative to the conversation's timestamp); times a mentioned
-    /// duration away ("30 minutes before"). Lists are checked element by
-    /// element.
+    /// The evidence is what precedes the call: the user's earlier words,
+    /// what the assistant is shown (location, timestamp, username when
+    /// logged in), the arguments and results of earlier calls, and the
+    /// assistant's own earlier words once the user has answered them. The
+    /// last is a choice: a value the assistant proposes and the user then
+    /// accepts ("Shall I set it for 3 pm?" / "Yes") is known, but one the
+    /// assistant states with nothing behind it and acts on before the user
+    /// says a word ("Let me set it for 3 pm." then the call) is not, so the
+    /// assistant's words count only from the next user turn on. Both sides
+    /// are normalised first: case, whitespace and punctuation; numbers in
+    /// digits or words; clock times ("2pm", "2:00 PM", "two pm", "14:00"
+    /// and "1400 hours" are all 14:00:00; "half past two", "quarter to
+    /// seven"); dates ("September 12th", "9/12", "12 Sep", "March
+    /// twenty-first"); times a mentioned duration away ("30 minutes
+    /// before"). Relative dates are resolved against the anchor date (the
+    /// conversation's timestamp, an API-Bank `GetToday` result, or "today
+    /// is 2023-03-17" said in the dialogue) to the days they can mean:
+    /// "Friday" is the coming or the last one, "next Friday" the coming one
+    /// or next week's, "next week" the days of next week, "the 12th" the
+    /// nearest 12th either side. Without an anchor only dates stated in
+    /// full count. Lists are checked element by element.
+    ///
+    /// The ends of a search window (`QueryCalendar`'s `start_time` and
+    /// `end_time`, `SearchInbox`'s and `SearchMessages`' `start_date` and
+    /// `end_date`, `FindAlarms`' range, API-Bank's `QueryHealthData`) are
+    /// the assistant's choice: any moment of a known day will do, and so
+    /// does midnight or 23:59:59 of a day within a week of a known date or
+    /// at either end of a month that holds one (the current month, the one
+    /// named, "next month").
     ///
     /// Left alone: text the assistant composes (parameters the catalog
     /// marks as free text, such as a message body or an event description),
@@ -60,19 +79,25 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         evidence.add_text(Source::Context(shown.name.to_owned()), &shown.value);
     }
     let mut tokens: HashSet<String> = HashSet::new();
+    // The assistant's words, until the user answers them.
+    let mut unanswered: Vec<(usize, &str)> = Vec::new();
     for event in &view.events {
         match event {
             Event::Say {
-                speaker,
+                speaker: Speaker::User,
                 turn,
                 text,
             } => {
-                let source = match speaker {
-                    Speaker::User => Source::User { turn: *turn },
-                    Speaker::Assistant => Source::Assistant { turn: *turn },
-                };
-                evidence.add_text(source, text);
+                for (said_at, said) in unanswered.drain(..) {
+                    evidence.add_text(Source::Assistant { turn: said_at }, said);
+                }
+                evidence.add_text(Source::User { turn: *turn }, text);
             }
+            Event::Say {
+                speaker: Speaker::Assistant,
+                turn,
+                text,
+            } => unanswered.push((*turn, text)),
             Event::Call(call) => {
                 if let Some(tool) = view.tool(call.api_name) {
                     check_call(view, &tool, call, &evidence, &tokens, out);
@@ -122,7 +147,12 @@ fn check_call(
             continue;
         };
         let value = grounding_value(view, &param, name, value, call);
-        if let Grounding::Unreachable { value: missing } = evidence.ground(&value, kind) {
+        let verdict = if param.bound {
+            evidence.ground_bound(&value, kind)
+        } else {
+            evidence.ground(&value, kind)
+        };
+        if let Grounding::Unreachable { value: missing } = verdict {
             let shown = if value.is_array() {
                 format!("element {missing:?} of {value}")
             } else {
@@ -212,12 +242,12 @@ fn learn(
     tokens: &mut HashSet<String>,
 ) {
     let api = call.api_name.to_owned();
-    evidence.add_value(
+    evidence.add_members(
         Source::Request {
             turn: call.turn,
             api: api.clone(),
         },
-        &Value::Object(call.arguments.clone()),
+        call.arguments,
     );
     if let Some(result) = call.result {
         evidence.add_value(
