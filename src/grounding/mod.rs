@@ -162,6 +162,78 @@ impl std::hash::Hasher for FastHasher {
 
 type FastSet<T> = HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
 
+/// A text read ahead of the dialogue: reading every text of a dialogue in
+/// one batch ([`Reading::read_all`]) costs a fraction of reading them one
+/// at a time; the evidence then takes them in dialogue order
+/// ([`Evidence::add_reading`]).
+#[derive(Debug, Clone, Default)]
+pub struct Reading {
+    text: String,
+    lower: String,
+    /// Byte ranges of the words of `lower`.
+    words: Vec<(usize, usize)>,
+    mentions: Vec<when::Found>,
+}
+
+impl Reading {
+    /// Read these texts, in one batch.
+    pub fn read_all(texts: Vec<String>) -> Vec<Reading> {
+        let lowers: Vec<String> = texts
+            .iter()
+            .map(|t| normalize::lowercase(t).into_owned())
+            .collect();
+        let refs: Vec<&str> = lowers.iter().map(String::as_str).collect();
+        let words: Vec<Vec<normalize::Word<'_>>> = refs.iter().map(|t| words(t)).collect();
+        let mentions = when::scan_batch(&refs, &words);
+        let spans: Vec<Vec<(usize, usize)>> = words
+            .iter()
+            .map(|ws| ws.iter().map(|w| (w.start, w.end)).collect())
+            .collect();
+        drop(words);
+        texts
+            .into_iter()
+            .zip(lowers)
+            .zip(spans.into_iter().zip(mentions))
+            .map(|((text, lower), (words, mentions))| Reading {
+                text,
+                lower,
+                words,
+                mentions,
+            })
+            .collect()
+    }
+
+    /// The words of the lower-case text.
+    fn words(&self) -> impl Iterator<Item = normalize::Word<'_>> {
+        self.words.iter().map(|&(start, end)| normalize::Word {
+            text: &self.lower[start..end],
+            start,
+            end,
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Every string and number in a JSON value, joined by " ; ": how a call's
+/// arguments or result reads as evidence.
+pub fn leaves_of(value: &Value) -> String {
+    let mut out = String::new();
+    collect_leaves(value, &mut out);
+    out
+}
+
+/// [`leaves_of`] an object's members (a call's arguments).
+pub fn leaves_of_members(members: &serde_json::Map<String, Value>) -> String {
+    let mut out = String::new();
+    for value in members.values() {
+        collect_leaves(value, &mut out);
+    }
+    out
+}
+
 /// Everything the assistant has seen so far.
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
@@ -200,9 +272,6 @@ pub struct Evidence {
     durations: FastSet<i64>,
     /// Something repeats monthly: a month after a known date is known.
     monthly: bool,
-    /// Reused between calls to `add_text`.
-    scratch: Vec<when::Found>,
-    leaves: String,
 }
 
 impl Evidence {
@@ -236,11 +305,18 @@ impl Evidence {
 
     /// Add a text the assistant has seen.
     pub fn add_text(&mut self, source: Source, text: &str) {
+        let reading = Reading::read_all(vec![text.to_owned()]);
+        self.add_reading(source, &reading[0]);
+    }
+
+    /// Add a text read ahead with [`Reading::read_all`].
+    pub fn add_reading(&mut self, source: Source, reading: &Reading) {
+        let text = reading.text.as_str();
         if text.trim().is_empty() {
             return;
         }
-        let lower = normalize::lowercase(text);
-        let ws = words(&lower);
+        let lower = reading.lower.as_str();
+        let ws: Vec<normalize::Word<'_>> = reading.words().collect();
         let start = self.texts.len();
         self.texts.push_str(text);
         self.pieces.push(Piece {
@@ -261,35 +337,16 @@ impl Evidence {
         }
         self.words.push_str(" | ");
         self.compact.push('|');
-        normalize::numbers_in(&lower, &ws, &mut self.numbers);
-        let mut found = std::mem::take(&mut self.scratch);
-        found.clear();
-        when::scan(&lower, &ws, &mut found);
-        for f in &found {
+        normalize::numbers_in(lower, &ws, &mut self.numbers);
+        for f in &reading.mentions {
             self.learn(&f.mention);
         }
-        self.scratch = found;
     }
 
     /// Add a JSON value the assistant has seen (arguments, a result): every
     /// string and number in it.
     pub fn add_value(&mut self, source: Source, value: &Value) {
-        let mut leaves = std::mem::take(&mut self.leaves);
-        leaves.clear();
-        collect_leaves(value, &mut leaves);
-        self.add_text(source, &leaves);
-        self.leaves = leaves;
-    }
-
-    /// [`Evidence::add_value`] of an object's members (a call's arguments).
-    pub fn add_members(&mut self, source: Source, members: &serde_json::Map<String, Value>) {
-        let mut leaves = std::mem::take(&mut self.leaves);
-        leaves.clear();
-        for value in members.values() {
-            collect_leaves(value, &mut leaves);
-        }
-        self.add_text(source, &leaves);
-        self.leaves = leaves;
+        self.add_text(source, &leaves_of(value));
     }
 
     fn learn(&mut self, mention: &Mention) {

@@ -103,44 +103,38 @@ pub fn is_stopword(word: &str) -> bool {
 
 /// The value of a number word ("seven", "twenty"), if it is one.
 pub fn number_word(word: &str) -> Option<i64> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
-    if let Some(i) = UNITS.iter().position(|u| *u == word) {
-        return Some(i as i64);
-    }
-    if let Some(i) = TENS.iter().position(|t| *t == word) {
-        return Some(20 + 10 * i as i64);
-    }
-    match word {
-        "a" | "an" | "single" | "once" => Some(1),
-        "couple" | "twice" | "pair" => Some(2),
-        "dozen" => Some(12),
-        "hundred" => Some(100),
-        _ => None,
-    }
+    Some(match word {
+        "zero" => 0,
+        "one" | "a" | "an" | "single" | "once" => 1,
+        "two" | "couple" | "twice" | "pair" => 2,
+        "three" => 3,
+        "four" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
+        "ten" => 10,
+        "eleven" => 11,
+        "twelve" | "dozen" => 12,
+        "thirteen" => 13,
+        "fourteen" => 14,
+        "fifteen" => 15,
+        "sixteen" => 16,
+        "seventeen" => 17,
+        "eighteen" => 18,
+        "nineteen" => 19,
+        "twenty" => 20,
+        "thirty" => 30,
+        "forty" => 40,
+        "fifty" => 50,
+        "sixty" => 60,
+        "seventy" => 70,
+        "eighty" => 80,
+        "ninety" => 90,
+        "hundred" => 100,
+        _ => return None,
+    })
 }
 
 /// Numbers written in a text, as digits ("1,200", "3.5") or words

@@ -126,23 +126,6 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
 
 const MONTH_WORD: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?";
 
-fn iso_date() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
-}
-
-fn slash_date() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b")
-}
-
-/// "on 7-15": a month and day with a dash, only after "on" (elsewhere
-/// "8-11" is more often a range of hours).
-fn dash_month_day() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\bon\s+(\d{1,2})-(\d{1,2})\b")
-}
-
 fn month_day() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
@@ -161,19 +144,6 @@ fn day_month() -> &'static Regex {
         ))
         .expect("valid pattern")
     })
-}
-
-fn ordinal_day() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b(\d{1,2})(?:st|nd|rd|th)\b")
-}
-
-fn clock() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"\b(\d{1,2})(?:[:.h](\d{2})(?::(\d{2}))?)?\s*(a\.?m\b\.?|p\.?m\b\.?|o'?clock\b|h\b)?",
-    )
 }
 
 fn duration() -> &'static Regex {
@@ -224,35 +194,30 @@ fn ordinal_word(word: &str) -> Option<u32> {
 
 /// "first" .. "twentieth", "thirtieth".
 fn simple_ordinal(word: &str) -> Option<u32> {
-    const ORDINALS: [&str; 20] = [
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "fifth",
-        "sixth",
-        "seventh",
-        "eighth",
-        "ninth",
-        "tenth",
-        "eleventh",
-        "twelfth",
-        "thirteenth",
-        "fourteenth",
-        "fifteenth",
-        "sixteenth",
-        "seventeenth",
-        "eighteenth",
-        "nineteenth",
-        "twentieth",
-    ];
-    if word == "thirtieth" {
-        return Some(30);
-    }
-    ORDINALS
-        .iter()
-        .position(|o| *o == word)
-        .map(|i| i as u32 + 1)
+    Some(match word {
+        "first" => 1,
+        "second" => 2,
+        "third" => 3,
+        "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        "tenth" => 10,
+        "eleventh" => 11,
+        "twelfth" => 12,
+        "thirteenth" => 13,
+        "fourteenth" => 14,
+        "fifteenth" => 15,
+        "sixteenth" => 16,
+        "seventeenth" => 17,
+        "eighteenth" => 18,
+        "nineteenth" => 19,
+        "twentieth" => 20,
+        "thirtieth" => 30,
+        _ => return None,
+    })
 }
 
 /// An ordinal day in words starting at word `i` ("twenty first", "21st" is
@@ -489,15 +454,278 @@ fn hints(text: &str, words: &[Word<'_>]) -> Hints {
 /// Everything `text` (lower case) says about when.
 pub fn mentions(text: &str) -> Vec<Found> {
     let words = super::normalize::words(text);
-    let mut out = Vec::new();
-    scan(text, &words, &mut out);
+    scan_batch(&[text], &[words]).pop().unwrap_or_default()
+}
+
+/// [`mentions`] of many texts (lower case, with their words) at once: the
+/// patterns run once
+/// over all of them rather than once per text, which is most of the cost
+/// of reading short texts.
+pub fn scan_batch(texts: &[&str], words: &[Vec<Word<'_>>]) -> Vec<Vec<Found>> {
+    // Pieces are joined with a separator no pattern reads across (no
+    // pattern matches ";", and the newlines stop the word boundaries).
+    const SEP: &str = "\n;\n";
+    let mut batch = String::with_capacity(texts.iter().map(|t| t.len() + SEP.len()).sum());
+    let mut starts = Vec::with_capacity(texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        if i > 0 {
+            batch.push_str(SEP);
+        }
+        starts.push(batch.len());
+        batch.push_str(t);
+    }
+    let mut all_hints = Hints::default();
+    for (t, ws) in texts.iter().zip(words) {
+        let h = hints(t, ws);
+        all_hints.digit |= h.digit;
+        all_hints.month |= h.month;
+        all_hints.unit |= h.unit;
+        all_hints.day |= h.day;
+        all_hints.relative |= h.relative;
+        all_hints.rolling |= h.rolling;
+    }
+    let mut found = Vec::new();
+    let mut taken = Vec::new();
+    regex_phase(&batch, &all_hints, &mut found, &mut taken);
+    // Back to the pieces, in the order found.
+    let piece_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let mut out: Vec<Vec<Found>> = vec![Vec::new(); texts.len()];
+    let mut piece_taken: Vec<Vec<(usize, usize)>> = vec![Vec::new(); texts.len()];
+    for f in found {
+        let k = piece_of(f.start);
+        let (start, end) = (starts[k], starts[k] + texts[k].len());
+        out[k].push(Found {
+            mention: f.mention,
+            start: f.start - start,
+            end: f.end.min(end) - start,
+        });
+    }
+    for (s, e) in taken {
+        let k = piece_of(s);
+        let (start, end) = (starts[k], starts[k] + texts[k].len());
+        piece_taken[k].push((s - start, e.min(end) - start));
+    }
+    for (k, text) in texts.iter().enumerate() {
+        word_phase(text, &words[k], &piece_taken[k], &mut out[k]);
+    }
     out
 }
 
-/// [`mentions`] with the text's words already split, appending to `out`.
-pub(crate) fn scan(text: &str, words: &[Word<'_>], out: &mut Vec<Found>) {
-    let first = out.len();
-    let hints = hints(text, words);
+/// Whether a character is a word character, as `\b` sees it.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn word_after(text: &str, at: usize) -> bool {
+    text[at..].chars().next().is_some_and(is_word_char)
+}
+
+/// The run of ASCII digits starting at `at`: its end.
+fn digits_from(text: &str, at: usize) -> usize {
+    at + text.as_bytes()[at.min(text.len())..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count()
+}
+
+/// The value of a run of ASCII digits (saturating).
+fn value_of(digits: &str) -> u32 {
+    digits.parse().unwrap_or(u32::MAX)
+}
+
+/// Runs of ASCII digits that start a word: `(start, end)`. Every pattern
+/// written with digits starts at one, so they are read by hand from here
+/// (the patterns are those of a regular expression, noted on each reader,
+/// and match exactly what it would).
+fn digit_runs(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            i = digits_from(text, i);
+            if !text[..start].chars().next_back().is_some_and(is_word_char) {
+                out.push((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn separator_at(text: &str, at: usize) -> bool {
+    matches!(text.as_bytes().get(at), Some(b'-' | b'/' | b'.'))
+}
+
+/// `\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b`: (start, end, (y, m, d)).
+fn iso_dates(text: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize, (u32, u32, u32))> {
+    let mut out = Vec::new();
+    let mut resume = 0;
+    for &(start, end) in runs {
+        if start < resume || end - start != 4 || !separator_at(text, end) {
+            continue;
+        }
+        let month_end = digits_from(text, end + 1);
+        if !(1..=2).contains(&(month_end - end - 1)) || !separator_at(text, month_end) {
+            continue;
+        }
+        let day_end = digits_from(text, month_end + 1);
+        if !(1..=2).contains(&(day_end - month_end - 1)) || word_after(text, day_end) {
+            continue;
+        }
+        out.push((
+            start,
+            day_end,
+            (
+                value_of(&text[start..end]),
+                value_of(&text[end + 1..month_end]),
+                value_of(&text[month_end + 1..day_end]),
+            ),
+        ));
+        resume = day_end;
+    }
+    out
+}
+
+/// `\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b`: (start, end, a, b, year).
+#[allow(clippy::type_complexity)]
+fn slash_dates(text: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize, u32, u32, Option<u32>)> {
+    let mut out = Vec::new();
+    let mut resume = 0;
+    for &(start, end) in runs {
+        if start < resume
+            || !(1..=2).contains(&(end - start))
+            || text.as_bytes().get(end) != Some(&b'/')
+        {
+            continue;
+        }
+        let second_end = digits_from(text, end + 1);
+        if !(1..=2).contains(&(second_end - end - 1)) {
+            continue;
+        }
+        let mut match_end = second_end;
+        let mut year = None;
+        if text.as_bytes().get(second_end) == Some(&b'/') {
+            let year_end = digits_from(text, second_end + 1);
+            if matches!(year_end - second_end - 1, 2 | 4) && !word_after(text, year_end) {
+                year = Some(value_of(&text[second_end + 1..year_end]));
+                match_end = year_end;
+            }
+        }
+        if year.is_none() && word_after(text, second_end) {
+            continue;
+        }
+        out.push((
+            start,
+            match_end,
+            value_of(&text[start..end]),
+            value_of(&text[end + 1..second_end]),
+            year,
+        ));
+        resume = match_end;
+    }
+    out
+}
+
+/// `\bon\s+(\d{1,2})-(\d{1,2})\b` ("on 7-15"; elsewhere "8-11" is more
+/// often a range of hours): (start of the digits, end, a, b).
+fn dash_month_days(text: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize, u32, u32)> {
+    let mut out = Vec::new();
+    for &(start, end) in runs {
+        if !(1..=2).contains(&(end - start)) || text.as_bytes().get(end) != Some(&b'-') {
+            continue;
+        }
+        let before = &text[..start];
+        let trimmed = before.trim_end();
+        let said_on = trimmed.len() < before.len()
+            && trimmed
+                .strip_suffix("on")
+                .is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word_char));
+        if !said_on {
+            continue;
+        }
+        let second_end = digits_from(text, end + 1);
+        if !(1..=2).contains(&(second_end - end - 1)) || word_after(text, second_end) {
+            continue;
+        }
+        out.push((
+            start,
+            second_end,
+            value_of(&text[start..end]),
+            value_of(&text[end + 1..second_end]),
+        ));
+    }
+    out
+}
+
+/// `\b(\d{1,2})(?:st|nd|rd|th)\b`: (start, end, day).
+fn ordinal_days(text: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize, u32)> {
+    let mut out = Vec::new();
+    for &(start, end) in runs {
+        if !(1..=2).contains(&(end - start)) {
+            continue;
+        }
+        let ordinal = matches!(
+            text.as_bytes().get(end..end + 2),
+            Some(b"st" | b"nd" | b"rd" | b"th")
+        );
+        if ordinal && !word_after(text, end + 2) {
+            out.push((start, end + 2, value_of(&text[start..end])));
+        }
+    }
+    out
+}
+
+/// Where `\b\d{1,2}(?:[:.h]\d{2}(?::\d{2})?)?\s*(?:a\.?m\b\.?|p\.?m\b\.?|o'?clock\b|h\b)?`
+/// matched from the digit run at `start` ends.
+fn clock_match_end(text: &str, start: usize, run_end: usize) -> usize {
+    let bytes = text.as_bytes();
+    let two_digits = |at: usize| {
+        bytes
+            .get(at..at + 2)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let mut at = start + (run_end - start).min(2);
+    if matches!(bytes.get(at), Some(b':' | b'.' | b'h')) && two_digits(at + 1) {
+        at += 3;
+        if bytes.get(at) == Some(&b':') && two_digits(at + 1) {
+            at += 3;
+        }
+    }
+    let spaced = at + text[at..].len() - text[at..].trim_start().len();
+    let rest = &text[spaced..];
+    let half = |letter: char| -> Option<usize> {
+        let after = rest.strip_prefix(letter)?;
+        let after = after.strip_prefix('.').unwrap_or(after);
+        let after = after.strip_prefix('m')?;
+        let end = text.len() - after.len();
+        if word_after(text, end) {
+            return None;
+        }
+        Some(end + usize::from(after.starts_with('.')))
+    };
+    let suffix = half('a')
+        .or_else(|| half('p'))
+        .or_else(|| {
+            let after = rest.strip_prefix('o')?;
+            let after = after.strip_prefix('\'').unwrap_or(after);
+            let after = after.strip_prefix("clock")?;
+            let end = text.len() - after.len();
+            (!word_after(text, end)).then_some(end)
+        })
+        .or_else(|| {
+            let after = rest.strip_prefix('h')?;
+            let end = text.len() - after.len();
+            (!word_after(text, end)).then_some(end)
+        });
+    suffix.unwrap_or(spaced)
+}
+
+/// The patterns that need a regular expression, over a text or a batch
+/// of them; `taken` gets the spans read as dates and durations.
+fn regex_phase(text: &str, hints: &Hints, out: &mut Vec<Found>, taken: &mut Vec<(usize, usize)>) {
     let push = |out: &mut Vec<Found>, mention, start, end| {
         out.push(Found {
             mention,
@@ -505,56 +733,44 @@ pub(crate) fn scan(text: &str, words: &[Word<'_>], out: &mut Vec<Found>) {
             end,
         })
     };
-    // Byte ranges already read as dates, so their numbers are not clock times.
-    let mut taken: Vec<(usize, usize)> = Vec::new();
-
+    let runs = if hints.digit {
+        digit_runs(text)
+    } else {
+        Vec::new()
+    };
     if hints.digit {
-        for c in iso_date().captures_iter(text) {
-            let m = c.get(0).expect("match");
-            let (y, mo, d) = (num(&c, 1), num(&c, 2), num(&c, 3));
+        for (start, end, (y, mo, d)) in iso_dates(text, &runs) {
             if let Some(date) = NaiveDate::from_ymd_opt(y as i32, mo, d) {
-                push(out, Mention::Date(date), m.start(), m.end());
-                taken.push((m.start(), m.end()));
+                push(out, Mention::Date(date), start, end);
+                taken.push((start, end));
             }
         }
-        for c in slash_date().captures_iter(text) {
-            let m = c.get(0).expect("match");
-            if overlaps(&taken, m.start(), m.end()) {
+        for (start, end, a, b, year) in slash_dates(text, &runs) {
+            if overlaps(taken, start, end) {
                 continue;
             }
-            let (a, b) = (num(&c, 1), num(&c, 2));
-            let year = c.get(3).map(|y| {
-                let y: i32 = y.as_str().parse().unwrap_or(0);
-                if y < 100 {
-                    2000 + y
-                } else {
-                    y
-                }
-            });
+            let year = year.map(|y| if y < 100 { 2000 + y as i32 } else { y as i32 });
             // Month first (US) or day first: both readings count.
             for (mo, d) in [(a, b), (b, a)] {
                 if (1..=12).contains(&mo) && (1..=31).contains(&d) {
                     match year.and_then(|y| NaiveDate::from_ymd_opt(y, mo, d)) {
-                        Some(date) => push(out, Mention::Date(date), m.start(), m.end()),
-                        None => push(out, Mention::MonthDay(mo, d), m.start(), m.end()),
+                        Some(date) => push(out, Mention::Date(date), start, end),
+                        None => push(out, Mention::MonthDay(mo, d), start, end),
                     }
                 }
             }
-            taken.push((m.start(), m.end()));
+            taken.push((start, end));
         }
-        for c in dash_month_day().captures_iter(text) {
-            let m = c.get(0).expect("match");
-            let (a, b) = (num(&c, 1), num(&c, 2));
-            let at = c.get(1).map_or(m.start(), |g| g.start());
-            if overlaps(&taken, at, m.end()) {
+        for (at, end, a, b) in dash_month_days(text, &runs) {
+            if overlaps(taken, at, end) {
                 continue;
             }
             for (mo, d) in [(a, b), (b, a)] {
                 if (1..=12).contains(&mo) && (1..=31).contains(&d) {
-                    push(out, Mention::MonthDay(mo, d), at, m.end());
+                    push(out, Mention::MonthDay(mo, d), at, end);
                 }
             }
-            taken.push((at, m.end()));
+            taken.push((at, end));
         }
         if hints.month {
             for (regex, month_group, day_group) in [(month_day(), 1, 2), (day_month(), 2, 1)] {
@@ -576,12 +792,10 @@ pub(crate) fn scan(text: &str, words: &[Word<'_>], out: &mut Vec<Found>) {
                 }
             }
         }
-        for c in ordinal_day().captures_iter(text) {
-            let m = c.get(0).expect("match");
-            let d = num(&c, 1);
-            if !overlaps(&taken, m.start(), m.end()) && (1..=31).contains(&d) {
-                push(out, Mention::DayOfMonth(d), m.start(), m.end());
-                taken.push((m.start(), m.end()));
+        for (start, end, d) in ordinal_days(text, &runs) {
+            if !overlaps(taken, start, end) && (1..=31).contains(&d) {
+                push(out, Mention::DayOfMonth(d), start, end);
+                taken.push((start, end));
             }
         }
     }
@@ -681,16 +895,32 @@ pub(crate) fn scan(text: &str, words: &[Word<'_>], out: &mut Vec<Found>) {
     }
 
     if hints.digit {
-        for c in clock().captures_iter(text) {
-            let m = c.get(0).expect("match");
-            if overlaps(&taken, m.start(), m.end()) {
+        let mut resume = 0;
+        for &(start, run_end) in &runs {
+            if start < resume {
                 continue;
             }
-            digit_clock(text, &c, out);
+            let end = clock_match_end(text, start, run_end);
+            resume = end;
+            if run_end - start > 2 || overlaps(taken, start, end) {
+                continue;
+            }
+            digit_clock(text, start, end, out);
         }
     }
+}
 
-    word_times(text, words, &taken, out);
+/// The patterns read word by word, over one text.
+fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mut Vec<Found>) {
+    let first = 0;
+    let push = |out: &mut Vec<Found>, mention, start, end| {
+        out.push(Found {
+            mention,
+            start,
+            end,
+        })
+    };
+    word_times(text, words, taken, out);
 
     for (i, w) in words.iter().enumerate() {
         let (start, word) = (w.start, w.text);
@@ -824,28 +1054,41 @@ fn states_today(before: &str) -> bool {
 }
 
 /// A clock time written with digits (the `clock` regex matched).
-fn digit_clock(text: &str, c: &regex::Captures<'_>, out: &mut Vec<Found>) {
-    let m = c.get(0).expect("match");
+fn digit_clock(text: &str, start: usize, end: usize, out: &mut Vec<Found>) {
     let mut push = |mention| {
         out.push(Found {
             mention,
-            start: m.start(),
-            end: m.end(),
+            start,
+            end,
         })
     };
-    let h = num(c, 1);
-    let minute = c.get(2).map(|g| g.as_str().parse::<u32>().unwrap_or(99));
-    let second = c
-        .get(3)
-        .map_or(0, |g| g.as_str().parse::<u32>().unwrap_or(99));
-    let suffix = c.get(4).map(|g| g.as_str().replace('.', ""));
+    // The match (see `clock_match_end`), read into its groups.
+    let ms = &text.as_bytes()[start..end];
+    let digits =
+        |at: usize, n: usize| ms.len() >= at + n && ms[at..at + n].iter().all(u8::is_ascii_digit);
+    let hour_len = if digits(0, 2) { 2 } else { 1 };
+    if !digits(0, 1) {
+        return;
+    }
+    let h = two(&ms[..hour_len]);
+    let mut at = hour_len;
+    let mut minute = None;
+    let mut second_given = false;
+    let mut second = 0;
+    if ms.len() > at && matches!(ms[at], b':' | b'.' | b'h') && digits(at + 1, 2) {
+        minute = Some(two(&ms[at + 1..at + 3]));
+        at += 3;
+        if ms.len() > at && ms[at] == b':' && digits(at + 1, 2) {
+            second = two(&ms[at + 1..at + 3]);
+            second_given = true;
+            at += 3;
+        }
+    }
+    let digits_end = start + at;
+    let rest = text[digits_end..end].trim_start();
+    let suffix = (!rest.is_empty()).then(|| rest.replace('.', ""));
     // A digit run glued to letters or other digits ("5bff", "2023") is no
-    // clock, except a 24-hour "0730" said as a time.
-    let digits_end = c
-        .get(3)
-        .or(c.get(2))
-        .or(c.get(1))
-        .map_or(m.end(), |g| g.end());
+    // clock.
     let glued = text[digits_end..].starts_with(|ch: char| ch.is_alphanumeric()) && suffix.is_none();
     if glued {
         return;
@@ -860,8 +1103,7 @@ fn digit_clock(text: &str, c: &regex::Captures<'_>, out: &mut Vec<Found>) {
                 _ => {
                     // "3:30" without am/pm: either half of the day.
                     push(Mention::Clock(base));
-                    let twenty_four_hour =
-                        c.get(3).is_some() || c.get(1).is_some_and(|g| g.as_str().starts_with('0'));
+                    let twenty_four_hour = second_given || ms[0] == b'0';
                     if (1..12).contains(&h) && !twenty_four_hour {
                         push(Mention::Clock(base + 12 * 3600));
                     }
@@ -883,7 +1125,7 @@ fn digit_clock(text: &str, c: &regex::Captures<'_>, out: &mut Vec<Found>) {
                 push(Mention::Clock((h + 12) * 3600));
             }
         }
-        (None, None) if h <= 23 && c.get(1).is_some_and(|g| g.as_str().len() <= 2) => {
+        (None, None) if h <= 23 => {
             push(Mention::BareHour(h));
         }
         _ => {}
@@ -898,6 +1140,20 @@ fn word_times(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
     let mut i = 0;
     while i < words.len() {
         let w = words[i].text;
+        // Only number words, "half", "quarter", months, ordinals and
+        // four-digit times start a pattern: skip the rest cheaply.
+        let could_start = match w.as_bytes() {
+            [b'0'..=b'9', ..] => w.len() == 4,
+            [first, ..] if w.len() <= 11 => matches!(
+                first,
+                b'a' | b'd' | b'e' | b'f' | b'h' | b'j' | b'm' | b'n' | b'o' | b'q' | b's' | b't'
+            ),
+            _ => false,
+        };
+        if !could_start {
+            i += 1;
+            continue;
+        }
         let start = words[i].start;
         let free = |j: usize| !overlaps(taken, words[j].start, words[j].end);
         let previous = i.checked_sub(1).map(|j| words[j].text);
@@ -1057,6 +1313,11 @@ fn full_month_name(word: &str) -> Option<u32> {
 
 fn count_value(word: &str) -> Option<i64> {
     word.parse().ok().or_else(|| number_word(word))
+}
+
+/// The value of one or two ASCII digits.
+fn two(digits: &[u8]) -> u32 {
+    digits.iter().fold(0, |n, d| n * 10 + (d - b'0') as u32)
 }
 
 fn num(c: &regex::Captures<'_>, i: usize) -> u32 {

@@ -23,7 +23,7 @@ pub enum Format {
 pub fn render(report: &Report, rules: &[&'static Rule], format: Format) -> String {
     match format {
         Format::Human => human(report),
-        Format::Json => pretty(&json_report(report)),
+        Format::Json => json_text(report),
         Format::Sarif => pretty(&sarif(report, rules)),
         Format::Github => github(report),
     }
@@ -146,6 +146,58 @@ pub fn json_report(report: &Report) -> Value {
         "errors": report.count(Severity::Error),
         "warnings": report.count(Severity::Warning),
     })
+}
+
+/// [`json_report`] as text, written straight from the report: the same
+/// bytes as printing the tree, without building it (a run over thousands
+/// of files may have tens of thousands of findings).
+pub fn json_text(report: &Report) -> String {
+    #[derive(serde::Serialize)]
+    struct FindingOut<'a> {
+        file: &'a str,
+        rule: &'a str,
+        severity: &'a str,
+        message: &'a str,
+        turn: Option<usize>,
+        call: Option<usize>,
+        argument: Option<&'a str>,
+        line: Option<usize>,
+        column: Option<usize>,
+        help: Option<&'a str>,
+    }
+    #[derive(serde::Serialize)]
+    struct ReportOut<'a> {
+        files: usize,
+        findings: Vec<FindingOut<'a>>,
+        counts: std::collections::BTreeMap<&'static str, usize>,
+        errors: usize,
+        warnings: usize,
+    }
+    let out = ReportOut {
+        files: report.files,
+        findings: report
+            .findings
+            .iter()
+            .map(|f| FindingOut {
+                file: &f.file,
+                rule: f.rule,
+                severity: f.severity.name(),
+                message: &f.message,
+                turn: f.turn,
+                call: f.call,
+                argument: f.argument.as_deref(),
+                line: f.line,
+                column: f.column,
+                help: f.help.as_deref(),
+            })
+            .collect(),
+        counts: report.counts(),
+        errors: report.count(Severity::Error),
+        warnings: report.count(Severity::Warning),
+    };
+    let mut text = serde_json::to_string_pretty(&out).expect("reports serialise");
+    text.push('\n');
+    text
 }
 
 /// SARIF 2.1.0 as GitHub code scanning reads it.
@@ -290,6 +342,36 @@ mod tests {
         assert_eq!(shown.chars().nth(caret), Some('X'));
         let (shown, caret) = window("short X", 6, 1);
         assert_eq!((shown.as_str(), caret), ("short X", 6));
+    }
+
+    #[test]
+    fn json_text_is_the_tree_printed() {
+        let finding = |rule: &'static str, severity, help: Option<&str>| Finding {
+            file: "a \"b\".json".into(),
+            rule,
+            severity,
+            message: "m\nn".into(),
+            turn: Some(1),
+            call: None,
+            argument: Some("x".into()),
+            line: Some(3),
+            column: None,
+            help: help.map(str::to_owned),
+            snippet: None,
+        };
+        let report = Report {
+            files: 2,
+            findings: vec![
+                finding("schema", Severity::Error, None),
+                finding("turn-order", Severity::Warning, Some("h")),
+            ],
+            errors: Vec::new(),
+        };
+        assert_eq!(json_text(&report), pretty(&json_report(&report)));
+        assert_eq!(
+            json_text(&Report::default()),
+            pretty(&json_report(&Report::default()))
+        );
     }
 
     #[test]

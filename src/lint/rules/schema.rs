@@ -53,13 +53,15 @@ fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut
     let before = out.len();
     // Most files are valid, and asking that is much cheaper than listing
     // what is wrong.
-    let valid = validator.is_valid(&file.value);
-    for error in validator.iter_errors(&file.value).filter(|_| !valid) {
-        let pointer = error.instance_path.as_str().to_owned();
-        let shown = if pointer.is_empty() { "/" } else { &pointer };
-        out.push(
-            Diagnostic::new(NAME, format!("{shown}: {error}")).at(Anchor::value(pointer.clone())),
-        );
+    if !validator.is_valid(&file.value) {
+        for error in validator.iter_errors(&file.value) {
+            let pointer = error.instance_path.as_str().to_owned();
+            let shown = if pointer.is_empty() { "/" } else { &pointer };
+            out.push(
+                Diagnostic::new(NAME, format!("{shown}: {error}"))
+                    .at(Anchor::value(pointer.clone())),
+            );
+        }
     }
     // The schema and the types are kept in step, but if they ever drift the
     // reader's complaint is still worth a finding.

@@ -4,7 +4,9 @@ use serde_json::Value;
 
 use crate::apibank::catalog::TOKEN_SOURCES;
 use crate::apibank::ApiType;
-use crate::grounding::{Evidence, Grounding, Source, ValueKind};
+use crate::grounding::{
+    leaves_of, leaves_of_members, Evidence, Grounding, Reading, Source, ValueKind,
+};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::rules::argument_type::python_str_list;
 use crate::lint::view::{CallRef, Event, Flavor, Format, Param, Speaker, Tool, Type, View};
@@ -74,35 +76,50 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let Some(view) = input.view else { return };
+    // Every text the dialogue holds, read in one batch, then taken in order.
+    let mut texts: Vec<String> = view.shown.iter().map(|s| s.value.clone()).collect();
+    for event in &view.events {
+        match event {
+            Event::Say { text, .. } => texts.push((*text).to_owned()),
+            Event::Call(call) => {
+                texts.push(leaves_of_members(call.arguments));
+                texts.push(call.result.map(leaves_of).unwrap_or_default());
+            }
+        }
+    }
+    let readings = Reading::read_all(texts);
+    let mut readings = readings.iter();
+    let mut next = || readings.next().expect("one reading per text");
     let mut evidence = Evidence::new(view.now);
     for shown in &view.shown {
-        evidence.add_text(Source::Context(shown.name.to_owned()), &shown.value);
+        evidence.add_reading(Source::Context(shown.name.to_owned()), next());
     }
     let mut tokens: HashSet<String> = HashSet::new();
     // The assistant's words, until the user answers them.
-    let mut unanswered: Vec<(usize, &str)> = Vec::new();
+    let mut unanswered: Vec<(usize, &Reading)> = Vec::new();
     for event in &view.events {
         match event {
             Event::Say {
                 speaker: Speaker::User,
                 turn,
-                text,
+                ..
             } => {
                 for (said_at, said) in unanswered.drain(..) {
-                    evidence.add_text(Source::Assistant { turn: said_at }, said);
+                    evidence.add_reading(Source::Assistant { turn: said_at }, said);
                 }
-                evidence.add_text(Source::User { turn: *turn }, text);
+                evidence.add_reading(Source::User { turn: *turn }, next());
             }
             Event::Say {
                 speaker: Speaker::Assistant,
                 turn,
-                text,
-            } => unanswered.push((*turn, text)),
+                ..
+            } => unanswered.push((*turn, next())),
             Event::Call(call) => {
                 if let Some(tool) = view.tool(call.api_name) {
                     check_call(view, &tool, call, &evidence, &tokens, out);
                 }
-                learn(view, call, &mut evidence, &mut tokens);
+                let (arguments, result) = (next(), next());
+                learn(view, call, (arguments, result), &mut evidence, &mut tokens);
             }
         }
     }
@@ -238,24 +255,25 @@ fn grounding_value(
 fn learn(
     view: &View<'_>,
     call: &CallRef<'_>,
+    (arguments, result_text): (&Reading, &Reading),
     evidence: &mut Evidence,
     tokens: &mut HashSet<String>,
 ) {
     let api = call.api_name.to_owned();
-    evidence.add_members(
+    evidence.add_reading(
         Source::Request {
             turn: call.turn,
             api: api.clone(),
         },
-        call.arguments,
+        arguments,
     );
     if let Some(result) = call.result {
-        evidence.add_value(
+        evidence.add_reading(
             Source::Result {
                 turn: call.turn,
                 api,
             },
-            result,
+            result_text,
         );
         if view.flavor == Flavor::ApiBank {
             if TOKEN_SOURCES.contains(&call.api_name) {
