@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::lint::output::{render, Format};
+use crate::lint::output::{render, write_json, Format};
 use crate::lint::{lint_paths, rule, Config, InputFormat, Options, Rule};
 use crate::Error;
 
@@ -75,10 +75,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     }
     let options = options(args)?;
     let report = lint_paths(&args.paths, &options)?;
-    let text = render(&report, &options.rules(), args.format);
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.format == Format::Json {
+        // Streamed: a run over thousands of files may report tens of
+        // thousands of findings.
+        let _ = write_json(&report, &mut stdout);
+    } else {
+        let _ = stdout.write_all(render(&report, &options.rules(), args.format).as_bytes());
+    }
     let _ = stdout.flush();
+    drop(stdout);
     if let Some((last, rest)) = report.errors.split_last() {
         for error in rest {
             eprintln!("error: {error}");

@@ -176,15 +176,19 @@ pub struct Reading {
 }
 
 impl Reading {
-    /// Read these texts, in one batch.
-    pub fn read_all(texts: Vec<String>) -> Vec<Reading> {
+    /// Read these texts, in one batch; what they say about dates and
+    /// times only for the first `dates_upto` (the rest have none: the
+    /// caller knows no value read as a date or time comes after them).
+    pub fn read_all(texts: Vec<String>, dates_upto: usize) -> Vec<Reading> {
         let lowers: Vec<String> = texts
             .iter()
             .map(|t| normalize::lowercase(t).into_owned())
             .collect();
         let refs: Vec<&str> = lowers.iter().map(String::as_str).collect();
         let words: Vec<Vec<normalize::Word<'_>>> = refs.iter().map(|t| words(t)).collect();
-        let mentions = when::scan_batch(&refs, &words);
+        let upto = dates_upto.min(refs.len());
+        let mut mentions = when::scan_batch(&refs[..upto], &words[..upto]);
+        mentions.resize_with(refs.len(), Vec::new);
         let spans: Vec<Vec<(usize, usize)>> = words
             .iter()
             .map(|ws| ws.iter().map(|w| (w.start, w.end)).collect())
@@ -305,7 +309,7 @@ impl Evidence {
 
     /// Add a text the assistant has seen.
     pub fn add_text(&mut self, source: Source, text: &str) {
-        let reading = Reading::read_all(vec![text.to_owned()]);
+        let reading = Reading::read_all(vec![text.to_owned()], 1);
         self.add_reading(source, &reading[0]);
     }
 

@@ -100,7 +100,13 @@ const MONTH_NAMES: [&str; 12] = [
 /// The month (1-12) a word names: "sep", "sept", "september".
 pub fn month_number(word: &str) -> Option<u32> {
     let word = word.trim_end_matches('.');
-    if word.len() < 3 {
+    if word.len() < 3
+        || word.len() > 9
+        || !matches!(
+            word.as_bytes()[0],
+            b'j' | b'f' | b'm' | b'a' | b's' | b'o' | b'n' | b'd'
+        )
+    {
         return None;
     }
     let i = MONTHS.iter().position(|m| word.starts_with(m))?;
@@ -396,6 +402,7 @@ struct Hints {
     day: bool,
     relative: bool,
     rolling: bool,
+    half: bool,
 }
 
 fn hints(text: &str, words: &[Word<'_>]) -> Hints {
@@ -421,6 +428,7 @@ fn hints(text: &str, words: &[Word<'_>]) -> Hints {
             h.month = month_number(t).is_some();
         }
         match t {
+            "half" => h.half = true,
             "day" | "days" => {
                 h.day = true;
                 h.unit = true;
@@ -483,6 +491,7 @@ pub fn scan_batch(texts: &[&str], words: &[Vec<Word<'_>>]) -> Vec<Vec<Found>> {
         all_hints.day |= h.day;
         all_hints.relative |= h.relative;
         all_hints.rolling |= h.rolling;
+        all_hints.half |= h.half;
     }
     let mut found = Vec::new();
     let mut taken = Vec::new();
@@ -890,7 +899,7 @@ fn regex_phase(text: &str, hints: &Hints, out: &mut Vec<Found>, taken: &mut Vec<
         }
     }
     // "an hour and a half": the half is its own span too.
-    for (at, _) in text.match_indices("and a half") {
+    for (at, _) in text.match_indices("and a half").filter(|_| hints.half) {
         push(out, Mention::Duration(1800), at, at + 10);
     }
 
@@ -1006,11 +1015,15 @@ fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
         push(out, mention, start, end);
     }
     // "day after tomorrow" and friends shift the plain reading.
-    for (at, _) in text.match_indices("after tomorrow") {
-        push(out, Mention::Relative(2, 2), at, at + 14);
+    if words.iter().any(|w| w.text == "tomorrow") {
+        for (at, _) in text.match_indices("after tomorrow") {
+            push(out, Mention::Relative(2, 2), at, at + 14);
+        }
     }
-    for (at, _) in text.match_indices("before yesterday") {
-        push(out, Mention::Relative(-2, -2), at, at + 16);
+    if words.iter().any(|w| w.text == "yesterday") {
+        for (at, _) in text.match_indices("before yesterday") {
+            push(out, Mention::Relative(-2, -2), at, at + 16);
+        }
     }
     // "Today is 2023-03-17": a full date stated as today's.
     let mut anchors = Vec::new();
@@ -1332,11 +1345,39 @@ fn overlaps(taken: &[(usize, usize)], start: usize, end: usize) -> bool {
 
 /// Parse a value in one of the formats tools use.
 pub fn parse_timestamp(value: &str) -> Option<NaiveDateTime> {
+    // The canonical spelling by hand (chrono's format machinery costs more
+    // than the rest of judging a value); anything else as chrono reads it.
+    let b = value.as_bytes();
+    if b.len() == 19 && b[10] == b' ' && b[13] == b':' && b[16] == b':' {
+        if let (Some(date), Some(h), Some(m), Some(s)) = (
+            canonical_date(&b[..10]),
+            two_digits(&b[11..13]),
+            two_digits(&b[14..16]),
+            two_digits(&b[17..19]),
+        ) {
+            if let Some(time) = NaiveTime::from_hms_opt(h, m, s) {
+                return Some(date.and_time(time));
+            }
+        }
+    }
     NaiveDateTime::parse_from_str(value, "%Y-%m-%d %H:%M:%S").ok()
 }
 
 pub fn parse_date(value: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(value, "%Y-%m-%d").ok()
+    canonical_date(value.as_bytes()).or_else(|| NaiveDate::parse_from_str(value, "%Y-%m-%d").ok())
+}
+
+/// `dddd-dd-dd`, when it is a real date.
+fn canonical_date(b: &[u8]) -> Option<NaiveDate> {
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = two_digits(&b[..2])? * 100 + two_digits(&b[2..4])?;
+    NaiveDate::from_ymd_opt(year as i32, two_digits(&b[5..7])?, two_digits(&b[8..10])?)
+}
+
+fn two_digits(b: &[u8]) -> Option<u32> {
+    b.iter().all(u8::is_ascii_digit).then(|| two(b))
 }
 
 pub fn parse_clock(value: &str) -> Option<Clock> {
@@ -1571,6 +1612,39 @@ mod tests {
         assert_eq!(durations("2 hours"), [7200]);
         assert_eq!(durations("1.5 hours"), [5400]);
         assert_eq!(durations("ten mins"), [600]);
+    }
+
+    #[test]
+    fn the_fast_readings_agree_with_chrono() {
+        for value in [
+            "2023-09-12 14:00:00",
+            "2023-02-30 14:00:00",
+            "2023-09-12 24:00:00",
+            "2023-09-12 23:59:60",
+            "2023-9-12 14:00:00",
+            "2023-09-12T14:00:00",
+            "2023-09-12 14:00",
+            "abcd-ef-gh ij:kl:mn",
+        ] {
+            assert_eq!(
+                parse_timestamp(value),
+                NaiveDateTime::parse_from_str(value, "%Y-%m-%d %H:%M:%S").ok(),
+                "{value}"
+            );
+        }
+        for value in [
+            "2023-09-12",
+            "2023-02-30",
+            "2023-9-12",
+            "12-09-2023",
+            "2023/09/12",
+        ] {
+            assert_eq!(
+                parse_date(value),
+                NaiveDate::parse_from_str(value, "%Y-%m-%d").ok(),
+                "{value}"
+            );
+        }
     }
 
     #[test]

@@ -152,6 +152,13 @@ pub fn json_report(report: &Report) -> Value {
 /// bytes as printing the tree, without building it (a run over thousands
 /// of files may have tens of thousands of findings).
 pub fn json_text(report: &Report) -> String {
+    let mut out = Vec::new();
+    write_json(report, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// [`json_text`] written to `out` as it is produced.
+pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Result<()> {
     #[derive(serde::Serialize)]
     struct FindingOut<'a> {
         file: &'a str,
@@ -173,7 +180,7 @@ pub fn json_text(report: &Report) -> String {
         errors: usize,
         warnings: usize,
     }
-    let out = ReportOut {
+    let report_out = ReportOut {
         files: report.files,
         findings: report
             .findings
@@ -195,9 +202,8 @@ pub fn json_text(report: &Report) -> String {
         errors: report.count(Severity::Error),
         warnings: report.count(Severity::Warning),
     };
-    let mut text = serde_json::to_string_pretty(&out).expect("reports serialise");
-    text.push('\n');
-    text
+    serde_json::to_writer_pretty(&mut out, &report_out)?;
+    out.write_all(b"\n")
 }
 
 /// SARIF 2.1.0 as GitHub code scanning reads it.

@@ -4,6 +4,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::apibank::ApiType;
+use crate::grounding::when;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::view::{Format, Param, Type};
 use crate::lint::Diagnostic;
@@ -143,23 +144,27 @@ fn format_problem(format: Format, text: &str) -> Option<String> {
     };
     let (ok, wanted) = match format {
         Format::Timestamp => (
-            re(&TIMESTAMP, r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$").is_match(text)
-                && chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").is_ok(),
+            re(
+                &TIMESTAMP,
+                r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
+            )
+            .is_match(text)
+                && when::parse_timestamp(text).is_some(),
             "a timestamp %Y-%m-%d %H:%M:%S",
         ),
         Format::Date => (
-            re(&DATE, r"^\d{4}-\d{2}-\d{2}$").is_match(text)
-                && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok(),
+            re(&DATE, r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$").is_match(text)
+                && when::parse_date(text).is_some(),
             "a date %Y-%m-%d",
         ),
         Format::Time => (
-            re(&TIME, r"^\d{2}:\d{2}:\d{2}$").is_match(text)
+            re(&TIME, r"^[0-9]{2}:[0-9]{2}:[0-9]{2}$").is_match(text)
                 && chrono::NaiveTime::parse_from_str(text, "%H:%M:%S").is_ok(),
             "a time %H:%M:%S",
         ),
         Format::MonthDay => (
-            re(&MONTH_DAY, r"^\d{2}-\d{2}$").is_match(text)
-                && crate::grounding::when::parse_month_day(text).is_some(),
+            re(&MONTH_DAY, r"^[0-9]{2}-[0-9]{2}$").is_match(text)
+                && when::parse_month_day(text).is_some(),
             "a day of the year %m-%d",
         ),
         Format::Email => (
@@ -167,7 +172,7 @@ fn format_problem(format: Format, text: &str) -> Option<String> {
             "an email address",
         ),
         Format::Phone => (
-            re(&PHONE, r"^\d{3}-\d{3}-\d{4}$").is_match(text),
+            re(&PHONE, r"^[0-9]{3}-[0-9]{3}-[0-9]{4}$").is_match(text),
             "a phone number ddd-ddd-dddd",
         ),
         Format::Any | Format::Id | Format::Token => (true, ""),

@@ -55,14 +55,21 @@ fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
+                if !holds_placeholder(item) {
+                    continue;
+                }
                 let len = pointer.len();
-                pointer.push_str(&format!("/{i}"));
+                pointer.push('/');
+                pointer.push_str(&i.to_string());
                 walk(item, pointer, line, out);
                 pointer.truncate(len);
             }
         }
         Value::Object(map) => {
             for (key, item) in map {
+                if !holds_placeholder(item) {
+                    continue;
+                }
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&pointer_token(key));
@@ -71,6 +78,17 @@ fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<
             }
         }
         _ => {}
+    }
+}
+
+/// Whether a placeholder is anywhere inside `value` (checked before the
+/// pointer to it is built, since almost nothing holds one).
+fn holds_placeholder(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains(PLACEHOLDER),
+        Value::Array(items) => items.iter().any(holds_placeholder),
+        Value::Object(map) => map.values().any(holds_placeholder),
+        _ => false,
     }
 }
 

@@ -1,3 +1,5 @@
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use crate::dataset::SchemaKind;
@@ -72,14 +74,23 @@ fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut
     }
 }
 
-/// The conversation schema (schemas/conversation.schema.json).
+/// The conversation schema (schemas/conversation.schema.json), compiled
+/// once, on its own: the dataset's shared table compiles every schema
+/// (databases included), which costs a lint run over a few files more than
+/// linting them.
 pub fn conversation_validator() -> &'static jsonschema::Validator {
-    SchemaKind::Conversation.validator()
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| compile(SchemaKind::Conversation))
 }
 
 /// The scenario pool schema (schemas/scenario-pool.schema.json).
 pub fn pool_validator() -> &'static jsonschema::Validator {
-    SchemaKind::ScenarioPool.validator()
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| compile(SchemaKind::ScenarioPool))
+}
+
+fn compile(kind: SchemaKind) -> jsonschema::Validator {
+    jsonschema::validator_for(&kind.schema()).expect("the project's schemas compile")
 }
 
 /// What is wrong with an API-Bank line's shape, if anything.

@@ -76,18 +76,34 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let Some(view) = input.view else { return };
-    // Every text the dialogue holds, read in one batch, then taken in order.
+    // Nothing after the last call to a known tool is evidence for anything.
+    let Some(last) = view
+        .events
+        .iter()
+        .rposition(|e| matches!(e, Event::Call(c) if view.tool(c.api_name).is_some()))
+    else {
+        return;
+    };
+    let events = &view.events[..=last];
+    // Every text before it, read in one batch, then taken in order; dates
+    // and times are looked for only up to the last call that needs them.
     let mut texts: Vec<String> = view.shown.iter().map(|s| s.value.clone()).collect();
-    for event in &view.events {
+    let mut dates_upto = 0;
+    for event in events {
         match event {
             Event::Say { text, .. } => texts.push((*text).to_owned()),
             Event::Call(call) => {
+                if needs_dates(view, call) {
+                    dates_upto = texts.len();
+                }
                 texts.push(leaves_of_members(call.arguments));
                 texts.push(call.result.map(leaves_of).unwrap_or_default());
             }
         }
     }
-    let readings = Reading::read_all(texts);
+    // The last call's own arguments and result come after every check.
+    texts.truncate(texts.len() - 2);
+    let readings = Reading::read_all(texts, dates_upto);
     let mut readings = readings.iter();
     let mut next = || readings.next().expect("one reading per text");
     let mut evidence = Evidence::new(view.now);
@@ -97,7 +113,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let mut tokens: HashSet<String> = HashSet::new();
     // The assistant's words, until the user answers them.
     let mut unanswered: Vec<(usize, &Reading)> = Vec::new();
-    for event in &view.events {
+    for (i, event) in events.iter().enumerate() {
         match event {
             Event::Say {
                 speaker: Speaker::User,
@@ -118,10 +134,45 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 if let Some(tool) = view.tool(call.api_name) {
                     check_call(view, &tool, call, &evidence, &tokens, out);
                 }
-                let (arguments, result) = (next(), next());
-                learn(view, call, (arguments, result), &mut evidence, &mut tokens);
+                if i < last {
+                    let (arguments, result) = (next(), next());
+                    learn(view, call, (arguments, result), &mut evidence, &mut tokens);
+                }
             }
         }
+    }
+}
+
+/// Whether judging a call's arguments needs the dates and times the
+/// evidence mentions (a date, a time, or a month name as text).
+fn needs_dates(view: &View<'_>, call: &CallRef<'_>) -> bool {
+    let Some(tool) = view.tool(call.api_name) else {
+        return false;
+    };
+    call.arguments.iter().any(|(name, value)| {
+        let Some(kind) = tool.param(name).as_ref().and_then(kind_of) else {
+            return false;
+        };
+        match kind {
+            ValueKind::Text => text_leaves(value).any(|s| {
+                s.trim().len() >= 3
+                    && crate::grounding::when::month_number(&s.trim().to_lowercase()).is_some()
+            }),
+            ValueKind::Exact | ValueKind::Number => false,
+            _ => true,
+        }
+    })
+}
+
+/// The strings in a value (itself, or a list's elements, or an API-Bank
+/// list written as text).
+fn text_leaves(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+    match value {
+        Value::String(s) => {
+            Box::new(std::iter::once(s.as_str()).chain(s.split(['\'', '"', ',', '[', ']'])))
+        }
+        Value::Array(items) => Box::new(items.iter().flat_map(text_leaves)),
+        _ => Box::new(std::iter::empty()),
     }
 }
 
