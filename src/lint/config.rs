@@ -103,10 +103,10 @@ impl Config {
             .lint
             .or_else(|| file.tool.and_then(|t| t.talkforge).and_then(|t| t.lint))
             .unwrap_or_default();
-        let base = path
-            .parent()
-            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-            .unwrap_or_default();
+        // Absolute first: the parent of a bare "talkforge.toml" is "",
+        // which no path is under.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let base = absolute.parent().map(Path::to_path_buf).unwrap_or_default();
         let rules = |names: &[String]| -> Result<Vec<&'static Rule>> {
             names.iter().map(|n| named(path, n)).collect()
         };
@@ -227,6 +227,19 @@ mod tests {
         assert!(config.ignores(Path::new("/repo/legacy/a/b.json"), "turn-order"));
         assert!(!config.ignores(Path::new("/repo/legacy/a/b.json"), "schema"));
         assert!(!config.ignores(Path::new("/repo/new/b.json"), "turn-order"));
+    }
+
+    #[test]
+    fn a_bare_file_name_is_relative_to_the_current_folder() {
+        let text = "[lint.per-file-ignores]\n\"legacy/**\" = [\"turn-order\"]\n";
+        let config = Config::parse(Path::new("talkforge.toml"), text).unwrap();
+        let here = std::env::current_dir().unwrap();
+        assert!(config.ignores(&here.join("legacy/a/b.json"), "turn-order"));
+        assert!(config.ignores(Path::new("legacy/a/b.json"), "turn-order"));
+        assert!(!config.ignores(&here.join("new/b.json"), "turn-order"));
+        let nested = Config::parse(Path::new("conf/talkforge.toml"), text).unwrap();
+        assert!(nested.ignores(&here.join("conf/legacy/b.json"), "turn-order"));
+        assert!(!nested.ignores(&here.join("legacy/b.json"), "turn-order"));
     }
 
     #[test]
