@@ -55,19 +55,34 @@ pub enum Document {
 impl Document {
     /// Read a file; fails (exit 2) only when it cannot be read as JSON at all.
     pub fn load(path: &Path, format: InputFormat) -> Result<Document> {
+        let text = read_text(path)?;
+        Document::parse(path, text, format)
+    }
+
+    /// [`Document::load`] of a text already read.
+    pub fn parse(path: &Path, text: String, format: InputFormat) -> Result<Document> {
         let is_jsonl = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
         if format == InputFormat::Apibank || (format == InputFormat::Auto && is_jsonl) {
-            return Ok(Document::ApiBank(Dialogue::load(path)?));
+            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
         }
-        let text = read_text(path)?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(e) => return not_json(path, text, format, &e),
+        };
         if !value.is_object() {
             return Err(Error::input(
                 path,
                 "expected a JSON object (a conversation or a scenario pool)",
             ));
+        }
+        // A one-line API-Bank dialogue saved as .json.
+        if format == InputFormat::Auto
+            && value.get("role").is_some_and(Value::is_string)
+            && value.get("conversation").is_none()
+        {
+            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
         }
         let is_pool = format == InputFormat::Auto
             && value.get("scenarios").is_some()
@@ -94,6 +109,54 @@ impl Document {
             Document::Pool(f) => &f.text,
         }
     }
+}
+
+/// A text that is not one JSON document. JSON Lines whose lines carry an
+/// API-Bank `role` are an API-Bank dialogue whatever the extension: read as
+/// one when the format is sniffed, refused with a hint when it was forced;
+/// other JSON Lines are refused with a hint.
+fn not_json(
+    path: &Path,
+    text: String,
+    format: InputFormat,
+    error: &serde_json::Error,
+) -> Result<Document> {
+    let located = json_error(path, error);
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
+    let second_is_json = lines
+        .next()
+        .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
+    if first.is_none() || !second_is_json {
+        return Err(located);
+    }
+    let has_role = first
+        .as_ref()
+        .and_then(|v| v.get("role"))
+        .and_then(Value::as_str)
+        .is_some_and(|r| matches!(r, "User" | "AI" | "API"));
+    if has_role && format == InputFormat::Auto {
+        return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+    }
+    let hint = if has_role {
+        "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)"
+    } else {
+        "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--input-format apibank` (or named .jsonl)"
+    };
+    Err(match located {
+        Error::Syntax {
+            path,
+            line,
+            column,
+            message,
+        } => Error::Syntax {
+            path,
+            line,
+            column,
+            message: format!("{message}; {hint}"),
+        },
+        other => other,
+    })
 }
 
 fn typed<T: serde::de::DeserializeOwned>(path: &Path, text: String, value: Value) -> JsonFile<T> {
