@@ -74,7 +74,24 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         return Ok(Status::Clean);
     }
     let options = options(args)?;
-    let report = lint_paths(&args.paths, &options)?;
+    let mut report = lint_paths(&args.paths, &options)?;
+    if report.files == 0 && report.errors.is_empty() {
+        let looked_for: Vec<String> = options
+            .input_format
+            .extensions()
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect();
+        eprintln!(
+            "warning: no files to lint in {} (looked for {})",
+            args.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            looked_for.join(" and ")
+        );
+    }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if args.format == Format::Json {
         // Streamed: a run over thousands of files may report tens of
@@ -85,11 +102,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     }
     let _ = stdout.flush();
     drop(stdout);
-    if let Some((last, rest)) = report.errors.split_last() {
+    let status = Status::from_findings(report.has_errors());
+    let errors = std::mem::take(&mut report.errors);
+    // Freeing tens of thousands of findings one by one just before the
+    // process exits is time for nothing.
+    std::mem::forget(report);
+    if let Some((last, rest)) = errors.split_last() {
         for error in rest {
             eprintln!("error: {error}");
         }
         return Err(Error::Other(last.to_string()));
     }
-    Ok(Status::from_findings(report.has_errors()))
+    Ok(status)
 }

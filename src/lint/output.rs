@@ -45,8 +45,12 @@ pub fn human(report: &Report) -> String {
     }
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
-    if report.findings.is_empty() {
+    if report.findings.is_empty() && report.errors.is_empty() && report.files == 0 {
+        let _ = writeln!(out, "No files to lint.");
+    } else if report.findings.is_empty() && report.errors.is_empty() {
         let _ = writeln!(out, "All checks passed ({} files).", report.files);
+    } else if report.findings.is_empty() {
+        let _ = writeln!(out, "No findings in {}.", plural(report.files, "file"));
     } else {
         let files_with: std::collections::BTreeSet<&str> =
             report.findings.iter().map(|f| f.file.as_str()).collect();
@@ -59,7 +63,27 @@ pub fn human(report: &Report) -> String {
             report.files
         );
     }
+    if !report.errors.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} could not be read:",
+            plural(report.errors.len(), "file")
+        );
+        for error in &report.errors {
+            let _ = writeln!(out, "  {error}");
+        }
+    }
     out
+}
+
+/// The file an error is about, when it names one.
+fn error_file(error: &crate::Error) -> Option<String> {
+    match error {
+        crate::Error::Syntax { path, .. } | crate::Error::Input { path, .. } => {
+            Some(path.display().to_string())
+        }
+        _ => None,
+    }
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -145,6 +169,10 @@ pub fn json_report(report: &Report) -> Value {
         "counts": report.counts(),
         "errors": report.count(Severity::Error),
         "warnings": report.count(Severity::Warning),
+        "unreadable": report.errors.iter().map(|e| json!({
+            "file": error_file(e),
+            "message": e.to_string(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -173,12 +201,18 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         help: Option<&'a str>,
     }
     #[derive(serde::Serialize)]
+    struct Unreadable {
+        file: Option<String>,
+        message: String,
+    }
+    #[derive(serde::Serialize)]
     struct ReportOut<'a> {
         files: usize,
         findings: Vec<FindingOut<'a>>,
         counts: std::collections::BTreeMap<&'static str, usize>,
         errors: usize,
         warnings: usize,
+        unreadable: Vec<Unreadable>,
     }
     let report_out = ReportOut {
         files: report.files,
@@ -201,6 +235,14 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         counts: report.counts(),
         errors: report.count(Severity::Error),
         warnings: report.count(Severity::Warning),
+        unreadable: report
+            .errors
+            .iter()
+            .map(|e| Unreadable {
+                file: error_file(e),
+                message: e.to_string(),
+            })
+            .collect(),
     };
     serde_json::to_writer_pretty(&mut out, &report_out)?;
     out.write_all(b"\n")
@@ -374,10 +416,38 @@ mod tests {
             errors: Vec::new(),
         };
         assert_eq!(json_text(&report), pretty(&json_report(&report)));
+        let unreadable = Report {
+            files: 1,
+            findings: Vec::new(),
+            errors: vec![crate::Error::syntax("bad.json", 3, 4, "expected `,`")],
+        };
+        assert_eq!(json_text(&unreadable), pretty(&json_report(&unreadable)));
+        let doc: Value = serde_json::from_str(&json_text(&unreadable)).unwrap();
+        assert_eq!(doc["unreadable"][0]["file"], "bad.json");
         assert_eq!(
             json_text(&Report::default()),
             pretty(&json_report(&Report::default()))
         );
+    }
+
+    #[test]
+    fn the_human_summary_names_unreadable_files() {
+        let mut report = Report {
+            files: 2,
+            ..Report::default()
+        };
+        assert_eq!(human(&report), "All checks passed (2 files).\n");
+        report
+            .errors
+            .push(crate::Error::syntax("bad.json", 3, 4, "expected `,`"));
+        let text = human(&report);
+        assert!(!text.contains("All checks passed"), "{text}");
+        assert!(text.contains("No findings in 2 files."), "{text}");
+        assert!(
+            text.contains("1 file could not be read:\n  bad.json:3:4: expected `,`"),
+            "{text}"
+        );
+        assert_eq!(human(&Report::default()), "No files to lint.\n");
     }
 
     #[test]
