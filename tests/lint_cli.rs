@@ -249,3 +249,97 @@ fn talkforge_toml_overrides_severity_and_ignores_paths() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown lint rule `nope`"));
 }
+
+#[test]
+fn a_bare_config_file_name_keeps_its_per_path_ignores() {
+    let dir = tempfile::tempdir().unwrap();
+    let legacy = dir.path().join("data/legacy");
+    std::fs::create_dir_all(&legacy).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(BROKEN);
+    std::fs::copy(
+        source.join("turn-order/wrong-index.json"),
+        legacy.join("b.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("talkforge.toml"),
+        "[lint.per-file-ignores]\n\"data/legacy/**\" = [\"turn-order\"]\n",
+    )
+    .unwrap();
+    let run = |config: &str| {
+        let out = Command::cargo_bin("talkforge")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(["lint", "--format", "json", "--config", config, "data"])
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            out.status.code().unwrap(),
+            doc["findings"].as_array().unwrap().len(),
+        )
+    };
+    assert_eq!(run("talkforge.toml"), (0, 0));
+    assert_eq!(run("./talkforge.toml"), (0, 0));
+    let absolute = dir.path().join("talkforge.toml");
+    assert_eq!(run(absolute.to_str().unwrap()), (0, 0));
+    // Without the settings the finding is there.
+    std::fs::write(dir.path().join("empty.toml"), "").unwrap();
+    assert_eq!(run("empty.toml"), (1, 1));
+}
+
+#[test]
+fn apibank_lines_saved_as_json_are_read_or_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint-corpus/clean/agenda-dentist.jsonl");
+    let saved = dir.path().join("agenda.json");
+    std::fs::copy(&source, &saved).unwrap();
+    let saved = saved.to_str().unwrap();
+    let (code, stdout, stderr) = lint(&[saved]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stdout, "All checks passed (1 files).\n");
+    let (code, _, stderr) = lint(&["--input-format", "tooltalk", saved]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("agenda.json:2:1"), "{stderr}");
+    assert!(stderr.contains("--input-format apibank"), "{stderr}");
+    let lines = dir.path().join("lines.json");
+    std::fs::write(&lines, "{\"a\": 1}\n{\"b\": 2}\n").unwrap();
+    let (code, _, stderr) = lint(&[lines.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("JSON Lines"), "{stderr}");
+}
+
+#[test]
+fn unreadable_files_show_in_the_summary_and_an_empty_folder_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint-corpus/clean");
+    std::fs::copy(
+        source.join("alarm-before-review.json"),
+        dir.path().join("good.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.json"),
+        "{\n  \"name\": \"x\",\n  oops\n}\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = lint(&[dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!stdout.contains("All checks passed"), "{stdout}");
+    assert!(stdout.contains("No findings in 1 file."), "{stdout}");
+    assert!(stdout.contains("1 file could not be read:"), "{stdout}");
+    assert!(stdout.contains("bad.json:3:3"), "{stdout}");
+    let (code, stdout, _) = lint(&["--format", "json", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(doc["unreadable"][0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("bad.json"));
+    let empty = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = lint(&[empty.path().to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "No files to lint.\n");
+    assert!(stderr.contains("warning: no files to lint"), "{stderr}");
+}

@@ -46,6 +46,11 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             };
             if let Some(problem) = problem(&param, value) {
+                let help = if value.is_null() {
+                    format!("give {}, or leave the argument out", expected(&param))
+                } else {
+                    format!("write {}", expected(&param))
+                };
                 out.push(
                     Diagnostic::new(
                         NAME,
@@ -53,10 +58,48 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                     )
                     .call(call.turn, call.call)
                     .argument(name.clone())
-                    .at(call.argument_anchor(name)),
+                    .at(call.argument_anchor(name))
+                    .help(help),
                 );
             }
         }
+    }
+}
+
+/// What a value of `param` looks like, with an example, for help lines.
+pub(crate) fn expected(param: &Param) -> String {
+    if !param.enum_values.is_empty() {
+        let allowed: Vec<String> = param.enum_values.iter().map(|v| format!("{v:?}")).collect();
+        return format!("one of {}", allowed.join(", "));
+    }
+    let example = match param.format {
+        Format::Timestamp => Some("\"2023-09-12 14:00:00\""),
+        Format::Date => Some("\"2023-09-12\""),
+        Format::Time => Some("\"14:00:00\""),
+        Format::MonthDay => Some("\"09-12\""),
+        Format::Email => Some("\"name@example.com\""),
+        Format::Phone => Some("\"708-340-0190\""),
+        Format::Any | Format::Id | Format::Token => None,
+    };
+    if let Some(example) = example {
+        return format!("a string like {example}");
+    }
+    match param.ty {
+        Type::Json(ParamType::String) => "a JSON string".to_owned(),
+        Type::Json(ParamType::Integer) => "a whole number, without quotes".to_owned(),
+        Type::Json(ParamType::Number) => "a number, without quotes".to_owned(),
+        Type::Json(ParamType::Boolean) => "true or false, without quotes".to_owned(),
+        Type::Json(ParamType::Object) => "a JSON object".to_owned(),
+        Type::Json(ParamType::Array(inner)) => {
+            format!("a JSON array of {}s", inner.json_name())
+        }
+        Type::ApiBank(ApiType::Str) => "a string".to_owned(),
+        Type::ApiBank(ApiType::Int) => "a whole number, such as \"2\"".to_owned(),
+        Type::ApiBank(ApiType::Bool) => "\"True\" or \"False\"".to_owned(),
+        Type::ApiBank(ApiType::StrList) => {
+            "a list of strings, such as \"['John', 'Mary']\"".to_owned()
+        }
+        Type::ApiBank(ApiType::ObjectList) => "a list of objects, such as \"[{...}]\"".to_owned(),
     }
 }
 
@@ -319,5 +362,26 @@ mod tests {
         assert_eq!(python_str_list("['it\\'s']"), Some(vec!["it's".into()]));
         assert_eq!(python_str_list("[a, b]"), None);
         assert_eq!(python_str_list("'a'"), None);
+    }
+    #[test]
+    fn the_rule_fires_on_a_malformed_value_with_an_example() {
+        use crate::lint::rules::testing::{conversation, run_on};
+        let with = |time| {
+            conversation(&[
+                ("user", "wake me at 7:30am", vec![]),
+                (
+                    "assistant",
+                    "done",
+                    vec![("AddAlarm", json!({"time": time}), json!({"alarm_id": "a1"}))],
+                ),
+            ])
+        };
+        assert!(run_on(&RULE, &with("07:30:00")).is_empty());
+        let found = run_on(&RULE, &with("7:30"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("write a string like \"14:00:00\"")
+        );
     }
 }

@@ -32,9 +32,15 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     for call in view.calls() {
         let tool = view.tool(call.api_name);
         if let Some(tool) = tool.filter(|t| t.requires_auth() && !logged_in) {
-            let how = match view.flavor {
-                Flavor::ToolTalk => "nobody is logged in (no earlier UserLogin or RegisterUser)",
-                Flavor::ApiBank => "no token has been obtained (no earlier GetUserToken)",
+            let (how, fix) = match view.flavor {
+                Flavor::ToolTalk => (
+                    "nobody is logged in (no earlier UserLogin or RegisterUser)",
+                    "call UserLogin with the user's credentials before it, or start the conversation logged in with `user.session_token`",
+                ),
+                Flavor::ApiBank => (
+                    "no token has been obtained (no earlier GetUserToken)",
+                    "call GetUserToken with the user's username and password before it",
+                ),
             };
             out.push(
                 Diagnostic::new(
@@ -42,7 +48,8 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                     format!("`{}` needs a logged-in user, but {how}", tool.name()),
                 )
                 .call(call.turn, call.call)
-                .at(call.name_anchor()),
+                .at(call.name_anchor())
+                .help(fix),
             );
         }
         if call.failed() {
@@ -56,5 +63,75 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{api, conversation, dialogue, run, run_on};
+
+    fn logged_out(mut c: serde_json::Value) -> serde_json::Value {
+        c["user"].as_object_mut().unwrap().remove("session_token");
+        c["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("session_token");
+        c
+    }
+
+    #[test]
+    fn a_tool_that_needs_a_session_needs_a_login_first() {
+        let delete = ("DeleteAlarm", json!({"alarm_id": "a1"}), json!("success"));
+        let login = (
+            "UserLogin",
+            json!({"username": "jdoe", "password": "pw"}),
+            json!({"session_token": "tok-2"}),
+        );
+        let without = logged_out(conversation(&[
+            ("user", "delete alarm a1", vec![]),
+            ("assistant", "done", vec![delete.clone()]),
+        ]));
+        let found = run_on(&RULE, &without);
+        assert_eq!(found.len(), 1);
+        assert!(found[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .starts_with("call UserLogin"));
+        let with = logged_out(conversation(&[
+            ("user", "I'm jdoe, password pw; delete alarm a1", vec![]),
+            ("assistant", "done", vec![login, delete.clone()]),
+        ]));
+        assert!(run_on(&RULE, &with).is_empty());
+        // Logged in from the start.
+        let from_start = conversation(&[
+            ("user", "delete alarm a1", vec![]),
+            ("assistant", "done", vec![delete]),
+        ]);
+        assert!(run_on(&RULE, &from_start).is_empty());
+    }
+
+    #[test]
+    fn apibank_token_apis_need_get_user_token_first() {
+        let agenda = api(
+            "AddAgenda",
+            json!({"token": "t1", "content": "Dentist", "time": "2023-05-02 15:30:00", "location": "Pearl"}),
+            json!("success"),
+        );
+        let without = dialogue(&[json!({"role": "User", "text": "add it"}), agenda.clone()]);
+        assert_eq!(run(&RULE, "d.jsonl", &without).len(), 1);
+        let with = dialogue(&[
+            json!({"role": "User", "text": "add it; I'm lwong, password tulip"}),
+            api(
+                "GetUserToken",
+                json!({"username": "lwong", "password": "tulip"}),
+                json!({"token": "t1"}),
+            ),
+            agenda,
+        ]);
+        assert!(run(&RULE, "d.jsonl", &with).is_empty());
     }
 }

@@ -31,7 +31,12 @@ fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
                 Some(other) if *other != file.path => out.push((
                     file.file,
                     Diagnostic::new(NAME, format!("`{field}` {value:?} is also used by {other}"))
-                        .at(Anchor::value(pointer.clone())),
+                        .at(Anchor::value(pointer.clone()))
+                        .help(if *field == "conversation_id" {
+                            "give this conversation its own id (any fresh UUID)"
+                        } else {
+                            "give this conversation its own name (ToolTalk uses the file's stem)"
+                        }),
                 )),
                 Some(_) => {}
                 None => {
@@ -41,4 +46,24 @@ fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::rules::testing::ids;
+
+    #[test]
+    fn a_second_file_with_the_same_id_is_reported() {
+        let found = check(&ids(&[("a", "first"), ("a", "second")]));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 1, "the second file is at fault");
+        assert!(found[0].1.message.contains("also used by f0.json"));
+        assert!(found[0].1.help.as_deref().unwrap().contains("UUID"));
+    }
+
+    #[test]
+    fn distinct_ids_and_names_pass() {
+        assert!(check(&ids(&[("a", "first"), ("b", "second")])).is_empty());
+    }
 }

@@ -68,7 +68,8 @@ fn compare(
                     missing.join(", ")
                 ),
             )
-            .at(Anchor::value(format!("/{field}"))),
+            .at(Anchor::value(format!("/{field}")))
+            .help(format!("add {} to `{field}`", quoted(&missing))),
         );
     }
     if !extra.is_empty() {
@@ -81,7 +82,70 @@ fn compare(
                 ),
             )
             .at(Anchor::value(format!("/{field}")))
+            .help(format!(
+                "remove {} from `{field}`, unless it is there on purpose as a distractor",
+                quoted(&extra)
+            ))
             .warning(),
         );
+    }
+}
+
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, run_on};
+
+    fn alarm() -> serde_json::Value {
+        conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![(
+                    "AddAlarm",
+                    json!({"time": "07:00:00"}),
+                    json!({"alarm_id": "a1"}),
+                )],
+            ),
+        ])
+    }
+
+    #[test]
+    fn lists_that_match_the_calls_pass() {
+        assert!(run_on(&RULE, &alarm()).is_empty());
+    }
+
+    #[test]
+    fn a_tool_missing_from_apis_used_is_an_error_and_an_extra_one_a_warning() {
+        let mut missing = alarm();
+        missing["apis_used"] = json!([]);
+        let found = run_on(&RULE, &missing);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].severity, None);
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("add \"AddAlarm\" to `apis_used`")
+        );
+        let mut extra = alarm();
+        extra["suites_used"] = json!(["Alarm", "Email"]);
+        let found = run_on(&RULE, &extra);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].severity, Some(crate::lint::Severity::Warning));
+        assert!(found[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .starts_with("remove \"Email\""));
     }
 }

@@ -41,9 +41,44 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                     )
                     .call(call.turn, call.call)
                     .argument(param.name)
-                    .at(call.arguments_anchor()),
+                    .at(call.arguments_anchor())
+                    .help(format!(
+                        "add \"{}\": {}",
+                        param.name,
+                        crate::lint::rules::argument_type::expected(&param)
+                    )),
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, run_on};
+
+    #[test]
+    fn a_required_argument_left_out_is_caught() {
+        let with = |arguments| {
+            conversation(&[
+                ("user", "wake me at 7am", vec![]),
+                (
+                    "assistant",
+                    "done",
+                    vec![("AddAlarm", arguments, json!({"alarm_id": "a1"}))],
+                ),
+            ])
+        };
+        assert!(run_on(&RULE, &with(json!({"time": "07:00:00"}))).is_empty());
+        let found = run_on(&RULE, &with(json!({})));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].argument.as_deref(), Some("time"));
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("add \"time\": a string like \"14:00:00\"")
+        );
     }
 }

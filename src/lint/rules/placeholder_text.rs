@@ -101,3 +101,37 @@ fn turn_of(pointer: &str) -> Option<usize> {
         .parse()
         .ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, dialogue, run, run_on};
+
+    #[test]
+    fn a_leftover_placeholder_is_caught_where_it_is() {
+        let written = conversation(&[("user", "wake me at 7am", vec![])]);
+        assert!(run_on(&RULE, &written).is_empty());
+        let left = conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "TODO(talkforge): the assistant's answer",
+                vec![],
+            ),
+        ]);
+        let found = run_on(&RULE, &left);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].turn, Some(1));
+        assert!(found[0].message.contains("/conversation/1/text"));
+        let lines = dialogue(&[json!({"role": "User", "text": "TODO(talkforge): ask"})]);
+        assert_eq!(run(&RULE, "d.jsonl", &lines).len(), 1);
+    }
+
+    #[test]
+    fn a_lookalike_marker_is_no_placeholder() {
+        let c = conversation(&[("user", "TODO: call mum", vec![])]);
+        assert!(run_on(&RULE, &c).is_empty());
+    }
+}

@@ -42,3 +42,21 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::rules::testing::{pool, run};
+
+    #[test]
+    fn an_accepted_scenario_without_the_required_tool_is_caught() {
+        let good = pool("AddAlarm", &[(&["AddAlarm", "QueryCalendar"], true)]);
+        assert!(run(&RULE, "p.json", &good).is_empty());
+        let bad = pool("AddAlarm", &[(&["FindAlarms", "QueryCalendar"], true)]);
+        let found = run(&RULE, "p.json", &bad);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].help.as_deref().unwrap().contains("FindAlarms"));
+        let rejected = pool("AddAlarm", &[(&["FindAlarms"], false)]);
+        assert!(run(&RULE, "p.json", &rejected).is_empty());
+    }
+}

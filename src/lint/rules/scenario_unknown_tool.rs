@@ -78,3 +78,22 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::rules::testing::{pool, run};
+
+    #[test]
+    fn an_accepted_scenario_with_a_hallucinated_tool_is_caught() {
+        let good = pool("AddAlarm", &[(&["AddAlarm", "QueryCalendar"], true)]);
+        assert!(run(&RULE, "p.json", &good).is_empty());
+        let bad = pool("AddAlarm", &[(&["AddAlarm", "SnoozeAlarm"], true)]);
+        let found = run(&RULE, "p.json", &bad);
+        assert!(!found.is_empty());
+        assert!(found[0].message.contains("SnoozeAlarm"));
+        // Rejected scenarios are the filter's business.
+        let rejected = pool("AddAlarm", &[(&["AddAlarm", "SnoozeAlarm"], false)]);
+        assert!(run(&RULE, "p.json", &rejected).is_empty());
+    }
+}

@@ -32,18 +32,33 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(file) => json_file(file, conversation_validator(), out),
-        Document::Pool(file) => json_file(file, pool_validator(), out),
+        Document::ToolTalk(file) => json_file(
+            file,
+            conversation_validator(),
+            "schemas/conversation.schema.json",
+            out,
+        ),
+        Document::Pool(file) => json_file(
+            file,
+            pool_validator(),
+            "schemas/scenario-pool.schema.json",
+            out,
+        ),
         Document::ApiBank(dialogue) => {
             if dialogue.lines.is_empty() {
-                out.push(Diagnostic::new(NAME, "the dialogue is empty").place(1, 1));
+                out.push(
+                    Diagnostic::new(NAME, "the dialogue is empty")
+                        .place(1, 1)
+                        .help("an API-Bank dialogue is one JSON object a line, starting with the user's: {\"role\": \"User\", \"text\": \"...\"}"),
+                );
             }
             for line in &dialogue.lines {
                 if let Some(problem) = apibank_line_problem(&line.value) {
                     out.push(
                         Diagnostic::new(NAME, problem)
                             .turn(line.position)
-                            .at(Anchor::value("").in_line(Some(line.position))),
+                            .at(Anchor::value("").in_line(Some(line.position)))
+                            .help(APIBANK_SHAPES),
                     );
                 }
             }
@@ -51,7 +66,15 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut Vec<Diagnostic>) {
+/// The line shapes an API-Bank dialogue may have, for help lines.
+const APIBANK_SHAPES: &str = "a line is {\"role\": \"User\" or \"AI\", \"text\": \"...\"} or {\"role\": \"API\", \"api_name\": \"...\", \"param_dict\": {...}, \"result\": {...}}";
+
+fn json_file<T>(
+    file: &JsonFile<T>,
+    validator: &jsonschema::Validator,
+    schema: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     let before = out.len();
     // Most files are valid, and asking that is much cheaper than listing
     // what is wrong.
@@ -61,7 +84,8 @@ fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut
             let shown = if pointer.is_empty() { "/" } else { &pointer };
             out.push(
                 Diagnostic::new(NAME, format!("{shown}: {error}"))
-                    .at(Anchor::value(pointer.clone())),
+                    .at(Anchor::value(pointer.clone()))
+                    .help(schema_help(&error.kind, schema)),
             );
         }
     }
@@ -69,8 +93,27 @@ fn json_file<T>(file: &JsonFile<T>, validator: &jsonschema::Validator, out: &mut
     // reader's complaint is still worth a finding.
     if out.len() == before {
         if let Some((message, line, column)) = &file.shape_error {
-            out.push(Diagnostic::new(NAME, message.clone()).place(*line, *column));
+            out.push(
+                Diagnostic::new(NAME, message.clone())
+                    .place(*line, *column)
+                    .help(format!("the expected shape is in {schema}")),
+            );
         }
+    }
+}
+
+/// What to do about one schema error.
+fn schema_help(kind: &jsonschema::error::ValidationErrorKind, schema: &str) -> String {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    match kind {
+        Kind::Required { property } => format!("add {property} here (see {schema})"),
+        Kind::Enum { options } => format!("use one of {options}"),
+        Kind::AdditionalProperties { unexpected } => {
+            format!("remove {} (see {schema})", unexpected.join(", "))
+        }
+        Kind::Type { .. } => format!("change the value to the type {schema} gives this field"),
+        Kind::Pattern { pattern } => format!("write it to match {pattern}"),
+        _ => format!("the expected shape is in {schema}"),
     }
 }
 
@@ -159,5 +202,27 @@ mod tests {
         )
         .is_some());
         assert!(apibank_line_problem(&json!([1])).is_some());
+    }
+    #[test]
+    fn the_rule_fires_on_a_wrong_shape_only() {
+        use crate::lint::rules::testing::{conversation, dialogue, run, run_on};
+        let good = conversation(&[("user", "hi", vec![])]);
+        assert!(run_on(&RULE, &good).is_empty());
+        let mut bad = good.clone();
+        bad["conversation"][0]["role"] = json!("customer");
+        let found = run_on(&RULE, &bad);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].help.as_deref().unwrap().starts_with("use one of"));
+        let lines = dialogue(&[json!({"role": "User", "text": "hi"})]);
+        assert!(run(&RULE, "d.jsonl", &lines).is_empty());
+        let found = run(
+            &RULE,
+            "d.jsonl",
+            &dialogue(&[json!({"role": "Bot", "text": "hi"})]),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].help.is_some());
+        let found = run(&RULE, "d.jsonl", "");
+        assert_eq!(found[0].message, "the dialogue is empty");
     }
 }

@@ -51,12 +51,14 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                             format!("the dialogue starts with {other:?}, not with the user"),
                         )
                         .turn(line.position)
-                        .at(at),
+                        .at(at)
+                        .help("start with the user's request: {\"role\": \"User\", \"text\": \"...\"}"),
                     ),
                     (Some("User"), "User") => out.push(
                         Diagnostic::new(NAME, "two user lines in a row")
                             .turn(line.position)
-                            .at(at),
+                            .at(at)
+                            .help("merge the two lines, or put the AI's reply between them"),
                     ),
                     _ => {}
                 }
@@ -72,7 +74,8 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
     if turns.is_empty() {
         out.push(
             Diagnostic::new(NAME, "the conversation has no turns")
-                .at(Anchor::value("/conversation")),
+                .at(Anchor::value("/conversation"))
+                .help("add the user's opening turn: {\"index\": 0, \"role\": \"user\", \"text\": \"...\"}"),
         );
         return;
     }
@@ -86,17 +89,23 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
                     "the conversation starts with the assistant, not the user",
                 )
                 .turn(t)
-                .at(role_at(t)),
+                .at(role_at(t))
+                .help("add the user's request before it, or make this turn the user's"),
             ),
             (Some(a), b) if a == b => {
                 let who = if b == Role::User { "user" } else { "assistant" };
+                let other = if b == Role::User { "assistant" } else { "user" };
                 out.push(
                     Diagnostic::new(
                         NAME,
                         format!("turn {t} is a second {who} turn in a row; turns must alternate"),
                     )
                     .turn(t)
-                    .at(role_at(t)),
+                    .at(role_at(t))
+                    .help(format!(
+                        "merge it into turn {}, or put the {other}'s turn between them",
+                        t - 1
+                    )),
                 );
             }
             _ => {}
@@ -108,7 +117,8 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
                     format!("user turn {t} carries tool calls; only the assistant calls tools"),
                 )
                 .turn(t)
-                .at(Anchor::key(format!("/conversation/{t}/apis"))),
+                .at(Anchor::key(format!("/conversation/{t}/apis")))
+                .help("move the calls to the assistant turn that answers it"),
             );
         }
         previous = Some(turn.role);
@@ -123,7 +133,8 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
                         format!("turn {t} has index {index}; the index must equal its position"),
                     )
                     .turn(t)
-                    .at(Anchor::value(format!("/conversation/{t}/index"))),
+                    .at(Anchor::value(format!("/conversation/{t}/index")))
+                    .help(format!("set it to {t}")),
                 );
             }
         }
@@ -140,7 +151,93 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
             )
             .turn(first_missing)
             .at(Anchor::value(format!("/conversation/{first_missing}")))
+            .help("give every turn an `index` equal to its position, or none of them")
             .warning(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, dialogue, run, run_on};
+
+    #[test]
+    fn alternating_turns_pass_and_two_in_a_row_do_not() {
+        let good = conversation(&[("user", "hi", vec![]), ("assistant", "hello", vec![])]);
+        assert!(run_on(&RULE, &good).is_empty());
+        let bad = conversation(&[("user", "hi", vec![]), ("user", "hello?", vec![])]);
+        let found = run_on(&RULE, &bad);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].turn, Some(1));
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("merge it into turn 0, or put the assistant's turn between them")
+        );
+        let opens_with_assistant = conversation(&[("assistant", "hello", vec![])]);
+        assert_eq!(run_on(&RULE, &opens_with_assistant).len(), 1);
+    }
+
+    #[test]
+    fn a_wrong_index_says_what_it_should_be() {
+        let mut c = conversation(&[("user", "hi", vec![]), ("assistant", "hello", vec![])]);
+        c["conversation"][1]["index"] = json!(5);
+        let found = run_on(&RULE, &c);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].help.as_deref(), Some("set it to 1"));
+    }
+
+    #[test]
+    fn some_turns_indexed_and_others_not_is_a_warning() {
+        let turns = [
+            ("user", "hi", vec![]),
+            ("assistant", "hello", vec![]),
+            ("user", "bye", vec![]),
+        ];
+        let mut some = conversation(&turns);
+        some["conversation"][1]
+            .as_object_mut()
+            .unwrap()
+            .remove("index");
+        let found = run_on(&RULE, &some);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].severity, Some(crate::lint::Severity::Warning));
+        assert_eq!(found[0].turn, Some(1));
+        assert!(found[0].message.starts_with("2 of 3 turns have an index"));
+        // All indexed, or none: nothing to say.
+        assert!(run_on(&RULE, &conversation(&turns)).is_empty());
+        let mut none = conversation(&turns);
+        for turn in none["conversation"].as_array_mut().unwrap() {
+            turn.as_object_mut().unwrap().remove("index");
+        }
+        assert!(run_on(&RULE, &none).is_empty());
+    }
+
+    #[test]
+    fn user_turns_do_not_call_tools() {
+        let c = conversation(&[("user", "hi", vec![("GetReminders", json!({}), json!([]))])]);
+        let found = run_on(&RULE, &c);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("carries tool calls"));
+    }
+
+    #[test]
+    fn apibank_dialogues_start_with_the_user() {
+        let good = dialogue(&[
+            json!({"role": "User", "text": "hi"}),
+            json!({"role": "AI", "text": "hello"}),
+            json!({"role": "AI", "text": "anything else?"}),
+        ]);
+        assert!(run(&RULE, "d.jsonl", &good).is_empty());
+        let bad = dialogue(&[
+            json!({"role": "AI", "text": "hello"}),
+            json!({"role": "User", "text": "hi"}),
+            json!({"role": "User", "text": "hi again"}),
+        ]);
+        let found = run(&RULE, "d.jsonl", &bad);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found.iter().all(|d| d.help.is_some()));
     }
 }

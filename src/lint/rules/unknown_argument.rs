@@ -62,3 +62,36 @@ pub(crate) fn list(names: &[&str]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, run_on};
+
+    fn alarm(arguments: serde_json::Value) -> serde_json::Value {
+        conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![("AddAlarm", arguments, json!({"alarm_id": "a1"}))],
+            ),
+        ])
+    }
+
+    #[test]
+    fn an_argument_the_tool_does_not_take_is_caught() {
+        assert!(run_on(
+            &RULE,
+            &alarm(json!({"time": "07:00:00", "session_token": "tok-1"}))
+        )
+        .is_empty());
+        let found = run_on(&RULE, &alarm(json!({"time": "07:00:00", "label": "gym"})));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].argument.as_deref(), Some("label"));
+        let found = run_on(&RULE, &alarm(json!({"tme": "07:00:00"})));
+        assert_eq!(found[0].help.as_deref(), Some("did you mean `time`?"));
+    }
+}

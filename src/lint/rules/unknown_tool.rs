@@ -1,5 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::closest_name;
+use crate::lint::view::{closest_name, Flavor};
 use crate::lint::Diagnostic;
 
 crate::declare_rule! {
@@ -37,9 +37,59 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         )
         .call(call.turn, call.call)
         .at(call.name_anchor());
-        if let Some(near) = closest_name(call.api_name, &names) {
-            d = d.help(format!("did you mean `{near}`?"));
-        }
+        d = match (closest_name(call.api_name, &names), view.flavor) {
+            (Some(near), _) => d.help(format!("did you mean `{near}`?")),
+            (None, Flavor::ToolTalk) => d.help("`talkforge tools` lists the catalog"),
+            (None, Flavor::ApiBank) => d.help("API-Bank has no API of that name"),
+        };
         out.push(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{conversation, run_on};
+
+    #[test]
+    fn a_tool_not_in_the_catalog_is_caught_with_a_suggestion() {
+        let good = conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![(
+                    "AddAlarm",
+                    json!({"time": "07:00:00"}),
+                    json!({"alarm_id": "a1"}),
+                )],
+            ),
+        ]);
+        assert!(run_on(&RULE, &good).is_empty());
+        let bad = conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![("AddAlram", json!({"time": "07:00:00"}), json!(null))],
+            ),
+        ]);
+        let found = run_on(&RULE, &bad);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].help.as_deref(), Some("did you mean `AddAlarm`?"));
+        let far = conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![("SetWakeUpCall", json!({}), json!(null))],
+            ),
+        ]);
+        assert_eq!(
+            run_on(&RULE, &far)[0].help.as_deref(),
+            Some("`talkforge tools` lists the catalog")
+        );
     }
 }

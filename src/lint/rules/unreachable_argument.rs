@@ -352,3 +352,171 @@ fn sorted(tokens: &HashSet<String>) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::rules::testing::{api, conversation, dialogue, run, run_on};
+
+    fn alarm_after(user: &str, time: &str) -> Vec<Diagnostic> {
+        run_on(
+            &RULE,
+            &conversation(&[
+                ("user", user, vec![]),
+                (
+                    "assistant",
+                    "done",
+                    vec![("AddAlarm", json!({"time": time}), json!({"alarm_id": "a1"}))],
+                ),
+            ]),
+        )
+    }
+
+    #[test]
+    fn a_value_nobody_gave_is_caught_and_one_said_is_not() {
+        let found = alarm_after("set an alarm before my meeting", "09:15:00");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].argument.as_deref(), Some("time"));
+        assert!(alarm_after("set an alarm at 9:15 am", "09:15:00").is_empty());
+        assert!(alarm_after("set an alarm at quarter past nine am", "09:15:00").is_empty());
+    }
+
+    #[test]
+    fn the_assistants_words_count_once_the_user_answers_them() {
+        let user = |text: &str| json!({"role": "User", "text": text});
+        let ai = |text: &str| json!({"role": "AI", "text": text});
+        let login = api(
+            "GetUserToken",
+            json!({"username": "lwong", "password": "tulip"}),
+            json!({"token": "t1"}),
+        );
+        let alarm = api(
+            "AddAlarm",
+            json!({"token": "t1", "time": "2023-03-16 15:00:00"}),
+            json!("success"),
+        );
+        // Proposed, then accepted: known.
+        let accepted = dialogue(&[
+            user("Set an alarm for my flight. I'm lwong, password tulip."),
+            login.clone(),
+            ai("Shall I set it for 2023-03-16 at 3 pm?"),
+            user("Yes please."),
+            alarm.clone(),
+        ]);
+        assert!(run(&RULE, "d.jsonl", &accepted).is_empty());
+        // Stated and acted on before the user says a word: not known.
+        let stated = dialogue(&[
+            user("Set an alarm for my flight. I'm lwong, password tulip."),
+            login,
+            ai("I'll set it for 2023-03-16 at 3 pm."),
+            alarm,
+        ]);
+        let found = run(&RULE, "d.jsonl", &stated);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].argument.as_deref(), Some("time"));
+    }
+
+    #[test]
+    fn search_windows_are_the_assistants_choice_within_reason() {
+        let query = |end: &str| {
+            run_on(
+                &RULE,
+                &conversation(&[
+                    ("user", "delete everything about Paris", vec![]),
+                    (
+                        "assistant",
+                        "done",
+                        vec![(
+                            "QueryCalendar",
+                            json!({"start_time": "2023-09-11 00:00:00", "end_time": end}),
+                            json!([]),
+                        )],
+                    ),
+                ]),
+            )
+        };
+        assert!(
+            query("2023-09-30 23:59:59").is_empty(),
+            "the end of this month"
+        );
+        assert!(query("2023-09-17 23:59:59").is_empty(), "a week from today");
+        let found = query("2023-12-31 23:59:59");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].argument.as_deref(), Some("end_time"));
+        // The same moment as an event's end is no window.
+        let event = run_on(
+            &RULE,
+            &conversation(&[
+                ("user", "add a Paris trip event today", vec![]),
+                (
+                    "assistant",
+                    "done",
+                    vec![(
+                        "CreateEvent",
+                        json!({"name": "Paris trip", "event_type": "event",
+                               "start_time": "2023-09-11 00:00:00", "end_time": "2023-09-30 23:59:59"}),
+                        json!({"event_id": "e1"}),
+                    )],
+                ),
+            ]),
+        );
+        assert_eq!(event.len(), 1, "{event:#?}");
+    }
+
+    #[test]
+    fn apibank_tokens_come_from_get_user_token() {
+        let user =
+            json!({"role": "User", "text": "I'm lwong, password tulip; what is my balance?"});
+        let login = api(
+            "GetUserToken",
+            json!({"username": "lwong", "password": "tulip"}),
+            json!({"token": "t1"}),
+        );
+        let good = dialogue(&[
+            user.clone(),
+            login.clone(),
+            api("QueryBalance", json!({"token": "t1"}), json!(10)),
+        ]);
+        assert!(run(&RULE, "d.jsonl", &good).is_empty());
+        let bad = dialogue(&[
+            user,
+            login,
+            api("QueryBalance", json!({"token": "t2"}), json!(10)),
+        ]);
+        let found = run(&RULE, "d.jsonl", &bad);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].help.as_deref().unwrap().contains("\"t1\""));
+    }
+
+    #[test]
+    fn apibank_lookup_keys_are_judged_but_composed_text_is_not() {
+        let user = json!({"role": "User", "text": "I'm lwong, password tulip. Delete my agenda item about the dentist at 2023-05-02 15:30 at Pearl Dental."});
+        let login = api(
+            "GetUserToken",
+            json!({"username": "lwong", "password": "tulip"}),
+            json!({"token": "t1"}),
+        );
+        let item = |api_name: &str, content: &str| {
+            api(
+                api_name,
+                json!({"token": "t1", "content": content, "time": "2023-05-02 15:30:00", "location": "Pearl Dental"}),
+                json!("success"),
+            )
+        };
+        let known = dialogue(&[user.clone(), login.clone(), item("DeleteAgenda", "Dentist")]);
+        assert!(run(&RULE, "d.jsonl", &known).is_empty());
+        let invented = dialogue(&[
+            user.clone(),
+            login.clone(),
+            item("DeleteAgenda", "Team lunch"),
+        ]);
+        let found = run(&RULE, "d.jsonl", &invented);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].argument.as_deref(), Some("content"));
+        // Adding an item: its content is the assistant's wording.
+        let composed = dialogue(&[user, login, item("AddAgenda", "Team lunch")]);
+        assert!(run(&RULE, "d.jsonl", &composed).is_empty());
+    }
+}
