@@ -73,8 +73,26 @@ impl Report {
 
 /// Lint the files under `paths`.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
+    // What the rules build once per process (schemas, patterns) is built
+    // on the pool while this thread looks for the files.
+    let rules = options.rules();
+    rayon::spawn(move || warm_up(&rules));
     let files = crate::dataset::discover(paths, options.input_format.extensions())?;
     Ok(lint_files(&files, options))
+}
+
+/// Build what the rules share across files (compiled schemas and
+/// patterns) before they need it.
+fn warm_up(rules: &[&'static Rule]) {
+    for rule in rules {
+        match rule.name {
+            super::rules::schema::NAME => {
+                super::rules::schema::conversation_validator();
+            }
+            super::rules::unreachable_argument::NAME => crate::grounding::when::warm_up(),
+            _ => {}
+        }
+    }
 }
 
 struct FileOutcome {
@@ -106,43 +124,75 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
     for (i, f) in ids.iter().enumerate() {
         by_file[f.file] = Some(i);
     }
+    // Findings across files, placed in parallel (a copied dataset may have
+    // one for every file).
+    let mut dataset: Vec<Vec<(&'static Rule, Diagnostic)>> = vec![Vec::new(); files.len()];
     for rule in &rules {
         let Check::Dataset(check) = rule.check else {
             continue;
         };
         for (file, diagnostic) in check(&ids) {
-            let path = &files[file];
-            if options.config.ignores(path, rule.name) {
-                continue;
-            }
-            // Identifiers were placed when their file was read; anything
-            // else means reading the file again.
-            let known = by_file[file]
-                .map(|i| &ids[i])
-                .and_then(|f| {
-                    let anchor = diagnostic.at.as_ref()?;
-                    f.places
-                        .iter()
-                        .find(|(pointer, _)| *pointer == anchor.pointer)
-                })
-                .map(|(_, position)| position.clone());
-            let finding = match known {
-                Some(position) => finding(path, rule, diagnostic, position, &options.config),
-                None => {
-                    let Ok(document) = Document::load(path, options.input_format) else {
-                        continue;
-                    };
-                    place(&document, rule, diagnostic, &options.config)
-                }
-            };
-            per_file[file].push(finding);
+            dataset[file].push((rule, diagnostic));
         }
     }
-    for mut findings in per_file {
-        sort(&mut findings);
+    per_file
+        .par_iter_mut()
+        .zip(dataset.into_par_iter())
+        .enumerate()
+        .for_each(|(file, (findings, diagnostics))| {
+            for (rule, diagnostic) in diagnostics {
+                place_dataset(
+                    files, file, rule, diagnostic, &ids, &by_file, options, findings,
+                );
+            }
+            sort(findings);
+        });
+    report
+        .findings
+        .reserve_exact(per_file.iter().map(Vec::len).sum());
+    for findings in per_file {
         report.findings.extend(findings);
     }
     report
+}
+
+/// Place one finding of a rule that looks across files.
+#[allow(clippy::too_many_arguments)]
+fn place_dataset(
+    files: &[PathBuf],
+    file: usize,
+    rule: &Rule,
+    diagnostic: Diagnostic,
+    ids: &[FileIds],
+    by_file: &[Option<usize>],
+    options: &Options,
+    findings: &mut Vec<Finding>,
+) {
+    let path = &files[file];
+    if options.config.ignores(path, rule.name) {
+        return;
+    }
+    // Identifiers were placed when their file was read; anything else
+    // means reading the file again.
+    let known = by_file[file]
+        .map(|i| &ids[i])
+        .and_then(|f| {
+            let anchor = diagnostic.at.as_ref()?;
+            f.places
+                .iter()
+                .find(|(pointer, _)| *pointer == anchor.pointer)
+        })
+        .map(|(_, position)| position.clone());
+    let finding = match known {
+        Some(position) => finding(path, rule, diagnostic, position, &options.config),
+        None => {
+            let Ok(document) = Document::load(path, options.input_format) else {
+                return;
+            };
+            place(&document, rule, diagnostic, &options.config)
+        }
+    };
+    findings.push(finding);
 }
 
 fn sort(findings: &mut [Finding]) {
