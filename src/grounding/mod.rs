@@ -25,6 +25,7 @@
 pub mod normalize;
 pub mod when;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -167,53 +168,58 @@ type FastSet<T> = HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
 /// at a time; the evidence then takes them in dialogue order
 /// ([`Evidence::add_reading`]).
 #[derive(Debug, Clone, Default)]
-pub struct Reading {
-    text: String,
-    lower: String,
-    /// Byte ranges of the words of `lower`.
+pub struct Reading<'a> {
+    text: Cow<'a, str>,
+    /// The text in lower case, when that differs from it.
+    lower: Option<String>,
+    /// Byte ranges of the words of the lower-case text.
     words: Vec<(usize, usize)>,
     mentions: Vec<when::Found>,
 }
 
-impl Reading {
+impl<'a> Reading<'a> {
     /// Read these texts, in one batch; what they say about dates and
     /// times only for the first `dates_upto` (the rest have none: the
     /// caller knows no value read as a date or time comes after them).
-    pub fn read_all(texts: Vec<String>, dates_upto: usize) -> Vec<Reading> {
-        let lowers: Vec<String> = texts
-            .iter()
-            .map(|t| normalize::lowercase(t).into_owned())
+    pub fn read_all(texts: Vec<Cow<'a, str>>, dates_upto: usize) -> Vec<Reading<'a>> {
+        let mut readings: Vec<Reading<'a>> = texts
+            .into_iter()
+            .map(|text| {
+                let lower = match normalize::lowercase(&text) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(lower) => Some(lower),
+                };
+                Reading {
+                    text,
+                    lower,
+                    words: Vec::new(),
+                    mentions: Vec::new(),
+                }
+            })
             .collect();
-        let refs: Vec<&str> = lowers.iter().map(String::as_str).collect();
-        let words: Vec<Vec<normalize::Word<'_>>> = refs.iter().map(|t| words(t)).collect();
-        let upto = dates_upto.min(refs.len());
-        let mut mentions = when::scan_batch(&refs[..upto], &words[..upto]);
-        mentions.resize_with(refs.len(), Vec::new);
+        let words: Vec<Vec<normalize::Word<'_>>> =
+            readings.iter().map(|r| words(r.lower())).collect();
+        let upto = dates_upto.min(readings.len());
+        let lowers: Vec<&str> = readings[..upto].iter().map(Reading::lower).collect();
+        let mentions = when::scan_batch(&lowers, &words[..upto]);
         let spans: Vec<Vec<(usize, usize)>> = words
             .iter()
             .map(|ws| ws.iter().map(|w| (w.start, w.end)).collect())
             .collect();
         drop(words);
-        texts
-            .into_iter()
-            .zip(lowers)
-            .zip(spans.into_iter().zip(mentions))
-            .map(|((text, lower), (words, mentions))| Reading {
-                text,
-                lower,
-                words,
-                mentions,
-            })
-            .collect()
+        for (reading, (spans, mentions)) in readings.iter_mut().zip(
+            spans
+                .into_iter()
+                .zip(mentions.into_iter().chain(std::iter::repeat_with(Vec::new))),
+        ) {
+            reading.words = spans;
+            reading.mentions = mentions;
+        }
+        readings
     }
 
-    /// The words of the lower-case text.
-    fn words(&self) -> impl Iterator<Item = normalize::Word<'_>> {
-        self.words.iter().map(|&(start, end)| normalize::Word {
-            text: &self.lower[start..end],
-            start,
-            end,
-        })
+    fn lower(&self) -> &str {
+        self.lower.as_deref().unwrap_or(&self.text)
     }
 
     pub fn text(&self) -> &str {
@@ -309,18 +315,17 @@ impl Evidence {
 
     /// Add a text the assistant has seen.
     pub fn add_text(&mut self, source: Source, text: &str) {
-        let reading = Reading::read_all(vec![text.to_owned()], 1);
+        let reading = Reading::read_all(vec![Cow::Borrowed(text)], 1);
         self.add_reading(source, &reading[0]);
     }
 
     /// Add a text read ahead with [`Reading::read_all`].
     pub fn add_reading(&mut self, source: Source, reading: &Reading) {
-        let text = reading.text.as_str();
+        let text = reading.text();
         if text.trim().is_empty() {
             return;
         }
-        let lower = reading.lower.as_str();
-        let ws: Vec<normalize::Word<'_>> = reading.words().collect();
+        let lower = reading.lower();
         let start = self.texts.len();
         self.texts.push_str(text);
         self.pieces.push(Piece {
@@ -328,20 +333,21 @@ impl Evidence {
             start,
             end: self.texts.len(),
         });
-        for (k, w) in ws.iter().enumerate() {
+        for (k, &(start, end)) in reading.words.iter().enumerate() {
+            let w = &lower[start..end];
             if k > 0 {
                 self.words.push(' ');
             }
-            self.words.push_str(w.text);
-            self.compact.push_str(w.text);
-            let stemmed = stem(w.text);
+            self.words.push_str(w);
+            self.compact.push_str(w);
+            let stemmed = stem(w);
             if !self.tokens.contains(stemmed) {
                 self.tokens.insert(stemmed.into());
             }
         }
         self.words.push_str(" | ");
         self.compact.push('|');
-        normalize::numbers_in(lower, &ws, &mut self.numbers);
+        normalize::numbers_in(lower, &reading.words, &mut self.numbers);
         for f in &reading.mentions {
             self.learn(&f.mention);
         }

@@ -12,6 +12,27 @@ pub struct Word<'a> {
 
 /// The words of `text`: maximal runs of letters and digits.
 pub fn words(text: &str) -> Vec<Word<'_>> {
+    if text.is_ascii() {
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len() / 5);
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphanumeric() {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                out.push(Word {
+                    text: &text[start..i],
+                    start,
+                    end: i,
+                });
+            } else {
+                i += 1;
+            }
+        }
+        return out;
+    }
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
@@ -142,45 +163,58 @@ pub fn number_word(word: &str) -> Option<i64> {
 pub fn numbers(text: &str) -> Vec<f64> {
     let lower = lowercase(text);
     let mut out = Vec::new();
-    numbers_in(&lower, &words(&lower), &mut out);
+    let spans: Vec<(usize, usize)> = words(&lower).iter().map(|w| (w.start, w.end)).collect();
+    numbers_in(&lower, &spans, &mut out);
     out
 }
 
 /// [`numbers`] of a lower-case text whose words are already split.
-pub fn numbers_in(lower: &str, ws: &[Word<'_>], out: &mut Vec<f64>) {
+pub fn numbers_in(lower: &str, spans: &[(usize, usize)], out: &mut Vec<f64>) {
+    let text = |k: usize| &lower[spans[k].0..spans[k].1];
     let mut i = 0;
-    while i < ws.len() {
-        let w = ws[i].text;
+    while i < spans.len() {
+        let w = text(i);
         if w.bytes().all(|b| b.is_ascii_digit()) {
             // Glue "1,200" and "3.5" back together.
-            let mut end = ws[i].end;
+            let mut end = spans[i].1;
             let mut j = i;
-            while j + 1 < ws.len()
-                && ws[j + 1].start == end + 1
+            while j + 1 < spans.len()
+                && spans[j + 1].0 == end + 1
                 && matches!(&lower[end..end + 1], "," | ".")
-                && ws[j + 1].text.bytes().all(|b| b.is_ascii_digit())
+                && text(j + 1).bytes().all(|b| b.is_ascii_digit())
             {
                 j += 1;
-                end = ws[j].end;
+                end = spans[j].1;
             }
-            let raw: String = lower[ws[i].start..end].replace(',', "");
-            if let Ok(n) = raw.parse::<f64>() {
+            let raw = &lower[spans[i].0..end];
+            let parsed = if raw.contains(',') {
+                raw.replace(',', "").parse::<f64>()
+            } else {
+                raw.parse::<f64>()
+            };
+            if let Ok(n) = parsed {
                 out.push(n);
             }
             // The pieces count too ("3.5" also says 3 and 5).
-            for piece in &ws[i..=j] {
-                if let Ok(n) = piece.text.parse::<f64>() {
-                    out.push(n);
+            if j > i {
+                for k in i..=j {
+                    if let Ok(n) = text(k).parse::<f64>() {
+                        out.push(n);
+                    }
                 }
+            } else if let Ok(n) = w.parse::<f64>() {
+                out.push(n);
             }
             i = j + 1;
             continue;
         }
         if let Some(n) = number_word(w) {
             if (20..100).contains(&n) && n % 10 == 0 {
-                if let Some(unit) = ws.get(i + 1).and_then(|w| number_word(w.text)) {
-                    if (1..10).contains(&unit) && ws[i + 1].text != "a" && ws[i + 1].text != "an" {
-                        out.push((n + unit) as f64);
+                if let Some(next) = (i + 1 < spans.len()).then(|| text(i + 1)) {
+                    if let Some(unit) = number_word(next) {
+                        if (1..10).contains(&unit) && next != "a" && next != "an" {
+                            out.push((n + unit) as f64);
+                        }
                     }
                 }
             }

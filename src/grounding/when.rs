@@ -136,7 +136,7 @@ fn month_day() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         Regex::new(&format!(
-            r"\b{MONTH_WORD}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"
+            r"\b{MONTH_WORD}\s+([0-9]{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+([0-9]{{4}})\b)?"
         ))
         .expect("valid pattern")
     })
@@ -146,7 +146,7 @@ fn day_month() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         Regex::new(&format!(
-            r"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}(?:,?\s+(\d{{4}})\b)?"
+            r"\b([0-9]{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}(?:,?\s+([0-9]{{4}})\b)?"
         ))
         .expect("valid pattern")
     })
@@ -156,7 +156,7 @@ fn duration() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"\b(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half an?|a half|quarter of an?|a quarter of an?)\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?)\b",
+        r"\b([0-9]+(?:\.[0-9]+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half an?|a half|quarter of an?|a quarter of an?)\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?)\b",
     )
 }
 
@@ -172,7 +172,7 @@ fn relative_days() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"\b(?:in\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)|(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)\s+ago)\b",
+        r"\b(?:in\s+([0-9]+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)|([0-9]+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?)\s+ago)\b",
     )
 }
 
@@ -181,7 +181,7 @@ fn rolling_days() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"\b(next|coming|following|upcoming|past|last|previous)\s+(?:(\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)\s+)?(days|weeks)\b",
+        r"\b(next|coming|following|upcoming|past|last|previous)\s+(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)\s+)?(days|weeks)\b",
     )
 }
 
@@ -479,59 +479,23 @@ pub fn mentions(text: &str) -> Vec<Found> {
     scan_batch(&[text], &[words]).pop().unwrap_or_default()
 }
 
-/// [`mentions`] of many texts (lower case, with their words) at once: the
-/// patterns run once
-/// over all of them rather than once per text, which is most of the cost
-/// of reading short texts.
+/// [`mentions`] of many texts (lower case, with their words already
+/// split), each on its own.
 pub fn scan_batch(texts: &[&str], words: &[Vec<Word<'_>>]) -> Vec<Vec<Found>> {
-    // Pieces are joined with a separator no pattern reads across (no
-    // pattern matches ";", and the newlines stop the word boundaries).
-    const SEP: &str = "\n;\n";
-    let mut batch = String::with_capacity(texts.iter().map(|t| t.len() + SEP.len()).sum());
-    let mut starts = Vec::with_capacity(texts.len());
-    for (i, t) in texts.iter().enumerate() {
-        if i > 0 {
-            batch.push_str(SEP);
-        }
-        starts.push(batch.len());
-        batch.push_str(t);
-    }
-    let mut all_hints = Hints::default();
-    for (t, ws) in texts.iter().zip(words) {
-        let h = hints(t, ws);
-        all_hints.digit |= h.digit;
-        all_hints.month |= h.month;
-        all_hints.unit |= h.unit;
-        all_hints.day |= h.day;
-        all_hints.relative |= h.relative;
-        all_hints.rolling |= h.rolling;
-        all_hints.half |= h.half;
-    }
-    let mut found = Vec::new();
-    let mut taken = Vec::new();
-    regex_phase(&batch, &all_hints, &mut found, &mut taken);
-    // Back to the pieces, in the order found.
-    let piece_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
-    let mut out: Vec<Vec<Found>> = vec![Vec::new(); texts.len()];
-    let mut piece_taken: Vec<Vec<(usize, usize)>> = vec![Vec::new(); texts.len()];
-    for f in found {
-        let k = piece_of(f.start);
-        let (start, end) = (starts[k], starts[k] + texts[k].len());
-        out[k].push(Found {
-            mention: f.mention,
-            start: f.start - start,
-            end: f.end.min(end) - start,
-        });
-    }
-    for (s, e) in taken {
-        let k = piece_of(s);
-        let (start, end) = (starts[k], starts[k] + texts[k].len());
-        piece_taken[k].push((s - start, e.min(end) - start));
-    }
-    for (k, text) in texts.iter().enumerate() {
-        word_phase(text, &words[k], &piece_taken[k], &mut out[k]);
-    }
-    out
+    texts
+        .iter()
+        .zip(words)
+        .map(|(text, words)| {
+            // The cheap word-level hints decide which patterns can match at
+            // all; most texts need none of the regular expressions.
+            let hints = hints(text, words);
+            let mut out = Vec::new();
+            let mut taken = Vec::new();
+            regex_phase(text, &hints, &mut out, &mut taken);
+            word_phase(text, words, &taken, &mut out);
+            out
+        })
+        .collect()
 }
 
 /// Whether a character is a word character, as `\b` sees it.

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::Value;
@@ -87,17 +88,21 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let events = &view.events[..=last];
     // Every text before it, read in one batch, then taken in order; dates
     // and times are looked for only up to the last call that needs them.
-    let mut texts: Vec<String> = view.shown.iter().map(|s| s.value.clone()).collect();
+    let mut texts: Vec<Cow<'_, str>> = view
+        .shown
+        .iter()
+        .map(|s| Cow::Borrowed(s.value.as_str()))
+        .collect();
     let mut dates_upto = 0;
     for event in events {
         match event {
-            Event::Say { text, .. } => texts.push((*text).to_owned()),
+            Event::Say { text, .. } => texts.push(Cow::Borrowed(text)),
             Event::Call(call) => {
                 if needs_dates(view, call) {
                     dates_upto = texts.len();
                 }
-                texts.push(leaves_of_members(call.arguments));
-                texts.push(call.result.map(leaves_of).unwrap_or_default());
+                texts.push(Cow::Owned(leaves_of_members(call.arguments)));
+                texts.push(Cow::Owned(call.result.map(leaves_of).unwrap_or_default()));
             }
         }
     }
@@ -112,7 +117,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
     let mut tokens: HashSet<String> = HashSet::new();
     // The assistant's words, until the user answers them.
-    let mut unanswered: Vec<(usize, &Reading)> = Vec::new();
+    let mut unanswered: Vec<(usize, &Reading<'_>)> = Vec::new();
     for (i, event) in events.iter().enumerate() {
         match event {
             Event::Say {
@@ -279,26 +284,26 @@ fn kind_of(param: &Param) -> Option<ValueKind> {
 }
 
 /// API-Bank lists are written as Python literals: judge their elements.
-fn grounding_value(
+fn grounding_value<'v>(
     view: &View<'_>,
     param: &Param,
     name: &str,
-    value: &Value,
-    call: &CallRef<'_>,
-) -> Value {
+    value: &'v Value,
+    call: &CallRef<'v>,
+) -> Cow<'v, Value> {
     if view.flavor != Flavor::ApiBank || param.ty != Type::ApiBank(ApiType::StrList) {
-        return value.clone();
+        return Cow::Borrowed(value);
     }
     if let Some(converted) = call
         .converted
         .and_then(|c| c.get(name))
         .filter(|v| v.is_array())
     {
-        return converted.clone();
+        return Cow::Borrowed(converted);
     }
     match value.as_str().and_then(python_str_list) {
-        Some(items) => Value::from(items),
-        None => value.clone(),
+        Some(items) => Cow::Owned(Value::from(items)),
+        None => Cow::Borrowed(value),
     }
 }
 
