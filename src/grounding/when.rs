@@ -410,6 +410,9 @@ fn hints(text: &str, words: &[Word<'_>]) -> Hints {
         digit: text.bytes().any(|b| b.is_ascii_digit()),
         ..Hints::default()
     };
+    // Words each pattern cannot match without.
+    let (mut in_or_ago, mut direction, mut day_count, mut ordinal) = (false, false, false, false);
+    let mut day_word = false;
     for w in words {
         let t = w.text;
         let Some(first) = t.bytes().next() else {
@@ -429,33 +432,36 @@ fn hints(text: &str, words: &[Word<'_>]) -> Hints {
         }
         match t {
             "half" => h.half = true,
-            "day" | "days" => {
-                h.day = true;
-                h.unit = true;
-                h.relative = true;
-                h.rolling = true;
+            "in" | "ago" => in_or_ago = true,
+            "next" | "coming" | "following" | "upcoming" | "past" | "last" | "previous" => {
+                direction = true
             }
-            "weeks" => {
+            "day" => {
+                day_word = true;
                 h.unit = true;
-                h.relative = true;
+                day_count = true;
+            }
+            "days" | "weeks" => {
+                h.unit = true;
+                day_count = true;
                 h.rolling = true;
             }
             "week" | "month" | "months" => {
                 h.unit |= t == "week";
-                h.relative = true;
+                day_count = true;
             }
+            "second" | "seconds" | "sec" | "secs" | "minute" | "minutes" | "min" | "mins"
+            | "hour" | "hours" | "hr" | "hrs" | "night" | "nights" => h.unit = true,
             _ => {
-                if t.starts_with("sec")
-                    || t.starts_with("min")
-                    || t.starts_with("hour")
-                    || t.starts_with("hr")
-                    || t.starts_with("night")
-                {
-                    h.unit = true;
+                if !ordinal && simple_ordinal(t).is_some() {
+                    ordinal = true;
                 }
             }
         }
     }
+    h.relative = day_count && in_or_ago;
+    h.rolling &= direction;
+    h.day = day_word && ordinal;
     h
 }
 

@@ -1,7 +1,7 @@
 //! Running the rules: files in parallel (rayon), findings placed at their
 //! line and column, reported in file order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -71,14 +71,90 @@ impl Report {
     }
 }
 
-/// Lint the files under `paths`.
+/// Lint the files under `paths`, in the order `dataset::discover` gives
+/// them. Files are linted on the pool as the folders are walked, rather
+/// than after: on a large tree the walk is a good part of the run.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     // What the rules build once per process (schemas, patterns) is built
     // on the pool while this thread looks for the files.
     let rules = options.rules();
-    rayon::spawn(move || warm_up(&rules));
-    let files = crate::dataset::discover(paths, options.input_format.extensions())?;
-    Ok(lint_files(&files, options))
+    let warm = rules.clone();
+    rayon::spawn(move || warm_up(&warm));
+    for path in paths {
+        if !path.is_file() && !path.is_dir() {
+            return Err(Error::input(path, "no such file or folder"));
+        }
+    }
+    let extensions = options.input_format.extensions();
+    let wanted = |path: &Path| {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| extensions.iter().any(|want| e.eq_ignore_ascii_case(want)))
+    };
+    let done: std::sync::Mutex<Vec<(usize, FileOutcome)>> = std::sync::Mutex::new(Vec::new());
+    let mut slots: HashMap<PathBuf, usize> = HashMap::new();
+    let mut order: Vec<PathBuf> = Vec::new();
+    let mut failure = None;
+    rayon::scope(|scope| {
+        let start = |path: PathBuf, slots: &mut HashMap<PathBuf, usize>| {
+            if slots.contains_key(&path) {
+                return;
+            }
+            let slot = slots.len();
+            slots.insert(path.clone(), slot);
+            let (rules, done) = (&rules, &done);
+            scope.spawn(move |_| {
+                let outcome = lint_one(slot, &path, rules, options);
+                done.lock().expect("no job panics").push((slot, outcome));
+            });
+        };
+        for path in paths {
+            if path.is_file() {
+                start(path.clone(), &mut slots);
+                order.push(path.clone());
+                continue;
+            }
+            let mut found = Vec::new();
+            for entry in walkdir::WalkDir::new(path).follow_links(true) {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        failure = Some(Error::input(path, e.to_string()));
+                        return;
+                    }
+                };
+                if entry.file_type().is_file() && wanted(entry.path()) {
+                    let file = entry.into_path();
+                    start(file.clone(), &mut slots);
+                    found.push(file);
+                }
+            }
+            found.sort();
+            order.extend(found);
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    let mut seen = std::collections::HashSet::new();
+    order.retain(|f| seen.insert(f.clone()));
+    let mut by_slot: Vec<Option<FileOutcome>> = Vec::new();
+    by_slot.resize_with(slots.len(), || None);
+    for (slot, outcome) in done.into_inner().expect("no job panics") {
+        by_slot[slot] = Some(outcome);
+    }
+    let outcomes: Vec<FileOutcome> = order
+        .iter()
+        .enumerate()
+        .map(|(i, file)| {
+            let mut outcome = by_slot[slots[file]].take().expect("every file was linted");
+            if let Some(ids) = &mut outcome.ids {
+                ids.file = i;
+            }
+            outcome
+        })
+        .collect();
+    Ok(finish(&order, outcomes, &rules, options))
 }
 
 /// Build what the rules share across files (compiled schemas and
@@ -109,6 +185,17 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
         .enumerate()
         .map(|(i, path)| lint_one(i, path, &rules, options))
         .collect();
+    finish(files, outcomes, &rules, options)
+}
+
+/// The report from each file's outcome (in file order) and the rules that
+/// look across files.
+fn finish(
+    files: &[PathBuf],
+    outcomes: Vec<FileOutcome>,
+    rules: &[&'static Rule],
+    options: &Options,
+) -> Report {
     let mut report = Report::default();
     let mut ids = Vec::new();
     let mut per_file: Vec<Vec<Finding>> = Vec::with_capacity(files.len());
@@ -127,7 +214,7 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
     // Findings across files, placed in parallel (a copied dataset may have
     // one for every file).
     let mut dataset: Vec<Vec<(&'static Rule, Diagnostic)>> = vec![Vec::new(); files.len()];
-    for rule in &rules {
+    for rule in rules {
         let Check::Dataset(check) = rule.check else {
             continue;
         };
@@ -150,9 +237,11 @@ pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
     report
         .findings
         .reserve_exact(per_file.iter().map(Vec::len).sum());
-    for findings in per_file {
-        report.findings.extend(findings);
+    for findings in &mut per_file {
+        report.findings.append(findings);
     }
+    // What is left is freed on the pool while the caller prints.
+    rayon::spawn(move || drop((ids, per_file)));
     report
 }
 

@@ -187,6 +187,7 @@ pub fn json_text(report: &Report) -> String {
 
 /// [`json_text`] written to `out` as it is produced.
 pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
     #[derive(serde::Serialize)]
     struct FindingOut<'a> {
         file: &'a str,
@@ -214,24 +215,47 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         warnings: usize,
         unreadable: Vec<Unreadable>,
     }
+    let finding_out = |f: &'_ Finding| {
+        let out = FindingOut {
+            file: &f.file,
+            rule: f.rule,
+            severity: f.severity.name(),
+            message: &f.message,
+            turn: f.turn,
+            call: f.call,
+            argument: f.argument.as_deref(),
+            line: f.line,
+            column: f.column,
+            help: f.help.as_deref(),
+        };
+        // Pretty at the depth of an element of "findings": every line of
+        // the element pretty-printed alone, indented two levels.
+        let text = serde_json::to_string_pretty(&out).expect("findings serialise");
+        let mut indented = String::with_capacity(text.len() + 64);
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                indented.push('\n');
+            }
+            indented.push_str("    ");
+            indented.push_str(line);
+        }
+        indented
+    };
+    // The findings are written in parallel, then spliced into the rest.
+    let chunks: Vec<String> = report
+        .findings
+        .par_chunks(1024)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(finding_out)
+                .collect::<Vec<_>>()
+                .join(",\n")
+        })
+        .collect();
     let report_out = ReportOut {
         files: report.files,
-        findings: report
-            .findings
-            .iter()
-            .map(|f| FindingOut {
-                file: &f.file,
-                rule: f.rule,
-                severity: f.severity.name(),
-                message: &f.message,
-                turn: f.turn,
-                call: f.call,
-                argument: f.argument.as_deref(),
-                line: f.line,
-                column: f.column,
-                help: f.help.as_deref(),
-            })
-            .collect(),
+        findings: Vec::new(),
         counts: report.counts(),
         errors: report.count(Severity::Error),
         warnings: report.count(Severity::Warning),
@@ -244,7 +268,24 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut out, &report_out)?;
+    let envelope = serde_json::to_string_pretty(&report_out).expect("reports serialise");
+    const EMPTY: &str = "\"findings\": []";
+    match envelope.find(EMPTY) {
+        Some(at) if !chunks.is_empty() => {
+            let envelope = envelope.as_bytes();
+            out.write_all(&envelope[..at])?;
+            out.write_all(b"\"findings\": [\n")?;
+            for (i, chunk) in chunks.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",\n")?;
+                }
+                out.write_all(chunk.as_bytes())?;
+            }
+            out.write_all(b"\n  ]")?;
+            out.write_all(&envelope[at + EMPTY.len()..])?;
+        }
+        _ => out.write_all(envelope.as_bytes())?,
+    }
     out.write_all(b"\n")
 }
 
@@ -416,6 +457,15 @@ mod tests {
             errors: Vec::new(),
         };
         assert_eq!(json_text(&report), pretty(&json_report(&report)));
+        // Enough findings to be written in several parallel chunks.
+        let many = Report {
+            files: 3000,
+            findings: (0..2500)
+                .map(|i| finding("schema", Severity::Error, (i % 3 == 0).then_some("h")))
+                .collect(),
+            errors: Vec::new(),
+        };
+        assert_eq!(json_text(&many), pretty(&json_report(&many)));
         let unreadable = Report {
             files: 1,
             findings: Vec::new(),

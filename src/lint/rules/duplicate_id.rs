@@ -23,7 +23,9 @@ crate::declare_rule! {
 }
 
 fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
-    let mut first: HashMap<(&str, &str), &str> = HashMap::new();
+    type Fast = std::hash::BuildHasherDefault<crate::grounding::FastHasher>;
+    let mut first: HashMap<(&str, &str), &str, Fast> =
+        HashMap::with_capacity_and_hasher(files.len() * 2, Fast::default());
     let mut out = Vec::new();
     for file in files {
         for (field, value, pointer) in &file.ids {
