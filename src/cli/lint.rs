@@ -64,6 +64,7 @@ pub fn options(args: &Args) -> Result<Options, Error> {
             .transpose()?,
         ignore: rules(&args.ignore)?,
         config,
+        skip_snippets: matches!(args.format, Format::Json | Format::Github),
     })
 }
 

@@ -163,10 +163,11 @@ impl std::hash::Hasher for FastHasher {
 
 type FastSet<T> = HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
 
-/// A text read ahead of the dialogue: reading every text of a dialogue in
-/// one batch ([`Reading::read_all`]) costs a fraction of reading them one
-/// at a time; the evidence then takes them in dialogue order
-/// ([`Evidence::add_reading`]).
+/// A text read ahead of the dialogue ([`Reading::read_all`]): its lower-case
+/// form, words and date mentions, so that a caller can decide up front
+/// which texts need their dates read (only those before the last value
+/// judged as a date) and hand them to the evidence in dialogue order
+/// ([`Evidence::add_reading`]) without copying them.
 #[derive(Debug, Clone, Default)]
 pub struct Reading<'a> {
     text: Cow<'a, str>,
@@ -298,6 +299,16 @@ impl Evidence {
             e.months.insert(now.month());
         }
         e
+    }
+
+    /// Make room for about `bytes` of text (what a caller reading ahead
+    /// knows), so the evidence does not grow by copying itself.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.texts.reserve(bytes);
+        self.words.reserve(bytes + bytes / 8);
+        self.compact.reserve(bytes);
+        self.tokens.reserve(bytes / 16);
+        self.numbers.reserve(bytes / 16);
     }
 
     /// The anchor date, if known.

@@ -208,7 +208,7 @@ pub fn numbers_in(lower: &str, spans: &[(usize, usize)], out: &mut Vec<f64>) {
             i = j + 1;
             continue;
         }
-        if let Some(n) = number_word(w) {
+        if let Some(n) = (w.len() <= 9).then(|| number_word(w)).flatten() {
             if (20..100).contains(&n) && n % 10 == 0 {
                 if let Some(next) = (i + 1 < spans.len()).then(|| text(i + 1)) {
                     if let Some(unit) = number_word(next) {

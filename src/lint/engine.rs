@@ -23,6 +23,9 @@ pub struct Options {
     pub select: Option<Vec<&'static Rule>>,
     pub ignore: Vec<&'static Rule>,
     pub config: Config,
+    /// Leave out the source lines under findings (for outputs that do not
+    /// show them: JSON, GitHub annotations).
+    pub skip_snippets: bool,
 }
 
 impl Options {
@@ -271,14 +274,19 @@ fn place_dataset(
                 .iter()
                 .find(|(pointer, _)| *pointer == anchor.pointer)
         })
-        .map(|(_, position)| position.clone());
+        .map(|(_, position)| match position {
+            Some((line, column, _, width)) if options.skip_snippets => {
+                Some((*line, *column, String::new(), *width))
+            }
+            other => other.clone(),
+        });
     let finding = match known {
-        Some(position) => finding(path, rule, diagnostic, position, &options.config),
+        Some(position) => finding(path, rule, diagnostic, position, options),
         None => {
             let Ok(document) = Document::load(path, options.input_format) else {
                 return;
             };
-            place(&document, rule, diagnostic, &options.config)
+            place(&document, rule, diagnostic, options)
         }
     };
     findings.push(finding);
@@ -322,7 +330,7 @@ fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Option
         diagnostics.clear();
         check(&input, &mut diagnostics);
         for d in diagnostics.drain(..) {
-            findings.push(place(&document, rule, d, &options.config));
+            findings.push(place(&document, rule, d, options));
         }
     }
     FileOutcome {
@@ -354,7 +362,7 @@ fn file_ids(index: usize, document: &Document) -> FileIds {
 }
 
 /// Turn a diagnostic into a finding at its line and column.
-fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Finding {
+fn place(document: &Document, rule: &Rule, d: Diagnostic, options: &Options) -> Finding {
     let text = document.text();
     let mut position = d.place.map(|(line, column)| {
         let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
@@ -363,7 +371,7 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, config: &Config) -> Fi
     if let Some(anchor) = &d.at {
         position = position.or_else(|| anchor_position(document, anchor));
     }
-    finding(document.path(), rule, d, position, config)
+    finding(document.path(), rule, d, position, options)
 }
 
 /// A finding at a known position.
@@ -372,9 +380,10 @@ fn finding(
     rule: &Rule,
     d: Diagnostic,
     position: Option<Position>,
-    config: &Config,
+    options: &Options,
 ) -> Finding {
-    let severity = config
+    let severity = options
+        .config
         .severity_of(rule)
         .or(d.severity)
         .unwrap_or(rule.severity);
@@ -382,7 +391,7 @@ fn finding(
         Some((line, column, text, width)) => (
             Some(line),
             Some(column),
-            Some(Snippet {
+            (!options.skip_snippets).then(|| Snippet {
                 text: text.trim_end_matches('\r').to_owned(),
                 width,
             }),

@@ -108,10 +108,12 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
     // The last call's own arguments and result come after every check.
     texts.truncate(texts.len() - 2);
+    let bytes = texts.iter().map(|t| t.len() + 3).sum();
     let readings = Reading::read_all(texts, dates_upto);
     let mut readings = readings.iter();
     let mut next = || readings.next().expect("one reading per text");
     let mut evidence = Evidence::new(view.now);
+    evidence.reserve(bytes);
     for shown in &view.shown {
         evidence.add_reading(Source::Context(shown.name.to_owned()), next());
     }
