@@ -1,7 +1,7 @@
 //! Running the rules: files in parallel (rayon), findings placed at their
 //! line and column, reported in file order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -74,90 +74,14 @@ impl Report {
     }
 }
 
-/// Lint the files under `paths`, in the order `dataset::discover` gives
-/// them. Files are linted on the pool as the folders are walked, rather
-/// than after: on a large tree the walk is a good part of the run.
+/// Lint the files under `paths`.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     // What the rules build once per process (schemas, patterns) is built
     // on the pool while this thread looks for the files.
     let rules = options.rules();
-    let warm = rules.clone();
-    rayon::spawn(move || warm_up(&warm));
-    for path in paths {
-        if !path.is_file() && !path.is_dir() {
-            return Err(Error::input(path, "no such file or folder"));
-        }
-    }
-    let extensions = options.input_format.extensions();
-    let wanted = |path: &Path| {
-        path.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.iter().any(|want| e.eq_ignore_ascii_case(want)))
-    };
-    let done: std::sync::Mutex<Vec<(usize, FileOutcome)>> = std::sync::Mutex::new(Vec::new());
-    let mut slots: HashMap<PathBuf, usize> = HashMap::new();
-    let mut order: Vec<PathBuf> = Vec::new();
-    let mut failure = None;
-    rayon::scope(|scope| {
-        let start = |path: PathBuf, slots: &mut HashMap<PathBuf, usize>| {
-            if slots.contains_key(&path) {
-                return;
-            }
-            let slot = slots.len();
-            slots.insert(path.clone(), slot);
-            let (rules, done) = (&rules, &done);
-            scope.spawn(move |_| {
-                let outcome = lint_one(slot, &path, rules, options);
-                done.lock().expect("no job panics").push((slot, outcome));
-            });
-        };
-        for path in paths {
-            if path.is_file() {
-                start(path.clone(), &mut slots);
-                order.push(path.clone());
-                continue;
-            }
-            let mut found = Vec::new();
-            for entry in walkdir::WalkDir::new(path).follow_links(true) {
-                let entry = match entry {
-                    Ok(entry) => entry,
-                    Err(e) => {
-                        failure = Some(Error::input(path, e.to_string()));
-                        return;
-                    }
-                };
-                if entry.file_type().is_file() && wanted(entry.path()) {
-                    let file = entry.into_path();
-                    start(file.clone(), &mut slots);
-                    found.push(file);
-                }
-            }
-            found.sort();
-            order.extend(found);
-        }
-    });
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    let mut seen = std::collections::HashSet::new();
-    order.retain(|f| seen.insert(f.clone()));
-    let mut by_slot: Vec<Option<FileOutcome>> = Vec::new();
-    by_slot.resize_with(slots.len(), || None);
-    for (slot, outcome) in done.into_inner().expect("no job panics") {
-        by_slot[slot] = Some(outcome);
-    }
-    let outcomes: Vec<FileOutcome> = order
-        .iter()
-        .enumerate()
-        .map(|(i, file)| {
-            let mut outcome = by_slot[slots[file]].take().expect("every file was linted");
-            if let Some(ids) = &mut outcome.ids {
-                ids.file = i;
-            }
-            outcome
-        })
-        .collect();
-    Ok(finish(&order, outcomes, &rules, options))
+    rayon::spawn(move || warm_up(&rules));
+    let files = crate::dataset::discover(paths, options.input_format.extensions())?;
+    Ok(lint_files(&files, options))
 }
 
 /// Build what the rules share across files (compiled schemas and
