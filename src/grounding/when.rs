@@ -915,8 +915,30 @@ fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
     };
     word_times(text, words, taken, out);
 
+    let (mut tomorrow, mut yesterday) = (false, false);
     for (i, w) in words.iter().enumerate() {
         let (start, word) = (w.start, w.text);
+        // Every word below starts with one of these letters.
+        if !matches!(
+            word.as_bytes()[0],
+            b'a' | b'b'
+                | b'd'
+                | b'e'
+                | b'f'
+                | b'i'
+                | b'j'
+                | b'l'
+                | b'm'
+                | b'n'
+                | b'o'
+                | b'r'
+                | b's'
+                | b't'
+                | b'w'
+                | b'y'
+        ) {
+            continue;
+        }
         let end = w.end;
         let previous = i.checked_sub(1).map(|j| words[j].text);
         let mention = match word {
@@ -930,8 +952,14 @@ fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
             {
                 Mention::Monthly
             }
-            "tomorrow" => Mention::Relative(1, 1),
-            "yesterday" => Mention::Relative(-1, -1),
+            "tomorrow" => {
+                tomorrow = true;
+                Mention::Relative(1, 1)
+            }
+            "yesterday" => {
+                yesterday = true;
+                Mention::Relative(-1, -1)
+            }
             "week" => match previous {
                 Some("every" | "each" | "per" | "a") => Mention::Duration(7 * 86400),
                 Some("this" | "current") => Mention::Week(0),
@@ -999,12 +1027,12 @@ fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
         push(out, mention, start, end);
     }
     // "day after tomorrow" and friends shift the plain reading.
-    if words.iter().any(|w| w.text == "tomorrow") {
+    if tomorrow {
         for (at, _) in text.match_indices("after tomorrow") {
             push(out, Mention::Relative(2, 2), at, at + 14);
         }
     }
-    if words.iter().any(|w| w.text == "yesterday") {
+    if yesterday {
         for (at, _) in text.match_indices("before yesterday") {
             push(out, Mention::Relative(-2, -2), at, at + 16);
         }

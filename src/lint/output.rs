@@ -189,73 +189,39 @@ pub fn json_text(report: &Report) -> String {
 pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Result<()> {
     use rayon::prelude::*;
     #[derive(serde::Serialize)]
-    struct FindingOut<'a> {
-        file: &'a str,
-        rule: &'a str,
-        severity: &'a str,
-        message: &'a str,
-        turn: Option<usize>,
-        call: Option<usize>,
-        argument: Option<&'a str>,
-        line: Option<usize>,
-        column: Option<usize>,
-        help: Option<&'a str>,
-    }
-    #[derive(serde::Serialize)]
     struct Unreadable {
         file: Option<String>,
         message: String,
     }
     #[derive(serde::Serialize)]
-    struct ReportOut<'a> {
+    struct ReportOut {
         files: usize,
-        findings: Vec<FindingOut<'a>>,
+        findings: [(); 0],
         counts: std::collections::BTreeMap<&'static str, usize>,
         errors: usize,
         warnings: usize,
         unreadable: Vec<Unreadable>,
     }
-    let finding_out = |f: &'_ Finding| {
-        let out = FindingOut {
-            file: &f.file,
-            rule: f.rule,
-            severity: f.severity.name(),
-            message: &f.message,
-            turn: f.turn,
-            call: f.call,
-            argument: f.argument.as_deref(),
-            line: f.line,
-            column: f.column,
-            help: f.help.as_deref(),
-        };
-        // Pretty at the depth of an element of "findings": every line of
-        // the element pretty-printed alone, indented two levels.
-        let text = serde_json::to_string_pretty(&out).expect("findings serialise");
-        let mut indented = String::with_capacity(text.len() + 64);
-        for (i, line) in text.split('\n').enumerate() {
-            if i > 0 {
-                indented.push('\n');
-            }
-            indented.push_str("    ");
-            indented.push_str(line);
-        }
-        indented
-    };
-    // The findings are written in parallel, then spliced into the rest.
-    let chunks: Vec<String> = report
+    // The findings are written in parallel, each as serde_json's pretty
+    // printer writes an element of "findings" (two levels deep), then
+    // spliced into the rest.
+    let chunks: Vec<Vec<u8>> = report
         .findings
         .par_chunks(1024)
         .map(|chunk| {
-            chunk
-                .iter()
-                .map(finding_out)
-                .collect::<Vec<_>>()
-                .join(",\n")
+            let mut buf = Vec::with_capacity(chunk.len() * 400);
+            for (i, f) in chunk.iter().enumerate() {
+                if i > 0 {
+                    buf.extend_from_slice(b",\n");
+                }
+                write_finding(&mut buf, f);
+            }
+            buf
         })
         .collect();
     let report_out = ReportOut {
         files: report.files,
-        findings: Vec::new(),
+        findings: [],
         counts: report.counts(),
         errors: report.count(Severity::Error),
         warnings: report.count(Severity::Warning),
@@ -279,7 +245,7 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
                 if i > 0 {
                     out.write_all(b",\n")?;
                 }
-                out.write_all(chunk.as_bytes())?;
+                out.write_all(chunk)?;
             }
             out.write_all(b"\n  ]")?;
             out.write_all(&envelope[at + EMPTY.len()..])?;
@@ -287,6 +253,47 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         _ => out.write_all(envelope.as_bytes())?,
     }
     out.write_all(b"\n")
+}
+
+/// One finding as an element of the JSON report's "findings", byte for
+/// byte what serde_json's pretty printer writes there.
+fn write_finding(buf: &mut Vec<u8>, f: &Finding) {
+    fn string(buf: &mut Vec<u8>, s: &str) {
+        serde_json::to_writer(&mut *buf, s).expect("strings serialise");
+    }
+    fn number(buf: &mut Vec<u8>, n: Option<usize>) {
+        match n {
+            Some(n) => buf.extend_from_slice(n.to_string().as_bytes()),
+            None => buf.extend_from_slice(b"null"),
+        }
+    }
+    fn text(buf: &mut Vec<u8>, s: Option<&str>) {
+        match s {
+            Some(s) => string(buf, s),
+            None => buf.extend_from_slice(b"null"),
+        }
+    }
+    buf.extend_from_slice(b"    {\n      \"file\": ");
+    string(buf, &f.file);
+    buf.extend_from_slice(b",\n      \"rule\": ");
+    string(buf, f.rule);
+    buf.extend_from_slice(b",\n      \"severity\": ");
+    string(buf, f.severity.name());
+    buf.extend_from_slice(b",\n      \"message\": ");
+    string(buf, &f.message);
+    buf.extend_from_slice(b",\n      \"turn\": ");
+    number(buf, f.turn);
+    buf.extend_from_slice(b",\n      \"call\": ");
+    number(buf, f.call);
+    buf.extend_from_slice(b",\n      \"argument\": ");
+    text(buf, f.argument.as_deref());
+    buf.extend_from_slice(b",\n      \"line\": ");
+    number(buf, f.line);
+    buf.extend_from_slice(b",\n      \"column\": ");
+    number(buf, f.column);
+    buf.extend_from_slice(b",\n      \"help\": ");
+    text(buf, f.help.as_deref());
+    buf.extend_from_slice(b"\n    }");
 }
 
 /// SARIF 2.1.0 as GitHub code scanning reads it.
