@@ -23,23 +23,19 @@ crate::declare_rule! {
 }
 
 fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
+    use rayon::prelude::*;
     type Fast = std::hash::BuildHasherDefault<crate::grounding::FastHasher>;
     let mut first: HashMap<(&str, &str), &str, Fast> =
         HashMap::with_capacity_and_hasher(files.len() * 2, Fast::default());
-    let mut out = Vec::new();
+    // Which claims repeat an earlier file's, in file order; the findings
+    // are then written in parallel (a copied dataset repeats every id).
+    let mut repeats = Vec::new();
     for file in files {
         for (field, value, pointer) in &file.ids {
             match first.get(&(*field, value.as_str())) {
-                Some(other) if *other != file.path => out.push((
-                    file.file,
-                    Diagnostic::new(NAME, format!("`{field}` {value:?} is also used by {other}"))
-                        .at(Anchor::value(pointer.clone()))
-                        .help(if *field == "conversation_id" {
-                            "give this conversation its own id (any fresh UUID)"
-                        } else {
-                            "give this conversation its own name (ToolTalk uses the file's stem)"
-                        }),
-                )),
+                Some(other) if *other != file.path => {
+                    repeats.push((file.file, *field, value.as_str(), pointer.as_str(), *other))
+                }
                 Some(_) => {}
                 None => {
                     first.insert((*field, value.as_str()), file.path.as_str());
@@ -47,7 +43,22 @@ fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
             }
         }
     }
-    out
+    repeats
+        .into_par_iter()
+        .map(|(file, field, value, pointer, other)| {
+            let help = if field == "conversation_id" {
+                "give this conversation its own id (any fresh UUID)"
+            } else {
+                "give this conversation its own name (ToolTalk uses the file's stem)"
+            };
+            (
+                file,
+                Diagnostic::new(NAME, format!("`{field}` {value:?} is also used by {other}"))
+                    .at(Anchor::value(pointer))
+                    .help(help),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

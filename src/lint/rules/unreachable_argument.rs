@@ -161,25 +161,29 @@ fn needs_dates(view: &View<'_>, call: &CallRef<'_>) -> bool {
             return false;
         };
         match kind {
-            ValueKind::Text => text_leaves(value).any(|s| {
-                s.trim().len() >= 3
-                    && crate::grounding::when::month_number(&s.trim().to_lowercase()).is_some()
-            }),
+            ValueKind::Text => names_a_month(value),
             ValueKind::Exact | ValueKind::Number => false,
             _ => true,
         }
     })
 }
 
-/// The strings in a value (itself, or a list's elements, or an API-Bank
-/// list written as text).
-fn text_leaves(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+/// Whether a text value (or an element of a list, or of an API-Bank list
+/// written as text) may be a month name, which is judged against the
+/// months the dialogue mentions.
+fn names_a_month(value: &Value) -> bool {
+    let month = |s: &str| {
+        let s = s.trim();
+        (3..=10).contains(&s.len())
+            && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'.')
+            && crate::grounding::when::month_number(&s.to_ascii_lowercase()).is_some()
+    };
     match value {
         Value::String(s) => {
-            Box::new(std::iter::once(s.as_str()).chain(s.split(['\'', '"', ',', '[', ']'])))
+            month(s) || (s.contains('[') && s.split(['\'', '"', ',', '[', ']']).any(month))
         }
-        Value::Array(items) => Box::new(items.iter().flat_map(text_leaves)),
-        _ => Box::new(std::iter::empty()),
+        Value::Array(items) => items.iter().any(names_a_month),
+        _ => false,
     }
 }
 
