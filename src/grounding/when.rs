@@ -893,9 +893,14 @@ fn regex_phase(text: &str, hints: &Hints, out: &mut Vec<Found>, taken: &mut Vec<
             if start < resume {
                 continue;
             }
+            if run_end - start > 2 {
+                // Two of its digits match and are glued to the third: no
+                // clock, and the next run starts after this one.
+                continue;
+            }
             let end = clock_match_end(text, start, run_end);
             resume = end;
-            if run_end - start > 2 || overlaps(taken, start, end) {
+            if overlaps(taken, start, end) {
                 continue;
             }
             digit_clock(text, start, end, out);
