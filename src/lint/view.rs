@@ -38,15 +38,21 @@ pub struct CallRef<'a> {
     pub exception: Option<&'a str>,
     /// API-Bank: the line the pointers are relative to.
     pub line: Option<usize>,
-    /// Pointer to the call's object (conversation) or "" (API-Bank line).
-    pub base: String,
 }
 
 impl CallRef<'_> {
+    /// Pointer to the call's object (conversation) or "" (API-Bank line).
+    pub fn base(&self) -> String {
+        match self.line {
+            Some(_) => String::new(),
+            None => format!("/conversation/{}/apis/{}", self.turn, self.call),
+        }
+    }
+
     fn arguments_pointer(&self) -> String {
         match self.line {
             Some(_) => "/param_dict".to_owned(),
-            None => format!("{}/request/parameters", self.base),
+            None => format!("{}/request/parameters", self.base()),
         }
     }
 
@@ -75,7 +81,7 @@ impl CallRef<'_> {
     pub fn name_anchor(&self) -> Anchor {
         match self.line {
             Some(_) => Anchor::value("/api_name").in_line(self.line),
-            None => Anchor::value(format!("{}/request/api_name", self.base)),
+            None => Anchor::value(format!("{}/request/api_name", self.base())),
         }
     }
 
@@ -166,7 +172,6 @@ fn tooltalk(conv: &crate::model::Conversation) -> View<'_> {
                 result: Some(&call.response).filter(|r| !r.is_null()),
                 exception: call.exception.as_deref(),
                 line: None,
-                base: format!("/conversation/{t}/apis/{c}"),
             }));
         }
         events.push(Event::Say {
@@ -227,7 +232,6 @@ fn apibank_view(dialogue: &apibank::Dialogue) -> View<'_> {
                     result: call.output,
                     exception: call.exception,
                     line: Some(line.position),
-                    base: String::new(),
                 }));
             }
             None => {}
