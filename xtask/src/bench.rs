@@ -193,7 +193,17 @@ impl Target {
 fn jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
     let data = data.display().to_string();
     let databases = databases.display().to_string();
-    let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+    let args = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
+    let oracle = args(&[
+        "evaluate",
+        &data,
+        "--databases",
+        &databases,
+        "--predictor",
+        "oracle",
+        "--format",
+        "json",
+    ]);
     vec![
         Job {
             name: "stats",
@@ -216,31 +226,11 @@ fn jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
         },
         Job {
             name: "evaluate oracle",
-            args: args(&[
-                "evaluate",
-                &data,
-                "--databases",
-                &databases,
-                "--predictor",
-                "oracle",
-                "--format",
-                "json",
-            ]),
+            args: oracle.clone(),
         },
         Job {
             name: "evaluate oracle --out",
-            args: args(&[
-                "evaluate",
-                &data,
-                "--databases",
-                &databases,
-                "--predictor",
-                "oracle",
-                "--format",
-                "json",
-                "--out",
-                &out.display().to_string(),
-            ]),
+            args: [oracle, args(&["--out", &out.display().to_string()])].concat(),
         },
     ]
 }
