@@ -100,29 +100,76 @@ pub struct Report {
     pub errors: Vec<String>,
 }
 
-/// Verify every file; conversations run in parallel, the report is in file
-/// order. A file that cannot be verified is listed in `errors` and does not
-/// stop the others.
-pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Report {
-    let mut report = Report {
-        conversations: 0,
-        calls: 0,
-        reproduced: 0,
-        differs: Vec::new(),
-        errors: Vec::new(),
-    };
-    for result in verify_each(files, databases) {
-        match result {
-            Ok((calls, diffs)) => {
-                report.conversations += 1;
-                report.calls += calls;
-                report.reproduced += calls - diffs.len();
-                report.differs.extend(diffs);
-            }
-            Err(e) => report.errors.push(e.to_string()),
+/// What verifying a set of files found, less the differences themselves
+/// (which [`verify_in_order`] hands on one by one).
+#[derive(Debug, Clone, Default)]
+pub struct Counts {
+    pub conversations: usize,
+    pub calls: usize,
+    pub reproduced: usize,
+    pub differs: usize,
+    /// Files that could not be verified, each message naming the file.
+    pub errors: Vec<String>,
+}
+
+impl Counts {
+    /// The report these counts head, with `differs` to fill in.
+    pub fn report(&self) -> Report {
+        Report {
+            conversations: self.conversations,
+            calls: self.calls,
+            reproduced: self.reproduced,
+            differs: Vec::new(),
+            errors: self.errors.clone(),
         }
     }
-    report
+}
+
+/// Verify every file in parallel; each difference is rendered by `render`
+/// on the worker that found it and handed to `sink` in file order, so only
+/// a batch of files' results is held at a time. A file that cannot be
+/// verified is listed in the counts' `errors` and does not stop the others.
+pub fn verify_in_order<R, F, S>(
+    files: &[PathBuf],
+    databases: &Databases,
+    render: F,
+    mut sink: S,
+) -> Counts
+where
+    R: Send,
+    F: Fn(&Difference) -> R + Sync,
+    S: FnMut(R) + Send,
+{
+    let mut counts = Counts::default();
+    crate::ordered::for_each_in_order(
+        files,
+        |_, path| {
+            verify_file(path, databases)
+                .map(|(calls, diffs)| (calls, diffs.iter().map(&render).collect::<Vec<R>>()))
+        },
+        |result| match result {
+            Ok((calls, rendered)) => {
+                counts.conversations += 1;
+                counts.calls += calls;
+                counts.reproduced += calls - rendered.len();
+                counts.differs += rendered.len();
+                rendered.into_iter().for_each(&mut sink);
+            }
+            Err(e) => counts.errors.push(e.to_string()),
+        },
+    );
+    counts
+}
+
+/// Verify every file and gather the report (all differences in memory;
+/// commands stream them with [`verify_in_order`]).
+pub fn verify_files(files: &[PathBuf], databases: &Databases) -> Report {
+    let mut differs = Vec::new();
+    let counts = verify_in_order(files, databases, Difference::clone, |d| differs.push(d));
+    Report {
+        differs,
+        ..counts.report()
+    }
 }
 
 /// Each file's gold-call count and differences, or why it could not be

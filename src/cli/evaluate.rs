@@ -4,7 +4,7 @@
 //! Exit status: 0 when every conversation succeeded, 1 when some failed,
 //! 2 when the evaluation could not run.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -177,14 +177,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         threads,
         progress: std::io::stderr().is_terminal(),
     };
-    let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
-    match args.format {
-        OutputFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).expect("the summary serializes")
-        ),
-        OutputFormat::Human => print!("{}", human(&summary)),
-    }
+    let mut evaluation = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = match args.format {
+        OutputFormat::Json => evaluation
+            .write_json(&mut stdout)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(human(&evaluation.summary).as_bytes()),
+    };
+    let _ = stdout.flush();
+    let summary = &evaluation.summary;
     Ok(Status::from_findings(
         summary.successes < summary.rates.conversations,
     ))

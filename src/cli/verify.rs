@@ -1,11 +1,13 @@
 //! `talkforge verify`: replay every gold call and compare.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::dataset::discover;
+use crate::json_stream::ArraySpool;
 use crate::sim::Databases;
-use crate::verify::verify_files;
+use crate::verify::verify_in_order;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -22,39 +24,61 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<Status, Error> {
     let databases = Databases::load(&args.databases)?;
     let files = discover(&args.paths, &["json"])?;
-    let report = verify_files(&files, &databases);
-    match args.format {
+    let mut stdout = std::io::BufWriter::new(std::io::stdout());
+    let counts = match args.format {
         OutputFormat::Json => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
-            );
+            // The differences are spooled (a copied dataset can have
+            // thousands) and spliced in after the counts.
+            let mut spool = ArraySpool::new();
+            let mut spool_error = None;
+            let counts = verify_in_order(&files, &databases, ArraySpool::render, |element| {
+                if spool_error.is_none() {
+                    spool_error = spool.push(&element).err();
+                }
+            });
+            if let Some(e) = spool_error {
+                return Err(Error::Other(format!(
+                    "cannot keep the differences in a temporary file: {e}"
+                )));
+            }
+            let _ = spool
+                .write_document(&counts.report(), "differs", &mut stdout)
+                .and_then(|()| writeln!(stdout));
+            counts
         }
         OutputFormat::Human => {
-            for d in &report.differs {
-                println!(
-                    "{} turn {} call {} ({}) differs:\n{}",
-                    d.file, d.turn, d.call, d.api_name, d.diff
-                );
-            }
-            println!(
-                "{} conversations, {} gold calls: {} reproduce, {} differ",
-                report.conversations,
-                report.calls,
-                report.reproduced,
-                report.differs.len()
+            let counts = verify_in_order(
+                &files,
+                &databases,
+                |d| {
+                    format!(
+                        "{} turn {} call {} ({}) differs:\n{}\n",
+                        d.file, d.turn, d.call, d.api_name, d.diff
+                    )
+                },
+                |text| {
+                    let _ = stdout.write_all(text.as_bytes());
+                },
             );
+            let _ = writeln!(
+                stdout,
+                "{} conversations, {} gold calls: {} reproduce, {} differ",
+                counts.conversations, counts.calls, counts.reproduced, counts.differs
+            );
+            counts
         }
-    }
-    for error in &report.errors {
+    };
+    let _ = stdout.flush();
+    drop(stdout);
+    for error in &counts.errors {
         eprintln!("error: {error}");
     }
-    if !report.errors.is_empty() {
+    if !counts.errors.is_empty() {
         return Err(Error::Other(format!(
             "{} of {} files could not be verified",
-            report.errors.len(),
+            counts.errors.len(),
             files.len()
         )));
     }
-    Ok(Status::from_findings(!report.differs.is_empty()))
+    Ok(Status::from_findings(counts.differs > 0))
 }

@@ -8,4 +8,4 @@ pub mod write;
 pub use discover::discover;
 pub use read::{load_conversation, read_conversation, read_json, LoadedConversation};
 pub use schema::{validate, validate_databases, SchemaKind, SchemaViolation};
-pub use write::{atomic_write, atomic_write_unsynced, to_python_json};
+pub use write::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};

@@ -109,6 +109,33 @@ pub fn atomic_write_unsynced(path: &Path, contents: &[u8]) -> Result<()> {
     replace_file(path, contents, false)
 }
 
+/// Like [`atomic_write`], the contents written by `write` (through a
+/// buffer) rather than held in memory first.
+pub fn atomic_write_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
+    let mut buffered = std::io::BufWriter::new(tmp);
+    write(&mut buffered)
+        .and_then(|()| buffered.flush())
+        .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
+    let tmp = buffered
+        .into_inner()
+        .map_err(|e| Error::input(path, format!("cannot write: {}", e.error())))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
+    tmp.persist(path)
+        .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;
+    Ok(())
+}
+
 fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -133,6 +160,23 @@ fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_write_replaces_the_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        std::fs::write(&path, b"old").unwrap();
+        atomic_write_with(&path, |w| w.write_all(b"new contents")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        // A failing writer leaves the old file and no temporary behind.
+        let failed = atomic_write_with(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(failed.unwrap_err().to_string().contains("disk full"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     #[test]
     fn escapes_like_python() {

@@ -28,6 +28,6 @@ pub mod summary;
 pub use predict::{
     HistoryItem, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
 };
-pub use run::{evaluate_files, RunOptions, Similarity};
+pub use run::{evaluate_files, Evaluation, RunOptions, Similarity};
 pub use score::Metrics;
 pub use summary::Summary;

@@ -2,13 +2,16 @@
 //! parallel, in file order), write its output file, resume from an earlier
 //! run's files, and gather the summary.
 //!
-//! Only the small per-conversation results are kept; each conversation is
-//! dropped once scored, so memory stays flat as the dataset grows.
+//! Nothing per conversation is kept: each is tallied, its entry rendered
+//! and spooled (memory up to a block, then a temporary file) and dropped,
+//! so memory stays flat as the dataset grows.
 
 use std::path::{Component, Path, PathBuf};
 
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde_json::Value;
 
 use super::endpoint::sha256_hex;
@@ -17,9 +20,10 @@ use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::predict::Predictor;
 use super::score::score;
 use super::simulate::{simulate, SimulateError};
-use super::summary::Summary;
+use super::summary::{Summary, Tally};
 use crate::dataset::read::{json_error, read_text};
-use crate::dataset::{atomic_write, atomic_write_unsynced, to_python_json};
+use crate::dataset::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
+use crate::json_stream::ArraySpool;
 use crate::model::{Conversation, GoldCall};
 use crate::sim::{Databases, TextSimilarity};
 use crate::{Error, Result};
@@ -72,37 +76,132 @@ pub struct RunOptions<'a> {
 /// Subfolder of `--out` holding the per-conversation files.
 pub const CONVERSATIONS_DIR: &str = "conversations";
 
-/// Evaluate `files` and summarise them.
+/// A finished run: its summary (`per_conversation` left empty) and every
+/// conversation's entry, rendered where it was evaluated and spooled (see
+/// [`crate::json_stream`]), so a run holds tallies, not results.
+pub struct Evaluation {
+    pub summary: Summary,
+    per_conversation: ArraySpool,
+}
+
+impl Evaluation {
+    /// The JSON summary (`--format json`, `summary.json`) with every
+    /// conversation's entry as `per_conversation`.
+    pub fn write_json(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.per_conversation
+            .write_document(&self.summary, "per_conversation", out)
+    }
+
+    /// The JSON summary as a value (for tests and small runs).
+    pub fn to_json(&mut self) -> Value {
+        let mut out = Vec::new();
+        self.write_json(&mut out)
+            .expect("writing JSON to memory cannot fail");
+        serde_json::from_slice(&out).expect("the summary is JSON")
+    }
+}
+
+/// Evaluate `files` and summarise them; with `options.out`, also write
+/// each conversation's file, `summary.json` and `report.md` there.
 pub fn evaluate_files(
     files: &[PathBuf],
     predictor: &dyn Predictor,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
-) -> Result<Summary> {
+) -> Result<Evaluation> {
     let info = RunInfo {
         predictor: predictor.name(),
         settings: predictor.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
     };
+    let mut tally = Tally::default();
+    let mut spool = ArraySpool::new();
+    let mut spool_error = None;
+    evaluate_in_order(
+        files,
+        predictor,
+        similarity,
+        options,
+        &info,
+        ArraySpool::render,
+        |result, entry| {
+            tally.add(&result);
+            if spool_error.is_none() {
+                spool_error = spool.push(&entry).err();
+            }
+        },
+    )?;
+    if let Some(e) = spool_error {
+        return Err(Error::Other(format!(
+            "cannot keep the per-conversation results in a temporary file: {e}"
+        )));
+    }
+    let mut evaluation = Evaluation {
+        summary: tally.summary(info, Vec::new()),
+        per_conversation: spool,
+    };
+    if let Some(dir) = &options.out {
+        atomic_write_with(&dir.join("summary.json"), |w| evaluation.write_json(w))?;
+        atomic_write(
+            &dir.join("report.md"),
+            super::report::render(&evaluation.summary).as_bytes(),
+        )?;
+    }
+    Ok(evaluation)
+}
+
+/// Evaluate every file on the pool, handing each result (and what `render`
+/// made of it on the worker) to `sink` in file order. After the first failure no further conversation is started; the
+/// failure is returned once the pool is done.
+fn evaluate_in_order<R, F, S>(
+    files: &[PathBuf],
+    predictor: &dyn Predictor,
+    similarity: &dyn Similarity,
+    options: &RunOptions<'_>,
+    info: &RunInfo,
+    render: F,
+    mut sink: S,
+) -> Result<()>
+where
+    R: Send,
+    F: Fn(&ConversationResult) -> R + Sync,
+    S: FnMut(ConversationResult, R) + Send,
+{
     let base = common_dir(files);
     let bar = progress_bar(files.len() as u64, options.progress);
-    let job = || -> Result<Vec<ConversationResult>> {
-        files
-            .par_iter()
-            .map(|path| {
+    let failed = AtomicBool::new(false);
+    let mut first_error = None;
+    let mut job = || {
+        crate::ordered::for_each_in_order(
+            files,
+            |_, path| {
+                if failed.load(Ordering::Relaxed) {
+                    return None;
+                }
                 let out = options
                     .out
                     .as_ref()
                     .map(|dir| dir.join(CONVERSATIONS_DIR).join(relative(path, &base)));
                 let result =
-                    evaluate_one(path, out.as_deref(), predictor, similarity, options, &info);
+                    evaluate_one(path, out.as_deref(), predictor, similarity, options, info);
                 bar.inc(1);
-                result
-            })
-            .collect()
+                if result.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                Some(result.map(|r| {
+                    let rendered = render(&r);
+                    (r, rendered)
+                }))
+            },
+            |result| match result {
+                Some(Ok((r, rendered))) if first_error.is_none() => sink(r, rendered),
+                Some(Err(e)) if first_error.is_none() => first_error = Some(e),
+                _ => {}
+            },
+        )
     };
-    let results = match options.threads {
+    match options.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build()
@@ -111,16 +210,7 @@ pub fn evaluate_files(
         None => job(),
     };
     bar.finish_and_clear();
-    let summary = Summary::new(results?, info);
-    if let Some(dir) = &options.out {
-        let json = serde_json::to_string_pretty(&summary).expect("the summary serializes");
-        atomic_write(&dir.join("summary.json"), json.as_bytes())?;
-        atomic_write(
-            &dir.join("report.md"),
-            super::report::render(&summary).as_bytes(),
-        )?;
-    }
-    Ok(summary)
+    first_error.map_or(Ok(()), Err)
 }
 
 fn progress_bar(len: u64, show: bool) -> ProgressBar {

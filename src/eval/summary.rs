@@ -119,20 +119,45 @@ pub struct Summary {
     pub per_conversation: Vec<ConversationResult>,
 }
 
-impl Summary {
-    pub fn new(results: Vec<ConversationResult>, info: RunInfo) -> Self {
-        let mut all = Totals::default();
-        let mut subsets: IndexMap<String, Totals> = IndexMap::new();
-        let mut error_types = ErrorTypes::default();
-        let mut tools: BTreeMap<String, ToolTally> = BTreeMap::new();
-        for r in &results {
-            all.add(r);
-            subsets.entry(r.subset.clone()).or_default().add(r);
-            error_types += r.error_types;
-            for (name, tally) in &r.tools {
-                *tools.entry(name.clone()).or_default() += *tally;
+/// The summary's figures, gathered one conversation at a time (a run
+/// need not hold its conversations' results).
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    all: Totals,
+    subsets: IndexMap<String, Totals>,
+    error_types: ErrorTypes,
+    tools: BTreeMap<String, ToolTally>,
+    resumed: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, r: &ConversationResult) {
+        self.all.add(r);
+        match self.subsets.get_mut(&r.subset) {
+            Some(t) => t.add(r),
+            None => self.subsets.entry(r.subset.clone()).or_default().add(r),
+        }
+        self.error_types += r.error_types;
+        for (name, tally) in &r.tools {
+            match self.tools.get_mut(name) {
+                Some(t) => *t += *tally,
+                None => {
+                    self.tools.insert(name.clone(), *tally);
+                }
             }
         }
+        self.resumed += usize::from(r.resumed);
+    }
+
+    /// The summary, its `per_conversation` as given.
+    pub fn summary(self, info: RunInfo, per_conversation: Vec<ConversationResult>) -> Summary {
+        let Tally {
+            all,
+            mut subsets,
+            error_types,
+            tools,
+            resumed,
+        } = self;
         subsets.sort_keys();
         let by_subset = subsets
             .into_iter()
@@ -163,11 +188,21 @@ impl Summary {
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),
             settings: info,
-            resumed: results.iter().filter(|r| r.resumed).count(),
+            resumed,
             error_types,
             by_subset,
             tools,
-            per_conversation: results,
+            per_conversation,
         }
+    }
+}
+
+impl Summary {
+    pub fn new(results: Vec<ConversationResult>, info: RunInfo) -> Self {
+        let mut tally = Tally::default();
+        for r in &results {
+            tally.add(r);
+        }
+        tally.summary(info, results)
     }
 }

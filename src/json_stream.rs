@@ -1,0 +1,177 @@
+//! Pretty-printed JSON documents with one long array that is not held in
+//! memory: each element is rendered where it is computed (on a worker),
+//! kept in a spool (memory up to [`IN_MEMORY`], then written in blocks of
+//! that size to an unnamed temporary file), and spliced into the document once the rest of it (counts
+//! known only at the end) is ready. The bytes are those of
+//! `serde_json::to_string_pretty` over the whole document.
+
+use std::fs::File;
+use std::io::{self, Seek, Write};
+
+use serde::Serialize;
+
+/// Spooled bytes kept in memory; beyond, they go to a file a block of
+/// this size at a time (one write per block, not one per element).
+pub const IN_MEMORY: usize = 1 << 20;
+
+/// The indentation of an element of an array that is a value of the
+/// document's top-level object (serde_json's pretty printer indents by two).
+const ELEMENT_INDENT: &[u8] = b"    ";
+
+/// The rendered elements of the document's array, in order.
+#[derive(Default)]
+pub struct ArraySpool {
+    /// The latest bytes, not yet in `file`.
+    block: Vec<u8>,
+    /// The earlier bytes, once there were more than [`IN_MEMORY`].
+    file: Option<File>,
+    len: usize,
+}
+
+impl ArraySpool {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Elements pushed so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `value` pretty-printed as an element of the array (indented for
+    /// its depth); cheap to call on any thread.
+    pub fn render<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+        let flat =
+            serde_json::to_vec_pretty(value).expect("serialising JSON to memory cannot fail");
+        // JSON strings cannot hold a raw newline, so every newline is
+        // structure and takes the element's indentation.
+        let newlines = flat.iter().filter(|&&b| b == b'\n').count();
+        let mut out = Vec::with_capacity(flat.len() + (newlines + 1) * ELEMENT_INDENT.len() + 2);
+        out.push(b'\n');
+        out.extend_from_slice(ELEMENT_INDENT);
+        for line in flat.split_inclusive(|&b| b == b'\n') {
+            out.extend_from_slice(line);
+            if line.ends_with(b"\n") {
+                out.extend_from_slice(ELEMENT_INDENT);
+            }
+        }
+        out
+    }
+
+    /// Append an element made by [`ArraySpool::render`].
+    pub fn push(&mut self, rendered: &[u8]) -> io::Result<()> {
+        if self.len > 0 {
+            self.block.push(b',');
+        }
+        self.block.extend_from_slice(rendered);
+        self.len += 1;
+        if self.block.len() >= IN_MEMORY {
+            let file = match &mut self.file {
+                Some(file) => file,
+                None => self.file.insert(tempfile::tempfile()?),
+            };
+            file.write_all(&self.block)?;
+            self.block.clear();
+        }
+        Ok(())
+    }
+
+    /// Write `head` (pretty-printed, its `key` an empty array) with the
+    /// spooled elements as that array. Can be called more than once.
+    pub fn write_document<H: Serialize>(
+        &mut self,
+        head: &H,
+        key: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let head = serde_json::to_string_pretty(head).map_err(io::Error::other)?;
+        if self.len == 0 {
+            return out.write_all(head.as_bytes());
+        }
+        // A raw newline only occurs between tokens, so this is the key at
+        // the top level and nowhere else.
+        let marker = format!("\n  {}: []", serde_json::to_string(key)?);
+        let at = head.find(&marker).ok_or_else(|| {
+            io::Error::other(format!("the document has no empty top-level `{key}` array"))
+        })?;
+        let (before, after) = head.split_at(at + marker.len() - 1);
+        out.write_all(before.as_bytes())?;
+        if let Some(file) = &mut self.file {
+            file.rewind()?;
+            io::copy(file, out)?;
+        }
+        out.write_all(&self.block)?;
+        out.write_all(b"\n  ")?;
+        out.write_all(after.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn streamed(head: &serde_json::Value, key: &str, items: &[serde_json::Value]) -> String {
+        let mut spool = ArraySpool::new();
+        for item in items {
+            spool.push(&ArraySpool::render(item)).unwrap();
+        }
+        let mut out = Vec::new();
+        spool.write_document(head, key, &mut out).unwrap();
+        // A second write gives the same bytes (stdout and summary.json).
+        let mut again = Vec::new();
+        spool.write_document(head, key, &mut again).unwrap();
+        assert_eq!(out, again);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_document_is_what_the_pretty_printer_makes_of_the_whole() {
+        let items = vec![
+            json!({"file": "a\nb.json", "diff": "-x\n+y\n", "nested": {"list": [1, [2, {}]], "empty": []}}),
+            json!("a string element"),
+            json!({"file": "c.json", "call": 3}),
+        ];
+        let head = json!({"conversations": 2, "differs": [], "errors": ["one\n  \"differs\": []"]});
+        let mut whole = head.clone();
+        whole["differs"] = json!(items);
+        assert_eq!(
+            streamed(&head, "differs", &items),
+            serde_json::to_string_pretty(&whole).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_empty_array_and_a_last_key_print_as_the_pretty_printer_does() {
+        let head = json!({"a": 1, "per_conversation": []});
+        assert_eq!(
+            streamed(&head, "per_conversation", &[]),
+            serde_json::to_string_pretty(&head).unwrap()
+        );
+        let items = vec![json!({"x": 1})];
+        let mut whole = head.clone();
+        whole["per_conversation"] = json!(items);
+        assert_eq!(
+            streamed(&head, "per_conversation", &items),
+            serde_json::to_string_pretty(&whole).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_spool_larger_than_memory_goes_to_a_file_and_still_reads_back() {
+        let big = "x".repeat(IN_MEMORY / 8);
+        let items: Vec<_> = (0..12).map(|i| json!({"i": i, "text": big})).collect();
+        let head = json!({"n": 12, "items": []});
+        let mut whole = head.clone();
+        whole["items"] = json!(items);
+        assert_eq!(
+            streamed(&head, "items", &items),
+            serde_json::to_string_pretty(&whole).unwrap()
+        );
+    }
+}
