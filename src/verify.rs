@@ -71,7 +71,14 @@ pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> 
             response: &executed.response,
             exception: &executed.exception,
         });
-        let diff = similar::TextDiff::from_lines(&recorded, &simulated)
+        // The JSON text breaks lines only with '\n' (string contents are
+        // escaped), so a plain split gives the lines similar's own (char by
+        // char) tokenizer would.
+        let old_lines: Vec<&str> = recorded.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = simulated.split_inclusive('\n').collect();
+        let diff = similar::TextDiff::configure()
+            .newline_terminated(true)
+            .diff_slices(&old_lines, &new_lines)
             .unified_diff()
             .context_radius(3)
             .header("recorded", "simulated")

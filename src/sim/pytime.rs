@@ -25,6 +25,55 @@ pub fn strptime(value: &Value, fmt: &str) -> Result<NaiveDateTime, String> {
 
 /// `datetime.strptime(text, fmt)`.
 pub fn strptime_str(text: &str, fmt: &str) -> Result<NaiveDateTime, String> {
+    // Nearly every value is written in full ("2023-09-01 07:05:00"); those
+    // are read directly, anything else (or anything wrong) the general way.
+    match canonical(text, fmt) {
+        Some(t) => Ok(t),
+        None => strptime_general(text, fmt),
+    }
+}
+
+/// `text` when it is written in the format's full two-digit form with every
+/// field in range and a real date; `None` for anything else.
+fn canonical(text: &str, fmt: &str) -> Option<NaiveDateTime> {
+    let b = text.as_bytes();
+    let two = |i: usize, lo: u32, hi: u32| -> Option<u32> {
+        let (x, y) = (b[i].wrapping_sub(b'0'), b[i + 1].wrapping_sub(b'0'));
+        let v = u32::from(x) * 10 + u32::from(y);
+        (x < 10 && y < 10 && (lo..=hi).contains(&v)).then_some(v)
+    };
+    let date = |o: usize| -> Option<NaiveDate> {
+        let year = b[o..o + 4].iter().try_fold(0i32, |acc, &c| {
+            c.is_ascii_digit().then(|| acc * 10 + i32::from(c - b'0'))
+        })?;
+        if b[o + 4] != b'-' || b[o + 7] != b'-' {
+            return None;
+        }
+        NaiveDate::from_ymd_opt(year, two(o + 5, 1, 12)?, two(o + 8, 1, 31)?)
+    };
+    let time = |o: usize| -> Option<NaiveTime> {
+        if b[o + 2] != b':' || b[o + 5] != b':' {
+            return None;
+        }
+        // CPython clamps a leap second (60, 61) to 59.
+        let second = two(o + 6, 0, 61)?.min(59);
+        NaiveTime::from_hms_opt(two(o, 0, 23)?, two(o + 3, 0, 59)?, second)
+    };
+    match fmt {
+        TIMESTAMP if b.len() == 19 && b[10] == b' ' => {
+            Some(NaiveDateTime::new(date(0)?, time(11)?))
+        }
+        DATE if b.len() == 10 => Some(NaiveDateTime::new(date(0)?, NaiveTime::MIN)),
+        TIME if b.len() == 8 => Some(NaiveDateTime::new(
+            NaiveDate::from_ymd_opt(1900, 1, 1)?,
+            time(0)?,
+        )),
+        _ => None,
+    }
+}
+
+/// `datetime.strptime(text, fmt)` directive by directive.
+fn strptime_general(text: &str, fmt: &str) -> Result<NaiveDateTime, String> {
     let mismatch = || {
         format!(
             "time data {} does not match format {}",
@@ -130,6 +179,57 @@ mod tests {
             strptime_str("18:30:00", TIME).unwrap().time().to_string(),
             "18:30:00"
         );
+    }
+
+    #[test]
+    fn the_direct_reading_agrees_with_the_general_one() {
+        let mut texts: Vec<String> = vec![
+            "2023-09-01 07:05:00".into(),
+            "2023-02-29 10:00:00".into(),
+            "2024-02-29 10:00:00".into(),
+            "2023-13-01 10:00:00".into(),
+            "2023-00-10 10:00:00".into(),
+            "2023-12-32 10:00:00".into(),
+            "2023-12-00 10:00:00".into(),
+            "2023-12-10 24:00:00".into(),
+            "2023-12-10 23:60:00".into(),
+            "2023-12-10 23:59:60".into(),
+            "2023-12-10 23:59:61".into(),
+            "2023-12-10 23:59:62".into(),
+            "2023-12-10T23:59:59".into(),
+            "2023/12/10 23:59:59".into(),
+            "2023-12-10 23-59-59".into(),
+            "+023-12-10 23:59:59".into(),
+            "2023-1a-10 23:59:59".into(),
+            "2023-12-10  3:59:59".into(),
+            "2023-9-1 7:05:00".into(),
+            "0000-01-01 00:00:00".into(),
+            "2023-12-10".into(),
+            "2023-02-30".into(),
+            "18:30:00".into(),
+            "18:30:61".into(),
+            "25:30:00".into(),
+            "1830:00 ".into(),
+        ];
+        // Every value with one position replaced by a non-digit.
+        for base in ["2023-09-01 07:05:00", "2023-09-01", "07:05:00"] {
+            for i in 0..base.len() {
+                for c in ['x', '0', '9', ' ', '-', ':'] {
+                    let mut t: Vec<char> = base.chars().collect();
+                    t[i] = c;
+                    texts.push(t.into_iter().collect());
+                }
+            }
+        }
+        for text in &texts {
+            for fmt in [TIMESTAMP, DATE, TIME] {
+                assert_eq!(
+                    strptime_str(text, fmt),
+                    strptime_general(text, fmt),
+                    "{text:?} with {fmt}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -162,7 +162,7 @@ impl ToolCtx<'_> {
     /// holding `token`, or `Invalid session_token.`.
     pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
         for (username, record) in self.accounts() {
-            match record.get("session_token") {
+            match super::table::field(record, "session_token") {
                 Some(t) if t == token => return Ok(username.to_string()),
                 Some(_) => {}
                 None => return Err(super::pyargs::key_error("session_token")),
@@ -238,7 +238,8 @@ impl World {
             .get(ACCOUNT_DB)?
             .iter()
             .find_map(|(name, record)| {
-                (record.get("session_token") == Some(&token)).then(|| name.to_string())
+                (super::table::field(record, "session_token") == Some(&token))
+                    .then(|| name.to_string())
             })
     }
 

@@ -16,6 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::sim::catalog::{
     default_matches, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::world::ToolCtx;
@@ -72,7 +73,7 @@ const fn phone(name: &'static str, description: &'static str, required: bool) ->
 
 /// `record[name]` on an account or item record, with Python's `KeyError`.
 pub(crate) fn field<'a>(record: &'a Value, name: &str) -> Result<&'a Value, String> {
-    record.get(name).ok_or_else(|| key_error(name))
+    crate::sim::table::field(record, name).ok_or_else(|| key_error(name))
 }
 
 /// The reference's `check_session_token(token)["username"]`: the username
@@ -115,17 +116,65 @@ fn regex_match(pattern: &Regex, value: &Value) -> Result<bool, String> {
 /// The reference's email check: word characters, digits, dots and hyphens
 /// around one `@`. Python's `$` also lets one trailing newline through.
 fn is_email(value: &Value) -> Result<bool, String> {
+    match value {
+        Value::String(s) => Ok(is_email_text(s)),
+        other => regex_match(email_pattern(), other),
+    }
+}
+
+/// The email pattern (Python's `\w` is Unicode letters, digits and `_`).
+fn email_pattern() -> &'static Regex {
     static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\A[\p{L}\p{N}_.\-]+@[\p{L}\p{N}_.\-]+\n?\z").expect("valid pattern")
     });
-    regex_match(&EMAIL, value)
+    &EMAIL
+}
+
+/// `text` matches the email pattern. ASCII text (nearly all of it) is
+/// checked directly; the Unicode pattern is only compiled for the rest.
+pub(crate) fn is_email_text(text: &str) -> bool {
+    if !text.is_ascii() {
+        return email_pattern().is_match(text);
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let word = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    // `@` is no word character, so the first one is the only one.
+    match body.split_once('@') {
+        Some((name, domain)) => {
+            !name.is_empty()
+                && !domain.is_empty()
+                && name.bytes().all(word)
+                && domain.bytes().all(word)
+        }
+        None => false,
+    }
 }
 
 /// The reference's phone check: `ddd-ddd-dddd` (any Unicode decimal digits).
 fn is_phone(value: &Value) -> Result<bool, String> {
+    match value {
+        Value::String(s) => Ok(is_phone_text(s)),
+        other => regex_match(phone_pattern(), other),
+    }
+}
+
+fn phone_pattern() -> &'static Regex {
     static PHONE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\A\d{3}-\d{3}-\d{4}\n?\z").expect("valid pattern"));
-    regex_match(&PHONE, value)
+    &PHONE
+}
+
+/// `text` matches the phone pattern; ASCII text is checked directly.
+fn is_phone_text(text: &str) -> bool {
+    if !text.is_ascii() {
+        return phone_pattern().is_match(text);
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text).as_bytes();
+    body.len() == 12
+        && body.iter().enumerate().all(|(i, &c)| match i {
+            3 | 7 => c == b'-',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// An account by a username the caller gave, if it exists.
@@ -161,7 +210,7 @@ fn public_info(username: Value, record: &Value) -> Result<Value, String> {
     let email = field(record, "email")?.clone();
     let phone = field(record, "phone")?.clone();
     let name = field(record, "name")?.clone();
-    Ok(json!({"username": username, "email": email, "phone": phone, "name": name}))
+    Ok(object!({"username": username, "email": email, "phone": phone, "name": name}))
 }
 
 // ---------------------------------------------------------------------------
@@ -194,7 +243,7 @@ fn get_account_information(
     let key = ctx.check_session_token(args.value("session_token"))?;
     let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
     let username = field(record, "username")?.clone();
-    Ok(json!({ "user": public_info(username, record)? }))
+    Ok(object!({ "user": public_info(username, record)? }))
 }
 
 pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
@@ -259,7 +308,7 @@ fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
     let key = display(username);
     let token = new_session_token(ctx.rng);
     set_field(ctx, &key, "session_token", json!(token));
-    Ok(json!({ "session_token": token }))
+    Ok(object!({ "session_token": token }))
 }
 
 pub static LOGOUT_USER: ToolSpec = ToolSpec {
@@ -364,18 +413,18 @@ fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
     }
     let name = args.value("name");
     let token = new_session_token(ctx.rng);
-    let record = json!({
+    let record = object!({
         "username": username,
         "password": args.value("password"),
-        "session_token": token,
+        "session_token": &token,
         "email": email,
         "phone": phone,
         "name": name,
     });
     ctx.accounts_mut().insert(display(username), record);
-    Ok(json!({
+    Ok(object!({
         "session_token": token,
-        "user": {"username": username, "email": email, "phone": phone, "name": name},
+        "user": object!({"username": username, "email": email, "phone": phone, "name": name}),
     }))
 }
 
@@ -514,7 +563,7 @@ fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
             users
         }
     };
-    Ok(json!({ "users": users }))
+    Ok(object!({ "users": users }))
 }
 
 pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
@@ -585,6 +634,48 @@ fn update_account_information(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn direct_email_and_phone_checks_agree_with_the_patterns() {
+        let texts = [
+            "ann@example.com",
+            "ann.lee-2_x@mail.example.org",
+            "ann@example.com\n",
+            "ann@example.com\n\n",
+            "\nann@example.com",
+            "@example.com",
+            "ann@",
+            "ann@@example.com",
+            "ann@exa@mple.com",
+            "ann smith@example.com",
+            "ann+tag@example.com",
+            "",
+            "@",
+            "ann",
+            "jos\u{e9}@example.com",
+            "\u{661}\u{662}\u{663}-456-7890",
+            "123-456-7890",
+            "123-456-7890\n",
+            "123-456-789",
+            "123-456-78901",
+            "123 456 7890",
+            "1234567890",
+            "123-456-789a",
+            "12-3456-7890",
+        ];
+        for text in texts {
+            assert_eq!(
+                is_email_text(text),
+                email_pattern().is_match(text),
+                "email {text:?}"
+            );
+            assert_eq!(
+                is_phone_text(text),
+                phone_pattern().is_match(text),
+                "phone {text:?}"
+            );
+        }
+    }
     use crate::model::{Conversation, Metadata, User};
     use crate::sim::{Databases, World};
 

@@ -9,6 +9,7 @@ use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::bind;
 use crate::sim::pytime::{strptime, TIME};
 use crate::sim::world::ToolCtx;
@@ -57,10 +58,10 @@ fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value
     if let Value::Object(alarms) = alarms {
         alarms.insert(
             alarm_id.clone(),
-            json!({"alarm_id": alarm_id, "time": time}),
+            object!({"alarm_id": &alarm_id, "time": time}),
         );
     }
-    Ok(json!({ "alarm_id": alarm_id }))
+    Ok(object!({ "alarm_id": alarm_id }))
 }
 
 /// Actions are judged by what was asked, not by the id the world made up:
@@ -183,7 +184,7 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
         }
         found.push(alarm.clone());
     }
-    Ok(json!({ "alarms": found }))
+    Ok(object!({ "alarms": found }))
 }
 
 /// A query is right when it found at least the alarms the gold call found.

@@ -13,6 +13,7 @@ use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -139,8 +140,8 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         ctx.rng.randint(0, 0xffff_ffff),
         ctx.rng.randint(0, 0xffff)
     );
-    let event = json!({
-        "event_id": event_id,
+    let event = object!({
+        "event_id": &event_id,
         "name": args.value("name"),
         "event_type": event_type,
         "description": args.value("description"),
@@ -153,7 +154,7 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     if let Value::Object(events) = events {
         events.insert(event_id.clone(), event);
     }
-    Ok(json!({ "event_id": event_id }))
+    Ok(object!({ "event_id": event_id }))
 }
 
 /// The reference's `if username not in attendees: attendees = attendees +
@@ -470,9 +471,7 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
     let mut found = Vec::new();
     for event in events.as_object().into_iter().flat_map(Map::values) {
         let field = |name: &str| {
-            event
-                .get(name)
-                .ok_or_else(|| crate::sim::pyargs::key_error(name))
+            crate::sim::table::field(event, name).ok_or_else(|| crate::sim::pyargs::key_error(name))
         };
         let event_start = strptime(field("start_time")?, TIMESTAMP)?;
         let event_end = strptime(field("end_time")?, TIMESTAMP)?;
@@ -483,7 +482,7 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
             found.push(event.clone());
         }
     }
-    Ok(json!({ "events": found }))
+    Ok(object!({ "events": found }))
 }
 
 /// A query is right when it raised what the gold call raised, ran as the

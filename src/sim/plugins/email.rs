@@ -5,10 +5,7 @@
 //! clock has not arrived yet and is never found. Sending checks the
 //! addresses and makes up an id but, as in the reference, stores nothing.
 
-use std::sync::LazyLock;
-
 use chrono::NaiveDateTime;
-use regex::Regex;
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
@@ -16,6 +13,7 @@ use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, key_error, lower, py_eq, py_split, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -107,17 +105,14 @@ fn send_email(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
         ctx.rng.randint(0, 0xffff),
         ctx.rng.randint(0, 0xffff_ffff)
     );
-    Ok(json!({ "email_id": email_id }))
+    Ok(object!({ "email_id": email_id }))
 }
 
 /// The reference's address check: word characters, dots and hyphens on
 /// both sides of one `@`. Python's `$` also accepts one trailing newline,
 /// and its `\w` means letters, digits and `_`.
 fn is_email_address(text: &str) -> bool {
-    static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\A[\p{L}\p{N}_.\-]+@[\p{L}\p{N}_.\-]+\n?\z").expect("valid pattern")
-    });
-    ADDRESS.is_match(text)
+    super::account::is_email_text(text)
 }
 
 /// Sending is judged by what was sent, not by the id: same exception, same
@@ -294,7 +289,7 @@ fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         .take(MAX_RESULTS)
         .map(|(_, email)| email.clone())
         .collect();
-    Ok(json!({ "emails": found }))
+    Ok(object!({ "emails": found }))
 }
 
 /// Whether the email's body or subject contains any (or all) keywords. The

@@ -15,6 +15,7 @@ use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, lower, py_eq, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -83,7 +84,7 @@ fn send_message(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         ctx.rng.randint(0, 0xffff_ffff),
         ctx.rng.randint(0, 0xffff_ffff)
     );
-    Ok(json!({ "message_id": message_id }))
+    Ok(object!({ "message_id": message_id }))
 }
 
 /// Sending is judged by what was said, not by the id: the same exception,
@@ -259,7 +260,7 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
         .take(MAX_RESULTS)
         .map(|(_, message)| message.clone())
         .collect();
-    Ok(json!({ "messages": found }))
+    Ok(object!({ "messages": found }))
 }
 
 /// A search is right when it raised what the gold call raised, ran as the

@@ -12,6 +12,7 @@ use crate::model::GoldCall;
 use crate::sim::catalog::{
     default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, no_attribute, py_eq};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::world::ToolCtx;
@@ -108,8 +109,8 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         ctx.rng.randint(0, 0xff),
         ctx.rng.randint(0, 0xffff)
     );
-    let record = json!({
-        "reminder_id": reminder_id,
+    let record = object!({
+        "reminder_id": &reminder_id,
         "task": args.value("task"),
         "due_date": args.value("due_date"),
         "status": "pending",
@@ -117,7 +118,7 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     if let Some(Value::Object(reminders)) = ctx.own_mut().get_mut(&user) {
         reminders.insert(reminder_id.clone(), record);
     }
-    Ok(json!({ "reminder_id": reminder_id }))
+    Ok(object!({ "reminder_id": reminder_id }))
 }
 
 /// Adding is judged by what was asked, not by the id: the same exception,
@@ -184,7 +185,7 @@ fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
         return Err(no_attribute(reminders, "values"));
     };
     let listed: Vec<Value> = reminders.values().cloned().collect();
-    Ok(json!({ "reminders": listed }))
+    Ok(object!({ "reminders": listed }))
 }
 
 /// A listing is right when the request is the same (tool and arguments),

@@ -9,9 +9,10 @@
 //! caller's text is lower-cased and trimmed before the lookup.
 
 use chrono::{Datelike, Days, NaiveDate};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec};
+use crate::sim::object::object;
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
 use crate::sim::world::{Table, ToolCtx};
@@ -65,7 +66,7 @@ fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     let args = bind("CurrentWeather", params, &["location"], &[])?;
     let days = location_record(ctx.own(), args.value("location"))?;
     let today = ctx.now.date();
-    Ok(json!({ "weather": day(days, today)? }))
+    Ok(object!({ "weather": day(days, today)? }))
 }
 
 pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
@@ -101,7 +102,7 @@ fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
             .ok_or_else(|| "date value out of range".to_string())?;
         forecast.push(day(days, date)?);
     }
-    Ok(json!({ "forecast": forecast }))
+    Ok(object!({ "forecast": forecast }))
 }
 
 pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
@@ -156,7 +157,7 @@ fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
         Value::Object(months) => months.get(&month).ok_or_else(missing)?,
         _ => return Err(missing()),
     };
-    Ok(json!({ "weather": weather }))
+    Ok(object!({ "weather": weather }))
 }
 
 /// The record of a location: the caller's text lower-cased and trimmed, as
@@ -201,6 +202,7 @@ mod tests {
     use crate::sim::pytime::{strptime_str, TIMESTAMP};
     use crate::sim::similarity::ExactText;
     use crate::sim::{Databases, World};
+    use serde_json::json;
 
     fn databases() -> Databases {
         let tables = [
