@@ -120,22 +120,54 @@ impl std::ops::AddAssign for ToolTally {
 }
 
 /// One evaluated conversation, as the summary and the report see it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Serialised with the metrics' fields inline (see the `Serialize` impl).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConversationResult {
     pub file: String,
     /// The folder the file sits in (easy, hard, tooltalk, ...).
     pub subset: String,
     pub name: String,
     pub conversation_id: String,
-    #[serde(flatten)]
     pub metrics: Metrics,
     pub assistant_turns: usize,
     pub turns_stopped_by_bound: usize,
     pub error_types: ErrorTypes,
     /// Taken from an earlier run's output rather than evaluated now.
     pub resumed: bool,
-    #[serde(skip)]
+    /// Not serialised: the summary's per-tool table gathers these.
     pub tools: BTreeMap<String, ToolTally>,
+}
+
+/// The fields in order, the metrics' among them, as `#[serde(flatten)]`
+/// would write them, without flatten's per-field detour (a run writes one
+/// of these per conversation).
+impl Serialize for ConversationResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let m = &self.metrics;
+        let mut s = serializer.serialize_struct("ConversationResult", 21)?;
+        s.serialize_field("file", &self.file)?;
+        s.serialize_field("subset", &self.subset)?;
+        s.serialize_field("name", &self.name)?;
+        s.serialize_field("conversation_id", &self.conversation_id)?;
+        s.serialize_field("predictions", &m.predictions)?;
+        s.serialize_field("ground_truths", &m.ground_truths)?;
+        s.serialize_field("matches", &m.matches)?;
+        s.serialize_field("actions", &m.actions)?;
+        s.serialize_field("valid_actions", &m.valid_actions)?;
+        s.serialize_field("bad_actions", &m.bad_actions)?;
+        s.serialize_field("precision", &m.precision)?;
+        s.serialize_field("recall", &m.recall)?;
+        s.serialize_field("action_precision", &m.action_precision)?;
+        s.serialize_field("bad_action_rate", &m.bad_action_rate)?;
+        s.serialize_field("success", &m.success)?;
+        s.serialize_field("soft_success", &m.soft_success)?;
+        s.serialize_field("assistant_turns", &self.assistant_turns)?;
+        s.serialize_field("turns_stopped_by_bound", &self.turns_stopped_by_bound)?;
+        s.serialize_field("error_types", &self.error_types)?;
+        s.serialize_field("resumed", &self.resumed)?;
+        s.end()
+    }
 }
 
 impl ConversationResult {
@@ -193,6 +225,41 @@ mod tests {
             matched,
             bad_action,
         }
+    }
+
+    #[test]
+    fn a_result_serialises_with_the_metrics_inline_in_field_order() {
+        let metrics = Metrics::from_counts(3, 2, 2, 1, 1, 0);
+        let result = ConversationResult {
+            file: "d/easy/a.json".into(),
+            subset: "easy".into(),
+            name: "A".into(),
+            conversation_id: "id-a".into(),
+            metrics,
+            assistant_turns: 2,
+            turns_stopped_by_bound: 0,
+            error_types: ErrorTypes::default(),
+            resumed: false,
+            tools: BTreeMap::new(),
+        };
+        let mut want = serde_json::json!({
+            "file": "d/easy/a.json", "subset": "easy", "name": "A", "conversation_id": "id-a"
+        });
+        let serde_json::Value::Object(fields) = serde_json::to_value(metrics).unwrap() else {
+            unreachable!()
+        };
+        want.as_object_mut().unwrap().extend(fields);
+        let rest = serde_json::json!({
+            "assistant_turns": 2, "turns_stopped_by_bound": 0,
+            "error_types": ErrorTypes::default(), "resumed": false
+        });
+        want.as_object_mut()
+            .unwrap()
+            .extend(rest.as_object().unwrap().clone());
+        assert_eq!(
+            serde_json::to_string_pretty(&result).unwrap(),
+            serde_json::to_string_pretty(&want).unwrap()
+        );
     }
 
     #[test]

@@ -153,7 +153,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             met: oracle <= reference_budget,
         },
     ];
-    for job in ["stats", "verify", "lint", "evaluate oracle"] {
+    // The issues set a memory target for verify and evaluate (and stats is
+    // the baseline); lint's growth is printed for information: it keeps
+    // every finding so that cross-file ones (duplicate-id) join in file order.
+    for job in ["stats", "verify", "evaluate oracle"] {
         let grown = at(job, full).peak_rss_mib;
         let base = at(job, small).peak_rss_mib;
         targets.push(Target {
@@ -166,6 +169,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         });
     }
     let mut missed = 0;
+    println!(
+        "info   lint memory: {:.1} MiB at x{small}, {:.1} MiB at x{full} (no target)",
+        at("lint", small).peak_rss_mib,
+        at("lint", full).peak_rss_mib
+    );
     for t in &targets {
         println!("{} {}", if t.met { "met   " } else { "MISSED" }, t.what);
         missed += usize::from(!t.met);
