@@ -115,6 +115,18 @@ pub fn atomic_write_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    replace_with(path, true, write)
+}
+
+fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
+    replace_with(path, sync, |w| w.write_all(contents))
+}
+
+fn replace_with(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -128,30 +140,11 @@ pub fn atomic_write_with(
     let tmp = buffered
         .into_inner()
         .map_err(|e| Error::input(path, format!("cannot write: {}", e.error())))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
-    tmp.persist(path)
-        .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;
-    Ok(())
-}
-
-fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
-    tmp.write_all(contents)
-        .and_then(|()| {
-            if sync {
-                tmp.as_file().sync_all()
-            } else {
-                Ok(())
-            }
-        })
-        .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
+    if sync {
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;
+    }
     tmp.persist(path)
         .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;
     Ok(())

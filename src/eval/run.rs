@@ -91,14 +91,6 @@ impl Evaluation {
         self.per_conversation
             .write_document(&self.summary, "per_conversation", out)
     }
-
-    /// The JSON summary as a value (for tests and small runs).
-    pub fn to_json(&mut self) -> Value {
-        let mut out = Vec::new();
-        self.write_json(&mut out)
-            .expect("writing JSON to memory cannot fail");
-        serde_json::from_slice(&out).expect("the summary is JSON")
-    }
 }
 
 /// Evaluate `files` and summarise them; with `options.out`, also write
