@@ -11,6 +11,7 @@ pub mod eval;
 pub mod fill;
 pub mod gen;
 pub mod grounding;
+pub mod json_compare;
 pub mod json_stream;
 pub mod lint;
 pub mod model;

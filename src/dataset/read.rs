@@ -89,7 +89,7 @@ pub fn read_conversation(path: &Path) -> Result<Conversation> {
     parse_conversation(path, &read_text(path)?)
 }
 
-fn parse_conversation(path: &Path, text: &str) -> Result<Conversation> {
+pub(crate) fn parse_conversation(path: &Path, text: &str) -> Result<Conversation> {
     serde_json::from_str(text).map_err(|e| json_error(path, &e))
 }
 

@@ -18,7 +18,7 @@ use super::catalog::{tool, ToolSpec};
 use super::pyrandom::PyRandom;
 use super::pytime;
 pub use super::table::Table;
-use crate::model::{Conversation, Request};
+use crate::model::{Conversation, Metadata, Request, User};
 use crate::{Error, Result};
 
 /// The database holding accounts and session tokens.
@@ -190,10 +190,14 @@ impl World {
         initial: &Databases,
         conversation: &Conversation,
     ) -> Result<Self, String> {
-        let now = pytime::strptime_str(&conversation.metadata.timestamp, pytime::TIMESTAMP)
+        Self::for_user(initial, &conversation.metadata, &conversation.user)
+    }
+
+    /// [`World::for_conversation`] from the conversation's metadata and user.
+    pub fn for_user(initial: &Databases, metadata: &Metadata, user: &User) -> Result<Self, String> {
+        let now = pytime::strptime_str(&metadata.timestamp, pytime::TIMESTAMP)
             .map_err(|e| format!("metadata.timestamp: {e}"))?;
         let mut world = World::new(initial, now);
-        let user = &conversation.user;
         for (field, value) in [
             ("session_token", &user.session_token),
             ("verification_code", &user.verification_code),
@@ -260,33 +264,79 @@ impl World {
             api_name,
             parameters,
         };
-        let api_name = request.api_name.clone();
-        let api_name = api_name.as_str();
-        let fail = |request: Request, exception: String| Execution {
+        let (response, exception) = match self.admit(&request.api_name) {
+            Err(exception) => (Value::Null, Some(exception)),
+            Ok((spec, inject)) => {
+                if inject {
+                    request
+                        .parameters
+                        .insert("session_token".to_string(), self.token_value());
+                }
+                split(self.run(spec, &request.parameters))
+            }
+        };
+        Execution {
             request,
-            response: Value::Null,
-            exception: Some(exception),
-        };
-        let Some(spec) = tool(api_name) else {
-            return fail(request, format!("API {api_name} not found"));
-        };
-        if spec.requires_auth {
-            let Some(token) = &self.session_token else {
-                return fail(request, "User is not logged in".to_string());
-            };
-            request
-                .parameters
-                .insert("session_token".to_string(), Value::String(token.clone()));
+            response,
+            exception,
         }
-        let opens_session = matches!(api_name, "UserLogin" | "RegisterUser");
-        if opens_session && self.session_token.is_some() {
-            let current = self.logged_in_user().unwrap_or_default();
-            return fail(
-                request,
-                format!("Only one user can be logged in at a time. Current user is {current}."),
-            );
-        }
+    }
 
+    /// What executing a call returns (response, exception), without the
+    /// executed request: for a caller that only looks at the outcome, the
+    /// arguments are borrowed, and copied only when the session token has
+    /// to be put into them.
+    pub fn outcome(
+        &mut self,
+        api_name: &str,
+        parameters: &Map<String, Value>,
+    ) -> (Value, Option<String>) {
+        let (spec, inject) = match self.admit(api_name) {
+            Ok(admitted) => admitted,
+            Err(exception) => return (Value::Null, Some(exception)),
+        };
+        let token = self.session_token.as_deref();
+        // Inserting a key that holds the same value changes nothing.
+        let parameters =
+            if inject && parameters.get("session_token").and_then(Value::as_str) != token {
+                let mut injected = parameters.clone();
+                injected.insert("session_token".to_string(), self.token_value());
+                std::borrow::Cow::Owned(injected)
+            } else {
+                std::borrow::Cow::Borrowed(parameters)
+            };
+        split(self.run(spec, &parameters))
+    }
+
+    fn token_value(&self) -> Value {
+        Value::String(self.session_token.clone().unwrap_or_default())
+    }
+
+    /// The checks the reference makes before running a tool: it exists, a
+    /// tool that needs a session has one (then the token is injected:
+    /// `true`), and a login does not start a second session.
+    fn admit(&self, api_name: &str) -> Result<(&'static ToolSpec, bool), String> {
+        let Some(spec) = tool(api_name) else {
+            return Err(format!("API {api_name} not found"));
+        };
+        if spec.requires_auth && self.session_token.is_none() {
+            return Err("User is not logged in".to_string());
+        }
+        if opens_session(api_name) && self.session_token.is_some() {
+            let current = self.logged_in_user().unwrap_or_default();
+            return Err(format!(
+                "Only one user can be logged in at a time. Current user is {current}."
+            ));
+        }
+        Ok((spec, spec.requires_auth))
+    }
+
+    /// Run an admitted tool and keep the session as its result says.
+    fn run(
+        &mut self,
+        spec: &'static ToolSpec,
+        parameters: &Map<String, Value>,
+    ) -> Result<Value, String> {
         let rng = self
             .instances
             .entry(spec.name)
@@ -297,24 +347,26 @@ impl World {
             spec,
             tables: &mut self.tables,
         };
-        let outcome = (spec.run)(&mut ctx, &request.parameters);
-        match outcome {
-            Ok(response) => {
-                if opens_session {
-                    self.session_token = response
-                        .get("session_token")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                } else if matches!(api_name, "LogoutUser" | "DeleteAccount") {
-                    self.session_token = None;
-                }
-                Execution {
-                    request,
-                    response,
-                    exception: None,
-                }
-            }
-            Err(exception) => fail(request, exception),
+        let response = (spec.run)(&mut ctx, parameters)?;
+        if opens_session(spec.name) {
+            self.session_token = response
+                .get("session_token")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        } else if matches!(spec.name, "LogoutUser" | "DeleteAccount") {
+            self.session_token = None;
         }
+        Ok(response)
+    }
+}
+
+fn opens_session(api_name: &str) -> bool {
+    matches!(api_name, "UserLogin" | "RegisterUser")
+}
+
+fn split(result: Result<Value, String>) -> (Value, Option<String>) {
+    match result {
+        Ok(response) => (response, None),
+        Err(exception) => (Value::Null, Some(exception)),
     }
 }
