@@ -97,14 +97,6 @@ fn leave_to_full_model<E: de::Error>(why: &str) -> E {
     E::custom(why)
 }
 
-/// Marks a field as read, refusing a repeat (the full model does too).
-fn first_time<E: de::Error>(seen: &mut bool, name: &'static str) -> Result<(), E> {
-    if std::mem::replace(seen, true) {
-        return Err(E::duplicate_field(name));
-    }
-    Ok(())
-}
-
 /// A JSON string that is checked and not kept.
 struct AnyString;
 
@@ -124,36 +116,89 @@ impl<'de> Deserialize<'de> for AnyString {
     }
 }
 
-/// An object's key, named when it is one of `names`, borrowed otherwise
-/// only long enough to be skipped.
-struct FieldName(&'static [&'static str]);
+/// Reads an object's keys against the fields a model has, as serde's
+/// derive does: unknown keys are skipped, a repeated field is refused, and
+/// [`Fields::require`] names one that never came.
+struct Fields<F: 'static> {
+    known: &'static [(&'static str, F)],
+    /// Bit `i`: `known[i]` has been read.
+    seen: u32,
+}
 
-impl<'de> DeserializeSeed<'de> for FieldName {
+impl<F: Copy + PartialEq> Fields<F> {
+    fn new(known: &'static [(&'static str, F)]) -> Self {
+        Fields { known, seen: 0 }
+    }
+
+    /// The next known field (its value still to be read), or `None` at
+    /// the end of the object.
+    fn next<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<Option<F>, A::Error> {
+        while let Some(field) = map.next_key_seed(FieldName(self.known))? {
+            let Some(i) = field else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            if self.seen & (1 << i) != 0 {
+                return Err(de::Error::duplicate_field(self.known[i].0));
+            }
+            self.seen |= 1 << i;
+            return Ok(Some(self.known[i].1));
+        }
+        Ok(None)
+    }
+
+    fn require<E: de::Error>(&self, required: &[F]) -> Result<(), E> {
+        for (i, (name, field)) in self.known.iter().enumerate() {
+            if required.contains(field) && self.seen & (1 << i) == 0 {
+                return Err(E::missing_field(name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An object's key: its position among the known fields, or `None` for
+/// another key (borrowed only long enough to be compared).
+struct FieldName<F: 'static>(&'static [(&'static str, F)]);
+
+impl<'de, F> DeserializeSeed<'de> for FieldName<F> {
     type Value = Option<usize>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for FieldName {
+impl<F> Visitor<'_> for FieldName<F> {
     type Value = Option<usize>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a field name")
     }
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|name| *name == key))
+        Ok(self.0.iter().position(|(name, _)| *name == key))
     }
 }
 
-const FILE_FIELDS: &[&str] = &[
-    "name",
-    "conversation_id",
-    "suites_used",
-    "apis_used",
-    "scenario",
-    "user",
-    "metadata",
-    "conversation",
+#[derive(Clone, Copy, PartialEq)]
+enum FileField {
+    Name,
+    ConversationId,
+    SuitesUsed,
+    ApisUsed,
+    Scenario,
+    User,
+    Metadata,
+    Conversation,
+}
+
+const FILE_FIELDS: &[(&str, FileField)] = &[
+    ("name", FileField::Name),
+    ("conversation_id", FileField::ConversationId),
+    ("suites_used", FileField::SuitesUsed),
+    ("apis_used", FileField::ApisUsed),
+    ("scenario", FileField::Scenario),
+    ("user", FileField::User),
+    ("metadata", FileField::Metadata),
+    ("conversation", FileField::Conversation),
 ];
 
 struct FileVisitor<'r, 'a>(&'r mut Replayer<'a>);
@@ -166,28 +211,23 @@ impl<'de> Visitor<'de> for FileVisitor<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = [false; FILE_FIELDS.len()];
+        let mut fields = Fields::new(FILE_FIELDS);
         let mut user: Option<User> = None;
         let mut metadata: Option<Metadata> = None;
-        while let Some(field) = map.next_key_seed(FieldName(FILE_FIELDS))? {
-            let Some(field) = field else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            first_time(&mut seen[field], FILE_FIELDS[field])?;
-            match FILE_FIELDS[field] {
-                "name" | "conversation_id" => {
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                FileField::Name | FileField::ConversationId => {
                     map.next_value::<AnyString>()?;
                 }
-                "suites_used" | "apis_used" => {
+                FileField::SuitesUsed | FileField::ApisUsed => {
                     map.next_value::<Vec<AnyString>>()?;
                 }
-                "scenario" => {
+                FileField::Scenario => {
                     map.next_value::<Option<AnyString>>()?;
                 }
-                "user" => user = Some(map.next_value()?),
-                "metadata" => metadata = Some(map.next_value()?),
-                _ => {
+                FileField::User => user = Some(map.next_value()?),
+                FileField::Metadata => metadata = Some(map.next_value()?),
+                FileField::Conversation => {
                     let (Some(user), Some(metadata)) = (&user, &metadata) else {
                         return Err(leave_to_full_model("conversation before user and metadata"));
                     };
@@ -196,13 +236,13 @@ impl<'de> Visitor<'de> for FileVisitor<'_, '_> {
                 }
             }
         }
-        for (field, name) in FILE_FIELDS.iter().enumerate() {
-            let required = !matches!(*name, "suites_used" | "apis_used" | "scenario");
-            if required && !seen[field] {
-                return Err(de::Error::missing_field(name));
-            }
-        }
-        Ok(())
+        fields.require(&[
+            FileField::Name,
+            FileField::ConversationId,
+            FileField::User,
+            FileField::Metadata,
+            FileField::Conversation,
+        ])
     }
 }
 
@@ -238,7 +278,20 @@ impl<'de> Visitor<'de> for Turns<'_, '_> {
     }
 }
 
-const TURN_FIELDS: &[&str] = &["index", "role", "text", "apis"];
+#[derive(Clone, Copy, PartialEq)]
+enum TurnField {
+    Index,
+    Role,
+    Text,
+    Apis,
+}
+
+const TURN_FIELDS: &[(&str, TurnField)] = &[
+    ("index", TurnField::Index),
+    ("role", TurnField::Role),
+    ("text", TurnField::Text),
+    ("apis", TurnField::Apis),
+];
 
 struct TurnSeed<'r, 'a> {
     replayer: &'r mut Replayer<'a>,
@@ -260,35 +313,25 @@ impl<'de> Visitor<'de> for TurnSeed<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = [false; TURN_FIELDS.len()];
-        while let Some(field) = map.next_key_seed(FieldName(TURN_FIELDS))? {
-            let Some(field) = field else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            first_time(&mut seen[field], TURN_FIELDS[field])?;
-            match TURN_FIELDS[field] {
-                "index" => {
+        let mut fields = Fields::new(TURN_FIELDS);
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                TurnField::Index => {
                     map.next_value::<Option<u64>>()?;
                 }
-                "role" => {
+                TurnField::Role => {
                     map.next_value::<Role>()?;
                 }
-                "text" => {
+                TurnField::Text => {
                     map.next_value::<AnyString>()?;
                 }
-                _ => map.next_value_seed(Apis {
+                TurnField::Apis => map.next_value_seed(Apis {
                     replayer: self.replayer,
                     turn: self.turn,
                 })?,
             }
         }
-        for (field, name) in [(1, "role"), (2, "text")] {
-            if !seen[field] {
-                return Err(de::Error::missing_field(name));
-            }
-        }
-        Ok(())
+        fields.require(&[TurnField::Role, TurnField::Text])
     }
 }
 
@@ -339,7 +382,18 @@ impl<'de> Visitor<'de> for Apis<'_, '_> {
     }
 }
 
-const CALL_FIELDS: &[&str] = &["request", "response", "exception"];
+#[derive(Clone, Copy, PartialEq)]
+enum CallField {
+    Request,
+    Response,
+    Exception,
+}
+
+const CALL_FIELDS: &[(&str, CallField)] = &[
+    ("request", CallField::Request),
+    ("response", CallField::Response),
+    ("exception", CallField::Exception),
+];
 
 /// One gold call: run when its request has been read, its response then
 /// read against the result.
@@ -363,25 +417,20 @@ impl<'de> Visitor<'de> for CallSeed<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = [false; CALL_FIELDS.len()];
+        let mut fields = Fields::new(CALL_FIELDS);
         let mut executed: Option<(Request, (Value, Option<String>))> = None;
         let mut recorded: Option<Compared> = None;
         let mut exception: Option<String> = None;
-        while let Some(field) = map.next_key_seed(FieldName(CALL_FIELDS))? {
-            let Some(field) = field else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            first_time(&mut seen[field], CALL_FIELDS[field])?;
-            match CALL_FIELDS[field] {
-                "request" => {
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                CallField::Request => {
                     let request: Request = map.next_value()?;
                     if let Some(Ok(world)) = &mut self.replayer.world {
                         let outcome = world.outcome(&request.api_name, &request.parameters);
                         executed = Some((request, outcome));
                     }
                 }
-                "response" => match &executed {
+                CallField::Response => match &executed {
                     Some((_, (response, _))) => {
                         recorded = Some(map.next_value_seed(Compare(response))?);
                     }
@@ -392,12 +441,10 @@ impl<'de> Visitor<'de> for CallSeed<'_, '_> {
                         map.next_value::<IgnoredAny>()?;
                     }
                 },
-                _ => exception = map.next_value()?,
+                CallField::Exception => exception = map.next_value()?,
             }
         }
-        if !seen[0] {
-            return Err(de::Error::missing_field("request"));
-        }
+        fields.require(&[CallField::Request])?;
         if let Some((request, outcome)) = executed {
             // No response recorded reads as null.
             let recorded = recorded.unwrap_or_else(|| {

@@ -26,28 +26,27 @@ crate::declare_rule! {
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     use crate::lint::document::Document;
     // A string can hold the marker only if the file's text does, or spells
-    // some of its characters as \\u escapes (the only escapes they have);
+    // some of its characters as \u escapes (the only escapes they have);
     // many files have neither, and are passed by one scan of their text.
     let text = input.document.text().as_bytes();
     if marker().find(text).is_none() && memchr::memmem::find(text, b"\\u").is_none() {
         return;
     }
-    let values: Vec<&Value> = match input.document {
-        Document::ToolTalk(file) => vec![&file.value],
-        Document::Pool(file) => vec![&file.value],
-        Document::ApiBank(dialogue) => dialogue.lines.iter().map(|l| &l.value).collect(),
+    // The values to search, with the API-Bank line each one is on.
+    let values: Vec<(&Value, Option<usize>)> = match input.document {
+        Document::ToolTalk(file) => vec![(&file.value, None)],
+        Document::Pool(file) => vec![(&file.value, None)],
+        Document::ApiBank(dialogue) => dialogue
+            .lines
+            .iter()
+            .map(|l| (&l.value, Some(l.position)))
+            .collect(),
     };
-    // One pass over the values settles the usual case (no marker).
-    if !values.into_iter().any(holds_placeholder) {
-        return;
-    }
-    match input.document {
-        Document::ToolTalk(file) => walk(&file.value, &mut String::new(), None, out),
-        Document::Pool(file) => walk(&file.value, &mut String::new(), None, out),
-        Document::ApiBank(dialogue) => {
-            for line in &dialogue.lines {
-                walk(&line.value, &mut String::new(), Some(line.position), out);
-            }
+    for (value, line) in values {
+        // One pass settles the usual case (no marker) before any pointer
+        // is built.
+        if holds_placeholder(value) {
+            walk(value, &mut String::new(), line, out);
         }
     }
 }
