@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pyargs::py_eq;
+use super::pyargs::{lookup, py_eq};
 use super::world::ToolCtx;
 use super::TextSimilarity;
 use crate::model::GoldCall;
@@ -217,11 +217,7 @@ pub fn default_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextS
 /// Every argument of the gold call is present in the prediction with an equal value.
 pub fn gold_arguments_equal(prediction: &GoldCall, gold: &GoldCall) -> bool {
     gold.request.parameters.iter().all(|(key, value)| {
-        prediction
-            .request
-            .parameters
-            .get(key)
-            .is_some_and(|p| py_eq(p, value))
+        lookup(&prediction.request.parameters, key).is_some_and(|p| py_eq(p, value))
     })
 }
 
@@ -256,8 +252,8 @@ pub fn lists_at_least(
 /// (the injected session token).
 pub fn same_outcome_and_user(prediction: &GoldCall, gold: &GoldCall) -> bool {
     prediction.exception == gold.exception
-        && prediction.request.parameters.get("session_token")
-            == gold.request.parameters.get("session_token")
+        && lookup(&prediction.request.parameters, "session_token")
+            == lookup(&gold.request.parameters, "session_token")
 }
 
 #[cfg(test)]

@@ -11,16 +11,28 @@ pub struct Args<'a> {
     map: &'a Map<String, Value>,
 }
 
+/// `map.get(key)` for the small objects tools take and compare: looking
+/// through a handful of keys is cheaper than hashing one (serde_json's maps
+/// hash with SipHash); larger maps are looked up by hash as usual.
+pub fn lookup<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    const SCAN_AT_MOST: usize = 8;
+    if map.len() <= SCAN_AT_MOST {
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get(key)
+    }
+}
+
 impl<'a> Args<'a> {
     /// The value passed for `name`; `None` when absent or null (Python's
     /// default of `None` and an explicit `None` behave alike).
     pub fn get(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name).filter(|v| !v.is_null())
+        lookup(self.map, name).filter(|v| !v.is_null())
     }
 
     /// A required argument (present after binding; may still be null).
     pub fn value(&self, name: &str) -> &'a Value {
-        self.map.get(name).unwrap_or(&Value::Null)
+        lookup(self.map, name).unwrap_or(&Value::Null)
     }
 
     pub fn raw(&self) -> &'a Map<String, Value> {
@@ -51,7 +63,7 @@ pub fn bind<'a>(
     let missing: Vec<&str> = required
         .iter()
         .copied()
-        .filter(|r| !params.contains_key(*r))
+        .filter(|r| lookup(params, r).is_none())
         .collect();
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|m| repr_str(m)).collect();
@@ -221,7 +233,16 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+            // Objects made alike list their keys in the same order; then
+            // (keys being unique) each value is compared with the one at
+            // its place, and nothing is looked up.
+            x.len() == y.len()
+                && if x.keys().zip(y.keys()).all(|(k, l)| k == l) {
+                    x.values().zip(y.values()).all(|(v, w)| py_eq(v, w))
+                } else {
+                    x.iter()
+                        .all(|(k, v)| lookup(y, k).is_some_and(|w| py_eq(v, w)))
+                }
         }
         (Value::Null, Value::Null) => true,
         (Value::String(x), Value::String(y)) => x == y,
@@ -290,6 +311,22 @@ mod python_value_tests {
         ));
         assert!(!py_eq(&json!([1, 2]), &json!([2, 1])));
         assert!(!py_eq(&json!(u64::MAX), &json!(-1)));
+        // Same keys in the same order or not, same answer; a missing key
+        // or an unequal value is told apart either way.
+        assert!(py_eq(&json!({"a": 1, "b": 2}), &json!({"a": 1.0, "b": 2})));
+        assert!(!py_eq(&json!({"a": 1, "b": 2}), &json!({"a": 1, "c": 2})));
+        assert!(!py_eq(&json!({"a": 1, "b": 2}), &json!({"b": 1, "a": 2})));
+        assert!(!py_eq(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 3})));
+    }
+
+    #[test]
+    fn lookup_agrees_with_get_for_small_and_large_maps() {
+        for size in [0, 1, 8, 9, 30] {
+            let map: Map<String, Value> = (0..size).map(|i| (format!("k{i}"), json!(i))).collect();
+            for key in ["k0", "k7", "k8", "k29", "nope", ""] {
+                assert_eq!(lookup(&map, key), map.get(key), "size {size} key {key}");
+            }
+        }
     }
 
     #[test]

@@ -6,15 +6,14 @@
 //! handles to them, and a write copies only the record it changes (see
 //! `table`), so a reset is a handful of pointer copies.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
-use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::catalog::{tool, ToolSpec};
+use super::pyargs::lookup;
 use super::pyrandom::PyRandom;
 use super::pytime;
 pub use super::table::Table;
@@ -24,14 +23,53 @@ use crate::{Error, Result};
 /// The database holding accounts and session tokens.
 pub const ACCOUNT_DB: &str = "Account";
 
-/// The initial databases, loaded once and shared by every world.
+/// The initial databases, loaded once and shared by every world: cloning
+/// one (as every new world does) is one reference count.
 #[derive(Debug, Clone, Default)]
 pub struct Databases {
-    tables: Tables,
+    tables: Arc<Tables>,
 }
 
-/// Databases by name; cloning one copies pointers, not data.
-type Tables = IndexMap<Arc<str>, Arc<Table>>;
+/// Databases by name, in load order; cloning one copies pointers, not
+/// data. A world has a handful of databases, looked up by name on every
+/// call: comparing a few short names beats hashing one, and a clone (one
+/// per world) is a single allocation.
+#[derive(Debug, Clone, Default)]
+struct Tables(Vec<(Arc<str>, Arc<Table>)>);
+
+impl Tables {
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.0.iter().position(|(known, _)| known.as_ref() == name)
+    }
+
+    fn get(&self, name: &str) -> Option<&Arc<Table>> {
+        self.index_of(name).map(|i| &self.0[i].1)
+    }
+
+    /// Insert or replace, keeping the first position (as a map would).
+    fn insert(&mut self, name: Arc<str>, table: Arc<Table>) -> usize {
+        match self.index_of(&name) {
+            Some(i) => {
+                self.0[i].1 = table;
+                i
+            }
+            None => {
+                self.0.push((name, table));
+                self.0.len() - 1
+            }
+        }
+    }
+}
+
+impl FromIterator<(Arc<str>, Arc<Table>)> for Tables {
+    fn from_iter<I: IntoIterator<Item = (Arc<str>, Arc<Table>)>>(iter: I) -> Self {
+        let mut tables = Tables::default();
+        for (name, table) in iter {
+            tables.insert(name, table);
+        }
+        tables
+    }
+}
 
 impl Databases {
     /// Load every `*.json` in `dir`; each file's stem names its database.
@@ -42,7 +80,7 @@ impl Databases {
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
         entries.sort();
-        let mut tables = IndexMap::new();
+        let mut tables = Tables::default();
         for path in entries {
             let (_, value) = crate::dataset::read_json(&path)?;
             let Value::Object(table) = value else {
@@ -55,21 +93,25 @@ impl Databases {
                 .to_string();
             tables.insert(Arc::from(name), Arc::new(Table::from(table)));
         }
-        if !tables.contains_key(ACCOUNT_DB) {
+        if tables.get(ACCOUNT_DB).is_none() {
             return Err(Error::input(
                 dir,
                 format!("account database {ACCOUNT_DB}.json not found"),
             ));
         }
-        Ok(Databases { tables })
+        Ok(Databases {
+            tables: Arc::new(tables),
+        })
     }
 
     pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
         Databases {
-            tables: tables
-                .into_iter()
-                .map(|(k, v)| (Arc::from(k), Arc::new(v.into())))
-                .collect(),
+            tables: Arc::new(
+                tables
+                    .into_iter()
+                    .map(|(k, v)| (Arc::from(k), Arc::new(v.into())))
+                    .collect(),
+            ),
         }
     }
 
@@ -78,22 +120,22 @@ impl Databases {
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.tables.keys().map(AsRef::as_ref)
+        self.tables.0.iter().map(|(name, _)| name.as_ref())
     }
 
     /// A database to change (its record index copied if a world still
     /// shares it); created empty when missing.
     pub fn table_mut(&mut self, name: &str) -> &mut Table {
-        table_mut(&mut self.tables, name)
+        table_mut(Arc::make_mut(&mut self.tables), name)
     }
 }
 
 fn table_mut<'t>(tables: &'t mut Tables, name: &str) -> &'t mut Table {
-    let index = match tables.get_index_of(name) {
+    let index = match tables.index_of(name) {
         Some(index) => index,
-        None => tables.insert_full(Arc::from(name), Arc::default()).0,
+        None => tables.insert(Arc::from(name), Arc::default()),
     };
-    Arc::make_mut(&mut tables[index])
+    Arc::make_mut(&mut tables.0[index].1)
 }
 
 /// A call as executed: the request (with the injected session token) and
@@ -112,8 +154,10 @@ pub struct World {
     tables: Tables,
     now: NaiveDateTime,
     session_token: Option<String>,
-    /// Tool instances, created on first use: each owns `Random(489)`.
-    instances: HashMap<&'static str, PyRandom>,
+    /// Tool instances, created on first use: each owns `Random(489)`. A
+    /// conversation uses a handful of tools, so a short list searched by
+    /// the spec's address beats hashing names, and copies in one piece.
+    instances: Vec<(&'static ToolSpec, PyRandom)>,
 }
 
 /// What a running tool may touch.
@@ -176,10 +220,10 @@ impl World {
     pub fn new(initial: &Databases, now: NaiveDateTime) -> Self {
         World {
             initial: initial.clone(),
-            tables: initial.tables.clone(),
+            tables: Tables::clone(&initial.tables),
             now,
             session_token: None,
-            instances: HashMap::new(),
+            instances: Vec::new(),
         }
     }
 
@@ -221,7 +265,7 @@ impl World {
 
     /// Back to the initial databases, logged out, with fresh tool instances.
     pub fn reset(&mut self, now: NaiveDateTime) {
-        self.tables = self.initial.tables.clone();
+        self.tables = Tables::clone(&self.initial.tables);
         self.now = now;
         self.session_token = None;
         self.instances.clear();
@@ -298,7 +342,7 @@ impl World {
         let token = self.session_token.as_deref();
         // Inserting a key that holds the same value changes nothing.
         let parameters =
-            if inject && parameters.get("session_token").and_then(Value::as_str) != token {
+            if inject && lookup(parameters, "session_token").and_then(Value::as_str) != token {
                 let mut injected = parameters.clone();
                 injected.insert("session_token".to_string(), self.token_value());
                 std::borrow::Cow::Owned(injected)
@@ -337,10 +381,18 @@ impl World {
         spec: &'static ToolSpec,
         parameters: &Map<String, Value>,
     ) -> Result<Value, String> {
-        let rng = self
+        let index = match self
             .instances
-            .entry(spec.name)
-            .or_insert_with(PyRandom::for_tool);
+            .iter()
+            .position(|(known, _)| std::ptr::eq(*known, spec))
+        {
+            Some(index) => index,
+            None => {
+                self.instances.push((spec, PyRandom::for_tool()));
+                self.instances.len() - 1
+            }
+        };
+        let rng = &mut self.instances[index].1;
         let mut ctx = ToolCtx {
             now: self.now,
             rng,

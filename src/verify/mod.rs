@@ -15,6 +15,7 @@ use crate::sim::world::{Databases, Execution, World};
 use crate::{Error, Result};
 
 mod single_pass;
+mod unified;
 
 /// One gold call whose recording differs from the simulator's result.
 #[derive(Debug, Clone, Serialize)]
@@ -69,13 +70,7 @@ fn unified_diff(recorded: &Outcome, simulated: &Outcome) -> String {
     // char) tokenizer would.
     let old_lines: Vec<&str> = recorded.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = simulated.split_inclusive('\n').collect();
-    similar::TextDiff::configure()
-        .newline_terminated(true)
-        .diff_slices(&old_lines, &new_lines)
-        .unified_diff()
-        .context_radius(3)
-        .header("recorded", "simulated")
-        .to_string()
+    unified::unified_diff(&old_lines, &new_lines, "recorded", "simulated", 3)
 }
 
 /// Differences between the recording and the replay of one conversation.

@@ -14,7 +14,7 @@ use crate::sim::catalog::{
     ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, display, py_eq, truthy, type_name};
+use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
 use crate::sim::TextSimilarity;
@@ -210,7 +210,7 @@ fn arguments_match(
 ) -> bool {
     let predicted = &prediction.request.parameters;
     gold.request.parameters.iter().all(|(key, want)| {
-        let Some(got) = predicted.get(key).filter(|v| !v.is_null()) else {
+        let Some(got) = lookup(predicted, key).filter(|v| !v.is_null()) else {
             return false;
         };
         if !texts.contains(&key.as_str()) {

@@ -14,7 +14,9 @@ use crate::sim::catalog::{
     ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, display, key_error, lower, py_eq, py_split, truthy, type_name};
+use crate::sim::pyargs::{
+    bind, display, key_error, lookup, lower, py_eq, py_split, truthy, type_name,
+};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
 use crate::sim::TextSimilarity;
@@ -121,7 +123,7 @@ fn is_email_address(text: &str) -> bool {
 fn send_email_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
     let (predicted, wanted) = (&prediction.request.parameters, &gold.request.parameters);
     if prediction.exception != gold.exception
-        || predicted.get("session_token") != wanted.get("session_token")
+        || lookup(predicted, "session_token") != lookup(wanted, "session_token")
     {
         return false;
     }
@@ -142,10 +144,12 @@ fn send_email_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSim
     {
         return false;
     }
-    let similar = |key: &str, threshold: f64| match wanted.get(key) {
-        Some(Value::String(want)) => {
-            text.similar(predicted.get(key).and_then(Value::as_str), want, threshold)
-        }
+    let similar = |key: &str, threshold: f64| match lookup(wanted, key) {
+        Some(Value::String(want)) => text.similar(
+            lookup(predicted, key).and_then(Value::as_str),
+            want,
+            threshold,
+        ),
         _ => false,
     };
     similar("subject", SUBJECT_THRESHOLD) && similar("body", BODY_THRESHOLD)

@@ -16,7 +16,7 @@ use crate::sim::catalog::{
     ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, lower, py_eq, py_split, truthy};
+use crate::sim::pyargs::{bind, dict_key, lookup, lower, py_eq, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::world::ToolCtx;
 use crate::sim::TextSimilarity;
@@ -94,7 +94,7 @@ fn send_message(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 fn send_message_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
     let (predicted, wanted) = (&prediction.request.parameters, &gold.request.parameters);
     if prediction.exception != gold.exception
-        || predicted.get("session_token") != wanted.get("session_token")
+        || lookup(predicted, "session_token") != lookup(wanted, "session_token")
     {
         return false;
     }

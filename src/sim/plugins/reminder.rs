@@ -13,7 +13,7 @@ use crate::sim::catalog::{
     default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, display, no_attribute, py_eq};
+use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::world::ToolCtx;
 use crate::sim::TextSimilarity;
@@ -130,7 +130,7 @@ fn add_reminder_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextS
     }
     let predicted = &prediction.request.parameters;
     gold.request.parameters.iter().all(|(key, want)| {
-        let Some(got) = predicted.get(key) else {
+        let Some(got) = lookup(predicted, key) else {
             return false;
         };
         match key.as_str() {
