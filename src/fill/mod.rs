@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::dataset::write::value_to_python_json;
 use crate::dataset::{atomic_write, load_conversation, to_python_json, LoadedConversation};
 use crate::sim::Databases;
 use crate::verify::replay;
@@ -82,7 +83,7 @@ pub fn fill_conversation(loaded: &LoadedConversation, databases: &Databases) -> 
         });
     }
     let new_text = tree.map(|tree| {
-        let mut text = to_python_json(&tree);
+        let mut text = value_to_python_json(&tree);
         if loaded.text.ends_with('\n') {
             text.push('\n');
         }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dataset::read::{self, read_text};
-use crate::dataset::to_python_json;
+use crate::dataset::write::{push_python_json, push_python_str};
 use crate::model::Conversation;
 use crate::sim::world::{Databases, Execution, World};
 use crate::{Error, Result};
@@ -60,11 +60,28 @@ struct Outcome<'a> {
     exception: &'a Option<String>,
 }
 
+impl Outcome<'_> {
+    /// The outcome as Python's `json.dumps(indent=4)` writes it (the text
+    /// [`to_python_json`] makes of it, written directly).
+    fn to_python_json(&self) -> String {
+        let mut out = String::with_capacity(512);
+        out.push_str("{\n    \"response\": ");
+        push_python_json(&mut out, self.response, 1);
+        out.push_str(",\n    \"exception\": ");
+        match self.exception {
+            Some(exception) => push_python_str(&mut out, exception),
+            None => out.push_str("null"),
+        }
+        out.push_str("\n}");
+        out
+    }
+}
+
 /// The difference between a recorded and a simulated result, as a unified
 /// diff of their JSON (recorded -, simulated +).
 fn unified_diff(recorded: &Outcome, simulated: &Outcome) -> String {
-    let recorded = to_python_json(recorded);
-    let simulated = to_python_json(simulated);
+    let recorded = recorded.to_python_json();
+    let simulated = simulated.to_python_json();
     // The JSON text breaks lines only with '\n' (string contents are
     // escaped), so a plain split gives the lines similar's own (char by
     // char) tokenizer would.
@@ -232,6 +249,27 @@ mod tests {
             .iter()
             .map(|d| format!("{}.{} {}\n{}", d.turn, d.call, d.api_name, d.diff));
         (result.0, rows.collect())
+    }
+
+    #[test]
+    fn outcome_text_is_the_serialised_outcome() {
+        let exception = Some("Invalid \"token\" caf\u{e9}".to_string());
+        for response in [
+            json!(null),
+            json!({"a": [1, {"b": []}], "c": "\u{1F600}"}),
+            json!([]),
+        ] {
+            for exception in [None, exception.clone()] {
+                let outcome = Outcome {
+                    response: &response,
+                    exception: &exception,
+                };
+                assert_eq!(
+                    outcome.to_python_json(),
+                    crate::dataset::to_python_json(&outcome)
+                );
+            }
+        }
     }
 
     /// Every call's recorded response changed a little.
