@@ -13,6 +13,7 @@ pub mod gen;
 pub mod grounding;
 pub mod json_compare;
 pub mod json_stream;
+pub mod json_text;
 pub mod lint;
 pub mod model;
 pub mod ordered;

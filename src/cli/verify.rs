@@ -31,7 +31,8 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             // thousands) and spliced in after the counts.
             let mut spool = ArraySpool::new();
             let mut spool_error = None;
-            let counts = verify_in_order(&files, &databases, ArraySpool::render, |element| {
+            let render = crate::verify::Difference::render_element;
+            let counts = verify_in_order(&files, &databases, render, |element| {
                 if spool_error.is_none() {
                     spool_error = spool.push(&element).err();
                 }

@@ -26,106 +26,63 @@ pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
 /// fraction of the cost, for the commands that print many values (verify's
 /// diffs, fill, evaluate's result files).
 pub fn value_to_python_json(value: &Value) -> String {
-    let mut out = String::with_capacity(256);
+    let mut out = Vec::with_capacity(256);
     push_python_json(&mut out, value, 0);
-    out
+    String::from_utf8(out).expect("the writer writes ASCII only")
 }
 
 /// Append `value` as [`to_python_json`] writes it, nested `depth` levels
 /// deep (its inner lines indented one level more).
-pub fn push_python_json(out: &mut String, value: &Value, depth: usize) {
+pub fn push_python_json(out: &mut Vec<u8>, value: &Value, depth: usize) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
         // serde_json prints numbers as their Display does.
         Value::Number(n) => {
-            use std::fmt::Write as _;
             let _ = write!(out, "{n}");
         }
         Value::String(s) => push_python_str(out, s),
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
+        Value::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
+        Value::Object(map) if map.is_empty() => out.extend_from_slice(b"{}"),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                push_indent(out, depth + 1);
+                push_line_break(out, i == 0, depth + 1);
                 push_python_json(out, item, depth + 1);
             }
-            out.push('\n');
-            push_indent(out, depth);
-            out.push(']');
+            push_line_break(out, true, depth);
+            out.push(b']');
         }
         Value::Object(map) => {
-            out.push('{');
+            out.push(b'{');
             for (i, (key, item)) in map.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                push_indent(out, depth + 1);
+                push_line_break(out, i == 0, depth + 1);
                 push_python_str(out, key);
-                out.push_str(": ");
+                out.extend_from_slice(b": ");
                 push_python_json(out, item, depth + 1);
             }
-            out.push('\n');
-            push_indent(out, depth);
-            out.push('}');
+            push_line_break(out, true, depth);
+            out.push(b'}');
         }
     }
 }
 
-fn push_indent(out: &mut String, depth: usize) {
+/// The break before an element (`",\n"` unless it is the first) and the
+/// indentation of its depth.
+fn push_line_break(out: &mut Vec<u8>, first: bool, depth: usize) {
+    if !first {
+        out.push(b',');
+    }
+    out.push(b'\n');
     for _ in 0..depth {
-        out.push_str("    ");
+        out.extend_from_slice(b"    ");
     }
 }
 
-/// A JSON string literal as serde_json escapes it (quote, backslash and
-/// control characters), with every non-ASCII character as `\uXXXX` (UTF-16
-/// units, lowercase hex), as Python's `ensure_ascii` writes it.
-pub fn push_python_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let bytes = s.as_bytes();
-    let mut run = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let byte = bytes[i];
-        if (0x20..0x80).contains(&byte) && byte != b'"' && byte != b'\\' {
-            i += 1;
-            continue;
-        }
-        out.push_str(&s[run..i]);
-        if byte < 0x80 {
-            match byte {
-                b'"' => out.push_str("\\\""),
-                b'\\' => out.push_str("\\\\"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                b'\t' => out.push_str("\\t"),
-                0x08 => out.push_str("\\b"),
-                0x0c => out.push_str("\\f"),
-                _ => {
-                    out.push_str("\\u00");
-                    out.push(char::from(HEX[usize::from(byte >> 4)]));
-                    out.push(char::from(HEX[usize::from(byte & 0xf)]));
-                }
-            }
-            i += 1;
-        } else {
-            let ch = s[i..].chars().next().expect("a char starts here");
-            let mut units = [0u16; 2];
-            for unit in ch.encode_utf16(&mut units) {
-                out.push_str("\\u");
-                for shift in [12, 8, 4, 0] {
-                    out.push(char::from(HEX[usize::from((*unit >> shift) & 0xf)]));
-                }
-            }
-            i += ch.len_utf8();
-        }
-        run = i;
-    }
-    out.push_str(&s[run..]);
-    out.push('"');
+/// A JSON string literal with Python's `ensure_ascii` escaping.
+pub fn push_python_str(out: &mut Vec<u8>, s: &str) {
+    crate::json_text::push_string(out, s, crate::json_text::NonAscii::Escape);
 }
 
 /// serde_json's pretty printer with Python's `ensure_ascii` escaping.

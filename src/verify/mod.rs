@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::dataset::read::{self, read_text};
 use crate::dataset::write::{push_python_json, push_python_str};
+use crate::json_text::{push_string, NonAscii};
 use crate::model::Conversation;
 use crate::sim::world::{Databases, Execution, World};
 use crate::{Error, Result};
@@ -28,6 +29,30 @@ pub struct Difference {
     pub api_name: String,
     /// A unified diff, recorded (-) against simulated (+).
     pub diff: String,
+}
+
+impl Difference {
+    /// The difference as an element of the JSON report's `differs` array:
+    /// the bytes [`crate::json_stream::ArraySpool::render`] makes of it,
+    /// written directly (a diff is long and full of quotes and newlines,
+    /// which serde_json escapes one write at a time).
+    pub fn render_element(&self) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut out = Vec::with_capacity(self.diff.len() * 9 / 8 + self.file.len() + 128);
+        out.extend_from_slice(b"\n    {\n      \"file\": ");
+        push_string(&mut out, &self.file, NonAscii::Keep);
+        // Writing to memory cannot fail.
+        let _ = write!(
+            out,
+            ",\n      \"turn\": {},\n      \"call\": {},\n      \"api_name\": ",
+            self.turn, self.call
+        );
+        push_string(&mut out, &self.api_name, NonAscii::Keep);
+        out.extend_from_slice(b",\n      \"diff\": ");
+        push_string(&mut out, &self.diff, NonAscii::Keep);
+        out.extend_from_slice(b"\n    }");
+        out
+    }
 }
 
 /// The replay of one conversation.
@@ -64,16 +89,16 @@ impl Outcome<'_> {
     /// The outcome as Python's `json.dumps(indent=4)` writes it (the text
     /// [`to_python_json`] makes of it, written directly).
     fn to_python_json(&self) -> String {
-        let mut out = String::with_capacity(512);
-        out.push_str("{\n    \"response\": ");
+        let mut out = Vec::with_capacity(512);
+        out.extend_from_slice(b"{\n    \"response\": ");
         push_python_json(&mut out, self.response, 1);
-        out.push_str(",\n    \"exception\": ");
+        out.extend_from_slice(b",\n    \"exception\": ");
         match self.exception {
             Some(exception) => push_python_str(&mut out, exception),
-            None => out.push_str("null"),
+            None => out.extend_from_slice(b"null"),
         }
-        out.push_str("\n}");
-        out
+        out.extend_from_slice(b"\n}");
+        String::from_utf8(out).expect("the writer writes ASCII only")
     }
 }
 
@@ -249,6 +274,34 @@ mod tests {
             .iter()
             .map(|d| format!("{}.{} {}\n{}", d.turn, d.call, d.api_name, d.diff));
         (result.0, rows.collect())
+    }
+
+    #[test]
+    fn rendered_elements_are_the_serialised_differences() {
+        let mut differences = vec![Difference {
+            file: "d\u{e9}j\u{e0}/\"q\".json".into(),
+            turn: 3,
+            call: 0,
+            api_name: "Tool\u{1F600}".into(),
+            diff: String::new(),
+        }];
+        let upstream = repo().join("../shared/upstream/tooltalk");
+        if upstream.is_dir() {
+            let databases = Databases::load(&upstream.join("databases")).unwrap();
+            let files = crate::dataset::discover(
+                &[upstream.join("easy"), upstream.join("tooltalk")],
+                &["json"],
+            )
+            .unwrap();
+            differences.extend(verify_files(&files, &databases).differs);
+            assert!(differences.len() > 30);
+        }
+        for d in &differences {
+            assert_eq!(
+                String::from_utf8(d.render_element()).unwrap(),
+                String::from_utf8(crate::json_stream::ArraySpool::render(d)).unwrap()
+            );
+        }
     }
 
     #[test]

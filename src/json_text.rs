@@ -1,0 +1,125 @@
+//! JSON string literals written straight into a byte buffer, escaped exactly
+//! as serde_json escapes them (quote, backslash, control characters), for
+//! the hot paths that write many strings by hand; optionally with every
+//! non-ASCII character as `\uXXXX`, as Python's `ensure_ascii` does.
+
+/// What to do with characters outside ASCII.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonAscii {
+    /// Written as they are (serde_json's own output).
+    Keep,
+    /// Written as `\uXXXX` UTF-16 units, lowercase hex (Python's `ensure_ascii`).
+    Escape,
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// For each byte: 0 when it is written as it is, else the letter of its
+/// short escape (`\n`...), or `u` for `\u00XX`. Bytes from 0x80 up are
+/// parts of non-ASCII characters and handled apart.
+static ESCAPES: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Append `s` as a JSON string literal, quotes included.
+pub fn push_string(out: &mut Vec<u8>, s: &str, non_ascii: NonAscii) {
+    // Most strings need few escapes: room for the string and a few, once.
+    out.reserve(s.len() + s.len() / 8 + 2);
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    // Bytes written as they are: printable ASCII but the quote and the
+    // backslash, and with `Keep` every byte of a non-ASCII character.
+    let plain = |byte: u8| match non_ascii {
+        NonAscii::Keep => byte >= 0x80 || ESCAPES[usize::from(byte)] == 0,
+        NonAscii::Escape => byte < 0x80 && ESCAPES[usize::from(byte)] == 0,
+    };
+    let mut i = 0;
+    loop {
+        // Copy the run of plain bytes in one go, then escape what ends it.
+        let start = i;
+        while i < bytes.len() && plain(bytes[i]) {
+            i += 1;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        let Some(&byte) = bytes.get(i) else { break };
+        if byte >= 0x80 {
+            let ch = s[i..].chars().next().expect("a char starts here");
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                push_unit(out, *unit);
+            }
+            i += ch.len_utf8();
+            continue;
+        }
+        match ESCAPES[usize::from(byte)] {
+            b'u' => push_unit(out, u16::from(byte)),
+            letter => out.extend_from_slice(&[b'\\', letter]),
+        }
+        i += 1;
+    }
+    out.push(b'"');
+}
+
+fn push_unit(out: &mut Vec<u8>, unit: u16) {
+    out.extend_from_slice(&[
+        b'\\',
+        b'u',
+        HEX[usize::from(unit >> 12)],
+        HEX[usize::from((unit >> 8) & 0xf)],
+        HEX[usize::from((unit >> 4) & 0xf)],
+        HEX[usize::from(unit & 0xf)],
+    ]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn awkward() -> Vec<String> {
+        let mut all_bytes: String = (0u8..0x80).map(char::from).collect();
+        all_bytes.push_str("caf\u{e9} \u{1F600} \u{2028}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}");
+        vec![
+            String::new(),
+            "plain".into(),
+            all_bytes,
+            "\"\"\\\\\n".into(),
+            "--- recorded\n+++ simulated\n@@ -1 +1 @@\n-\"a\"\n+\"b\"\n".into(),
+        ]
+    }
+
+    #[test]
+    fn kept_non_ascii_is_serde_jsons_escaping() {
+        for s in awkward() {
+            let mut out = Vec::new();
+            push_string(&mut out, &s, NonAscii::Keep);
+            assert_eq!(out, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn escaped_non_ascii_is_pure_ascii_and_reads_back() {
+        for s in awkward() {
+            let mut out = Vec::new();
+            push_string(&mut out, &s, NonAscii::Escape);
+            assert!(out.is_ascii(), "{out:?}");
+            assert_eq!(serde_json::from_slice::<String>(&out).unwrap(), s);
+        }
+        let mut out = Vec::new();
+        push_string(&mut out, "\u{e9}\u{1F600}", NonAscii::Escape);
+        // python3 -c 'import json; print(json.dumps("\u00e9\U0001F600"))'
+        assert_eq!(out, b"\"\\u00e9\\ud83d\\ude00\"");
+    }
+}
