@@ -64,7 +64,8 @@ impl IntoValue for Map<String, Value> {
 /// order written, as `json!` would make it.
 macro_rules! object {
     ({ $($key:literal : $value:expr),* $(,)? }) => {{
-        let mut map = ::serde_json::Map::new();
+        // Sized once: the keys are known, so the map never regrows.
+        let mut map = ::serde_json::Map::with_capacity([$($key),*].len());
         $( map.insert($key.to_string(), $crate::sim::object::IntoValue::into_value($value)); )*
         ::serde_json::Value::Object(map)
     }};
