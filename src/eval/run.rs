@@ -116,7 +116,7 @@ pub fn evaluate_files(
         similarity,
         options,
         &info,
-        ArraySpool::render,
+        ConversationResult::render_entry,
         |result, entry| {
             tally.add(&result);
             if spool_error.is_none() {
