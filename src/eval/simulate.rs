@@ -18,12 +18,15 @@
 //!   their recorded parameters.
 //!
 //! Replaying from scratch for every turn and replaying incrementally reach
-//! the same world (execution is deterministic), so each turn runs in the
-//! world the earlier gold calls left. When a turn's predictions were
-//! exactly its gold calls, the world they leave is the replay's world and
-//! the next turn goes on in it; when they were not, the world is set up
-//! again and every gold call so far is replayed (as the reference does
-//! for every turn).
+//! the same world (execution is deterministic), so the world the earlier
+//! gold calls left is kept from turn to turn. When a turn's predictions
+//! were exactly its gold calls, the world they leave is the replay's world
+//! and is taken as it is. Turns run in that world itself until one
+//! diverges from its gold calls; the gold world is then set up again (a
+//! replay from the start, once per conversation), and the later turns run
+//! in a copy of it, which leaves it untouched for replaying their gold
+//! calls. A predictor that follows the gold calls never pays for a copy; one
+//! that does not pays at most one replay from the start per conversation.
 
 use std::borrow::Cow;
 
@@ -101,7 +104,9 @@ pub fn simulate<'c>(
     max_calls_per_turn: usize,
 ) -> Result<Simulation<'c>, SimulateError> {
     let set_up = || World::for_conversation(databases, conversation).map_err(SimulateError::Setup);
-    let mut world = set_up()?;
+    // The world after the gold calls of the turns so far.
+    let mut gold_world = set_up()?;
+    let mut run_in_copy = false;
     let mut turns = Vec::new();
     let mut gold = Vec::new();
     let last_assistant_turn = conversation
@@ -113,7 +118,9 @@ pub fn simulate<'c>(
         if turn.role == Role::User {
             continue;
         }
-        let run = run_turn(&mut world, conversation, t, predictor, max_calls_per_turn)?;
+        let mut copy = run_in_copy.then(|| gold_world.clone());
+        let world = copy.as_mut().unwrap_or(&mut gold_world);
+        let run = run_turn(world, conversation, t, predictor, max_calls_per_turn)?;
         let calls = turn.calls().iter().enumerate();
         if Some(t) == last_assistant_turn {
             // The last assistant turn's calls are never replayed.
@@ -124,20 +131,26 @@ pub fn simulate<'c>(
             }));
         } else if let Some(injected) = replayed_injections(turn.calls(), &run.calls) {
             // The world the predictions left is the replay's.
+            if let Some(world) = copy {
+                gold_world = world;
+            }
             gold.extend(calls.zip(injected).map(|((c, call), injected)| GoldRef {
                 turn: t,
                 call: c,
                 gold: as_replayed(call, injected),
             }));
         } else {
-            // Back to the start, then every gold call so far: those of the
-            // earlier turns (already recorded as replayed), then this turn's.
-            world = set_up()?;
-            for (_, _, call) in gold_calls_before(conversation, t) {
-                world.execute(&call.request.api_name, &call.request.parameters);
+            if copy.is_none() {
+                // The turn ran in the gold world: set it up again, with the
+                // earlier turns' gold calls (recorded as replayed already).
+                gold_world = set_up()?;
+                for (_, _, call) in gold_calls_before(conversation, t) {
+                    gold_world.execute(&call.request.api_name, &call.request.parameters);
+                }
+                run_in_copy = true;
             }
             for (c, call) in calls {
-                let executed = world.execute(&call.request.api_name, &call.request.parameters);
+                let executed = gold_world.execute(&call.request.api_name, &call.request.parameters);
                 gold.push(GoldRef {
                     turn: t,
                     call: c,
