@@ -4,15 +4,19 @@
 //! gold calls, unparseable arguments, the call bound, and the reference's
 //! session-token quirk.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 use talkforge::eval::outcome::{classify, ErrorTypes};
 use talkforge::eval::output::turn_outcomes;
 use talkforge::eval::score::score;
-use talkforge::eval::simulate::{simulate, Simulation, PARSE_FAILURE};
+use talkforge::eval::simulate::{
+    execute, simulate, Answer, GoldRef, Simulation, TurnRun, PARSE_FAILURE,
+};
 use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
-use talkforge::model::{Conversation, GoldCall};
+use talkforge::model::{Conversation, GoldCall, Role};
 use talkforge::sim::similarity::ExactText;
-use talkforge::sim::Databases;
+use talkforge::sim::{Databases, World};
 
 const TOKEN: &str = "tok-alice";
 
@@ -539,4 +543,212 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
             .request
             .parameters
     );
+}
+
+/// Algorithm 1 as the reference runs it, the general path `simulate`'s
+/// shortcuts are held to: every assistant turn starts from a fresh world
+/// into which every earlier gold call is replayed, and the gold calls as
+/// replayed are those of the last replay (the last turn's never are).
+fn simulate_from_scratch<'c>(
+    databases: &Databases,
+    conversation: &'c Conversation,
+    predictor: &dyn Predictor,
+    bound: usize,
+) -> Simulation<'c> {
+    let assistant_turns: Vec<usize> = (0..conversation.conversation.len())
+        .filter(|&t| conversation.conversation[t].role == Role::Assistant)
+        .collect();
+    let mut turns = Vec::new();
+    let mut gold = Vec::new();
+    for (i, &t) in assistant_turns.iter().enumerate() {
+        let mut world = World::for_conversation(databases, conversation).unwrap();
+        gold.clear();
+        for &earlier in &assistant_turns[..i] {
+            for (c, call) in conversation.conversation[earlier]
+                .calls()
+                .iter()
+                .enumerate()
+            {
+                let executed = world.execute(&call.request.api_name, &call.request.parameters);
+                let replayed = if executed.request.parameters == call.request.parameters {
+                    Cow::Borrowed(call)
+                } else {
+                    Cow::Owned(GoldCall {
+                        request: executed.request,
+                        response: call.response.clone(),
+                        exception: call.exception.clone(),
+                    })
+                };
+                gold.push(GoldRef {
+                    turn: earlier,
+                    call: c,
+                    gold: replayed,
+                });
+            }
+        }
+        let mut run = TurnRun {
+            turn: t,
+            calls: Vec::new(),
+            answer: None,
+            stopped_by_bound: false,
+        };
+        'turn: loop {
+            let input = TurnInput {
+                conversation,
+                turn: t,
+                predicted: &run.calls,
+            };
+            match predictor.predict(&input).unwrap() {
+                Prediction::Text { text, metadata } => {
+                    run.answer = Some(Answer { text, metadata });
+                    break;
+                }
+                Prediction::Calls(proposed) if proposed.is_empty() => {
+                    run.answer = Some(Answer {
+                        text: String::new(),
+                        metadata: None,
+                    });
+                    break;
+                }
+                Prediction::Calls(proposed) => {
+                    for call in proposed {
+                        if run.calls.len() >= bound {
+                            run.stopped_by_bound = true;
+                            break 'turn;
+                        }
+                        run.calls.push(execute(&mut world, call));
+                    }
+                }
+            }
+        }
+        turns.push(run);
+    }
+    if let Some(&last) = assistant_turns.last() {
+        for (c, call) in conversation.conversation[last].calls().iter().enumerate() {
+            gold.push(GoldRef {
+                turn: last,
+                call: c,
+                gold: Cow::Borrowed(call),
+            });
+        }
+    }
+    Simulation { turns, gold }
+}
+
+/// The oracle on some turns; on others it answers at once, or makes every
+/// gold call twice (changing the world the gold calls did not).
+struct Unreliable;
+
+impl Predictor for Unreliable {
+    fn name(&self) -> String {
+        "unreliable".into()
+    }
+    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        let oracle = talkforge::eval::oracle::Oracle;
+        match (input.turn / 2) % 3 {
+            0 => oracle.predict(input),
+            1 => Ok(Prediction::Text {
+                text: "at once".into(),
+                metadata: None,
+            }),
+            _ => {
+                let gold = input.conversation.conversation[input.turn].calls();
+                let made = input.predicted.len();
+                if made >= 2 * gold.len() {
+                    return Ok(Prediction::Text {
+                        text: "twice".into(),
+                        metadata: None,
+                    });
+                }
+                let once = TurnInput {
+                    predicted: &input.predicted[..made / 2],
+                    ..*input
+                };
+                oracle.predict(&once)
+            }
+        }
+    }
+}
+
+fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversation) {
+    let predictors: [&dyn Predictor; 4] = [
+        &talkforge::eval::oracle::Oracle,
+        &Unreliable,
+        &Looping,
+        &Scripted(vec![(
+            T1,
+            vec![proposed("AddAlarm", json!({"time": "06:00:00"}))],
+        )]),
+    ];
+    for predictor in predictors {
+        for bound in [1, 10] {
+            assert_eq!(
+                simulate(databases, conversation, predictor, bound).unwrap(),
+                simulate_from_scratch(databases, conversation, predictor, bound),
+                "{} with {}, bound {bound}",
+                conversation.name,
+                predictor.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn simulating_matches_replaying_every_turn_from_scratch() {
+    let mut stale = conversation(
+        "stale-token",
+        vec![
+            Some(vec![call("FindAlarms", json!({}))]),
+            Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+            Some(vec![call("FindAlarms", json!({}))]),
+        ],
+    );
+    stale.conversation[T1].apis.as_mut().unwrap()[0]
+        .request
+        .parameters
+        .insert("session_token".into(), json!("stale"));
+    let conversations = [
+        stale,
+        conversation(
+            "many-turns",
+            vec![
+                Some(vec![call("AddAlarm", json!({"time": "07:00:00"}))]),
+                None,
+                Some(vec![
+                    call("AddAlarm", json!({"time": "09:00:00"})),
+                    call("FindAlarms", json!({})),
+                ]),
+                Some(vec![call("DeleteAlarm", json!({"alarm_id": "aaaa-bbbb"}))]),
+                Some(vec![call("FindAlarms", json!({}))]),
+                Some(vec![]),
+                Some(vec![call("FindAlarms", json!({}))]),
+            ],
+        ),
+    ];
+    for conversation in &conversations {
+        assert_same_as_from_scratch(&databases(), conversation);
+    }
+}
+
+#[test]
+fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
+    if !dir.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} not found",
+            dir.display()
+        );
+        eprintln!("skipping: {} not found", dir.display());
+        return;
+    }
+    let databases = Databases::load(&dir.join("databases")).unwrap();
+    let files =
+        talkforge::dataset::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
+    assert!(!files.is_empty());
+    for file in &files {
+        let conversation: Conversation =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        assert_same_as_from_scratch(&databases, &conversation);
+    }
 }

@@ -170,7 +170,54 @@ impl Serialize for ConversationResult {
     }
 }
 
+/// A rendered entry's fields, at their depth in the document
+/// (`per_conversation`'s elements sit two levels deep, two spaces a level).
+const ENTRY_FIELD_INDENT: &str = "\n      ";
+const ERROR_TYPES_FIELD_INDENT: &str = "\n        ";
+
 impl ConversationResult {
+    /// The bytes [`ArraySpool::render`] makes of this result (tested to be
+    /// the same), written field by field in the `Serialize` impl's order:
+    /// one entry is rendered per conversation, and serde's generic pretty
+    /// printer cost more than scoring it. Each value still goes through
+    /// `serde_json`, so strings and numbers are written as it writes them.
+    ///
+    /// [`ArraySpool::render`]: crate::json_stream::ArraySpool::render
+    pub fn render_entry(&self) -> Vec<u8> {
+        let m = &self.metrics;
+        let mut out = Vec::with_capacity(1024);
+        out.extend_from_slice(b"\n    ");
+        let mut fields = PrettyFields::open(&mut out, ENTRY_FIELD_INDENT);
+        fields.field("file", &self.file);
+        fields.field("subset", &self.subset);
+        fields.field("name", &self.name);
+        fields.field("conversation_id", &self.conversation_id);
+        fields.field("predictions", &m.predictions);
+        fields.field("ground_truths", &m.ground_truths);
+        fields.field("matches", &m.matches);
+        fields.field("actions", &m.actions);
+        fields.field("valid_actions", &m.valid_actions);
+        fields.field("bad_actions", &m.bad_actions);
+        fields.field("precision", &m.precision);
+        fields.field("recall", &m.recall);
+        fields.field("action_precision", &m.action_precision);
+        fields.field("bad_action_rate", &m.bad_action_rate);
+        fields.field("success", &m.success);
+        fields.field("soft_success", &m.soft_success);
+        fields.field("assistant_turns", &self.assistant_turns);
+        fields.field("turns_stopped_by_bound", &self.turns_stopped_by_bound);
+        fields.key("error_types");
+        let e = &self.error_types;
+        let mut error_types = PrettyFields::open(fields.out, ERROR_TYPES_FIELD_INDENT);
+        error_types.field("premature_tool_call", &e.premature_tool_call);
+        error_types.field("faulty_planning", &e.faulty_planning);
+        error_types.field("incorrect_invocation", &e.incorrect_invocation);
+        error_types.close();
+        fields.field("resumed", &self.resumed);
+        fields.close();
+        out
+    }
+
     pub fn new(identity: Identity, metrics: Metrics, turns: &[TurnOutcome], resumed: bool) -> Self {
         let mut tools: BTreeMap<String, ToolTally> = BTreeMap::new();
         for turn in turns {
@@ -203,6 +250,50 @@ impl ConversationResult {
             resumed,
             tools,
         }
+    }
+}
+
+/// Writes a pretty-printed JSON object: its fields each on a line of its
+/// own at `indent` (a newline, then the spaces), its closing brace a level
+/// out.
+struct PrettyFields<'a> {
+    out: &'a mut Vec<u8>,
+    indent: &'static str,
+    first: bool,
+}
+
+impl<'a> PrettyFields<'a> {
+    fn open(out: &'a mut Vec<u8>, indent: &'static str) -> Self {
+        out.push(b'{');
+        PrettyFields {
+            out,
+            indent,
+            first: true,
+        }
+    }
+
+    /// `"key": ` on a new line; `key` needs no escaping.
+    fn key(&mut self, key: &str) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.extend_from_slice(self.indent.as_bytes());
+        self.out.push(b'"');
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\": ");
+    }
+
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        self.key(key);
+        serde_json::to_writer(&mut *self.out, value)
+            .expect("serialising JSON to memory cannot fail");
+    }
+
+    fn close(self) {
+        let outer = &self.indent[..self.indent.len() - 2];
+        self.out.extend_from_slice(outer.as_bytes());
+        self.out.push(b'}');
     }
 }
 
@@ -260,6 +351,52 @@ mod tests {
             serde_json::to_string_pretty(&result).unwrap(),
             serde_json::to_string_pretty(&want).unwrap()
         );
+    }
+
+    #[test]
+    fn a_rendered_entry_is_what_the_spool_renders() {
+        let result = |file: &str, name: &str, metrics: Metrics, resumed| ConversationResult {
+            file: file.into(),
+            subset: "hard \"one\"".into(),
+            name: name.into(),
+            conversation_id: "id-\u{1}\\".into(),
+            metrics,
+            assistant_turns: 7,
+            turns_stopped_by_bound: 2,
+            error_types: ErrorTypes {
+                premature_tool_call: 1,
+                faulty_planning: 20,
+                incorrect_invocation: 300,
+            },
+            resumed,
+            tools: BTreeMap::new(),
+        };
+        let mut odd = Metrics::from_counts(3, 7, 1, 0, 0, 0);
+        odd.soft_success = f64::NAN;
+        odd.recall = f64::INFINITY;
+        odd.precision = 1e-300;
+        let results = [
+            result(
+                "d/easy/a.json",
+                "A",
+                Metrics::from_counts(3, 2, 2, 1, 1, 0),
+                false,
+            ),
+            result("", "", Metrics::from_counts(0, 0, 0, 0, 0, 0), true),
+            result("d/\u{e9}t\u{e9}/b\nc.json", "\u{1F600}\t", odd, false),
+            result(
+                "x",
+                "y",
+                Metrics::from_counts(usize::MAX, 3, 2, 9, 4, 5),
+                true,
+            ),
+        ];
+        for r in &results {
+            assert_eq!(
+                String::from_utf8(r.render_entry()).unwrap(),
+                String::from_utf8(crate::json_stream::ArraySpool::render(r)).unwrap()
+            );
+        }
     }
 
     #[test]

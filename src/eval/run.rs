@@ -116,7 +116,7 @@ pub fn evaluate_files(
         similarity,
         options,
         &info,
-        ArraySpool::render,
+        ConversationResult::render_entry,
         |result, entry| {
             tally.add(&result);
             if spool_error.is_none() {
@@ -219,7 +219,8 @@ fn progress_bar(len: u64, show: bool) -> ProgressBar {
 
 fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
     Identity {
-        file: path.display().to_string(),
+        // What `path.display()` writes, without the formatting machinery.
+        file: path.to_string_lossy().into_owned(),
         subset: path
             .parent()
             .and_then(Path::file_name)

@@ -122,12 +122,20 @@ pub fn score<'a>(
     let mut flags = Vec::new();
     let (mut matches, mut actions, mut valid_actions, mut bad_actions) = (0, 0, 0, 0);
     for prediction in predictions {
-        let matched =
-            (0..gold.len()).find(|&g| !gold_matched[g] && calls_match(prediction, gold[g], text));
+        // `calls_match` and `is_action` with one catalog lookup: only gold
+        // calls of the prediction's own tool can match it, so their
+        // comparator is that tool's.
+        let spec = tool(&prediction.request.api_name);
+        let comparator = spec.map_or(catalog::default_matches as catalog::MatchFn, |t| t.matches);
+        let matched = (0..gold.len()).find(|&g| {
+            !gold_matched[g]
+                && gold[g].request.api_name == prediction.request.api_name
+                && comparator(prediction, gold[g], text)
+        });
         if let Some(g) = matched {
             gold_matched[g] = true;
         }
-        let action = is_action(&prediction.request.api_name);
+        let action = spec.is_some_and(|t| t.is_action);
         let bad_action = matched.is_none() && action && prediction.exception.is_none();
         matches += usize::from(matched.is_some());
         actions += usize::from(action);

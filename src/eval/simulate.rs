@@ -18,10 +18,15 @@
 //!   their recorded parameters.
 //!
 //! Replaying from scratch for every turn and replaying incrementally reach
-//! the same world (execution is deterministic), so the world after the gold
-//! calls is kept and cloned per turn; a clone is a few pointer copies. For
-//! the same reason, when a turn's predictions were exactly its gold calls,
-//! the world they left is the replay's world and is taken as it is.
+//! the same world (execution is deterministic), so the world the earlier
+//! gold calls left is kept from turn to turn. When a turn's predictions
+//! were exactly its gold calls, the world they leave is the replay's world
+//! and is taken as it is. Turns run in that world itself until one
+//! diverges from its gold calls; the gold world is then set up again (a
+//! replay from the start, once per conversation), and the later turns run
+//! in a copy of it, which leaves it untouched for replaying their gold
+//! calls. A predictor that follows the gold calls never pays for a copy; one
+//! that does not pays at most one replay from the start per conversation.
 
 use std::borrow::Cow;
 
@@ -98,70 +103,98 @@ pub fn simulate<'c>(
     predictor: &dyn Predictor,
     max_calls_per_turn: usize,
 ) -> Result<Simulation<'c>, SimulateError> {
-    let mut gold_world =
-        World::for_conversation(databases, conversation).map_err(SimulateError::Setup)?;
+    let set_up = || World::for_conversation(databases, conversation).map_err(SimulateError::Setup);
+    // The world after the gold calls of the turns so far.
+    let mut gold_world = set_up()?;
+    let mut run_in_copy = false;
     let mut turns = Vec::new();
     let mut gold = Vec::new();
-    // Gold calls of finished assistant turns that the world has not replayed yet.
-    let mut pending: Vec<(usize, usize, &'c GoldCall)> = Vec::new();
-    // When the predictor made exactly those calls, the world its turn left
-    // and the requests as executed there: the replay's result, already made.
-    let mut replayed: Option<(World, Vec<Request>)> = None;
+    let last_assistant_turn = conversation
+        .conversation
+        .iter()
+        .rposition(|turn| turn.role == Role::Assistant);
 
     for (t, turn) in conversation.conversation.iter().enumerate() {
         if turn.role == Role::User {
             continue;
         }
-        match replayed.take() {
-            Some((world, requests)) => {
-                for ((pt, pc, call), request) in pending.drain(..).zip(requests) {
-                    gold.push(GoldRef {
-                        turn: pt,
-                        call: pc,
-                        gold: as_replayed(call, request),
-                    });
-                }
+        let mut copy = run_in_copy.then(|| gold_world.clone());
+        let world = copy.as_mut().unwrap_or(&mut gold_world);
+        let run = run_turn(world, conversation, t, predictor, max_calls_per_turn)?;
+        let calls = turn.calls().iter().enumerate();
+        if Some(t) == last_assistant_turn {
+            // The last assistant turn's calls are never replayed.
+            gold.extend(calls.map(|(c, call)| GoldRef {
+                turn: t,
+                call: c,
+                gold: Cow::Borrowed(call),
+            }));
+        } else if let Some(injected) = replayed_injections(turn.calls(), &run.calls) {
+            // The world the predictions left is the replay's.
+            if let Some(world) = copy {
                 gold_world = world;
             }
-            None => {
-                for (pt, pc, call) in pending.drain(..) {
-                    let executed =
-                        gold_world.execute(&call.request.api_name, &call.request.parameters);
-                    gold.push(GoldRef {
-                        turn: pt,
-                        call: pc,
-                        gold: as_replayed(call, executed.request),
-                    });
+            gold.extend(calls.zip(injected).map(|((c, call), injected)| GoldRef {
+                turn: t,
+                call: c,
+                gold: as_replayed(call, injected),
+            }));
+        } else {
+            if copy.is_none() {
+                // The turn ran in the gold world: set it up again, with the
+                // earlier turns' gold calls (recorded as replayed already).
+                gold_world = set_up()?;
+                for (_, _, call) in gold_calls_before(conversation, t) {
+                    gold_world.execute(&call.request.api_name, &call.request.parameters);
                 }
+                run_in_copy = true;
+            }
+            for (c, call) in calls {
+                let executed = gold_world.execute(&call.request.api_name, &call.request.parameters);
+                gold.push(GoldRef {
+                    turn: t,
+                    call: c,
+                    gold: as_executed(call, executed.request),
+                });
             }
         }
-        let mut world = gold_world.clone();
-        let run = run_turn(&mut world, conversation, t, predictor, max_calls_per_turn)?;
-        replayed = replay_requests(turn.calls(), &run.calls).map(|requests| (world, requests));
         turns.push(run);
-        pending.extend(
-            turn.calls()
-                .iter()
-                .enumerate()
-                .map(|(c, call)| (t, c, call)),
-        );
     }
-    // The last assistant turn's calls are never replayed.
-    gold.extend(pending.into_iter().map(|(turn, call, g)| GoldRef {
-        turn,
-        call,
-        gold: Cow::Borrowed(g),
-    }));
     Ok(Simulation { turns, gold })
 }
 
-/// The requests that replaying `gold` would execute, when the turn's
-/// predictions executed exactly those: the same tools, in the same order,
-/// with the same arguments (the session token aside, which the world
-/// injects into both alike). Execution is deterministic, so the world the
-/// predictions left is then the world the replay would reach, and
-/// replaying it again can be skipped. `None` when anything differs.
-fn replay_requests(gold: &[GoldCall], predicted: &[PredictedCall]) -> Option<Vec<Request>> {
+/// The gold calls of the assistant turns before `turn`, in order.
+fn gold_calls_before(
+    conversation: &Conversation,
+    turn: usize,
+) -> impl Iterator<Item = (usize, usize, &GoldCall)> {
+    conversation
+        .gold_calls()
+        .take_while(move |&(t, _, _)| t < turn)
+        .filter(|&(t, _, _)| conversation.conversation[t].role == Role::Assistant)
+}
+
+/// What replaying a gold call puts into its arguments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Injected<'a> {
+    Nothing,
+    /// The world's session token, for a tool that needs a session.
+    SessionToken(&'a Value),
+}
+
+/// When the turn's predictions executed exactly what replaying `gold`
+/// would: the same tools, in the same order, with the same arguments (the
+/// session token aside, which the world injects into both alike), what the
+/// replay would put into each gold call. Execution is deterministic, so the
+/// world the predictions left is then the world the replay would reach,
+/// and replaying it again can be skipped. `None` when anything differs.
+///
+/// The comparison is the gold arguments with the token put in against the
+/// executed ones, made without building the former.
+fn replayed_injections<'p>(
+    gold: &[GoldCall],
+    predicted: &'p [PredictedCall],
+) -> Option<Vec<Injected<'p>>> {
     if gold.len() != predicted.len() {
         return None;
     }
@@ -172,26 +205,49 @@ fn replay_requests(gold: &[GoldCall], predicted: &[PredictedCall]) -> Option<Vec
             if !predicted.parsed || executed.api_name != gold.request.api_name {
                 return None;
             }
-            let mut parameters = gold.request.parameters.clone();
-            let auth = crate::sim::tool(&gold.request.api_name).is_some_and(|t| t.requires_auth);
-            if auth {
-                // What the replay injects: the token the world held then,
-                // the same one the prediction was given.
-                parameters.insert(
-                    "session_token".to_string(),
-                    executed.parameters.get("session_token")?.clone(),
-                );
+            let gold = &gold.request.parameters;
+            let auth = crate::sim::tool(&executed.api_name).is_some_and(|t| t.requires_auth);
+            if !auth {
+                return (*gold == executed.parameters).then_some(Injected::Nothing);
             }
-            (parameters == executed.parameters).then(|| Request {
-                api_name: gold.request.api_name.clone(),
-                parameters,
-            })
+            // What the replay injects: the token the world held then, the
+            // same one the prediction was given.
+            let token = executed.parameters.get(SESSION_TOKEN)?;
+            let injected_len = gold.len() + usize::from(!gold.contains_key(SESSION_TOKEN));
+            let same = injected_len == executed.parameters.len()
+                && gold
+                    .iter()
+                    .filter(|(key, _)| key.as_str() != SESSION_TOKEN)
+                    .all(|(key, value)| executed.parameters.get(key) == Some(value));
+            same.then_some(Injected::SessionToken(token))
         })
         .collect()
 }
 
-/// The gold call with the parameters the replay left in it.
-fn as_replayed(call: &GoldCall, executed: Request) -> Cow<'_, GoldCall> {
+const SESSION_TOKEN: &str = "session_token";
+
+/// The gold call with what the replay put into its parameters.
+fn as_replayed<'c>(call: &'c GoldCall, injected: Injected<'_>) -> Cow<'c, GoldCall> {
+    match injected {
+        Injected::SessionToken(token)
+            if call.request.parameters.get(SESSION_TOKEN) != Some(token) =>
+        {
+            let mut request = call.request.clone();
+            request
+                .parameters
+                .insert(SESSION_TOKEN.to_string(), token.clone());
+            Cow::Owned(GoldCall {
+                request,
+                response: call.response.clone(),
+                exception: call.exception.clone(),
+            })
+        }
+        _ => Cow::Borrowed(call),
+    }
+}
+
+/// The gold call with the parameters its replay executed.
+fn as_executed(call: &GoldCall, executed: Request) -> Cow<'_, GoldCall> {
     if executed.parameters == call.request.parameters {
         Cow::Borrowed(call)
     } else {
