@@ -32,6 +32,11 @@ pub struct Args {
     /// Exit non-zero when a target is missed.
     #[arg(long)]
     pub check: bool,
+    /// Also count each command's instructions under valgrind's callgrind
+    /// (one worker thread, over the smaller dataset): figures that do not
+    /// drift with the machine's load, for comparing builds.
+    #[arg(long)]
+    pub instructions: bool,
 }
 
 /// One command to time.
@@ -67,8 +72,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let small = (args.copies / 10).max(1);
     let mut figures = Vec::new();
     let mut counts = (0, 0);
+    let mut instructions = None;
     for copies in [small, args.copies] {
         let data = scratch.join(format!("x{copies}"));
+        let counting = args.instructions && copies == small;
         replicate(&upstream, &data, copies)?;
         counts = count(&binary, &data)?;
         let out = scratch.join(format!("eval-out-{copies}"));
@@ -101,6 +108,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     }
                 }
             }
+        }
+        if counting {
+            instructions = Some((copies, count_instructions(&binary, &jobs, &scratch)?));
         }
         for ((job, mut times), peak) in jobs.iter().zip(times).zip(peaks) {
             times.sort_by(f64::total_cmp);
@@ -200,6 +210,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         println!("{} {}", if t.met { "met   " } else { "MISSED" }, t.what);
         missed += usize::from(!t.met);
     }
+    if let Some((copies, counts)) = &instructions {
+        print_instructions(counts, *copies);
+    }
     if args.check && missed > 0 {
         bail!("{missed} target(s) missed");
     }
@@ -268,6 +281,71 @@ fn jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
             writes: true,
         },
     ]
+}
+
+/// Count the instructions of each command that writes nothing, under
+/// callgrind with one worker thread.
+fn count_instructions(
+    binary: &Path,
+    jobs: &[Job],
+    scratch: &Path,
+) -> anyhow::Result<Vec<(&'static str, u64)>> {
+    let mut counts = Vec::new();
+    for job in jobs.iter().filter(|job| !job.writes) {
+        let out = scratch.join(format!("callgrind-{}", job.name.replace(' ', "-")));
+        let status = Command::new("valgrind")
+            .arg("--tool=callgrind")
+            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(binary)
+            .args(&job.args)
+            .env("RAYON_NUM_THREADS", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .context("running valgrind (is it installed?)")?;
+        if !matches!(status.code(), Some(0 | 1)) {
+            bail!("valgrind {} exited with {status}", job.name);
+        }
+        counts.push((job.name, total_instructions(&out)?));
+    }
+    Ok(counts)
+}
+
+/// The counts, with the ratios the targets are about.
+fn print_instructions(counts: &[(&str, u64)], copies: usize) {
+    let of = |name: &str| {
+        counts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c as f64)
+    };
+    println!();
+    println!("instructions (callgrind, one thread, x{copies}):");
+    for (name, count) in counts {
+        println!("  {name:<22} {:>8.1} M", *count as f64 / 1e6);
+    }
+    if let (Some(stats), Some(verify), Some(lint), Some(oracle)) =
+        (of("stats"), of("verify"), of("lint"), of("evaluate oracle"))
+    {
+        println!(
+            "  verify/stats {:.2}x, evaluate/stats {:.2}x, lint/verify {:.2}x",
+            verify / stats,
+            oracle / stats,
+            lint / verify
+        );
+    }
+}
+
+/// The total instruction count callgrind wrote in its summary line.
+fn total_instructions(out: &Path) -> anyhow::Result<u64> {
+    let text = std::fs::read_to_string(out).with_context(|| out.display().to_string())?;
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix("summary: ")
+                .or(line.strip_prefix("totals: "))
+        })
+        .and_then(|n| n.trim().parse().ok())
+        .with_context(|| format!("{}: no instruction total", out.display()))
 }
 
 /// Build the release binary the figures are about.
