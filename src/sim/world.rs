@@ -422,3 +422,51 @@ fn split(result: Result<Value, String>) -> (Value, Option<String>) {
         Err(exception) => (Value::Null, Some(exception)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn table(records: Value) -> Arc<Table> {
+        Arc::new(Table::from(records.as_object().unwrap().clone()))
+    }
+
+    #[test]
+    fn tables_keep_first_places_and_last_values_as_a_map_would() {
+        let tables: Tables = [
+            (Arc::from("Account"), table(json!({"a": 1}))),
+            (Arc::from("Alarm"), table(json!({}))),
+            (Arc::from("Account"), table(json!({"b": 2}))),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(tables.0.len(), 2);
+        assert_eq!(tables.index_of("Account"), Some(0));
+        assert_eq!(tables.index_of("Alarm"), Some(1));
+        assert_eq!(tables.index_of("Email"), None);
+        assert_eq!(tables.get("Account").unwrap()["b"], json!(2));
+        assert!(tables.get("Account").unwrap().get("a").is_none());
+    }
+
+    #[test]
+    fn a_world_writes_its_own_copy_of_the_shared_databases() {
+        let databases = Databases::from_tables([(
+            "Account".to_string(),
+            json!({"ann": {"session_token": "t"}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )]);
+        let now = pytime::strptime_str("2023-09-11 09:00:00", pytime::TIMESTAMP).unwrap();
+        let mut world = World::new(&databases, now);
+        table_mut(&mut world.tables, "Account").insert("bob", json!({}));
+        table_mut(&mut world.tables, "Calendar").insert("bob", json!({}));
+        assert!(world.table("Account").unwrap().contains_key("bob"));
+        assert!(world.table("Calendar").unwrap().contains_key("bob"));
+        assert!(!databases.get("Account").unwrap().contains_key("bob"));
+        assert!(databases.get("Calendar").is_none());
+        world.reset(now);
+        assert!(!world.table("Account").unwrap().contains_key("bob"));
+    }
+}
