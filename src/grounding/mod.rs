@@ -26,8 +26,10 @@ pub mod normalize;
 pub mod when;
 
 use std::borrow::Cow;
+use std::cell::{Ref, RefCell};
 use std::collections::HashSet;
 use std::fmt;
+use std::ops::Range;
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use serde_json::Value;
@@ -119,6 +121,10 @@ struct Piece {
     /// Byte range of the text in `Evidence::texts`.
     start: usize,
     end: usize,
+    /// Byte range of its lower-case form in `Evidence::lowers`.
+    lower: Range<usize>,
+    /// Range of its words in `Evidence::spans`.
+    spans: Range<usize>,
 }
 
 /// A hasher for the evidence's small keys (words, numbers): the standard
@@ -262,8 +268,12 @@ pub struct Evidence {
     words: String,
     /// Every piece run together, pieces separated by "|".
     compact: String,
-    tokens: FastSet<Box<str>>,
-    numbers: Vec<f64>,
+    /// Every piece's lower-case form, one after the other.
+    lowers: String,
+    /// Byte ranges of each piece's words in its lower-case form.
+    spans: Vec<(usize, usize)>,
+    /// Content-word stems and numbers, built when a value first needs them.
+    lookups: RefCell<Lookups>,
     dates: FastSet<NaiveDate>,
     month_days: FastSet<(u32, u32)>,
     days_of_month: FastSet<u32>,
@@ -283,6 +293,18 @@ pub struct Evidence {
     durations: FastSet<i64>,
     /// Something repeats monthly: a month after a known date is known.
     monthly: bool,
+}
+
+/// The parts of the evidence that only some values consult: the stems of
+/// its words (for loose text matches) and the numbers it states. Most
+/// values are found word for word, so these are built from the pieces
+/// only when a value first asks, and brought up to date on later asks.
+#[derive(Debug, Clone, Default)]
+struct Lookups {
+    /// Pieces indexed so far.
+    pieces: usize,
+    tokens: FastSet<Box<str>>,
+    numbers: Vec<f64>,
 }
 
 impl Evidence {
@@ -307,8 +329,8 @@ impl Evidence {
         self.texts.reserve(bytes);
         self.words.reserve(bytes + bytes / 8);
         self.compact.reserve(bytes);
-        self.tokens.reserve(bytes / 16);
-        self.numbers.reserve(bytes / 16);
+        self.lowers.reserve(bytes);
+        self.spans.reserve(bytes / 5);
     }
 
     /// The anchor date, if known.
@@ -339,10 +361,16 @@ impl Evidence {
         let lower = reading.lower();
         let start = self.texts.len();
         self.texts.push_str(text);
+        let lower_start = self.lowers.len();
+        self.lowers.push_str(lower);
+        let spans_start = self.spans.len();
+        self.spans.extend_from_slice(&reading.words);
         self.pieces.push(Piece {
             source,
             start,
             end: self.texts.len(),
+            lower: lower_start..self.lowers.len(),
+            spans: spans_start..self.spans.len(),
         });
         for (k, &(start, end)) in reading.words.iter().enumerate() {
             let w = &lower[start..end];
@@ -351,14 +379,9 @@ impl Evidence {
             }
             self.words.push_str(w);
             self.compact.push_str(w);
-            let stemmed = stem(w);
-            if !self.tokens.contains(stemmed) {
-                self.tokens.insert(stemmed.into());
-            }
         }
         self.words.push_str(" | ");
         self.compact.push('|');
-        normalize::numbers_in(lower, &reading.words, &mut self.numbers);
         for f in &reading.mentions {
             self.learn(&f.mention);
         }
@@ -368,6 +391,26 @@ impl Evidence {
     /// string and number in it.
     pub fn add_value(&mut self, source: Source, value: &Value) {
         self.add_text(source, &leaves_of(value));
+    }
+
+    /// The stems and numbers of every piece added so far.
+    fn lookups(&self) -> Ref<'_, Lookups> {
+        if self.lookups.borrow().pieces < self.pieces.len() {
+            let mut lookups = self.lookups.borrow_mut();
+            for piece in &self.pieces[lookups.pieces..] {
+                let lower = &self.lowers[piece.lower.clone()];
+                let spans = &self.spans[piece.spans.clone()];
+                for &(start, end) in spans {
+                    let stemmed = stem(&lower[start..end]);
+                    if !lookups.tokens.contains(stemmed) {
+                        lookups.tokens.insert(stemmed.into());
+                    }
+                }
+                normalize::numbers_in(lower, spans, &mut lookups.numbers);
+            }
+            lookups.pieces = self.pieces.len();
+        }
+        self.lookups.borrow()
     }
 
     fn learn(&mut self, mention: &Mention) {
@@ -514,7 +557,7 @@ impl Evidence {
             return true;
         }
         content.all(|w| {
-            self.tokens.contains(stem(w))
+            self.lookups().tokens.contains(stem(w))
                 || self.has_word_stem(w)
                 || w.parse::<f64>().is_ok_and(|x| self.has_number(x))
                 || normalize::number_word(w).is_some_and(|n| self.has_number(n as f64))
@@ -528,7 +571,7 @@ impl Evidence {
         if len < 5 || w.bytes().any(|b| b.is_ascii_digit()) {
             return false;
         }
-        self.tokens.iter().any(|t| {
+        self.lookups().tokens.iter().any(|t| {
             let shared = t.chars().zip(w.chars()).take_while(|(a, b)| a == b).count();
             let shorter = len.min(t.chars().count());
             shared >= 5 && shared * 5 >= shorter * 4
@@ -537,7 +580,7 @@ impl Evidence {
 
     fn has_number(&self, x: f64) -> bool {
         // 0 and 1 are what a model writes for "none" and "a".
-        x == 0.0 || x == 1.0 || self.numbers.iter().any(|&n| (n - x).abs() < 1e-9)
+        x == 0.0 || x == 1.0 || self.lookups().numbers.iter().any(|&n| (n - x).abs() < 1e-9)
     }
 
     fn has_datetime(&self, t: NaiveDateTime) -> bool {

@@ -63,6 +63,22 @@ fn emails_and_ids_from_earlier_results() {
 }
 
 #[test]
+fn stems_and_numbers_asked_for_early_still_see_later_pieces() {
+    // They are indexed on first use; pieces added afterwards must count.
+    let mut e = evidence(&["book two rooms"]);
+    assert!(ok(&e, json!(2), ValueKind::Number));
+    assert!(!ok(&e, json!(7), ValueKind::Number));
+    assert!(!ok(&e, json!("rooms near the lakes"), ValueKind::Text));
+    e.add_text(
+        Source::User { turn: 2 },
+        "for seven nights, somewhere near a lake",
+    );
+    assert!(ok(&e, json!(7), ValueKind::Number));
+    assert!(ok(&e, json!("rooms near the lakes"), ValueKind::Text));
+    assert!(ok(&e, json!(2), ValueKind::Number));
+}
+
+#[test]
 fn numbers_in_digits_and_words() {
     let e = evidence(&["two adults, 3 rooms, budget of 1,500 dollars"]);
     assert!(ok(&e, json!(2), ValueKind::Number));
