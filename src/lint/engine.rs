@@ -84,14 +84,12 @@ pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     Ok(lint_files(&files, options))
 }
 
-/// Build what the rules share across files (compiled schemas and
-/// patterns) before they need it.
+/// Build what the rules share across files (patterns; whether the schema
+/// walk can be skipped) before they need it.
 fn warm_up(rules: &[&'static Rule]) {
     for rule in rules {
         match rule.name {
-            super::rules::schema::NAME => {
-                super::rules::schema::conversation_validator();
-            }
+            super::rules::schema::NAME => super::rules::schema::warm_up(),
             super::rules::unreachable_argument::NAME => crate::grounding::when::warm_up(),
             _ => {}
         }
@@ -239,9 +237,11 @@ fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Option
             }
         }
     };
-    let view = View::of(&document);
+    let conversation = FileInput::conversation_of(&document);
+    let view = View::of(&document, conversation.as_ref());
     let input = FileInput {
         document: &document,
+        conversation: conversation.as_ref(),
         view: view.as_ref(),
     };
     let mut findings = Vec::new();

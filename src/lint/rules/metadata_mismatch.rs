@@ -1,6 +1,5 @@
 use std::collections::BTreeSet;
 
-use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
 use crate::sim;
@@ -30,15 +29,16 @@ crate::declare_rule! {
 }
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
-    let Document::ToolTalk(file) = input.document else {
+    let Some(conv) = input.conversation else {
         return;
     };
-    let Some(conv) = &file.typed else { return };
     let called: BTreeSet<&str> = conv
-        .gold_calls()
-        .map(|(_, _, c)| c.request.api_name.as_str())
+        .turns
+        .iter()
+        .flat_map(|turn| &turn.calls)
+        .map(|c| c.api_name)
         .collect();
-    let listed: BTreeSet<&str> = conv.apis_used.iter().map(String::as_str).collect();
+    let listed: BTreeSet<&str> = conv.apis_used.iter().copied().collect();
     compare("apis_used", "tool", &listed, &called, out);
 
     let used_plugins: BTreeSet<&str> = called
@@ -46,7 +46,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         .filter_map(|name| sim::tool(name))
         .map(|t| t.plugin.name())
         .collect();
-    let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().map(String::as_str).collect();
+    let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().copied().collect();
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
 }
 
