@@ -10,6 +10,18 @@ pub struct Word<'a> {
     pub end: usize,
 }
 
+/// The bytes of ASCII words (letters and digits), looked up rather than
+/// compared: every text the evidence holds is split into words.
+const WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
 /// The words of `text`: maximal runs of letters and digits.
 pub fn words(text: &str) -> Vec<Word<'_>> {
     if text.is_ascii() {
@@ -17,9 +29,9 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
         let mut out = Vec::with_capacity(bytes.len() / 5);
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i].is_ascii_alphanumeric() {
+            if WORD_BYTE[bytes[i] as usize] {
                 let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                while i < bytes.len() && WORD_BYTE[bytes[i] as usize] {
                     i += 1;
                 }
                 out.push(Word {
@@ -247,6 +259,13 @@ mod tests {
         let texts: Vec<_> = ws.iter().map(|w| w.text).collect();
         assert_eq!(texts, ["Hi", "j", "hester", "gahoo", "com"]);
         assert_eq!((ws[1].start, ws[1].end), (4, 5));
+    }
+
+    #[test]
+    fn the_word_table_holds_ascii_letters_and_digits() {
+        for b in 0..=255u8 {
+            assert_eq!(WORD_BYTE[b as usize], b.is_ascii_alphanumeric(), "{b}");
+        }
     }
 
     #[test]

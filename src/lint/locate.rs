@@ -129,13 +129,14 @@ impl Scanner<'_> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         self.pos += 1;
         loop {
-            match self.peek()? {
+            // Straight to the next quote or escape.
+            self.pos += memchr::memchr2(b'"', b'\\', self.bytes.get(self.pos..)?)?;
+            match self.bytes[self.pos] {
                 b'\\' => self.pos += 2,
-                b'"' => {
+                _ => {
                     self.pos += 1;
                     return Some(());
                 }
-                _ => self.pos += 1,
             }
         }
     }
@@ -209,6 +210,20 @@ mod tests {
         assert_eq!(at("/a/9"), None);
         assert_eq!(at("/d/e/f"), None);
         assert_eq!(locate("{\"a\": ", "/a"), None);
+    }
+
+    #[test]
+    fn strings_with_escapes_and_unterminated_strings() {
+        let doc = r#"{"a": "x\\\"y", "b": ["\\", "q\"\""], "c": 1}"#;
+        assert_eq!(
+            locate(doc, "/c").map(|l| &doc[l.value..l.value + l.len]),
+            Some("1")
+        );
+        assert_eq!(locate(doc, "/b/1").map(|l| l.len), Some(7));
+        assert_eq!(locate(r#"{"a": "x\"#, "/a"), None);
+        assert_eq!(locate(r#"{"a": "x"#, "/a"), None);
+        assert_eq!(locate(r#"{"a": "x\""#, "/a"), None);
+        assert_eq!(locate(r##"{"a": "x\"""##, "/a").map(|l| l.len), Some(5));
     }
 
     #[test]
