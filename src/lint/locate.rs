@@ -2,6 +2,8 @@
 //! positions, so findings carry a JSON pointer and this scanner walks the
 //! text to it, only for the findings there are (cheap when a file is clean).
 
+use std::borrow::Cow;
+
 /// The byte offsets of what a pointer names: the value, and its key when
 /// the value is an object member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +17,16 @@ pub struct Located {
 /// Find the value at `pointer` (RFC 6901, e.g. `/conversation/3/apis/0`) in
 /// `text`. None when the text does not hold it.
 pub fn locate(text: &str, pointer: &str) -> Option<Located> {
-    let tokens: Vec<String> = if pointer.is_empty() {
+    let tokens: Vec<Cow<'_, str>> = if pointer.is_empty() {
         Vec::new()
     } else {
         pointer
             .strip_prefix('/')?
             .split('/')
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .map(|t| match t.contains('~') {
+                true => Cow::Owned(t.replace("~1", "/").replace("~0", "~")),
+                false => Cow::Borrowed(t),
+            })
             .collect()
     };
     let mut scanner = Scanner {
