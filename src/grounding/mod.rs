@@ -541,7 +541,10 @@ impl Evidence {
         if norm.is_empty() {
             return true;
         }
-        let padded = format!(" {norm} ");
+        let mut padded = String::with_capacity(norm.len() + 2);
+        padded.push(' ');
+        padded.push_str(&norm);
+        padded.push(' ');
         if self.words.contains(&padded) {
             return true;
         }

@@ -75,7 +75,14 @@ pub fn normalized(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.text.chars().flat_map(char::to_lowercase));
+        if w.text.is_ascii() {
+            // The same as the general path below, without a char at a time.
+            let start = out.len();
+            out.push_str(w.text);
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.extend(w.text.chars().flat_map(char::to_lowercase));
+        }
     }
     out
 }
@@ -276,6 +283,8 @@ mod tests {
         );
         assert_eq!(compact("708-340-0190"), "7083400190");
         assert_eq!(normalized("Café Zoë"), "café zoë");
+        assert_eq!(normalized("CAFÉ, ZOË and ÅSA"), "café zoë and åsa");
+        assert_eq!(normalized("ΣΟΦΊΑ Big-Apple"), "σοφία big apple");
     }
 
     #[test]
