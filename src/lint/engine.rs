@@ -190,8 +190,8 @@ fn place_dataset(
     }
     // Identifiers were placed when their file was read; anything else
     // means reading the file again.
-    let known = by_file[file]
-        .map(|i| &ids[i])
+    let file_ids = by_file[file].map(|i| &ids[i]);
+    let known = file_ids
         .and_then(|f| {
             let anchor = diagnostic.at.as_ref()?;
             f.places
@@ -204,9 +204,10 @@ fn place_dataset(
             }
             other => other.clone(),
         });
-    let finding = match known {
-        Some(position) => finding(path, rule, diagnostic, position, options),
-        None => {
+    let finding = match (known, file_ids) {
+        // The file's name as displayed was kept with its identifiers.
+        (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
+        _ => {
             let Ok(document) = Document::load(path, options.input_format) else {
                 return;
             };
@@ -297,12 +298,18 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, options: &Options) -> 
     if let Some(anchor) = &d.at {
         position = position.or_else(|| anchor_position(document, anchor));
     }
-    finding(document.path(), rule, d, position, options)
+    finding(
+        document.path().display().to_string(),
+        rule,
+        d,
+        position,
+        options,
+    )
 }
 
 /// A finding at a known position.
 fn finding(
-    path: &Path,
+    file: String,
     rule: &Rule,
     d: Diagnostic,
     position: Option<Position>,
@@ -325,7 +332,7 @@ fn finding(
         None => (None, None, None),
     };
     Finding {
-        file: path.display().to_string(),
+        file,
         rule: rule.name,
         severity,
         message: d.message,
