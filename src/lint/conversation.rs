@@ -105,15 +105,7 @@ impl<'a> Conversation<'a> {
                 }
                 "user" => user = Some(read_user(value)?),
                 "metadata" => metadata = Some(read_metadata(value)?),
-                "conversation" => {
-                    turns = Some(
-                        value
-                            .as_array()?
-                            .iter()
-                            .map(read_turn)
-                            .collect::<Option<Vec<_>>>()?,
-                    )
-                }
+                "conversation" => turns = Some(each(value, read_turn)?),
                 _ => {}
             }
         }
@@ -131,7 +123,19 @@ impl<'a> Conversation<'a> {
 
 /// A list of strings (a field the model defaults when it is left out).
 fn strings(value: &Value) -> Option<Vec<&str>> {
-    value.as_array()?.iter().map(Value::as_str).collect()
+    each(value, Value::as_str)
+}
+
+/// Each element of a list read by `read`, or None when the value is no
+/// list or an element does not read. (Collecting into an `Option<Vec>`
+/// would grow the vector step by step; the list's length is known.)
+fn each<'a, T>(value: &'a Value, read: impl Fn(&'a Value) -> Option<T>) -> Option<Vec<T>> {
+    let items = value.as_array()?;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(read(item)?);
+    }
+    Some(out)
 }
 
 /// An optional string: null or a string (Some(None) for null).
@@ -199,11 +203,7 @@ fn read_turn(value: &Value) -> Option<Turn<'_>> {
             "apis" => {
                 calls = match value {
                     Value::Null => Vec::new(),
-                    other => other
-                        .as_array()?
-                        .iter()
-                        .map(read_call)
-                        .collect::<Option<Vec<_>>>()?,
+                    other => each(other, read_call)?,
                 }
             }
             _ => {}
