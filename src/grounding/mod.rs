@@ -125,6 +125,9 @@ struct Piece {
     lower: Range<usize>,
     /// Range of its words in `Evidence::spans`.
     spans: Range<usize>,
+    /// Range of its dates and times in `Evidence::mentions`, when they
+    /// were read.
+    mentions: Option<Range<usize>>,
 }
 
 /// A hasher for the evidence's small keys (words, numbers): the standard
@@ -182,6 +185,8 @@ pub struct Reading<'a> {
     /// Byte ranges of the words of the lower-case text.
     words: Vec<(usize, usize)>,
     mentions: Vec<when::Found>,
+    /// Whether its dates and times were read (`mentions` holds them).
+    dated: bool,
 }
 
 impl<'a> Reading<'a> {
@@ -201,6 +206,7 @@ impl<'a> Reading<'a> {
                     lower,
                     words: Vec::new(),
                     mentions: Vec::new(),
+                    dated: false,
                 }
             })
             .collect();
@@ -214,13 +220,18 @@ impl<'a> Reading<'a> {
             .map(|ws| ws.iter().map(|w| (w.start, w.end)).collect())
             .collect();
         drop(words);
-        for (reading, (spans, mentions)) in readings.iter_mut().zip(
-            spans
-                .into_iter()
-                .zip(mentions.into_iter().chain(std::iter::repeat_with(Vec::new))),
-        ) {
+        for (i, (reading, (spans, mentions))) in readings
+            .iter_mut()
+            .zip(
+                spans
+                    .into_iter()
+                    .zip(mentions.into_iter().chain(std::iter::repeat_with(Vec::new))),
+            )
+            .enumerate()
+        {
             reading.words = spans;
             reading.mentions = mentions;
+            reading.dated = i < upto;
         }
         readings
     }
@@ -272,6 +283,8 @@ pub struct Evidence {
     lowers: String,
     /// Byte ranges of each piece's words in its lower-case form.
     spans: Vec<(usize, usize)>,
+    /// The dates and times each piece mentions (for help lines).
+    mentions: Vec<when::Found>,
     /// Content-word stems and numbers, built when a value first needs them.
     lookups: RefCell<Lookups>,
     dates: FastSet<NaiveDate>,
@@ -365,12 +378,18 @@ impl Evidence {
         self.lowers.push_str(lower);
         let spans_start = self.spans.len();
         self.spans.extend_from_slice(&reading.words);
+        let mentions = reading.dated.then(|| {
+            let start = self.mentions.len();
+            self.mentions.extend_from_slice(&reading.mentions);
+            start..self.mentions.len()
+        });
         self.pieces.push(Piece {
             source,
             start,
             end: self.texts.len(),
             lower: lower_start..self.lowers.len(),
             spans: spans_start..self.spans.len(),
+            mentions,
         });
         for (k, &(start, end)) in reading.words.iter().enumerate() {
             let w = &lower[start..end];
@@ -837,9 +856,22 @@ impl Evidence {
         };
         let mut best: Option<(i64, &Piece, String, usize, usize)> = None;
         for piece in &self.pieces {
-            let text = self.piece_text(piece);
-            let lower = text.to_lowercase();
-            for found in when::mentions(&lower) {
+            // What the piece mentions, as read when it was added (the same
+            // reading of the same lower-case text), or read now.
+            let read_now;
+            let (lower, mentions): (&str, &[when::Found]) = match &piece.mentions {
+                Some(range) => (
+                    &self.lowers[piece.lower.clone()],
+                    &self.mentions[range.clone()],
+                ),
+                None => {
+                    let lower = self.piece_text(piece).to_lowercase();
+                    let mentions = when::mentions(&lower);
+                    read_now = (lower, mentions);
+                    (&read_now.0, &read_now.1)
+                }
+            };
+            for found in mentions {
                 let distance = match (&found.mention, clock, date) {
                     (Mention::Clock(c), Some(want), _) if wants_clock => {
                         (*c as i64 - want as i64).abs()
@@ -854,7 +886,7 @@ impl Evidence {
                     _ => continue,
                 };
                 if best.as_ref().is_none_or(|(b, ..)| distance < *b) {
-                    best = Some((distance, piece, lower.clone(), found.start, found.end));
+                    best = Some((distance, piece, lower.to_owned(), found.start, found.end));
                 }
             }
         }
