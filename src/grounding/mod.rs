@@ -26,8 +26,10 @@ pub mod normalize;
 pub mod when;
 
 use std::borrow::Cow;
+use std::cell::{Ref, RefCell};
 use std::collections::HashSet;
 use std::fmt;
+use std::ops::Range;
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use serde_json::Value;
@@ -119,6 +121,13 @@ struct Piece {
     /// Byte range of the text in `Evidence::texts`.
     start: usize,
     end: usize,
+    /// Byte range of its lower-case form in `Evidence::lowers`.
+    lower: Range<usize>,
+    /// Range of its words in `Evidence::spans`.
+    spans: Range<usize>,
+    /// Range of its dates and times in `Evidence::mentions`, when they
+    /// were read.
+    mentions: Option<Range<usize>>,
 }
 
 /// A hasher for the evidence's small keys (words, numbers): the standard
@@ -176,6 +185,8 @@ pub struct Reading<'a> {
     /// Byte ranges of the words of the lower-case text.
     words: Vec<(usize, usize)>,
     mentions: Vec<when::Found>,
+    /// Whether its dates and times were read (`mentions` holds them).
+    dated: bool,
 }
 
 impl<'a> Reading<'a> {
@@ -195,6 +206,7 @@ impl<'a> Reading<'a> {
                     lower,
                     words: Vec::new(),
                     mentions: Vec::new(),
+                    dated: false,
                 }
             })
             .collect();
@@ -208,13 +220,18 @@ impl<'a> Reading<'a> {
             .map(|ws| ws.iter().map(|w| (w.start, w.end)).collect())
             .collect();
         drop(words);
-        for (reading, (spans, mentions)) in readings.iter_mut().zip(
-            spans
-                .into_iter()
-                .zip(mentions.into_iter().chain(std::iter::repeat_with(Vec::new))),
-        ) {
+        for (i, (reading, (spans, mentions))) in readings
+            .iter_mut()
+            .zip(
+                spans
+                    .into_iter()
+                    .zip(mentions.into_iter().chain(std::iter::repeat_with(Vec::new))),
+            )
+            .enumerate()
+        {
             reading.words = spans;
             reading.mentions = mentions;
+            reading.dated = i < upto;
         }
         readings
     }
@@ -262,8 +279,14 @@ pub struct Evidence {
     words: String,
     /// Every piece run together, pieces separated by "|".
     compact: String,
-    tokens: FastSet<Box<str>>,
-    numbers: Vec<f64>,
+    /// Every piece's lower-case form, one after the other.
+    lowers: String,
+    /// Byte ranges of each piece's words in its lower-case form.
+    spans: Vec<(usize, usize)>,
+    /// The dates and times each piece mentions (for help lines).
+    mentions: Vec<when::Found>,
+    /// Content-word stems and numbers, built when a value first needs them.
+    lookups: RefCell<Lookups>,
     dates: FastSet<NaiveDate>,
     month_days: FastSet<(u32, u32)>,
     days_of_month: FastSet<u32>,
@@ -283,6 +306,18 @@ pub struct Evidence {
     durations: FastSet<i64>,
     /// Something repeats monthly: a month after a known date is known.
     monthly: bool,
+}
+
+/// The parts of the evidence that only some values consult: the stems of
+/// its words (for loose text matches) and the numbers it states. Most
+/// values are found word for word, so these are built from the pieces
+/// only when a value first asks, and brought up to date on later asks.
+#[derive(Debug, Clone, Default)]
+struct Lookups {
+    /// Pieces indexed so far.
+    pieces: usize,
+    tokens: FastSet<Box<str>>,
+    numbers: Vec<f64>,
 }
 
 impl Evidence {
@@ -307,8 +342,8 @@ impl Evidence {
         self.texts.reserve(bytes);
         self.words.reserve(bytes + bytes / 8);
         self.compact.reserve(bytes);
-        self.tokens.reserve(bytes / 16);
-        self.numbers.reserve(bytes / 16);
+        self.lowers.reserve(bytes);
+        self.spans.reserve(bytes / 5);
     }
 
     /// The anchor date, if known.
@@ -339,10 +374,22 @@ impl Evidence {
         let lower = reading.lower();
         let start = self.texts.len();
         self.texts.push_str(text);
+        let lower_start = self.lowers.len();
+        self.lowers.push_str(lower);
+        let spans_start = self.spans.len();
+        self.spans.extend_from_slice(&reading.words);
+        let mentions = reading.dated.then(|| {
+            let start = self.mentions.len();
+            self.mentions.extend_from_slice(&reading.mentions);
+            start..self.mentions.len()
+        });
         self.pieces.push(Piece {
             source,
             start,
             end: self.texts.len(),
+            lower: lower_start..self.lowers.len(),
+            spans: spans_start..self.spans.len(),
+            mentions,
         });
         for (k, &(start, end)) in reading.words.iter().enumerate() {
             let w = &lower[start..end];
@@ -351,14 +398,9 @@ impl Evidence {
             }
             self.words.push_str(w);
             self.compact.push_str(w);
-            let stemmed = stem(w);
-            if !self.tokens.contains(stemmed) {
-                self.tokens.insert(stemmed.into());
-            }
         }
         self.words.push_str(" | ");
         self.compact.push('|');
-        normalize::numbers_in(lower, &reading.words, &mut self.numbers);
         for f in &reading.mentions {
             self.learn(&f.mention);
         }
@@ -368,6 +410,26 @@ impl Evidence {
     /// string and number in it.
     pub fn add_value(&mut self, source: Source, value: &Value) {
         self.add_text(source, &leaves_of(value));
+    }
+
+    /// The stems and numbers of every piece added so far.
+    fn lookups(&self) -> Ref<'_, Lookups> {
+        if self.lookups.borrow().pieces < self.pieces.len() {
+            let mut lookups = self.lookups.borrow_mut();
+            for piece in &self.pieces[lookups.pieces..] {
+                let lower = &self.lowers[piece.lower.clone()];
+                let spans = &self.spans[piece.spans.clone()];
+                for &(start, end) in spans {
+                    let stemmed = stem(&lower[start..end]);
+                    if !lookups.tokens.contains(stemmed) {
+                        lookups.tokens.insert(stemmed.into());
+                    }
+                }
+                normalize::numbers_in(lower, spans, &mut lookups.numbers);
+            }
+            lookups.pieces = self.pieces.len();
+        }
+        self.lookups.borrow()
     }
 
     fn learn(&mut self, mention: &Mention) {
@@ -498,7 +560,10 @@ impl Evidence {
         if norm.is_empty() {
             return true;
         }
-        let padded = format!(" {norm} ");
+        let mut padded = String::with_capacity(norm.len() + 2);
+        padded.push(' ');
+        padded.push_str(&norm);
+        padded.push(' ');
         if self.words.contains(&padded) {
             return true;
         }
@@ -514,7 +579,7 @@ impl Evidence {
             return true;
         }
         content.all(|w| {
-            self.tokens.contains(stem(w))
+            self.lookups().tokens.contains(stem(w))
                 || self.has_word_stem(w)
                 || w.parse::<f64>().is_ok_and(|x| self.has_number(x))
                 || normalize::number_word(w).is_some_and(|n| self.has_number(n as f64))
@@ -528,7 +593,7 @@ impl Evidence {
         if len < 5 || w.bytes().any(|b| b.is_ascii_digit()) {
             return false;
         }
-        self.tokens.iter().any(|t| {
+        self.lookups().tokens.iter().any(|t| {
             let shared = t.chars().zip(w.chars()).take_while(|(a, b)| a == b).count();
             let shorter = len.min(t.chars().count());
             shared >= 5 && shared * 5 >= shorter * 4
@@ -537,7 +602,7 @@ impl Evidence {
 
     fn has_number(&self, x: f64) -> bool {
         // 0 and 1 are what a model writes for "none" and "a".
-        x == 0.0 || x == 1.0 || self.numbers.iter().any(|&n| (n - x).abs() < 1e-9)
+        x == 0.0 || x == 1.0 || self.lookups().numbers.iter().any(|&n| (n - x).abs() < 1e-9)
     }
 
     fn has_datetime(&self, t: NaiveDateTime) -> bool {
@@ -791,9 +856,22 @@ impl Evidence {
         };
         let mut best: Option<(i64, &Piece, String, usize, usize)> = None;
         for piece in &self.pieces {
-            let text = self.piece_text(piece);
-            let lower = text.to_lowercase();
-            for found in when::mentions(&lower) {
+            // What the piece mentions, as read when it was added (the same
+            // reading of the same lower-case text), or read now.
+            let read_now;
+            let (lower, mentions): (&str, &[when::Found]) = match &piece.mentions {
+                Some(range) => (
+                    &self.lowers[piece.lower.clone()],
+                    &self.mentions[range.clone()],
+                ),
+                None => {
+                    let lower = self.piece_text(piece).to_lowercase();
+                    let mentions = when::mentions(&lower);
+                    read_now = (lower, mentions);
+                    (&read_now.0, &read_now.1)
+                }
+            };
+            for found in mentions {
                 let distance = match (&found.mention, clock, date) {
                     (Mention::Clock(c), Some(want), _) if wants_clock => {
                         (*c as i64 - want as i64).abs()
@@ -808,7 +886,7 @@ impl Evidence {
                     _ => continue,
                 };
                 if best.as_ref().is_none_or(|(b, ..)| distance < *b) {
-                    best = Some((distance, piece, lower.clone(), found.start, found.end));
+                    best = Some((distance, piece, lower.to_owned(), found.start, found.end));
                 }
             }
         }

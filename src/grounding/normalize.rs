@@ -10,6 +10,18 @@ pub struct Word<'a> {
     pub end: usize,
 }
 
+/// The bytes of ASCII words (letters and digits), looked up rather than
+/// compared: every text the evidence holds is split into words.
+const WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
 /// The words of `text`: maximal runs of letters and digits.
 pub fn words(text: &str) -> Vec<Word<'_>> {
     if text.is_ascii() {
@@ -17,9 +29,9 @@ pub fn words(text: &str) -> Vec<Word<'_>> {
         let mut out = Vec::with_capacity(bytes.len() / 5);
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i].is_ascii_alphanumeric() {
+            if WORD_BYTE[bytes[i] as usize] {
                 let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                while i < bytes.len() && WORD_BYTE[bytes[i] as usize] {
                     i += 1;
                 }
                 out.push(Word {
@@ -63,7 +75,14 @@ pub fn normalized(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.text.chars().flat_map(char::to_lowercase));
+        if w.text.is_ascii() {
+            // The same as the general path below, without a char at a time.
+            let start = out.len();
+            out.push_str(w.text);
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.extend(w.text.chars().flat_map(char::to_lowercase));
+        }
     }
     out
 }
@@ -250,6 +269,13 @@ mod tests {
     }
 
     #[test]
+    fn the_word_table_holds_ascii_letters_and_digits() {
+        for b in 0..=255u8 {
+            assert_eq!(WORD_BYTE[b as usize], b.is_ascii_alphanumeric(), "{b}");
+        }
+    }
+
+    #[test]
     fn normalized_and_compact_forms() {
         assert_eq!(
             normalized("  Client   MEETING, today! "),
@@ -257,6 +283,8 @@ mod tests {
         );
         assert_eq!(compact("708-340-0190"), "7083400190");
         assert_eq!(normalized("Café Zoë"), "café zoë");
+        assert_eq!(normalized("CAFÉ, ZOË and ÅSA"), "café zoë and åsa");
+        assert_eq!(normalized("ΣΟΦΊΑ Big-Apple"), "σοφία big apple");
     }
 
     #[test]

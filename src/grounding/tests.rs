@@ -63,6 +63,54 @@ fn emails_and_ids_from_earlier_results() {
 }
 
 #[test]
+fn stems_and_numbers_asked_for_early_still_see_later_pieces() {
+    // They are indexed on first use; pieces added afterwards must count.
+    let mut e = evidence(&["book two rooms"]);
+    assert!(ok(&e, json!(2), ValueKind::Number));
+    assert!(!ok(&e, json!(7), ValueKind::Number));
+    assert!(!ok(&e, json!("rooms near the lakes"), ValueKind::Text));
+    e.add_text(
+        Source::User { turn: 2 },
+        "for seven nights, somewhere near a lake",
+    );
+    assert!(ok(&e, json!(7), ValueKind::Number));
+    assert!(ok(&e, json!("rooms near the lakes"), ValueKind::Text));
+    assert!(ok(&e, json!(2), ValueKind::Number));
+}
+
+#[test]
+fn closest_dates_kept_from_reading_match_those_read_afresh() {
+    let mut e = evidence(&[
+        "Lunch with Ana at 12:30 on September 14th",
+        "and the DENTIST on 9/20 at 4pm, Zoë says",
+    ]);
+    e.add_value(
+        Source::Result {
+            turn: 1,
+            api: "QueryCalendar".into(),
+        },
+        &json!({"events": [{"start_time": "2023-09-15 10:00:00"}]}),
+    );
+    let mut afresh = e.clone();
+    for piece in &mut afresh.pieces {
+        piece.mentions = None;
+    }
+    let mut found = 0;
+    for (value, kind) in [
+        ("2023-09-14 12:45:00", ValueKind::Timestamp),
+        ("2023-09-22 16:00:00", ValueKind::Timestamp),
+        ("2023-09-21", ValueKind::Date),
+        ("16:30:00", ValueKind::Time),
+        ("09-16", ValueKind::MonthDay),
+    ] {
+        let closest = e.closest(value, kind);
+        assert_eq!(closest, afresh.closest(value, kind), "{value}");
+        found += usize::from(closest.is_some());
+    }
+    assert!(found >= 3, "{found}");
+}
+
+#[test]
 fn numbers_in_digits_and_words() {
     let e = evidence(&["two adults, 3 rooms, budget of 1,500 dollars"]);
     assert!(ok(&e, json!(2), ValueKind::Number));

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::conversation::Conversation;
 use crate::apibank::Dialogue;
 use crate::dataset::read::{json_error, read_text};
-use crate::model::{Conversation, ScenarioPool};
+use crate::model::{self, ScenarioPool};
 use crate::{Error, Result};
 
 /// What `--input-format` asks for.
@@ -44,10 +45,29 @@ pub struct JsonFile<T> {
     pub shape_error: Option<(String, usize, usize)>,
 }
 
+/// How a conversation file that has the model's shape is read.
+#[derive(Debug, Clone)]
+pub enum ConversationShape {
+    /// Read in place from the tree ([`Conversation::read`]).
+    Plain,
+    /// An unusual spelling only the model's reader takes: its reading.
+    Model(Box<model::Conversation>),
+}
+
+impl JsonFile<ConversationShape> {
+    /// The conversation, when the file has its shape.
+    pub fn conversation(&self) -> Option<Conversation<'_>> {
+        match self.typed.as_ref()? {
+            ConversationShape::Plain => Conversation::read(&self.value),
+            ConversationShape::Model(conv) => Some(Conversation::of(conv)),
+        }
+    }
+}
+
 /// One file to lint.
 #[derive(Debug, Clone)]
 pub enum Document {
-    ToolTalk(Box<JsonFile<Conversation>>),
+    ToolTalk(Box<JsonFile<ConversationShape>>),
     ApiBank(Dialogue),
     Pool(Box<JsonFile<ScenarioPool>>),
 }
@@ -89,8 +109,26 @@ impl Document {
             && value.get("conversation").is_none();
         Ok(if is_pool {
             Document::Pool(Box::new(typed(path, text, value)))
+        } else if Conversation::read(&value).is_some() {
+            // Most files: the rules read the tree itself, with no copy.
+            Document::ToolTalk(Box::new(JsonFile {
+                path: path.to_path_buf(),
+                text,
+                value,
+                typed: Some(ConversationShape::Plain),
+                shape_error: None,
+            }))
         } else {
-            Document::ToolTalk(Box::new(typed(path, text, value)))
+            let file = typed::<model::Conversation>(path, text, value);
+            Document::ToolTalk(Box::new(JsonFile {
+                path: file.path,
+                text: file.text,
+                value: file.value,
+                typed: file
+                    .typed
+                    .map(|conv| ConversationShape::Model(Box::new(conv))),
+                shape_error: file.shape_error,
+            }))
         })
     }
 

@@ -12,7 +12,6 @@ use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::View;
 use super::{Diagnostic, Finding, Snippet};
-use crate::dataset::read::line_column;
 use crate::{Error, Result};
 
 /// What to run.
@@ -84,14 +83,12 @@ pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     Ok(lint_files(&files, options))
 }
 
-/// Build what the rules share across files (compiled schemas and
-/// patterns) before they need it.
+/// Build what the rules share across files (patterns; whether the schema
+/// walk can be skipped) before they need it.
 fn warm_up(rules: &[&'static Rule]) {
     for rule in rules {
         match rule.name {
-            super::rules::schema::NAME => {
-                super::rules::schema::conversation_validator();
-            }
+            super::rules::schema::NAME => super::rules::schema::warm_up(),
             super::rules::unreachable_argument::NAME => crate::grounding::when::warm_up(),
             _ => {}
         }
@@ -192,8 +189,8 @@ fn place_dataset(
     }
     // Identifiers were placed when their file was read; anything else
     // means reading the file again.
-    let known = by_file[file]
-        .map(|i| &ids[i])
+    let file_ids = by_file[file].map(|i| &ids[i]);
+    let known = file_ids
         .and_then(|f| {
             let anchor = diagnostic.at.as_ref()?;
             f.places
@@ -206,9 +203,10 @@ fn place_dataset(
             }
             other => other.clone(),
         });
-    let finding = match known {
-        Some(position) => finding(path, rule, diagnostic, position, options),
-        None => {
+    let finding = match (known, file_ids) {
+        // The file's name as displayed was kept with its identifiers.
+        (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
+        _ => {
             let Ok(document) = Document::load(path, options.input_format) else {
                 return;
             };
@@ -239,9 +237,11 @@ fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Option
             }
         }
     };
-    let view = View::of(&document);
+    let conversation = FileInput::conversation_of(&document);
+    let view = View::of(&document, conversation.as_ref());
     let input = FileInput {
         document: &document,
+        conversation: conversation.as_ref(),
         view: view.as_ref(),
     };
     let mut findings = Vec::new();
@@ -297,12 +297,18 @@ fn place(document: &Document, rule: &Rule, d: Diagnostic, options: &Options) -> 
     if let Some(anchor) = &d.at {
         position = position.or_else(|| anchor_position(document, anchor));
     }
-    finding(document.path(), rule, d, position, options)
+    finding(
+        document.path().display().to_string(),
+        rule,
+        d,
+        position,
+        options,
+    )
 }
 
 /// A finding at a known position.
 fn finding(
-    path: &Path,
+    file: String,
     rule: &Rule,
     d: Diagnostic,
     position: Option<Position>,
@@ -325,7 +331,7 @@ fn finding(
         None => (None, None, None),
     };
     Finding {
-        file: path.display().to_string(),
+        file,
         rule: rule.name,
         severity,
         message: d.message,
@@ -337,6 +343,23 @@ fn finding(
         help: d.help,
         snippet,
     }
+}
+
+/// 1-based line and column (in characters) of a byte offset: what
+/// `dataset::read::line_column` says, with the newlines found by memchr
+/// and a line that is valid UTF-8 (every line of a text) counted without
+/// the lossy conversion. Every file-wide identifier is placed with it.
+fn line_column_at(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+    let column = match std::str::from_utf8(&before[line_start..]) {
+        Ok(prefix) => prefix.chars().count(),
+        Err(_) => String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count(),
+    } + 1;
+    (line, column)
 }
 
 /// (line, column, the line's text, underline width) of an anchor.
@@ -366,7 +389,7 @@ fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Positi
         _ => (located.value, located.len),
     };
     let offset = scope_start + start;
-    let (line, column) = line_column(text, offset);
+    let (line, column) = line_column_at(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
     let line_end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
     let line_text = &text[line_start..line_end];
@@ -375,4 +398,29 @@ fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Positi
         .count()
         .max(1);
     Some((line, column, line_text.to_owned(), width))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_at_agrees_with_the_general_line_column() {
+        let text = "{\n  \"a\": \"Zoë\",\n\t\"b\": [1, \"ü\"],\r\n  \"c\": null\n}\n";
+        let mut offsets: Vec<usize> = (0..=text.len() + 2).collect();
+        offsets.retain(|&o| o > text.len() || text.is_char_boundary(o));
+        for offset in offsets {
+            assert_eq!(
+                line_column_at(text, offset),
+                crate::dataset::read::line_column(text, offset),
+                "{offset}"
+            );
+        }
+        // Inside a character the general reading is lossy; so is this one.
+        let inside = text.find('ë').unwrap() + 1;
+        assert_eq!(
+            line_column_at(text, inside),
+            crate::dataset::read::line_column(text, inside)
+        );
+    }
 }

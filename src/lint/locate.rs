@@ -2,6 +2,8 @@
 //! positions, so findings carry a JSON pointer and this scanner walks the
 //! text to it, only for the findings there are (cheap when a file is clean).
 
+use std::borrow::Cow;
+
 /// The byte offsets of what a pointer names: the value, and its key when
 /// the value is an object member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +17,16 @@ pub struct Located {
 /// Find the value at `pointer` (RFC 6901, e.g. `/conversation/3/apis/0`) in
 /// `text`. None when the text does not hold it.
 pub fn locate(text: &str, pointer: &str) -> Option<Located> {
-    let tokens: Vec<String> = if pointer.is_empty() {
+    let tokens: Vec<Cow<'_, str>> = if pointer.is_empty() {
         Vec::new()
     } else {
         pointer
             .strip_prefix('/')?
             .split('/')
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .map(|t| match t.contains('~') {
+                true => Cow::Owned(t.replace("~1", "/").replace("~0", "~")),
+                false => Cow::Borrowed(t),
+            })
             .collect()
     };
     let mut scanner = Scanner {
@@ -129,13 +134,14 @@ impl Scanner<'_> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         self.pos += 1;
         loop {
-            match self.peek()? {
+            // Straight to the next quote or escape.
+            self.pos += memchr::memchr2(b'"', b'\\', self.bytes.get(self.pos..)?)?;
+            match self.bytes[self.pos] {
                 b'\\' => self.pos += 2,
-                b'"' => {
+                _ => {
                     self.pos += 1;
                     return Some(());
                 }
-                _ => self.pos += 1,
             }
         }
     }
@@ -209,6 +215,20 @@ mod tests {
         assert_eq!(at("/a/9"), None);
         assert_eq!(at("/d/e/f"), None);
         assert_eq!(locate("{\"a\": ", "/a"), None);
+    }
+
+    #[test]
+    fn strings_with_escapes_and_unterminated_strings() {
+        let doc = r#"{"a": "x\\\"y", "b": ["\\", "q\"\""], "c": 1}"#;
+        assert_eq!(
+            locate(doc, "/c").map(|l| &doc[l.value..l.value + l.len]),
+            Some("1")
+        );
+        assert_eq!(locate(doc, "/b/1").map(|l| l.len), Some(7));
+        assert_eq!(locate(r#"{"a": "x\"#, "/a"), None);
+        assert_eq!(locate(r#"{"a": "x"#, "/a"), None);
+        assert_eq!(locate(r#"{"a": "x\""#, "/a"), None);
+        assert_eq!(locate(r##"{"a": "x\"""##, "/a").map(|l| l.len), Some(5));
     }
 
     #[test]

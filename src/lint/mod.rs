@@ -5,6 +5,7 @@
 //! annotations.
 
 pub mod config;
+pub mod conversation;
 pub mod document;
 pub mod engine;
 pub mod locate;

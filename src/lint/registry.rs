@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::conversation::Conversation;
 use super::document::Document;
 use super::view::View;
 use super::Diagnostic;
@@ -36,11 +37,23 @@ impl fmt::Display for Severity {
     }
 }
 
-/// What a per-file rule is given: the document and, for dialogues that
-/// could be read as such, the dialogue view shared by the tool rules.
+/// What a per-file rule is given: the document, for conversations that
+/// have the model's shape their reading, and, for dialogues that could be
+/// read as such, the dialogue view shared by the tool rules.
 pub struct FileInput<'a> {
     pub document: &'a Document,
+    pub conversation: Option<&'a Conversation<'a>>,
     pub view: Option<&'a View<'a>>,
+}
+
+impl<'a> FileInput<'a> {
+    /// The conversation of a ToolTalk file that has the model's shape.
+    pub fn conversation_of(document: &'a Document) -> Option<Conversation<'a>> {
+        match document {
+            Document::ToolTalk(file) => file.conversation(),
+            Document::ApiBank(_) | Document::Pool(_) => None,
+        }
+    }
 }
 
 /// The names a file claims, for rules that look across files.

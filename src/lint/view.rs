@@ -5,6 +5,7 @@
 use chrono::NaiveDateTime;
 use serde_json::{Map, Value};
 
+use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
 use crate::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
 use crate::sim::{self, ParamType, ToolSpec, ValueFormat};
@@ -122,10 +123,13 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// The view of a document, when it is a dialogue that could be read.
-    pub fn of(document: &'a Document) -> Option<View<'a>> {
+    /// The view of a document, when it is a dialogue that could be read
+    /// (for a conversation: its reading, [`FileInput::conversation_of`]).
+    ///
+    /// [`FileInput::conversation_of`]: super::registry::FileInput::conversation_of
+    pub fn of(document: &'a Document, conversation: Option<&Conversation<'a>>) -> Option<View<'a>> {
         match document {
-            Document::ToolTalk(file) => file.typed.as_ref().map(tooltalk),
+            Document::ToolTalk(_) => conversation.map(tooltalk),
             Document::ApiBank(dialogue) => Some(apibank_view(dialogue)),
             Document::Pool(_) => None,
         }
@@ -155,55 +159,55 @@ impl<'a> View<'a> {
     }
 }
 
-fn tooltalk(conv: &crate::model::Conversation) -> View<'_> {
+fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
     let mut events = Vec::new();
-    for (t, turn) in conv.conversation.iter().enumerate() {
+    for (t, turn) in conv.turns.iter().enumerate() {
         let speaker = match turn.role {
             crate::model::Role::User => Speaker::User,
             crate::model::Role::Assistant => Speaker::Assistant,
         };
-        for (c, call) in turn.calls().iter().enumerate() {
+        for (c, call) in turn.calls.iter().enumerate() {
             events.push(Event::Call(CallRef {
                 turn: t,
                 call: c,
-                api_name: &call.request.api_name,
-                arguments: &call.request.parameters,
+                api_name: call.api_name,
+                arguments: call.parameters,
                 converted: None,
-                result: Some(&call.response).filter(|r| !r.is_null()),
-                exception: call.exception.as_deref(),
+                result: call.response,
+                exception: call.exception,
                 line: None,
             }));
         }
         events.push(Event::Say {
             speaker,
             turn: t,
-            text: &turn.text,
+            text: turn.text,
         });
     }
     let meta = &conv.metadata;
     let mut shown = Vec::new();
-    if let Some(location) = &meta.location {
+    if let Some(location) = meta.location {
         shown.push(Shown {
             name: "metadata.location",
-            value: location.clone(),
+            value: location.to_owned(),
         });
     }
     shown.push(Shown {
         name: "metadata.timestamp",
-        value: meta.timestamp.clone(),
+        value: meta.timestamp.to_owned(),
     });
-    if let Some(username) = &meta.username {
+    if let Some(username) = meta.username {
         shown.push(Shown {
             name: "metadata.username",
-            value: username.clone(),
+            value: username.to_owned(),
         });
     }
     View {
         flavor: Flavor::ToolTalk,
         events,
-        now: NaiveDateTime::parse_from_str(&meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
+        now: NaiveDateTime::parse_from_str(meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
         shown,
-        starts_logged_in: conv.user.session_token.is_some() || meta.session_token.is_some(),
+        starts_logged_in: conv.user_session_token.is_some() || meta.session_token.is_some(),
     }
 }
 

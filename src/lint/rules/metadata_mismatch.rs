@@ -1,6 +1,3 @@
-use std::collections::BTreeSet;
-
-use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
 use crate::sim;
@@ -30,35 +27,48 @@ crate::declare_rule! {
 }
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
-    let Document::ToolTalk(file) = input.document else {
+    let Some(conv) = input.conversation else {
         return;
     };
-    let Some(conv) = &file.typed else { return };
-    let called: BTreeSet<&str> = conv
-        .gold_calls()
-        .map(|(_, _, c)| c.request.api_name.as_str())
-        .collect();
-    let listed: BTreeSet<&str> = conv.apis_used.iter().map(String::as_str).collect();
+    let called = sorted_set(
+        conv.turns
+            .iter()
+            .flat_map(|turn| &turn.calls)
+            .map(|c| c.api_name),
+    );
+    let listed = sorted_set(conv.apis_used.iter().copied());
     compare("apis_used", "tool", &listed, &called, out);
 
-    let used_plugins: BTreeSet<&str> = called
-        .iter()
-        .filter_map(|name| sim::tool(name))
-        .map(|t| t.plugin.name())
-        .collect();
-    let listed_plugins: BTreeSet<&str> = conv.suites_used.iter().map(String::as_str).collect();
+    let used_plugins = sorted_set(
+        called
+            .iter()
+            .filter_map(|name| sim::tool(name))
+            .map(|t| t.plugin.name()),
+    );
+    let listed_plugins = sorted_set(conv.suites_used.iter().copied());
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
 }
 
-fn compare(
-    field: &str,
-    what: &str,
-    listed: &BTreeSet<&str>,
-    used: &BTreeSet<&str>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let missing: Vec<&str> = used.difference(listed).copied().collect();
-    let extra: Vec<&str> = listed.difference(used).copied().collect();
+/// The names in order without repeats, as a set holds them (a file names
+/// a handful, so a sorted vector rather than a tree).
+fn sorted_set<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut names: Vec<&str> = names.collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The names of `set` (sorted, no repeats) that `other` lacks, in order.
+fn difference<'a>(set: &[&'a str], other: &[&str]) -> Vec<&'a str> {
+    set.iter()
+        .copied()
+        .filter(|name| other.binary_search(name).is_err())
+        .collect()
+}
+
+fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Vec<Diagnostic>) {
+    let missing = difference(used, listed);
+    let extra = difference(listed, used);
     if !missing.is_empty() {
         out.push(
             Diagnostic::new(
@@ -105,6 +115,24 @@ mod tests {
 
     use super::*;
     use crate::lint::rules::testing::{conversation, run_on};
+
+    #[test]
+    fn sorted_sets_hold_and_differ_as_tree_sets_do() {
+        use std::collections::BTreeSet;
+        let a = ["Email", "Alarm", "Email", "Calendar", "alarm", "Zed"];
+        let b = ["Calendar", "Zed", "Account", "Calendar"];
+        let (sa, sb) = (sorted_set(a.into_iter()), sorted_set(b.into_iter()));
+        let (ta, tb): (BTreeSet<&str>, BTreeSet<&str>) = (a.into(), b.into());
+        assert_eq!(sa, ta.iter().copied().collect::<Vec<_>>());
+        assert_eq!(
+            difference(&sa, &sb),
+            ta.difference(&tb).copied().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            difference(&sb, &sa),
+            tb.difference(&ta).copied().collect::<Vec<_>>()
+        );
+    }
 
     fn alarm() -> serde_json::Value {
         conversation(&[

@@ -32,9 +32,11 @@ pub(crate) mod testing {
     pub fn run(rule: &Rule, name: &str, text: &str) -> Vec<Diagnostic> {
         let document = Document::parse(Path::new(name), text.to_owned(), InputFormat::Auto)
             .expect("the test document reads");
-        let view = View::of(&document);
+        let conversation = FileInput::conversation_of(&document);
+        let view = View::of(&document, conversation.as_ref());
         let input = FileInput {
             document: &document,
+            conversation: conversation.as_ref(),
             view: view.as_ref(),
         };
         let mut out = Vec::new();

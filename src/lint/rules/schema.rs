@@ -1,9 +1,10 @@
 use std::sync::OnceLock;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::dataset::SchemaKind;
-use crate::lint::document::{Document, JsonFile};
+use crate::lint::document::{ConversationShape, Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
 
@@ -32,12 +33,16 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(file) => json_file(
-            file,
-            conversation_validator(),
-            "schemas/conversation.schema.json",
-            out,
-        ),
+        Document::ToolTalk(file) => {
+            if !known_valid(file) {
+                json_file(
+                    file,
+                    conversation_validator(),
+                    "schemas/conversation.schema.json",
+                    out,
+                )
+            }
+        }
         Document::Pool(file) => json_file(
             file,
             pool_validator(),
@@ -64,6 +69,59 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// The SHA-256 of the conversation schema (schemas/conversation.schema.json)
+/// that the in-place reader was checked against: every type, required
+/// field and enumeration it has, `Conversation::read` checks too, and
+/// only the timestamp's pattern is left (see [`known_valid`]). Should the
+/// model, and so the schema, change, the shortcut switches itself off and
+/// `the_plain_reading_implies_the_schema` fails until someone looks again.
+const PLAIN_READING_SCHEMA_SHA256: &str =
+    "7d64872cc1b1eef8565d681301b143a36c5ea3620001b78b6a8a26ed3ab561d1";
+
+/// Settle, before the files come, whether conversations read in place may
+/// skip the validator. The validator itself is compiled when a file first
+/// needs it: in a dataset of plain conversations, none does.
+pub fn warm_up() {
+    plain_reading_implies_schema();
+}
+
+/// Whether the schema is still the one the in-place reader implies.
+fn plain_reading_implies_schema() -> bool {
+    static SAME: OnceLock<bool> = OnceLock::new();
+    *SAME.get_or_init(|| {
+        let digest = Sha256::digest(SchemaKind::Conversation.text().as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        hex == PLAIN_READING_SCHEMA_SHA256
+    })
+}
+
+/// Whether a conversation is valid without walking the validator over it
+/// (most files, and the walk costs as much as a rule): the in-place reader
+/// took it, and its timestamp has the schema's pattern.
+fn known_valid(file: &JsonFile<ConversationShape>) -> bool {
+    matches!(file.typed, Some(ConversationShape::Plain))
+        && file
+            .value
+            .get("metadata")
+            .and_then(|m| m.get("timestamp"))
+            .and_then(Value::as_str)
+            .is_some_and(has_timestamp_pattern)
+        && plain_reading_implies_schema()
+}
+
+/// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$` (the schema's timestamp pattern), in
+/// ASCII digits: a text this accepts, the pattern accepts.
+fn has_timestamp_pattern(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 19
+        && bytes.iter().enumerate().all(|(i, &b)| match i {
+            4 | 7 => b == b'-',
+            10 => b == b' ',
+            13 | 16 => b == b':',
+            _ => b.is_ascii_digit(),
+        })
 }
 
 /// The line shapes an API-Bank dialogue may have, for help lines.
@@ -181,6 +239,88 @@ mod tests {
         let errors: Vec<_> = conversation_validator().iter_errors(&bad).collect();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].instance_path.as_str(), "/conversation/0/role");
+    }
+
+    #[test]
+    fn the_plain_reading_implies_the_schema() {
+        assert!(
+            plain_reading_implies_schema(),
+            "the conversation schema changed: check that `Conversation::read` still \
+             accepts only what it allows, then update PLAIN_READING_SCHEMA_SHA256"
+        );
+        let plain = json!({
+            "name": "n", "conversation_id": "id", "suites_used": ["Alarm"], "apis_used": [],
+            "scenario": "s", "extra": {"x": [1]},
+            "user": {"username": "u", "email": null, "session_token": "t", "other": 3},
+            "metadata": {"location": "Paris", "timestamp": "2023-09-11 09:00:00", "x": 1},
+            "conversation": [
+                {"index": 0, "role": "user", "text": "hi", "extra": true},
+                {"index": 18446744073709551615_u64, "role": "assistant", "text": "ok", "apis": [
+                    {"request": {"api_name": "AddAlarm", "parameters": {"a": [null]}, "x": 1},
+                     "response": [1, {"b": null}], "exception": "boom"},
+                    {"request": {"api_name": "", "parameters": {}}}
+                ]},
+                {"role": "user", "text": "", "apis": null, "index": null}
+            ]
+        });
+        let mut documents = vec![plain.clone()];
+        for (pointer, replacement) in [
+            ("/metadata/timestamp", json!("2023-09-11T09:00:00")),
+            ("/metadata/timestamp", json!("2023-09-11 09:00:00\n")),
+            ("/metadata/timestamp", json!("２023-09-11 09:00:00")),
+            ("/conversation/0/index", json!(-1)),
+            ("/conversation/0/index", json!(2.0)),
+            ("/conversation/0/role", json!("system")),
+            ("/conversation/1/apis/0/request/parameters", json!(null)),
+            ("/conversation/1/apis/0/exception", json!(1)),
+            ("/user/phone", json!(555)),
+            ("/scenario", json!({})),
+            ("/apis_used", json!([null])),
+        ] {
+            let mut document = plain.clone();
+            crate::lint::conversation::tests::set(&mut document, pointer, replacement);
+            documents.push(document);
+        }
+        for dir in ["conversations", "tests"] {
+            for path in crate::dataset::discover(&[dir.into()], &["json"]).unwrap_or_default() {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                documents.extend(serde_json::from_str::<Value>(&text).ok());
+            }
+        }
+        let mut shortcuts = 0;
+        for document in &documents {
+            let text = serde_json::to_string(document).unwrap();
+            let parsed = Document::parse(std::path::Path::new("c.json"), text, Default::default());
+            let Ok(Document::ToolTalk(file)) = parsed else {
+                continue;
+            };
+            if known_valid(&file) {
+                shortcuts += 1;
+                assert!(conversation_validator().is_valid(document), "{document:#}");
+            }
+        }
+        assert!(shortcuts > 3, "{shortcuts}");
+    }
+
+    #[test]
+    fn the_timestamp_pattern_agrees_with_the_schemas() {
+        let pattern = regex::Regex::new(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$").unwrap();
+        for text in [
+            "2023-09-11 09:00:00",
+            "2023-09-11T09:00:00",
+            "2023-09-11 09:00",
+            "2023-09-11 09:00:00 ",
+            "x2023-09-11 09:00:00",
+            "2023/09/11 09:00:00",
+            "٢023-09-11 09:00:00",
+            "",
+        ] {
+            if has_timestamp_pattern(text) {
+                assert!(pattern.is_match(text), "{text}");
+            }
+        }
+        assert!(has_timestamp_pattern("1999-12-31 23:59:59"));
+        assert!(!has_timestamp_pattern("1999-12-31 23:59:5"));
     }
 
     #[test]

@@ -1,3 +1,4 @@
+use crate::lint::conversation::Conversation;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
@@ -33,8 +34,8 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(file) => {
-            if let Some(conv) = &file.typed {
+        Document::ToolTalk(_) => {
+            if let Some(conv) = input.conversation {
                 tooltalk(conv, out);
             }
         }
@@ -69,8 +70,8 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
-    let turns = &conv.conversation;
+fn tooltalk(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
+    let turns = &conv.turns;
     if turns.is_empty() {
         out.push(
             Diagnostic::new(NAME, "the conversation has no turns")
@@ -110,7 +111,7 @@ fn tooltalk(conv: &crate::model::Conversation, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
-        if turn.role == Role::User && !turn.calls().is_empty() {
+        if turn.role == Role::User && !turn.calls.is_empty() {
             out.push(
                 Diagnostic::new(
                     NAME,
