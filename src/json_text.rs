@@ -34,23 +34,33 @@ static ESCAPES: [u8; 128] = {
     table
 };
 
+/// Bytes written as they are, per [`NonAscii`] mode: printable ASCII but
+/// the quote and the backslash, and with `Keep` every byte of a non-ASCII
+/// character too. One load per byte in the scanning loop.
+static PLAIN: [[bool; 256]; 2] = {
+    let mut table = [[false; 256]; 2];
+    let mut byte = 0;
+    while byte < 256 {
+        let ascii_plain = byte < 0x80 && ESCAPES[byte] == 0;
+        table[NonAscii::Keep as usize][byte] = ascii_plain || byte >= 0x80;
+        table[NonAscii::Escape as usize][byte] = ascii_plain;
+        byte += 1;
+    }
+    table
+};
+
 /// Append `s` as a JSON string literal, quotes included.
 pub fn push_string(out: &mut Vec<u8>, s: &str, non_ascii: NonAscii) {
     // Most strings need few escapes: room for the string and a few, once.
     out.reserve(s.len() + s.len() / 8 + 2);
     out.push(b'"');
     let bytes = s.as_bytes();
-    // Bytes written as they are: printable ASCII but the quote and the
-    // backslash, and with `Keep` every byte of a non-ASCII character.
-    let plain = |byte: u8| match non_ascii {
-        NonAscii::Keep => byte >= 0x80 || ESCAPES[usize::from(byte)] == 0,
-        NonAscii::Escape => byte < 0x80 && ESCAPES[usize::from(byte)] == 0,
-    };
+    let plain = &PLAIN[non_ascii as usize];
     let mut i = 0;
     loop {
         // Copy the run of plain bytes in one go, then escape what ends it.
         let start = i;
-        while i < bytes.len() && plain(bytes[i]) {
+        while i < bytes.len() && plain[usize::from(bytes[i])] {
             i += 1;
         }
         out.extend_from_slice(&bytes[start..i]);

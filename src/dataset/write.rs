@@ -71,12 +71,21 @@ pub fn push_python_json(out: &mut Vec<u8>, value: &Value, depth: usize) {
 /// The break before an element (`",\n"` unless it is the first) and the
 /// indentation of its depth.
 fn push_line_break(out: &mut Vec<u8>, first: bool, depth: usize) {
+    /// A newline and 16 levels of indentation, cut to length: one copy
+    /// instead of one per level.
+    const NEWLINE_AND_SPACES: &[u8] =
+        b"\n                                                                ";
     if !first {
         out.push(b',');
     }
-    out.push(b'\n');
-    for _ in 0..depth {
-        out.extend_from_slice(b"    ");
+    match NEWLINE_AND_SPACES.get(..1 + 4 * depth) {
+        Some(piece) => out.extend_from_slice(piece),
+        None => {
+            out.push(b'\n');
+            for _ in 0..depth {
+                out.extend_from_slice(b"    ");
+            }
+        }
     }
 }
 
@@ -245,6 +254,11 @@ mod tests {
             serde_json::json!([]),
             serde_json::json!({}),
             serde_json::json!([[], {}, [[]], {"a": {}}]),
+            // Deeper than the indentation written in one piece.
+            (0..20).fold(
+                serde_json::json!("deep"),
+                |inner, _| serde_json::json!([{"k": inner}]),
+            ),
             serde_json::json!({"n": [0, -1, 1.5, -0.0, 1e300, 2.5e-8, u64::MAX, i64::MIN, 1.0, 100.0]}),
             serde_json::json!({ all_controls.clone(): [all_controls.clone(), true, false] }),
             serde_json::json!("\u{0}\u{1f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}"),
