@@ -259,11 +259,15 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
 /// byte what serde_json's pretty printer writes there.
 fn write_finding(buf: &mut Vec<u8>, f: &Finding) {
     fn string(buf: &mut Vec<u8>, s: &str) {
-        serde_json::to_writer(&mut *buf, s).expect("strings serialise");
+        crate::json_text::push_string(buf, s, crate::json_text::NonAscii::Keep);
     }
     fn number(buf: &mut Vec<u8>, n: Option<usize>) {
+        use std::io::Write as _;
         match n {
-            Some(n) => buf.extend_from_slice(n.to_string().as_bytes()),
+            Some(n) => {
+                // Writing to memory cannot fail.
+                let _ = write!(buf, "{n}");
+            }
             None => buf.extend_from_slice(b"null"),
         }
     }
