@@ -18,6 +18,80 @@ pub const IN_MEMORY: usize = 1 << 20;
 /// document's top-level object (serde_json's pretty printer indents by two).
 const ELEMENT_INDENT: &[u8] = b"    ";
 
+/// The indentation of a field of an element (an object) of the document's
+/// array: a newline, then one level more than [`ELEMENT_INDENT`].
+const ELEMENT_FIELD_INDENT: &str = "\n      ";
+
+/// Writes a pretty-printed JSON object field by field, byte for byte what
+/// serde_json's pretty printer writes at its depth: each field on a line of
+/// its own at `indent` (a newline, then the spaces), the closing brace a
+/// level out. For elements rendered once per file, where serde's generic
+/// printer and a re-indenting pass cost more than the work behind them.
+pub struct PrettyFields<'a> {
+    out: &'a mut Vec<u8>,
+    indent: &'static str,
+    first: bool,
+}
+
+impl<'a> PrettyFields<'a> {
+    /// An object whose fields sit at `indent`.
+    pub fn open(out: &'a mut Vec<u8>, indent: &'static str) -> Self {
+        out.push(b'{');
+        PrettyFields {
+            out,
+            indent,
+            first: true,
+        }
+    }
+
+    /// An element of the document's array, as [`ArraySpool::render`]
+    /// starts one.
+    pub fn element(out: &'a mut Vec<u8>) -> Self {
+        out.push(b'\n');
+        out.extend_from_slice(ELEMENT_INDENT);
+        Self::open(out, ELEMENT_FIELD_INDENT)
+    }
+
+    /// `"key": ` on a new line; `key` needs no escaping.
+    pub fn key(&mut self, key: &str) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.extend_from_slice(self.indent.as_bytes());
+        self.out.push(b'"');
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\": ");
+    }
+
+    /// A field with any value, written by serde_json.
+    pub fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        self.key(key);
+        serde_json::to_writer(&mut *self.out, value)
+            .expect("serialising JSON to memory cannot fail");
+    }
+
+    /// A string field, escaped as serde_json escapes it, without its
+    /// serializer (long strings full of quotes are where it is slow).
+    pub fn string(&mut self, key: &str, value: &str) {
+        self.key(key);
+        crate::json_text::push_string(self.out, value, crate::json_text::NonAscii::Keep);
+    }
+
+    /// A field holding an object whose fields sit at `indent`; close it
+    /// before writing the next field of this one.
+    pub fn object(&mut self, key: &str, indent: &'static str) -> PrettyFields<'_> {
+        self.key(key);
+        PrettyFields::open(self.out, indent)
+    }
+
+    pub fn close(self) {
+        let outer = &self.indent[..self.indent.len() - 2];
+        self.out.extend_from_slice(outer.as_bytes());
+        self.out.push(b'}');
+    }
+}
+
 /// The rendered elements of the document's array, in order.
 #[derive(Default)]
 pub struct ArraySpool {

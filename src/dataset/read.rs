@@ -50,18 +50,20 @@ pub fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-/// 1-based line and column of a byte offset.
+/// 1-based line and column (in characters) of a byte offset. Newlines are
+/// found with memchr, and a line prefix that is valid UTF-8 (every prefix
+/// ending on a character boundary) is counted without a lossy copy: lint
+/// places every finding with this.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset.min(text.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count()
-        + 1;
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+    let column = match std::str::from_utf8(&before[line_start..]) {
+        Ok(prefix) => prefix.chars().count(),
+        Err(_) => String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count(),
+    } + 1;
     (line, column)
 }
 
@@ -113,4 +115,37 @@ pub fn load_conversation(path: &Path) -> Result<LoadedConversation> {
         value,
         conversation,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain reading: count newlines before the offset, then the
+    /// characters of the line up to it (lossily, inside a character).
+    fn plain_line_column(text: &str, offset: usize) -> (usize, usize) {
+        let before = &text.as_bytes()[..offset.min(text.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+        (line, column)
+    }
+
+    #[test]
+    fn line_column_is_the_plain_reading_at_every_offset() {
+        let text = "{\n  \"a\": \"Zo\u{eb}\",\n\t\"b\": [1, \"\u{fc}\"],\r\n  \"c\": null\n}\n";
+        // Every byte offset, inside characters and past the end included.
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                line_column(text, offset),
+                plain_line_column(text, offset),
+                "{offset}"
+            );
+        }
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, text.find('Z').unwrap()), (2, 9));
+    }
 }

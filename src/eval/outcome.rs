@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::score::Metrics;
+use crate::json_stream::PrettyFields;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,9 +171,7 @@ impl Serialize for ConversationResult {
     }
 }
 
-/// A rendered entry's fields, at their depth in the document
-/// (`per_conversation`'s elements sit two levels deep, two spaces a level).
-const ENTRY_FIELD_INDENT: &str = "\n      ";
+/// The fields of an entry's `error_types`, a level below the entry's.
 const ERROR_TYPES_FIELD_INDENT: &str = "\n        ";
 
 impl ConversationResult {
@@ -186,12 +185,11 @@ impl ConversationResult {
     pub fn render_entry(&self) -> Vec<u8> {
         let m = &self.metrics;
         let mut out = Vec::with_capacity(1024);
-        out.extend_from_slice(b"\n    ");
-        let mut fields = PrettyFields::open(&mut out, ENTRY_FIELD_INDENT);
-        fields.field("file", &self.file);
-        fields.field("subset", &self.subset);
-        fields.field("name", &self.name);
-        fields.field("conversation_id", &self.conversation_id);
+        let mut fields = PrettyFields::element(&mut out);
+        fields.string("file", &self.file);
+        fields.string("subset", &self.subset);
+        fields.string("name", &self.name);
+        fields.string("conversation_id", &self.conversation_id);
         fields.field("predictions", &m.predictions);
         fields.field("ground_truths", &m.ground_truths);
         fields.field("matches", &m.matches);
@@ -206,9 +204,8 @@ impl ConversationResult {
         fields.field("soft_success", &m.soft_success);
         fields.field("assistant_turns", &self.assistant_turns);
         fields.field("turns_stopped_by_bound", &self.turns_stopped_by_bound);
-        fields.key("error_types");
         let e = &self.error_types;
-        let mut error_types = PrettyFields::open(fields.out, ERROR_TYPES_FIELD_INDENT);
+        let mut error_types = fields.object("error_types", ERROR_TYPES_FIELD_INDENT);
         error_types.field("premature_tool_call", &e.premature_tool_call);
         error_types.field("faulty_planning", &e.faulty_planning);
         error_types.field("incorrect_invocation", &e.incorrect_invocation);
@@ -250,50 +247,6 @@ impl ConversationResult {
             resumed,
             tools,
         }
-    }
-}
-
-/// Writes a pretty-printed JSON object: its fields each on a line of its
-/// own at `indent` (a newline, then the spaces), its closing brace a level
-/// out.
-struct PrettyFields<'a> {
-    out: &'a mut Vec<u8>,
-    indent: &'static str,
-    first: bool,
-}
-
-impl<'a> PrettyFields<'a> {
-    fn open(out: &'a mut Vec<u8>, indent: &'static str) -> Self {
-        out.push(b'{');
-        PrettyFields {
-            out,
-            indent,
-            first: true,
-        }
-    }
-
-    /// `"key": ` on a new line; `key` needs no escaping.
-    fn key(&mut self, key: &str) {
-        if !self.first {
-            self.out.push(b',');
-        }
-        self.first = false;
-        self.out.extend_from_slice(self.indent.as_bytes());
-        self.out.push(b'"');
-        self.out.extend_from_slice(key.as_bytes());
-        self.out.extend_from_slice(b"\": ");
-    }
-
-    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
-        self.key(key);
-        serde_json::to_writer(&mut *self.out, value)
-            .expect("serialising JSON to memory cannot fail");
-    }
-
-    fn close(self) {
-        let outer = &self.indent[..self.indent.len() - 2];
-        self.out.extend_from_slice(outer.as_bytes());
-        self.out.push(b'}');
     }
 }
 

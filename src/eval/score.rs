@@ -95,23 +95,6 @@ pub struct Scoring {
     pub metrics: Metrics,
 }
 
-/// Whether `prediction` satisfies `gold`: same tool, and the tool's
-/// comparator accepts it. A gold call of a tool outside the catalog falls
-/// back to the default comparator.
-pub fn calls_match(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    if prediction.request.api_name != gold.request.api_name {
-        return false;
-    }
-    let matches = tool(&gold.request.api_name)
-        .map_or(catalog::default_matches as catalog::MatchFn, |t| t.matches);
-    matches(prediction, gold, text)
-}
-
-/// Whether a call changes the world; unknown tools are not actions.
-pub fn is_action(api_name: &str) -> bool {
-    tool(api_name).is_some_and(|t| t.is_action)
-}
-
 /// Match `predictions` (in order) against `gold` (in order).
 pub fn score<'a>(
     predictions: impl IntoIterator<Item = &'a GoldCall>,
@@ -122,9 +105,9 @@ pub fn score<'a>(
     let mut flags = Vec::new();
     let (mut matches, mut actions, mut valid_actions, mut bad_actions) = (0, 0, 0, 0);
     for prediction in predictions {
-        // `calls_match` and `is_action` with one catalog lookup: only gold
-        // calls of the prediction's own tool can match it, so their
-        // comparator is that tool's.
+        // A prediction satisfies a gold call of the same tool that the
+        // tool's comparator accepts (the default one for a tool outside
+        // the catalog); one catalog lookup serves that and `is_action`.
         let spec = tool(&prediction.request.api_name);
         let comparator = spec.map_or(catalog::default_matches as catalog::MatchFn, |t| t.matches);
         let matched = (0..gold.len()).find(|&g| {

@@ -12,6 +12,7 @@ use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::View;
 use super::{Diagnostic, Finding, Snippet};
+use crate::dataset::read::line_column;
 use crate::{Error, Result};
 
 /// What to run.
@@ -345,23 +346,6 @@ fn finding(
     }
 }
 
-/// 1-based line and column (in characters) of a byte offset: what
-/// `dataset::read::line_column` says, with the newlines found by memchr
-/// and a line that is valid UTF-8 (every line of a text) counted without
-/// the lossy conversion. Every file-wide identifier is placed with it.
-fn line_column_at(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    let line = memchr::memchr_iter(b'\n', before).count() + 1;
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-    let column = match std::str::from_utf8(&before[line_start..]) {
-        Ok(prefix) => prefix.chars().count(),
-        Err(_) => String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count(),
-    } + 1;
-    (line, column)
-}
-
 /// (line, column, the line's text, underline width) of an anchor.
 fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
@@ -389,7 +373,7 @@ fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Positi
         _ => (located.value, located.len),
     };
     let offset = scope_start + start;
-    let (line, column) = line_column_at(text, offset);
+    let (line, column) = line_column(text, offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
     let line_end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
     let line_text = &text[line_start..line_end];
@@ -398,29 +382,4 @@ fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Positi
         .count()
         .max(1);
     Some((line, column, line_text.to_owned(), width))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_column_at_agrees_with_the_general_line_column() {
-        let text = "{\n  \"a\": \"Zoë\",\n\t\"b\": [1, \"ü\"],\r\n  \"c\": null\n}\n";
-        let mut offsets: Vec<usize> = (0..=text.len() + 2).collect();
-        offsets.retain(|&o| o > text.len() || text.is_char_boundary(o));
-        for offset in offsets {
-            assert_eq!(
-                line_column_at(text, offset),
-                crate::dataset::read::line_column(text, offset),
-                "{offset}"
-            );
-        }
-        // Inside a character the general reading is lossy; so is this one.
-        let inside = text.find('ë').unwrap() + 1;
-        assert_eq!(
-            line_column_at(text, inside),
-            crate::dataset::read::line_column(text, inside)
-        );
-    }
 }

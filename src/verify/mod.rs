@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::dataset::read::{self, read_text};
 use crate::dataset::write::{push_python_json, push_python_str};
-use crate::json_text::{push_string, NonAscii};
+use crate::json_stream::PrettyFields;
 use crate::model::Conversation;
 use crate::sim::world::{Databases, Execution, World};
 use crate::{Error, Result};
@@ -37,20 +37,14 @@ impl Difference {
     /// written directly (a diff is long and full of quotes and newlines,
     /// which serde_json escapes one write at a time).
     pub fn render_element(&self) -> Vec<u8> {
-        use std::io::Write as _;
         let mut out = Vec::with_capacity(self.diff.len() * 9 / 8 + self.file.len() + 128);
-        out.extend_from_slice(b"\n    {\n      \"file\": ");
-        push_string(&mut out, &self.file, NonAscii::Keep);
-        // Writing to memory cannot fail.
-        let _ = write!(
-            out,
-            ",\n      \"turn\": {},\n      \"call\": {},\n      \"api_name\": ",
-            self.turn, self.call
-        );
-        push_string(&mut out, &self.api_name, NonAscii::Keep);
-        out.extend_from_slice(b",\n      \"diff\": ");
-        push_string(&mut out, &self.diff, NonAscii::Keep);
-        out.extend_from_slice(b"\n    }");
+        let mut fields = PrettyFields::element(&mut out);
+        fields.string("file", &self.file);
+        fields.field("turn", &self.turn);
+        fields.field("call", &self.call);
+        fields.string("api_name", &self.api_name);
+        fields.string("diff", &self.diff);
+        fields.close();
         out
     }
 }
