@@ -177,7 +177,10 @@ where
                     .map(|dir| dir.join(CONVERSATIONS_DIR).join(relative(path, &base)));
                 let result =
                     evaluate_one(path, out.as_deref(), predictor, similarity, options, info);
-                bar.inc(1);
+                // A hidden bar still takes its lock on every tick.
+                if options.progress {
+                    bar.inc(1);
+                }
                 if result.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
