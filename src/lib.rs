@@ -14,6 +14,7 @@ pub mod grounding;
 pub mod json_compare;
 pub mod json_stream;
 pub mod json_text;
+pub mod json_tree;
 pub mod lint;
 pub mod model;
 pub mod ordered;

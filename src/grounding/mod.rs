@@ -32,7 +32,8 @@ use std::fmt;
 use std::ops::Range;
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
-use serde_json::Value;
+
+use crate::json_tree::{Json, Object};
 
 use normalize::{compact, is_stopword, normalized, stem, words};
 use when::{Clock, Mention, Qualifier};
@@ -247,14 +248,14 @@ impl<'a> Reading<'a> {
 
 /// Every string and number in a JSON value, joined by " ; ": how a call's
 /// arguments or result reads as evidence.
-pub fn leaves_of(value: &Value) -> String {
+pub fn leaves_of(value: &Json<'_>) -> String {
     let mut out = String::new();
     collect_leaves(value, &mut out);
     out
 }
 
 /// [`leaves_of`] an object's members (a call's arguments).
-pub fn leaves_of_members(members: &serde_json::Map<String, Value>) -> String {
+pub fn leaves_of_members(members: &Object<'_>) -> String {
     let mut out = String::new();
     for value in members.values() {
         collect_leaves(value, &mut out);
@@ -408,7 +409,7 @@ impl Evidence {
 
     /// Add a JSON value the assistant has seen (arguments, a result): every
     /// string and number in it.
-    pub fn add_value(&mut self, source: Source, value: &Value) {
+    pub fn add_value(&mut self, source: Source, value: &Json<'_>) {
         self.add_text(source, &leaves_of(value));
     }
 
@@ -480,9 +481,9 @@ impl Evidence {
     /// Is `value` supported by the evidence, read as `kind`? Lists are
     /// judged element by element; objects, booleans and nulls are not
     /// judged (their shape comes from the tool's documentation).
-    pub fn ground(&self, value: &Value, kind: ValueKind) -> Grounding {
+    pub fn ground(&self, value: &Json<'_>, kind: ValueKind) -> Grounding {
         match value {
-            Value::Array(items) => {
+            Json::Array(items) => {
                 for item in items {
                     let verdict = self.ground(item, kind);
                     if !verdict.is_grounded() {
@@ -491,8 +492,8 @@ impl Evidence {
                 }
                 Grounding::Grounded
             }
-            Value::String(s) => self.verdict(s, self.ground_str(s, kind)),
-            Value::Number(n) => {
+            Json::String(s) => self.verdict(s, self.ground_str(s, kind)),
+            Json::Number(n) => {
                 let text = n.to_string();
                 let ok = n.as_f64().is_some_and(|x| self.has_number(x));
                 self.verdict(&text, ok)
@@ -769,9 +770,9 @@ impl Evidence {
     /// of a day (00:00:00, 23:59:59) that bounds a window around grounded
     /// dates: within a week of one, or the first or last day of a month
     /// that holds one (the month named, "next month", the current one).
-    pub fn ground_bound(&self, value: &Value, kind: ValueKind) -> Grounding {
+    pub fn ground_bound(&self, value: &Json<'_>, kind: ValueKind) -> Grounding {
         match value {
-            Value::String(s) => {
+            Json::String(s) => {
                 let ok = self.ground_str(s, kind) || self.bound_ok(s.trim(), kind);
                 self.verdict(s, ok)
             }
@@ -1030,7 +1031,7 @@ fn in_weekend(today: NaiveDate, d: NaiveDate, k: i32) -> bool {
 }
 
 /// Every string and number in a value, joined by " ; ".
-fn collect_leaves(value: &Value, out: &mut String) {
+fn collect_leaves(value: &Json<'_>, out: &mut String) {
     use std::fmt::Write;
     let sep = |out: &mut String| {
         if !out.is_empty() {
@@ -1038,16 +1039,16 @@ fn collect_leaves(value: &Value, out: &mut String) {
         }
     };
     match value {
-        Value::String(s) => {
+        Json::String(s) => {
             sep(out);
             out.push_str(s);
         }
-        Value::Number(n) => {
+        Json::Number(n) => {
             sep(out);
             let _ = write!(out, "{n}");
         }
-        Value::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_leaves(v, out)),
+        Json::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
+        Json::Object(map) => map.values().for_each(|v| collect_leaves(v, out)),
         _ => {}
     }
 }

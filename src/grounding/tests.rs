@@ -18,7 +18,7 @@ fn evidence(user: &[&str]) -> Evidence {
 }
 
 fn ok(e: &Evidence, value: serde_json::Value, kind: ValueKind) -> bool {
-    e.ground(&value, kind).is_grounded()
+    e.ground(&Json::from(&value), kind).is_grounded()
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn emails_and_ids_from_earlier_results() {
             turn: 1,
             api: "QueryCalendar".into(),
         },
-        &json!({"events": [{"event_id": "5bff-dd80", "name": "Dentist", "organizer": "j.doe@mail.com"}]}),
+        &Json::from(&json!({"events": [{"event_id": "5bff-dd80", "name": "Dentist", "organizer": "j.doe@mail.com"}]})),
     );
     assert!(ok(&e, json!("5bff-dd80"), ValueKind::Exact));
     assert!(ok(&e, json!("j.doe@mail.com"), ValueKind::Exact));
@@ -89,7 +89,7 @@ fn closest_dates_kept_from_reading_match_those_read_afresh() {
             turn: 1,
             api: "QueryCalendar".into(),
         },
-        &json!({"events": [{"start_time": "2023-09-15 10:00:00"}]}),
+        &Json::from(&json!({"events": [{"start_time": "2023-09-15 10:00:00"}]})),
     );
     let mut afresh = e.clone();
     for piece in &mut afresh.pieces {
@@ -251,7 +251,7 @@ fn lists_are_grounded_element_by_element() {
     let e = evidence(&["invite alice59 and bob17"]);
     assert!(ok(&e, json!(["alice59", "bob17"]), ValueKind::Exact));
     assert_eq!(
-        e.ground(&json!(["alice59", "carol"]), ValueKind::Exact),
+        e.ground(&Json::from(&json!(["alice59", "carol"])), ValueKind::Exact),
         Grounding::Unreachable {
             value: "carol".into()
         }
@@ -529,7 +529,7 @@ fn times_in_words() {
 }
 
 fn bound(e: &Evidence, value: &str) -> bool {
-    e.ground_bound(&json!(value), ValueKind::Timestamp)
+    e.ground_bound(&Json::from(&json!(value)), ValueKind::Timestamp)
         .is_grounded()
 }
 

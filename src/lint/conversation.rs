@@ -5,11 +5,11 @@
 //! [`Conversation::read`] reads the tree in place when it has the plain
 //! shape (objects where the model has structs, each field of the type the
 //! model wants), and declines anything else; the model's own reader then
-//! decides ([`Conversation::of`]). A tree it accepts is one the model's
-//! reader accepts too, read the same way (tested below on both sides).
+//! decides ([`ModelReading`], [`Conversation::of`]). A tree it accepts is
+//! one the model's reader accepts too, read the same way (tested below on
+//! both sides).
 
-use serde_json::{Map, Value};
-
+use crate::json_tree::{Json, Object};
 use crate::model::{self, Role};
 
 /// What the rules see of a conversation.
@@ -42,15 +42,46 @@ pub struct Turn<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call<'a> {
     pub api_name: &'a str,
-    pub parameters: &'a Map<String, Value>,
+    pub parameters: &'a Object<'a>,
     /// None when the call recorded no result (null or left out).
-    pub response: Option<&'a Value>,
+    pub response: Option<&'a Json<'a>>,
     pub exception: Option<&'a str>,
+}
+
+/// A conversation only the model's reader took (an unusual spelling), with
+/// each gold call's arguments and result as trees, since the rules read
+/// trees: copies of the model's values, made once for the file (few files
+/// take this path).
+#[derive(Debug, Clone)]
+pub struct ModelReading {
+    pub conversation: model::Conversation,
+    /// Each gold call's parameters and response, in dialogue order.
+    calls: Vec<(Object<'static>, Json<'static>)>,
+}
+
+impl ModelReading {
+    pub fn new(conversation: model::Conversation) -> ModelReading {
+        let calls = conversation
+            .gold_calls()
+            .map(|(_, _, call)| {
+                (
+                    Object::from(&call.request.parameters).into_owned(),
+                    Json::from(&call.response).into_owned(),
+                )
+            })
+            .collect();
+        ModelReading {
+            conversation,
+            calls,
+        }
+    }
 }
 
 impl<'a> Conversation<'a> {
     /// The conversation from the typed model.
-    pub fn of(conv: &'a model::Conversation) -> Conversation<'a> {
+    pub fn of(reading: &'a ModelReading) -> Conversation<'a> {
+        let conv = &reading.conversation;
+        let mut trees = reading.calls.iter();
         let meta = &conv.metadata;
         Conversation {
             suites_used: conv.suites_used.iter().map(String::as_str).collect(),
@@ -72,10 +103,11 @@ impl<'a> Conversation<'a> {
                     calls: turn
                         .calls()
                         .iter()
-                        .map(|call| Call {
+                        .zip(&mut trees)
+                        .map(|(call, (parameters, response))| Call {
                             api_name: &call.request.api_name,
-                            parameters: &call.request.parameters,
-                            response: Some(&call.response).filter(|r| !r.is_null()),
+                            parameters,
+                            response: Some(response).filter(|r| !r.is_null()),
                             exception: call.exception.as_deref(),
                         })
                         .collect(),
@@ -86,7 +118,7 @@ impl<'a> Conversation<'a> {
 
     /// The conversation read in place from a parsed file, when the tree has
     /// the plain shape; None sends the caller to the model's reader.
-    pub fn read(value: &'a Value) -> Option<Conversation<'a>> {
+    pub fn read(value: &'a Json<'a>) -> Option<Conversation<'a>> {
         let mut name = None;
         let mut conversation_id = None;
         let mut suites_used = Vec::new();
@@ -95,7 +127,7 @@ impl<'a> Conversation<'a> {
         let mut metadata = None;
         let mut turns = None;
         for (key, value) in value.as_object()? {
-            match key.as_str() {
+            match key {
                 "name" => name = Some(value.as_str()?),
                 "conversation_id" => conversation_id = Some(value.as_str()?),
                 "suites_used" => suites_used = strings(value)?,
@@ -122,14 +154,14 @@ impl<'a> Conversation<'a> {
 }
 
 /// A list of strings (a field the model defaults when it is left out).
-fn strings(value: &Value) -> Option<Vec<&str>> {
-    each(value, Value::as_str)
+fn strings<'a>(value: &'a Json<'a>) -> Option<Vec<&'a str>> {
+    each(value, Json::as_str)
 }
 
 /// Each element of a list read by `read`, or None when the value is no
 /// list or an element does not read. (Collecting into an `Option<Vec>`
 /// would grow the vector step by step; the list's length is known.)
-fn each<'a, T>(value: &'a Value, read: impl Fn(&'a Value) -> Option<T>) -> Option<Vec<T>> {
+fn each<'a, T>(value: &'a Json<'a>, read: impl Fn(&'a Json<'a>) -> Option<T>) -> Option<Vec<T>> {
     let items = value.as_array()?;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -139,20 +171,20 @@ fn each<'a, T>(value: &'a Value, read: impl Fn(&'a Value) -> Option<T>) -> Optio
 }
 
 /// An optional string: null or a string (Some(None) for null).
-fn optional_str(value: &Value) -> Option<Option<&str>> {
+fn optional_str<'a>(value: &'a Json<'_>) -> Option<Option<&'a str>> {
     match value {
-        Value::Null => Some(None),
-        Value::String(s) => Some(Some(s)),
+        Json::Null => Some(None),
+        Json::String(s) => Some(Some(s)),
         _ => None,
     }
 }
 
 /// The user's fields are all optional strings; the rules need only its
 /// session token.
-fn read_user(value: &Value) -> Option<Option<&str>> {
+fn read_user<'a>(value: &'a Json<'_>) -> Option<Option<&'a str>> {
     let mut session_token = None;
     for (key, value) in value.as_object()? {
-        match key.as_str() {
+        match key {
             "session_token" => session_token = optional_str(value)?,
             "username" | "email" | "phone" | "name" | "password" | "verification_code" => {
                 optional_str(value)?;
@@ -163,10 +195,10 @@ fn read_user(value: &Value) -> Option<Option<&str>> {
     Some(session_token)
 }
 
-fn read_metadata(value: &Value) -> Option<Metadata<'_>> {
+fn read_metadata<'a>(value: &'a Json<'_>) -> Option<Metadata<'a>> {
     let (mut location, mut timestamp, mut session_token, mut username) = (None, None, None, None);
     for (key, value) in value.as_object()? {
-        match key.as_str() {
+        match key {
             "location" => location = optional_str(value)?,
             "timestamp" => timestamp = Some(value.as_str()?),
             "session_token" => session_token = optional_str(value)?,
@@ -182,13 +214,13 @@ fn read_metadata(value: &Value) -> Option<Metadata<'_>> {
     })
 }
 
-fn read_turn(value: &Value) -> Option<Turn<'_>> {
+fn read_turn<'a>(value: &'a Json<'a>) -> Option<Turn<'a>> {
     let (mut index, mut role, mut text, mut calls) = (None, None, None, Vec::new());
     for (key, value) in value.as_object()? {
-        match key.as_str() {
+        match key {
             "index" => {
                 index = match value {
-                    Value::Null => None,
+                    Json::Null => None,
                     other => Some(other.as_u64()?),
                 }
             }
@@ -202,7 +234,7 @@ fn read_turn(value: &Value) -> Option<Turn<'_>> {
             "text" => text = Some(value.as_str()?),
             "apis" => {
                 calls = match value {
-                    Value::Null => Vec::new(),
+                    Json::Null => Vec::new(),
                     other => each(other, read_call)?,
                 }
             }
@@ -217,10 +249,10 @@ fn read_turn(value: &Value) -> Option<Turn<'_>> {
     })
 }
 
-fn read_call(value: &Value) -> Option<Call<'_>> {
+fn read_call<'a>(value: &'a Json<'a>) -> Option<Call<'a>> {
     let (mut request, mut response, mut exception) = (None, None, None);
     for (key, value) in value.as_object()? {
-        match key.as_str() {
+        match key {
             "request" => request = Some(read_request(value)?),
             "response" => response = Some(value).filter(|r| !r.is_null()),
             "exception" => exception = optional_str(value)?,
@@ -238,10 +270,10 @@ fn read_call(value: &Value) -> Option<Call<'_>> {
 
 /// A request's tool and arguments. Arguments that are null or left out
 /// are the model reader's to judge.
-fn read_request(value: &Value) -> Option<(&str, &Map<String, Value>)> {
+fn read_request<'a>(value: &'a Json<'a>) -> Option<(&'a str, &'a Object<'a>)> {
     let (mut api_name, mut parameters) = (None, None);
     for (key, value) in value.as_object()? {
-        match key.as_str() {
+        match key {
             "api_name" => api_name = Some(value.as_str()?),
             "parameters" => parameters = Some(value.as_object()?),
             _ => {}
@@ -253,7 +285,7 @@ fn read_request(value: &Value) -> Option<(&str, &Map<String, Value>)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use serde::Deserialize;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
 
@@ -261,12 +293,12 @@ pub(crate) mod tests {
     /// accepts a tree, the model accepts it too and reads the same.
     fn agrees(value: &Value) -> bool {
         let typed = model::Conversation::deserialize(value).ok();
-        let read = Conversation::read(value);
+        let tree = Json::from(value);
+        let read = Conversation::read(&tree);
         if let Some(read) = &read {
-            let typed = typed
-                .as_ref()
-                .expect("the model accepts what the reader accepts");
-            assert_eq!(*read, Conversation::of(typed), "{value:#}");
+            let typed = typed.expect("the model accepts what the reader accepts");
+            let reading = ModelReading::new(typed);
+            assert_eq!(*read, Conversation::of(&reading), "{value:#}");
         }
         read.is_some()
     }

@@ -1,13 +1,18 @@
 //! The files the linter reads: ToolTalk conversations (.json), API-Bank
 //! dialogues (.jsonl) and scenario pools (.json with `scenarios`).
+//!
+//! A document is parsed into [`Json`] trees that borrow their strings from
+//! the file's text, so the text is read first and outlives the document:
+//! the engine reads a file, parses it, runs the rules and drops both.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::conversation::Conversation;
+use super::conversation::{Conversation, ModelReading};
 use crate::apibank::Dialogue;
-use crate::dataset::read::{json_error, read_text};
+use crate::dataset::read::json_error;
+use crate::json_tree::Json;
 use crate::model::{self, ScenarioPool};
 use crate::{Error, Result};
 
@@ -36,10 +41,10 @@ impl InputFormat {
 /// A JSON file with its text, parsed tree and typed view (None when the
 /// tree does not have the type's shape; `schema` reports why).
 #[derive(Debug, Clone)]
-pub struct JsonFile<T> {
+pub struct JsonFile<'t, T> {
     pub path: PathBuf,
-    pub text: String,
-    pub value: Value,
+    pub text: &'t str,
+    pub value: Json<'t>,
     pub typed: Option<T>,
     /// Why the typed view failed, with its line and column.
     pub shape_error: Option<(String, usize, usize)>,
@@ -51,43 +56,38 @@ pub enum ConversationShape {
     /// Read in place from the tree ([`Conversation::read`]).
     Plain,
     /// An unusual spelling only the model's reader takes: its reading.
-    Model(Box<model::Conversation>),
+    Model(Box<ModelReading>),
 }
 
-impl JsonFile<ConversationShape> {
+impl JsonFile<'_, ConversationShape> {
     /// The conversation, when the file has its shape.
     pub fn conversation(&self) -> Option<Conversation<'_>> {
         match self.typed.as_ref()? {
             ConversationShape::Plain => Conversation::read(&self.value),
-            ConversationShape::Model(conv) => Some(Conversation::of(conv)),
+            ConversationShape::Model(reading) => Some(Conversation::of(reading)),
         }
     }
 }
 
-/// One file to lint.
+/// One file to lint, borrowing from its text.
 #[derive(Debug, Clone)]
-pub enum Document {
-    ToolTalk(Box<JsonFile<ConversationShape>>),
-    ApiBank(Dialogue),
-    Pool(Box<JsonFile<ScenarioPool>>),
+pub enum Document<'t> {
+    ToolTalk(Box<JsonFile<'t, ConversationShape>>),
+    ApiBank(Dialogue<'t>),
+    Pool(Box<JsonFile<'t, ScenarioPool>>),
 }
 
-impl Document {
-    /// Read a file; fails (exit 2) only when it cannot be read as JSON at all.
-    pub fn load(path: &Path, format: InputFormat) -> Result<Document> {
-        let text = read_text(path)?;
-        Document::parse(path, text, format)
-    }
-
-    /// [`Document::load`] of a text already read.
-    pub fn parse(path: &Path, text: String, format: InputFormat) -> Result<Document> {
+impl<'t> Document<'t> {
+    /// Read a file's text (from `dataset::read::read_text`); fails (exit 2)
+    /// only when it cannot be read as JSON at all.
+    pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {
         let is_jsonl = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
         if format == InputFormat::Apibank || (format == InputFormat::Auto && is_jsonl) {
             return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
         }
-        let value: Value = match serde_json::from_str(&text) {
+        let value = match Json::parse(text) {
             Ok(value) => value,
             Err(e) => return not_json(path, text, format, &e),
         };
@@ -99,7 +99,7 @@ impl Document {
         }
         // A one-line API-Bank dialogue saved as .json.
         if format == InputFormat::Auto
-            && value.get("role").is_some_and(Value::is_string)
+            && value.get("role").is_some_and(Json::is_string)
             && value.get("conversation").is_none()
         {
             return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
@@ -126,7 +126,7 @@ impl Document {
                 value: file.value,
                 typed: file
                     .typed
-                    .map(|conv| ConversationShape::Model(Box::new(conv))),
+                    .map(|conv| ConversationShape::Model(Box::new(ModelReading::new(conv)))),
                 shape_error: file.shape_error,
             }))
         })
@@ -140,11 +140,11 @@ impl Document {
         }
     }
 
-    pub fn text(&self) -> &str {
+    pub fn text(&self) -> &'t str {
         match self {
-            Document::ToolTalk(f) => &f.text,
-            Document::ApiBank(d) => &d.text,
-            Document::Pool(f) => &f.text,
+            Document::ToolTalk(f) => f.text,
+            Document::ApiBank(d) => d.text,
+            Document::Pool(f) => f.text,
         }
     }
 }
@@ -153,12 +153,12 @@ impl Document {
 /// API-Bank `role` are an API-Bank dialogue whatever the extension: read as
 /// one when the format is sniffed, refused with a hint when it was forced;
 /// other JSON Lines are refused with a hint.
-fn not_json(
+fn not_json<'t>(
     path: &Path,
-    text: String,
+    text: &'t str,
     format: InputFormat,
     error: &serde_json::Error,
-) -> Result<Document> {
+) -> Result<Document<'t>> {
     let located = json_error(path, error);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let first: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
@@ -197,12 +197,19 @@ fn not_json(
     })
 }
 
-fn typed<T: serde::de::DeserializeOwned>(path: &Path, text: String, value: Value) -> JsonFile<T> {
-    // From the tree already parsed; only when that fails is the text read
+fn typed<'t, T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &'t str,
+    value: Json<'t>,
+) -> JsonFile<'t, T> {
+    // From the tree already parsed, turned into the `Value` it stands for
+    // (the typed reader then sees what it always saw, a repeated key
+    // settled as a `Value` settles it; pools and unusual conversations
+    // only, so the copy is rare); only when that fails is the text read
     // again, so that the shape error has a line and column.
-    let (typed, shape_error) = match T::deserialize(&value) {
+    let (typed, shape_error) = match T::deserialize(&value.to_value()) {
         Ok(t) => (Some(t), None),
-        Err(_) => match serde_json::from_str::<T>(&text) {
+        Err(_) => match serde_json::from_str::<T>(text) {
             Ok(t) => (Some(t), None),
             Err(e) => {
                 let located = json_error(path, &e);

@@ -12,7 +12,8 @@ use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::View;
 use super::{Diagnostic, Finding, Snippet};
-use crate::dataset::read::line_column;
+use crate::dataset::read::{line_column, read_text};
+use crate::json_tree::Json;
 use crate::{Error, Result};
 
 /// What to run.
@@ -208,7 +209,10 @@ fn place_dataset(
         // The file's name as displayed was kept with its identifiers.
         (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
         _ => {
-            let Ok(document) = Document::load(path, options.input_format) else {
+            let Ok(text) = read_text(path) else {
+                return;
+            };
+            let Ok(document) = Document::parse(path, &text, options.input_format) else {
                 return;
             };
             place(&document, rule, diagnostic, options)
@@ -228,15 +232,19 @@ fn sort(findings: &mut [Finding]) {
 }
 
 fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Options) -> FileOutcome {
-    let document = match Document::load(path, options.input_format) {
+    let failed = |error| FileOutcome {
+        findings: Vec::new(),
+        ids: None,
+        error: Some(error),
+    };
+    // The document borrows from the text: both live until the rules are done.
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(error) => return failed(error),
+    };
+    let document = match Document::parse(path, &text, options.input_format) {
         Ok(d) => d,
-        Err(error) => {
-            return FileOutcome {
-                findings: Vec::new(),
-                ids: None,
-                error: Some(error),
-            }
-        }
+        Err(error) => return failed(error),
     };
     let conversation = FileInput::conversation_of(&document);
     let view = View::of(&document, conversation.as_ref());
@@ -267,12 +275,12 @@ fn lint_one(index: usize, path: &Path, rules: &[&'static Rule], options: &Option
     }
 }
 
-fn file_ids(index: usize, document: &Document) -> FileIds {
+fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
     let mut ids = Vec::new();
     let mut places = Vec::new();
     if let Document::ToolTalk(file) = document {
         for field in ["conversation_id", "name"] {
-            if let Some(value) = file.value.get(field).and_then(|v| v.as_str()) {
+            if let Some(value) = file.value.get(field).and_then(Json::as_str) {
                 let pointer = format!("/{field}");
                 let position = anchor_position(document, &super::Anchor::value(pointer.clone()));
                 places.push((pointer.clone(), position));
@@ -289,7 +297,7 @@ fn file_ids(index: usize, document: &Document) -> FileIds {
 }
 
 /// Turn a diagnostic into a finding at its line and column.
-fn place(document: &Document, rule: &Rule, d: Diagnostic, options: &Options) -> Finding {
+fn place(document: &Document<'_>, rule: &Rule, d: Diagnostic, options: &Options) -> Finding {
     let text = document.text();
     let mut position = d.place.map(|(line, column)| {
         let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
@@ -347,7 +355,7 @@ fn finding(
 }
 
 /// (line, column, the line's text, underline width) of an anchor.
-fn anchor_position(document: &Document, anchor: &super::Anchor) -> Option<Position> {
+fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
     let (scope, scope_start) = match (anchor.line, document) {
         (Some(position), Document::ApiBank(dialogue)) => {

@@ -41,14 +41,14 @@ impl fmt::Display for Severity {
 /// have the model's shape their reading, and, for dialogues that could be
 /// read as such, the dialogue view shared by the tool rules.
 pub struct FileInput<'a> {
-    pub document: &'a Document,
+    pub document: &'a Document<'a>,
     pub conversation: Option<&'a Conversation<'a>>,
     pub view: Option<&'a View<'a>>,
 }
 
 impl<'a> FileInput<'a> {
     /// The conversation of a ToolTalk file that has the model's shape.
-    pub fn conversation_of(document: &'a Document) -> Option<Conversation<'a>> {
+    pub fn conversation_of(document: &'a Document<'a>) -> Option<Conversation<'a>> {
         match document {
             Document::ToolTalk(file) => file.conversation(),
             Document::ApiBank(_) | Document::Pool(_) => None,

@@ -3,11 +3,11 @@
 //! arguments, result and place in the file, and the catalog that applies.
 
 use chrono::NaiveDateTime;
-use serde_json::{Map, Value};
 
 use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
 use crate::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
+use crate::json_tree::{Json, Object};
 use crate::sim::{self, ParamType, ToolSpec, ValueFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,10 +32,10 @@ pub struct CallRef<'a> {
     pub call: usize,
     pub api_name: &'a str,
     /// The arguments as recorded.
-    pub arguments: &'a Map<String, Value>,
+    pub arguments: &'a Object<'a>,
     /// API-Bank: the arguments after type conversion, when recorded.
-    pub converted: Option<&'a Map<String, Value>>,
-    pub result: Option<&'a Value>,
+    pub converted: Option<&'a Object<'a>>,
+    pub result: Option<&'a Json<'a>>,
     pub exception: Option<&'a str>,
     /// API-Bank: the line the pointers are relative to.
     pub line: Option<usize>,
@@ -127,7 +127,10 @@ impl<'a> View<'a> {
     /// (for a conversation: its reading, [`FileInput::conversation_of`]).
     ///
     /// [`FileInput::conversation_of`]: super::registry::FileInput::conversation_of
-    pub fn of(document: &'a Document, conversation: Option<&Conversation<'a>>) -> Option<View<'a>> {
+    pub fn of(
+        document: &'a Document<'a>,
+        conversation: Option<&Conversation<'a>>,
+    ) -> Option<View<'a>> {
         match document {
             Document::ToolTalk(_) => conversation.map(tooltalk),
             Document::ApiBank(dialogue) => Some(apibank_view(dialogue)),
@@ -211,7 +214,7 @@ fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
     }
 }
 
-fn apibank_view(dialogue: &apibank::Dialogue) -> View<'_> {
+fn apibank_view<'a>(dialogue: &'a apibank::Dialogue<'a>) -> View<'a> {
     let mut events = Vec::new();
     let mut api_index = 0;
     for line in &dialogue.lines {

@@ -1,10 +1,10 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde_json::Value;
 
 use crate::apibank::ApiType;
 use crate::grounding::when;
+use crate::json_tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::view::{Format, Param, Type};
 use crate::lint::Diagnostic;
@@ -57,7 +57,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                         format!("`{}` argument `{name}`: {problem}", tool.name()),
                     )
                     .call(call.turn, call.call)
-                    .argument(name.clone())
+                    .argument(name)
                     .at(call.argument_anchor(name))
                     .help(help),
                 );
@@ -104,7 +104,7 @@ pub(crate) fn expected(param: &Param) -> String {
 }
 
 /// What is wrong with `value` for `param`, if anything.
-pub fn problem(param: &Param, value: &Value) -> Option<String> {
+pub fn problem(param: &Param, value: &Json<'_>) -> Option<String> {
     if value.is_null() {
         return param
             .required
@@ -126,7 +126,7 @@ pub fn problem(param: &Param, value: &Value) -> Option<String> {
     format_problem(param.format, text)
 }
 
-fn type_problem(ty: Type, value: &Value) -> Option<String> {
+fn type_problem(ty: Type, value: &Json<'_>) -> Option<String> {
     let ok = match ty {
         Type::Json(t) => json_type_ok(t, value),
         Type::ApiBank(t) => apibank_type_ok(t, value),
@@ -142,7 +142,7 @@ fn type_problem(ty: Type, value: &Value) -> Option<String> {
     Some(format!("expected {expected}, found {}", short(value)))
 }
 
-fn json_type_ok(ty: ParamType, value: &Value) -> bool {
+fn json_type_ok(ty: ParamType, value: &Json<'_>) -> bool {
     match ty {
         ParamType::String => value.is_string(),
         ParamType::Integer => value.is_i64() || value.is_u64(),
@@ -155,22 +155,22 @@ fn json_type_ok(ty: ParamType, value: &Value) -> bool {
     }
 }
 
-fn apibank_type_ok(ty: ApiType, value: &Value) -> bool {
+fn apibank_type_ok(ty: ApiType, value: &Json<'_>) -> bool {
     match (ty, value) {
         (ApiType::Str, v) => v.is_string(),
-        (ApiType::Int, Value::String(s)) => s.trim().parse::<i64>().is_ok(),
+        (ApiType::Int, Json::String(s)) => s.trim().parse::<i64>().is_ok(),
         (ApiType::Int, v) => v.is_i64() || v.is_u64(),
-        (ApiType::Bool, Value::String(s)) => {
+        (ApiType::Bool, Json::String(s)) => {
             matches!(s.trim(), "True" | "False" | "true" | "false")
         }
         (ApiType::Bool, v) => v.is_boolean(),
-        (ApiType::StrList, Value::String(s)) => python_str_list(s).is_some(),
-        (ApiType::StrList, Value::Array(items)) => items.iter().all(Value::is_string),
-        (ApiType::ObjectList, Value::String(s)) => {
+        (ApiType::StrList, Json::String(s)) => python_str_list(s).is_some(),
+        (ApiType::StrList, Json::Array(items)) => items.iter().all(Json::is_string),
+        (ApiType::ObjectList, Json::String(s)) => {
             let s = s.trim();
             s.starts_with('[') && s.ends_with(']')
         }
-        (ApiType::ObjectList, Value::Array(items)) => items.iter().all(Value::is_object),
+        (ApiType::ObjectList, Json::Array(items)) => items.iter().all(Json::is_object),
         _ => false,
     }
 }
@@ -258,7 +258,7 @@ pub fn python_str_list(text: &str) -> Option<Vec<String>> {
     Some(items)
 }
 
-fn short(value: &Value) -> String {
+fn short(value: &Json<'_>) -> String {
     let text = value.to_string();
     if text.chars().count() > 40 {
         format!("{}…", text.chars().take(40).collect::<String>())
@@ -269,9 +269,14 @@ fn short(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
+
+    /// [`super::problem`] of a value written with `json!`.
+    fn problem(param: &Param, value: &Value) -> Option<String> {
+        super::problem(param, &Json::from(value))
+    }
 
     fn param(ty: Type, format: Format) -> Param {
         Param {

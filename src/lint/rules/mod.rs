@@ -30,7 +30,7 @@ pub(crate) mod testing {
     /// Run a per-file rule over a file's text; `name` gives the
     /// extension (".jsonl" reads as API-Bank).
     pub fn run(rule: &Rule, name: &str, text: &str) -> Vec<Diagnostic> {
-        let document = Document::parse(Path::new(name), text.to_owned(), InputFormat::Auto)
+        let document = Document::parse(Path::new(name), text, InputFormat::Auto)
             .expect("the test document reads");
         let conversation = FileInput::conversation_of(&document);
         let view = View::of(&document, conversation.as_ref());

@@ -1,5 +1,4 @@
-use serde_json::Value;
-
+use crate::json_tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{pointer_token, Anchor, Diagnostic};
 use crate::scaffold::PLACEHOLDER;
@@ -33,7 +32,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     // The values to search, with the API-Bank line each one is on.
-    let values: Vec<(&Value, Option<usize>)> = match input.document {
+    let values: Vec<(&Json<'_>, Option<usize>)> = match input.document {
         Document::ToolTalk(file) => vec![(&file.value, None)],
         Document::Pool(file) => vec![(&file.value, None)],
         Document::ApiBank(dialogue) => dialogue
@@ -51,9 +50,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<Diagnostic>) {
+fn walk(value: &Json<'_>, pointer: &mut String, line: Option<usize>, out: &mut Vec<Diagnostic>) {
     match value {
-        Value::String(s) if has_marker(s) => {
+        Json::String(s) if has_marker(s) => {
             let at = s.find(PLACEHOLDER).unwrap_or(0);
             let what = s[at + PLACEHOLDER.len()..].trim();
             let place = if pointer.is_empty() {
@@ -68,7 +67,7 @@ fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<
             }
             out.push(d.help("write the real text (or remove the field) before committing"));
         }
-        Value::Array(items) => {
+        Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if !holds_placeholder(item) {
                     continue;
@@ -80,7 +79,7 @@ fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<
                 pointer.truncate(len);
             }
         }
-        Value::Object(map) => {
+        Json::Object(map) => {
             for (key, item) in map {
                 if !holds_placeholder(item) {
                     continue;
@@ -98,11 +97,11 @@ fn walk(value: &Value, pointer: &mut String, line: Option<usize>, out: &mut Vec<
 
 /// Whether a placeholder is anywhere inside `value` (checked before the
 /// pointer to it is built, since almost nothing holds one).
-fn holds_placeholder(value: &Value) -> bool {
+fn holds_placeholder(value: &Json<'_>) -> bool {
     match value {
-        Value::String(s) => has_marker(s),
-        Value::Array(items) => items.iter().any(holds_placeholder),
-        Value::Object(map) => map.values().any(holds_placeholder),
+        Json::String(s) => has_marker(s),
+        Json::Array(items) => items.iter().any(holds_placeholder),
+        Json::Object(map) => map.values().any(holds_placeholder),
         _ => false,
     }
 }

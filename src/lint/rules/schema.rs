@@ -1,9 +1,9 @@
 use std::sync::OnceLock;
 
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::dataset::SchemaKind;
+use crate::json_tree::Json;
 use crate::lint::document::{ConversationShape, Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
@@ -100,13 +100,13 @@ fn plain_reading_implies_schema() -> bool {
 /// Whether a conversation is valid without walking the validator over it
 /// (most files, and the walk costs as much as a rule): the in-place reader
 /// took it, and its timestamp has the schema's pattern.
-fn known_valid(file: &JsonFile<ConversationShape>) -> bool {
+fn known_valid(file: &JsonFile<'_, ConversationShape>) -> bool {
     matches!(file.typed, Some(ConversationShape::Plain))
         && file
             .value
             .get("metadata")
             .and_then(|m| m.get("timestamp"))
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .is_some_and(has_timestamp_pattern)
         && plain_reading_implies_schema()
 }
@@ -128,16 +128,19 @@ fn has_timestamp_pattern(text: &str) -> bool {
 const APIBANK_SHAPES: &str = "a line is {\"role\": \"User\" or \"AI\", \"text\": \"...\"} or {\"role\": \"API\", \"api_name\": \"...\", \"param_dict\": {...}, \"result\": {...}}";
 
 fn json_file<T>(
-    file: &JsonFile<T>,
+    file: &JsonFile<'_, T>,
     validator: &jsonschema::Validator,
     schema: &str,
     out: &mut Vec<Diagnostic>,
 ) {
     let before = out.len();
+    // The validator reads `Value`s: a copy of the tree, for the files the
+    // shortcut above does not settle (pools, unusual conversations).
+    let value = file.value.to_value();
     // Most files are valid, and asking that is much cheaper than listing
     // what is wrong.
-    if !validator.is_valid(&file.value) {
-        for error in validator.iter_errors(&file.value) {
+    if !validator.is_valid(&value) {
+        for error in validator.iter_errors(&value) {
             let pointer = error.instance_path.as_str().to_owned();
             let shown = if pointer.is_empty() { "/" } else { &pointer };
             out.push(
@@ -195,11 +198,11 @@ fn compile(kind: SchemaKind) -> jsonschema::Validator {
 }
 
 /// What is wrong with an API-Bank line's shape, if anything.
-pub fn apibank_line_problem(value: &Value) -> Option<String> {
+pub fn apibank_line_problem(value: &Json<'_>) -> Option<String> {
     let Some(object) = value.as_object() else {
         return Some("a dialogue line must be a JSON object".into());
     };
-    let string = |key: &str| object.get(key).and_then(Value::as_str);
+    let string = |key: &str| object.get(key).and_then(Json::as_str);
     match string("role") {
         None => Some("the line has no string `role`".into()),
         Some("User" | "AI") => string("text")
@@ -208,9 +211,9 @@ pub fn apibank_line_problem(value: &Value) -> Option<String> {
         Some("API") => {
             if string("api_name").is_none() {
                 Some("an API line needs a string `api_name`".into())
-            } else if !object.get("param_dict").is_some_and(Value::is_object) {
+            } else if !object.get("param_dict").is_some_and(Json::is_object) {
                 Some("an API line needs an object `param_dict`".into())
-            } else if !object.get("result").is_some_and(Value::is_object) {
+            } else if !object.get("result").is_some_and(Json::is_object) {
                 Some("an API line needs an object `result`".into())
             } else {
                 None
@@ -224,9 +227,14 @@ pub fn apibank_line_problem(value: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
+
+    /// [`apibank_line_problem`] of a line written with `json!`.
+    fn line_problem(line: &Value) -> Option<String> {
+        apibank_line_problem(&Json::from(line))
+    }
 
     #[test]
     fn conversation_schema_accepts_and_refuses() {
@@ -290,7 +298,7 @@ mod tests {
         let mut shortcuts = 0;
         for document in &documents {
             let text = serde_json::to_string(document).unwrap();
-            let parsed = Document::parse(std::path::Path::new("c.json"), text, Default::default());
+            let parsed = Document::parse(std::path::Path::new("c.json"), &text, Default::default());
             let Ok(Document::ToolTalk(file)) = parsed else {
                 continue;
             };
@@ -325,23 +333,20 @@ mod tests {
 
     #[test]
     fn apibank_line_shapes() {
+        assert_eq!(line_problem(&json!({"role": "User", "text": "hi"})), None);
         assert_eq!(
-            apibank_line_problem(&json!({"role": "User", "text": "hi"})),
-            None
-        );
-        assert_eq!(
-            apibank_line_problem(
+            line_problem(
                 &json!({"role": "API", "api_name": "GetToday", "param_dict": {}, "result": {}})
             ),
             None
         );
-        assert!(apibank_line_problem(&json!({"role": "Bot", "text": "hi"})).is_some());
-        assert!(apibank_line_problem(&json!({"role": "AI"})).is_some());
-        assert!(apibank_line_problem(
+        assert!(line_problem(&json!({"role": "Bot", "text": "hi"})).is_some());
+        assert!(line_problem(&json!({"role": "AI"})).is_some());
+        assert!(line_problem(
             &json!({"role": "API", "api_name": "X", "param_dict": "a=1", "result": {}})
         )
         .is_some());
-        assert!(apibank_line_problem(&json!([1])).is_some());
+        assert!(line_problem(&json!([1])).is_some());
     }
     #[test]
     fn the_rule_fires_on_a_wrong_shape_only() {

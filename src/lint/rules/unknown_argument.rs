@@ -33,7 +33,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         let params = tool.params();
         let names: Vec<&str> = params.iter().map(|p| p.name).collect();
         for name in call.arguments.keys() {
-            if names.contains(&name.as_str()) || tool.is_injected(name) {
+            if names.contains(&name) || tool.is_injected(name) {
                 continue;
             }
             let mut d = Diagnostic::new(
@@ -41,7 +41,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 format!("`{}` takes no argument `{name}`", tool.name()),
             )
             .call(call.turn, call.call)
-            .argument(name.clone())
+            .argument(name)
             .at(call.argument_key_anchor(name));
             d = match closest_name(name, &names) {
                 Some(near) => d.help(format!("did you mean `{near}`?")),

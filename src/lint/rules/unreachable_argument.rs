@@ -1,13 +1,12 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use serde_json::Value;
-
 use crate::apibank::catalog::TOKEN_SOURCES;
 use crate::apibank::ApiType;
 use crate::grounding::{
     leaves_of, leaves_of_members, Evidence, Grounding, Reading, Source, ValueKind,
 };
+use crate::json_tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::rules::argument_type::python_str_list;
 use crate::lint::view::{CallRef, Event, Flavor, Format, Param, Speaker, Tool, Type, View};
@@ -171,7 +170,7 @@ fn needs_dates(view: &View<'_>, call: &CallRef<'_>) -> bool {
 /// Whether a text value (or an element of a list, or of an API-Bank list
 /// written as text) may be a month name, which is judged against the
 /// months the dialogue mentions.
-fn names_a_month(value: &Value) -> bool {
+fn names_a_month(value: &Json<'_>) -> bool {
     let month = |s: &str| {
         let s = s.trim();
         (3..=10).contains(&s.len())
@@ -179,10 +178,10 @@ fn names_a_month(value: &Value) -> bool {
             && crate::grounding::when::month_number(&s.to_ascii_lowercase()).is_some()
     };
     match value {
-        Value::String(s) => {
+        Json::String(s) => {
             month(s) || (s.contains('[') && s.split(['\'', '"', ',', '[', ']']).any(month))
         }
-        Value::Array(items) => items.iter().any(names_a_month),
+        Json::Array(items) => items.iter().any(names_a_month),
         _ => false,
     }
 }
@@ -215,7 +214,7 @@ fn check_call(
                         ),
                     )
                     .call(call.turn, call.call)
-                    .argument(name.clone())
+                    .argument(name)
                     .at(call.argument_anchor(name))
                     .help(format!("tokens handed out so far: {}", sorted(tokens))),
                 );
@@ -251,7 +250,7 @@ fn check_call(
                     ),
                 )
                 .call(call.turn, call.call)
-                .argument(name.clone())
+                .argument(name)
                 .at(call.argument_anchor(name))
                 .help(help),
             );
@@ -294,9 +293,9 @@ fn grounding_value<'v>(
     view: &View<'_>,
     param: &Param,
     name: &str,
-    value: &'v Value,
+    value: &'v Json<'v>,
     call: &CallRef<'v>,
-) -> Cow<'v, Value> {
+) -> Cow<'v, Json<'v>> {
     if view.flavor != Flavor::ApiBank || param.ty != Type::ApiBank(ApiType::StrList) {
         return Cow::Borrowed(value);
     }
@@ -308,7 +307,7 @@ fn grounding_value<'v>(
         return Cow::Borrowed(converted);
     }
     match value.as_str().and_then(python_str_list) {
-        Some(items) => Cow::Owned(Value::from(items)),
+        Some(items) => Cow::Owned(Json::from(items)),
         None => Cow::Borrowed(value),
     }
 }
@@ -339,7 +338,7 @@ fn learn(
         );
         if view.flavor == Flavor::ApiBank {
             if TOKEN_SOURCES.contains(&call.api_name) {
-                if let Some(token) = result.get("token").and_then(Value::as_str) {
+                if let Some(token) = result.get("token").and_then(Json::as_str) {
                     tokens.insert(token.to_owned());
                 }
             }
