@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::dataset::LoadedConversation;
+use crate::sim::world::Record;
 use crate::sim::{tool, Databases, World};
 use crate::{Error, Result};
 
@@ -97,8 +98,8 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                 let present: BTreeSet<&str> = world
                     .table(database)
                     .and_then(|t| t.get(&user))
-                    .and_then(Value::as_object)
-                    .map(|m| m.keys().map(String::as_str).collect())
+                    .and_then(Record::as_object)
+                    .map(|items| items.keys().collect())
                     .unwrap_or_default();
                 let missing: Vec<(&str, &Map<String, Value>)> = listed
                     .into_iter()
@@ -107,8 +108,8 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                 if !missing.is_empty() {
                     let entry = databases
                         .table_mut(database)
-                        .get_or_insert_with(&user, || Value::Object(Map::new()));
-                    let Value::Object(entry) = entry else {
+                        .get_or_insert_with(&user, Record::new);
+                    let Some(entry) = entry.as_object_mut() else {
                         return Err(Error::input(
                             path,
                             format!(
@@ -122,7 +123,7 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                         if entry.contains_key(id) {
                             continue; // there already, just hidden from the world
                         }
-                        entry.insert(id.to_string(), Value::Object(record.clone()));
+                        entry.insert(id, Value::Object(record.clone()));
                         added.push(SeededRecord {
                             database: database.to_string(),
                             user: user.clone(),
@@ -162,4 +163,67 @@ fn listed_records<'a>(
             .filter_map(|r| Some((r.get(*id_key)?.as_str()?, r)))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn email(id: &str, date: &str) -> Value {
+        json!({"email_id": id, "date": date, "sender": "dana@example.com",
+               "subject": "Invoice", "body": "the invoice"})
+    }
+
+    #[test]
+    fn seeding_adds_items_at_the_end_and_leaves_the_initial_databases_alone() {
+        let initial = Databases::from_tables(
+            [
+                (
+                    "Account",
+                    json!({"ann": {"username": "ann", "session_token": null}}),
+                ),
+                (
+                    "Email",
+                    json!({"ann": {"old": email("old", "2023-08-01 09:00:00")}}),
+                ),
+            ]
+            .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
+        );
+        let before = initial.get("Email").unwrap().to_map();
+        let listed = json!({"emails": [email("new", "2023-09-10 08:00:00"), email("old", "2023-08-01 09:00:00")]});
+        let value = json!({
+            "name": "inbox", "conversation_id": "c", "suites_used": [], "apis_used": [],
+            "user": {"username": "ann", "session_token": "tok"},
+            "metadata": {"timestamp": "2023-09-10 12:00:00"},
+            "conversation": [{"index": 0, "role": "assistant", "text": "", "apis": [
+                {"request": {"api_name": "SearchInbox",
+                             "parameters": {"session_token": "tok", "query": "invoice"}},
+                 "response": listed, "exception": null}]}]
+        });
+        let loaded = LoadedConversation {
+            path: PathBuf::from("inbox.json"),
+            text: value.to_string(),
+            conversation: serde_json::from_value(value.clone()).unwrap(),
+            value,
+        };
+        let seeded = seed_databases(&[loaded], &initial).unwrap();
+        let ids: Vec<&str> = seeded.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["new"]);
+        let inbox = &seeded.databases.get("Email").unwrap()["ann"];
+        assert_eq!(
+            inbox.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["old", "new"]
+        );
+        assert_eq!(inbox["new"], email("new", "2023-09-10 08:00:00"));
+        // The existing item is shared, not copied; the initial databases
+        // did not change.
+        let old =
+            |d: &Databases| d.get("Email").unwrap()["ann"].get("old").unwrap() as *const Value;
+        assert!(std::ptr::eq(old(&initial), old(&seeded.databases)));
+        assert_eq!(initial.get("Email").unwrap().to_map(), before);
+    }
 }

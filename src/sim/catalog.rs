@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::pyargs::{lookup, py_eq};
+use super::table::field;
 use super::world::ToolCtx;
 use super::TextSimilarity;
 use crate::model::GoldCall;
@@ -230,22 +231,21 @@ pub fn lists_at_least(
     list_key: &str,
     id_key: &str,
 ) -> bool {
-    let ids = |call: &GoldCall| -> Vec<Value> {
-        call.response
-            .get(list_key)
-            .and_then(Value::as_array)
-            .map(|records| {
-                records
-                    .iter()
-                    .filter_map(|r| r.get(id_key).cloned())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let found = ids(prediction);
-    ids(gold)
-        .iter()
-        .all(|id| found.iter().any(|f| py_eq(f, id)))
+    // The ids are borrowed where they lie and fields found by name (a
+    // result's object has a handful of keys): nothing is copied or hashed.
+    fn ids<'a>(
+        call: &'a GoldCall,
+        list_key: &'a str,
+        id_key: &'a str,
+    ) -> impl Iterator<Item = &'a Value> + Clone {
+        let records = field(&call.response, list_key).and_then(Value::as_array);
+        records
+            .into_iter()
+            .flatten()
+            .filter_map(move |record| field(record, id_key))
+    }
+    let found = ids(prediction, list_key, id_key);
+    ids(gold, list_key, id_key).all(|id| found.clone().any(|f| py_eq(f, id)))
 }
 
 /// Whether both calls raised the same exception (or none) as the same user

@@ -3,8 +3,9 @@
 //! reference's `ToolExecutor.execute_tool`.
 //!
 //! Databases are loaded once and shared; a world holds reference-counted
-//! handles to them, and a write copies only the record it changes (see
-//! `table`), so a reset is a handful of pointer copies.
+//! handles to them, and a write copies only the item it changes and the
+//! index of its record (see `table`), so a reset is a handful of pointer
+//! copies.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use super::catalog::{tool, ToolSpec};
 use super::pyargs::lookup;
 use super::pyrandom::PyRandom;
 use super::pytime;
-pub use super::table::Table;
+pub use super::table::{Items, Record, Table};
 use crate::model::{Conversation, Metadata, Request, User};
 use crate::{Error, Result};
 
@@ -206,7 +207,7 @@ impl ToolCtx<'_> {
     /// holding `token`, or `Invalid session_token.`.
     pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
         for (username, record) in self.accounts() {
-            match super::table::field(record, "session_token") {
+            match record.get("session_token") {
                 Some(t) if t == token => return Ok(username.to_string()),
                 Some(_) => {}
                 None => return Err(super::pyargs::key_error("session_token")),
@@ -253,9 +254,9 @@ impl World {
                 .ok_or_else(|| format!("user.{field} is set but user.username is missing"))?;
             let account = table_mut(&mut world.tables, ACCOUNT_DB)
                 .get_mut(username)
-                .and_then(Value::as_object_mut)
+                .and_then(Record::as_object_mut)
                 .ok_or_else(|| format!("user {username:?} is not in the Account database"))?;
-            account.insert(field.to_string(), Value::String(value.clone()));
+            account.insert(field, Value::String(value.clone()));
             if field == "session_token" {
                 world.session_token = Some(value.clone());
             }
@@ -286,8 +287,7 @@ impl World {
             .get(ACCOUNT_DB)?
             .iter()
             .find_map(|(name, record)| {
-                (super::table::field(record, "session_token") == Some(&token))
-                    .then(|| name.to_string())
+                (record.get("session_token") == Some(&token)).then(|| name.to_string())
             })
     }
 
@@ -468,5 +468,85 @@ mod tests {
         assert!(databases.get("Calendar").is_none());
         world.reset(now);
         assert!(!world.table("Account").unwrap().contains_key("bob"));
+    }
+
+    /// Whether `a` and `b` hold the very same item (not a copy) in
+    /// `database[user][key]`.
+    fn shared_item(a: Option<&Table>, b: Option<&Table>, user: &str, key: &str) -> bool {
+        let item = |t: Option<&Table>| t.unwrap()[user].get(key).unwrap() as *const Value;
+        std::ptr::eq(item(a), item(b))
+    }
+
+    #[test]
+    fn a_tool_copies_the_one_item_it_writes_and_no_other_world_sees_it() {
+        let reminder = |id: &str| json!({"reminder_id": id, "task": id, "due_date": null, "status": "pending"});
+        let databases = Databases::from_tables(
+            [
+                (
+                    "Account",
+                    json!({"ann": {"username": "ann", "session_token": null, "password": "pw"},
+                           "bob": {"username": "bob", "session_token": null}}),
+                ),
+                (
+                    "Reminder",
+                    json!({"ann": {"r1": reminder("r1"), "r2": reminder("r2"), "r3": reminder("r3")},
+                           "bob": {"r9": reminder("r9")}}),
+                ),
+            ]
+            .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
+        );
+        let initial = |name: &str| databases.get(name).unwrap().to_map();
+        let (accounts, reminders) = (initial("Account"), initial("Reminder"));
+        let metadata = Metadata {
+            timestamp: "2023-09-10 12:00:00".into(),
+            ..Metadata::default()
+        };
+        let ann = User {
+            username: Some("ann".into()),
+            session_token: Some("tok".into()),
+            ..User::default()
+        };
+        let mut world = World::for_user(&databases, &metadata, &ann).unwrap();
+        let other = World::for_user(&databases, &metadata, &User::default()).unwrap();
+        let params = json!({"reminder_id": "r2"});
+        let done = world.execute("CompleteReminder", params.as_object().unwrap());
+        assert_eq!(done.exception, None);
+        let added = world.execute("AddReminder", json!({"task": "new"}).as_object().unwrap());
+        assert_eq!(added.exception, None);
+
+        let mine = world.table("Reminder").unwrap();
+        assert_eq!(mine["ann"]["r2"]["status"], "complete");
+        assert_eq!(mine["ann"].as_object().unwrap().len(), 4);
+        // The initial databases and another world still read as before.
+        for (name, before) in [("Account", &accounts), ("Reminder", &reminders)] {
+            assert_eq!(&databases.get(name).unwrap().to_map(), before);
+            assert_eq!(&other.table(name).unwrap().to_map(), before);
+        }
+        assert_eq!(
+            other.table("Reminder").unwrap()["ann"]["r2"]["status"],
+            "pending"
+        );
+        // Only the written items are copies: the user's other reminders,
+        // the other user's record and the account's other fields are the
+        // initial allocations.
+        let (shared, own) = (databases.get("Reminder"), world.table("Reminder"));
+        assert!(shared_item(shared, own, "ann", "r1"));
+        assert!(shared_item(shared, own, "ann", "r3"));
+        assert!(!shared_item(shared, own, "ann", "r2"));
+        assert!(std::ptr::eq(&shared.unwrap()["bob"], &own.unwrap()["bob"]));
+        let (shared, own) = (databases.get("Account"), world.table("Account"));
+        assert!(shared_item(shared, own, "ann", "username"));
+        assert!(shared_item(shared, own, "ann", "password"));
+        assert!(!shared_item(shared, own, "ann", "session_token"));
+        assert_eq!(own.unwrap()["ann"]["session_token"], "tok");
+        // The account keeps its field order with the token set in place.
+        assert_eq!(
+            own.unwrap()["ann"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["username", "session_token", "password"]
+        );
     }
 }

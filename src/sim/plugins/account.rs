@@ -19,7 +19,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
-use crate::sim::world::ToolCtx;
+use crate::sim::world::{Record, ToolCtx};
 
 pub const DESCRIPTION: &str =
     "Manage the user's account: sign in and out, register, recover a password, change details and look up other users.";
@@ -71,17 +71,22 @@ const fn phone(name: &'static str, description: &'static str, required: bool) ->
 // ---------------------------------------------------------------------------
 // Helpers shared with the other plugins' session checks.
 
-/// `record[name]` on an account or item record, with Python's `KeyError`.
-pub(crate) fn field<'a>(record: &'a Value, name: &str) -> Result<&'a Value, String> {
-    crate::sim::table::field(record, name).ok_or_else(|| key_error(name))
+/// `record[name]` on an account record, with Python's `KeyError`.
+pub(crate) fn field<'a>(record: &'a Record, name: &str) -> Result<&'a Value, String> {
+    record.get(name).ok_or_else(|| key_error(name))
+}
+
+/// `item[name]` on an item of a record (an event, a reminder, a message),
+/// with Python's `KeyError`.
+pub(crate) fn item_field<'a>(item: &'a Value, name: &str) -> Result<&'a Value, String> {
+    crate::sim::table::field(item, name).ok_or_else(|| key_error(name))
 }
 
 /// The reference's `check_session_token(token)["username"]`: the username
 /// stored in the account that holds the token.
 pub(crate) fn session_username(ctx: &ToolCtx<'_>, token: &Value) -> Result<Value, String> {
     let key = ctx.check_session_token(token)?;
-    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
-    field(record, "username").cloned()
+    field(&ctx.accounts()[&key], "username").cloned()
 }
 
 /// `KeyError` for a lookup by a value (its repr, as Python prints it).
@@ -178,14 +183,18 @@ fn is_phone_text(text: &str) -> bool {
 }
 
 /// An account by a username the caller gave, if it exists.
-fn existing<'a>(ctx: &'a ToolCtx<'_>, username: &Value) -> Result<Option<&'a Value>, String> {
+fn existing<'a>(ctx: &'a ToolCtx<'_>, username: &Value) -> Result<Option<&'a Record>, String> {
     Ok(dict_key(username)?.and_then(|k| ctx.accounts().get(k)))
 }
 
 /// Set `record[name] = value` on the account stored under `key`.
 fn set_field(ctx: &mut ToolCtx<'_>, key: &str, name: &str, value: Value) {
-    if let Some(Value::Object(record)) = ctx.accounts_mut().get_mut(key) {
-        record.insert(name.to_string(), value);
+    if let Some(record) = ctx
+        .accounts_mut()
+        .get_mut(key)
+        .and_then(Record::as_object_mut)
+    {
+        record.insert(name, value);
     }
 }
 
@@ -206,7 +215,7 @@ fn set_field_by_username(
 }
 
 /// What anyone may see of the account `record`, listed under `username`.
-fn public_info(username: Value, record: &Value) -> Result<Value, String> {
+fn public_info(username: Value, record: &Record) -> Result<Value, String> {
     let email = field(record, "email")?.clone();
     let phone = field(record, "phone")?.clone();
     let name = field(record, "name")?.clone();
@@ -241,7 +250,7 @@ fn get_account_information(
 ) -> Result<Value, String> {
     let args = bind("GetAccountInformation", params, &["session_token"], &[])?;
     let key = ctx.check_session_token(args.value("session_token"))?;
-    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let record = &ctx.accounts()[&key];
     let username = field(record, "username")?.clone();
     Ok(object!({ "user": public_info(username, record)? }))
 }
@@ -266,7 +275,7 @@ pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
 fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
     let args = bind("DeleteAccount", params, &["session_token", "password"], &[])?;
     let key = ctx.check_session_token(args.value("session_token"))?;
-    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let record = &ctx.accounts()[&key];
     let username = field(record, "username")?.clone();
     if !py_eq(field(record, "password")?, args.value("password")) {
         return Err("The password is incorrect.".to_string());
@@ -355,7 +364,7 @@ fn change_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
         &[],
     )?;
     let key = ctx.check_session_token(args.value("session_token"))?;
-    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let record = &ctx.accounts()[&key];
     if !py_eq(field(record, "password")?, args.value("old_password")) {
         return Err("The old password is incorrect.".to_string());
     }
@@ -600,7 +609,7 @@ fn update_account_information(
         &["new_email", "new_phone_number", "new_name"],
     )?;
     let key = ctx.check_session_token(args.value("session_token"))?;
-    let record = ctx.accounts().get(&key).unwrap_or(&Value::Null);
+    let record = &ctx.accounts()[&key];
     let username = field(record, "username")?.clone();
     if !py_eq(field(record, "password")?, args.value("password")) {
         return Err("The password is incorrect.".to_string());
@@ -732,7 +741,7 @@ mod tests {
     }
 
     fn account(w: &World, user: &str) -> Value {
-        w.table("Account").unwrap()[user].clone()
+        w.table("Account").unwrap()[user].to_value()
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::bind;
 use crate::sim::pytime::{strptime, TIME};
-use crate::sim::world::ToolCtx;
+use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
 pub const DESCRIPTION: &str = "Set, list and remove the user's alarms.";
@@ -54,12 +54,9 @@ fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value
         ctx.rng.randint(0, 0xffff),
         ctx.rng.randint(0, 0xffff)
     );
-    let alarms = ctx.own_mut().get_or_insert_with(&username, || json!({}));
-    if let Value::Object(alarms) = alarms {
-        alarms.insert(
-            alarm_id.clone(),
-            object!({"alarm_id": &alarm_id, "time": time}),
-        );
+    let alarms = ctx.own_mut().get_or_insert_with(&username, Record::new);
+    if let Some(alarms) = alarms.as_object_mut() {
+        alarms.insert(&alarm_id, object!({"alarm_id": &alarm_id, "time": time}));
     }
     Ok(object!({ "alarm_id": alarm_id }))
 }
@@ -103,7 +100,7 @@ fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let alarms = ctx
         .own_mut()
         .get_mut(&username)
-        .and_then(Value::as_object_mut)
+        .and_then(Record::as_object_mut)
         .ok_or_else(not_found)?;
     let key = alarm_id.as_str().ok_or_else(not_found)?;
     alarms.shift_remove(key).ok_or_else(not_found)?;
@@ -160,7 +157,7 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
         &["start_range", "end_range"],
     )?;
     let username = ctx.check_session_token(args.value("session_token"))?;
-    let Some(Value::Object(alarms)) = ctx.own().get(&username) else {
+    let Some(alarms) = ctx.own().get(&username).and_then(Record::as_object) else {
         return Ok(json!({"alarms": []}));
     };
     let start = args

@@ -16,7 +16,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
-use crate::sim::world::ToolCtx;
+use crate::sim::world::{Items, Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
 pub const DESCRIPTION: &str = "Create, change, remove and look up events in the user's calendar.";
@@ -150,9 +150,9 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         "location": args.value("location"),
         "attendees": attendees,
     });
-    let events = ctx.own_mut().get_or_insert_with(&username, || json!({}));
-    if let Value::Object(events) = events {
-        events.insert(event_id.clone(), event);
+    let events = ctx.own_mut().get_or_insert_with(&username, Record::new);
+    if let Some(events) = events.as_object_mut() {
+        events.insert(&event_id, event);
     }
     Ok(object!({ "event_id": event_id }))
 }
@@ -191,9 +191,9 @@ fn with_user(attendees: &Value, username: &str) -> Result<Value, String> {
 
 /// Python's `key in dict` for a dict with string keys: lists and dicts
 /// cannot be keys at all.
-fn has_key(map: &Map<String, Value>, key: &Value) -> Result<bool, String> {
+fn has_key(items: &Items, key: &Value) -> Result<bool, String> {
     match key {
-        Value::String(k) => Ok(map.contains_key(k)),
+        Value::String(k) => Ok(items.contains_key(k)),
         Value::Array(_) | Value::Object(_) => Err(format!("unhashable type: '{}'", type_name(key))),
         _ => Ok(false),
     }
@@ -259,9 +259,12 @@ fn delete_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let event_id = args.value("event_id");
     let username = ctx.check_session_token(args.value("session_token"))?;
     find_event(ctx, &username, event_id)?;
-    if let (Some(Value::Object(events)), Some(key)) =
-        (ctx.own_mut().get_mut(&username), event_id.as_str())
-    {
+    if let (Some(events), Some(key)) = (
+        ctx.own_mut()
+            .get_mut(&username)
+            .and_then(Record::as_object_mut),
+        event_id.as_str(),
+    ) {
         events.shift_remove(key);
     }
     Ok(json!({"status": "success"}))
@@ -273,9 +276,9 @@ fn find_event(ctx: &ToolCtx<'_>, username: &str, event_id: &Value) -> Result<(),
     let Some(events) = ctx.own().get(username) else {
         return Err(not_found());
     };
-    let found = match events {
-        Value::Object(events) => has_key(events, event_id)?,
-        _ => false,
+    let found = match events.as_object() {
+        Some(events) => has_key(events, event_id)?,
+        None => false,
     };
     found.then_some(()).ok_or_else(not_found)
 }
@@ -469,7 +472,7 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
         return Err("Start time must be before end time.".to_string());
     }
     let mut found = Vec::new();
-    for event in events.as_object().into_iter().flat_map(Map::values) {
+    for event in events.as_object().into_iter().flat_map(Items::values) {
         let field = |name: &str| {
             crate::sim::table::field(event, name).ok_or_else(|| crate::sim::pyargs::key_error(name))
         };

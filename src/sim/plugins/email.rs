@@ -18,7 +18,7 @@ use crate::sim::pyargs::{
     bind, display, key_error, lookup, lower, py_eq, py_split, truthy, type_name,
 };
 use crate::sim::pytime::{strptime, TIMESTAMP};
-use crate::sim::world::ToolCtx;
+use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
 pub const DESCRIPTION: &str = "Search the user's inbox and send email from their account.";
@@ -233,8 +233,8 @@ fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         &["query", "match_type", "sender", "start_date", "end_date"],
     )?;
     let username = ctx.check_session_token(args.value("session_token"))?;
-    let emails = match ctx.own().get(&username) {
-        Some(Value::Object(emails)) if !emails.is_empty() => emails,
+    let emails = match ctx.own().get(&username).and_then(Record::as_object) {
+        Some(emails) if !emails.is_empty() => emails,
         _ => return Ok(json!({"emails": []})),
     };
     let (query, sender) = (args.get("query"), args.get("sender"));

@@ -9,7 +9,7 @@
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
-use super::account::{field, session_username};
+use super::account::{item_field, session_username};
 use crate::model::GoldCall;
 use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
@@ -216,17 +216,20 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     };
     let keywords: Option<Vec<&str>> = keywords.as_deref().map(py_split);
 
-    let Value::Object(messages) = messages else {
-        return Err(crate::sim::pyargs::no_attribute(messages, "values"));
+    let Some(messages) = messages.as_object() else {
+        return Err(crate::sim::pyargs::no_attribute(
+            &messages.to_value(),
+            "values",
+        ));
     };
     let mut matched: Vec<(NaiveDateTime, &Value)> = Vec::new();
     for message in messages.values() {
-        let at = strptime(field(message, "timestamp")?, TIMESTAMP)?;
+        let at = strptime(item_field(message, "timestamp")?, TIMESTAMP)?;
         if ctx.now < at {
             continue; // not received yet
         }
         if let Some(sender) = sender {
-            if !py_eq(sender, field(message, "sender")?) {
+            if !py_eq(sender, item_field(message, "sender")?) {
                 continue;
             }
         }
@@ -238,7 +241,7 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
             let hits = if keywords.is_empty() {
                 Vec::new()
             } else {
-                let body = lower(field(message, "message")?)?;
+                let body = lower(item_field(message, "message")?)?;
                 keywords.iter().map(|k| body.contains(k)).collect()
             };
             let found = if match_all {

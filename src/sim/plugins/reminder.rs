@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::account::{field, key_error_for, session_username};
+use super::account::{item_field, key_error_for, session_username};
 use crate::model::GoldCall;
 use crate::sim::catalog::{
     default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
@@ -15,7 +15,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
-use crate::sim::world::ToolCtx;
+use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
 pub const DESCRIPTION: &str =
@@ -93,7 +93,7 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let username = session_username(ctx, args.value("session_token"))?;
     let user = user_key(&username)?;
     // The user's list exists from here on, even if the due date is refused.
-    ctx.own_mut().get_or_insert_with(&user, || json!({}));
+    ctx.own_mut().get_or_insert_with(&user, Record::new);
     match args.get("due_date") {
         Some(Value::String(due)) => {
             strptime_str(due, TIMESTAMP).map_err(|_| format!("Invalid due_date: {due}"))?;
@@ -115,8 +115,8 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         "due_date": args.value("due_date"),
         "status": "pending",
     });
-    if let Some(Value::Object(reminders)) = ctx.own_mut().get_mut(&user) {
-        reminders.insert(reminder_id.clone(), record);
+    if let Some(reminders) = ctx.own_mut().get_mut(&user).and_then(Record::as_object_mut) {
+        reminders.insert(&reminder_id, record);
     }
     Ok(object!({ "reminder_id": reminder_id }))
 }
@@ -181,8 +181,8 @@ fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
     let Some(reminders) = ctx.own().get(&user_key(&username)?) else {
         return Ok(json!({"reminders": []}));
     };
-    let Value::Object(reminders) = reminders else {
-        return Err(no_attribute(reminders, "values"));
+    let Some(reminders) = reminders.as_object() else {
+        return Err(no_attribute(&reminders.to_value(), "values"));
     };
     let listed: Vec<Value> = reminders.values().cloned().collect();
     Ok(object!({ "reminders": listed }))
@@ -228,7 +228,7 @@ fn delete_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
         &[],
     )?;
     let (user, id) = find_reminder(ctx, args.value("session_token"), args.value("reminder_id"))?;
-    if let Some(Value::Object(reminders)) = ctx.own_mut().get_mut(&user) {
+    if let Some(reminders) = ctx.own_mut().get_mut(&user).and_then(Record::as_object_mut) {
         reminders.shift_remove(&id);
     }
     Ok(json!({"status": "success"}))
@@ -277,7 +277,7 @@ fn complete_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resu
     )?;
     let (user, id) = find_reminder(ctx, args.value("session_token"), args.value("reminder_id"))?;
     let reminder = &ctx.own()[&user][&id];
-    if py_eq(field(reminder, "status")?, &json!("complete")) {
+    if py_eq(item_field(reminder, "status")?, &json!("complete")) {
         return Err(format!("Reminder {id} already completed"));
     }
     if let Some(Value::Object(reminder)) = ctx.own_mut().get_mut(&user).and_then(|r| r.get_mut(&id))
@@ -356,7 +356,7 @@ mod tests {
     }
 
     fn reminders(w: &World, user: &str) -> Value {
-        w.table("Reminder").unwrap()[user].clone()
+        w.table("Reminder").unwrap()[user].to_value()
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec};
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
-use crate::sim::world::{Table, ToolCtx};
+use crate::sim::world::{Record, Table, ToolCtx};
 
 pub const DESCRIPTION: &str =
     "Look up the weather of a place: today, the coming days, or by month.";
@@ -153,16 +153,13 @@ fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
     let (location, months) = find_location(ctx.own(), args.value("location"))?;
     let month = lower(args.value("month"))?;
     let missing = || format!("Historic weather data for {location} missing for month {month}");
-    let weather = match months {
-        Value::Object(months) => months.get(&month).ok_or_else(missing)?,
-        _ => return Err(missing()),
-    };
+    let weather = months.get(&month).ok_or_else(missing)?;
     Ok(object!({ "weather": weather }))
 }
 
 /// The record of a location: the caller's text lower-cased and trimmed, as
 /// the reference does before looking it up; with the key it was found by.
-fn find_location<'t>(table: &'t Table, location: &Value) -> Result<(String, &'t Value), String> {
+fn find_location<'t>(table: &'t Table, location: &Value) -> Result<(String, &'t Record), String> {
     let location = py_strip(&lower(location)?).to_string();
     match table.get(&location) {
         Some(record) => Ok((location, record)),
@@ -170,7 +167,7 @@ fn find_location<'t>(table: &'t Table, location: &Value) -> Result<(String, &'t 
     }
 }
 
-fn location_record<'t>(table: &'t Table, location: &Value) -> Result<&'t Value, String> {
+fn location_record<'t>(table: &'t Table, location: &Value) -> Result<&'t Record, String> {
     find_location(table, location).map(|(_, record)| record)
 }
 
@@ -178,7 +175,7 @@ fn location_record<'t>(table: &'t Table, location: &Value) -> Result<&'t Value, 
 /// the record by parsed dates, so "2023-9-1" and "2023-09-01" name the same
 /// day and the later entry wins; a missing day is Python's `KeyError` on a
 /// `datetime.date`.
-fn day(days: &Value, date: NaiveDate) -> Result<&Value, String> {
+fn day(days: &Record, date: NaiveDate) -> Result<&Value, String> {
     let found = days.as_object().and_then(|days| {
         days.iter()
             .rev()
