@@ -2,6 +2,7 @@
 //! of ToolTalk and API-Bank. See DESIGN.md in the shared folder for the
 //! layout and the command-line contract.
 
+pub mod allocator;
 pub mod apibank;
 pub mod check;
 pub mod cli;

@@ -1,9 +1,8 @@
 use std::process::ExitCode;
 
-// Parsing thousands of JSON documents on several threads is allocation-bound;
-// mimalloc's per-thread heaps roughly halve the time glibc's malloc takes.
+// mimalloc (see `talkforge::allocator` for why, and how it is called).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: talkforge::allocator::MiMalloc = talkforge::allocator::MiMalloc;
 
 fn main() -> ExitCode {
     talkforge::cli::main()
