@@ -86,7 +86,9 @@ mod tests {
     fn blocks_are_aligned_sized_and_kept_through_realloc() {
         let a = MiMalloc;
         for align in [1usize, 2, 4, 8, 16, 32, 64, 4096] {
-            for size in [1usize, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100, 1000, 70_000] {
+            for size in [
+                1usize, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100, 1000, 70_000,
+            ] {
                 let layout = Layout::from_size_align(size, align).unwrap();
                 unsafe {
                     let p = a.alloc(layout);
@@ -106,7 +108,10 @@ mod tests {
                     for i in 0..size.div_ceil(2) {
                         assert_eq!(*shrunk.add(i), i as u8);
                     }
-                    a.dealloc(shrunk, Layout::from_size_align(size.div_ceil(2), align).unwrap());
+                    a.dealloc(
+                        shrunk,
+                        Layout::from_size_align(size.div_ceil(2), align).unwrap(),
+                    );
 
                     let z = a.alloc_zeroed(layout);
                     assert_eq!(z as usize % align, 0);
