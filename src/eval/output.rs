@@ -106,7 +106,7 @@ pub fn turn_outcomes(
                 .iter()
                 .zip(flags.by_ref())
                 .map(|(call, f)| CallOutcome {
-                    api_name: call.call.request.api_name.clone(),
+                    api_name: call.api_name.to_string(),
                     matched: f.matched.is_some(),
                     bad_action: f.bad_action,
                 })
@@ -185,19 +185,20 @@ pub fn annotate(
     }
 }
 
-fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Value {
+fn prediction_json(call: &PredictedCall<'_>, matched: bool, bad_action: bool) -> Value {
+    // The arguments in the order they were executed in.
     let parameters = if call.parsed {
-        Value::Object(call.call.request.parameters.clone())
+        Value::Object(call.arguments.as_ref().to_map())
     } else {
         Value::Null
     };
     let mut entry = Map::new();
     entry.insert(
         "request".into(),
-        json!({"api_name": call.call.request.api_name, "parameters": parameters}),
+        json!({"api_name": call.api_name, "parameters": parameters}),
     );
-    entry.insert("response".into(), call.call.response.clone());
-    entry.insert("exception".into(), json!(call.call.exception));
+    entry.insert("response".into(), call.response.clone());
+    entry.insert("exception".into(), json!(call.exception));
     entry.insert(
         "metadata".into(),
         call.metadata.clone().unwrap_or(Value::Null),

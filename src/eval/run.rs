@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::endpoint::sha256_hex;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::predict::Predictor;
+use super::predict::{PredictedCall, Predictor};
 use super::score::score;
 use super::simulate::{simulate, SimulateError};
 use super::summary::{Summary, Tally};
@@ -266,7 +266,7 @@ fn evaluate_one(
     let predictions = simulation
         .turns
         .iter()
-        .flat_map(|t| t.calls.iter().map(|c| &c.call));
+        .flat_map(|t| t.calls.iter().map(PredictedCall::as_call));
     let scoring = score(predictions, &gold, similarity);
     if let Some(failure) = similarity.failure() {
         return Err(Error::Other(format!(
