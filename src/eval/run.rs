@@ -284,8 +284,24 @@ fn evaluate_one(
         }
         atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
     }
-    let id = identity(path, conversation.name, conversation.conversation_id);
-    Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
+    // The outcomes borrow the conversation's names; its strings are
+    // moved into the result once they are done with.
+    let mut result = ConversationResult::new(Identity::default(), scoring.metrics, &turns, false);
+    drop(turns);
+    drop(simulation);
+    let Identity {
+        file,
+        subset,
+        name,
+        conversation_id,
+    } = identity(path, conversation.name, conversation.conversation_id);
+    (
+        result.file,
+        result.subset,
+        result.name,
+        result.conversation_id,
+    ) = (file, subset, name, conversation_id);
+    Ok(result)
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable
