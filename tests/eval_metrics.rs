@@ -503,7 +503,7 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
     let answers: Vec<&str> = simulation
         .turns
         .iter()
-        .map(|t| t.answer.as_ref().unwrap().text.as_str())
+        .map(|t| t.answer.as_ref().unwrap().text.as_ref())
         .collect();
     assert_eq!(answers, vec!["answer 0", "answer 1", "answer 2"]);
 }
@@ -602,12 +602,15 @@ fn simulate_from_scratch<'c>(
             };
             match predictor.predict(&input).unwrap() {
                 Prediction::Text { text, metadata } => {
-                    run.answer = Some(Answer { text, metadata });
+                    run.answer = Some(Answer {
+                        text: text.into(),
+                        metadata,
+                    });
                     break;
                 }
                 Prediction::Calls(proposed) if proposed.is_empty() => {
                     run.answer = Some(Answer {
-                        text: String::new(),
+                        text: String::new().into(),
                         metadata: None,
                     });
                     break;

@@ -18,6 +18,10 @@ impl Predictor for Oracle {
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
         Ok(match self.propose(input.conversation, input)? {
             Proposal::Predicted(prediction) => prediction,
+            Proposal::Text(text) => Prediction::Text {
+                text: text.to_string(),
+                metadata: None,
+            },
             Proposal::Borrowed(calls) => Prediction::Calls(
                 calls
                     .into_iter()
@@ -60,10 +64,7 @@ impl Predictor for Oracle {
                 api_name: &gold.request.api_name,
                 parameters: &gold.request.parameters,
             }])),
-            None => Ok(Proposal::Predicted(Prediction::Text {
-                text: turn.text.clone(),
-                metadata: None,
-            })),
+            None => Ok(Proposal::Text(&turn.text)),
         }
     }
 }

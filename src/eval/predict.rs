@@ -58,6 +58,9 @@ pub enum Proposal<'c> {
     /// Call these tools, in order, then ask again; an empty list ends the
     /// turn with an empty answer, as an empty [`Prediction::Calls`] does.
     Borrowed(Vec<BorrowedCall<'c>>),
+    /// The turn's answer, a text the predictor was given (borrowed from the
+    /// conversation): [`Prediction::Text`] without metadata.
+    Text(&'c str),
 }
 
 impl From<Prediction> for Proposal<'_> {

@@ -49,8 +49,10 @@ pub const DEFAULT_MAX_CALLS_PER_TURN: usize = 10;
 
 /// The turn's closing answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub text: String,
+pub struct Answer<'c> {
+    /// Borrowed from the conversation when the predictor answered with a
+    /// text it was given.
+    pub text: Cow<'c, str>,
     pub metadata: Option<Value>,
 }
 
@@ -61,7 +63,7 @@ pub struct TurnRun<'c> {
     pub turn: usize,
     pub calls: Vec<PredictedCall<'c>>,
     /// `None` when the call bound stopped the turn.
-    pub answer: Option<Answer>,
+    pub answer: Option<Answer<'c>>,
     /// The predictor asked for more calls than the bound allows.
     pub stopped_by_bound: bool,
 }
@@ -307,12 +309,26 @@ fn run_turn<'c>(
                 continue;
             }
             Proposal::Borrowed(_) => Vec::new(),
+            Proposal::Text(text) => {
+                return Ok(TurnRun {
+                    turn,
+                    calls,
+                    answer: Some(Answer {
+                        text: Cow::Borrowed(text),
+                        metadata: None,
+                    }),
+                    stopped_by_bound: false,
+                })
+            }
             Proposal::Predicted(prediction) => match prediction {
                 Prediction::Text { text, metadata } => {
                     return Ok(TurnRun {
                         turn,
                         calls,
-                        answer: Some(Answer { text, metadata }),
+                        answer: Some(Answer {
+                            text: Cow::Owned(text),
+                            metadata,
+                        }),
                         stopped_by_bound: false,
                     })
                 }
@@ -326,7 +342,7 @@ fn run_turn<'c>(
                     turn,
                     calls,
                     answer: Some(Answer {
-                        text: String::new(),
+                        text: Cow::Borrowed(""),
                         metadata: None,
                     }),
                     stopped_by_bound: false,
