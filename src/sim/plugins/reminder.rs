@@ -14,7 +14,7 @@ use crate::sim::catalog::{
     default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq};
+use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
@@ -202,10 +202,7 @@ fn get_reminders_matches(
     _text: &dyn TextSimilarity,
 ) -> bool {
     let same_request = prediction.api_name == gold.request.api_name
-        && py_eq(
-            &Value::Object(prediction.parameters.clone()),
-            &Value::Object(gold.request.parameters.clone()),
-        );
+        && py_eq_objects(prediction.parameters, &gold.request.parameters);
     if !same_request || prediction.exception != gold.exception.as_deref() {
         return false;
     }
