@@ -22,6 +22,16 @@ const ELEMENT_INDENT: &[u8] = b"    ";
 /// array: a newline, then one level more than [`ELEMENT_INDENT`].
 const ELEMENT_FIELD_INDENT: &str = "\n      ";
 
+/// The line [`PrettyFields::key_line`] takes for `key` (a string literal
+/// needing no escaping) in an object whose fields sit at `indent` (a
+/// string literal: a newline and the spaces).
+#[macro_export]
+macro_rules! key_line {
+    ($indent:literal, $key:literal) => {
+        concat!($indent, "\"", $key, "\": ")
+    };
+}
+
 /// Writes a pretty-printed JSON object field by field, byte for byte what
 /// serde_json's pretty printer writes at its depth: each field on a line of
 /// its own at `indent` (a newline, then the spaces), the closing brace a
@@ -64,9 +74,29 @@ impl<'a> PrettyFields<'a> {
         self.out.extend_from_slice(b"\": ");
     }
 
+    /// [`PrettyFields::key`] from the key's line written out beforehand
+    /// (the indentation, the quoted key, a colon and a space: see
+    /// [`key_line!`](crate::key_line)), in one copy.
+    pub fn key_line(&mut self, line: &str) {
+        debug_assert!(
+            line.starts_with(self.indent) && line.ends_with("\": "),
+            "{line:?} is not a key line at this object's indentation"
+        );
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.extend_from_slice(line.as_bytes());
+    }
+
     /// A field with any value, written by serde_json.
     pub fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
         self.key(key);
+        self.value(value);
+    }
+
+    /// A value after its key, written by serde_json.
+    pub fn value<T: Serialize + ?Sized>(&mut self, value: &T) {
         serde_json::to_writer(&mut *self.out, value)
             .expect("serialising JSON to memory cannot fail");
     }
@@ -75,6 +105,11 @@ impl<'a> PrettyFields<'a> {
     /// serializer (long strings full of quotes are where it is slow).
     pub fn string(&mut self, key: &str, value: &str) {
         self.key(key);
+        self.string_value(value);
+    }
+
+    /// A string after its key, as [`PrettyFields::string`] writes it.
+    pub fn string_value(&mut self, value: &str) {
         crate::json_text::push_string(self.out, value, crate::json_text::NonAscii::Keep);
     }
 
@@ -82,6 +117,11 @@ impl<'a> PrettyFields<'a> {
     /// before writing the next field of this one.
     pub fn object(&mut self, key: &str, indent: &'static str) -> PrettyFields<'_> {
         self.key(key);
+        self.object_value(indent)
+    }
+
+    /// An object after its key, as [`PrettyFields::object`] opens it.
+    pub fn object_value(&mut self, indent: &'static str) -> PrettyFields<'_> {
         PrettyFields::open(self.out, indent)
     }
 
@@ -186,6 +226,38 @@ impl ArraySpool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_key_line_writes_what_key_writes() {
+        let (mut by_key, mut by_line) = (Vec::new(), Vec::new());
+        let mut a = PrettyFields::element(&mut by_key);
+        a.key("first");
+        a.value(&1);
+        let mut inner = {
+            a.key("inner");
+            a.object_value("\n        ")
+        };
+        inner.key("x");
+        inner.string_value("y");
+        inner.close();
+        a.string("last", "z");
+        a.close();
+        let mut b = PrettyFields::element(&mut by_line);
+        b.key_line(crate::key_line!("\n      ", "first"));
+        b.value(&1);
+        b.key_line(crate::key_line!("\n      ", "inner"));
+        let mut inner = b.object_value("\n        ");
+        inner.key_line(crate::key_line!("\n        ", "x"));
+        inner.string_value("y");
+        inner.close();
+        b.key_line(crate::key_line!("\n      ", "last"));
+        b.string_value("z");
+        b.close();
+        assert_eq!(
+            String::from_utf8(by_line).unwrap(),
+            String::from_utf8(by_key).unwrap()
+        );
+    }
+
     use serde_json::json;
 
     use super::*;

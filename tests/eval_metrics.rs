@@ -13,7 +13,9 @@ use talkforge::eval::score::score;
 use talkforge::eval::simulate::{
     execute, simulate, Answer, GoldRef, Simulation, TurnRun, PARSE_FAILURE,
 };
-use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use talkforge::eval::{
+    Metrics, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
+};
 use talkforge::model::{Conversation, GoldCall, Role};
 use talkforge::sim::similarity::ExactText;
 use talkforge::sim::{Databases, World};
@@ -130,7 +132,7 @@ fn run<'c>(
     let predictions = simulation
         .turns
         .iter()
-        .flat_map(|t| t.calls.iter().map(|c| &c.call));
+        .flat_map(|t| t.calls.iter().map(PredictedCall::as_call));
     let scoring = score(predictions, &gold, &ExactText);
     (simulation, scoring)
 }
@@ -232,7 +234,7 @@ fn every_branch_of_algorithm_2() {
         ]
     );
     assert_eq!(scoring.gold_matched, vec![true, true, false]);
-    let failed = &simulation.turns[2].calls[0].call;
+    let failed = &simulation.turns[2].calls[0];
     assert_eq!(
         failed.exception.as_deref(),
         Some("Alarm zzzz-zzzz not found.")
@@ -366,9 +368,9 @@ fn unparseable_arguments_are_a_failed_call() {
     let (simulation, scoring) = run(&conversation, &predictor, 10);
     let failed = &simulation.turns[0].calls[0];
     assert!(!failed.parsed);
-    assert_eq!(failed.call.exception.as_deref(), Some(PARSE_FAILURE));
-    assert_eq!(failed.call.response, Value::Null);
-    assert_eq!(failed.call.request.parameters, Map::new());
+    assert_eq!(failed.exception.as_deref(), Some(PARSE_FAILURE));
+    assert_eq!(failed.response, Value::Null);
+    assert_eq!(failed.arguments.as_ref().to_map(), Map::new());
     // 2 predictions, 1 match, no actions: precision 1/2, recall 1, success.
     assert_metrics(
         &scoring.metrics,
@@ -420,7 +422,7 @@ fn each_turn_starts_from_the_gold_history() {
         (T3, vec![proposed("FindAlarms", json!({}))]),
     ]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let times: Vec<&str> = simulation.turns[1].calls[0].call.response["alarms"]
+    let times: Vec<&str> = simulation.turns[1].calls[0].response["alarms"]
         .as_array()
         .unwrap()
         .iter()
@@ -501,7 +503,7 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
     let answers: Vec<&str> = simulation
         .turns
         .iter()
-        .map(|t| t.answer.as_ref().unwrap().text.as_str())
+        .map(|t| t.answer.as_ref().unwrap().text.as_ref())
         .collect();
     assert_eq!(answers, vec!["answer 0", "answer 1", "answer 2"]);
 }
@@ -526,7 +528,7 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
     let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
     let recorded = &conversation.conversation[T3].apis.as_ref().unwrap();
     for (c, gold) in recorded.iter().enumerate() {
-        let predicted = &simulation.turns[1].calls[c].call;
+        let predicted = &simulation.turns[1].calls[c];
         assert_eq!(predicted.response, gold.response, "call {c}");
         assert_eq!(predicted.exception, gold.exception, "call {c}");
     }
@@ -600,12 +602,15 @@ fn simulate_from_scratch<'c>(
             };
             match predictor.predict(&input).unwrap() {
                 Prediction::Text { text, metadata } => {
-                    run.answer = Some(Answer { text, metadata });
+                    run.answer = Some(Answer {
+                        text: text.into(),
+                        metadata,
+                    });
                     break;
                 }
                 Prediction::Calls(proposed) if proposed.is_empty() => {
                     run.answer = Some(Answer {
-                        text: String::new(),
+                        text: String::new().into(),
                         metadata: None,
                     });
                     break;

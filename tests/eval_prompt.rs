@@ -49,11 +49,7 @@ fn request_body_with_history_and_a_call_in_the_turn() {
         "response": {"status": "success"}, "exception": null
     }))
     .unwrap();
-    let predicted = [PredictedCall {
-        call: made,
-        parsed: true,
-        metadata: None,
-    }];
+    let predicted = [PredictedCall::from_call(made, true, None)];
     let settings = OpenAiSettings {
         model: "some-model".into(),
         api_mode: ApiMode::Exact,

@@ -26,7 +26,8 @@ pub mod simulate;
 pub mod summary;
 
 pub use predict::{
-    HistoryItem, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
+    Arguments, ArgumentsRef, BorrowedCall, HistoryItem, PredictError, PredictedCall, Prediction,
+    Predictor, Proposal, ProposedCall, TurnInput,
 };
 pub use run::{evaluate_files, Evaluation, RunOptions, Similarity};
 pub use score::Metrics;

@@ -157,7 +157,7 @@ pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
             } => {
                 let id = format!("call_{k}");
                 let arguments = match parameters {
-                    Some(p) => serde_json::to_string(p).expect("JSON values serialize"),
+                    Some(p) => serde_json::to_string(&p).expect("JSON values serialize"),
                     None => "{}".to_string(),
                 };
                 messages.push(json!({

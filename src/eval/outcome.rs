@@ -3,6 +3,7 @@
 //! both produce: per assistant turn, which calls matched, which were bad
 //! actions; the conversation's metrics; the error types of Table 2.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -12,8 +13,9 @@ use crate::json_stream::PrettyFields;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallOutcome {
-    pub api_name: String,
+pub struct CallOutcome<'a> {
+    /// Borrowed from the simulation for a fresh evaluation.
+    pub api_name: Cow<'a, str>,
     pub matched: bool,
     /// Always false for gold calls.
     pub bad_action: bool,
@@ -21,12 +23,12 @@ pub struct CallOutcome {
 
 /// One assistant turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TurnOutcome {
+pub struct TurnOutcome<'a> {
     /// The turn has an `apis` list (possibly empty). Recorded for the
     /// output; [`classify`] looks at the gold calls themselves.
     pub has_gold_list: bool,
-    pub gold: Vec<CallOutcome>,
-    pub predictions: Vec<CallOutcome>,
+    pub gold: Vec<CallOutcome<'a>>,
+    pub predictions: Vec<CallOutcome<'a>>,
     pub stopped_by_bound: bool,
 }
 
@@ -63,7 +65,7 @@ impl std::ops::AddAssign for ErrorTypes {
 /// `tests/eval_oracle.rs`), so on every upstream file both readings count
 /// the same, and talkforge's reading keeps `"apis": []` (as hand-written
 /// files may have) from turning a premature call into faulty planning.
-pub fn classify(turns: &[TurnOutcome]) -> ErrorTypes {
+pub fn classify(turns: &[TurnOutcome<'_>]) -> ErrorTypes {
     let mut types = ErrorTypes::default();
     for turn in turns {
         if turn.gold.is_empty() {
@@ -90,10 +92,10 @@ pub fn classify(turns: &[TurnOutcome]) -> ErrorTypes {
     types
 }
 
-fn tally<'a>(calls: impl Iterator<Item = &'a CallOutcome>) -> BTreeMap<&'a str, usize> {
+fn tally<'a>(calls: impl Iterator<Item = &'a CallOutcome<'a>>) -> BTreeMap<&'a str, usize> {
     let mut counts = BTreeMap::new();
     for call in calls {
-        *counts.entry(call.api_name.as_str()).or_default() += 1;
+        *counts.entry(call.api_name.as_ref()).or_default() += 1;
     }
     counts
 }
@@ -185,51 +187,99 @@ impl ConversationResult {
     pub fn render_entry(&self) -> Vec<u8> {
         let m = &self.metrics;
         let mut out = Vec::with_capacity(1024);
+        // Each key's line is written out here, copied in one piece.
+        macro_rules! entry {
+            ($key:literal) => {
+                crate::key_line!("\n      ", $key)
+            };
+        }
+        macro_rules! error_type {
+            ($key:literal) => {
+                crate::key_line!("\n        ", $key)
+            };
+        }
         let mut fields = PrettyFields::element(&mut out);
-        fields.string("file", &self.file);
-        fields.string("subset", &self.subset);
-        fields.string("name", &self.name);
-        fields.string("conversation_id", &self.conversation_id);
-        fields.field("predictions", &m.predictions);
-        fields.field("ground_truths", &m.ground_truths);
-        fields.field("matches", &m.matches);
-        fields.field("actions", &m.actions);
-        fields.field("valid_actions", &m.valid_actions);
-        fields.field("bad_actions", &m.bad_actions);
-        fields.field("precision", &m.precision);
-        fields.field("recall", &m.recall);
-        fields.field("action_precision", &m.action_precision);
-        fields.field("bad_action_rate", &m.bad_action_rate);
-        fields.field("success", &m.success);
-        fields.field("soft_success", &m.soft_success);
-        fields.field("assistant_turns", &self.assistant_turns);
-        fields.field("turns_stopped_by_bound", &self.turns_stopped_by_bound);
+        for (line, value) in [
+            (entry!("file"), &self.file),
+            (entry!("subset"), &self.subset),
+            (entry!("name"), &self.name),
+            (entry!("conversation_id"), &self.conversation_id),
+        ] {
+            fields.key_line(line);
+            fields.string_value(value);
+        }
+        for (line, value) in [
+            (entry!("predictions"), m.predictions),
+            (entry!("ground_truths"), m.ground_truths),
+            (entry!("matches"), m.matches),
+            (entry!("actions"), m.actions),
+            (entry!("valid_actions"), m.valid_actions),
+            (entry!("bad_actions"), m.bad_actions),
+        ] {
+            fields.key_line(line);
+            fields.value(&value);
+        }
+        for (line, value) in [
+            (entry!("precision"), m.precision),
+            (entry!("recall"), m.recall),
+            (entry!("action_precision"), m.action_precision),
+            (entry!("bad_action_rate"), m.bad_action_rate),
+        ] {
+            fields.key_line(line);
+            fields.value(&value);
+        }
+        fields.key_line(entry!("success"));
+        fields.value(&m.success);
+        fields.key_line(entry!("soft_success"));
+        fields.value(&m.soft_success);
+        fields.key_line(entry!("assistant_turns"));
+        fields.value(&self.assistant_turns);
+        fields.key_line(entry!("turns_stopped_by_bound"));
+        fields.value(&self.turns_stopped_by_bound);
         let e = &self.error_types;
-        let mut error_types = fields.object("error_types", ERROR_TYPES_FIELD_INDENT);
-        error_types.field("premature_tool_call", &e.premature_tool_call);
-        error_types.field("faulty_planning", &e.faulty_planning);
-        error_types.field("incorrect_invocation", &e.incorrect_invocation);
+        fields.key_line(entry!("error_types"));
+        let mut error_types = fields.object_value(ERROR_TYPES_FIELD_INDENT);
+        for (line, value) in [
+            (error_type!("premature_tool_call"), e.premature_tool_call),
+            (error_type!("faulty_planning"), e.faulty_planning),
+            (error_type!("incorrect_invocation"), e.incorrect_invocation),
+        ] {
+            error_types.key_line(line);
+            error_types.value(&value);
+        }
         error_types.close();
-        fields.field("resumed", &self.resumed);
+        fields.key_line(entry!("resumed"));
+        fields.value(&self.resumed);
         fields.close();
         out
     }
 
-    pub fn new(identity: Identity, metrics: Metrics, turns: &[TurnOutcome], resumed: bool) -> Self {
-        let mut tools: BTreeMap<String, ToolTally> = BTreeMap::new();
+    pub fn new(
+        identity: Identity,
+        metrics: Metrics,
+        turns: &[TurnOutcome<'_>],
+        resumed: bool,
+    ) -> Self {
+        // A conversation uses a handful of tools: tallied in a short list
+        // searched by name, each name copied once into the map.
+        let mut tallies: Vec<(&str, ToolTally)> = Vec::new();
         for turn in turns {
             for g in &turn.gold {
-                let t = tools.entry(g.api_name.clone()).or_default();
+                let t = tally_for(&mut tallies, &g.api_name);
                 t.gold_calls += 1;
                 t.missed += usize::from(!g.matched);
             }
             for p in &turn.predictions {
-                let t = tools.entry(p.api_name.clone()).or_default();
+                let t = tally_for(&mut tallies, &p.api_name);
                 t.predicted += 1;
                 t.unmatched_predictions += usize::from(!p.matched);
                 t.bad_actions += usize::from(p.bad_action);
             }
         }
+        let tools: BTreeMap<String, ToolTally> = tallies
+            .into_iter()
+            .map(|(name, tally)| (name.to_string(), tally))
+            .collect();
         let error_types = if metrics.success {
             ErrorTypes::default()
         } else {
@@ -250,6 +300,21 @@ impl ConversationResult {
     }
 }
 
+/// The tally of `name` in a short list, added when missing.
+fn tally_for<'t, 'n>(
+    tallies: &'t mut Vec<(&'n str, ToolTally)>,
+    name: &'n str,
+) -> &'t mut ToolTally {
+    let i = match tallies.iter().position(|(known, _)| *known == name) {
+        Some(i) => i,
+        None => {
+            tallies.push((name, ToolTally::default()));
+            tallies.len() - 1
+        }
+    };
+    &mut tallies[i].1
+}
+
 /// Which conversation a result is about.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Identity {
@@ -263,9 +328,9 @@ pub struct Identity {
 mod tests {
     use super::*;
 
-    fn call(name: &str, matched: bool, bad_action: bool) -> CallOutcome {
+    fn call(name: &str, matched: bool, bad_action: bool) -> CallOutcome<'static> {
         CallOutcome {
-            api_name: name.to_string(),
+            api_name: name.to_string().into(),
             matched,
             bad_action,
         }
@@ -350,6 +415,51 @@ mod tests {
                 String::from_utf8(crate::json_stream::ArraySpool::render(r)).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn tools_are_tallied_by_name_in_name_order() {
+        let turns = [
+            TurnOutcome {
+                has_gold_list: true,
+                gold: vec![
+                    call("FindAlarms", true, false),
+                    call("AddAlarm", false, false),
+                ],
+                predictions: vec![
+                    call("FindAlarms", true, false),
+                    call("DeleteAlarm", false, true),
+                    call("AddAlarm", false, false),
+                ],
+                stopped_by_bound: false,
+            },
+            TurnOutcome {
+                has_gold_list: true,
+                gold: vec![call("AddAlarm", true, false)],
+                predictions: vec![call("AddAlarm", true, false), call("Nope", false, false)],
+                stopped_by_bound: true,
+            },
+        ];
+        let metrics = Metrics::from_counts(5, 3, 2, 3, 1, 1);
+        let result = ConversationResult::new(Identity::default(), metrics, &turns, false);
+        let tally = |gold_calls, missed, predicted, unmatched_predictions, bad_actions| ToolTally {
+            gold_calls,
+            missed,
+            predicted,
+            unmatched_predictions,
+            bad_actions,
+        };
+        let want: BTreeMap<String, ToolTally> = [
+            ("AddAlarm", tally(2, 1, 2, 1, 0)),
+            ("DeleteAlarm", tally(0, 0, 1, 1, 1)),
+            ("FindAlarms", tally(1, 0, 1, 0, 0)),
+            ("Nope", tally(0, 0, 1, 1, 0)),
+        ]
+        .into_iter()
+        .map(|(name, t)| (name.to_string(), t))
+        .collect();
+        assert_eq!(result.tools, want);
+        assert_eq!(result.turns_stopped_by_bound, 1);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! Reading such a file back gives the same [`TurnOutcome`]s a fresh
 //! evaluation gives, which is what makes resuming exact.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -89,11 +91,11 @@ fn same(stored: Option<&Value>, want: &Value) -> bool {
 }
 
 /// The turn outcomes of a fresh evaluation.
-pub fn turn_outcomes(
+pub fn turn_outcomes<'s>(
     conversation: &Conversation,
-    simulation: &Simulation<'_>,
+    simulation: &'s Simulation<'_>,
     scoring: &Scoring,
-) -> Vec<TurnOutcome> {
+) -> Vec<TurnOutcome<'s>> {
     let mut flags = scoring.predictions.iter();
     let mut gold = simulation.gold.iter().zip(&scoring.gold_matched).peekable();
     simulation
@@ -106,7 +108,7 @@ pub fn turn_outcomes(
                 .iter()
                 .zip(flags.by_ref())
                 .map(|(call, f)| CallOutcome {
-                    api_name: call.call.request.api_name.clone(),
+                    api_name: Cow::Borrowed(&*call.api_name),
                     matched: f.matched.is_some(),
                     bad_action: f.bad_action,
                 })
@@ -114,7 +116,7 @@ pub fn turn_outcomes(
             let mut golds = Vec::new();
             while let Some((g, &matched)) = gold.next_if(|(g, _)| g.turn == run.turn) {
                 golds.push(CallOutcome {
-                    api_name: g.gold.request.api_name.clone(),
+                    api_name: Cow::Borrowed(g.gold.request.api_name.as_str()),
                     matched,
                     bad_action: false,
                 });
@@ -185,19 +187,20 @@ pub fn annotate(
     }
 }
 
-fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Value {
+fn prediction_json(call: &PredictedCall<'_>, matched: bool, bad_action: bool) -> Value {
+    // The arguments in the order they were executed in.
     let parameters = if call.parsed {
-        Value::Object(call.call.request.parameters.clone())
+        Value::Object(call.arguments.as_ref().to_map())
     } else {
         Value::Null
     };
     let mut entry = Map::new();
     entry.insert(
         "request".into(),
-        json!({"api_name": call.call.request.api_name, "parameters": parameters}),
+        json!({"api_name": call.api_name, "parameters": parameters}),
     );
-    entry.insert("response".into(), call.call.response.clone());
-    entry.insert("exception".into(), json!(call.call.exception));
+    entry.insert("response".into(), call.response.clone());
+    entry.insert("exception".into(), json!(call.exception));
     entry.insert(
         "metadata".into(),
         call.metadata.clone().unwrap_or(Value::Null),
@@ -217,7 +220,7 @@ pub struct Stored {
     pub name: String,
     pub conversation_id: String,
     pub metrics: Metrics,
-    pub turns: Vec<TurnOutcome>,
+    pub turns: Vec<TurnOutcome<'static>>,
 }
 
 /// Read back an output file; `Err` says what is missing or malformed.
@@ -285,14 +288,14 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
     })
 }
 
-fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome, String> {
+fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome<'static>, String> {
     let api_name = call
         .pointer("/request/api_name")
         .and_then(Value::as_str)
         .ok_or_else(|| format!("turn {turn}: a call without request.api_name"))?;
     let flag = |key: &str| call.get(key).and_then(Value::as_bool);
     Ok(CallOutcome {
-        api_name: api_name.to_string(),
+        api_name: Cow::Owned(api_name.to_string()),
         matched: flag("match").ok_or_else(|| format!("turn {turn}: a call without \"match\""))?,
         bad_action: flag("bad_action").unwrap_or(false),
     })

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::endpoint::sha256_hex;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::predict::Predictor;
+use super::predict::{PredictedCall, Predictor};
 use super::score::score;
 use super::simulate::{simulate, SimulateError};
 use super::summary::{Summary, Tally};
@@ -266,7 +266,7 @@ fn evaluate_one(
     let predictions = simulation
         .turns
         .iter()
-        .flat_map(|t| t.calls.iter().map(|c| &c.call));
+        .flat_map(|t| t.calls.iter().map(PredictedCall::as_call));
     let scoring = score(predictions, &gold, similarity);
     if let Some(failure) = similarity.failure() {
         return Err(Error::Other(format!(
@@ -284,8 +284,24 @@ fn evaluate_one(
         }
         atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
     }
-    let id = identity(path, conversation.name, conversation.conversation_id);
-    Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
+    // The outcomes borrow the conversation's names; its strings are
+    // moved into the result once they are done with.
+    let mut result = ConversationResult::new(Identity::default(), scoring.metrics, &turns, false);
+    drop(turns);
+    drop(simulation);
+    let Identity {
+        file,
+        subset,
+        name,
+        conversation_id,
+    } = identity(path, conversation.name, conversation.conversation_id);
+    (
+        result.file,
+        result.subset,
+        result.name,
+        result.conversation_id,
+    ) = (file, subset, name, conversation_id);
+    Ok(result)
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::{catalog, tool, TextSimilarity};
 
 /// One conversation's metrics, with the reference's names.
@@ -97,7 +98,7 @@ pub struct Scoring {
 
 /// Match `predictions` (in order) against `gold` (in order).
 pub fn score<'a>(
-    predictions: impl IntoIterator<Item = &'a GoldCall>,
+    predictions: impl IntoIterator<Item = CallRef<'a>>,
     gold: &[&GoldCall],
     text: &dyn TextSimilarity,
 ) -> Scoring {
@@ -108,11 +109,11 @@ pub fn score<'a>(
         // A prediction satisfies a gold call of the same tool that the
         // tool's comparator accepts (the default one for a tool outside
         // the catalog); one catalog lookup serves that and `is_action`.
-        let spec = tool(&prediction.request.api_name);
+        let spec = tool(prediction.api_name);
         let comparator = spec.map_or(catalog::default_matches as catalog::MatchFn, |t| t.matches);
         let matched = (0..gold.len()).find(|&g| {
             !gold_matched[g]
-                && gold[g].request.api_name == prediction.request.api_name
+                && gold[g].request.api_name == prediction.api_name
                 && comparator(prediction, gold[g], text)
         });
         if let Some(g) = matched {

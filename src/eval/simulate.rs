@@ -32,8 +32,12 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::predict::{PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
+use super::predict::{
+    Arguments, BorrowedCall, PredictError, PredictedCall, Prediction, Predictor, Proposal,
+    ProposedCall, TurnInput,
+};
 use crate::model::{Conversation, GoldCall, Request, Role};
+use crate::sim::pyargs::lookup;
 use crate::sim::{Databases, World};
 
 /// The exception the reference records for a call whose arguments could
@@ -45,19 +49,21 @@ pub const DEFAULT_MAX_CALLS_PER_TURN: usize = 10;
 
 /// The turn's closing answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub text: String,
+pub struct Answer<'c> {
+    /// Borrowed from the conversation when the predictor answered with a
+    /// text it was given.
+    pub text: Cow<'c, str>,
     pub metadata: Option<Value>,
 }
 
 /// What the predictor did in one assistant turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TurnRun {
+pub struct TurnRun<'c> {
     /// Position in the `conversation` array.
     pub turn: usize,
-    pub calls: Vec<PredictedCall>,
+    pub calls: Vec<PredictedCall<'c>>,
     /// `None` when the call bound stopped the turn.
-    pub answer: Option<Answer>,
+    pub answer: Option<Answer<'c>>,
     /// The predictor asked for more calls than the bound allows.
     pub stopped_by_bound: bool,
 }
@@ -74,7 +80,7 @@ pub struct GoldRef<'c> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Simulation<'c> {
     /// One entry per assistant turn, in order.
-    pub turns: Vec<TurnRun>,
+    pub turns: Vec<TurnRun<'c>>,
     /// Every gold call in order, as replayed.
     pub gold: Vec<GoldRef<'c>>,
 }
@@ -193,7 +199,7 @@ enum Injected<'a> {
 /// executed ones, made without building the former.
 fn replayed_injections<'p>(
     gold: &[GoldCall],
-    predicted: &'p [PredictedCall],
+    predicted: &'p [PredictedCall<'_>],
 ) -> Option<Vec<Injected<'p>>> {
     if gold.len() != predicted.len() {
         return None;
@@ -201,24 +207,35 @@ fn replayed_injections<'p>(
     gold.iter()
         .zip(predicted)
         .map(|(gold, predicted)| {
-            let executed = &predicted.call.request;
-            if !predicted.parsed || executed.api_name != gold.request.api_name {
+            if !predicted.parsed || predicted.api_name != gold.request.api_name {
                 return None;
             }
+            // Compared by key (`Map`'s equality ignores order).
+            let executed = predicted.arguments.as_ref().by_key();
             let gold = &gold.request.parameters;
-            let auth = crate::sim::tool(&executed.api_name).is_some_and(|t| t.requires_auth);
+            let auth = crate::sim::tool(&predicted.api_name).is_some_and(|t| t.requires_auth);
+            if std::ptr::eq(executed, gold) {
+                // The gold arguments themselves ran (a borrowed call):
+                // for a tool that needs a session, with the world's token,
+                // which they hold.
+                return Some(if auth {
+                    Injected::SessionToken(lookup(executed, SESSION_TOKEN)?)
+                } else {
+                    Injected::Nothing
+                });
+            }
             if !auth {
-                return (*gold == executed.parameters).then_some(Injected::Nothing);
+                return (gold == executed).then_some(Injected::Nothing);
             }
             // What the replay injects: the token the world held then, the
             // same one the prediction was given.
-            let token = executed.parameters.get(SESSION_TOKEN)?;
-            let injected_len = gold.len() + usize::from(!gold.contains_key(SESSION_TOKEN));
-            let same = injected_len == executed.parameters.len()
+            let token = lookup(executed, SESSION_TOKEN)?;
+            let injected_len = gold.len() + usize::from(lookup(gold, SESSION_TOKEN).is_none());
+            let same = injected_len == executed.len()
                 && gold
                     .iter()
                     .filter(|(key, _)| key.as_str() != SESSION_TOKEN)
-                    .all(|(key, value)| executed.parameters.get(key) == Some(value));
+                    .all(|(key, value)| lookup(executed, key) == Some(value));
             same.then_some(Injected::SessionToken(token))
         })
         .collect()
@@ -230,7 +247,7 @@ const SESSION_TOKEN: &str = "session_token";
 fn as_replayed<'c>(call: &'c GoldCall, injected: Injected<'_>) -> Cow<'c, GoldCall> {
     match injected {
         Injected::SessionToken(token)
-            if call.request.parameters.get(SESSION_TOKEN) != Some(token) =>
+            if lookup(&call.request.parameters, SESSION_TOKEN) != Some(token) =>
         {
             let mut request = call.request.clone();
             request
@@ -259,59 +276,124 @@ fn as_executed(call: &GoldCall, executed: Request) -> Cow<'_, GoldCall> {
     }
 }
 
-fn run_turn(
+fn run_turn<'c>(
     world: &mut World,
-    conversation: &Conversation,
+    conversation: &'c Conversation,
     turn: usize,
     predictor: &dyn Predictor,
     max_calls: usize,
-) -> Result<TurnRun, SimulateError> {
-    let mut calls: Vec<PredictedCall> = Vec::new();
+) -> Result<TurnRun<'c>, SimulateError> {
+    let mut calls: Vec<PredictedCall<'c>> = Vec::new();
     loop {
         let input = TurnInput {
             conversation,
             turn,
             predicted: &calls,
         };
-        let proposed = match predictor.predict(&input).map_err(SimulateError::Predict)? {
-            Prediction::Text { text, metadata } => {
-                return Ok(TurnRun {
-                    turn,
-                    calls,
-                    answer: Some(Answer { text, metadata }),
-                    stopped_by_bound: false,
-                })
+        let proposal = predictor
+            .propose(conversation, &input)
+            .map_err(SimulateError::Predict)?;
+        let proposed = match proposal {
+            Proposal::Borrowed(borrowed) if !borrowed.is_empty() => {
+                for call in borrowed {
+                    if calls.len() >= max_calls {
+                        return Ok(TurnRun {
+                            turn,
+                            calls,
+                            answer: None,
+                            stopped_by_bound: true,
+                        });
+                    }
+                    calls.push(execute_borrowed(world, call));
+                }
+                continue;
             }
-            // Neither a call nor text: an empty answer ends the turn.
-            Prediction::Calls(proposed) if proposed.is_empty() => {
+            Proposal::Borrowed(_) => Vec::new(),
+            Proposal::Text(text) => {
                 return Ok(TurnRun {
                     turn,
                     calls,
                     answer: Some(Answer {
-                        text: String::new(),
+                        text: Cow::Borrowed(text),
                         metadata: None,
                     }),
                     stopped_by_bound: false,
                 })
             }
-            Prediction::Calls(proposed) => proposed,
+            Proposal::Predicted(prediction) => match prediction {
+                Prediction::Text { text, metadata } => {
+                    return Ok(TurnRun {
+                        turn,
+                        calls,
+                        answer: Some(Answer {
+                            text: Cow::Owned(text),
+                            metadata,
+                        }),
+                        stopped_by_bound: false,
+                    })
+                }
+                Prediction::Calls(proposed) => proposed,
+            },
         };
-        for call in proposed {
-            if calls.len() >= max_calls {
+        match proposed {
+            // Neither a call nor text: an empty answer ends the turn.
+            proposed if proposed.is_empty() => {
                 return Ok(TurnRun {
                     turn,
                     calls,
-                    answer: None,
-                    stopped_by_bound: true,
-                });
+                    answer: Some(Answer {
+                        text: Cow::Borrowed(""),
+                        metadata: None,
+                    }),
+                    stopped_by_bound: false,
+                })
             }
-            calls.push(execute(world, call));
+            proposed => {
+                for call in proposed {
+                    if calls.len() >= max_calls {
+                        return Ok(TurnRun {
+                            turn,
+                            calls,
+                            answer: None,
+                            stopped_by_bound: true,
+                        });
+                    }
+                    calls.push(execute(world, call));
+                }
+            }
+        }
+    }
+}
+
+/// Run one borrowed call: without copying its arguments where the world
+/// can run them as they are, else as the [`ProposedCall`] it stands for.
+pub fn execute_borrowed<'c>(world: &mut World, call: BorrowedCall<'c>) -> PredictedCall<'c> {
+    match world.execute_tokenless(call.api_name, call.parameters) {
+        Some((response, exception)) => PredictedCall {
+            api_name: Cow::Borrowed(call.api_name),
+            arguments: Arguments::TokenLast(call.parameters),
+            response,
+            exception,
+            parsed: true,
+            metadata: None,
+        },
+        None => {
+            let mut parameters = call.parameters.clone();
+            parameters.remove(SESSION_TOKEN);
+            execute(
+                world,
+                ProposedCall {
+                    api_name: call.api_name.to_string(),
+                    parameters: Some(parameters),
+                    metadata: None,
+                },
+            )
         }
     }
 }
 
 /// Run one proposed call; unreadable arguments fail without touching the world.
-pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall {
+pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall<'static> {
     let ProposedCall {
         api_name,
         parameters,
@@ -321,24 +403,19 @@ pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall {
         Some(parameters) => {
             let executed = world.execute_owned(api_name, parameters);
             PredictedCall {
-                call: GoldCall {
-                    request: executed.request,
-                    response: executed.response,
-                    exception: executed.exception,
-                },
+                api_name: Cow::Owned(executed.request.api_name),
+                arguments: Arguments::Owned(executed.request.parameters),
+                response: executed.response,
+                exception: executed.exception,
                 parsed: true,
                 metadata,
             }
         }
         None => PredictedCall {
-            call: GoldCall {
-                request: Request {
-                    api_name,
-                    parameters: Map::new(),
-                },
-                response: Value::Null,
-                exception: Some(PARSE_FAILURE.to_string()),
-            },
+            api_name: Cow::Owned(api_name),
+            arguments: Arguments::Owned(Map::new()),
+            response: Value::Null,
+            exception: Some(PARSE_FAILURE.to_string()),
             parsed: false,
             metadata,
         },

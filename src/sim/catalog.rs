@@ -168,9 +168,32 @@ impl FieldSpec {
 /// injected for auth tools), the result or the exception text.
 pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Value, String>;
 
+/// A predicted call as a comparator sees it: the tool, the arguments it
+/// ran with, its result. Comparators read arguments by key: `parameters`
+/// holds the executed arguments, though not always in the order they were
+/// executed in (see `eval::Arguments`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallRef<'a> {
+    pub api_name: &'a str,
+    pub parameters: &'a Map<String, Value>,
+    pub response: &'a Value,
+    pub exception: Option<&'a str>,
+}
+
+impl<'a> From<&'a GoldCall> for CallRef<'a> {
+    fn from(call: &'a GoldCall) -> Self {
+        CallRef {
+            api_name: &call.request.api_name,
+            parameters: &call.request.parameters,
+            response: &call.response,
+            exception: call.exception.as_deref(),
+        }
+    }
+}
+
 /// Algorithm 2's comparator: does `prediction` (executed, with its result)
 /// satisfy `gold`?
-pub type MatchFn = fn(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool;
+pub type MatchFn = fn(prediction: CallRef<'_>, gold: &GoldCall, text: &dyn TextSimilarity) -> bool;
 
 /// Everything about one tool.
 #[derive(Debug, Clone, Copy)]
@@ -209,24 +232,29 @@ pub fn tool(name: &str) -> Option<&'static ToolSpec> {
 
 /// The reference's default comparator: same result, same exception, and
 /// every argument the gold call gives has the same value in the prediction.
-pub fn default_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
-    py_eq(&prediction.response, &gold.response)
-        && prediction.exception == gold.exception
+pub fn default_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    _text: &dyn TextSimilarity,
+) -> bool {
+    py_eq(prediction.response, &gold.response)
+        && prediction.exception == gold.exception.as_deref()
         && gold_arguments_equal(prediction, gold)
 }
 
 /// Every argument of the gold call is present in the prediction with an equal value.
-pub fn gold_arguments_equal(prediction: &GoldCall, gold: &GoldCall) -> bool {
-    gold.request.parameters.iter().all(|(key, value)| {
-        lookup(&prediction.request.parameters, key).is_some_and(|p| py_eq(p, value))
-    })
+pub fn gold_arguments_equal(prediction: CallRef<'_>, gold: &GoldCall) -> bool {
+    gold.request
+        .parameters
+        .iter()
+        .all(|(key, value)| lookup(prediction.parameters, key).is_some_and(|p| py_eq(p, value)))
 }
 
 /// Whether `prediction` lists at least the records `gold` lists: every id
 /// under `list_key`/`id_key` in the gold result appears in the prediction's
 /// (Python's `in`). The listing queries' comparators share this.
 pub fn lists_at_least(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     list_key: &str,
     id_key: &str,
@@ -234,25 +262,25 @@ pub fn lists_at_least(
     // The ids are borrowed where they lie and fields found by name (a
     // result's object has a handful of keys): nothing is copied or hashed.
     fn ids<'a>(
-        call: &'a GoldCall,
+        response: &'a Value,
         list_key: &'a str,
         id_key: &'a str,
     ) -> impl Iterator<Item = &'a Value> + Clone {
-        let records = field(&call.response, list_key).and_then(Value::as_array);
+        let records = field(response, list_key).and_then(Value::as_array);
         records
             .into_iter()
             .flatten()
             .filter_map(move |record| field(record, id_key))
     }
-    let found = ids(prediction, list_key, id_key);
-    ids(gold, list_key, id_key).all(|id| found.clone().any(|f| py_eq(f, id)))
+    let found = ids(prediction.response, list_key, id_key);
+    ids(&gold.response, list_key, id_key).all(|id| found.clone().any(|f| py_eq(f, id)))
 }
 
 /// Whether both calls raised the same exception (or none) as the same user
 /// (the injected session token).
-pub fn same_outcome_and_user(prediction: &GoldCall, gold: &GoldCall) -> bool {
-    prediction.exception == gold.exception
-        && lookup(&prediction.request.parameters, "session_token")
+pub fn same_outcome_and_user(prediction: CallRef<'_>, gold: &GoldCall) -> bool {
+    prediction.exception == gold.exception.as_deref()
+        && lookup(prediction.parameters, "session_token")
             == lookup(&gold.request.parameters, "session_token")
 }
 
@@ -282,11 +310,11 @@ mod tests {
             json!({"n": 1.0, "s": "a", "extra": 0}),
             json!({"y": 2, "x": true}),
         );
-        assert!(default_matches(&same, &gold, &ExactText));
+        assert!(default_matches(CallRef::from(&same), &gold, &ExactText));
         let other = call(json!({"n": "1", "s": "a"}), json!({"x": 1, "y": 2}));
-        assert!(!default_matches(&other, &gold, &ExactText));
+        assert!(!default_matches(CallRef::from(&other), &gold, &ExactText));
         let missing = call(json!({"s": "a"}), json!({"x": 1, "y": 2}));
-        assert!(!default_matches(&missing, &gold, &ExactText));
+        assert!(!default_matches(CallRef::from(&missing), &gold, &ExactText));
     }
 
     #[test]
@@ -297,25 +325,25 @@ mod tests {
         };
         let gold = listing(&["a", "b"]);
         assert!(lists_at_least(
-            &listing(&["b", "c", "a"]),
+            CallRef::from(&listing(&["b", "c", "a"])),
             &gold,
             "alarms",
             "alarm_id"
         ));
         assert!(!lists_at_least(
-            &listing(&["a"]),
+            CallRef::from(&listing(&["a"])),
             &gold,
             "alarms",
             "alarm_id"
         ));
         assert!(lists_at_least(
-            &listing(&[]),
+            CallRef::from(&listing(&[])),
             &listing(&[]),
             "alarms",
             "alarm_id"
         ));
-        assert!(same_outcome_and_user(&listing(&[]), &gold));
+        assert!(same_outcome_and_user(CallRef::from(&listing(&[])), &gold));
         let other_user = call(json!({"session_token": "u"}), json!({"alarms": []}));
-        assert!(!same_outcome_and_user(&other_user, &gold));
+        assert!(!same_outcome_and_user(CallRef::from(&other_user), &gold));
     }
 }

@@ -232,18 +232,7 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
-            // Objects made alike list their keys in the same order; then
-            // (keys being unique) each value is compared with the one at
-            // its place, and nothing is looked up.
-            x.len() == y.len()
-                && if x.keys().zip(y.keys()).all(|(k, l)| k == l) {
-                    x.values().zip(y.values()).all(|(v, w)| py_eq(v, w))
-                } else {
-                    x.iter()
-                        .all(|(k, v)| lookup(y, k).is_some_and(|w| py_eq(v, w)))
-                }
-        }
+        (Value::Object(x), Value::Object(y)) => py_eq_objects(x, y),
         (Value::Null, Value::Null) => true,
         (Value::String(x), Value::String(y)) => x == y,
         _ => match (number(a), number(b)) {
@@ -251,6 +240,21 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
             _ => false,
         },
     }
+}
+
+/// [`py_eq`] of two objects (Python's `==` on dicts), without wrapping
+/// them in values.
+pub fn py_eq_objects(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
+    // Objects made alike list their keys in the same order; then (keys
+    // being unique) each value is compared with the one at its place, and
+    // nothing is looked up.
+    x.len() == y.len()
+        && if x.keys().zip(y.keys()).all(|(k, l)| k == l) {
+            x.values().zip(y.values()).all(|(v, w)| py_eq(v, w))
+        } else {
+            x.iter()
+                .all(|(k, v)| lookup(y, k).is_some_and(|w| py_eq(v, w)))
+        }
 }
 
 /// Python's truth value of a JSON value (`bool(value)`).

@@ -352,6 +352,49 @@ impl World {
         split(self.run(spec, &parameters))
     }
 
+    /// [`World::execute`] of `parameters` less their session token (taken
+    /// out as `Map::remove` takes it: the last argument fills its place),
+    /// run without a copy when that executes the same arguments as
+    /// `parameters` themselves with the token moved to the end: the tool
+    /// needs a session and they hold the world's token, or it needs none
+    /// and they hold no token. The outcome (response, exception) then;
+    /// `None` when the call has to be made with the arguments copied (it
+    /// has not run).
+    ///
+    /// The tool runs on `parameters` in their own order, and a tool reads
+    /// its arguments by name; the order shows only in which of several
+    /// arguments the tool does not take an error names first, so a
+    /// reordered call with more than one such argument is not run here.
+    pub fn execute_tokenless(
+        &mut self,
+        api_name: &str,
+        parameters: &Map<String, Value>,
+    ) -> Option<(Value, Option<String>)> {
+        let token = lookup(parameters, "session_token");
+        let (spec, inject) = match self.admit(api_name) {
+            // Nothing is injected: the token, if any, stays out.
+            Err(exception) => return token.is_none().then_some((Value::Null, Some(exception))),
+            Ok(admitted) => admitted,
+        };
+        if inject {
+            let token = token?;
+            if token.as_str() != self.session_token.as_deref() {
+                return None;
+            }
+            let last = parameters.keys().next_back().map(String::as_str);
+            let unknown = parameters
+                .keys()
+                .filter(|k| k.as_str() != "session_token" && spec.parameter(k).is_none())
+                .count();
+            if last != Some("session_token") && unknown > 1 {
+                return None;
+            }
+        } else if token.is_some() {
+            return None;
+        }
+        Some(split(self.run(spec, parameters)))
+    }
+
     fn token_value(&self) -> Value {
         Value::String(self.session_token.clone().unwrap_or_default())
     }
@@ -548,5 +591,159 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["username", "session_token", "password"]
         );
+    }
+
+    fn logged_in_world() -> World {
+        let databases = Databases::from_tables(
+            [
+                (
+                    "Account",
+                    json!({"ann": {"username": "ann", "session_token": null, "password": "pw",
+                                   "email": "ann@x.com", "phone": "123-456-7890", "name": "Ann"}}),
+                ),
+                ("Alarm", json!({})),
+            ]
+            .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
+        );
+        let metadata = Metadata {
+            timestamp: "2023-09-10 12:00:00".into(),
+            ..Metadata::default()
+        };
+        let ann = User {
+            username: Some("ann".into()),
+            session_token: Some("tok".into()),
+            ..User::default()
+        };
+        World::for_user(&databases, &metadata, &ann).unwrap()
+    }
+
+    /// `execute_tokenless` runs a borrowed call exactly as `execute_owned`
+    /// runs its arguments copied without the token, or declines (`None`)
+    /// and leaves the world as it was.
+    #[test]
+    fn a_tokenless_call_runs_as_its_copy_would_or_not_at_all() {
+        let cases = [
+            // A tool that needs a session, with the world's token: runs.
+            (
+                "AddAlarm",
+                json!({"session_token": "tok", "time": "07:00:00"}),
+                true,
+            ),
+            (
+                "AddAlarm",
+                json!({"time": "07:00:00", "session_token": "tok"}),
+                true,
+            ),
+            ("FindAlarms", json!({"session_token": "tok"}), true),
+            // One argument the tool does not take, anywhere: runs.
+            (
+                "AddAlarm",
+                json!({"session_token": "tok", "time": "07:00:00", "x": 1}),
+                true,
+            ),
+            // Two, reordered by moving the token: the error could name
+            // another one, so it is left to the copy.
+            (
+                "AddAlarm",
+                json!({"session_token": "tok", "x": 1, "y": 2}),
+                false,
+            ),
+            // Two, with nothing reordered (the token already last): runs.
+            (
+                "AddAlarm",
+                json!({"x": 1, "y": 2, "session_token": "tok"}),
+                true,
+            ),
+            // Another token, or none, where one is needed: the copy.
+            (
+                "AddAlarm",
+                json!({"session_token": "old", "time": "07:00:00"}),
+                false,
+            ),
+            (
+                "AddAlarm",
+                json!({"session_token": 1, "time": "07:00:00"}),
+                false,
+            ),
+            ("AddAlarm", json!({"time": "07:00:00"}), false),
+            // A tool without a session: runs without a token, not with one.
+            ("CurrentWeather", json!({"location": "London"}), true),
+            (
+                "CurrentWeather",
+                json!({"session_token": "tok", "location": "London"}),
+                false,
+            ),
+            // Refused before running: no token to leave out, or one.
+            ("NoSuchTool", json!({"a": 1}), true),
+            ("NoSuchTool", json!({"session_token": "tok"}), false),
+            (
+                "UserLogin",
+                json!({"username": "ann", "password": "pw"}),
+                true,
+            ),
+        ];
+        for (api_name, parameters, runs) in cases {
+            let parameters = parameters.as_object().unwrap();
+            let mut copied = parameters.clone();
+            copied.remove("session_token");
+            let mut owned_world = logged_in_world();
+            let owned = owned_world.execute_owned(api_name.to_string(), copied);
+            let mut world = logged_in_world();
+            let outcome = world.execute_tokenless(api_name, parameters);
+            assert_eq!(outcome.is_some(), runs, "{api_name} {parameters:?}");
+            match outcome {
+                Some((response, exception)) => {
+                    assert_eq!(
+                        (response, exception),
+                        (owned.response, owned.exception),
+                        "{api_name} {parameters:?}"
+                    );
+                    // By key, the executed arguments are the borrowed ones.
+                    assert_eq!(&owned.request.parameters, parameters);
+                    for name in ["Account", "Alarm"] {
+                        assert_eq!(
+                            world.table(name).unwrap().to_map(),
+                            owned_world.table(name).unwrap().to_map()
+                        );
+                    }
+                    assert_eq!(world.session_token(), owned_world.session_token());
+                }
+                None => {
+                    let untouched = logged_in_world();
+                    assert_eq!(
+                        world.table("Alarm").unwrap().to_map(),
+                        untouched.table("Alarm").unwrap().to_map()
+                    );
+                }
+            }
+        }
+    }
+
+    /// `execute_tokenless` counts as unknown the arguments a tool's spec
+    /// does not list: every listed one (and the session token, for a tool
+    /// that needs a session) must bind.
+    #[test]
+    fn every_listed_parameter_binds() {
+        for spec in super::super::catalog::catalog() {
+            let mut parameters: Map<String, Value> = spec
+                .parameters
+                .iter()
+                .map(|p| (p.name.to_string(), Value::Null))
+                .collect();
+            if spec.requires_auth {
+                parameters.insert("session_token".into(), json!("tok"));
+            }
+            let mut world = logged_in_world();
+            if matches!(spec.name, "UserLogin" | "RegisterUser") {
+                world.session_token = None;
+            }
+            let (_, exception) = world.outcome(spec.name, &parameters);
+            let exception = exception.unwrap_or_default();
+            assert!(
+                !exception.contains("unexpected keyword"),
+                "{}: {exception}",
+                spec.name
+            );
+        }
     }
 }

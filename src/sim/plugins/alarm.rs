@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
@@ -64,11 +65,11 @@ fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value
 /// Actions are judged by what was asked, not by the id the world made up:
 /// same exception, and every gold argument given with the same value.
 fn arguments_and_exception_match(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    prediction.exception == gold.exception
+    prediction.exception == gold.exception.as_deref()
         && crate::sim::catalog::gold_arguments_equal(prediction, gold)
 }
 
@@ -185,7 +186,11 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
 }
 
 /// A query is right when it found at least the alarms the gold call found.
-fn find_alarms_matches(prediction: &GoldCall, gold: &GoldCall, _text: &dyn TextSimilarity) -> bool {
+fn find_alarms_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    _text: &dyn TextSimilarity,
+) -> bool {
     same_outcome_and_user(prediction, gold)
         && lists_at_least(prediction, gold, "alarms", "alarm_id")
 }

@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
@@ -203,12 +204,12 @@ fn has_key(items: &Items, key: &Value) -> Result<bool, String> {
 /// `texts`) must say much the same thing, the rest must be equal (lists in
 /// the same order); a missing or null argument never matches.
 fn arguments_match(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     texts: &[&str],
     text: &dyn TextSimilarity,
 ) -> bool {
-    let predicted = &prediction.request.parameters;
+    let predicted = prediction.parameters;
     gold.request.parameters.iter().all(|(key, want)| {
         let Some(got) = lookup(predicted, key).filter(|v| !v.is_null()) else {
             return false;
@@ -229,8 +230,12 @@ fn arguments_match(
 /// A new event is judged by what was asked, not by the id it got: same
 /// exception, every gold argument given, with the name, description and
 /// location allowed to be paraphrased and everything else equal.
-fn create_event_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    prediction.exception == gold.exception
+fn create_event_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    text: &dyn TextSimilarity,
+) -> bool {
+    prediction.exception == gold.exception.as_deref()
         && arguments_match(prediction, gold, &["name", "description", "location"], text)
 }
 
@@ -400,9 +405,13 @@ fn modify_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 /// A change is right when it had the same outcome (status and exception)
 /// and gave every gold argument: the new name, description and location
 /// may be paraphrased, everything else must be equal.
-fn modify_event_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    py_eq(&prediction.response, &gold.response)
-        && prediction.exception == gold.exception
+fn modify_event_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    text: &dyn TextSimilarity,
+) -> bool {
+    py_eq(prediction.response, &gold.response)
+        && prediction.exception == gold.exception.as_deref()
         && arguments_match(
             prediction,
             gold,
@@ -491,7 +500,7 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
 /// A query is right when it raised what the gold call raised, ran as the
 /// same user, and found at least the events the gold call found.
 fn query_calendar_matches(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
@@ -905,30 +914,30 @@ mod tests {
             edit(&mut v);
             gold("CreateEvent", v, json!({"event_id": "other"}), None)
         };
-        assert!(create_event_matches(&p(&|_| {}), &g, t));
+        assert!(create_event_matches(CallRef::from(&p(&|_| {})), &g, t));
         assert!(create_event_matches(
-            &p(&|v| v["location"] = json!("extra")),
+            CallRef::from(&p(&|v| v["location"] = json!("extra"))),
             &g,
             t
         ));
         assert!(!create_event_matches(
-            &p(&|v| v["name"] = json!("Other")),
+            CallRef::from(&p(&|v| v["name"] = json!("Other"))),
             &g,
             t
         ));
         assert!(!create_event_matches(
-            &p(&|v| v["attendees"] = json!(["ann", "bob"])),
+            CallRef::from(&p(&|v| v["attendees"] = json!(["ann", "bob"]))),
             &g,
             t
         ));
         assert!(!create_event_matches(
-            &p(&|v| v["name"] = json!(null)),
+            CallRef::from(&p(&|v| v["name"] = json!(null))),
             &g,
             t
         ));
         let mut failed = p(&|_| {});
         failed.exception = Some("boom".into());
-        assert!(!create_event_matches(&failed, &g, t));
+        assert!(!create_event_matches(CallRef::from(&failed), &g, t));
 
         let mg = gold(
             "ModifyEvent",
@@ -942,10 +951,10 @@ mod tests {
             json!({"status": "success"}),
             None,
         );
-        assert!(modify_event_matches(&mp, &mg, t));
+        assert!(modify_event_matches(CallRef::from(&mp), &mg, t));
         let mut wrong = mp.clone();
         wrong.request.parameters["event_id"] = json!("e2");
-        assert!(!modify_event_matches(&wrong, &mg, t));
+        assert!(!modify_event_matches(CallRef::from(&wrong), &mg, t));
 
         let ev = |id: &str| json!({"event_id": id});
         let qg = gold(
@@ -960,9 +969,9 @@ mod tests {
             json!({"events": [ev("0"), ev("1")]}),
             None,
         );
-        assert!(query_calendar_matches(&qp, &qg, t));
+        assert!(query_calendar_matches(CallRef::from(&qp), &qg, t));
         assert!(!query_calendar_matches(
-            &qg,
+            CallRef::from(&qg),
             &gold(
                 "QueryCalendar",
                 json!({"session_token": "s"}),
@@ -973,7 +982,7 @@ mod tests {
         ));
         let mut other_user = qp.clone();
         other_user.request.parameters["session_token"] = json!("t");
-        assert!(!query_calendar_matches(&other_user, &qg, t));
+        assert!(!query_calendar_matches(CallRef::from(&other_user), &qg, t));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
@@ -120,9 +121,9 @@ fn is_email_address(text: &str) -> bool {
 /// Sending is judged by what was sent, not by the id: same exception, same
 /// user, the same set of recipients in any order, and a subject and body
 /// that say much the same as the gold ones.
-fn send_email_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    let (predicted, wanted) = (&prediction.request.parameters, &gold.request.parameters);
-    if prediction.exception != gold.exception
+fn send_email_matches(prediction: CallRef<'_>, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
+    let (predicted, wanted) = (prediction.parameters, &gold.request.parameters);
+    if prediction.exception != gold.exception.as_deref()
         || lookup(predicted, "session_token") != lookup(wanted, "session_token")
     {
         return false;
@@ -327,7 +328,7 @@ fn keywords_match(email: &Value, keywords: &[&str], match_all: bool) -> Result<b
 /// A search is right when it raised what the gold call raised, ran as the
 /// same user, and found at least the emails the gold call found.
 fn search_inbox_matches(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
@@ -636,22 +637,26 @@ mod tests {
         };
         let g = sent(json!(["a@x.com", "b@x.com"]), "Hi");
         assert!(send_email_matches(
-            &sent(json!(["b@x.com", "a@x.com", "a@x.com"]), "Hi"),
+            CallRef::from(&sent(json!(["b@x.com", "a@x.com", "a@x.com"]), "Hi")),
             &g,
             t
         ));
-        assert!(!send_email_matches(&sent(json!(["a@x.com"]), "Hi"), &g, t));
         assert!(!send_email_matches(
-            &sent(json!(["a@x.com", "b@x.com"]), "Hello"),
+            CallRef::from(&sent(json!(["a@x.com"]), "Hi")),
+            &g,
+            t
+        ));
+        assert!(!send_email_matches(
+            CallRef::from(&sent(json!(["a@x.com", "b@x.com"]), "Hello")),
             &g,
             t
         ));
         let mut other_user = sent(json!(["a@x.com", "b@x.com"]), "Hi");
         other_user.request.parameters["session_token"] = json!("t");
-        assert!(!send_email_matches(&other_user, &g, t));
+        assert!(!send_email_matches(CallRef::from(&other_user), &g, t));
         let mut no_body = sent(json!(["a@x.com", "b@x.com"]), "Hi");
         no_body.request.parameters.remove("body");
-        assert!(!send_email_matches(&no_body, &g, t));
+        assert!(!send_email_matches(CallRef::from(&no_body), &g, t));
 
         let found = |ids: &[&str]| {
             let emails: Vec<Value> = ids.iter().map(|i| json!({"email_id": i})).collect();
@@ -661,11 +666,23 @@ mod tests {
                 json!({"emails": emails}),
             )
         };
-        assert!(search_inbox_matches(&found(&["1", "2"]), &found(&["2"]), t));
-        assert!(!search_inbox_matches(&found(&["1"]), &found(&["2"]), t));
+        assert!(search_inbox_matches(
+            CallRef::from(&found(&["1", "2"])),
+            &found(&["2"]),
+            t
+        ));
+        assert!(!search_inbox_matches(
+            CallRef::from(&found(&["1"])),
+            &found(&["2"]),
+            t
+        ));
         let mut failed = found(&[]);
         failed.exception = Some("boom".into());
-        assert!(!search_inbox_matches(&failed, &found(&[]), t));
+        assert!(!search_inbox_matches(
+            CallRef::from(&failed),
+            &found(&[]),
+            t
+        ));
     }
 
     #[test]

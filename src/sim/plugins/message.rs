@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::account::{item_field, session_username};
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::catalog::{
     lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
     ValueFormat,
@@ -91,9 +92,13 @@ fn send_message(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 /// the same sender (session), and a text that says much the same as the
 /// gold one. The receiver is not compared: the reference's check compares
 /// the prediction's receiver with itself, so any receiver passes.
-fn send_message_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    let (predicted, wanted) = (&prediction.request.parameters, &gold.request.parameters);
-    if prediction.exception != gold.exception
+fn send_message_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    text: &dyn TextSimilarity,
+) -> bool {
+    let (predicted, wanted) = (prediction.parameters, &gold.request.parameters);
+    if prediction.exception != gold.exception.as_deref()
         || lookup(predicted, "session_token") != lookup(wanted, "session_token")
     {
         return false;
@@ -270,7 +275,7 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
 /// same user, and found at least the messages the gold call found (by id;
 /// more are fine).
 fn search_messages_matches(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
@@ -542,32 +547,32 @@ mod tests {
         };
         let g = sent("s", "bob", "See you at 5");
         assert!(send_message_matches(
-            &sent("s", "bob", "See you at 5"),
+            CallRef::from(&sent("s", "bob", "See you at 5")),
             &g,
             t
         ));
         // The reference never compares receivers.
         assert!(send_message_matches(
-            &sent("s", "cy", "See you at 5"),
+            CallRef::from(&sent("s", "cy", "See you at 5")),
             &g,
             t
         ));
         assert!(!send_message_matches(
-            &sent("s", "bob", "See you at 6"),
+            CallRef::from(&sent("s", "bob", "See you at 6")),
             &g,
             t
         ));
         assert!(!send_message_matches(
-            &sent("t", "bob", "See you at 5"),
+            CallRef::from(&sent("t", "bob", "See you at 5")),
             &g,
             t
         ));
         let mut failed = sent("s", "bob", "See you at 5");
         failed.exception = Some("Message cannot be empty.".into());
-        assert!(!send_message_matches(&failed, &g, t));
+        assert!(!send_message_matches(CallRef::from(&failed), &g, t));
         let mut no_text = sent("s", "bob", "x");
         no_text.request.parameters.remove("message");
-        assert!(!send_message_matches(&no_text, &g, t));
+        assert!(!send_message_matches(CallRef::from(&no_text), &g, t));
 
         let found = |ids: &[&str]| {
             let messages: Vec<Value> = ids.iter().map(|i| json!({"message_id": i})).collect();
@@ -578,14 +583,22 @@ mod tests {
             )
         };
         assert!(search_messages_matches(
-            &found(&["1", "2"]),
+            CallRef::from(&found(&["1", "2"])),
             &found(&["2"]),
             t
         ));
-        assert!(!search_messages_matches(&found(&["1"]), &found(&["2"]), t));
+        assert!(!search_messages_matches(
+            CallRef::from(&found(&["1"])),
+            &found(&["2"]),
+            t
+        ));
         let mut other_user = found(&["2"]);
         other_user.request.parameters["session_token"] = json!("t");
-        assert!(!search_messages_matches(&other_user, &found(&["2"]), t));
+        assert!(!search_messages_matches(
+            CallRef::from(&other_user),
+            &found(&["2"]),
+            t
+        ));
     }
 
     #[test]

@@ -9,11 +9,12 @@ use serde_json::{json, Map, Value};
 
 use super::account::{item_field, key_error_for, session_username};
 use crate::model::GoldCall;
+use crate::sim::catalog::CallRef;
 use crate::sim::catalog::{
     default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
 };
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq};
+use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
@@ -124,11 +125,15 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 /// Adding is judged by what was asked, not by the id: the same exception,
 /// and every argument of the gold call given, where the task may be
 /// paraphrased (similar text) and the due date only needs the same day.
-fn add_reminder_matches(prediction: &GoldCall, gold: &GoldCall, text: &dyn TextSimilarity) -> bool {
-    if prediction.exception != gold.exception {
+fn add_reminder_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    text: &dyn TextSimilarity,
+) -> bool {
+    if prediction.exception != gold.exception.as_deref() {
         return false;
     }
-    let predicted = &prediction.request.parameters;
+    let predicted = prediction.parameters;
     gold.request.parameters.iter().all(|(key, want)| {
         let Some(got) = lookup(predicted, key) else {
             return false;
@@ -192,16 +197,13 @@ fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
 /// the exception is the same, and it shows at least the reminders the
 /// gold call showed (by id; more are fine).
 fn get_reminders_matches(
-    prediction: &GoldCall,
+    prediction: CallRef<'_>,
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    let same_request = prediction.request.api_name == gold.request.api_name
-        && py_eq(
-            &Value::Object(prediction.request.parameters.clone()),
-            &Value::Object(gold.request.parameters.clone()),
-        );
-    if !same_request || prediction.exception != gold.exception {
+    let same_request = prediction.api_name == gold.request.api_name
+        && py_eq_objects(prediction.parameters, &gold.request.parameters);
+    if !same_request || prediction.exception != gold.exception.as_deref() {
         return false;
     }
     lists_at_least(prediction, gold, "reminders", "reminder_id")
@@ -551,31 +553,31 @@ mod tests {
         let same_day = add(
             json!({"session_token": "s", "task": "Pay rent", "due_date": "2023-10-01 18:30:00"}),
         );
-        assert!(add_reminder_matches(&same_day, &g, t));
+        assert!(add_reminder_matches(CallRef::from(&same_day), &g, t));
         let other_day = add(
             json!({"session_token": "s", "task": "Pay rent", "due_date": "2023-10-02 09:00:00"}),
         );
-        assert!(!add_reminder_matches(&other_day, &g, t));
+        assert!(!add_reminder_matches(CallRef::from(&other_day), &g, t));
         let other_task = add(
             json!({"session_token": "s", "task": "Pay bills", "due_date": "2023-10-01 09:00:00"}),
         );
-        assert!(!add_reminder_matches(&other_task, &g, t));
+        assert!(!add_reminder_matches(CallRef::from(&other_task), &g, t));
         let no_date = add(json!({"session_token": "s", "task": "Pay rent"}));
-        assert!(!add_reminder_matches(&no_date, &g, t));
+        assert!(!add_reminder_matches(CallRef::from(&no_date), &g, t));
         let bad_date = add(json!({"session_token": "s", "task": "Pay rent", "due_date": "soon"}));
-        assert!(!add_reminder_matches(&bad_date, &g, t));
+        assert!(!add_reminder_matches(CallRef::from(&bad_date), &g, t));
         let other_user = add(
             json!({"session_token": "t", "task": "Pay rent", "due_date": "2023-10-01 09:00:00"}),
         );
-        assert!(!add_reminder_matches(&other_user, &g, t));
+        assert!(!add_reminder_matches(CallRef::from(&other_user), &g, t));
         // Extra arguments are not held against it; the id is not compared.
         let g2 = add(json!({"session_token": "s", "task": "Pay rent"}));
         let mut extra = same_day.clone();
         extra.response = json!({"reminder_id": "other"});
-        assert!(add_reminder_matches(&extra, &g2, t));
+        assert!(add_reminder_matches(CallRef::from(&extra), &g2, t));
         let mut failed = extra;
         failed.exception = Some("Invalid due_date: x".into());
-        assert!(!add_reminder_matches(&failed, &g2, t));
+        assert!(!add_reminder_matches(CallRef::from(&failed), &g2, t));
     }
 
     #[test]
@@ -590,17 +592,17 @@ mod tests {
             )
         };
         assert!(get_reminders_matches(
-            &listed("s", &["a", "b"]),
+            CallRef::from(&listed("s", &["a", "b"])),
             &listed("s", &["b"]),
             t
         ));
         assert!(!get_reminders_matches(
-            &listed("s", &["a"]),
+            CallRef::from(&listed("s", &["a"])),
             &listed("s", &["a", "b"]),
             t
         ));
         assert!(!get_reminders_matches(
-            &listed("t", &["a"]),
+            CallRef::from(&listed("t", &["a"])),
             &listed("s", &["a"]),
             t
         ));

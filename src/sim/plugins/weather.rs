@@ -384,17 +384,17 @@ mod tests {
         };
         let t = &ExactText;
         assert!((CURRENT_WEATHER.matches)(
-            &call("London", json!(70)),
-            &call("London", json!(70)),
-            t
-        ));
-        assert!(!(CURRENT_WEATHER.matches)(
-            &call("london", json!(70)),
+            crate::sim::catalog::CallRef::from(&call("London", json!(70))),
             &call("London", json!(70)),
             t
         ));
         assert!(!(CURRENT_WEATHER.matches)(
-            &call("London", json!(71)),
+            crate::sim::catalog::CallRef::from(&call("london", json!(70))),
+            &call("London", json!(70)),
+            t
+        ));
+        assert!(!(CURRENT_WEATHER.matches)(
+            crate::sim::catalog::CallRef::from(&call("London", json!(71))),
             &call("London", json!(70)),
             t
         ));
