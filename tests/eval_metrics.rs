@@ -757,3 +757,55 @@ fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
         assert_same_as_from_scratch(&databases, &conversation);
     }
 }
+
+/// Proposes no call at all, as an owned or a borrowed (empty) list.
+struct Silent {
+    borrowed: bool,
+}
+
+impl Predictor for Silent {
+    fn name(&self) -> String {
+        "silent".into()
+    }
+
+    fn predict(&self, _: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        Ok(Prediction::Calls(Vec::new()))
+    }
+
+    fn propose<'c>(
+        &self,
+        _: &'c Conversation,
+        input: &TurnInput<'_>,
+    ) -> Result<talkforge::eval::Proposal<'c>, PredictError> {
+        if self.borrowed {
+            Ok(talkforge::eval::Proposal::Borrowed(Vec::new()))
+        } else {
+            self.predict(input).map(Into::into)
+        }
+    }
+}
+
+/// An empty list of calls, however it is proposed, ends the turn with an
+/// empty answer: no call runs and the bound is not what stopped it.
+#[test]
+fn an_empty_proposal_ends_the_turn_with_an_empty_answer() {
+    let conversation = conversation(
+        "silent",
+        vec![Some(vec![call(
+            "FindAlarms",
+            json!({"session_token": TOKEN}),
+        )])],
+    );
+    for borrowed in [false, true] {
+        let (simulation, scoring) = run(&conversation, &Silent { borrowed }, 10);
+        assert_eq!(simulation.turns.len(), 1);
+        let turn = &simulation.turns[0];
+        assert!(turn.calls.is_empty(), "borrowed: {borrowed}");
+        assert!(!turn.stopped_by_bound);
+        let answer = turn.answer.as_ref().expect("an answer");
+        assert_eq!(answer.text, "");
+        assert_eq!(answer.metadata, None);
+        assert_eq!(scoring.metrics.predictions, 0);
+        assert_eq!(scoring.metrics.matches, 0);
+    }
+}

@@ -284,6 +284,12 @@ fn run_turn<'c>(
     max_calls: usize,
 ) -> Result<TurnRun<'c>, SimulateError> {
     let mut calls: Vec<PredictedCall<'c>> = Vec::new();
+    let answered = |calls, text, metadata| TurnRun {
+        turn,
+        calls,
+        answer: Some(Answer { text, metadata }),
+        stopped_by_bound: false,
+    };
     loop {
         let input = TurnInput {
             conversation,
@@ -293,76 +299,62 @@ fn run_turn<'c>(
         let proposal = predictor
             .propose(conversation, &input)
             .map_err(SimulateError::Predict)?;
-        let proposed = match proposal {
-            Proposal::Borrowed(borrowed) if !borrowed.is_empty() => {
-                for call in borrowed {
-                    if calls.len() >= max_calls {
-                        return Ok(TurnRun {
-                            turn,
-                            calls,
-                            answer: None,
-                            stopped_by_bound: true,
-                        });
-                    }
-                    calls.push(execute_borrowed(world, call));
-                }
-                continue;
+        let ran = match proposal {
+            Proposal::Text(text) => return Ok(answered(calls, Cow::Borrowed(text), None)),
+            Proposal::Predicted(Prediction::Text { text, metadata }) => {
+                return Ok(answered(calls, Cow::Owned(text), metadata))
             }
-            Proposal::Borrowed(_) => Vec::new(),
-            Proposal::Text(text) => {
-                return Ok(TurnRun {
-                    turn,
-                    calls,
-                    answer: Some(Answer {
-                        text: Cow::Borrowed(text),
-                        metadata: None,
-                    }),
-                    stopped_by_bound: false,
-                })
+            Proposal::Borrowed(borrowed) => {
+                run_calls(world, &mut calls, max_calls, borrowed, execute_borrowed)
             }
-            Proposal::Predicted(prediction) => match prediction {
-                Prediction::Text { text, metadata } => {
-                    return Ok(TurnRun {
-                        turn,
-                        calls,
-                        answer: Some(Answer {
-                            text: Cow::Owned(text),
-                            metadata,
-                        }),
-                        stopped_by_bound: false,
-                    })
-                }
-                Prediction::Calls(proposed) => proposed,
-            },
+            Proposal::Predicted(Prediction::Calls(proposed)) => {
+                let owned = |world: &mut World, call| -> PredictedCall<'c> { execute(world, call) };
+                run_calls(world, &mut calls, max_calls, proposed, owned)
+            }
         };
-        match proposed {
+        match ran {
             // Neither a call nor text: an empty answer ends the turn.
-            proposed if proposed.is_empty() => {
+            Ran::Nothing => return Ok(answered(calls, Cow::Borrowed(""), None)),
+            Ran::StoppedByBound => {
                 return Ok(TurnRun {
                     turn,
                     calls,
-                    answer: Some(Answer {
-                        text: Cow::Borrowed(""),
-                        metadata: None,
-                    }),
-                    stopped_by_bound: false,
+                    answer: None,
+                    stopped_by_bound: true,
                 })
             }
-            proposed => {
-                for call in proposed {
-                    if calls.len() >= max_calls {
-                        return Ok(TurnRun {
-                            turn,
-                            calls,
-                            answer: None,
-                            stopped_by_bound: true,
-                        });
-                    }
-                    calls.push(execute(world, call));
-                }
-            }
+            Ran::All => {}
         }
     }
+}
+
+/// How a step's calls went.
+enum Ran {
+    /// The step proposed no call.
+    Nothing,
+    /// The turn reached its bound on calls before the step's last call.
+    StoppedByBound,
+    All,
+}
+
+/// Run a step's calls in order, up to the turn's bound.
+fn run_calls<'c, C>(
+    world: &mut World,
+    calls: &mut Vec<PredictedCall<'c>>,
+    max_calls: usize,
+    proposed: Vec<C>,
+    execute: impl Fn(&mut World, C) -> PredictedCall<'c>,
+) -> Ran {
+    if proposed.is_empty() {
+        return Ran::Nothing;
+    }
+    for call in proposed {
+        if calls.len() >= max_calls {
+            return Ran::StoppedByBound;
+        }
+        calls.push(execute(world, call));
+    }
+    Ran::All
 }
 
 /// Run one borrowed call: without copying its arguments where the world

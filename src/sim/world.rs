@@ -540,17 +540,8 @@ mod tests {
         );
         let initial = |name: &str| databases.get(name).unwrap().to_map();
         let (accounts, reminders) = (initial("Account"), initial("Reminder"));
-        let metadata = Metadata {
-            timestamp: "2023-09-10 12:00:00".into(),
-            ..Metadata::default()
-        };
-        let ann = User {
-            username: Some("ann".into()),
-            session_token: Some("tok".into()),
-            ..User::default()
-        };
-        let mut world = World::for_user(&databases, &metadata, &ann).unwrap();
-        let other = World::for_user(&databases, &metadata, &User::default()).unwrap();
+        let mut world = world_for(&databases, &ann_logged_in());
+        let other = world_for(&databases, &User::default());
         let params = json!({"reminder_id": "r2"});
         let done = world.execute("CompleteReminder", params.as_object().unwrap());
         assert_eq!(done.exception, None);
@@ -605,16 +596,25 @@ mod tests {
             ]
             .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
         );
+        world_for(&databases, &ann_logged_in())
+    }
+
+    /// A world on 2023-09-10 at noon for `user`.
+    fn world_for(databases: &Databases, user: &User) -> World {
         let metadata = Metadata {
             timestamp: "2023-09-10 12:00:00".into(),
             ..Metadata::default()
         };
-        let ann = User {
+        World::for_user(databases, &metadata, user).unwrap()
+    }
+
+    /// Ann, logged in with the token "tok".
+    fn ann_logged_in() -> User {
+        User {
             username: Some("ann".into()),
             session_token: Some("tok".into()),
             ..User::default()
-        };
-        World::for_user(&databases, &metadata, &ann).unwrap()
+        }
     }
 
     /// `execute_tokenless` runs a borrowed call exactly as `execute_owned`
