@@ -128,8 +128,11 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     if args.concurrency == Some(0) {
         return Err(Error::Usage("--concurrency must be at least 1".into()));
     }
-    let files = crate::dataset::discover(&args.paths, &["json"])?;
-    let databases = Databases::load(&args.databases)?;
+    let (files, databases) = crate::dataset::discover_alongside(&args.paths, &["json"], || {
+        Databases::load(&args.databases)
+    });
+    let files = files?;
+    let databases = databases?;
     let predictor: Box<dyn Predictor> = match args.predictor {
         PredictorKind::Oracle => Box::new(Oracle),
         PredictorKind::Replay => {

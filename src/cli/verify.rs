@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::dataset::discover;
+use crate::dataset::discover_alongside;
 use crate::json_stream::ArraySpool;
 use crate::sim::Databases;
 use crate::verify::verify_in_order;
@@ -22,8 +22,10 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let databases = Databases::load(&args.databases)?;
-    let files = discover(&args.paths, &["json"])?;
+    let (files, databases) =
+        discover_alongside(&args.paths, &["json"], || Databases::load(&args.databases));
+    let databases = databases?;
+    let files = files?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
     let counts = match args.format {
         OutputFormat::Json => {

@@ -1,6 +1,6 @@
 //! Turning command-line paths into the list of files to process.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use walkdir::WalkDir;
 
@@ -21,9 +21,12 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
         }
         // Each folder's entries sorted by name, depth first: the order a
         // sort of the whole paths would give, for a fraction of the work.
-        for entry in WalkDir::new(path).follow_links(true).sort_by_file_name() {
+        let walk = WalkDir::new(path)
+            .follow_links(true)
+            .sort_by(|a, b| listed_name(a).cmp(listed_name(b)));
+        for entry in walk {
             let entry = entry.map_err(|e| Error::input(path, e.to_string()))?;
-            if entry.file_type().is_file() && has_extension(entry.path(), extensions) {
+            if entry.file_type().is_file() && has_extension(listed_name(&entry), extensions) {
                 files.push(entry.into_path());
             }
         }
@@ -36,10 +39,63 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
     Ok(files)
 }
 
-fn has_extension(path: &Path, extensions: &[&str]) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| extensions.iter().any(|want| e.eq_ignore_ascii_case(want)))
+/// [`discover`] with `other` run on a second thread meanwhile: finding the
+/// files of a large dataset is a serial walk of its folders, and work that
+/// does not depend on it (loading the databases) need not wait for it.
+pub fn discover_alongside<T: Send>(
+    paths: &[PathBuf],
+    extensions: &[&str],
+    other: impl FnOnce() -> T + Send,
+) -> (Result<Vec<PathBuf>>, T) {
+    // Taken by whichever runs it: the thread, or this one if no thread
+    // could be started.
+    let job = std::sync::Mutex::new(Some(other));
+    let run = || {
+        let job = job.lock().map(|mut job| job.take());
+        job.ok().flatten().map(|other| other())
+    };
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new().spawn_scoped(scope, run);
+        let files = discover(paths, extensions);
+        let done = match spawned {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        let done = done
+            .or_else(run)
+            .expect("the job runs on one thread or the other");
+        (files, done)
+    })
+}
+
+/// The name of an entry walkdir listed, as `Path::file_name` gives it (and
+/// in the same encoding, so names compare as `OsStr`s do), read off the end
+/// of its path: a listed entry's path is its folder's path joined with its
+/// name, which holds no separator. walkdir's own `file_name` parses the
+/// whole path into components, once per comparison when sorting, which was
+/// most of the time spent finding the files of a large dataset.
+fn listed_name(entry: &walkdir::DirEntry) -> &[u8] {
+    let path = entry.path().as_os_str().as_encoded_bytes();
+    let start = path
+        .iter()
+        .rposition(|&b| std::path::is_separator(char::from(b)))
+        .map_or(0, |separator| separator + 1);
+    &path[start..]
+}
+
+/// Whether a file name ends in one of `extensions`, which is what
+/// `Path::extension` reads: the text after the last dot, unless that dot
+/// starts the name.
+fn has_extension(name: &[u8], extensions: &[&str]) -> bool {
+    let Some(dot) = name.iter().rposition(|&b| b == b'.').filter(|&dot| dot > 0) else {
+        return false;
+    };
+    let extension = &name[dot + 1..];
+    extensions
+        .iter()
+        .any(|want| extension.eq_ignore_ascii_case(want.as_bytes()))
 }
 
 #[cfg(test)]
@@ -79,5 +135,72 @@ mod tests {
         )
         .unwrap();
         assert_eq!(twice.len(), 2);
+    }
+
+    #[test]
+    fn extensions_are_read_as_path_extension_reads_them() {
+        let by_path = |name: &str| {
+            std::path::Path::new(name)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        };
+        for name in [
+            "a.json",
+            "a.JSON",
+            ".json",
+            "..json",
+            "a.",
+            "a",
+            "a.b.json",
+            "a.json.txt",
+            "json",
+            "ä.json",
+            ".a.json",
+            "a..json",
+        ] {
+            assert_eq!(
+                has_extension(name.as_bytes(), &["json"]),
+                by_path(name),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn listed_names_sort_as_file_names_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = [
+            "b.json", "a.json", "ä.json", "A.json", "a b.json", ".json", "a-b.json",
+        ];
+        for name in names {
+            std::fs::write(dir.path().join(name), "{}").unwrap();
+        }
+        let found: Vec<String> = discover(&[dir.path().join(".")], &["json"])
+            .unwrap()
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        let mut want: Vec<&str> = names.iter().copied().filter(|n| *n != ".json").collect();
+        want.sort();
+        assert_eq!(found, want);
+    }
+
+    #[test]
+    fn the_other_job_runs_once_beside_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.json"), "{}").unwrap();
+        let runs = std::sync::atomic::AtomicUsize::new(0);
+        let (files, other) = discover_alongside(&[dir.path().to_path_buf()], &["json"], || {
+            runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            std::thread::current().id()
+        });
+        assert_eq!(files.unwrap().len(), 1);
+        assert_ne!(other, std::thread::current().id(), "ran on its own thread");
+        assert_eq!(runs.into_inner(), 1);
+        // A failed walk still hands back the other job's result.
+        let (files, other) = discover_alongside(&[dir.path().join("missing")], &["json"], || 7);
+        assert!(files.is_err());
+        assert_eq!(other, 7);
     }
 }

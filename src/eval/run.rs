@@ -160,7 +160,8 @@ where
     F: Fn(&ConversationResult) -> R + Sync,
     S: FnMut(ConversationResult, R) + Send,
 {
-    let base = common_dir(files);
+    // Only an output folder mirrors the dataset's folders.
+    let base = options.out.as_ref().map(|_| common_dir(files));
     let bar = progress_bar(files.len() as u64, options.progress);
     let failed = AtomicBool::new(false);
     let mut first_error = None;
@@ -174,7 +175,8 @@ where
                 let out = options
                     .out
                     .as_ref()
-                    .map(|dir| dir.join(CONVERSATIONS_DIR).join(relative(path, &base)));
+                    .zip(base.as_deref())
+                    .map(|(dir, base)| dir.join(CONVERSATIONS_DIR).join(relative(path, base)));
                 let result =
                     evaluate_one(path, out.as_deref(), predictor, similarity, options, info);
                 // A hidden bar still takes its lock on every tick.
