@@ -7,6 +7,7 @@
 //! index of its record (see `table`), so a reset is a handful of pointer
 //! copies.
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -159,7 +160,13 @@ pub struct World {
     /// conversation uses a handful of tools, so a short list searched by
     /// the spec's address beats hashing names, and copies in one piece.
     instances: Vec<(&'static ToolSpec, PyRandom)>,
+    /// The last token `check_session_token` looked up and what it found.
+    /// Nearly every call checks its token, and a conversation uses one or
+    /// two: the Account database is searched again only after it changes.
+    token_owner: TokenOwner,
 }
+
+type TokenOwner = RefCell<Option<(Value, Result<String, String>)>>;
 
 /// What a running tool may touch.
 pub struct ToolCtx<'w> {
@@ -169,6 +176,7 @@ pub struct ToolCtx<'w> {
     pub rng: &'w mut PyRandom,
     pub spec: &'static ToolSpec,
     tables: &'w mut Tables,
+    token_owner: &'w TokenOwner,
 }
 
 impl ToolCtx<'_> {
@@ -183,6 +191,9 @@ impl ToolCtx<'_> {
 
     /// A database to change; records are copied as they are written.
     pub fn table_mut(&mut self, name: &str) -> &mut Table {
+        if name == ACCOUNT_DB {
+            self.token_owner.take();
+        }
         table_mut(self.tables, name)
     }
 
@@ -206,6 +217,18 @@ impl ToolCtx<'_> {
     /// The reference's `check_session_token`: the username of the account
     /// holding `token`, or `Invalid session_token.`.
     pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
+        if let Some((known, owner)) = self.token_owner.borrow().as_ref() {
+            if known == token {
+                return owner.clone();
+            }
+        }
+        let owner = self.find_token_owner(token);
+        self.token_owner
+            .replace(Some((token.clone(), owner.clone())));
+        owner
+    }
+
+    fn find_token_owner(&self, token: &Value) -> Result<String, String> {
         for (username, record) in self.accounts() {
             match record.get("session_token") {
                 Some(t) if t == token => return Ok(username.to_string()),
@@ -225,6 +248,7 @@ impl World {
             now,
             session_token: None,
             instances: Vec::new(),
+            token_owner: TokenOwner::default(),
         }
     }
 
@@ -270,6 +294,7 @@ impl World {
         self.now = now;
         self.session_token = None;
         self.instances.clear();
+        self.token_owner.take();
     }
 
     pub fn now(&self) -> NaiveDateTime {
@@ -441,6 +466,7 @@ impl World {
             rng,
             spec,
             tables: &mut self.tables,
+            token_owner: &self.token_owner,
         };
         let response = (spec.run)(&mut ctx, parameters)?;
         if opens_session(spec.name) {
