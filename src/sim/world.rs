@@ -643,6 +643,36 @@ mod tests {
         }
     }
 
+    /// A token's owner is remembered between calls, and looked up again
+    /// once the Account database has been handed out for writing.
+    #[test]
+    fn a_remembered_token_owner_is_forgotten_when_the_accounts_change() {
+        let mut world = logged_in_world();
+        let spec = tool("GetAccountInformation").unwrap();
+        let mut ctx = ToolCtx {
+            now: world.now,
+            rng: &mut PyRandom::for_tool(),
+            spec,
+            tables: &mut world.tables,
+            token_owner: &world.token_owner,
+        };
+        assert_eq!(ctx.check_session_token(&json!("tok")), Ok("ann".into()));
+        assert!(ctx.token_owner.borrow().is_some(), "remembered");
+        let invalid = Err("Invalid session_token.".to_string());
+        assert_eq!(ctx.check_session_token(&json!("new")), invalid);
+        ctx.accounts_mut()
+            .get_mut("ann")
+            .and_then(Record::as_object_mut)
+            .unwrap()
+            .insert("session_token", json!("new"));
+        assert!(ctx.token_owner.borrow().is_none(), "forgotten");
+        assert_eq!(ctx.check_session_token(&json!("new")), Ok("ann".into()));
+        assert_eq!(ctx.check_session_token(&json!("tok")), invalid);
+        // Writing another database keeps what was found.
+        ctx.table_mut("Alarm");
+        assert!(ctx.token_owner.borrow().is_some());
+    }
+
     /// `execute_tokenless` runs a borrowed call exactly as `execute_owned`
     /// runs its arguments copied without the token, or declines (`None`)
     /// and leaves the world as it was.
