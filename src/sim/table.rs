@@ -30,7 +30,7 @@ pub fn field<'a>(item: &'a Value, name: &str) -> Option<&'a Value> {
 /// Up to this many items, a record finds a key by comparing names in order
 /// rather than by hashing it (SipHash of the key costs more than a few
 /// length checks and short compares).
-const SCAN_LIMIT: usize = 8;
+const SCAN_LIMIT: usize = 16;
 
 /// The items of a record that is a JSON object, as a Python dict holds
 /// them: in insertion order, a replaced item keeping its place, a removed
@@ -334,24 +334,35 @@ impl Table {
         self.records.is_empty()
     }
 
+    /// Found as [`Items`] finds a key: by comparing names in order while
+    /// the table is small (a handful of users, cities), else by hashing.
+    fn index_of(&self, key: &str) -> Option<usize> {
+        if self.records.len() <= SCAN_LIMIT {
+            self.records.keys().position(|k| k.as_ref() == key)
+        } else {
+            self.records.get_index_of(key)
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&Record> {
-        self.records.get(key).map(Arc::as_ref)
+        self.index_of(key).map(|i| self.records[i].as_ref())
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.records.contains_key(key)
+        self.index_of(key).is_some()
     }
 
     /// A record to change. If another world still shares it, its index of
     /// items is copied first (the items themselves stay shared until
     /// written through [`Record::get_mut`] or replaced).
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Record> {
-        self.records.get_mut(key).map(Arc::make_mut)
+        let index = self.index_of(key)?;
+        Some(Arc::make_mut(&mut self.records[index]))
     }
 
     /// The record under `key`, inserted from `make` (at the end) when missing.
     pub fn get_or_insert_with(&mut self, key: &str, make: impl FnOnce() -> Record) -> &mut Record {
-        let index = match self.records.get_index_of(key) {
+        let index = match self.index_of(key) {
             Some(index) => index,
             None => self.records.insert_full(Arc::from(key), Arc::new(make())).0,
         };
@@ -367,7 +378,10 @@ impl Table {
     /// The record is handed back as it is held: other worlds may still
     /// share it.
     pub fn shift_remove(&mut self, key: &str) -> Option<Arc<Record>> {
-        self.records.shift_remove(key)
+        let index = self.index_of(key)?;
+        self.records
+            .shift_remove_index(index)
+            .map(|(_, record)| record)
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Record)> + ExactSizeIterator {
@@ -588,6 +602,32 @@ mod tests {
             serde_json::to_string(&t).unwrap(),
             r#"{"ann":{"n":10},"cy":{"n":3},"dee":{}}"#
         );
+    }
+
+    #[test]
+    fn large_tables_find_and_keep_order_as_small_ones_do() {
+        // Beyond the scan limit a table finds its records by hashing.
+        let n = SCAN_LIMIT + 5;
+        let mut t = Table::new();
+        for i in 0..n {
+            t.insert(format!("u{i}"), json!({ "n": i }));
+        }
+        t.insert("u1", json!({"n": "replaced"}));
+        assert_eq!(t.shift_remove("u0").unwrap().to_value(), json!({"n": 0}));
+        assert!(t.shift_remove("u0").is_none());
+        t.get_or_insert_with("u0", Record::new);
+        t.get_mut(&format!("u{}", n - 1))
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .insert("n", json!(-1));
+        let mut want: Vec<String> = (1..n).map(|i| format!("u{i}")).collect();
+        want.push("u0".into());
+        assert_eq!(t.keys().collect::<Vec<_>>(), want);
+        assert_eq!(t["u1"]["n"], "replaced");
+        assert_eq!(t[format!("u{}", n - 1).as_str()]["n"], -1);
+        assert!(t.contains_key("u2") && !t.contains_key("u"));
+        assert!(t.get("nobody").is_none() && t.get_mut("nobody").is_none());
     }
 
     #[test]
