@@ -123,10 +123,7 @@ impl Stats {
 
 /// The subset a file belongs to: the folder it sits in.
 pub fn subset_of(path: &Path) -> String {
-    path.parent()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| ".".to_string())
+    crate::dataset::folder_name(path).unwrap_or_else(|| ".".to_string())
 }
 
 /// Count every file; parsing runs in parallel and each worker keeps only

@@ -1,6 +1,6 @@
 //! Turning command-line paths into the list of files to process.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
@@ -77,15 +77,47 @@ pub fn discover_alongside<T: Send>(
 /// whole path into components, once per comparison when sorting, which was
 /// most of the time spent finding the files of a large dataset.
 fn listed_name(entry: &walkdir::DirEntry) -> &[u8] {
-    let path = entry.path().as_os_str().as_encoded_bytes();
-    // Searched for with memchr's vector loop: this runs twice per
-    // comparison of the sort.
+    after_last_separator(entry.path().as_os_str().as_encoded_bytes()).1
+}
+
+/// `path` split at its last separator: what comes before it (`None` when
+/// there is no separator) and what comes after. Searched for with memchr's
+/// vector loop: sorting runs this twice per comparison.
+fn after_last_separator(path: &[u8]) -> (Option<&[u8]>, &[u8]) {
     #[cfg(windows)]
     let separator = memchr::memrchr2(b'/', b'\\', path);
     #[cfg(not(windows))]
     let separator = memchr::memrchr(b'/', path);
-    let start = separator.map_or(0, |separator| separator + 1);
-    &path[start..]
+    match separator {
+        Some(at) => (Some(&path[..at]), &path[at + 1..]),
+        None => (None, path),
+    }
+}
+
+/// The name of the folder a file sits in, as `path.parent()` and
+/// `file_name()` give it (a conversation's subset). Discovery hands over
+/// plain `.../folder/file` paths, read here off the bytes, which spares
+/// parsing every file's path into components; anything else (`.` or `..`,
+/// doubled or trailing separators, no folder) goes the long way.
+pub fn folder_name(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        let plain = |part: &[u8]| !matches!(part, b"" | b"." | b"..");
+        if let (Some(folder), file) = after_last_separator(path.as_os_str().as_encoded_bytes()) {
+            let name = after_last_separator(folder).1;
+            if plain(name) && plain(file) {
+                // On Unix the encoded bytes are the name's own bytes.
+                return Some(String::from_utf8_lossy(name).into_owned());
+            }
+        }
+    }
+    folder_name_by_components(path)
+}
+
+fn folder_name_by_components(path: &Path) -> Option<String> {
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
 }
 
 /// Whether a file name ends in one of `extensions`, which is what
@@ -205,5 +237,36 @@ mod tests {
         let (files, other) = discover_alongside(&[dir.path().join("missing")], &["json"], || 7);
         assert!(files.is_err());
         assert_eq!(other, 7);
+    }
+
+    #[test]
+    fn a_folder_name_is_what_the_path_components_give() {
+        for path in [
+            "data/easy/a.json",
+            "/tmp/x/tooltalk/b.json",
+            "a.json",
+            "/a.json",
+            "./a.json",
+            "../a.json",
+            "x/./a.json",
+            "x/../a.json",
+            "x/y/./a.json",
+            "x//y//a.json",
+            "x/y/",
+            "x/y/.",
+            "x/y/..",
+            "/",
+            "",
+            "ä/ö.json",
+            "x/.hidden/a.json",
+        ] {
+            let path = Path::new(path);
+            assert_eq!(
+                folder_name(path),
+                folder_name_by_components(path),
+                "{}",
+                path.display()
+            );
+        }
     }
 }

@@ -226,38 +226,10 @@ fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
     Identity {
         // What `path.display()` writes, without the formatting machinery.
         file: path.to_string_lossy().into_owned(),
-        subset: folder_name(path),
+        subset: crate::dataset::folder_name(path).unwrap_or_default(),
         name,
         conversation_id,
     }
-}
-
-/// The name of the folder `path` sits in, as `path.parent()` and
-/// `file_name()` give it. Discovery hands over plain `.../folder/file`
-/// paths, and those are read off the bytes directly, which spares parsing
-/// every conversation's path into components; anything else (`.` or `..`,
-/// doubled or trailing separators, no folder) goes the long way.
-fn folder_name(path: &Path) -> String {
-    let by_components = || {
-        path.parent()
-            .and_then(Path::file_name)
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let plain = |part: &[u8]| !matches!(part, b"" | b"." | b"..");
-        let bytes = path.as_os_str().as_bytes();
-        if let Some(file_start) = memchr::memrchr(b'/', bytes) {
-            let folder = &bytes[..file_start];
-            let name = &folder[memchr::memrchr(b'/', folder).map_or(0, |i| i + 1)..];
-            if plain(name) && plain(&bytes[file_start + 1..]) {
-                return String::from_utf8_lossy(name).into_owned();
-            }
-        }
-    }
-    by_components()
 }
 
 fn evaluate_one(
@@ -434,36 +406,5 @@ mod tests {
             relative(&one[0], &common_dir(&one)),
             PathBuf::from("a.json")
         );
-    }
-
-    #[test]
-    fn a_folder_name_is_what_the_path_components_give() {
-        for path in [
-            "data/easy/a.json",
-            "/tmp/x/tooltalk/b.json",
-            "a.json",
-            "/a.json",
-            "./a.json",
-            "../a.json",
-            "x/./a.json",
-            "x/../a.json",
-            "x/y/./a.json",
-            "x//y//a.json",
-            "x/y/",
-            "x/y/.",
-            "x/y/..",
-            "/",
-            "",
-            "ä/ö.json",
-            "x/.hidden/a.json",
-        ] {
-            let path = Path::new(path);
-            let want = path
-                .parent()
-                .and_then(Path::file_name)
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            assert_eq!(folder_name(path), want, "{}", path.display());
-        }
     }
 }

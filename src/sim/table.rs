@@ -27,10 +27,19 @@ pub fn field<'a>(item: &'a Value, name: &str) -> Option<&'a Value> {
         .find_map(|(k, v)| (k == name).then_some(v))
 }
 
-/// Up to this many items, a record finds a key by comparing names in order
-/// rather than by hashing it (SipHash of the key costs more than a few
-/// length checks and short compares).
+/// Up to this many keys, a record (or a table) finds a key by comparing
+/// names in order rather than by hashing it (SipHash of the key costs more
+/// than a few length checks and short compares).
 const SCAN_LIMIT: usize = 16;
+
+/// Where `key` sits among a record's items or a table's records.
+fn index_of<V>(map: &IndexMap<Arc<str>, V>, key: &str) -> Option<usize> {
+    if map.len() <= SCAN_LIMIT {
+        map.keys().position(|k| k.as_ref() == key)
+    } else {
+        map.get_index_of(key)
+    }
+}
 
 /// The items of a record that is a JSON object, as a Python dict holds
 /// them: in insertion order, a replaced item keeping its place, a removed
@@ -56,11 +65,7 @@ impl Items {
     }
 
     fn index_of(&self, key: &str) -> Option<usize> {
-        if self.map.len() <= SCAN_LIMIT {
-            self.map.keys().position(|k| k.as_ref() == key)
-        } else {
-            self.map.get_index_of(key)
-        }
+        index_of(&self.map, key)
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
@@ -334,14 +339,8 @@ impl Table {
         self.records.is_empty()
     }
 
-    /// Found as [`Items`] finds a key: by comparing names in order while
-    /// the table is small (a handful of users, cities), else by hashing.
     fn index_of(&self, key: &str) -> Option<usize> {
-        if self.records.len() <= SCAN_LIMIT {
-            self.records.keys().position(|k| k.as_ref() == key)
-        } else {
-            self.records.get_index_of(key)
-        }
+        index_of(&self.records, key)
     }
 
     pub fn get(&self, key: &str) -> Option<&Record> {
