@@ -62,13 +62,33 @@ impl IntoValue for Map<String, Value> {
 
 /// `object!({"key": value, ...})`: a JSON object with its keys in the
 /// order written, as `json!` would make it.
+///
+/// The keys are known where the macro is written, so each call site keeps
+/// an object of those keys (with null values) built once, and a call
+/// clones it and fills the values in order. Cloning a map copies its hash
+/// index as it is, where inserting hashes every key again (SipHash, about
+/// half of what building a small object costs).
 macro_rules! object {
     ({ $($key:literal : $value:expr),* $(,)? }) => {{
-        // Sized once: the keys are known, so the map never regrows.
-        let mut map = ::serde_json::Map::with_capacity([$($key),*].len());
-        $( map.insert($key.to_string(), $crate::sim::object::IntoValue::into_value($value)); )*
+        static KEYS: ::std::sync::OnceLock<::serde_json::Map<String, ::serde_json::Value>> =
+            ::std::sync::OnceLock::new();
+        let mut map = KEYS
+            .get_or_init(|| $crate::sim::object::keys_object(&[$($key),*]))
+            .clone();
+        let mut slots = map.values_mut();
+        $( *slots.next().expect("one slot per key") =
+            $crate::sim::object::IntoValue::into_value($value); )*
         ::serde_json::Value::Object(map)
     }};
+}
+
+/// An object of `keys`, in order, every value null: what [`object!`]
+/// clones. The keys must differ (a repeated key would leave the object
+/// with fewer slots than values).
+pub fn keys_object(keys: &[&str]) -> Map<String, Value> {
+    let map: Map<String, Value> = keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
+    assert_eq!(map.len(), keys.len(), "object! keys must differ: {keys:?}");
+    map
 }
 
 pub(crate) use object;
@@ -90,5 +110,31 @@ mod tests {
         assert_eq!(made, want);
         let keys: Vec<&String> = made.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["id", "name", "events", "kind", "null"]);
+    }
+
+    /// Each call clones the site's keys afresh: objects made by one site
+    /// are independent, and their hash index finds every key (also after
+    /// the object grows or loses keys).
+    #[test]
+    fn objects_from_one_site_are_independent_and_indexed() {
+        let make = |id: &str, n: i64| object!({"id": id, "n": n.to_string(), "tags": Vec::<Value>::new()});
+        let mut first = make("a", 1);
+        let second = make("b", 2);
+        assert_eq!(second, json!({"id": "b", "n": "2", "tags": []}));
+        let map = first.as_object_mut().unwrap();
+        map.insert("extra".to_string(), json!(true));
+        map.shift_remove("n");
+        for key in ["id", "tags", "extra"] {
+            assert!(map.contains_key(key), "{key} is found by its hash");
+        }
+        assert!(!map.contains_key("n"));
+        assert_eq!(first, json!({"id": "a", "tags": [], "extra": true}));
+        assert_eq!(make("c", 3)["id"], "c");
+    }
+
+    #[test]
+    #[should_panic(expected = "object! keys must differ")]
+    fn a_repeated_key_is_refused() {
+        keys_object(&["id", "name", "id"]);
     }
 }

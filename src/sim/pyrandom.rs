@@ -175,11 +175,48 @@ impl PyRandom {
         let width = (i128::from(b) - i128::from(a) + 1) as u128;
         (i128::from(a) + self.randbelow(width) as i128) as i64
     }
+
+    /// An id of lowercase hex parts joined by `-`, the reference's
+    /// `f"{r.randint(0, 0xff):02x}-{r.randint(0, 0xffff):04x}"` for
+    /// `digits = [2, 4]`: each part a draw over all values of its width,
+    /// drawn left to right, written with leading zeros.
+    pub fn hex_id(&mut self, digits: &[u32]) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut id = String::with_capacity(digits.iter().map(|&d| d as usize + 1).sum());
+        for (i, &width) in digits.iter().enumerate() {
+            debug_assert!((1..=15).contains(&width), "{width} hex digits");
+            if i > 0 {
+                id.push('-');
+            }
+            let value = self.randint(0, (1i64 << (4 * width)) - 1);
+            for shift in (0..width).rev() {
+                id.push(HEX[((value >> (4 * shift)) & 0xf) as usize] as char);
+            }
+        }
+        id
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_ids_are_the_draws_formatted_with_leading_zeros() {
+        for seed in [0u64, 489, 2023] {
+            let (mut a, mut b) = (PyRandom::new(seed), PyRandom::new(seed));
+            for _ in 0..200 {
+                let want = format!(
+                    "{:02x}-{:04x}-{:08x}",
+                    a.randint(0, 0xff),
+                    a.randint(0, 0xffff),
+                    a.randint(0, 0xffff_ffff)
+                );
+                assert_eq!(b.hex_id(&[2, 4, 8]), want);
+            }
+        }
+        assert_eq!(PyRandom::new(489).hex_id(&[1]).len(), 1);
+    }
 
     // Values printed by CPython 3.11:
     //   r = random.Random(489); [r.getrandbits(32) for _ in range(3)]

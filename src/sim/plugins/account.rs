@@ -99,12 +99,7 @@ pub(crate) fn key_error_for(key: &Value) -> String {
 
 /// A fresh session token: three draws, as the reference formats them.
 fn new_session_token(rng: &mut PyRandom) -> String {
-    format!(
-        "{:08x}-{:04x}-{:04x}",
-        rng.randint(0, 0xffff_ffff),
-        rng.randint(0, 0xffff),
-        rng.randint(0, 0xffff)
-    )
+    rng.hex_id(&[8, 4, 4])
 }
 
 /// `re.match(pattern, value)` on a value Python expects to be a string.

@@ -50,11 +50,7 @@ fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value
     let time = args.value("time");
     strptime(time, TIME)?;
     let username = ctx.check_session_token(args.value("session_token"))?;
-    let alarm_id = format!(
-        "{:04x}-{:04x}",
-        ctx.rng.randint(0, 0xffff),
-        ctx.rng.randint(0, 0xffff)
-    );
+    let alarm_id = ctx.rng.hex_id(&[4, 4]);
     let alarms = ctx.own_mut().get_or_insert_with(&username, Record::new);
     if let Some(alarms) = alarms.as_object_mut() {
         alarms.insert(&alarm_id, object!({"alarm_id": &alarm_id, "time": time}));

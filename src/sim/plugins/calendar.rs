@@ -136,11 +136,7 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         .map(|a| with_user(a, &username))
         .transpose()?
         .unwrap_or(Value::Null);
-    let event_id = format!(
-        "{:08x}-{:04x}",
-        ctx.rng.randint(0, 0xffff_ffff),
-        ctx.rng.randint(0, 0xffff)
-    );
+    let event_id = ctx.rng.hex_id(&[8, 4]);
     let event = object!({
         "event_id": &event_id,
         "name": args.value("name"),

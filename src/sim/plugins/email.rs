@@ -102,12 +102,7 @@ fn send_email(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
             ));
         }
     }
-    let email_id = format!(
-        "{:02x}-{:04x}-{:08x}",
-        ctx.rng.randint(0, 0xff),
-        ctx.rng.randint(0, 0xffff),
-        ctx.rng.randint(0, 0xffff_ffff)
-    );
+    let email_id = ctx.rng.hex_id(&[2, 4, 8]);
     Ok(object!({ "email_id": email_id }))
 }
 

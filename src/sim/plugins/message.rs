@@ -80,11 +80,7 @@ fn send_message(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     if args.value("message").as_str() == Some("") {
         return Err("Message cannot be empty.".to_string());
     }
-    let message_id = format!(
-        "{:08x}-{:08x}",
-        ctx.rng.randint(0, 0xffff_ffff),
-        ctx.rng.randint(0, 0xffff_ffff)
-    );
+    let message_id = ctx.rng.hex_id(&[8, 8]);
     Ok(object!({ "message_id": message_id }))
 }
 

@@ -105,11 +105,7 @@ fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         }
         None => {}
     }
-    let reminder_id = format!(
-        "{:02x}-{:04x}",
-        ctx.rng.randint(0, 0xff),
-        ctx.rng.randint(0, 0xffff)
-    );
+    let reminder_id = ctx.rng.hex_id(&[2, 4]);
     let record = object!({
         "reminder_id": &reminder_id,
         "task": args.value("task"),
