@@ -216,7 +216,7 @@ pub struct ToolSpec {
 
 impl ToolSpec {
     pub fn parameter(&self, name: &str) -> Option<&'static ParamSpec> {
-        self.parameters.iter().find(|p| p.name == name)
+        self.parameters.iter().find(|p| super::names::same(p.name, name))
     }
 }
 
@@ -226,8 +226,47 @@ pub fn catalog() -> &'static [&'static ToolSpec] {
 }
 
 /// A tool by name.
+///
+/// Every executed and every scored call looks its tool up, so the catalog
+/// is indexed once: names fall into buckets by their length and end bytes,
+/// and a lookup compares the name with the one or two tools in its bucket.
 pub fn tool(name: &str) -> Option<&'static ToolSpec> {
-    catalog().iter().copied().find(|t| t.name == name)
+    static INDEX: std::sync::OnceLock<ToolIndex> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| ToolIndex::new(catalog())).find(name)
+}
+
+/// The catalog's tools in buckets by [`ToolIndex::bucket`].
+struct ToolIndex {
+    buckets: Vec<Vec<&'static ToolSpec>>,
+}
+
+impl ToolIndex {
+    const BUCKETS: usize = 64;
+
+    fn new(tools: &[&'static ToolSpec]) -> Self {
+        let mut buckets = vec![Vec::new(); Self::BUCKETS];
+        for &tool in tools {
+            buckets[Self::bucket(tool.name)].push(tool);
+        }
+        ToolIndex { buckets }
+    }
+
+    fn bucket(name: &str) -> usize {
+        let bytes = name.as_bytes();
+        let (first, last) = match bytes {
+            [] => (0, 0),
+            [first, .., last] => (*first, *last),
+            [only] => (*only, *only),
+        };
+        (bytes.len() * 7 + usize::from(first) * 3 + usize::from(last)) % Self::BUCKETS
+    }
+
+    fn find(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.buckets[Self::bucket(name)]
+            .iter()
+            .copied()
+            .find(|t| super::names::same(t.name, name))
+    }
 }
 
 /// The reference's default comparator: same result, same exception, and
@@ -290,6 +329,23 @@ mod tests {
     use crate::model::Request;
     use crate::sim::similarity::ExactText;
     use serde_json::json;
+
+    #[test]
+    fn every_tool_is_found_by_its_name_and_nothing_else_is() {
+        for &spec in catalog() {
+            assert!(std::ptr::eq(tool(spec.name).unwrap(), spec), "{}", spec.name);
+            for near in [
+                format!("{}x", spec.name),
+                spec.name[1..].to_string(),
+                spec.name.to_lowercase(),
+            ] {
+                assert!(tool(&near).is_none(), "{near}");
+            }
+        }
+        for name in ["", "A", "Nope", "QueryCalendarr", "日本"] {
+            assert!(tool(name).is_none(), "{name}");
+        }
+    }
 
     fn call(params: Value, response: Value) -> GoldCall {
         GoldCall {

@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod docs;
+pub mod names;
 pub mod object;
 pub mod plugins;
 pub mod pyargs;

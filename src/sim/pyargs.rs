@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::sim::names::same;
+
 /// Arguments bound to a tool's Python signature.
 #[derive(Debug, Clone, Copy)]
 pub struct Args<'a> {
@@ -17,7 +19,7 @@ pub struct Args<'a> {
 pub fn lookup<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     const SCAN_AT_MOST: usize = 8;
     if map.len() <= SCAN_AT_MOST {
-        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+        map.iter().find_map(|(k, v)| same(k, key).then_some(v))
     } else {
         map.get(key)
     }
@@ -53,7 +55,7 @@ pub fn bind<'a>(
     // CPython rejects an unknown keyword before it looks for missing ones.
     if let Some(unknown) = params
         .keys()
-        .find(|k| !required.contains(&k.as_str()) && !optional.contains(&k.as_str()))
+        .find(|k| !required.iter().chain(optional).any(|name| same(name, k)))
     {
         return Err(format!(
             "{class}.call() got an unexpected keyword argument {}",

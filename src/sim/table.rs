@@ -18,13 +18,15 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::sim::names::same;
+
 /// A field of an item (a JSON object of a handful of fields), found by
 /// comparing names in order: cheaper than hashing the name, which is what
 /// the object's own lookup does.
 pub fn field<'a>(item: &'a Value, name: &str) -> Option<&'a Value> {
     item.as_object()?
         .iter()
-        .find_map(|(k, v)| (k == name).then_some(v))
+        .find_map(|(k, v)| same(k, name).then_some(v))
 }
 
 /// Up to this many keys, a record (or a table) finds a key by comparing
@@ -35,7 +37,7 @@ const SCAN_LIMIT: usize = 16;
 /// Where `key` sits among a record's items or a table's records.
 fn index_of<V>(map: &IndexMap<Arc<str>, V>, key: &str) -> Option<usize> {
     if map.len() <= SCAN_LIMIT {
-        map.keys().position(|k| k.as_ref() == key)
+        map.keys().position(|k| same(k, key))
     } else {
         map.get_index_of(key)
     }

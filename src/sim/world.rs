@@ -41,7 +41,9 @@ struct Tables(Vec<(Arc<str>, Arc<Table>)>);
 
 impl Tables {
     fn index_of(&self, name: &str) -> Option<usize> {
-        self.0.iter().position(|(known, _)| known.as_ref() == name)
+        self.0
+            .iter()
+            .position(|(known, _)| crate::sim::names::same(known, name))
     }
 
     fn get(&self, name: &str) -> Option<&Arc<Table>> {
