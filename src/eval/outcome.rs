@@ -138,7 +138,36 @@ pub struct ConversationResult {
     /// Taken from an earlier run's output rather than evaluated now.
     pub resumed: bool,
     /// Not serialised: the summary's per-tool table gathers these.
-    pub tools: BTreeMap<String, ToolTally>,
+    pub tools: ToolTallies,
+}
+
+/// How each tool a conversation used fared, sorted by tool name. A
+/// catalog tool's name is the catalog's own (nothing copied); only a name
+/// outside the catalog is held as text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolTallies(Vec<(Cow<'static, str>, ToolTally)>);
+
+impl ToolTallies {
+    pub fn iter(&self) -> impl Iterator<Item = (&Cow<'static, str>, &ToolTally)> {
+        self.0.iter().map(|(name, tally)| (name, tally))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The name a tally is kept under: the catalog's `&'static` name when the
+/// tool is in the catalog.
+pub fn tool_name(name: &str) -> Cow<'static, str> {
+    match crate::sim::tool(name) {
+        Some(spec) => Cow::Borrowed(spec.name),
+        None => Cow::Owned(name.to_string()),
+    }
 }
 
 /// The fields in order, the metrics' among them, as `#[serde(flatten)]`
@@ -276,10 +305,12 @@ impl ConversationResult {
                 t.bad_actions += usize::from(p.bad_action);
             }
         }
-        let tools: BTreeMap<String, ToolTally> = tallies
+        let mut tools: Vec<(Cow<'static, str>, ToolTally)> = tallies
             .into_iter()
-            .map(|(name, tally)| (name.to_string(), tally))
+            .map(|(name, tally)| (tool_name(name), tally))
             .collect();
+        tools.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let tools = ToolTallies(tools);
         let error_types = if metrics.success {
             ErrorTypes::default()
         } else {
@@ -349,7 +380,7 @@ mod tests {
             turns_stopped_by_bound: 0,
             error_types: ErrorTypes::default(),
             resumed: false,
-            tools: BTreeMap::new(),
+            tools: ToolTallies::default(),
         };
         let mut want = serde_json::json!({
             "file": "d/easy/a.json", "subset": "easy", "name": "A", "conversation_id": "id-a"
@@ -387,7 +418,7 @@ mod tests {
                 incorrect_invocation: 300,
             },
             resumed,
-            tools: BTreeMap::new(),
+            tools: ToolTallies::default(),
         };
         let mut odd = Metrics::from_counts(3, 7, 1, 0, 0, 0);
         odd.soft_success = f64::NAN;
@@ -449,16 +480,22 @@ mod tests {
             unmatched_predictions,
             bad_actions,
         };
-        let want: BTreeMap<String, ToolTally> = [
+        let want = [
             ("AddAlarm", tally(2, 1, 2, 1, 0)),
             ("DeleteAlarm", tally(0, 0, 1, 1, 1)),
             ("FindAlarms", tally(1, 0, 1, 0, 0)),
             ("Nope", tally(0, 0, 1, 1, 0)),
-        ]
-        .into_iter()
-        .map(|(name, t)| (name.to_string(), t))
-        .collect();
-        assert_eq!(result.tools, want);
+        ];
+        let got: Vec<(&str, ToolTally)> = result
+            .tools
+            .iter()
+            .map(|(name, t)| (name.as_ref(), *t))
+            .collect();
+        assert_eq!(got, want);
+        // Catalog tools keep the catalog's name; others their own text.
+        let (add_alarm, nope) = (&result.tools.0[0].0, &result.tools.0[3].0);
+        assert!(matches!(add_alarm, Cow::Borrowed(_)));
+        assert!(matches!(nope, Cow::Owned(_)));
         assert_eq!(result.turns_stopped_by_bound, 1);
     }
 

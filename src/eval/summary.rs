@@ -3,12 +3,23 @@
 //! pooled counts of all conversations; success rate (and soft success) as
 //! the mean over conversations.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
+use crate::sim::names::same;
+
+/// Whether two tallies' names are the same tool: the same catalog name
+/// (one address), or equal text.
+fn same_tool(a: &Cow<'static, str>, b: &Cow<'static, str>) -> bool {
+    match (a, b) {
+        (Cow::Borrowed(x), Cow::Borrowed(y)) if std::ptr::eq(*x, *y) => true,
+        _ => same(a, b),
+    }
+}
 use super::output::RunInfo;
 use super::score::ratio;
 
@@ -124,26 +135,32 @@ pub struct Summary {
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     all: Totals,
-    subsets: IndexMap<String, Totals>,
+    /// A run has a handful of subsets: found by comparing names.
+    subsets: Vec<(String, Totals)>,
     error_types: ErrorTypes,
-    tools: BTreeMap<String, ToolTally>,
+    /// In order of first appearance; a catalog tool is found by the
+    /// address of its (catalog) name before its text is compared.
+    tools: Vec<(Cow<'static, str>, ToolTally)>,
     resumed: usize,
 }
 
 impl Tally {
     pub fn add(&mut self, r: &ConversationResult) {
         self.all.add(r);
-        match self.subsets.get_mut(&r.subset) {
-            Some(t) => t.add(r),
-            None => self.subsets.entry(r.subset.clone()).or_default().add(r),
+        match self.subsets.iter_mut().find(|(name, _)| *name == r.subset) {
+            Some((_, t)) => t.add(r),
+            None => {
+                let mut t = Totals::default();
+                t.add(r);
+                self.subsets.push((r.subset.clone(), t));
+            }
         }
         self.error_types += r.error_types;
-        for (name, tally) in &r.tools {
-            match self.tools.get_mut(name) {
-                Some(t) => *t += *tally,
-                None => {
-                    self.tools.insert(name.clone(), *tally);
-                }
+        for (name, tally) in r.tools.iter() {
+            let known = self.tools.iter_mut().find(|(k, _)| same_tool(k, name));
+            match known {
+                Some((_, t)) => *t += *tally,
+                None => self.tools.push((name.clone(), *tally)),
             }
         }
         self.resumed += usize::from(r.resumed);
@@ -158,7 +175,11 @@ impl Tally {
             tools,
             resumed,
         } = self;
-        subsets.sort_keys();
+        subsets.sort_by(|a, b| a.0.cmp(&b.0));
+        let tools: BTreeMap<String, ToolTally> = tools
+            .into_iter()
+            .map(|(name, tally)| (name.into_owned(), tally))
+            .collect();
         let by_subset = subsets
             .into_iter()
             .map(|(name, t)| {
