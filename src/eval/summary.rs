@@ -14,11 +14,8 @@ use crate::sim::names::same;
 
 /// Whether two tallies' names are the same tool: the same catalog name
 /// (one address), or equal text.
-fn same_tool(a: &Cow<'static, str>, b: &Cow<'static, str>) -> bool {
-    match (a, b) {
-        (Cow::Borrowed(x), Cow::Borrowed(y)) if std::ptr::eq(*x, *y) => true,
-        _ => same(a, b),
-    }
+fn same_tool(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || same(a, b)
 }
 use super::output::RunInfo;
 use super::score::ratio;
