@@ -101,6 +101,19 @@ impl<'a> PrettyFields<'a> {
             .expect("serialising JSON to memory cannot fail");
     }
 
+    /// An integer after its key, in the digits serde_json writes (its
+    /// own `itoa`), without going through its serializer.
+    pub fn integer_value(&mut self, value: u64) {
+        self.out
+            .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+    }
+
+    /// `true` or `false` after its key.
+    pub fn bool_value(&mut self, value: bool) {
+        self.out
+            .extend_from_slice(if value { b"true" } else { b"false" });
+    }
+
     /// A string field, escaped as serde_json escapes it, without its
     /// serializer (long strings full of quotes are where it is slow).
     pub fn string(&mut self, key: &str, value: &str) {

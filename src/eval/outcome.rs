@@ -246,7 +246,7 @@ impl ConversationResult {
             (entry!("bad_actions"), m.bad_actions),
         ] {
             fields.key_line(line);
-            fields.value(&value);
+            fields.integer_value(value as u64);
         }
         for (line, value) in [
             (entry!("precision"), m.precision),
@@ -258,13 +258,13 @@ impl ConversationResult {
             fields.value(&value);
         }
         fields.key_line(entry!("success"));
-        fields.value(&m.success);
+        fields.bool_value(m.success);
         fields.key_line(entry!("soft_success"));
         fields.value(&m.soft_success);
         fields.key_line(entry!("assistant_turns"));
-        fields.value(&self.assistant_turns);
+        fields.integer_value(self.assistant_turns as u64);
         fields.key_line(entry!("turns_stopped_by_bound"));
-        fields.value(&self.turns_stopped_by_bound);
+        fields.integer_value(self.turns_stopped_by_bound as u64);
         let e = &self.error_types;
         fields.key_line(entry!("error_types"));
         let mut error_types = fields.object_value(ERROR_TYPES_FIELD_INDENT);
@@ -274,11 +274,11 @@ impl ConversationResult {
             (error_type!("incorrect_invocation"), e.incorrect_invocation),
         ] {
             error_types.key_line(line);
-            error_types.value(&value);
+            error_types.integer_value(value as u64);
         }
         error_types.close();
         fields.key_line(entry!("resumed"));
-        fields.value(&self.resumed);
+        fields.bool_value(self.resumed);
         fields.close();
         out
     }
