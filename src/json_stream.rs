@@ -6,7 +6,7 @@
 //! `serde_json::to_string_pretty` over the whole document.
 
 use std::fs::File;
-use std::io::{self, Seek, Write};
+use std::io::{self, Read, Seek, Write};
 
 use serde::Serialize;
 
@@ -228,8 +228,17 @@ impl ArraySpool {
         let (before, after) = head.split_at(at + marker.len() - 1);
         out.write_all(before.as_bytes())?;
         if let Some(file) = &mut self.file {
+            // Read back in blocks of the size written: `io::copy` into a
+            // `dyn Write` would go 8 KiB at a time, two system calls each.
             file.rewind()?;
-            io::copy(file, out)?;
+            let mut chunk = vec![0u8; IN_MEMORY];
+            loop {
+                let n = file.read(&mut chunk)?;
+                if n == 0 {
+                    break;
+                }
+                out.write_all(&chunk[..n])?;
+            }
         }
         out.write_all(&self.block)?;
         out.write_all(b"\n  ")?;
