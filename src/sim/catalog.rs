@@ -216,7 +216,9 @@ pub struct ToolSpec {
 
 impl ToolSpec {
     pub fn parameter(&self, name: &str) -> Option<&'static ParamSpec> {
-        self.parameters.iter().find(|p| super::names::same(p.name, name))
+        self.parameters
+            .iter()
+            .find(|p| super::names::same(p.name, name))
     }
 }
 
@@ -333,7 +335,11 @@ mod tests {
     #[test]
     fn every_tool_is_found_by_its_name_and_nothing_else_is() {
         for &spec in catalog() {
-            assert!(std::ptr::eq(tool(spec.name).unwrap(), spec), "{}", spec.name);
+            assert!(
+                std::ptr::eq(tool(spec.name).unwrap(), spec),
+                "{}",
+                spec.name
+            );
             for near in [
                 format!("{}x", spec.name),
                 spec.name[1..].to_string(),

@@ -117,7 +117,8 @@ mod tests {
     /// the object grows or loses keys).
     #[test]
     fn objects_from_one_site_are_independent_and_indexed() {
-        let make = |id: &str, n: i64| object!({"id": id, "n": n.to_string(), "tags": Vec::<Value>::new()});
+        let make =
+            |id: &str, n: i64| object!({"id": id, "n": n.to_string(), "tags": Vec::<Value>::new()});
         let mut first = make("a", 1);
         let second = make("b", 2);
         assert_eq!(second, json!({"id": "b", "n": "2", "tags": []}));

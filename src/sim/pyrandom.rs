@@ -140,6 +140,12 @@ impl PyRandom {
         if k <= 32 {
             return u128::from(self.next_u32() >> (32 - k));
         }
+        if k <= 64 {
+            // Two words (ids draw 33 bits): the same, without 128-bit steps.
+            let low = u64::from(self.next_u32());
+            let high = u64::from(self.next_u32() >> (64 - k));
+            return u128::from(low | high << 32);
+        }
         let mut result: u128 = 0;
         let mut remaining = k;
         let mut shift = 0;
@@ -231,6 +237,27 @@ mod tests {
         let mut r = PyRandom::new(489);
         let words: Vec<u128> = (0..3).map(|_| r.getrandbits(32)).collect();
         assert_eq!(words, vec![4032595798, 3967006310, 771719745]);
+    }
+
+    /// Words filled from the least significant end, the last one shifted
+    /// down to the bits left, for every width the two-word path serves.
+    #[test]
+    fn two_word_draws_are_the_words_put_together() {
+        for k in 33..=64u32 {
+            let mut r = PyRandom::new(489);
+            let mut words = r.clone();
+            for _ in 0..50 {
+                let low = u128::from(words.next_u32());
+                let high = u128::from(words.next_u32() >> (64 - k));
+                assert_eq!(r.getrandbits(k), low | high << 32, "k = {k}");
+            }
+        }
+        // python3: r = random.Random(489); [r.getrandbits(33) for _ in range(2)]
+        let mut r = PyRandom::new(489);
+        assert_eq!(
+            [r.getrandbits(33), r.getrandbits(33)],
+            [8327563094, 5066687041]
+        );
     }
 
     #[test]

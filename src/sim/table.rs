@@ -393,6 +393,13 @@ impl Table {
         self.records.keys().map(AsRef::as_ref)
     }
 
+    /// The records with their keys as the table holds them (shared).
+    pub fn entries(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (&Arc<str>, &Record)> + ExactSizeIterator {
+        self.records.iter().map(|(k, v)| (k, v.as_ref()))
+    }
+
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Record> + ExactSizeIterator {
         self.records.values().map(Arc::as_ref)
     }

@@ -168,7 +168,7 @@ pub struct World {
     token_owner: TokenOwner,
 }
 
-type TokenOwner = RefCell<Option<(Value, Result<String, String>)>>;
+type TokenOwner = RefCell<Option<(Value, Result<Arc<str>, String>)>>;
 
 /// What a running tool may touch.
 pub struct ToolCtx<'w> {
@@ -218,7 +218,9 @@ impl ToolCtx<'_> {
 
     /// The reference's `check_session_token`: the username of the account
     /// holding `token`, or `Invalid session_token.`.
-    pub fn check_session_token(&self, token: &Value) -> Result<String, String> {
+    ///
+    /// The username is the account's key in the table, shared, not copied.
+    pub fn check_session_token(&self, token: &Value) -> Result<Arc<str>, String> {
         if let Some((known, owner)) = self.token_owner.borrow().as_ref() {
             if known == token {
                 return owner.clone();
@@ -230,10 +232,10 @@ impl ToolCtx<'_> {
         owner
     }
 
-    fn find_token_owner(&self, token: &Value) -> Result<String, String> {
-        for (username, record) in self.accounts() {
+    fn find_token_owner(&self, token: &Value) -> Result<Arc<str>, String> {
+        for (username, record) in self.accounts().entries() {
             match record.get("session_token") {
-                Some(t) if t == token => return Ok(username.to_string()),
+                Some(t) if t == token => return Ok(Arc::clone(username)),
                 Some(_) => {}
                 None => return Err(super::pyargs::key_error("session_token")),
             }
