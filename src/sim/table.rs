@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use indexmap::IndexMap;
+use indexmap::IndexSet;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -34,12 +34,80 @@ pub fn field<'a>(item: &'a Value, name: &str) -> Option<&'a Value> {
 /// than a few length checks and short compares).
 const SCAN_LIMIT: usize = 16;
 
-/// Where `key` sits among a record's items or a table's records.
-fn index_of<V>(map: &IndexMap<Arc<str>, V>, key: &str) -> Option<usize> {
-    if map.len() <= SCAN_LIMIT {
-        map.keys().position(|k| same(k, key))
-    } else {
-        map.get_index_of(key)
+/// Values under string keys, in the order a Python dict keeps them, with
+/// the keys held apart and shared between copies. A world's first write to
+/// a table or record copies its values (pointers, each a count) and not its
+/// keys; only adding or removing a key copies the keys (and their index).
+#[derive(Debug, Clone)]
+struct Keyed<V> {
+    keys: Arc<IndexSet<Arc<str>>>,
+    /// `values[i]` is the value of the `i`-th key.
+    values: Vec<V>,
+}
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Keyed {
+            keys: Arc::default(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<V> Keyed<V> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Where `key` sits.
+    fn index_of(&self, key: &str) -> Option<usize> {
+        if self.keys.len() <= SCAN_LIMIT {
+            self.keys.iter().position(|k| same(k, key))
+        } else {
+            self.keys.get_index_of(key)
+        }
+    }
+
+    /// A key known to be missing, with its value, at the end.
+    fn push_new(&mut self, key: Arc<str>, value: V) -> usize {
+        Arc::make_mut(&mut self.keys).insert(key);
+        self.values.push(value);
+        self.values.len() - 1
+    }
+
+    /// `del d[key]` by position, keeping the others in order.
+    fn remove(&mut self, index: usize) -> V {
+        Arc::make_mut(&mut self.keys).shift_remove_index(index);
+        self.values.remove(index)
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (&Arc<str>, &V)> + ExactSizeIterator {
+        self.keys.iter().zip(&self.values)
+    }
+}
+
+/// Later values replace earlier ones under the same key, in its first
+/// place, as building a map does.
+impl<V> FromIterator<(Arc<str>, V)> for Keyed<V> {
+    fn from_iter<I: IntoIterator<Item = (Arc<str>, V)>>(iter: I) -> Self {
+        let mut keys = IndexSet::new();
+        let mut values = Vec::new();
+        for (key, value) in iter {
+            let (index, new) = keys.insert_full(key);
+            if new {
+                values.push(value);
+            } else {
+                values[index] = value;
+            }
+        }
+        Keyed {
+            keys: Arc::new(keys),
+            values,
+        }
     }
 }
 
@@ -50,7 +118,7 @@ fn index_of<V>(map: &IndexMap<Arc<str>, V>, key: &str) -> Option<usize> {
 /// copies the one item it hands out if another world still shares it.
 #[derive(Debug, Clone, Default)]
 pub struct Items {
-    map: IndexMap<Arc<str>, Arc<Value>>,
+    map: Keyed<Arc<Value>>,
 }
 
 impl Items {
@@ -67,11 +135,11 @@ impl Items {
     }
 
     fn index_of(&self, key: &str) -> Option<usize> {
-        index_of(&self.map, key)
+        self.map.index_of(key)
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.index_of(key).map(|i| self.map[i].as_ref())
+        self.index_of(key).map(|i| self.map.values[i].as_ref())
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -81,7 +149,7 @@ impl Items {
     /// An item to change, copied first if another world still shares it.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         let index = self.index_of(key)?;
-        Some(Arc::make_mut(&mut self.map[index]))
+        Some(Arc::make_mut(&mut self.map.values[index]))
     }
 
     /// `d[key] = value`: a new key goes at the end, a replaced item keeps
@@ -89,7 +157,7 @@ impl Items {
     pub fn insert(&mut self, key: &str, value: Value) {
         match self.index_of(key) {
             Some(index) => {
-                let slot = &mut self.map[index];
+                let slot = &mut self.map.values[index];
                 // Overwrite in place unless another world shares the item.
                 match Arc::get_mut(slot) {
                     Some(item) => *item = value,
@@ -97,7 +165,7 @@ impl Items {
                 }
             }
             None => {
-                self.map.insert(Arc::from(key), Arc::new(value));
+                self.map.push_new(Arc::from(key), Arc::new(value));
             }
         }
     }
@@ -106,7 +174,7 @@ impl Items {
     /// handed back as it is held: other worlds may still share it.
     pub fn shift_remove(&mut self, key: &str) -> Option<Arc<Value>> {
         let index = self.index_of(key)?;
-        self.map.shift_remove_index(index).map(|(_, item)| item)
+        Some(self.map.remove(index))
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Value)> + ExactSizeIterator {
@@ -114,11 +182,11 @@ impl Items {
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
-        self.map.keys().map(AsRef::as_ref)
+        self.map.keys.iter().map(AsRef::as_ref)
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.map.values().map(Arc::as_ref)
+        self.map.values.iter().map(Arc::as_ref)
     }
 
     /// The items as one JSON object (a copy of every item).
@@ -146,9 +214,9 @@ impl PartialEq for Items {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self.map.iter().all(|(k, v)| {
-                other
-                    .index_of(k)
-                    .is_some_and(|i| Arc::ptr_eq(v, &other.map[i]) || **v == *other.map[i])
+                other.index_of(k).is_some_and(|i| {
+                    Arc::ptr_eq(v, &other.map.values[i]) || **v == *other.map.values[i]
+                })
             })
     }
 }
@@ -325,7 +393,7 @@ impl Serialize for Record {
 /// between worlds until a tool writes it (see [`Record`]).
 #[derive(Debug, Clone, Default)]
 pub struct Table {
-    records: IndexMap<Arc<str>, Arc<Record>>,
+    records: Keyed<Arc<Record>>,
 }
 
 impl Table {
@@ -342,11 +410,11 @@ impl Table {
     }
 
     fn index_of(&self, key: &str) -> Option<usize> {
-        index_of(&self.records, key)
+        self.records.index_of(key)
     }
 
     pub fn get(&self, key: &str) -> Option<&Record> {
-        self.index_of(key).map(|i| self.records[i].as_ref())
+        self.index_of(key).map(|i| self.records.values[i].as_ref())
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -358,21 +426,28 @@ impl Table {
     /// written through [`Record::get_mut`] or replaced).
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Record> {
         let index = self.index_of(key)?;
-        Some(Arc::make_mut(&mut self.records[index]))
+        Some(Arc::make_mut(&mut self.records.values[index]))
     }
 
     /// The record under `key`, inserted from `make` (at the end) when missing.
     pub fn get_or_insert_with(&mut self, key: &str, make: impl FnOnce() -> Record) -> &mut Record {
         let index = match self.index_of(key) {
             Some(index) => index,
-            None => self.records.insert_full(Arc::from(key), Arc::new(make())).0,
+            None => self.records.push_new(Arc::from(key), Arc::new(make())),
         };
-        Arc::make_mut(&mut self.records[index])
+        Arc::make_mut(&mut self.records.values[index])
     }
 
     /// Insert or replace (a replaced record keeps its place, as in Python).
     pub fn insert(&mut self, key: impl Into<Arc<str>>, record: impl Into<Record>) {
-        self.records.insert(key.into(), Arc::new(record.into()));
+        let key: Arc<str> = key.into();
+        let record = Arc::new(record.into());
+        match self.index_of(&key) {
+            Some(index) => self.records.values[index] = record,
+            None => {
+                self.records.push_new(key, record);
+            }
+        }
     }
 
     /// Remove a record, keeping the others in order (Python's `del d[k]`).
@@ -380,9 +455,7 @@ impl Table {
     /// share it.
     pub fn shift_remove(&mut self, key: &str) -> Option<Arc<Record>> {
         let index = self.index_of(key)?;
-        self.records
-            .shift_remove_index(index)
-            .map(|(_, record)| record)
+        Some(self.records.remove(index))
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Record)> + ExactSizeIterator {
@@ -390,7 +463,7 @@ impl Table {
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
-        self.records.keys().map(AsRef::as_ref)
+        self.records.keys.iter().map(AsRef::as_ref)
     }
 
     /// The records with their keys as the table holds them (shared).
@@ -401,7 +474,7 @@ impl Table {
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Record> + ExactSizeIterator {
-        self.records.values().map(Arc::as_ref)
+        self.records.values.iter().map(Arc::as_ref)
     }
 
     /// The table as one JSON object (a copy of every record).
@@ -429,10 +502,10 @@ impl PartialEq for Table {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self.records.iter().all(|(k, v)| {
-                other
-                    .records
-                    .get(k)
-                    .is_some_and(|o| Arc::ptr_eq(o, v) || o == v)
+                other.records.index_of(k).is_some_and(|i| {
+                    let o = &other.records.values[i];
+                    Arc::ptr_eq(o, v) || o == v
+                })
             })
     }
 }
@@ -501,6 +574,46 @@ mod tests {
     /// Whether two records hold the very same item (not a copy).
     fn same_item(a: &Record, b: &Record, key: &str) -> bool {
         std::ptr::eq(a.get(key).unwrap(), b.get(key).unwrap())
+    }
+
+    /// A write to a record copies the table's values, not its keys; adding
+    /// or removing a record copies the keys of that world's table alone.
+    #[test]
+    fn keys_are_shared_until_a_key_is_added_or_removed() {
+        let shared = table();
+        let mut world = shared.clone();
+        world.get_mut("bob").unwrap().get_mut("b1").unwrap()["n"] = json!(10);
+        assert!(Arc::ptr_eq(&shared.records.keys, &world.records.keys));
+        let bob = (
+            &shared["bob"].as_object().unwrap().map.keys,
+            &world["bob"].as_object().unwrap().map.keys,
+        );
+        assert!(
+            Arc::ptr_eq(bob.0, bob.1),
+            "changing an item keeps the record's keys"
+        );
+        world.get_or_insert_with("dee", Record::new);
+        assert!(!Arc::ptr_eq(&shared.records.keys, &world.records.keys));
+        assert_eq!(shared.keys().collect::<Vec<_>>(), ["ann", "bob", "cy"]);
+        assert_eq!(
+            world.keys().collect::<Vec<_>>(),
+            ["ann", "bob", "cy", "dee"]
+        );
+        let mut other = shared.clone();
+        assert!(other.shift_remove("ann").is_some());
+        assert_eq!(other.keys().collect::<Vec<_>>(), ["bob", "cy"]);
+        assert_eq!(other["cy"], json!({"c1": {"n": 1}}));
+        assert_eq!(shared.keys().collect::<Vec<_>>(), ["ann", "bob", "cy"]);
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_first_place_and_last_value() {
+        let keyed: Keyed<i32> = [("a", 1), ("b", 2), ("a", 3)]
+            .into_iter()
+            .map(|(k, v)| (Arc::from(k), v))
+            .collect();
+        let got: Vec<(&str, i32)> = keyed.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
+        assert_eq!(got, [("a", 3), ("b", 2)]);
     }
 
     #[test]
