@@ -422,7 +422,8 @@ fn each_turn_starts_from_the_gold_history() {
         (T3, vec![proposed("FindAlarms", json!({}))]),
     ]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let times: Vec<&str> = simulation.turns[1].calls[0].response["alarms"]
+    let response = simulation.turns[1].calls[0].response.clone().into_value();
+    let times: Vec<&str> = response["alarms"]
         .as_array()
         .unwrap()
         .iter()

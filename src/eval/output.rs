@@ -199,7 +199,7 @@ fn prediction_json(call: &PredictedCall<'_>, matched: bool, bad_action: bool) ->
         "request".into(),
         json!({"api_name": call.api_name, "parameters": parameters}),
     );
-    entry.insert("response".into(), call.response.clone());
+    entry.insert("response".into(), call.response.as_response().to_value());
     entry.insert("exception".into(), json!(call.exception));
     entry.insert(
         "metadata".into(),

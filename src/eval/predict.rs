@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{Conversation, GoldCall, Metadata, Role};
 use crate::sim::catalog::CallRef;
+use crate::sim::{Reply, Response};
 
 /// The argument the world injects for tools that need a session.
 const SESSION_TOKEN: &str = "session_token";
@@ -201,7 +202,8 @@ pub struct PredictedCall<'c> {
     /// The arguments as executed: the session token injected for auth
     /// tools, empty when they could not be parsed.
     pub arguments: Arguments<'c>,
-    pub response: Value,
+    /// What the tool returned (a listing holds the world's items, shared).
+    pub response: Reply,
     pub exception: Option<String>,
     /// Whether the arguments were readable (the reference writes
     /// `"parameters": null` for unreadable ones).
@@ -215,7 +217,7 @@ impl<'c> PredictedCall<'c> {
         PredictedCall {
             api_name: Cow::Owned(call.request.api_name),
             arguments: Arguments::Owned(call.request.parameters),
-            response: call.response,
+            response: Reply::Json(call.response),
             exception: call.exception,
             parsed,
             metadata,
@@ -227,7 +229,7 @@ impl<'c> PredictedCall<'c> {
         CallRef {
             api_name: &self.api_name,
             parameters: self.arguments.as_ref().by_key(),
-            response: &self.response,
+            response: self.response.as_response(),
             exception: self.exception.as_deref(),
         }
     }
@@ -253,7 +255,7 @@ pub enum HistoryItem<'a> {
     Call {
         api_name: &'a str,
         parameters: Option<ArgumentsRef<'a>>,
-        response: &'a Value,
+        response: Response<'a>,
         exception: Option<&'a str>,
     },
 }
@@ -286,7 +288,7 @@ impl<'a> TurnInput<'a> {
         let current = self.predicted.iter().map(|p| HistoryItem::Call {
             api_name: &p.api_name,
             parameters: p.parsed.then(|| p.arguments.as_ref()),
-            response: &p.response,
+            response: p.response.as_response(),
             exception: p.exception.as_deref(),
         });
         earlier.chain(current)
@@ -297,7 +299,7 @@ fn gold_item(call: &GoldCall, parsed: bool) -> HistoryItem<'_> {
     HistoryItem::Call {
         api_name: &call.request.api_name,
         parameters: parsed.then_some(ArgumentsRef::InOrder(&call.request.parameters)),
-        response: &call.response,
+        response: Response::Json(&call.response),
         exception: call.exception.as_deref(),
     }
 }

@@ -38,7 +38,7 @@ use super::predict::{
 };
 use crate::model::{Conversation, GoldCall, Request, Role};
 use crate::sim::pyargs::lookup;
-use crate::sim::{Databases, World};
+use crate::sim::{Databases, Reply, World};
 
 /// The exception the reference records for a call whose arguments could
 /// not be parsed.
@@ -397,7 +397,7 @@ pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall<'stat
             PredictedCall {
                 api_name: Cow::Owned(executed.request.api_name),
                 arguments: Arguments::Owned(executed.request.parameters),
-                response: executed.response,
+                response: Reply::Json(executed.response),
                 exception: executed.exception,
                 parsed: true,
                 metadata,
@@ -406,7 +406,7 @@ pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall<'stat
         None => PredictedCall {
             api_name: Cow::Owned(api_name),
             arguments: Arguments::Owned(Map::new()),
-            response: Value::Null,
+            response: Reply::default(),
             exception: Some(PARSE_FAILURE.to_string()),
             parsed: false,
             metadata,

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::pyargs::{lookup, py_eq};
+use super::reply::{Reply, Response};
 use super::table::field;
 use super::world::ToolCtx;
 use super::TextSimilarity;
@@ -166,7 +167,7 @@ impl FieldSpec {
 
 /// Runs a tool: arguments as the caller gave them (the session token already
 /// injected for auth tools), the result or the exception text.
-pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Value, String>;
+pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Reply, String>;
 
 /// A predicted call as a comparator sees it: the tool, the arguments it
 /// ran with, its result. Comparators read arguments by key: `parameters`
@@ -176,7 +177,7 @@ pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Value, Stri
 pub struct CallRef<'a> {
     pub api_name: &'a str,
     pub parameters: &'a Map<String, Value>,
-    pub response: &'a Value,
+    pub response: Response<'a>,
     pub exception: Option<&'a str>,
 }
 
@@ -185,7 +186,7 @@ impl<'a> From<&'a GoldCall> for CallRef<'a> {
         CallRef {
             api_name: &call.request.api_name,
             parameters: &call.request.parameters,
-            response: &call.response,
+            response: Response::Json(&call.response),
             exception: call.exception.as_deref(),
         }
     }
@@ -278,7 +279,7 @@ pub fn default_matches(
     gold: &GoldCall,
     _text: &dyn TextSimilarity,
 ) -> bool {
-    py_eq(prediction.response, &gold.response)
+    prediction.response.py_eq(&gold.response)
         && prediction.exception == gold.exception.as_deref()
         && gold_arguments_equal(prediction, gold)
 }
@@ -303,18 +304,17 @@ pub fn lists_at_least(
     // The ids are borrowed where they lie and fields found by name (a
     // result's object has a handful of keys): nothing is copied or hashed.
     fn ids<'a>(
-        response: &'a Value,
+        response: Response<'a>,
         list_key: &'a str,
         id_key: &'a str,
     ) -> impl Iterator<Item = &'a Value> + Clone {
-        let records = field(response, list_key).and_then(Value::as_array);
-        records
-            .into_iter()
-            .flatten()
+        response
+            .list(list_key)
             .filter_map(move |record| field(record, id_key))
     }
     let found = ids(prediction.response, list_key, id_key);
-    ids(&gold.response, list_key, id_key).all(|id| found.clone().any(|f| py_eq(f, id)))
+    ids(Response::Json(&gold.response), list_key, id_key)
+        .all(|id| found.clone().any(|f| py_eq(f, id)))
 }
 
 /// Whether both calls raised the same exception (or none) as the same user

@@ -189,6 +189,14 @@ impl Items {
         self.map.values.iter().map(Arc::as_ref)
     }
 
+    /// The items as the record holds them, to be shared (a listing's
+    /// reply holds them without copying them).
+    pub fn shared_values(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &Arc<Value>> + ExactSizeIterator {
+        self.map.values.iter()
+    }
+
     /// The items as one JSON object (a copy of every item).
     pub fn to_map(&self) -> Map<String, Value> {
         self.iter()

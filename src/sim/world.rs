@@ -18,6 +18,7 @@ use super::catalog::{tool, ToolSpec};
 use super::pyargs::lookup;
 use super::pyrandom::PyRandom;
 use super::pytime;
+use super::reply::Reply;
 pub use super::table::{Items, Record, Table};
 use crate::model::{Conversation, Metadata, Request, User};
 use crate::{Error, Result};
@@ -345,7 +346,7 @@ impl World {
                         .parameters
                         .insert("session_token".to_string(), self.token_value());
                 }
-                split(self.run(spec, &request.parameters))
+                split(self.run(spec, &request.parameters).map(Reply::into_value))
             }
         };
         Execution {
@@ -378,7 +379,7 @@ impl World {
             } else {
                 std::borrow::Cow::Borrowed(parameters)
             };
-        split(self.run(spec, &parameters))
+        split(self.run(spec, &parameters).map(Reply::into_value))
     }
 
     /// [`World::execute`] of `parameters` less their session token (taken
@@ -398,11 +399,15 @@ impl World {
         &mut self,
         api_name: &str,
         parameters: &Map<String, Value>,
-    ) -> Option<(Value, Option<String>)> {
+    ) -> Option<(Reply, Option<String>)> {
         let token = lookup(parameters, "session_token");
         let (spec, inject) = match self.admit(api_name) {
             // Nothing is injected: the token, if any, stays out.
-            Err(exception) => return token.is_none().then_some((Value::Null, Some(exception))),
+            Err(exception) => {
+                return token
+                    .is_none()
+                    .then_some((Reply::default(), Some(exception)))
+            }
             Ok(admitted) => admitted,
         };
         if inject {
@@ -452,7 +457,7 @@ impl World {
         &mut self,
         spec: &'static ToolSpec,
         parameters: &Map<String, Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Reply, String> {
         let index = match self
             .instances
             .iter()
@@ -474,10 +479,11 @@ impl World {
         };
         let response = (spec.run)(&mut ctx, parameters)?;
         if opens_session(spec.name) {
-            self.session_token = response
-                .get("session_token")
-                .and_then(Value::as_str)
-                .map(str::to_string);
+            self.session_token = match &response {
+                Reply::Json(value) => value.get("session_token").and_then(Value::as_str),
+                Reply::Listed { .. } => None,
+            }
+            .map(str::to_string);
         } else if matches!(spec.name, "LogoutUser" | "DeleteAccount") {
             self.session_token = None;
         }
@@ -489,10 +495,11 @@ fn opens_session(api_name: &str) -> bool {
     matches!(api_name, "UserLogin" | "RegisterUser")
 }
 
-fn split(result: Result<Value, String>) -> (Value, Option<String>) {
+/// A run's (response, exception): a tool that raised returned null.
+fn split<R: Default>(result: Result<R, String>) -> (R, Option<String>) {
     match result {
         Ok(response) => (response, None),
-        Err(exception) => (Value::Null, Some(exception)),
+        Err(exception) => (R::default(), Some(exception)),
     }
 }
 
@@ -754,7 +761,7 @@ mod tests {
             match outcome {
                 Some((response, exception)) => {
                     assert_eq!(
-                        (response, exception),
+                        (response.into_value(), exception),
                         (owned.response, owned.exception),
                         "{api_name} {parameters:?}"
                     );

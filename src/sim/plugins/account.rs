@@ -19,6 +19,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
+use crate::sim::reply::Reply;
 use crate::sim::world::{Record, ToolCtx};
 
 pub const DESCRIPTION: &str =
@@ -235,7 +236,7 @@ pub static GET_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: true,
     database: Some(DATABASE),
-    run: get_account_information,
+    run: |ctx, params| get_account_information(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -263,7 +264,7 @@ pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: delete_account,
+    run: |ctx, params| delete_account(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -295,7 +296,7 @@ pub static USER_LOGIN: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: false,
     database: Some(DATABASE),
-    run: user_login,
+    run: |ctx, params| user_login(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -324,7 +325,7 @@ pub static LOGOUT_USER: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: logout_user,
+    run: |ctx, params| logout_user(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -347,7 +348,7 @@ pub static CHANGE_PASSWORD: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: change_password,
+    run: |ctx, params| change_password(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -392,7 +393,7 @@ pub static REGISTER_USER: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: false,
     database: Some(DATABASE),
-    run: register_user,
+    run: |ctx, params| register_user(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -444,7 +445,7 @@ pub static SEND_VERIFICATION_CODE: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: false,
     database: Some(DATABASE),
-    run: send_verification_code,
+    run: |ctx, params| send_verification_code(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -480,7 +481,7 @@ pub static RESET_PASSWORD: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: false,
     database: Some(DATABASE),
-    run: reset_password,
+    run: |ctx, params| reset_password(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -535,7 +536,7 @@ pub static QUERY_USER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: true,
     database: Some(DATABASE),
-    run: query_user,
+    run: |ctx, params| query_user(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -589,7 +590,7 @@ pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: update_account_information,
+    run: |ctx, params| update_account_information(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 

@@ -2,6 +2,8 @@
 //!
 //! Database `Alarm`: `{username: {alarm_id: {"alarm_id", "time"}}}`.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
@@ -13,6 +15,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::bind;
 use crate::sim::pytime::{strptime, TIME};
+use crate::sim::reply::Reply;
 use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
@@ -41,7 +44,7 @@ pub static ADD_ALARM: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: add_alarm,
+    run: |ctx, params| add_alarm(ctx, params).map(Reply::from),
     matches: arguments_and_exception_match,
 };
 
@@ -85,7 +88,7 @@ pub static DELETE_ALARM: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: delete_alarm,
+    run: |ctx, params| delete_alarm(ctx, params).map(Reply::from),
     matches: crate::sim::catalog::default_matches,
 };
 
@@ -146,7 +149,7 @@ pub static FIND_ALARMS: ToolSpec = ToolSpec {
     matches: find_alarms_matches,
 };
 
-fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind(
         "FindAlarms",
         params,
@@ -155,7 +158,7 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
     )?;
     let username = ctx.check_session_token(args.value("session_token"))?;
     let Some(alarms) = ctx.own().get(&username).and_then(Record::as_object) else {
-        return Ok(json!({"alarms": []}));
+        return Ok(json!({"alarms": []}).into());
     };
     let start = args
         .get("start_range")
@@ -171,14 +174,17 @@ fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
         }
     }
     let mut found = Vec::new();
-    for alarm in alarms.values() {
+    for alarm in alarms.shared_values() {
         let at = strptime(alarm.get("time").unwrap_or(&Value::Null), TIME)?;
         if start.is_some_and(|s| at < s) || end.is_some_and(|e| at > e) {
             continue;
         }
-        found.push(alarm.clone());
+        found.push(Arc::clone(alarm));
     }
-    Ok(object!({ "alarms": found }))
+    Ok(Reply::Listed {
+        key: "alarms",
+        items: found,
+    })
 }
 
 /// A query is right when it found at least the alarms the gold call found.

@@ -6,6 +6,8 @@
 //! calendar holds the future by design), but new or moved events must lie
 //! after it.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use crate::model::GoldCall;
@@ -17,6 +19,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
+use crate::sim::reply::Reply;
 use crate::sim::world::{Items, Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
@@ -94,7 +97,7 @@ pub static CREATE_EVENT: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: create_event,
+    run: |ctx, params| create_event(ctx, params).map(Reply::from),
     matches: create_event_matches,
 };
 
@@ -251,7 +254,7 @@ pub static DELETE_EVENT: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: delete_event,
+    run: |ctx, params| delete_event(ctx, params).map(Reply::from),
     matches: crate::sim::catalog::default_matches,
 };
 
@@ -326,7 +329,7 @@ pub static MODIFY_EVENT: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: modify_event,
+    run: |ctx, params| modify_event(ctx, params).map(Reply::from),
     matches: modify_event_matches,
 };
 
@@ -406,7 +409,7 @@ fn modify_event_matches(
     gold: &GoldCall,
     text: &dyn TextSimilarity,
 ) -> bool {
-    py_eq(prediction.response, &gold.response)
+    prediction.response.py_eq(&gold.response)
         && prediction.exception == gold.exception.as_deref()
         && arguments_match(
             prediction,
@@ -460,7 +463,7 @@ pub static QUERY_CALENDAR: ToolSpec = ToolSpec {
     matches: query_calendar_matches,
 };
 
-fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind(
         "QueryCalendar",
         params,
@@ -477,7 +480,11 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
         return Err("Start time must be before end time.".to_string());
     }
     let mut found = Vec::new();
-    for event in events.as_object().into_iter().flat_map(Items::values) {
+    for event in events
+        .as_object()
+        .into_iter()
+        .flat_map(Items::shared_values)
+    {
         let field = |name: &str| {
             crate::sim::table::field(event, name).ok_or_else(|| crate::sim::pyargs::key_error(name))
         };
@@ -487,10 +494,13 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
             || (start <= event_end && event_end <= end)
             || (event_start <= start && event_end >= end);
         if overlaps {
-            found.push(event.clone());
+            found.push(Arc::clone(event));
         }
     }
-    Ok(object!({ "events": found }))
+    Ok(Reply::Listed {
+        key: "events",
+        items: found,
+    })
 }
 
 /// A query is right when it raised what the gold call raised, ran as the

@@ -5,6 +5,8 @@
 //! clock has not arrived yet and is never found. Sending checks the
 //! addresses and makes up an id but, as in the reference, stores nothing.
 
+use std::sync::Arc;
+
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
@@ -19,6 +21,7 @@ use crate::sim::pyargs::{
     bind, display, key_error, lookup, lower, py_eq, py_split, truthy, type_name,
 };
 use crate::sim::pytime::{strptime, TIMESTAMP};
+use crate::sim::reply::Reply;
 use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
@@ -67,7 +70,7 @@ pub static SEND_EMAIL: ToolSpec = ToolSpec {
     requires_auth: true,
     // The reference's SendEmail has no database: the sent mail is not kept.
     database: None,
-    run: send_email,
+    run: |ctx, params| send_email(ctx, params).map(Reply::from),
     matches: send_email_matches,
 };
 
@@ -221,7 +224,7 @@ pub static SEARCH_INBOX: ToolSpec = ToolSpec {
     matches: search_inbox_matches,
 };
 
-fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind(
         "SearchInbox",
         params,
@@ -231,7 +234,7 @@ fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let username = ctx.check_session_token(args.value("session_token"))?;
     let emails = match ctx.own().get(&username).and_then(Record::as_object) {
         Some(emails) if !emails.is_empty() => emails,
-        _ => return Ok(json!({"emails": []})),
+        _ => return Ok(json!({"emails": []}).into()),
     };
     let (query, sender) = (args.get("query"), args.get("sender"));
     let (start_date, end_date) = (args.get("start_date"), args.get("end_date"));
@@ -259,8 +262,8 @@ fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     };
     let keywords: Option<Vec<&str>> = keywords.as_deref().map(py_split);
 
-    let mut matched: Vec<(NaiveDateTime, &Value)> = Vec::new();
-    for email in emails.values() {
+    let mut matched: Vec<(NaiveDateTime, &Arc<Value>)> = Vec::new();
+    for email in emails.shared_values() {
         let field = |name: &str| email.get(name).ok_or_else(|| key_error(name));
         let date = strptime(field("date")?, TIMESTAMP)?;
         if ctx.now < date {
@@ -284,12 +287,15 @@ fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     // Newest first; a stable sort keeps equal dates in database order, as
     // Python's `sort(reverse=True)` does.
     matched.sort_by_key(|m| std::cmp::Reverse(m.0));
-    let found: Vec<Value> = matched
+    let items = matched
         .into_iter()
         .take(MAX_RESULTS)
-        .map(|(_, email)| email.clone())
+        .map(|(_, email)| Arc::clone(email))
         .collect();
-    Ok(object!({ "emails": found }))
+    Ok(Reply::Listed {
+        key: "emails",
+        items,
+    })
 }
 
 /// Whether the email's body or subject contains any (or all) keywords. The

@@ -6,6 +6,8 @@
 //! never found. Sending checks the text and makes up an id but, as in the
 //! reference, stores nothing.
 
+use std::sync::Arc;
+
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
@@ -19,6 +21,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, lookup, lower, py_eq, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
+use crate::sim::reply::Reply;
 use crate::sim::world::ToolCtx;
 use crate::sim::TextSimilarity;
 
@@ -64,7 +67,7 @@ pub static SEND_MESSAGE: ToolSpec = ToolSpec {
     requires_auth: true,
     // The reference's SendMessage has no database: the message is not kept.
     database: None,
-    run: send_message,
+    run: |ctx, params| send_message(ctx, params).map(Reply::from),
     matches: send_message_matches,
 };
 
@@ -178,7 +181,7 @@ pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
     matches: search_messages_matches,
 };
 
-fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind(
         "SearchMessages",
         params,
@@ -189,7 +192,7 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     // A user with no messages gets an empty answer before any argument is
     // checked.
     let Some(messages) = dict_key(&username)?.and_then(|u| ctx.own().get(u)) else {
-        return Ok(json!({"messages": []}));
+        return Ok(json!({"messages": []}).into());
     };
     let (query, sender) = (args.get("query"), args.get("sender"));
     let (start_date, end_date) = (args.get("start_date"), args.get("end_date"));
@@ -223,8 +226,8 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
             "values",
         ));
     };
-    let mut matched: Vec<(NaiveDateTime, &Value)> = Vec::new();
-    for message in messages.values() {
+    let mut matched: Vec<(NaiveDateTime, &Arc<Value>)> = Vec::new();
+    for message in messages.shared_values() {
         let at = strptime(item_field(message, "timestamp")?, TIMESTAMP)?;
         if ctx.now < at {
             continue; // not received yet
@@ -259,12 +262,15 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     // Newest first; a stable sort keeps equal times in database order, as
     // Python's `sort(reverse=True)` does.
     matched.sort_by_key(|m| std::cmp::Reverse(m.0));
-    let found: Vec<Value> = matched
+    let items = matched
         .into_iter()
         .take(MAX_RESULTS)
-        .map(|(_, message)| message.clone())
+        .map(|(_, message)| Arc::clone(message))
         .collect();
-    Ok(object!({ "messages": found }))
+    Ok(Reply::Listed {
+        key: "messages",
+        items,
+    })
 }
 
 /// A search is right when it raised what the gold call raised, ran as the

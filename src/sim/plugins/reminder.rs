@@ -16,6 +16,7 @@ use crate::sim::catalog::{
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
+use crate::sim::reply::Reply;
 use crate::sim::world::{Record, ToolCtx};
 use crate::sim::TextSimilarity;
 
@@ -80,7 +81,7 @@ pub static ADD_REMINDER: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: add_reminder,
+    run: |ctx, params| add_reminder(ctx, params).map(Reply::from),
     matches: add_reminder_matches,
 };
 
@@ -176,17 +177,19 @@ pub static GET_REMINDERS: ToolSpec = ToolSpec {
     matches: get_reminders_matches,
 };
 
-fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind("GetReminders", params, &["session_token"], &[])?;
     let username = session_username(ctx, args.value("session_token"))?;
     let Some(reminders) = ctx.own().get(&user_key(&username)?) else {
-        return Ok(json!({"reminders": []}));
+        return Ok(json!({"reminders": []}).into());
     };
     let Some(reminders) = reminders.as_object() else {
         return Err(no_attribute(&reminders.to_value(), "values"));
     };
-    let listed: Vec<Value> = reminders.values().cloned().collect();
-    Ok(object!({ "reminders": listed }))
+    Ok(Reply::Listed {
+        key: "reminders",
+        items: reminders.shared_values().cloned().collect(),
+    })
 }
 
 /// A listing is right when the request is the same (tool and arguments),
@@ -214,7 +217,7 @@ pub static DELETE_REMINDER: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: delete_reminder,
+    run: |ctx, params| delete_reminder(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 
@@ -262,7 +265,7 @@ pub static COMPLETE_REMINDER: ToolSpec = ToolSpec {
     is_action: true,
     requires_auth: true,
     database: Some(DATABASE),
-    run: complete_reminder,
+    run: |ctx, params| complete_reminder(ctx, params).map(Reply::from),
     matches: default_matches,
 };
 

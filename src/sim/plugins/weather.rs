@@ -15,6 +15,7 @@ use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec};
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
+use crate::sim::reply::Reply;
 use crate::sim::world::{Record, Table, ToolCtx};
 
 pub const DESCRIPTION: &str =
@@ -58,7 +59,7 @@ pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(DAILY),
-    run: current_weather,
+    run: |ctx, params| current_weather(ctx, params).map(Reply::from),
     matches: crate::sim::catalog::default_matches,
 };
 
@@ -85,7 +86,7 @@ pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(DAILY),
-    run: forecast_weather,
+    run: |ctx, params| forecast_weather(ctx, params).map(Reply::from),
     matches: crate::sim::catalog::default_matches,
 };
 
@@ -144,7 +145,7 @@ pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(HISTORIC),
-    run: historic_weather,
+    run: |ctx, params| historic_weather(ctx, params).map(Reply::from),
     matches: crate::sim::catalog::default_matches,
 };
 

@@ -1,0 +1,269 @@
+//! What a tool returns: a JSON value it built, or, for the queries that
+//! list database items (events, reminders, emails, messages, alarms), those
+//! items themselves, shared with the world's tables instead of copied.
+//!
+//! A listing is compared with the gold result by its ids and then thrown
+//! away; copying every listed item (a dozen strings each) and freeing it
+//! again was a large part of what evaluating a query cost. A [`Reply`]
+//! reads, compares and serialises as the JSON value it stands for, and
+//! becomes that value ([`Reply::into_value`]) where one is kept.
+
+use std::sync::Arc;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::sim::pyargs::{lookup, py_eq};
+use crate::sim::table::field;
+
+/// A tool's result.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// Any JSON value.
+    Json(Value),
+    /// `{key: [item, ...]}`, the items shared with the tables they came from.
+    Listed {
+        key: &'static str,
+        items: Vec<Arc<Value>>,
+    },
+}
+
+impl From<Value> for Reply {
+    fn from(value: Value) -> Self {
+        Reply::Json(value)
+    }
+}
+
+impl Default for Reply {
+    fn default() -> Self {
+        Reply::Json(Value::Null)
+    }
+}
+
+impl Reply {
+    /// The reply as comparators and writers read it.
+    pub fn as_response(&self) -> Response<'_> {
+        match self {
+            Reply::Json(value) => Response::Json(value),
+            Reply::Listed { key, items } => Response::Listed { key, items },
+        }
+    }
+
+    /// The JSON value the reply stands for (the listed items copied).
+    pub fn into_value(self) -> Value {
+        match self {
+            Reply::Json(value) => value,
+            listed => listed.as_response().to_value(),
+        }
+    }
+}
+
+/// Equal when they stand for the same JSON value, whatever their forms.
+impl PartialEq for Reply {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Reply::Json(a), Reply::Json(b)) => a == b,
+            (Reply::Listed { key: a, items: x }, Reply::Listed { key: b, items: y }) => {
+                a == b && x == y
+            }
+            (listed, Reply::Json(value)) | (Reply::Json(value), listed) => listed == value,
+        }
+    }
+}
+
+/// Equal when it stands for that JSON value (`serde_json`'s equality).
+impl PartialEq<Value> for Reply {
+    fn eq(&self, other: &Value) -> bool {
+        match self {
+            Reply::Json(value) => value == other,
+            listed => listed.as_response().to_value() == *other,
+        }
+    }
+}
+
+impl Serialize for Reply {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_response().serialize(serializer)
+    }
+}
+
+/// A result, borrowed: a gold call's recorded value or a prediction's reply.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Response<'a> {
+    Json(&'a Value),
+    Listed {
+        key: &'a str,
+        items: &'a [Arc<Value>],
+    },
+}
+
+impl<'a> From<&'a Value> for Response<'a> {
+    fn from(value: &'a Value) -> Self {
+        Response::Json(value)
+    }
+}
+
+impl<'a> Response<'a> {
+    /// The JSON value this stands for.
+    pub fn to_value(self) -> Value {
+        match self {
+            Response::Json(value) => value.clone(),
+            Response::Listed { key, items } => {
+                let list = items.iter().map(|item| Value::clone(item)).collect();
+                let mut map = Map::with_capacity(1);
+                map.insert(key.to_string(), Value::Array(list));
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// Python's `==` with `other` (see [`py_eq`]).
+    pub fn py_eq(self, other: &Value) -> bool {
+        match self {
+            Response::Json(value) => py_eq(value, other),
+            Response::Listed { key, items } => {
+                // A one-key dict against `other`: the same single key, and
+                // lists of pairwise equal items.
+                let Some(other) = other.as_object() else {
+                    return false;
+                };
+                other.len() == 1
+                    && lookup(other, key).is_some_and(|list| match list {
+                        Value::Array(list) => {
+                            list.len() == items.len()
+                                && items.iter().zip(list).all(|(a, b)| py_eq(a, b))
+                        }
+                        _ => false,
+                    })
+            }
+        }
+    }
+
+    /// The items of the list under `key` (none when there is no such
+    /// list), as `result[key]` would give them.
+    pub fn list(self, key: &'a str) -> impl Iterator<Item = &'a Value> + Clone + 'a {
+        let (json, shared): (&'a [Value], &'a [Arc<Value>]) = match self {
+            Response::Json(value) => (
+                field(value, key)
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice),
+                &[],
+            ),
+            Response::Listed { key: k, items } if k == key => (&[], items),
+            Response::Listed { .. } => (&[], &[]),
+        };
+        json.iter().chain(shared.iter().map(|item| item.as_ref()))
+    }
+}
+
+impl Serialize for Response<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Response::Json(value) => value.serialize(serializer),
+            Response::Listed { key, items } => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry(key, &Items(items))?;
+                map.end()
+            }
+        }
+    }
+}
+
+/// The listed items as a JSON array.
+struct Items<'a>(&'a [Arc<Value>]);
+
+impl Serialize for Items<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(item.as_ref())?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn listed() -> Reply {
+        Reply::Listed {
+            key: "events",
+            items: vec![
+                Arc::new(json!({"event_id": "e1", "n": 1})),
+                Arc::new(json!({"event_id": "e2", "n": 2.0})),
+            ],
+        }
+    }
+
+    fn as_json() -> Value {
+        json!({"events": [{"event_id": "e1", "n": 1}, {"event_id": "e2", "n": 2.0}]})
+    }
+
+    #[test]
+    fn a_listing_is_the_object_it_stands_for() {
+        assert_eq!(listed().into_value(), as_json());
+        assert_eq!(listed(), as_json());
+        assert_eq!(listed(), Reply::Json(as_json()));
+        assert_eq!(Reply::Json(as_json()), listed());
+        assert_ne!(listed(), Reply::Json(json!({"events": []})));
+        let other = Reply::Listed {
+            key: "emails",
+            items: vec![],
+        };
+        assert_ne!(listed(), other);
+        assert_eq!(
+            serde_json::to_string(&listed()).unwrap(),
+            serde_json::to_string(&as_json()).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_string_pretty(&listed()).unwrap(),
+            serde_json::to_string_pretty(&as_json()).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_listing_compares_as_python_compares_its_object() {
+        let reply = listed();
+        let listing = reply.as_response();
+        // Python: 2 == 2.0, and key order does not matter.
+        let equal = [
+            as_json(),
+            json!({"events": [{"n": 1.0, "event_id": "e1"}, {"event_id": "e2", "n": 2}]}),
+        ];
+        let different = [
+            json!({"events": [{"event_id": "e1", "n": 1}]}),
+            json!({"events": [{"event_id": "e2", "n": 2}, {"event_id": "e1", "n": 1}]}),
+            json!({"events": [{"event_id": "e1", "n": 1}, {"event_id": "e2", "n": 2}], "x": 1}),
+            json!({"emails": [{"event_id": "e1", "n": 1}, {"event_id": "e2", "n": 2}]}),
+            json!({"events": "e1 e2"}),
+            json!([1, 2]),
+            Value::Null,
+        ];
+        for other in &equal {
+            assert!(listing.py_eq(other), "{other}");
+            assert_eq!(listing.py_eq(other), py_eq(&as_json(), other));
+        }
+        for other in &different {
+            assert!(!listing.py_eq(other), "{other}");
+            assert_eq!(listing.py_eq(other), py_eq(&as_json(), other));
+        }
+    }
+
+    #[test]
+    fn the_list_under_a_key_reads_alike_in_both_forms() {
+        let json = as_json();
+        let reply = listed();
+        let ids = |r: Response<'_>, key| -> Vec<Value> { r.list(key).cloned().collect() };
+        assert_eq!(
+            ids(reply.as_response(), "events"),
+            ids(Response::Json(&json), "events")
+        );
+        assert_eq!(ids(reply.as_response(), "events").len(), 2);
+        assert!(ids(reply.as_response(), "emails").is_empty());
+        assert!(ids(Response::Json(&json), "emails").is_empty());
+        assert!(ids(Response::Json(&json!({"events": 3})), "events").is_empty());
+    }
+}
