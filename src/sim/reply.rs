@@ -1,6 +1,7 @@
 //! What a tool returns: a JSON value it built, or, for the queries that
-//! list database items (events, reminders, emails, messages, alarms), those
-//! items themselves, shared with the world's tables instead of copied.
+//! answer with database items (events, reminders, emails, messages,
+//! alarms, a day's weather), those items themselves, shared with the
+//! world's tables instead of copied.
 //!
 //! A listing is compared with the gold result by its ids and then thrown
 //! away; copying every listed item (a dozen strings each) and freeing it
@@ -27,6 +28,8 @@ pub enum Reply {
         key: &'static str,
         items: Vec<Arc<Value>>,
     },
+    /// `{key: item}`, the item shared with the table it came from.
+    Field { key: &'static str, item: Arc<Value> },
 }
 
 impl From<Value> for Reply {
@@ -47,6 +50,7 @@ impl Reply {
         match self {
             Reply::Json(value) => Response::Json(value),
             Reply::Listed { key, items } => Response::Listed { key, items },
+            Reply::Field { key, item } => Response::Field { key, item },
         }
     }
 
@@ -67,7 +71,11 @@ impl PartialEq for Reply {
             (Reply::Listed { key: a, items: x }, Reply::Listed { key: b, items: y }) => {
                 a == b && x == y
             }
-            (listed, Reply::Json(value)) | (Reply::Json(value), listed) => listed == value,
+            (Reply::Field { key: a, item: x }, Reply::Field { key: b, item: y }) => {
+                a == b && x == y
+            }
+            (shared, Reply::Json(value)) | (Reply::Json(value), shared) => shared == value,
+            (a, b) => a.as_response().to_value() == b.as_response().to_value(),
         }
     }
 }
@@ -96,6 +104,10 @@ pub enum Response<'a> {
         key: &'a str,
         items: &'a [Arc<Value>],
     },
+    Field {
+        key: &'a str,
+        item: &'a Arc<Value>,
+    },
 }
 
 impl<'a> From<&'a Value> for Response<'a> {
@@ -111,10 +123,9 @@ impl<'a> Response<'a> {
             Response::Json(value) => value.clone(),
             Response::Listed { key, items } => {
                 let list = items.iter().map(|item| Value::clone(item)).collect();
-                let mut map = Map::with_capacity(1);
-                map.insert(key.to_string(), Value::Array(list));
-                Value::Object(map)
+                one_field(key, Value::Array(list))
             }
+            Response::Field { key, item } => one_field(key, Value::clone(item)),
         }
     }
 
@@ -137,6 +148,9 @@ impl<'a> Response<'a> {
                         _ => false,
                     })
             }
+            Response::Field { key, item } => other.as_object().is_some_and(|other| {
+                other.len() == 1 && lookup(other, key).is_some_and(|value| py_eq(item, value))
+            }),
         }
     }
 
@@ -151,7 +165,10 @@ impl<'a> Response<'a> {
                 &[],
             ),
             Response::Listed { key: k, items } if k == key => (&[], items),
-            Response::Listed { .. } => (&[], &[]),
+            Response::Field { key: k, item } if k == key => {
+                (item.as_array().map_or(&[][..], Vec::as_slice), &[])
+            }
+            Response::Listed { .. } | Response::Field { .. } => (&[], &[]),
         };
         json.iter().chain(shared.iter().map(|item| item.as_ref()))
     }
@@ -166,8 +183,20 @@ impl Serialize for Response<'_> {
                 map.serialize_entry(key, &Items(items))?;
                 map.end()
             }
+            Response::Field { key, item } => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry(key, item.as_ref())?;
+                map.end()
+            }
         }
     }
+}
+
+/// `{key: value}`.
+fn one_field(key: &str, value: Value) -> Value {
+    let mut map = Map::with_capacity(1);
+    map.insert(key.to_string(), value);
+    Value::Object(map)
 }
 
 /// The listed items as a JSON array.
@@ -250,6 +279,43 @@ mod tests {
             assert!(!listing.py_eq(other), "{other}");
             assert_eq!(listing.py_eq(other), py_eq(&as_json(), other));
         }
+    }
+
+    #[test]
+    fn a_shared_field_is_the_object_it_stands_for() {
+        let day = json!({"date": "2023-09-01", "high": 21, "list": [1, 2]});
+        let field = Reply::Field {
+            key: "weather",
+            item: Arc::new(day.clone()),
+        };
+        let json = json!({"weather": day});
+        assert_eq!(field.clone().into_value(), json);
+        assert_eq!(field, Reply::Json(json.clone()));
+        assert_eq!(
+            serde_json::to_string(&field).unwrap(),
+            serde_json::to_string(&json).unwrap()
+        );
+        let response = field.as_response();
+        for other in [
+            json.clone(),
+            json!({"weather": {"high": 21.0, "list": [1, 2], "date": "2023-09-01"}}),
+            json!({"weather": {"date": "2023-09-01", "high": 22, "list": [1, 2]}}),
+            json!({"weather": {"date": "2023-09-01", "high": 21, "list": [1, 2]}, "x": 1}),
+            json!({"forecast": {"date": "2023-09-01", "high": 21, "list": [1, 2]}}),
+            json!([]),
+        ] {
+            assert_eq!(response.py_eq(&other), py_eq(&json, &other), "{other}");
+        }
+        // A field's list reads as the JSON's does.
+        let listed = |r: Response<'_>, key| r.list(key).cloned().collect::<Vec<_>>();
+        let list = Reply::Field {
+            key: "list",
+            item: Arc::new(json!([1, 2])),
+        };
+        assert_eq!(listed(list.as_response(), "list"), [json!(1), json!(2)]);
+        assert!(listed(response, "weather").is_empty());
+        assert!(listed(Response::Json(&json), "weather").is_empty());
+        assert_ne!(field, list);
     }
 
     #[test]

@@ -189,6 +189,16 @@ impl Items {
         self.map.values.iter().map(Arc::as_ref)
     }
 
+    /// An item as the record holds it, to be shared (see `shared_values`).
+    pub fn get_shared(&self, key: &str) -> Option<&Arc<Value>> {
+        self.index_of(key).map(|i| &self.map.values[i])
+    }
+
+    /// The items with their keys, as the record holds them.
+    pub fn iter_shared(&self) -> impl DoubleEndedIterator<Item = (&str, &Arc<Value>)> {
+        self.map.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
     /// The items as the record holds them, to be shared (a listing's
     /// reply holds them without copying them).
     pub fn shared_values(
@@ -323,6 +333,11 @@ impl Record {
 
     pub fn is_object(&self) -> bool {
         matches!(self.0, Repr::Object(_))
+    }
+
+    /// [`Record::get`], the item as the record holds it (to be shared).
+    pub fn get_shared(&self, key: &str) -> Option<&Arc<Value>> {
+        self.as_object()?.get_shared(key)
     }
 
     /// An item (`record[key]`); `None` when missing or when the record is

@@ -481,7 +481,7 @@ impl World {
         if opens_session(spec.name) {
             self.session_token = match &response {
                 Reply::Json(value) => value.get("session_token").and_then(Value::as_str),
-                Reply::Listed { .. } => None,
+                Reply::Listed { .. } | Reply::Field { .. } => None,
             }
             .map(str::to_string);
         } else if matches!(spec.name, "LogoutUser" | "DeleteAccount") {

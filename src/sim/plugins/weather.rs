@@ -8,11 +8,12 @@
 //! months by lower-case full name. Locations are lower-case keys; the
 //! caller's text is lower-cased and trimmed before the lookup.
 
+use std::sync::Arc;
+
 use chrono::{Datelike, Days, NaiveDate};
 use serde_json::{Map, Value};
 
 use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec};
-use crate::sim::object::object;
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
 use crate::sim::reply::Reply;
@@ -59,15 +60,18 @@ pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(DAILY),
-    run: |ctx, params| current_weather(ctx, params).map(Reply::from),
+    run: current_weather,
     matches: crate::sim::catalog::default_matches,
 };
 
-fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind("CurrentWeather", params, &["location"], &[])?;
     let days = location_record(ctx.own(), args.value("location"))?;
     let today = ctx.now.date();
-    Ok(object!({ "weather": day(days, today)? }))
+    Ok(Reply::Field {
+        key: "weather",
+        item: Arc::clone(day(days, today)?),
+    })
 }
 
 pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
@@ -86,11 +90,11 @@ pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(DAILY),
-    run: |ctx, params| forecast_weather(ctx, params).map(Reply::from),
+    run: forecast_weather,
     matches: crate::sim::catalog::default_matches,
 };
 
-fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind("ForecastWeather", params, &["location"], &[])?;
     let days = location_record(ctx.own(), args.value("location"))?;
     let today = ctx.now.date();
@@ -101,9 +105,12 @@ fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
             .checked_add_days(Days::new(ahead))
             .filter(|d| d.year() <= 9999)
             .ok_or_else(|| "date value out of range".to_string())?;
-        forecast.push(day(days, date)?);
+        forecast.push(Arc::clone(day(days, date)?));
     }
-    Ok(object!({ "forecast": forecast }))
+    Ok(Reply::Listed {
+        key: "forecast",
+        items: forecast,
+    })
 }
 
 pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
@@ -145,17 +152,20 @@ pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
     is_action: false,
     requires_auth: false,
     database: Some(HISTORIC),
-    run: |ctx, params| historic_weather(ctx, params).map(Reply::from),
+    run: historic_weather,
     matches: crate::sim::catalog::default_matches,
 };
 
-fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
+fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
     let args = bind("HistoricWeather", params, &["location", "month"], &[])?;
     let (location, months) = find_location(ctx.own(), args.value("location"))?;
     let month = lower(args.value("month"))?;
     let missing = || format!("Historic weather data for {location} missing for month {month}");
-    let weather = months.get(&month).ok_or_else(missing)?;
-    Ok(object!({ "weather": weather }))
+    let weather = months.get_shared(&month).ok_or_else(missing)?;
+    Ok(Reply::Field {
+        key: "weather",
+        item: Arc::clone(weather),
+    })
 }
 
 /// The record of a location: the caller's text lower-cased and trimmed, as
@@ -176,9 +186,9 @@ fn location_record<'t>(table: &'t Table, location: &Value) -> Result<&'t Record,
 /// the record by parsed dates, so "2023-9-1" and "2023-09-01" name the same
 /// day and the later entry wins; a missing day is Python's `KeyError` on a
 /// `datetime.date`.
-fn day(days: &Record, date: NaiveDate) -> Result<&Value, String> {
+fn day(days: &Record, date: NaiveDate) -> Result<&Arc<Value>, String> {
     let found = days.as_object().and_then(|days| {
-        days.iter()
+        days.iter_shared()
             .rev()
             .find(|(key, _)| strptime_str(key, DATE).is_ok_and(|d| d.date() == date))
             .map(|(_, value)| value)
