@@ -113,8 +113,14 @@ pub fn simulate<'c>(
     // The world after the gold calls of the turns so far.
     let mut gold_world = set_up()?;
     let mut run_in_copy = false;
-    let mut turns = Vec::new();
-    let mut gold = Vec::new();
+    // Sized once: a run per assistant turn, a reference per gold call.
+    let assistant_turns = conversation
+        .conversation
+        .iter()
+        .filter(|turn| turn.role == Role::Assistant)
+        .count();
+    let mut turns = Vec::with_capacity(assistant_turns);
+    let mut gold = Vec::with_capacity(conversation.gold_calls().count());
     let last_assistant_turn = conversation
         .conversation
         .iter()
@@ -283,7 +289,10 @@ fn run_turn<'c>(
     predictor: &dyn Predictor,
     max_calls: usize,
 ) -> Result<TurnRun<'c>, SimulateError> {
-    let mut calls: Vec<PredictedCall<'c>> = Vec::new();
+    // Room for as many calls as the gold turn makes (what an assistant
+    // that gets the turn right makes too).
+    let gold_calls = conversation.conversation[turn].calls().len();
+    let mut calls: Vec<PredictedCall<'c>> = Vec::with_capacity(gold_calls.min(max_calls));
     let answered = |calls, text, metadata| TurnRun {
         turn,
         calls,
