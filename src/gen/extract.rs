@@ -239,7 +239,7 @@ fn looks_like_tool(name: &str) -> bool {
 
 /// The tools a scenario mentions, first mention first: every tool-like
 /// name inside parentheses ("(SearchInbox + SendEmail)"; see
-/// [`looks_like_tool`]), and catalog tool names anywhere in the text.
+/// `looks_like_tool`), and catalog tool names anywhere in the text.
 pub fn mentioned_tools(text: &str) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     for cap in parenthesis().captures_iter(text) {

@@ -166,7 +166,9 @@ impl FieldSpec {
 }
 
 /// Runs a tool: arguments as the caller gave them (the session token already
-/// injected for auth tools), the result or the exception text.
+/// injected for auth tools), the result or the exception text. Most tools
+/// build a JSON value (`Reply::from`); the queries that answer with
+/// database items share them ([`Reply`]).
 pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Reply, String>;
 
 /// A predicted call as a comparator sees it: the tool, the arguments it

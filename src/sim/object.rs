@@ -82,7 +82,7 @@ macro_rules! object {
     }};
 }
 
-/// An object of `keys`, in order, every value null: what [`object!`]
+/// An object of `keys`, in order, every value null: what `object!`
 /// clones. The keys must differ (a repeated key would leave the object
 /// with fewer slots than values).
 pub fn keys_object(keys: &[&str]) -> Map<String, Value> {
