@@ -14,6 +14,15 @@ use serde::Serialize;
 /// this size at a time (one write per block, not one per element).
 pub const IN_MEMORY: usize = 1 << 20;
 
+/// Room past [`IN_MEMORY`] reserved for the element that fills a block
+/// (a larger one grows the block as a `Vec` grows).
+const SLACK: usize = 64 << 10;
+
+/// The buffer spooled blocks are read back through: small enough to stay
+/// in memory the process has already touched (a fresh megabyte costs a
+/// page fault per 4 KiB), large enough that reads are few.
+const READ_BACK: usize = 128 << 10;
+
 /// The indentation of an element of an array that is a value of the
 /// document's top-level object (serde_json's pretty printer indents by two).
 const ELEMENT_INDENT: &[u8] = b"    ";
@@ -191,6 +200,12 @@ impl ArraySpool {
 
     /// Append an element made by [`ArraySpool::render`].
     pub fn push(&mut self, rendered: &[u8]) -> io::Result<()> {
+        if self.block.capacity() == 0 {
+            // Sized once for a full block and the element that fills it,
+            // rather than grown by doubling: every doubling copies the
+            // block into memory never touched before.
+            self.block.reserve_exact(IN_MEMORY + SLACK);
+        }
         if self.len > 0 {
             self.block.push(b',');
         }
@@ -228,10 +243,10 @@ impl ArraySpool {
         let (before, after) = head.split_at(at + marker.len() - 1);
         out.write_all(before.as_bytes())?;
         if let Some(file) = &mut self.file {
-            // Read back in blocks of the size written: `io::copy` into a
-            // `dyn Write` would go 8 KiB at a time, two system calls each.
+            // Read back in large blocks: `io::copy` into a `dyn Write`
+            // would go 8 KiB at a time, two system calls each.
             file.rewind()?;
-            let mut chunk = vec![0u8; IN_MEMORY];
+            let mut chunk = vec![0u8; READ_BACK];
             loop {
                 let n = file.read(&mut chunk)?;
                 if n == 0 {

@@ -260,6 +260,85 @@ fn human_output_and_exit_codes() {
     assert!(!root.join("out").exists());
 }
 
+/// Conversations are evaluated a group of files at a time, phase by
+/// phase; the outcome is still that of a file-by-file run: the first
+/// failing file is reported, and no file after it is evaluated, even one
+/// already read in its group.
+#[test]
+fn the_first_failure_stops_the_run_as_file_by_file_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_databases(&root.join("db"));
+    let names: Vec<String> = (0..40).map(|i| format!("c{i:02}")).collect();
+    let write_all = || {
+        for name in &names {
+            let c = conversation(name, "My alarms?", &[("FindAlarms", json!({}))], "One.");
+            write_conversation(
+                &root.join(format!("data/easy/{name}.json")),
+                &c,
+                &root.join("db"),
+            );
+        }
+    };
+    let unknown_user = |name: &str| {
+        let path = root.join(format!("data/easy/{name}.json"));
+        let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        c["user"]["username"] = json!("nobody");
+        std::fs::write(&path, serde_json::to_string_pretty(&c).unwrap()).unwrap();
+    };
+    let run = || {
+        let _ = std::fs::remove_dir_all(root.join("out"));
+        // One worker: which files are started is then certain.
+        let output = evaluate(
+            root,
+            &[
+                "--predictor",
+                "oracle",
+                "--concurrency",
+                "1",
+                "--out",
+                "out",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2));
+        assert!(output.stdout.is_empty());
+        let written: Vec<String> = names
+            .iter()
+            .filter(|n| root.join(format!("out/conversations/{n}.json")).exists())
+            .cloned()
+            .collect();
+        (
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+            written,
+        )
+    };
+
+    // A file that does not parse (found while reading its group), and a
+    // later one whose user is unknown (found while simulating).
+    write_all();
+    std::fs::write(
+        root.join("data/easy/c12.json"),
+        "{\"name\": \"x\",\n  oops}",
+    )
+    .unwrap();
+    unknown_user("c22");
+    let (stderr, written) = run();
+    assert!(stderr.contains("c12.json:2:3"), "{stderr}");
+    assert!(!stderr.contains("c22.json"), "{stderr}");
+    assert_eq!(written, names[..12], "evaluated: the files before c12");
+
+    // Only the unknown user: the files read with it in its group but
+    // after it are not evaluated.
+    write_all();
+    unknown_user("c22");
+    let (stderr, written) = run();
+    assert!(
+        stderr.contains("c22.json") && stderr.contains("nobody"),
+        "{stderr}"
+    );
+    assert_eq!(written, names[..22], "evaluated: the files before c22");
+}
+
 #[test]
 fn bad_input_exits_2_with_the_place() {
     let dir = tempfile::tempdir().unwrap();

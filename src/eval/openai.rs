@@ -120,6 +120,10 @@ impl Predictor for OpenAiPredictor {
         let response = self.complete(&body)?;
         interpret(response)
     }
+
+    fn waits(&self) -> bool {
+        true
+    }
 }
 
 /// The system prompt for a conversation.

@@ -329,6 +329,13 @@ pub trait Predictor: Sync {
     /// What the assistant does next in `input.turn`.
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
 
+    /// Whether a prediction waits on something outside the process (a
+    /// model's endpoint): such conversations are handed to the workers one
+    /// at a time, so that as many are in flight as there are workers.
+    fn waits(&self) -> bool {
+        false
+    }
+
     /// What the simulation asks: [`Predictor::predict`]'s answer, or calls
     /// that borrow their arguments from `conversation` (which is
     /// `input.conversation`, borrowed for as long as the simulation keeps

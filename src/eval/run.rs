@@ -19,7 +19,7 @@ use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::predict::{PredictedCall, Predictor};
 use super::score::score;
-use super::simulate::{simulate, SimulateError};
+use super::simulate::{simulate, SimulateError, Simulation};
 use super::summary::{Summary, Tally};
 use crate::dataset::read::{json_error, read_text};
 use crate::dataset::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
@@ -34,6 +34,10 @@ pub trait Similarity: TextSimilarity {
     /// An error that made a comparison impossible (a failing endpoint).
     fn failure(&self) -> Option<String> {
         None
+    }
+    /// Whether comparing texts waits on an endpoint.
+    fn waits(&self) -> bool {
+        false
     }
 }
 
@@ -55,6 +59,9 @@ impl Similarity for super::embeddings::Embeddings {
     }
     fn failure(&self) -> Option<String> {
         Embeddings::failure(self)
+    }
+    fn waits(&self) -> bool {
+        true
     }
 }
 
@@ -165,36 +172,58 @@ where
     let bar = progress_bar(files.len() as u64, options.progress);
     let failed = AtomicBool::new(false);
     let mut first_error = None;
+    let workers = options.threads.unwrap_or_else(rayon::current_num_threads);
+    let group = group_size(
+        files.len(),
+        workers,
+        predictor.waits() || similarity.waits(),
+    );
+    let groups: Vec<&[PathBuf]> = files.chunks(group).collect();
     let mut job = || {
-        crate::ordered::for_each_in_order(
-            files,
-            |_, path| {
-                if failed.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let out = options
-                    .out
-                    .as_ref()
-                    .zip(base.as_deref())
-                    .map(|(dir, base)| dir.join(CONVERSATIONS_DIR).join(relative(path, base)));
-                let result =
-                    evaluate_one(path, out.as_deref(), predictor, similarity, options, info);
-                // A hidden bar still takes its lock on every tick.
-                if options.progress {
-                    bar.inc(1);
-                }
-                if result.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                Some(result.map(|r| {
-                    let rendered = render(&r);
-                    (r, rendered)
-                }))
+        crate::ordered::for_each_in_order_within(
+            &groups,
+            crate::ordered::WINDOW / group,
+            |_, group| {
+                let outs: Vec<Option<PathBuf>> = group
+                    .iter()
+                    .map(|path| {
+                        options
+                            .out
+                            .as_ref()
+                            .zip(base.as_deref())
+                            .map(|(dir, base)| {
+                                dir.join(CONVERSATIONS_DIR).join(relative(path, base))
+                            })
+                    })
+                    .collect();
+                let results =
+                    evaluate_group(group, &outs, predictor, similarity, options, info, &failed);
+                results
+                    .into_iter()
+                    .map(|result| {
+                        let result = result?;
+                        // A hidden bar still takes its lock on every tick.
+                        if options.progress {
+                            bar.inc(1);
+                        }
+                        if result.is_err() {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        Some(result.map(|r| {
+                            let rendered = render(&r);
+                            (r, rendered)
+                        }))
+                    })
+                    .collect::<Vec<_>>()
             },
-            |result| match result {
-                Some(Ok((r, rendered))) if first_error.is_none() => sink(r, rendered),
-                Some(Err(e)) if first_error.is_none() => first_error = Some(e),
-                _ => {}
+            |group| {
+                for result in group {
+                    match result {
+                        Some(Ok((r, rendered))) if first_error.is_none() => sink(r, rendered),
+                        Some(Err(e)) if first_error.is_none() => first_error = Some(e),
+                        _ => {}
+                    }
+                }
             },
         )
     };
@@ -232,34 +261,187 @@ fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
     }
 }
 
-fn evaluate_one(
-    path: &Path,
-    out: Option<&Path>,
+/// Files one worker evaluates together. Evaluation runs a group phase by
+/// phase (read and parse every file, then simulate every conversation,
+/// then score them) rather than file by file: each phase's code then stays
+/// in the instruction cache for the whole group, where one file at a time
+/// cycles through more code than the cache holds and reloads the parser,
+/// the simulated tools and the scorer for every file.
+const GROUP: usize = 16;
+
+/// How many files a worker takes at a time: [`GROUP`] when there are
+/// files enough to keep every worker busy with groups that size, fewer
+/// when there are not, and one when evaluation waits on an endpoint (each
+/// worker then stands for a request in flight, as `--concurrency` says).
+fn group_size(files: usize, workers: usize, waits: bool) -> usize {
+    if waits {
+        return 1;
+    }
+    (files / (workers.max(1) * 8)).clamp(1, GROUP)
+}
+
+/// A conversation file read and parsed, or already settled: resumed from
+/// an earlier run's output, or failed.
+enum Loaded {
+    Settled(Result<ConversationResult>),
+    Parsed {
+        text: String,
+        /// Only with an output folder: it ties the output file to its source.
+        sha256: Option<String>,
+        conversation: Conversation,
+    },
+}
+
+/// Evaluate `paths` (their output files at `outs`) phase by phase, with
+/// the outcome a file-by-file run would have: a file is started only
+/// while no failure is known (`failed`, set here on the first one), and
+/// nothing after a file that failed is evaluated. `None` for a file not
+/// evaluated.
+fn evaluate_group(
+    paths: &[PathBuf],
+    outs: &[Option<PathBuf>],
     predictor: &dyn Predictor,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
     info: &RunInfo,
-) -> Result<ConversationResult> {
-    let text = read_text(path)?;
-    // The hash only ties an output file to its source: no output, no hash.
-    let conversation_sha256 = out.map(|_| sha256_hex(text.as_bytes()));
-    if let (Some(out), Some(sha256), false) = (out, &conversation_sha256, options.reset) {
-        if let Some(result) = resume(path, out, info, sha256)? {
-            return Ok(result);
+    failed: &AtomicBool,
+) -> Vec<Option<Result<ConversationResult>>> {
+    let mut results: Vec<Option<Result<ConversationResult>>> =
+        std::iter::repeat_with(|| None).take(paths.len()).collect();
+    // Files from `end` on are not evaluated: not started, or after a failure.
+    let mut end = paths.len();
+    let stop_after = |end: &mut usize, i: usize| {
+        failed.store(true, Ordering::Relaxed);
+        *end = (*end).min(i + 1);
+    };
+
+    let mut parsed = Vec::with_capacity(paths.len());
+    for (i, (path, out)) in paths.iter().zip(outs).enumerate() {
+        if failed.load(Ordering::Relaxed) {
+            end = i;
+            break;
+        }
+        match load(path, out.as_deref(), options, info) {
+            Loaded::Parsed {
+                text,
+                sha256,
+                conversation,
+            } => parsed.push((i, text, sha256, conversation)),
+            Loaded::Settled(result) => {
+                if result.is_err() {
+                    stop_after(&mut end, i);
+                }
+                results[i] = Some(result);
+            }
         }
     }
-    let conversation: Conversation =
-        serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
-    let simulation = simulate(
-        options.databases,
-        &conversation,
-        predictor,
-        options.max_calls_per_turn,
-    )
-    .map_err(|e| match e {
-        SimulateError::Setup(m) => Error::input(path, m),
-        SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
-    })?;
+    parsed.retain(|(i, ..)| *i < end);
+
+    let databases = options.databases.for_this_thread();
+    let mut simulated = Vec::with_capacity(parsed.len());
+    for (i, text, sha256, conversation) in &parsed {
+        if *i >= end {
+            break;
+        }
+        let path = &paths[*i];
+        match simulate(
+            &databases,
+            conversation,
+            predictor,
+            options.max_calls_per_turn,
+        ) {
+            Ok(simulation) => simulated.push((*i, text, sha256, conversation, simulation)),
+            Err(e) => {
+                results[*i] = Some(Err(match e {
+                    SimulateError::Setup(m) => Error::input(path, m),
+                    SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
+                }));
+                stop_after(&mut end, *i);
+            }
+        }
+    }
+
+    // Scored while the simulations borrow the conversations; their names
+    // are moved into the results afterwards.
+    let mut scored = Vec::with_capacity(simulated.len());
+    for (i, text, sha256, conversation, simulation) in simulated {
+        if i >= end {
+            break;
+        }
+        let path = &paths[i];
+        let out = outs[i].as_deref().zip(sha256.as_deref());
+        match score_one(path, out, text, conversation, simulation, similarity, info) {
+            Ok(result) => scored.push((i, result)),
+            Err(e) => {
+                results[i] = Some(Err(e));
+                stop_after(&mut end, i);
+            }
+        }
+    }
+    let mut conversations = parsed
+        .into_iter()
+        .map(|(i, _, _, conversation)| (i, conversation));
+    for (i, mut result) in scored.into_iter().filter(|(i, _)| *i < end) {
+        let Some((_, conversation)) = conversations.find(|(at, _)| *at == i) else {
+            unreachable!("every scored conversation was parsed");
+        };
+        let Identity {
+            file,
+            subset,
+            name,
+            conversation_id,
+        } = identity(&paths[i], conversation.name, conversation.conversation_id);
+        (
+            result.file,
+            result.subset,
+            result.name,
+            result.conversation_id,
+        ) = (file, subset, name, conversation_id);
+        results[i] = Some(Ok(result));
+    }
+    results.truncate(end);
+    results.resize_with(paths.len(), || None);
+    results
+}
+
+/// Read and parse `path`, or take its result from `out` when an earlier
+/// run left a usable one there.
+fn load(path: &Path, out: Option<&Path>, options: &RunOptions<'_>, info: &RunInfo) -> Loaded {
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(e) => return Loaded::Settled(Err(e)),
+    };
+    // The hash only ties an output file to its source: no output, no hash.
+    let sha256 = out.map(|_| sha256_hex(text.as_bytes()));
+    if let (Some(out), Some(sha256), false) = (out, &sha256, options.reset) {
+        match resume(path, out, info, sha256) {
+            Ok(Some(result)) => return Loaded::Settled(Ok(result)),
+            Ok(None) => {}
+            Err(e) => return Loaded::Settled(Err(e)),
+        }
+    }
+    match serde_json::from_str(&text) {
+        Ok(conversation) => Loaded::Parsed {
+            text,
+            sha256,
+            conversation,
+        },
+        Err(e) => Loaded::Settled(Err(json_error(path, &e))),
+    }
+}
+
+/// Score a simulated conversation, write its output file (`out`, with the
+/// source's hash) and make its result, less the identity (file, subset,
+/// names) that the caller fills in.
+fn score_one(
+    path: &Path,
+    out: Option<(&Path, &str)>,
+    text: &str,
+    conversation: &Conversation,
+    simulation: Simulation<'_>,
+    similarity: &dyn Similarity,
+    info: &RunInfo,
+) -> Result<ConversationResult> {
     let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
     let predictions = simulation
         .turns
@@ -272,9 +454,9 @@ fn evaluate_one(
             path.display()
         )));
     }
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
-    if let (Some(out), Some(sha256)) = (out, &conversation_sha256) {
-        let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    let turns = turn_outcomes(conversation, &simulation, &scoring);
+    if let Some((out, sha256)) = out {
+        let mut document: Value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
         annotate(&mut document, &simulation, &scoring, info, sha256);
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir)
@@ -282,24 +464,12 @@ fn evaluate_one(
         }
         atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
     }
-    // The outcomes borrow the conversation's names; its strings are
-    // moved into the result once they are done with.
-    let mut result = ConversationResult::new(Identity::default(), scoring.metrics, &turns, false);
-    drop(turns);
-    drop(simulation);
-    let Identity {
-        file,
-        subset,
-        name,
-        conversation_id,
-    } = identity(path, conversation.name, conversation.conversation_id);
-    (
-        result.file,
-        result.subset,
-        result.name,
-        result.conversation_id,
-    ) = (file, subset, name, conversation_id);
-    Ok(result)
+    Ok(ConversationResult::new(
+        Identity::default(),
+        scoring.metrics,
+        &turns,
+        false,
+    ))
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable
@@ -391,6 +561,16 @@ fn relative(path: &Path, base: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_shrink_until_every_worker_has_work_and_vanish_for_endpoints() {
+        assert_eq!(group_size(7800, 2, false), GROUP);
+        assert_eq!(group_size(78, 2, false), 4);
+        assert_eq!(group_size(8, 2, false), 1);
+        assert_eq!(group_size(0, 2, false), 1);
+        assert_eq!(group_size(7800, 0, false), GROUP);
+        assert_eq!(group_size(7800, 4, true), 1);
+    }
 
     #[test]
     fn outputs_mirror_the_folders_below_the_common_one() {

@@ -124,6 +124,49 @@ impl Databases {
         self.tables.get(name).map(|t| t.as_ref())
     }
 
+    /// The calling thread's own copy of these databases, made on its first
+    /// call and kept for the next ones.
+    ///
+    /// Worlds share the databases through reference counts, and a count
+    /// that two threads change in turn moves between their cores' caches
+    /// on every change: with each worker setting up worlds from the same
+    /// databases, that traffic slowed every count (and whatever shares a
+    /// cache line with one) by a fifth or more. A copy per thread keeps
+    /// each worker's counts to itself.
+    pub fn for_this_thread(&self) -> Databases {
+        thread_local! {
+            static COPY: RefCell<Option<(Databases, Databases)>> = const { RefCell::new(None) };
+        }
+        COPY.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            match &*cell {
+                // The source is held too, so that its address cannot be
+                // reused by other databases while the copy is kept.
+                Some((source, copy)) if Arc::ptr_eq(&source.tables, &self.tables) => copy.clone(),
+                _ => {
+                    let copy = self.unshared();
+                    *cell = Some((self.clone(), copy.clone()));
+                    copy
+                }
+            }
+        })
+    }
+
+    /// A copy equal to these databases that shares nothing with them.
+    fn unshared(&self) -> Databases {
+        Databases {
+            tables: Arc::new(
+                self.tables
+                    .0
+                    .iter()
+                    .map(|(name, table)| {
+                        (Arc::from(&**name), Arc::new(Table::from(table.to_map())))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tables.0.iter().map(|(name, _)| name.as_ref())
     }
@@ -548,6 +591,51 @@ mod tests {
         assert!(databases.get("Calendar").is_none());
         world.reset(now);
         assert!(!world.table("Account").unwrap().contains_key("bob"));
+    }
+
+    #[test]
+    fn each_thread_works_on_its_own_equal_copy_of_the_databases() {
+        let tables = |user: &str| {
+            [
+                (
+                    "Account".to_string(),
+                    json!({user: {"session_token": "t", "k": [1, 2]}}),
+                ),
+                (
+                    "Alarm".to_string(),
+                    json!({user: {"a1": {"time": "07:00:00"}}}),
+                ),
+            ]
+            .map(|(name, value)| (name, value.as_object().unwrap().clone()))
+        };
+        let (first, second) = (
+            Databases::from_tables(tables("ann")),
+            Databases::from_tables(tables("bob")),
+        );
+        let copy = first.for_this_thread();
+        assert!(!Arc::ptr_eq(&copy.tables, &first.tables));
+        assert_eq!(copy.names().collect::<Vec<_>>(), ["Account", "Alarm"]);
+        for (name, key) in [("Account", "session_token"), ("Alarm", "a1")] {
+            let (a, b) = (first.get(name).unwrap(), copy.get(name).unwrap());
+            assert_eq!(a.to_map(), b.to_map(), "{name}");
+            assert!(!shared_item(Some(a), Some(b), "ann", key), "{name}");
+        }
+        assert!(
+            Arc::ptr_eq(&first.for_this_thread().tables, &copy.tables),
+            "made once per thread"
+        );
+        // Other databases get their own copy, and another thread its own.
+        assert!(second
+            .for_this_thread()
+            .get("Account")
+            .unwrap()
+            .contains_key("bob"));
+        let elsewhere = std::thread::scope(|s| {
+            s.spawn(|| Arc::as_ptr(&first.for_this_thread().tables) as usize)
+                .join()
+                .unwrap()
+        });
+        assert_ne!(elsewhere, Arc::as_ptr(&copy.tables) as usize);
     }
 
     /// Whether `a` and `b` hold the very same item (not a copy) in

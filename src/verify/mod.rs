@@ -174,6 +174,9 @@ impl Counts {
     }
 }
 
+/// Files a worker verifies in one go.
+const GROUP: usize = 16;
+
 /// Verify every file in parallel; each difference is rendered by `render`
 /// on the worker that found it and handed to `sink` in file order, so only
 /// a batch of files' results is held at a time. A file that cannot be
@@ -190,21 +193,35 @@ where
     S: FnMut(R) + Send,
 {
     let mut counts = Counts::default();
-    crate::ordered::for_each_in_order(
-        files,
-        |_, path| {
-            verify_file(path, databases)
-                .map(|(calls, diffs)| (calls, diffs.iter().map(&render).collect::<Vec<R>>()))
+    // Files go to the workers a group at a time: one hand-over for many
+    // short files rather than one each.
+    let groups: Vec<&[PathBuf]> = files.chunks(GROUP).collect();
+    crate::ordered::for_each_in_order_within(
+        &groups,
+        crate::ordered::WINDOW / GROUP,
+        |_, group| {
+            group
+                .iter()
+                .map(|path| {
+                    verify_file(path, databases).map(|(calls, diffs)| {
+                        (calls, diffs.iter().map(&render).collect::<Vec<R>>())
+                    })
+                })
+                .collect::<Vec<_>>()
         },
-        |result| match result {
-            Ok((calls, rendered)) => {
-                counts.conversations += 1;
-                counts.calls += calls;
-                counts.reproduced += calls - rendered.len();
-                counts.differs += rendered.len();
-                rendered.into_iter().for_each(&mut sink);
+        |group| {
+            for result in group {
+                match result {
+                    Ok((calls, rendered)) => {
+                        counts.conversations += 1;
+                        counts.calls += calls;
+                        counts.reproduced += calls - rendered.len();
+                        counts.differs += rendered.len();
+                        rendered.into_iter().for_each(&mut sink);
+                    }
+                    Err(e) => counts.errors.push(e.to_string()),
+                }
             }
-            Err(e) => counts.errors.push(e.to_string()),
         },
     );
     counts
@@ -234,6 +251,7 @@ pub fn verify_each(
 }
 
 fn verify_file(path: &Path, databases: &Databases) -> Result<(usize, Vec<Difference>)> {
+    let databases = &databases.for_this_thread();
     let text = read_text(path)?;
     let file = path.display().to_string();
     if let Ok(verified) = single_pass::verify_text(&file, &text, databases) {
