@@ -185,6 +185,9 @@ pub fn json_text(report: &Report) -> String {
     String::from_utf8(out).expect("JSON is UTF-8")
 }
 
+/// Findings rendered by one worker in one go (about 100 KiB of text).
+const FINDINGS_PER_CHUNK: usize = 256;
+
 /// [`json_text`] written to `out` as it is produced.
 pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Result<()> {
     use rayon::prelude::*;
@@ -203,22 +206,13 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         unreadable: Vec<Unreadable>,
     }
     // The findings are written in parallel, each as serde_json's pretty
-    // printer writes an element of "findings" (two levels deep), then
-    // spliced into the rest.
-    let chunks: Vec<Vec<u8>> = report
-        .findings
-        .par_chunks(1024)
-        .map(|chunk| {
-            let mut buf = Vec::with_capacity(chunk.len() * 400);
-            for (i, f) in chunk.iter().enumerate() {
-                if i > 0 {
-                    buf.extend_from_slice(b",\n");
-                }
-                write_finding(&mut buf, f);
-            }
-            buf
-        })
-        .collect();
+    // printer writes an element of "findings" (two levels deep), a window
+    // of chunks at a time into buffers that are reused: rendering them all
+    // first would hold the whole text (megabytes for a large dataset) in
+    // memory touched for the first time, a page fault per 4 KiB.
+    let chunks = report.findings.chunks(FINDINGS_PER_CHUNK);
+    let window = 4 * rayon::current_num_threads().max(1);
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
     let report_out = ReportOut {
         files: report.files,
         findings: [],
@@ -237,15 +231,31 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
     let envelope = serde_json::to_string_pretty(&report_out).expect("reports serialise");
     const EMPTY: &str = "\"findings\": []";
     match envelope.find(EMPTY) {
-        Some(at) if !chunks.is_empty() => {
+        Some(at) if !report.findings.is_empty() => {
             let envelope = envelope.as_bytes();
             out.write_all(&envelope[..at])?;
             out.write_all(b"\"findings\": [\n")?;
-            for (i, chunk) in chunks.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b",\n")?;
+            let chunks: Vec<&[Finding]> = chunks.collect();
+            for (w, group) in chunks.chunks(window).enumerate() {
+                buffers.resize_with(group.len().max(buffers.len()), Vec::new);
+                buffers
+                    .par_iter_mut()
+                    .zip(group.par_iter())
+                    .for_each(|(buf, chunk)| {
+                        buf.clear();
+                        for (i, f) in chunk.iter().enumerate() {
+                            if i > 0 {
+                                buf.extend_from_slice(b",\n");
+                            }
+                            write_finding(buf, f);
+                        }
+                    });
+                for (i, buf) in buffers[..group.len()].iter().enumerate() {
+                    if w > 0 || i > 0 {
+                        out.write_all(b",\n")?;
+                    }
+                    out.write_all(buf)?;
                 }
-                out.write_all(chunk)?;
             }
             out.write_all(b"\n  ]")?;
             out.write_all(&envelope[at + EMPTY.len()..])?;
