@@ -177,12 +177,16 @@ where
         files.len(),
         workers,
         predictor.waits() || similarity.waits(),
+        options.out.is_some(),
     );
-    let groups: Vec<&[PathBuf]> = files.chunks(group).collect();
+    let groups = match options.out {
+        Some(_) => groups_by_folder(files, group),
+        None => files.chunks(group).collect(),
+    };
     let mut job = || {
         crate::ordered::for_each_in_order_within(
             &groups,
-            crate::ordered::WINDOW / group,
+            (crate::ordered::WINDOW / group).max(2 * workers),
             |_, group| {
                 let outs: Vec<Option<PathBuf>> = group
                     .iter()
@@ -269,15 +273,44 @@ fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
 /// the simulated tools and the scorer for every file.
 const GROUP: usize = 16;
 
-/// How many files a worker takes at a time: [`GROUP`] when there are
-/// files enough to keep every worker busy with groups that size, fewer
-/// when there are not, and one when evaluation waits on an endpoint (each
-/// worker then stands for a request in flight, as `--concurrency` says).
-fn group_size(files: usize, workers: usize, waits: bool) -> usize {
+/// Files a worker takes at once when it writes an output file for each:
+/// as many as a folder of a dataset usually holds (see [`groups_by_folder`]).
+const FOLDER_GROUP: usize = 64;
+
+/// How many files a worker takes at a time, at most: [`GROUP`], fewer when
+/// there are too few files to keep every worker busy with groups that
+/// size, and one when evaluation waits on an endpoint (each worker then
+/// stands for a request in flight, as `--concurrency` says). With an
+/// output folder, [`FOLDER_GROUP`].
+fn group_size(files: usize, workers: usize, waits: bool, writes: bool) -> usize {
     if waits {
         return 1;
     }
-    (files / (workers.max(1) * 8)).clamp(1, GROUP)
+    let most = if writes { FOLDER_GROUP } else { GROUP };
+    (files / (workers.max(1) * 8)).clamp(1, most)
+}
+
+/// `files` in runs of at most `size` that never span two folders.
+///
+/// Files created in one folder at the same moment wait for each other (the
+/// folder is locked while each one is created): with an output folder,
+/// workers on different folders write side by side where workers on
+/// neighbouring files of one folder queue (measured on upstream x100 with
+/// `--out`: 1.7 s with workers on files far apart, 2.2-2.6 s on
+/// neighbouring ones).
+fn groups_by_folder(files: &[PathBuf], size: usize) -> Vec<&[PathBuf]> {
+    let mut groups = Vec::with_capacity(files.len() / size.max(1) + 1);
+    let mut start = 0;
+    for i in 1..=files.len() {
+        let ends = i == files.len()
+            || i - start == size.max(1)
+            || files[i].parent() != files[start].parent();
+        if ends {
+            groups.push(&files[start..i]);
+            start = i;
+        }
+    }
+    groups
 }
 
 /// A conversation file read and parsed, or already settled: resumed from
@@ -564,12 +597,34 @@ mod tests {
 
     #[test]
     fn groups_shrink_until_every_worker_has_work_and_vanish_for_endpoints() {
-        assert_eq!(group_size(7800, 2, false), GROUP);
-        assert_eq!(group_size(78, 2, false), 4);
-        assert_eq!(group_size(8, 2, false), 1);
-        assert_eq!(group_size(0, 2, false), 1);
-        assert_eq!(group_size(7800, 0, false), GROUP);
-        assert_eq!(group_size(7800, 4, true), 1);
+        assert_eq!(group_size(7800, 2, false, false), GROUP);
+        assert_eq!(group_size(7800, 2, false, true), FOLDER_GROUP);
+        assert_eq!(group_size(78, 2, false, false), 4);
+        assert_eq!(group_size(8, 2, false, true), 1);
+        assert_eq!(group_size(0, 2, false, false), 1);
+        assert_eq!(group_size(7800, 0, false, false), GROUP);
+        assert_eq!(group_size(7800, 4, true, true), 1);
+    }
+
+    #[test]
+    fn folder_groups_end_at_their_size_and_at_every_new_folder() {
+        let files: Vec<PathBuf> = ["a/1", "a/2", "a/3", "b/1", "c/1", "c/2"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let sizes = |size| -> Vec<usize> {
+            groups_by_folder(&files, size)
+                .iter()
+                .map(|g| g.len())
+                .collect()
+        };
+        assert_eq!(sizes(2), [2, 1, 1, 2]);
+        assert_eq!(sizes(16), [3, 1, 2]);
+        assert_eq!(sizes(1), [1; 6]);
+        assert_eq!(sizes(0), [1; 6]);
+        assert!(groups_by_folder(&[], 16).is_empty());
+        let flat: Vec<&PathBuf> = groups_by_folder(&files, 2).into_iter().flatten().collect();
+        assert_eq!(flat, files.iter().collect::<Vec<_>>());
     }
 
     #[test]

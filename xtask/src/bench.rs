@@ -351,11 +351,28 @@ fn total_instructions(out: &Path) -> anyhow::Result<u64> {
 /// Build the release binary the figures are about.
 fn build_binary(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let status = Command::new(cargo)
+    let mut build = Command::new(cargo);
+    build
         .args(["build", "--release", "--quiet", "--bin", "talkforge"])
-        .current_dir(root)
-        .status()
-        .context("running cargo build")?;
+        .current_dir(root);
+    // `cargo xtask` runs this program with the variables cargo sets for a
+    // package it runs (CARGO_MANIFEST_DIR naming xtask/, ...). A build
+    // script that tracks one of them (ring's tracks CARGO_MANIFEST_DIR)
+    // would see it change, and its crate and every crate above it would be
+    // rebuilt here and again by the next `cargo xtask`.
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || matches!(
+                name,
+                "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+            )
+        {
+            build.env_remove(name);
+        }
+    }
+    let status = build.status().context("running cargo build")?;
     if !status.success() {
         bail!("cargo build --release failed");
     }
