@@ -150,9 +150,11 @@ pub fn evaluate_files(
     Ok(evaluation)
 }
 
-/// Evaluate every file on the pool, handing each result (and what `render`
-/// made of it on the worker) to `sink` in file order. After the first failure no further conversation is started; the
-/// failure is returned once the pool is done.
+/// Evaluate every file on the pool, a group of files at a time (see
+/// [`evaluate_group`]), handing each result (and what `render` made of it
+/// on the worker) to `sink` in file order. After the first failure no
+/// further conversation is started; the failure is returned once the pool
+/// is done.
 fn evaluate_in_order<R, F, S>(
     files: &[PathBuf],
     predictor: &dyn Predictor,

@@ -81,7 +81,8 @@ struct Outcome<'a> {
 
 impl Outcome<'_> {
     /// The outcome as Python's `json.dumps(indent=4)` writes it (the text
-    /// [`to_python_json`] makes of it, written directly).
+    /// [`to_python_json`](crate::dataset::to_python_json) makes of it,
+    /// written directly).
     fn to_python_json(&self) -> String {
         let mut out = Vec::with_capacity(512);
         out.extend_from_slice(b"{\n    \"response\": ");
@@ -179,7 +180,7 @@ const GROUP: usize = 16;
 
 /// Verify every file in parallel; each difference is rendered by `render`
 /// on the worker that found it and handed to `sink` in file order, so only
-/// a batch of files' results is held at a time. A file that cannot be
+/// a window of files' results is held at a time (see [`crate::ordered`]). A file that cannot be
 /// verified is listed in the counts' `errors` and does not stop the others.
 pub fn verify_in_order<R, F, S>(
     files: &[PathBuf],
