@@ -141,9 +141,11 @@ impl<R: Send, S: FnMut(R) + Send> Shared<R, S> {
             // The sink runs without the queue's lock, so that the other
             // workers file their results meanwhile.
             drop(queue);
+            let guard = Abandon(self);
             let mut sink = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
             batch.drain(..).for_each(&mut *sink);
             drop(sink);
+            std::mem::forget(guard);
             queue = self.lock();
             queue.sunk += handed;
             self.room.notify_all();
@@ -155,9 +157,10 @@ impl<R: Send, S: FnMut(R) + Send> Shared<R, S> {
     }
 }
 
-/// Dropped only when `map` panics: the item will never be filed, so the
-/// workers waiting for the sink to reach it are let go (the panic then
-/// reaches the caller through `rayon::scope`).
+/// Dropped only when `map` or the sink panics: the sink will never reach
+/// the item being mapped (or get past the one it was handed), so the
+/// workers waiting for it are let go (the panic then reaches the caller
+/// through `rayon::scope`).
 struct Abandon<'a, R, S>(&'a Shared<R, S>);
 
 impl<R, S> Drop for Abandon<'_, R, S> {
@@ -264,6 +267,33 @@ mod tests {
             })
         });
         assert!(outcome.is_err(), "the panic is passed on");
+    }
+
+    #[test]
+    fn a_panicking_sink_reaches_the_caller_and_leaves_no_worker_waiting() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let items: Vec<usize> = (0..200).collect();
+            let outcome = std::panic::catch_unwind(|| {
+                pool(3).install(|| {
+                    for_each_in_order_within(
+                        &items,
+                        4,
+                        |i, _| i,
+                        |i| {
+                            if i == 1 {
+                                panic!("the sink fails on item 1");
+                            }
+                        },
+                    )
+                })
+            });
+            let _ = done.send(outcome.is_err());
+        });
+        let passed_on = finished
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the run ended instead of leaving workers waiting");
+        assert!(passed_on, "the panic is passed on");
     }
 
     #[test]
