@@ -19,6 +19,20 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// hundred conversations' worth) are a few hundred kilobytes.
 pub const WINDOW: usize = 256;
 
+/// How many files a worker takes at a time when it works through a group
+/// phase by phase (see `eval::run` and `lint::engine`): `most`, or fewer
+/// when there are too few files to give each of `workers` eight groups.
+pub fn group_len(files: usize, workers: usize, most: usize) -> usize {
+    (files / (workers.max(1) * 8)).clamp(1, most.max(1))
+}
+
+/// The window, counted in groups of `group` items, for
+/// [`for_each_in_order_within`]: about [`WINDOW`] items, and at least two
+/// groups per worker.
+pub fn group_window(group: usize, workers: usize) -> usize {
+    (WINDOW / group.max(1)).max(2 * workers.max(1))
+}
+
 /// Map every item on the rayon pool and hand each result to `sink`, in the
 /// order of `items`, holding at most [`WINDOW`] results.
 pub fn for_each_in_order<T, R, M, S>(items: &[T], map: M, sink: S)
@@ -294,6 +308,19 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(20))
             .expect("the run ended instead of leaving workers waiting");
         assert!(passed_on, "the panic is passed on");
+    }
+
+    #[test]
+    fn groups_shrink_until_every_worker_has_several() {
+        assert_eq!(group_len(7800, 2, 16), 16);
+        assert_eq!(group_len(78, 2, 16), 4);
+        assert_eq!(group_len(8, 2, 16), 1);
+        assert_eq!(group_len(0, 2, 16), 1);
+        assert_eq!(group_len(7800, 0, 16), 16);
+        assert_eq!(group_len(7800, 2, 0), 1);
+        assert_eq!(group_window(16, 2), WINDOW / 16);
+        assert_eq!(group_window(64, 8), 16);
+        assert_eq!(group_window(0, 0), WINDOW);
     }
 
     #[test]

@@ -188,7 +188,7 @@ where
     let mut job = || {
         crate::ordered::for_each_in_order_within(
             &groups,
-            (crate::ordered::WINDOW / group).max(2 * workers),
+            crate::ordered::group_window(group, workers),
             |_, group| {
                 let outs: Vec<Option<PathBuf>> = group
                     .iter()
@@ -211,9 +211,6 @@ where
                         // A hidden bar still takes its lock on every tick.
                         if options.progress {
                             bar.inc(1);
-                        }
-                        if result.is_err() {
-                            failed.store(true, Ordering::Relaxed);
                         }
                         Some(result.map(|r| {
                             let rendered = render(&r);
@@ -279,17 +276,16 @@ const GROUP: usize = 16;
 /// as many as a folder of a dataset usually holds (see [`groups_by_folder`]).
 const FOLDER_GROUP: usize = 64;
 
-/// How many files a worker takes at a time, at most: [`GROUP`], fewer when
-/// there are too few files to keep every worker busy with groups that
-/// size, and one when evaluation waits on an endpoint (each worker then
-/// stands for a request in flight, as `--concurrency` says). With an
-/// output folder, [`FOLDER_GROUP`].
+/// How many files a worker takes at a time: one when evaluation waits on
+/// an endpoint (each worker then stands for a request in flight, as
+/// `--concurrency` says), else up to [`GROUP`], or [`FOLDER_GROUP`] with an
+/// output folder (see [`crate::ordered::group_len`]).
 fn group_size(files: usize, workers: usize, waits: bool, writes: bool) -> usize {
     if waits {
         return 1;
     }
     let most = if writes { FOLDER_GROUP } else { GROUP };
-    (files / (workers.max(1) * 8)).clamp(1, most)
+    crate::ordered::group_len(files, workers, most)
 }
 
 /// `files` in runs of at most `size` that never span two folders.
@@ -370,7 +366,6 @@ fn evaluate_group(
             }
         }
     }
-    parsed.retain(|(i, ..)| *i < end);
 
     let databases = options.databases.for_this_thread();
     let mut simulated = Vec::with_capacity(parsed.len());
@@ -598,13 +593,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn groups_shrink_until_every_worker_has_work_and_vanish_for_endpoints() {
+    fn groups_are_folder_sized_when_writing_and_vanish_for_endpoints() {
         assert_eq!(group_size(7800, 2, false, false), GROUP);
         assert_eq!(group_size(7800, 2, false, true), FOLDER_GROUP);
         assert_eq!(group_size(78, 2, false, false), 4);
-        assert_eq!(group_size(8, 2, false, true), 1);
-        assert_eq!(group_size(0, 2, false, false), 1);
-        assert_eq!(group_size(7800, 0, false, false), GROUP);
+        assert_eq!(group_size(7800, 4, true, false), 1);
         assert_eq!(group_size(7800, 4, true, true), 1);
     }
 

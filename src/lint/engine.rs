@@ -106,10 +106,11 @@ struct FileOutcome {
 /// Lint these files.
 pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
     let rules = options.rules();
+    let group = crate::ordered::group_len(files.len(), rayon::current_num_threads(), GROUP);
     let outcomes: Vec<FileOutcome> = files
-        .par_chunks(GROUP)
+        .par_chunks(group)
         .enumerate()
-        .flat_map_iter(|(g, group)| lint_group(g * GROUP, group, &rules, options))
+        .flat_map_iter(|(g, paths)| lint_group(g * group, paths, &rules, options))
         .collect();
     // On the pool: its threads have just freed the memory the report
     // needs, where the calling thread would have to fault in fresh pages.
@@ -231,7 +232,7 @@ fn sort(findings: &mut [Finding]) {
     });
 }
 
-/// Files one worker lints together, phase by phase: every file is read
+/// Files one worker lints together (at most), phase by phase: every file is read
 /// and parsed, then each rule runs over all of them in turn. A rule's code
 /// then stays in the instruction cache for the whole group, where one
 /// file at a time cycles through the parser and every rule (more code than

@@ -205,14 +205,6 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
         warnings: usize,
         unreadable: Vec<Unreadable>,
     }
-    // The findings are written in parallel, each as serde_json's pretty
-    // printer writes an element of "findings" (two levels deep), a window
-    // of chunks at a time into buffers that are reused: rendering them all
-    // first would hold the whole text (megabytes for a large dataset) in
-    // memory touched for the first time, a page fault per 4 KiB.
-    let chunks = report.findings.chunks(FINDINGS_PER_CHUNK);
-    let window = 4 * rayon::current_num_threads().max(1);
-    let mut buffers: Vec<Vec<u8>> = Vec::new();
     let report_out = ReportOut {
         files: report.files,
         findings: [],
@@ -235,7 +227,15 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
             let envelope = envelope.as_bytes();
             out.write_all(&envelope[..at])?;
             out.write_all(b"\"findings\": [\n")?;
-            let chunks: Vec<&[Finding]> = chunks.collect();
+            // The findings are written in parallel, each as serde_json's
+            // pretty printer writes an element of "findings" (two levels
+            // deep), a window of chunks at a time into buffers that are
+            // reused: rendering them all first would hold the whole text
+            // (megabytes for a large dataset) in memory touched for the
+            // first time, a page fault per 4 KiB.
+            let chunks: Vec<&[Finding]> = report.findings.chunks(FINDINGS_PER_CHUNK).collect();
+            let window = 4 * rayon::current_num_threads().max(1);
+            let mut buffers: Vec<Vec<u8>> = Vec::new();
             for (w, group) in chunks.chunks(window).enumerate() {
                 buffers.resize_with(group.len().max(buffers.len()), Vec::new);
                 buffers

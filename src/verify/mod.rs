@@ -175,7 +175,7 @@ impl Counts {
     }
 }
 
-/// Files a worker verifies in one go.
+/// Files a worker verifies in one go, at most.
 const GROUP: usize = 16;
 
 /// Verify every file in parallel; each difference is rendered by `render`
@@ -196,10 +196,12 @@ where
     let mut counts = Counts::default();
     // Files go to the workers a group at a time: one hand-over for many
     // short files rather than one each.
-    let groups: Vec<&[PathBuf]> = files.chunks(GROUP).collect();
+    let workers = rayon::current_num_threads();
+    let group = crate::ordered::group_len(files.len(), workers, GROUP);
+    let groups: Vec<&[PathBuf]> = files.chunks(group).collect();
     crate::ordered::for_each_in_order_within(
         &groups,
-        crate::ordered::WINDOW / GROUP,
+        crate::ordered::group_window(group, workers),
         |_, group| {
             group
                 .iter()
