@@ -343,3 +343,57 @@ fn unreadable_files_show_in_the_summary_and_an_empty_folder_warns() {
     assert_eq!(stdout, "No files to lint.\n");
     assert!(stderr.contains("warning: no files to lint"), "{stderr}");
 }
+
+/// Lint reads a group of files and then runs each rule over the group;
+/// how many files go in a group depends on the number of workers. The
+/// report must not: one worker (groups of several files, unreadable ones
+/// among them) and eight (a file at a time) give the same bytes.
+#[test]
+fn the_report_does_not_depend_on_how_files_are_grouped() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint-corpus");
+    let mut sources: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&corpus)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    sources.sort();
+    let (mut n, mut broken) = (0, Vec::new());
+    for source in &sources {
+        std::fs::copy(source, dir.path().join(format!("f{n:02}.json"))).unwrap();
+        n += 1;
+        if n % 11 == 5 {
+            let name = format!("f{n:02}.json");
+            std::fs::write(dir.path().join(&name), "{\n  oops\n}\n").unwrap();
+            broken.push(name);
+            n += 1;
+        }
+    }
+    let run = |threads: &str| {
+        let out = Command::cargo_bin("talkforge")
+            .unwrap()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["lint", "--format", "json", dir.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "unreadable files: exit 2");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let grouped = run("1");
+    let doc: Value = serde_json::from_str(&grouped).unwrap();
+    assert!(n > 24, "{n} files: several groups");
+    let unreadable: Vec<&str> = doc["unreadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u["file"].as_str())
+        .collect();
+    for name in &broken {
+        assert!(
+            unreadable.iter().any(|f| f.ends_with(name.as_str())),
+            "{name} not among {unreadable:?}"
+        );
+    }
+    assert!(doc["findings"].as_array().unwrap().len() > 10);
+    assert_eq!(grouped, run("8"));
+}
