@@ -339,6 +339,67 @@ fn the_first_failure_stops_the_run_as_file_by_file_would() {
     assert_eq!(written, names[..22], "evaluated: the files before c22");
 }
 
+/// How many files a worker evaluates together depends on the workers;
+/// the report does not: one worker (groups of several files) and eight (a
+/// file at a time) give the same bytes, entries in file order.
+#[test]
+fn the_report_does_not_depend_on_how_files_are_grouped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_databases(&root.join("db"));
+    let names: Vec<String> = (0..40).map(|i| format!("c{i:02}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        // Every third conversation asks for the wrong alarm time.
+        let time = if i % 3 == 0 { "06:00:00" } else { "07:00:00" };
+        let c = conversation(
+            name,
+            "Wake me at seven.",
+            &[("AddAlarm", json!({"time": "07:00:00"}))],
+            "Done.",
+        );
+        let folder = if i < 25 { "easy" } else { "hard" };
+        write_conversation(
+            &root.join(format!("data/{folder}/{name}.json")),
+            &c,
+            &root.join("db"),
+        );
+        let line = json!({"conversation_id": name, "turn": 1, "predictions": [
+            {"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": time}}},
+            {"role": "assistant", "text": "Set."}]});
+        let mut predictions = std::fs::read_to_string(root.join("p.jsonl")).unwrap_or_default();
+        predictions.push_str(&format!("{line}\n"));
+        std::fs::write(root.join("p.jsonl"), predictions).unwrap();
+    }
+    let run = |workers: &str| {
+        let output = evaluate(
+            root,
+            &[
+                "--predictor",
+                "replay",
+                "--predictions",
+                "p.jsonl",
+                "--format",
+                "json",
+                "--concurrency",
+                workers,
+            ],
+        );
+        assert_eq!(output.status.code(), Some(1), "some conversations fail");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let grouped = run("1");
+    let summary: Value = serde_json::from_str(&grouped).unwrap();
+    let order: Vec<&str> = summary["per_conversation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, names);
+    assert_eq!(summary["successes"], 26);
+    assert_eq!(grouped, run("8"));
+}
+
 #[test]
 fn bad_input_exits_2_with_the_place() {
     let dir = tempfile::tempdir().unwrap();
