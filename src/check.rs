@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::{discover, validate_databases};
+use crate::formats::{discover, validate_databases};
 use crate::lint::{lint_files, Config, Options};
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
@@ -124,7 +124,7 @@ fn scenario_pools(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         .into_iter()
         .filter(|path| {
             // An unreadable file is a pool candidate: lint will say why.
-            crate::dataset::read_json(path)
+            crate::formats::read_json(path)
                 .map(|(_, value)| value.get("scenarios").is_some_and(Value::is_array))
                 .unwrap_or(true)
         })
@@ -283,7 +283,7 @@ pub fn render(report: &CheckReport) -> String {
             stats.conversations,
             subsets.join(", "),
             stats.gold_calls,
-            crate::sim::catalog().len()
+            crate::suites::tooltalk::catalog().tools().len()
         );
     }
     let verdict = match report.outcome {

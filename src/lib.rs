@@ -1,27 +1,31 @@
 //! talkforge: a toolchain for conversational tool-use benchmarks in the style
 //! of ToolTalk and API-Bank. See DESIGN.md in the shared folder for the
 //! layout and the command-line contract.
+//!
+//! Dependencies point down: `cli` -> the commands (`check`, `verify`,
+//! `fill`, `lint`, `eval`, `gen`, `stats`, `scaffold`) -> `suite` (the
+//! seam) and `suites` (the families) -> `sim`, `dialogue`, `formats` ->
+//! `json`.
 
 pub mod allocator;
-pub mod apibank;
 pub mod check;
 pub mod cli;
-pub mod dataset;
+pub mod dialogue;
 pub mod error;
 pub mod eval;
 pub mod fill;
+pub mod formats;
 pub mod gen;
 pub mod grounding;
-pub mod json_compare;
-pub mod json_stream;
-pub mod json_text;
-pub mod json_tree;
+pub mod json;
 pub mod lint;
-pub mod model;
+pub mod llm;
 pub mod ordered;
 pub mod scaffold;
 pub mod sim;
 pub mod stats;
+pub mod suite;
+pub mod suites;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::model::{Conversation, Metadata, Role, ScenarioPool, Turn, User};
-use crate::sim::{tool, Plugin};
+use crate::dialogue::{Conversation, Metadata, Role, Turn, User};
+use crate::gen::scenario::ScenarioPool;
+use crate::suites::tooltalk::{catalog, tool};
 use crate::{Error, Result};
 
 /// The marker every placeholder text starts with. Unmistakable on purpose:
@@ -44,7 +45,7 @@ pub fn load_scenario(
     index: Option<usize>,
     allow_rejected: bool,
 ) -> Result<(String, Vec<String>)> {
-    let (_, value) = crate::dataset::read_json(path)?;
+    let (_, value) = crate::formats::read_json(path)?;
     let pool: ScenarioPool = serde_json::from_value(value)
         .map_err(|e| Error::input(path, format!("not a scenario pool: {e}")))?;
     let scenario = match index {
@@ -92,7 +93,7 @@ pub fn pick_user(databases: &Path) -> Result<User> {
             ..User::default()
         });
     }
-    let (_, value) = crate::dataset::read_json(&path)?;
+    let (_, value) = crate::formats::read_json(&path)?;
     let first = value
         .as_object()
         .and_then(|accounts| accounts.values().next())
@@ -144,13 +145,13 @@ pub fn skeleton(
     mut user: User,
     now: &str,
 ) -> Conversation {
-    let mut plugins: Vec<Plugin> = tools
+    // The plugins of the scenario's tools, in catalog order.
+    let plugins: Vec<&str> = catalog()
+        .groups()
         .iter()
-        .filter_map(|t| tool(t))
-        .map(|t| t.plugin)
+        .map(|g| g.name)
+        .filter(|&g| tools.iter().filter_map(|t| tool(t)).any(|t| t.group == g))
         .collect();
-    plugins.sort();
-    plugins.dedup();
     let mut apis: Vec<String> = Vec::new();
     for t in tools {
         if !apis.contains(t) {
@@ -168,7 +169,7 @@ pub fn skeleton(
     Conversation {
         name: name.to_owned(),
         conversation_id: uuid::Uuid::new_v4().to_string(),
-        suites_used: plugins.iter().map(|p| p.name().to_owned()).collect(),
+        suites_used: plugins.iter().map(|p| p.to_string()).collect(),
         apis_used: apis,
         scenario: Some(scenario.to_owned()),
         user,
@@ -220,8 +221,8 @@ pub fn scaffold(
         .unwrap_or_else(|| "conversation".to_owned());
     let now = chrono::Utc::now().format("%Y-%m-%d %H:00:00").to_string();
     let conversation = skeleton(&name, &text, &tools, user, &now);
-    let json = crate::dataset::to_python_json(&conversation);
-    crate::dataset::atomic_write(out, format!("{json}\n").as_bytes())?;
+    let json = crate::formats::to_python_json(&conversation);
+    crate::formats::atomic_write(out, format!("{json}\n").as_bytes())?;
     Ok(conversation)
 }
 

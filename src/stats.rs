@@ -9,9 +9,9 @@ use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::dataset::read_conversation;
-use crate::model::Conversation;
-use crate::sim::{catalog, tool, Plugin};
+use crate::dialogue::Conversation;
+use crate::formats::read_conversation;
+use crate::suites::tooltalk::{catalog, tool};
 use crate::{Error, Result};
 
 /// Counts over a set of conversation files.
@@ -42,12 +42,12 @@ pub struct Stats {
 impl Stats {
     fn empty() -> Self {
         let mut stats = Stats::default();
-        for spec in catalog() {
+        for spec in catalog().tools() {
             stats.by_tool.insert(spec.name.to_string(), 0);
             stats.conversations_by_tool.insert(spec.name.to_string(), 0);
         }
-        for plugin in Plugin::ALL {
-            stats.by_plugin.insert(plugin.name().to_string(), 0);
+        for plugin in catalog().groups() {
+            stats.by_plugin.insert(plugin.name.to_string(), 0);
         }
         stats
     }
@@ -59,8 +59,8 @@ impl Stats {
         for turn in &conversation.conversation {
             self.turns += 1;
             match turn.role {
-                crate::model::Role::User => self.user_turns += 1,
-                crate::model::Role::Assistant => self.assistant_turns += 1,
+                crate::dialogue::Role::User => self.user_turns += 1,
+                crate::dialogue::Role::Assistant => self.assistant_turns += 1,
             }
             if !turn.calls().is_empty() {
                 self.turns_with_calls += 1;
@@ -74,10 +74,7 @@ impl Stats {
                 self.failing_calls += 1;
             }
             if let Some(spec) = tool(name) {
-                *self
-                    .by_plugin
-                    .entry(spec.plugin.name().to_string())
-                    .or_default() += 1;
+                *self.by_plugin.entry(spec.group.to_string()).or_default() += 1;
                 if spec.is_action {
                     self.action_calls += 1;
                 }
@@ -123,7 +120,7 @@ impl Stats {
 
 /// The subset a file belongs to: the folder it sits in.
 pub fn subset_of(path: &Path) -> String {
-    crate::dataset::folder_name(path).unwrap_or_else(|| ".".to_string())
+    crate::formats::folder_name(path).unwrap_or_else(|| ".".to_string())
 }
 
 /// Count every file; parsing runs in parallel and each worker keeps only
@@ -217,7 +214,7 @@ mod tests {
         assert_eq!(stats.turns_with_calls, 2);
         // Catalog tools first, in catalog order, unknown names after.
         assert_eq!(stats.by_tool.keys().last().unwrap(), "Nope");
-        assert_eq!(stats.by_tool.len(), catalog().len() + 1);
+        assert_eq!(stats.by_tool.len(), catalog().tools().len() + 1);
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn a_huge_file_is_refused_by_size_before_it_is_read() {
     let path = tmp.path().join("huge.json");
     let file = fs::File::create(&path).unwrap();
     // Sparse: no disk is used, but the size is over the limit.
-    file.set_len(talkforge::dataset::read::MAX_FILE_BYTES + 1)
+    file.set_len(talkforge::formats::read::MAX_FILE_BYTES + 1)
         .unwrap();
     assert_clean_failure(
         talkforge().arg("stats").arg(&path).assert(),

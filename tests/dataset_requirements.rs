@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use talkforge::dataset::{discover, load_conversation};
-use talkforge::model::{Conversation, Role};
-use talkforge::sim::{catalog, tool};
+use talkforge::dialogue::{Conversation, Role};
+use talkforge::formats::{discover, load_conversation};
+use talkforge::suites::tooltalk::{catalog, tool};
 
 fn load(subset: &str) -> Vec<(PathBuf, Conversation)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -40,7 +40,11 @@ fn easy_has_exactly_one_call_of_each_tool() {
         seen.push(name);
     }
     seen.sort();
-    let mut all: Vec<String> = catalog().iter().map(|t| t.name.to_string()).collect();
+    let mut all: Vec<String> = catalog()
+        .tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
     all.sort();
     assert_eq!(seen, all);
 }
@@ -87,7 +91,7 @@ fn hard_conversations_are_hard_enough() {
         );
         let mut plugins: Vec<&str> = calls
             .iter()
-            .map(|(_, _, c)| tool(&c.request.api_name).unwrap().plugin.name())
+            .map(|(_, _, c)| tool(&c.request.api_name).unwrap().group)
             .collect();
         plugins.sort();
         plugins.dedup();
@@ -103,7 +107,7 @@ fn hard_conversations_are_hard_enough() {
         );
     }
     let usage = hard_usage();
-    for spec in catalog() {
+    for spec in catalog().tools() {
         let (calls, _) = usage.get(spec.name).copied().unwrap_or_default();
         assert!(calls >= 3, "{} is called {calls} times in hard/", spec.name);
     }

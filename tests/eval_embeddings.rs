@@ -9,8 +9,8 @@ use std::time::Duration;
 use eval_support::{embeddings_answer, error_answer, Raw, Stub};
 use serde_json::Value;
 use talkforge::eval::embeddings::Embeddings;
-use talkforge::eval::endpoint::{Endpoint, EndpointSettings};
-use talkforge::sim::TextSimilarity;
+use talkforge::llm::endpoint::{Endpoint, EndpointSettings};
+use talkforge::suite::TextSimilarity;
 
 /// A 2-d embedding by keyword: "cat" (1, 0), "dog" (0, 1), "pet" (1, 1).
 fn vector(text: &str) -> Vec<f32> {

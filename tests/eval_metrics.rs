@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
+use talkforge::dialogue::{Conversation, GoldCall, Role};
 use talkforge::eval::outcome::{classify, ErrorTypes};
 use talkforge::eval::output::turn_outcomes;
 use talkforge::eval::score::score;
@@ -16,9 +17,9 @@ use talkforge::eval::simulate::{
 use talkforge::eval::{
     Metrics, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
 };
-use talkforge::model::{Conversation, GoldCall, Role};
-use talkforge::sim::similarity::ExactText;
-use talkforge::sim::{Databases, World};
+use talkforge::sim::Databases;
+use talkforge::suite::similarity::ExactText;
+use talkforge::suites::tooltalk::World;
 
 const TOKEN: &str = "tok-alice";
 
@@ -750,7 +751,7 @@ fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
     }
     let databases = Databases::load(&dir.join("databases")).unwrap();
     let files =
-        talkforge::dataset::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
+        talkforge::formats::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
     assert!(!files.is_empty());
     for file in &files {
         let conversation: Conversation =

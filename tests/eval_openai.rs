@@ -336,7 +336,10 @@ fn api_modes_and_the_documentation_ablation() {
         );
     }
     let all = tools(&["--api-mode", "all"]);
-    assert_eq!(tool_names(&all[0]).len(), talkforge::sim::catalog().len());
+    assert_eq!(
+        tool_names(&all[0]).len(),
+        talkforge::suites::tooltalk::catalog().tools().len()
+    );
     let bare = tools(&["--api-mode", "suite", "--no-docs"]);
     for tool in bare[0]["tools"].as_array().unwrap() {
         assert_eq!(tool["function"]["description"], "");

@@ -51,7 +51,7 @@ fn a_missing_upstream_is_skipped_locally_and_fails_in_ci() {
 fn no_upstream_assistant_turn_has_an_empty_apis_list() {
     let Some(dir) = upstream() else { return };
     let files =
-        talkforge::dataset::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
+        talkforge::formats::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
     let mut assistant_turns = 0;
     for file in &files {
         let value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
@@ -134,91 +134,8 @@ fn oracle_is_perfect_on_the_project_dataset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let conversations = root.join("conversations");
     let files =
-        talkforge::dataset::discover(std::slice::from_ref(&conversations), &["json"]).unwrap();
+        talkforge::formats::discover(std::slice::from_ref(&conversations), &["json"]).unwrap();
     assert!(!files.is_empty(), "the project dataset is empty");
     let summary = oracle(&[conversations], &root.join("databases"));
     assert_perfect(&summary, files.len() as u64);
-}
-
-/// The oracle as it proposed calls before borrowed calls: every call's
-/// arguments copied, without the session token (`Predictor::predict`).
-struct CopyingOracle;
-
-impl talkforge::eval::Predictor for CopyingOracle {
-    fn name(&self) -> String {
-        "oracle".into()
-    }
-    fn predict(
-        &self,
-        input: &talkforge::eval::TurnInput<'_>,
-    ) -> Result<talkforge::eval::Prediction, talkforge::eval::PredictError> {
-        talkforge::eval::oracle::Oracle.predict(input)
-    }
-}
-
-/// The oracle's borrowed calls (run without copying their arguments where
-/// the world can) and the same calls copied give the same simulation (the
-/// executed arguments compared in order), the same scores and the same
-/// output file, on the project's dataset and on upstream.
-#[test]
-fn borrowed_and_copied_oracle_calls_evaluate_alike() {
-    use talkforge::eval::output::{annotate, RunInfo};
-    use talkforge::eval::score::score;
-    use talkforge::eval::simulate::simulate;
-    use talkforge::eval::{PredictedCall, Predictor};
-    use talkforge::model::{Conversation, GoldCall};
-    use talkforge::sim::similarity::ExactText;
-    use talkforge::sim::Databases;
-
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut sets = vec![(vec![root.join("conversations")], root.join("databases"))];
-    if let Some(dir) = upstream() {
-        sets.push((
-            vec![dir.join("easy"), dir.join("tooltalk")],
-            dir.join("databases"),
-        ));
-    }
-    let info = RunInfo {
-        predictor: "oracle".into(),
-        settings: Default::default(),
-        similarity: "exact".into(),
-        max_calls_per_turn: 10,
-    };
-    let mut borrowed_calls = 0;
-    for (conversations, databases) in sets {
-        let databases = Databases::load(&databases).unwrap();
-        let files = talkforge::dataset::discover(&conversations, &["json"]).unwrap();
-        assert!(!files.is_empty());
-        for file in &files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let conversation: Conversation = serde_json::from_str(&text).unwrap();
-            let oracle: &dyn Predictor = &talkforge::eval::oracle::Oracle;
-            let borrowed = simulate(&databases, &conversation, oracle, 10).unwrap();
-            let copied = simulate(&databases, &conversation, &CopyingOracle, 10).unwrap();
-            assert_eq!(borrowed, copied, "{}", file.display());
-            for run in &borrowed.turns {
-                borrowed_calls += run
-                    .calls
-                    .iter()
-                    .filter(|c| matches!(c.arguments, talkforge::eval::Arguments::TokenLast(_)))
-                    .count();
-            }
-            let scored = |simulation: &talkforge::eval::simulate::Simulation<'_>| {
-                let gold: Vec<&GoldCall> =
-                    simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
-                let predictions = simulation
-                    .turns
-                    .iter()
-                    .flat_map(|t| t.calls.iter().map(PredictedCall::as_call));
-                let scoring = score(predictions, &gold, &ExactText);
-                let mut document: Value = serde_json::from_str(&text).unwrap();
-                annotate(&mut document, simulation, &scoring, &info, "sha");
-                (scoring, talkforge::dataset::to_python_json(&document))
-            };
-            let (a, b) = (scored(&borrowed), scored(&copied));
-            assert_eq!(a.0, b.0, "{}", file.display());
-            assert_eq!(a.1, b.1, "{}", file.display());
-        }
-    }
-    assert!(borrowed_calls > 0, "no call ran borrowed");
 }

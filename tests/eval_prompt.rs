@@ -2,9 +2,9 @@
 //! full request body with gold history and a call made in the turn.
 
 use serde_json::json;
+use talkforge::dialogue::{Conversation, GoldCall};
 use talkforge::eval::openai::{request_body, system_prompt, ApiMode, OpenAiSettings};
 use talkforge::eval::{PredictedCall, TurnInput};
-use talkforge::model::{Conversation, GoldCall};
 
 fn conversation(logged_in: bool) -> Conversation {
     let mut value = json!({

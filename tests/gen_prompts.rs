@@ -4,7 +4,7 @@
 use assert_cmd::Command;
 use talkforge::gen::prompts::subsets;
 use talkforge::gen::{render_all, Ask, DEFAULT_TEMPLATE};
-use talkforge::sim::{catalog, Plugin};
+use talkforge::suites::tooltalk::catalog;
 
 fn binomial(n: usize, k: usize) -> usize {
     (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
@@ -12,17 +12,17 @@ fn binomial(n: usize, k: usize) -> usize {
 
 #[test]
 fn one_prompt_per_tool_of_every_subset() {
-    assert_eq!(subsets(&Plugin::ALL, 3).len(), 35);
+    assert_eq!(subsets(catalog().groups(), 3).len(), 35);
     for k in 1..=3 {
         let prompts = render_all(DEFAULT_TEMPLATE, "t", k, Ask::default()).unwrap();
         // Every tool sits in C(6, k-1) of the k-subsets.
-        assert_eq!(prompts.len(), catalog().len() * binomial(6, k - 1));
+        assert_eq!(prompts.len(), catalog().tools().len() * binomial(6, k - 1));
         let mut names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), prompts.len(), "names are unique");
         for p in &prompts {
-            let plugins: Vec<&str> = p.plugins.iter().map(|p| p.name()).collect();
+            let plugins: Vec<&str> = p.plugins.iter().map(|p| p.name).collect();
             assert_eq!(p.name, format!("{}-{}", plugins.join("-"), p.required_tool));
             assert!(p
                 .text
@@ -34,7 +34,7 @@ fn one_prompt_per_tool_of_every_subset() {
     }
     let full: usize = [10, 3, 4, 2, 2, 4, 3].iter().sum::<usize>() * binomial(6, 2);
     assert_eq!(full, 420, "the ToolTalk catalog gives 420 prompts");
-    if catalog().len() == 28 {
+    if catalog().tools().len() == 28 {
         let prompts = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
         assert_eq!(prompts.len(), 420);
     }
@@ -70,7 +70,7 @@ fn dry_run_counts_and_sends_nothing() {
         .unwrap();
     assert!(out.status.success());
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(summary["prompts"], catalog().len() * 15);
+    assert_eq!(summary["prompts"], catalog().tools().len() * 15);
     assert_eq!(summary["scenarios"], 0);
     assert_eq!(summary["files"].as_array().unwrap().len(), 0);
 }

@@ -36,7 +36,7 @@ fn every_rule_catches_its_broken_files_and_only_those() {
             assert_eq!(finding.rule, rule, "{finding:#?}");
         }
         let caught: BTreeSet<&str> = report.findings.iter().map(|f| f.file.as_str()).collect();
-        let files = talkforge::dataset::discover(std::slice::from_ref(&folder), &["json", "jsonl"])
+        let files = talkforge::formats::discover(std::slice::from_ref(&folder), &["json", "jsonl"])
             .unwrap();
         for (i, file) in files.iter().enumerate() {
             // The first of two files claiming an id is not the one at fault.

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use talkforge::model::{Conversation, Scenario, ScenarioPool};
+use talkforge::dialogue::Conversation;
+use talkforge::gen::scenario::{Scenario, ScenarioPool};
 use talkforge::scaffold::{is_placeholder, PLACEHOLDER};
 
 fn write_pool(dir: &Path) -> std::path::PathBuf {

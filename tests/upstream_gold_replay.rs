@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use talkforge::dataset::discover;
+use talkforge::formats::discover;
 use talkforge::sim::Databases;
 use talkforge::verify::verify_files;
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use talkforge::dataset::discover;
+use talkforge::formats::discover;
 use talkforge::sim::Databases;
 use talkforge::verify::verify_files;
 

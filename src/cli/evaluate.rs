@@ -10,15 +10,15 @@ use std::time::Duration;
 
 use super::{OutputFormat, Status};
 use crate::eval::embeddings::Embeddings;
-use crate::eval::endpoint::{Endpoint, EndpointSettings};
 use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
 use crate::eval::replay::{Replay, Shape};
 use crate::eval::simulate::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
-use crate::sim::similarity::ExactText;
+use crate::llm::endpoint::{Endpoint, EndpointSettings};
 use crate::sim::Databases;
+use crate::suite::similarity::ExactText;
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -128,7 +128,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     if args.concurrency == Some(0) {
         return Err(Error::Usage("--concurrency must be at least 1".into()));
     }
-    let (files, databases) = crate::dataset::discover_alongside(&args.paths, &["json"], || {
+    let (files, databases) = crate::formats::discover_alongside(&args.paths, &["json"], || {
         Databases::load(&args.databases)
     });
     let files = files?;

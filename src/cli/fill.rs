@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::dataset::discover;
 use crate::fill::{fill_files, FillOptions, FillReport};
+use crate::formats::discover;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]

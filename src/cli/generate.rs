@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{OutputFormat, Status};
-use crate::gen::client::{Client, Reply, Settings};
-use crate::gen::http::HttpSettings;
+use crate::gen::scenario::ScenarioPool;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
-use crate::model::ScenarioPool;
+use crate::llm::client::{Client, Reply, Settings};
+use crate::llm::http::HttpSettings;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -83,7 +83,7 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, Error> {
 pub fn run(args: &Args) -> Result<Status, Error> {
     let (template, template_name) = match &args.template {
         Some(path) => (
-            crate::dataset::read::read_text(path)?,
+            crate::formats::read::read_text(path)?,
             path.display().to_string(),
         ),
         None => (
@@ -132,11 +132,11 @@ fn dry_run(args: &Args, prompts: &[Prompt]) -> Result<serde_json::Value, Error> 
         let mut entries = Vec::new();
         for prompt in prompts {
             let path = out.join(format!("{}.prompt.md", prompt.name));
-            crate::dataset::atomic_write(&path, prompt.text.as_bytes())?;
+            crate::formats::atomic_write(&path, prompt.text.as_bytes())?;
             files.push(path.display().to_string());
             entries.push(json!({
                 "name": prompt.name,
-                "plugins": prompt.plugins.iter().map(|p| p.name()).collect::<Vec<_>>(),
+                "plugins": prompt.plugins.iter().map(|p| p.name).collect::<Vec<_>>(),
                 "required_tool": prompt.required_tool,
                 "prompt_sha256": prompt.sha256(),
             }));
@@ -152,7 +152,7 @@ fn dry_run(args: &Args, prompts: &[Prompt]) -> Result<serde_json::Value, Error> 
             "{}\n",
             serde_json::to_string_pretty(&manifest).expect("json")
         );
-        crate::dataset::atomic_write(&path, text.as_bytes())?;
+        crate::formats::atomic_write(&path, text.as_bytes())?;
         files.push(path.display().to_string());
     }
     Ok(
@@ -252,7 +252,7 @@ fn write_pool(
     };
     let pool = ScenarioPool {
         name: prompt.name.clone(),
-        plugins: prompt.plugins.iter().map(|p| p.name().to_owned()).collect(),
+        plugins: prompt.plugins.iter().map(|p| p.name.to_string()).collect(),
         required_tool: prompt.required_tool.to_owned(),
         // What the server says answered; the name asked for when it is silent.
         model: reply.model.unwrap_or_else(|| args.model.clone()),
@@ -262,7 +262,7 @@ fn write_pool(
     };
     let accepted = pool.scenarios.iter().filter(|s| s.accepted).count();
     let path = out.join(format!("{}.json", prompt.name));
-    let text = format!("{}\n", crate::dataset::to_python_json(&pool));
-    crate::dataset::atomic_write(&path, text.as_bytes())?;
+    let text = format!("{}\n", crate::formats::to_python_json(&pool));
+    crate::formats::atomic_write(&path, text.as_bytes())?;
     Ok((pool.scenarios.len(), accepted, path.display().to_string()))
 }

@@ -49,7 +49,7 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
     let doc = serde_json::json!({"pools": pools.len(), "sampled": picked});
     if let Some(out) = &args.out {
         let text = format!("{}\n", serde_json::to_string_pretty(&doc).expect("json"));
-        crate::dataset::atomic_write(out, text.as_bytes())?;
+        crate::formats::atomic_write(out, text.as_bytes())?;
     }
     match args.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc).expect("json")),

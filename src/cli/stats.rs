@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::dataset::discover;
+use crate::formats::discover;
 use crate::stats::{stats_files, Stats};
 use crate::Error;
 

@@ -3,7 +3,8 @@
 use clap::ValueEnum;
 
 use super::Status;
-use crate::sim::docs::{catalog_doc, markdown, openai_tools};
+use crate::suite::docs::{catalog_doc, markdown, openai_tools};
+use crate::suites::tooltalk::catalog;
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -25,9 +26,9 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<Status, Error> {
     let text = match args.format {
-        ToolsFormat::Markdown => markdown(),
-        ToolsFormat::Json => pretty(&catalog_doc())?,
-        ToolsFormat::Openai => pretty(&openai_tools())?,
+        ToolsFormat::Markdown => markdown(catalog()),
+        ToolsFormat::Json => pretty(&catalog_doc(catalog()))?,
+        ToolsFormat::Openai => pretty(&openai_tools(catalog()))?,
     };
     println!("{}", text.trim_end());
     Ok(Status::Clean)

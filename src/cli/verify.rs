@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::dataset::discover_alongside;
-use crate::json_stream::ArraySpool;
+use crate::formats::discover_alongside;
+use crate::json::stream::ArraySpool;
 use crate::sim::Databases;
 use crate::verify::verify_in_order;
 use crate::Error;

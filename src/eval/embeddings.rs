@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use async_openai::types::{CreateEmbeddingRequest, CreateEmbeddingResponse, EmbeddingInput};
 use serde_json::json;
 
-use super::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
-use crate::sim::TextSimilarity;
+use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use crate::suite::TextSimilarity;
 
 pub struct Embeddings {
     endpoint: Endpoint,

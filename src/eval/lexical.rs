@@ -39,7 +39,7 @@
 
 use std::collections::HashMap;
 
-use crate::sim::TextSimilarity;
+use crate::suite::TextSimilarity;
 
 /// The anisotropy floor assumed for the reference's embeddings.
 const REFERENCE_FLOOR: f64 = 0.7;

@@ -11,7 +11,6 @@
 //! - [`run`]: evaluating a set of files, with resume.
 
 pub mod embeddings;
-pub mod endpoint;
 pub mod lexical;
 pub mod openai;
 pub mod oracle;

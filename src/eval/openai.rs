@@ -26,11 +26,12 @@ use std::path::PathBuf;
 use async_openai::types::{CreateChatCompletionRequest, CreateChatCompletionResponse};
 use serde_json::{json, Map, Value};
 
-use super::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
 use super::output::PredictorSettings;
 use super::predict::{HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
-use crate::model::Conversation;
-use crate::sim::{catalog, ParamSpec, ParamType, Plugin, ToolSpec};
+use crate::dialogue::Conversation;
+use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use crate::suite::ToolSpec;
+use crate::suites::tooltalk::catalog;
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
 
@@ -178,7 +179,7 @@ pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
     }
     let tools: Vec<Value> = tools_for(settings.api_mode, input.conversation)
         .into_iter()
-        .map(|t| tool_doc(t, settings.docs))
+        .map(|t| crate::suite::docs::openai_tool(t, settings.docs))
         .collect();
     let mut body = Map::new();
     body.insert("model".into(), json!(settings.model));
@@ -195,75 +196,20 @@ pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
 /// The tools whose documentation is sent, in catalog order.
 pub fn tools_for(mode: ApiMode, conversation: &Conversation) -> Vec<&'static ToolSpec> {
     match mode {
-        ApiMode::All => catalog().to_vec(),
+        ApiMode::All => catalog().tools().to_vec(),
         ApiMode::Exact => catalog()
+            .tools()
             .iter()
             .copied()
             .filter(|t| conversation.apis_used.iter().any(|a| a == t.name))
             .collect(),
-        ApiMode::Suite => {
-            let plugins: Vec<Plugin> = conversation
-                .suites_used
-                .iter()
-                .filter_map(|s| Plugin::from_name(s))
-                .collect();
-            catalog()
-                .iter()
-                .copied()
-                .filter(|t| plugins.contains(&t.plugin))
-                .collect()
-        }
+        ApiMode::Suite => catalog()
+            .tools()
+            .iter()
+            .copied()
+            .filter(|t| conversation.suites_used.iter().any(|s| s == t.group))
+            .collect(),
     }
-}
-
-/// A tool's documentation in the chat-completions `tools` format.
-pub fn tool_doc(spec: &ToolSpec, docs: bool) -> Value {
-    let describe = |text: &str| {
-        if docs {
-            text.to_string()
-        } else {
-            String::new()
-        }
-    };
-    let mut properties = Map::new();
-    for p in spec.parameters {
-        properties.insert(p.name.to_string(), parameter_doc(p, docs));
-    }
-    let required: Vec<&str> = spec
-        .parameters
-        .iter()
-        .filter(|p| p.required)
-        .map(|p| p.name)
-        .collect();
-    json!({
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": describe(spec.description),
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        }
-    })
-}
-
-fn parameter_doc(p: &ParamSpec, docs: bool) -> Value {
-    let mut doc = type_doc(p.ty);
-    doc.insert(
-        "description".into(),
-        json!(if docs { p.description } else { "" }),
-    );
-    if !p.enum_values.is_empty() {
-        doc.insert("enum".into(), json!(p.enum_values));
-    }
-    Value::Object(doc)
-}
-
-fn type_doc(ty: ParamType) -> Map<String, Value> {
-    let mut doc = Map::new();
-    doc.insert("type".into(), json!(ty.json_name()));
-    if let ParamType::Array(items) = ty {
-        doc.insert("items".into(), Value::Object(type_doc(*items)));
-    }
-    doc
 }
 
 /// Turn the model's answer into a prediction.

@@ -5,7 +5,7 @@
 use super::predict::{
     BorrowedCall, PredictError, Prediction, Predictor, Proposal, ProposedCall, TurnInput,
 };
-use crate::model::Conversation;
+use crate::dialogue::Conversation;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Oracle;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::score::Metrics;
-use crate::json_stream::PrettyFields;
+use crate::json::stream::PrettyFields;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,7 +164,7 @@ impl ToolTallies {
 /// The name a tally is kept under: the catalog's `&'static` name when the
 /// tool is in the catalog.
 pub fn tool_name(name: &str) -> Cow<'static, str> {
-    match crate::sim::tool(name) {
+    match crate::suites::tooltalk::tool(name) {
         Some(spec) => Cow::Borrowed(spec.name),
         None => Cow::Owned(name.to_string()),
     }
@@ -212,7 +212,7 @@ impl ConversationResult {
     /// printer cost more than scoring it. Each value still goes through
     /// `serde_json`, so strings and numbers are written as it writes them.
     ///
-    /// [`ArraySpool::render`]: crate::json_stream::ArraySpool::render
+    /// [`ArraySpool::render`]: crate::json::stream::ArraySpool::render
     pub fn render_entry(&self) -> Vec<u8> {
         let m = &self.metrics;
         let mut out = Vec::with_capacity(1024);
@@ -443,7 +443,7 @@ mod tests {
         for r in &results {
             assert_eq!(
                 String::from_utf8(r.render_entry()).unwrap(),
-                String::from_utf8(crate::json_stream::ArraySpool::render(r)).unwrap()
+                String::from_utf8(crate::json::stream::ArraySpool::render(r)).unwrap()
             );
         }
     }

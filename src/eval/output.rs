@@ -15,7 +15,7 @@ use super::outcome::{CallOutcome, TurnOutcome};
 use super::predict::PredictedCall;
 use super::score::{Metrics, Scoring};
 use super::simulate::Simulation;
-use crate::model::{Conversation, Role};
+use crate::dialogue::{Conversation, Role};
 
 /// What a predictor was set up with, for the record: the fields that do
 /// not apply to a predictor stay `None` (null in JSON).

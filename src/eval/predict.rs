@@ -20,9 +20,9 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-use crate::model::{Conversation, GoldCall, Metadata, Role};
-use crate::sim::catalog::CallRef;
+use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
 use crate::sim::{Reply, Response};
+use crate::suite::catalog::CallRef;
 
 /// The argument the world injects for tools that need a session.
 const SESSION_TOKEN: &str = "session_token";

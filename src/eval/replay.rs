@@ -35,8 +35,8 @@ use serde_json::{Map, Value};
 
 use super::output::PredictorSettings;
 use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
-use crate::dataset::read::{json_error, read_text};
-use crate::model::Role;
+use crate::dialogue::Role;
+use crate::formats::read::{json_error, read_text};
 use crate::{Error, Result};
 
 /// One turn's recorded steps.
@@ -99,7 +99,7 @@ impl Replay {
         }
         Ok(Replay {
             path: path.to_path_buf(),
-            sha256: super::endpoint::sha256_hex(text.as_bytes()),
+            sha256: crate::llm::endpoint::sha256_hex(text.as_bytes()),
             turns,
             lines,
             conversations,

@@ -14,18 +14,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
-use super::endpoint::sha256_hex;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::predict::{PredictedCall, Predictor};
 use super::score::score;
 use super::simulate::{simulate, SimulateError, Simulation};
 use super::summary::{Summary, Tally};
-use crate::dataset::read::{json_error, read_text};
-use crate::dataset::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
-use crate::json_stream::ArraySpool;
-use crate::model::{Conversation, GoldCall};
-use crate::sim::{Databases, TextSimilarity};
+use crate::dialogue::{Conversation, GoldCall};
+use crate::formats::read::{json_error, read_text};
+use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
+use crate::json::stream::ArraySpool;
+use crate::llm::endpoint::sha256_hex;
+use crate::sim::Databases;
+use crate::suite::TextSimilarity;
 use crate::{Error, Result};
 
 /// A text similarity the run can name and ask about failures.
@@ -47,7 +48,7 @@ impl Similarity for super::lexical::Lexical {
     }
 }
 
-impl Similarity for crate::sim::similarity::ExactText {
+impl Similarity for crate::suite::similarity::ExactText {
     fn name(&self) -> String {
         "exact".to_string()
     }
@@ -85,7 +86,7 @@ pub const CONVERSATIONS_DIR: &str = "conversations";
 
 /// A finished run: its summary (`per_conversation` left empty) and every
 /// conversation's entry, rendered where it was evaluated and spooled (see
-/// [`crate::json_stream`]), so a run holds tallies, not results.
+/// [`crate::json::stream`]), so a run holds tallies, not results.
 pub struct Evaluation {
     pub summary: Summary,
     per_conversation: ArraySpool,
@@ -258,7 +259,7 @@ fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
     Identity {
         // What `path.display()` writes, without the formatting machinery.
         file: path.to_string_lossy().into_owned(),
-        subset: crate::dataset::folder_name(path).unwrap_or_default(),
+        subset: crate::formats::folder_name(path).unwrap_or_default(),
         name,
         conversation_id,
     }
@@ -367,7 +368,7 @@ fn evaluate_group(
         }
     }
 
-    let databases = options.databases.for_this_thread();
+    let databases = options.databases.clone();
     let mut simulated = Vec::with_capacity(parsed.len());
     for (i, text, sha256, conversation) in &parsed {
         if *i >= end {
@@ -515,7 +516,7 @@ fn resume(
     if !out.is_file() {
         return Ok(None);
     }
-    let document = match crate::dataset::read_json(out) {
+    let document = match crate::formats::read_json(out) {
         Ok((_, document)) => document,
         Err(e) => {
             eprintln!("warning: {e}; evaluating {} again", path.display());

@@ -10,9 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::{catalog, tool, TextSimilarity};
+use crate::dialogue::GoldCall;
+use crate::suite::catalog::CallRef;
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::tool;
 
 /// One conversation's metrics, with the reference's names.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -110,7 +111,10 @@ pub fn score<'a>(
         // tool's comparator accepts (the default one for a tool outside
         // the catalog); one catalog lookup serves that and `is_action`.
         let spec = tool(prediction.api_name);
-        let comparator = spec.map_or(catalog::default_matches as catalog::MatchFn, |t| t.matches);
+        let comparator = spec.map_or(
+            crate::suites::tooltalk::compare::default_matches as crate::suite::MatchFn,
+            |t| t.matches,
+        );
         let matched = (0..gold.len()).find(|&g| {
             !gold_matched[g]
                 && gold[g].request.api_name == prediction.api_name

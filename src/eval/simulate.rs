@@ -36,9 +36,10 @@ use super::predict::{
     Arguments, BorrowedCall, PredictError, PredictedCall, Prediction, Predictor, Proposal,
     ProposedCall, TurnInput,
 };
-use crate::model::{Conversation, GoldCall, Request, Role};
+use crate::dialogue::{Conversation, GoldCall, Request, Role};
 use crate::sim::pyargs::lookup;
-use crate::sim::{Databases, Reply, World};
+use crate::sim::{Databases, Reply};
+use crate::suites::tooltalk::World;
 
 /// The exception the reference records for a call whose arguments could
 /// not be parsed.
@@ -219,7 +220,8 @@ fn replayed_injections<'p>(
             // Compared by key (`Map`'s equality ignores order).
             let executed = predicted.arguments.as_ref().by_key();
             let gold = &gold.request.parameters;
-            let auth = crate::sim::tool(&predicted.api_name).is_some_and(|t| t.requires_auth);
+            let auth =
+                crate::suites::tooltalk::tool(&predicted.api_name).is_some_and(|t| t.requires_auth);
             if std::ptr::eq(executed, gold) {
                 // The gold arguments themselves ran (a borrowed call):
                 // for a tool that needs a session, with the world's token,
@@ -369,28 +371,16 @@ fn run_calls<'c, C>(
 /// Run one borrowed call: without copying its arguments where the world
 /// can run them as they are, else as the [`ProposedCall`] it stands for.
 pub fn execute_borrowed<'c>(world: &mut World, call: BorrowedCall<'c>) -> PredictedCall<'c> {
-    match world.execute_tokenless(call.api_name, call.parameters) {
-        Some((response, exception)) => PredictedCall {
-            api_name: Cow::Borrowed(call.api_name),
-            arguments: Arguments::TokenLast(call.parameters),
-            response,
-            exception,
-            parsed: true,
+    let mut parameters = call.parameters.clone();
+    parameters.remove(SESSION_TOKEN);
+    execute(
+        world,
+        ProposedCall {
+            api_name: call.api_name.to_string(),
+            parameters: Some(parameters),
             metadata: None,
         },
-        None => {
-            let mut parameters = call.parameters.clone();
-            parameters.remove(SESSION_TOKEN);
-            execute(
-                world,
-                ProposedCall {
-                    api_name: call.api_name.to_string(),
-                    parameters: Some(parameters),
-                    metadata: None,
-                },
-            )
-        }
-    }
+    )
 }
 
 /// Run one proposed call; unreadable arguments fail without touching the world.
@@ -402,7 +392,7 @@ pub fn execute(world: &mut World, proposed: ProposedCall) -> PredictedCall<'stat
     } = proposed;
     match parameters {
         Some(parameters) => {
-            let executed = world.execute_owned(api_name, parameters);
+            let executed = world.execute(&api_name, &parameters);
             PredictedCall {
                 api_name: Cow::Owned(executed.request.api_name),
                 arguments: Arguments::Owned(executed.request.parameters),

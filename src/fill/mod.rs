@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::write::value_to_python_json;
-use crate::dataset::{atomic_write, load_conversation, to_python_json, LoadedConversation};
+use crate::formats::write::value_to_python_json;
+use crate::formats::{atomic_write, load_conversation, to_python_json, LoadedConversation};
 use crate::sim::Databases;
 use crate::verify::replay;
 use crate::{Error, Result};

@@ -15,9 +15,10 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::dataset::LoadedConversation;
-use crate::sim::world::Record;
-use crate::sim::{tool, Databases, World};
+use crate::formats::LoadedConversation;
+use crate::sim::table::Record;
+use crate::sim::Databases;
+use crate::suites::tooltalk::{tool, World};
 use crate::{Error, Result};
 
 /// The listing queries whose results name database records: tool, the key
@@ -149,7 +150,7 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
 /// failed calls, or records without a string id.
 fn listed_records<'a>(
     api_name: &str,
-    gold: &'a crate::model::GoldCall,
+    gold: &'a crate::dialogue::GoldCall,
 ) -> Option<Vec<(&'a str, &'a Map<String, Value>)>> {
     let (_, list_key, id_key) = LISTINGS.iter().find(|(name, _, _)| *name == api_name)?;
     if gold.exception.is_some() {

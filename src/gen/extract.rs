@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::model::Scenario;
-use crate::sim::{catalog, tool};
+use crate::gen::scenario::Scenario;
+use crate::suites::tooltalk::{catalog, tool};
 
 /// A "Scenario N" label at the start of a line, with the punctuation and
 /// emphasis around it.
@@ -226,6 +226,7 @@ fn looks_like_tool(name: &str) -> bool {
     }
     let lower = name.to_lowercase();
     let close = catalog()
+        .tools()
         .iter()
         .any(|t| strsim::normalized_damerau_levenshtein(&lower, &t.name.to_lowercase()) >= 0.8);
     if close {

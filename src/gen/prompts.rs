@@ -5,7 +5,8 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::sim::{Plugin, ToolSpec};
+use crate::suite::{Group, ToolSpec};
+use crate::suites::tooltalk::catalog;
 use crate::{Error, Result};
 
 /// The template shipped with talkforge (prompts/scenarios.j2).
@@ -34,7 +35,7 @@ impl Default for Ask {
 pub struct Prompt {
     /// `<PluginA>-<PluginB>-<PluginC>-<RequiredTool>`.
     pub name: String,
-    pub plugins: Vec<Plugin>,
+    pub plugins: Vec<Group>,
     pub required_tool: &'static str,
     pub text: String,
 }
@@ -46,7 +47,7 @@ impl Prompt {
 
     /// The tools the prompt documents.
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolSpec> + '_ {
-        self.plugins.iter().flat_map(|p| p.tools())
+        self.plugins.iter().flat_map(|p| catalog().tools_of(p.name))
     }
 }
 
@@ -107,12 +108,12 @@ struct PluginDoc {
     tools: Vec<ToolDoc>,
 }
 
-fn plugin_doc(plugin: Plugin) -> PluginDoc {
+fn plugin_doc(plugin: Group) -> PluginDoc {
     PluginDoc {
-        name: plugin.name(),
-        description: plugin.description(),
-        tools: plugin
-            .tools()
+        name: plugin.name,
+        description: plugin.description,
+        tools: catalog()
+            .tools_of(plugin.name)
             .map(|t| ToolDoc {
                 name: t.name,
                 description: t.description,
@@ -143,10 +144,11 @@ fn plugin_doc(plugin: Plugin) -> PluginDoc {
 /// Render every prompt for K-subsets of the plugins, subsets in catalog
 /// order, tools in catalog order within a subset.
 pub fn render_all(template: &str, template_name: &str, k: usize, ask: Ask) -> Result<Vec<Prompt>> {
-    if k == 0 || k > Plugin::ALL.len() {
+    let plugins = catalog().groups();
+    if k == 0 || k > plugins.len() {
         return Err(Error::Usage(format!(
             "--plugins-per-prompt must be between 1 and {}",
-            Plugin::ALL.len()
+            plugins.len()
         )));
     }
     let mut env = minijinja::Environment::new();
@@ -155,10 +157,10 @@ pub fn render_all(template: &str, template_name: &str, k: usize, ask: Ask) -> Re
         .map_err(|e| Error::input(template_name, e.to_string()))?;
     let tmpl = env.get_template(template_name).expect("just added");
     let mut prompts = Vec::new();
-    for subset in subsets(&Plugin::ALL, k) {
+    for subset in subsets(plugins, k) {
         let docs: Vec<PluginDoc> = subset.iter().map(|&p| plugin_doc(p)).collect();
-        let names: Vec<&str> = subset.iter().map(|p| p.name()).collect();
-        for tool in subset.iter().flat_map(|p| p.tools()) {
+        let names: Vec<&str> = subset.iter().map(|p| p.name).collect();
+        for tool in subset.iter().flat_map(|p| catalog().tools_of(p.name)) {
             let text = tmpl
                 .render(minijinja::context! {
                     plugins => names,

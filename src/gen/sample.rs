@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::prompts::sha256_hex;
-use crate::model::ScenarioPool;
+use crate::gen::prompts::sha256_hex;
+use crate::gen::scenario::ScenarioPool;
 use crate::{Error, Result};
 
 /// One sampled scenario; `reference` is what `scaffold --scenario` takes.
@@ -22,10 +22,10 @@ pub struct Sampled {
 
 /// Read every pool file under `dir` (sorted).
 pub fn load_pools(dir: &Path) -> Result<Vec<(PathBuf, ScenarioPool)>> {
-    let files = crate::dataset::discover(&[dir.to_path_buf()], &["json"])?;
+    let files = crate::formats::discover(&[dir.to_path_buf()], &["json"])?;
     let mut pools = Vec::new();
     for file in files {
-        let (_, value) = crate::dataset::read_json(&file)?;
+        let (_, value) = crate::formats::read_json(&file)?;
         // Manifests and other JSON beside the pools are not pools.
         if value.get("raw_reply").is_none() {
             continue;

@@ -33,7 +33,7 @@ use std::ops::Range;
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 
-use crate::json_tree::{Json, Object};
+use crate::json::tree::{Json, Object};
 
 use normalize::{compact, is_stopword, normalized, stem, words};
 use when::{Clock, Mention, Qualifier};

@@ -95,7 +95,7 @@ impl Config {
         let file: FileTable = toml::from_str(text).map_err(|e| {
             let (line, column) = e
                 .span()
-                .map(|s| crate::dataset::read::line_column(text, s.start))
+                .map(|s| crate::formats::read::line_column(text, s.start))
                 .unwrap_or((1, 1));
             Error::syntax(path, line, column, e.message().to_owned())
         })?;

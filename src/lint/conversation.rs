@@ -9,8 +9,8 @@
 //! one the model's reader accepts too, read the same way (tested below on
 //! both sides).
 
-use crate::json_tree::{Json, Object};
-use crate::model::{self, Role};
+use crate::dialogue::{self as model, Role};
+use crate::json::tree::{Json, Object};
 
 /// What the rules see of a conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -405,7 +405,7 @@ pub(crate) mod tests {
     fn every_conversation_in_the_repository_is_read_in_place() {
         let mut read = 0;
         for dir in ["conversations", "tests"] {
-            let Ok(files) = crate::dataset::discover(&[dir.into()], &["json"]) else {
+            let Ok(files) = crate::formats::discover(&[dir.into()], &["json"]) else {
                 continue;
             };
             for path in files {

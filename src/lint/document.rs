@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::conversation::{Conversation, ModelReading};
-use crate::apibank::Dialogue;
-use crate::dataset::read::json_error;
-use crate::json_tree::Json;
-use crate::model::{self, ScenarioPool};
+use crate::dialogue as model;
+use crate::formats::read::json_error;
+use crate::gen::scenario::ScenarioPool;
+use crate::json::tree::Json;
+use crate::suites::apibank::Dialogue;
 use crate::{Error, Result};
 
 /// What `--input-format` asks for.

@@ -12,8 +12,8 @@ use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::View;
 use super::{Diagnostic, Finding, Snippet};
-use crate::dataset::read::{line_column, read_text};
-use crate::json_tree::Json;
+use crate::formats::read::{line_column, read_text};
+use crate::json::tree::Json;
 use crate::{Error, Result};
 
 /// What to run.
@@ -81,7 +81,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     // on the pool while this thread looks for the files.
     let rules = options.rules();
     rayon::spawn(move || warm_up(&rules));
-    let files = crate::dataset::discover(paths, options.input_format.extensions())?;
+    let files = crate::formats::discover(paths, options.input_format.extensions())?;
     Ok(lint_files(&files, options))
 }
 

@@ -269,7 +269,7 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
 /// byte what serde_json's pretty printer writes there.
 fn write_finding(buf: &mut Vec<u8>, f: &Finding) {
     fn string(buf: &mut Vec<u8>, s: &str) {
-        crate::json_text::push_string(buf, s, crate::json_text::NonAscii::Keep);
+        crate::json::text::push_string(buf, s, crate::json::text::NonAscii::Keep);
     }
     fn number(buf: &mut Vec<u8>, n: Option<usize>) {
         use std::io::Write as _;

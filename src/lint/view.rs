@@ -6,9 +6,9 @@ use chrono::NaiveDateTime;
 
 use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
-use crate::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
-use crate::json_tree::{Json, Object};
-use crate::sim::{self, ParamType, ToolSpec, ValueFormat};
+use crate::json::tree::{Json, Object};
+use crate::suite::{ParamType, ToolSpec, ValueFormat};
+use crate::suites::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
@@ -148,7 +148,7 @@ impl<'a> View<'a> {
     /// The tool a call names, in the catalog that applies.
     pub fn tool(&self, name: &str) -> Option<Tool> {
         match self.flavor {
-            Flavor::ToolTalk => sim::tool(name).map(Tool::ToolTalk),
+            Flavor::ToolTalk => crate::suites::tooltalk::tool(name).map(Tool::ToolTalk),
             Flavor::ApiBank => apibank::api(name).map(Tool::ApiBank),
         }
     }
@@ -156,7 +156,11 @@ impl<'a> View<'a> {
     /// Every tool name in the catalog that applies.
     pub fn tool_names(&self) -> Vec<&'static str> {
         match self.flavor {
-            Flavor::ToolTalk => sim::catalog().iter().map(|t| t.name).collect(),
+            Flavor::ToolTalk => crate::suites::tooltalk::catalog()
+                .tools()
+                .iter()
+                .map(|t| t.name)
+                .collect(),
             Flavor::ApiBank => apibank::catalog().iter().map(|a| a.name).collect(),
         }
     }
@@ -166,8 +170,8 @@ fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
     let mut events = Vec::new();
     for (t, turn) in conv.turns.iter().enumerate() {
         let speaker = match turn.role {
-            crate::model::Role::User => Speaker::User,
-            crate::model::Role::Assistant => Speaker::Assistant,
+            crate::dialogue::Role::User => Speaker::User,
+            crate::dialogue::Role::Assistant => Speaker::Assistant,
         };
         for (c, call) in turn.calls.iter().enumerate() {
             events.push(Event::Call(CallRef {
@@ -348,7 +352,7 @@ impl Tool {
         }
     }
 
-    fn tooltalk_param(&self, p: &'static sim::ParamSpec) -> Param {
+    fn tooltalk_param(&self, p: &'static crate::suite::ParamSpec) -> Param {
         Param {
             name: p.name,
             ty: Type::Json(p.ty),

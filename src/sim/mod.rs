@@ -1,20 +1,17 @@
-//! The simulated world: the tool catalog, the tools' behaviour and the
-//! state they act on.
+//! What simulators share: databases and their tables (shared between
+//! worlds until written), the context a tool runs in, Python-compatible
+//! random streams, time parsing and argument semantics.
 
-pub mod catalog;
-pub mod docs;
+pub mod ctx;
+pub mod databases;
 pub mod names;
 pub mod object;
-pub mod plugins;
 pub mod pyargs;
 pub mod pyrandom;
 pub mod pytime;
 pub mod reply;
-pub mod similarity;
 pub mod table;
-pub mod world;
 
-pub use catalog::{catalog, tool, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+pub use ctx::{RunFn, ToolCtx};
+pub use databases::{Databases, Tables};
 pub use reply::{Reply, Response};
-pub use similarity::TextSimilarity;
-pub use world::{Databases, Execution, World};

@@ -838,8 +838,8 @@ mod tests {
             serde_json::to_string_pretty(&value).unwrap()
         );
         assert_eq!(
-            crate::dataset::to_python_json(&t),
-            crate::dataset::to_python_json(&value)
+            crate::formats::to_python_json(&t),
+            crate::formats::to_python_json(&value)
         );
         assert_eq!(Value::Object(t.to_map()), value);
         for (key, record) in &t {

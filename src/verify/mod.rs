@@ -8,11 +8,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::read::{self, read_text};
-use crate::dataset::write::{push_python_json, push_python_str};
-use crate::json_stream::PrettyFields;
-use crate::model::Conversation;
-use crate::sim::world::{Databases, Execution, World};
+use crate::dialogue::Conversation;
+use crate::formats::read::{self, read_text};
+use crate::formats::write::{push_python_json, push_python_str};
+use crate::json::stream::PrettyFields;
+use crate::sim::Databases;
+use crate::suite::Execution;
+use crate::suites::tooltalk::World;
 use crate::{Error, Result};
 
 mod single_pass;
@@ -33,7 +35,7 @@ pub struct Difference {
 
 impl Difference {
     /// The difference as an element of the JSON report's `differs` array:
-    /// the bytes [`crate::json_stream::ArraySpool::render`] makes of it,
+    /// the bytes [`crate::json::stream::ArraySpool::render`] makes of it,
     /// written directly (a diff is long and full of quotes and newlines,
     /// which serde_json escapes one write at a time).
     pub fn render_element(&self) -> Vec<u8> {
@@ -81,7 +83,7 @@ struct Outcome<'a> {
 
 impl Outcome<'_> {
     /// The outcome as Python's `json.dumps(indent=4)` writes it (the text
-    /// [`to_python_json`](crate::dataset::to_python_json) makes of it,
+    /// [`to_python_json`](crate::formats::to_python_json) makes of it,
     /// written directly).
     fn to_python_json(&self) -> String {
         let mut out = Vec::with_capacity(512);
@@ -254,7 +256,6 @@ pub fn verify_each(
 }
 
 fn verify_file(path: &Path, databases: &Databases) -> Result<(usize, Vec<Difference>)> {
-    let databases = &databases.for_this_thread();
     let text = read_text(path)?;
     let file = path.display().to_string();
     if let Ok(verified) = single_pass::verify_text(&file, &text, databases) {
@@ -303,7 +304,7 @@ mod tests {
         let upstream = repo().join("../shared/upstream/tooltalk");
         if upstream.is_dir() {
             let databases = Databases::load(&upstream.join("databases")).unwrap();
-            let files = crate::dataset::discover(
+            let files = crate::formats::discover(
                 &[upstream.join("easy"), upstream.join("tooltalk")],
                 &["json"],
             )
@@ -314,7 +315,7 @@ mod tests {
         for d in &differences {
             assert_eq!(
                 String::from_utf8(d.render_element()).unwrap(),
-                String::from_utf8(crate::json_stream::ArraySpool::render(d)).unwrap()
+                String::from_utf8(crate::json::stream::ArraySpool::render(d)).unwrap()
             );
         }
     }
@@ -334,7 +335,7 @@ mod tests {
                 };
                 assert_eq!(
                     outcome.to_python_json(),
-                    crate::dataset::to_python_json(&outcome)
+                    crate::formats::to_python_json(&outcome)
                 );
             }
         }
@@ -370,7 +371,7 @@ mod tests {
             roots.push(upstream.join("easy"));
             roots.push(upstream.join("tooltalk"));
         }
-        crate::dataset::discover(&roots, &["json"]).unwrap()
+        crate::formats::discover(&roots, &["json"]).unwrap()
     }
 
     #[test]

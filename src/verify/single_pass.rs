@@ -6,7 +6,7 @@
 //! with the simulator's (equal nearly always). Here the file is read once
 //! and each gold call is run as soon as its request has been read, so that
 //! its recorded response can be compared token by token as the parser meets
-//! it ([`crate::json_compare`]), with nothing built unless it differs.
+//! it ([`crate::json::compare`]), with nothing built unless it differs.
 //!
 //! This needs the order every writer of these files uses: `user` and
 //! `metadata` before `conversation` (the world is set up from them), and in
@@ -20,9 +20,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{unified_diff, Difference, Outcome};
-use crate::json_compare::{Compare, Compared};
-use crate::model::{Metadata, Request, Role, User};
-use crate::sim::world::{Databases, World};
+use crate::dialogue::{Metadata, Request, Role, User};
+use crate::json::compare::{Compare, Compared};
+use crate::sim::Databases;
+use crate::suites::tooltalk::World;
 
 /// Verify the conversation file `text` (named `file` in differences):
 /// `Ok(Ok((gold calls, differences)))`, `Ok(Err(why))` when its world
@@ -426,7 +427,8 @@ impl<'de> Visitor<'de> for CallSeed<'_, '_> {
                 CallField::Request => {
                     let request: Request = map.next_value()?;
                     if let Some(Ok(world)) = &mut self.replayer.world {
-                        let outcome = world.outcome(&request.api_name, &request.parameters);
+                        let ran = world.execute(&request.api_name, &request.parameters);
+                        let outcome = (ran.response, ran.exception);
                         executed = Some((request, outcome));
                     }
                 }

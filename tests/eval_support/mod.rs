@@ -237,7 +237,7 @@ pub fn conversation(id: &str, request: &str, gold: &[(&str, Value)], answer: &st
 /// Write `value` as a file (with the simulator's responses filled in by
 /// `talkforge fill`-equivalent replay).
 pub fn write_conversation(path: &Path, value: &Value, databases: &Path) {
-    let mut conversation: talkforge::model::Conversation =
+    let mut conversation: talkforge::dialogue::Conversation =
         serde_json::from_value(value.clone()).unwrap();
     let dbs = talkforge::sim::Databases::load(databases).unwrap();
     let replay = talkforge::verify::replay(&dbs, &conversation).unwrap();

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use talkforge::dataset::SchemaKind;
+use talkforge::formats::SchemaKind;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

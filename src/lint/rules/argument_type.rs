@@ -2,13 +2,13 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::apibank::ApiType;
 use crate::grounding::when;
-use crate::json_tree::Json;
+use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::view::{Format, Param, Type};
 use crate::lint::Diagnostic;
-use crate::sim::ParamType;
+use crate::suite::ParamType;
+use crate::suites::apibank::ApiType;
 
 crate::declare_rule! {
     /// Finds argument values of the wrong kind for the tool's spec: the

@@ -1,7 +1,7 @@
-use crate::apibank::catalog::TOKEN_SOURCES;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::view::Flavor;
 use crate::lint::Diagnostic;
+use crate::suites::apibank::catalog::TOKEN_SOURCES;
 
 crate::declare_rule! {
     /// Finds calls to tools that need a logged-in user made when nobody is

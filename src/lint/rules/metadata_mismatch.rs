@@ -1,6 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
-use crate::sim;
 
 crate::declare_rule! {
     /// Finds conversations whose `apis_used` or `suites_used` disagree with
@@ -42,8 +41,8 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let used_plugins = sorted_set(
         called
             .iter()
-            .filter_map(|name| sim::tool(name))
-            .map(|t| t.plugin.name()),
+            .filter_map(|name| crate::suites::tooltalk::tool(name))
+            .map(|t| t.group),
     );
     let listed_plugins = sorted_set(conv.suites_used.iter().copied());
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);

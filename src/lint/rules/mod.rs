@@ -88,10 +88,10 @@ pub(crate) mod testing {
         for turn in &turns {
             for call in turn["apis"].as_array().into_iter().flatten() {
                 let name = call["request"]["api_name"].as_str().unwrap();
-                let name: &'static str = crate::sim::tool(name).map_or("", |t| t.name);
+                let name: &'static str = crate::suites::tooltalk::tool(name).map_or("", |t| t.name);
                 if !name.is_empty() && !apis.contains(&name) {
                     apis.push(name);
-                    let suite = crate::sim::tool(name).unwrap().plugin.name();
+                    let suite = crate::suites::tooltalk::tool(name).unwrap().group;
                     if !suites.contains(&suite) {
                         suites.push(suite);
                     }

@@ -1,4 +1,4 @@
-use crate::json_tree::Json;
+use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{pointer_token, Anchor, Diagnostic};
 use crate::scaffold::PLACEHOLDER;

@@ -2,7 +2,6 @@ use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::view::closest_name;
 use crate::lint::{Anchor, Diagnostic};
-use crate::sim;
 
 crate::declare_rule! {
     /// Finds accepted scenarios in a scenario pool (the output of
@@ -32,9 +31,13 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(pool) = &file.typed else { return };
-    let names: Vec<&str> = sim::catalog().iter().map(|t| t.name).collect();
+    let names: Vec<&str> = crate::suites::tooltalk::catalog()
+        .tools()
+        .iter()
+        .map(|t| t.name)
+        .collect();
     let hint = |name: &str| closest_name(name, &names).map(|n| format!("did you mean `{n}`?"));
-    if sim::tool(&pool.required_tool).is_none() {
+    if crate::suites::tooltalk::tool(&pool.required_tool).is_none() {
         let mut d = Diagnostic::new(
             NAME,
             format!(
@@ -59,7 +62,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         for name in mentioned {
-            if sim::tool(&name).is_some() {
+            if crate::suites::tooltalk::tool(&name).is_some() {
                 continue;
             }
             let pointer = match scenario.tools.iter().position(|t| *t == name) {

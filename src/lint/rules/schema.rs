@@ -2,8 +2,8 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use crate::dataset::SchemaKind;
-use crate::json_tree::Json;
+use crate::formats::SchemaKind;
+use crate::json::tree::Json;
 use crate::lint::document::{ConversationShape, Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
@@ -290,7 +290,7 @@ mod tests {
             documents.push(document);
         }
         for dir in ["conversations", "tests"] {
-            for path in crate::dataset::discover(&[dir.into()], &["json"]).unwrap_or_default() {
+            for path in crate::formats::discover(&[dir.into()], &["json"]).unwrap_or_default() {
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
                 documents.extend(serde_json::from_str::<Value>(&text).ok());
             }

@@ -1,8 +1,8 @@
+use crate::dialogue::Role;
 use crate::lint::conversation::Conversation;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
-use crate::model::Role;
 
 crate::declare_rule! {
     /// Finds dialogues whose turns are out of order: a conversation must

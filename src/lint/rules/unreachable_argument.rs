@@ -1,17 +1,17 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::apibank::catalog::TOKEN_SOURCES;
-use crate::apibank::ApiType;
 use crate::grounding::{
     leaves_of, leaves_of_members, Evidence, Grounding, Reading, Source, ValueKind,
 };
-use crate::json_tree::Json;
+use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::rules::argument_type::python_str_list;
 use crate::lint::view::{CallRef, Event, Flavor, Format, Param, Speaker, Tool, Type, View};
 use crate::lint::Diagnostic;
-use crate::sim::ParamType;
+use crate::suite::ParamType;
+use crate::suites::apibank::catalog::TOKEN_SOURCES;
+use crate::suites::apibank::ApiType;
 
 crate::declare_rule! {
     /// Finds argument values the assistant could not have known when it

@@ -17,7 +17,7 @@ use async_openai::types::{
 use serde_json::json;
 
 use super::http::{Http, HttpSettings};
-use super::prompts::sha256_hex;
+use crate::gen::prompts::sha256_hex;
 use crate::{Error, Result};
 
 /// How to reach the model and how patient to be.
@@ -139,7 +139,7 @@ impl Client {
             }
             let entry = json!({"request": request, "reply": text, "model": model});
             let body = serde_json::to_string_pretty(&entry).expect("serializable");
-            crate::dataset::atomic_write(path, body.as_bytes())?;
+            crate::formats::atomic_write(path, body.as_bytes())?;
         }
         Ok(Reply {
             text,

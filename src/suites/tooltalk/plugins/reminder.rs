@@ -8,17 +8,17 @@
 use serde_json::{json, Map, Value};
 
 use super::account::{item_field, key_error_for, session_username};
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::catalog::{
-    default_matches, lists_at_least, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
-};
+use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::reply::Reply;
-use crate::sim::world::{Record, ToolCtx};
-use crate::sim::TextSimilarity;
+use crate::sim::table::Record;
+use crate::sim::ToolCtx;
+use crate::suite::catalog::CallRef;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::compare::{default_matches, lists_at_least};
 
 pub const DESCRIPTION: &str =
     "Keep the user's to-do list: add, list, complete and remove reminders.";
@@ -55,7 +55,7 @@ fn user_key(username: &Value) -> Result<String, String> {
 
 pub static ADD_REMINDER: ToolSpec = ToolSpec {
     name: "AddReminder",
-    plugin: Plugin::Reminder,
+    group: "Reminder",
     description: "Puts a new task on the user's to-do list, optionally with a due date.",
     parameters: &[
         ParamSpec {
@@ -154,7 +154,7 @@ fn add_reminder_matches(
 
 pub static GET_REMINDERS: ToolSpec = ToolSpec {
     name: "GetReminders",
-    plugin: Plugin::Reminder,
+    group: "Reminder",
     description: "Lists every reminder on the user's to-do list, done or not.",
     parameters: &[],
     returns: &[FieldSpec {
@@ -210,7 +210,7 @@ fn get_reminders_matches(
 
 pub static DELETE_REMINDER: ToolSpec = ToolSpec {
     name: "DeleteReminder",
-    plugin: Plugin::Reminder,
+    group: "Reminder",
     description: "Removes a reminder from the user's to-do list.",
     parameters: &[reminder_id("The id of the reminder to remove.")],
     returns: &[STATUS],
@@ -258,7 +258,7 @@ fn find_reminder(
 
 pub static COMPLETE_REMINDER: ToolSpec = ToolSpec {
     name: "CompleteReminder",
-    plugin: Plugin::Reminder,
+    group: "Reminder",
     description: "Marks a reminder on the user's to-do list as done.",
     parameters: &[reminder_id("The id of the reminder that is done.")],
     returns: &[STATUS],
@@ -291,9 +291,10 @@ fn complete_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Conversation, Metadata, Request, User};
-    use crate::sim::similarity::ExactText;
-    use crate::sim::{Databases, World};
+    use crate::dialogue::{Conversation, Metadata, Request, User};
+    use crate::sim::Databases;
+    use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489); [f"{r.randint(0, 0xff):02x}-{r.randint(0, 0xffff):04x}" for _ in range(2)]
     const FIRST_ID: &str = "5b-dd80";

@@ -1,5 +1,5 @@
 //! An OpenAI-compatible endpoint as the evaluator uses it: the shared
-//! HTTP client of [`crate::gen::http`] (the same retry policy as
+//! HTTP client of [`crate::llm::http`] (the same retry policy as
 //! `generate`: 429 and 5xx answers retried with backoff, jitter and
 //! `Retry-After` for up to `retry_for`; timed-out attempts `retries` times)
 //! and a runtime to wait on it from the evaluator's worker threads.
@@ -13,8 +13,8 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::gen::http::Http;
-pub use crate::gen::http::HttpSettings as EndpointSettings;
+use crate::llm::http::Http;
+pub use crate::llm::http::HttpSettings as EndpointSettings;
 use crate::{Error, Result};
 
 pub struct Endpoint {
@@ -82,5 +82,5 @@ pub fn write_cache(path: &std::path::Path, entry: &serde_json::Value) -> Result<
             .map_err(|e| Error::input(dir, format!("cannot create the cache folder: {e}")))?;
     }
     let body = serde_json::to_string(entry).expect("JSON values serialize");
-    crate::dataset::atomic_write(path, body.as_bytes())
+    crate::formats::atomic_write(path, body.as_bytes())
 }

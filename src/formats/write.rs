@@ -91,7 +91,7 @@ fn push_line_break(out: &mut Vec<u8>, first: bool, depth: usize) {
 
 /// A JSON string literal with Python's `ensure_ascii` escaping.
 pub fn push_python_str(out: &mut Vec<u8>, s: &str) {
-    crate::json_text::push_string(out, s, crate::json_text::NonAscii::Escape);
+    crate::json::text::push_string(out, s, crate::json::text::NonAscii::Escape);
 }
 
 /// serde_json's pretty printer with Python's `ensure_ascii` escaping.

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::model::Conversation;
+use crate::dialogue::Conversation;
 use crate::{Error, Result};
 
 /// Files larger than this are refused rather than read into memory.

@@ -11,11 +11,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::read::{line_column, read_json};
+use crate::dialogue::Conversation;
+use crate::formats::read::{line_column, read_json};
+use crate::gen::scenario::ScenarioPool;
 use crate::lint::locate::locate;
-use crate::model::database::*;
-use crate::model::{Conversation, ScenarioPool};
-use crate::sim::docs::CatalogDoc;
+use crate::suite::docs::CatalogDoc;
+use crate::suites::tooltalk::databases::*;
 use crate::Result;
 
 /// What kind of file a schema describes.

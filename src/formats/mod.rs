@@ -1,5 +1,9 @@
-//! Finding, reading, validating and writing dataset files.
+//! The file formats, each read into and written from the model in
+//! `dialogue/`: ToolTalk conversations (.json) and API-Bank dialogues
+//! (.jsonl); finding dataset files, reading JSON with errors that name the
+//! file, line and column, schema validation and atomic writes.
 
+pub mod apibank;
 pub mod discover;
 pub mod read;
 pub mod schema;

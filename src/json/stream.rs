@@ -132,7 +132,7 @@ impl<'a> PrettyFields<'a> {
 
     /// A string after its key, as [`PrettyFields::string`] writes it.
     pub fn string_value(&mut self, value: &str) {
-        crate::json_text::push_string(self.out, value, crate::json_text::NonAscii::Keep);
+        crate::json::text::push_string(self.out, value, crate::json::text::NonAscii::Keep);
     }
 
     /// A field holding an object whose fields sit at `indent`; close it

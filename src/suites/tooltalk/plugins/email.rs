@@ -10,20 +10,20 @@ use std::sync::Arc;
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::catalog::{
-    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
-    ValueFormat,
-};
+use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{
     bind, display, key_error, lookup, lower, py_eq, py_split, truthy, type_name,
 };
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
-use crate::sim::world::{Record, ToolCtx};
-use crate::sim::TextSimilarity;
+use crate::sim::table::Record;
+use crate::sim::ToolCtx;
+use crate::suite::catalog::CallRef;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
+use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str = "Search the user's inbox and send email from their account.";
 
@@ -43,7 +43,7 @@ const EMAIL_ID: &str = "The email's id, formatted xx-xxxx-xxxxxxxx.";
 
 pub static SEND_EMAIL: ToolSpec = ToolSpec {
     name: "SendEmail",
-    plugin: Plugin::Email,
+    group: "Email",
     description: "Sends an email from the user's account.",
     parameters: &[
         ParamSpec {
@@ -156,7 +156,7 @@ fn send_email_matches(prediction: CallRef<'_>, gold: &GoldCall, text: &dyn TextS
 
 pub static SEARCH_INBOX: ToolSpec = ToolSpec {
     name: "SearchInbox",
-    plugin: Plugin::Email,
+    group: "Email",
     description: "Finds received emails by keywords, sender and date; answers with the five most recent matches.",
     parameters: &[
         ParamSpec::new(
@@ -340,9 +340,10 @@ fn search_inbox_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Conversation, Metadata, Request, User};
-    use crate::sim::similarity::ExactText;
-    use crate::sim::{Databases, World};
+    use crate::dialogue::{Conversation, Metadata, Request, User};
+    use crate::sim::Databases;
+    use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489); [f"{r.randint(0, 0xff):02x}-{r.randint(0, 0xffff):04x}-{r.randint(0, 0xffffffff):08x}" for _ in range(2)]
     const FIRST_ID: &str = "5b-dd80-9f8a27ab";

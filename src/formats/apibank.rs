@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::dataset::read::json_error;
-use crate::json_tree::{Json, Object};
+use crate::formats::read::json_error;
+use crate::json::tree::{Json, Object};
 use crate::{Error, Result};
 
 /// One non-blank line of the file.

@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
-use super::catalog::{catalog, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat};
+use super::catalog::{Catalog, FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
 
 /// The whole catalog.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -69,14 +69,15 @@ pub struct FieldDoc {
     pub fields: Vec<FieldDoc>,
 }
 
-pub fn catalog_doc() -> CatalogDoc {
+pub fn catalog_doc(catalog: &Catalog) -> CatalogDoc {
     CatalogDoc {
-        plugins: Plugin::ALL
-            .into_iter()
-            .map(|plugin| PluginDoc {
-                name: plugin.name().to_string(),
-                description: plugin.description().to_string(),
-                tools: plugin.tools().map(tool_doc).collect(),
+        plugins: catalog
+            .groups()
+            .iter()
+            .map(|group| PluginDoc {
+                name: group.name.to_string(),
+                description: group.description.to_string(),
+                tools: catalog.tools_of(group.name).map(tool_doc).collect(),
             })
             .collect(),
     }
@@ -85,7 +86,7 @@ pub fn catalog_doc() -> CatalogDoc {
 pub fn tool_doc(spec: &ToolSpec) -> ToolDoc {
     ToolDoc {
         name: spec.name.to_string(),
-        plugin: spec.plugin.name().to_string(),
+        plugin: spec.group.to_string(),
         description: spec.description.to_string(),
         parameters: spec.parameters.iter().map(param_doc).collect(),
         returns: spec.returns.iter().map(field_doc).collect(),
@@ -133,16 +134,67 @@ fn format_name(format: ValueFormat) -> Option<&'static str> {
 }
 
 /// Chat-completions `tools` entries for every tool, with full docs.
-pub fn openai_tools() -> Vec<Value> {
-    catalog()
+pub fn openai_tools(catalog: &Catalog) -> Vec<Value> {
+    catalog
+        .tools()
         .iter()
-        .map(|spec| crate::eval::openai::tool_doc(spec, true))
+        .map(|spec| openai_tool(spec, true))
         .collect()
 }
 
+/// A tool's documentation in the chat-completions `tools` format.
+pub fn openai_tool(spec: &ToolSpec, docs: bool) -> Value {
+    let describe = |text: &str| {
+        if docs {
+            text.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let mut properties = Map::new();
+    for p in spec.parameters {
+        properties.insert(p.name.to_string(), parameter_doc(p, docs));
+    }
+    let required: Vec<&str> = spec
+        .parameters
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": describe(spec.description),
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        }
+    })
+}
+
+fn parameter_doc(p: &ParamSpec, docs: bool) -> Value {
+    let mut doc = type_doc(p.ty);
+    doc.insert(
+        "description".into(),
+        json!(if docs { p.description } else { "" }),
+    );
+    if !p.enum_values.is_empty() {
+        doc.insert("enum".into(), json!(p.enum_values));
+    }
+    Value::Object(doc)
+}
+
+fn type_doc(ty: ParamType) -> Map<String, Value> {
+    let mut doc = Map::new();
+    doc.insert("type".into(), json!(ty.json_name()));
+    if let ParamType::Array(items) = ty {
+        doc.insert("items".into(), Value::Object(type_doc(*items)));
+    }
+    doc
+}
+
 /// The catalog as a Markdown reference.
-pub fn markdown() -> String {
-    let doc = catalog_doc();
+pub fn markdown(catalog: &Catalog) -> String {
+    let doc = catalog_doc(catalog);
     let tools: usize = doc.plugins.iter().map(|p| p.tools.len()).sum();
     let mut out = String::new();
     let _ = writeln!(out, "# Tool catalog\n");
@@ -224,20 +276,21 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suites::tooltalk::catalog;
 
     #[test]
     fn every_tool_is_documented_once() {
-        let doc = catalog_doc();
+        let doc = catalog_doc(catalog());
         let names: Vec<&str> = doc
             .plugins
             .iter()
             .flat_map(|p| p.tools.iter().map(|t| t.name.as_str()))
             .collect();
         assert_eq!(names.len(), 28);
-        let md = markdown();
+        let md = markdown(catalog());
         for name in names {
             assert_eq!(md.matches(&format!("### {name}\n")).count(), 1, "{name}");
         }
-        assert_eq!(openai_tools().len(), 28);
+        assert_eq!(openai_tools(catalog()).len(), 28);
     }
 }

@@ -13,14 +13,15 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
-use crate::sim::catalog::{
-    default_matches, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec, ValueFormat,
-};
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::reply::Reply;
-use crate::sim::world::{Record, ToolCtx};
+use crate::sim::table::Record;
+use crate::sim::ToolCtx;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suites::tooltalk::compare::default_matches;
+use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str =
     "Manage the user's account: sign in and out, register, recover a password, change details and look up other users.";
@@ -222,7 +223,7 @@ fn public_info(username: Value, record: &Record) -> Result<Value, String> {
 
 pub static GET_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     name: "GetAccountInformation",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Shows the signed-in user's own account details.",
     parameters: &[],
     returns: &[FieldSpec {
@@ -253,7 +254,7 @@ fn get_account_information(
 
 pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
     name: "DeleteAccount",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Permanently removes the signed-in user's account and ends the session; the password must be confirmed.",
     parameters: &[text(
         "password",
@@ -286,7 +287,7 @@ fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
 
 pub static USER_LOGIN: ToolSpec = ToolSpec {
     name: "UserLogin",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Signs a user in with username and password and starts a session.",
     parameters: &[
         text("username", "The account's username.", true),
@@ -318,7 +319,7 @@ fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
 
 pub static LOGOUT_USER: ToolSpec = ToolSpec {
     name: "LogoutUser",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Signs the current user out and ends the session.",
     parameters: &[],
     returns: &[STATUS],
@@ -338,7 +339,7 @@ fn logout_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
 
 pub static CHANGE_PASSWORD: ToolSpec = ToolSpec {
     name: "ChangePassword",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Replaces the signed-in user's password; the current one must be given.",
     parameters: &[
         text("old_password", "The password in use now.", true),
@@ -370,7 +371,7 @@ fn change_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
 
 pub static REGISTER_USER: ToolSpec = ToolSpec {
     name: "RegisterUser",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Creates a new account and signs it in.",
     parameters: &[
         text(
@@ -435,7 +436,7 @@ fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
 
 pub static SEND_VERIFICATION_CODE: ToolSpec = ToolSpec {
     name: "SendVerificationCode",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Starts a password reset: sends a six-digit code to the account's email address, which must be given and must match.",
     parameters: &[
         text("username", "The account's username.", true),
@@ -466,7 +467,7 @@ fn send_verification_code(
 
 pub static RESET_PASSWORD: ToolSpec = ToolSpec {
     name: "ResetPassword",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Sets a new password for an account using the code sent by SendVerificationCode.",
     parameters: &[
         text("username", "The account's username.", true),
@@ -511,7 +512,7 @@ fn reset_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
 
 pub static QUERY_USER: ToolSpec = ToolSpec {
     name: "QueryUser",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Looks up users by username, or else by email address (several accounts may share one). At least one of the two is needed.",
     parameters: &[
         text(
@@ -573,7 +574,7 @@ fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
 
 pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     name: "UpdateAccountInformation",
-    plugin: Plugin::AccountTools,
+    group: "AccountTools",
     description: "Changes the signed-in user's email address, phone number or name; the password must be confirmed, and a new email or phone number must be among the changes.",
     parameters: &[
         text("password", "The account's password, as confirmation.", true),
@@ -681,8 +682,9 @@ mod tests {
             );
         }
     }
-    use crate::model::{Conversation, Metadata, User};
-    use crate::sim::{Databases, World};
+    use crate::dialogue::{Conversation, Metadata, User};
+    use crate::sim::Databases;
+    use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489)
     //   [f"{r.randint(0, 0xffffffff):08x}-{r.randint(0, 0xffff):04x}-{r.randint(0, 0xffff):04x}" for _ in range(2)]

@@ -13,11 +13,12 @@ use std::sync::Arc;
 use chrono::{Datelike, Days, NaiveDate};
 use serde_json::{Map, Value};
 
-use crate::sim::catalog::{FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec};
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
 use crate::sim::reply::Reply;
-use crate::sim::world::{Record, Table, ToolCtx};
+use crate::sim::table::{Record, Table};
+use crate::sim::ToolCtx;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec};
 
 pub const DESCRIPTION: &str =
     "Look up the weather of a place: today, the coming days, or by month.";
@@ -50,7 +51,7 @@ const DAY_FIELDS: &[FieldSpec] = &[
 
 pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
     name: "CurrentWeather",
-    plugin: Plugin::Weather,
+    group: "Weather",
     description: "Tells today's weather at a place.",
     parameters: &[LOCATION],
     returns: &[FieldSpec {
@@ -61,7 +62,7 @@ pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
     requires_auth: false,
     database: Some(DAILY),
     run: current_weather,
-    matches: crate::sim::catalog::default_matches,
+    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -76,7 +77,7 @@ fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
 
 pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
     name: "ForecastWeather",
-    plugin: Plugin::Weather,
+    group: "Weather",
     description: "Tells the weather expected at a place on each of the next three days.",
     parameters: &[LOCATION],
     returns: &[FieldSpec {
@@ -91,7 +92,7 @@ pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
     requires_auth: false,
     database: Some(DAILY),
     run: forecast_weather,
-    matches: crate::sim::catalog::default_matches,
+    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -115,7 +116,7 @@ fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
 
 pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
     name: "HistoricWeather",
-    plugin: Plugin::Weather,
+    group: "Weather",
     description: "Tells what the weather at a place is usually like in a given month.",
     parameters: &[
         LOCATION,
@@ -153,7 +154,7 @@ pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
     requires_auth: false,
     database: Some(HISTORIC),
     run: historic_weather,
-    matches: crate::sim::catalog::default_matches,
+    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -206,10 +207,11 @@ fn day(days: &Record, date: NaiveDate) -> Result<&Arc<Value>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::GoldCall;
+    use crate::dialogue::GoldCall;
     use crate::sim::pytime::{strptime_str, TIMESTAMP};
-    use crate::sim::similarity::ExactText;
-    use crate::sim::{Databases, World};
+    use crate::sim::Databases;
+    use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::World;
     use serde_json::json;
 
     fn databases() -> Databases {
@@ -395,17 +397,17 @@ mod tests {
         };
         let t = &ExactText;
         assert!((CURRENT_WEATHER.matches)(
-            crate::sim::catalog::CallRef::from(&call("London", json!(70))),
+            crate::suite::catalog::CallRef::from(&call("London", json!(70))),
             &call("London", json!(70)),
             t
         ));
         assert!(!(CURRENT_WEATHER.matches)(
-            crate::sim::catalog::CallRef::from(&call("london", json!(70))),
+            crate::suite::catalog::CallRef::from(&call("london", json!(70))),
             &call("London", json!(70)),
             t
         ));
         assert!(!(CURRENT_WEATHER.matches)(
-            crate::sim::catalog::CallRef::from(&call("London", json!(71))),
+            crate::suite::catalog::CallRef::from(&call("London", json!(71))),
             &call("London", json!(70)),
             t
         ));

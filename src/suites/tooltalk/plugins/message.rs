@@ -12,18 +12,17 @@ use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
 use super::account::{item_field, session_username};
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::catalog::{
-    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
-    ValueFormat,
-};
+use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, lookup, lower, py_eq, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
-use crate::sim::world::ToolCtx;
-use crate::sim::TextSimilarity;
+use crate::sim::ToolCtx;
+use crate::suite::catalog::CallRef;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
+use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str =
     "Send text messages to other users and search the messages the user received.";
@@ -43,7 +42,7 @@ const MESSAGE_ID: &str = "The message's id, formatted xxxxxxxx-xxxxxxxx.";
 
 pub static SEND_MESSAGE: ToolSpec = ToolSpec {
     name: "SendMessage",
-    plugin: Plugin::Messages,
+    group: "Messages",
     description: "Sends a text message from the user to another user.",
     parameters: &[
         ParamSpec::new(
@@ -114,7 +113,7 @@ fn send_message_matches(
 
 pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
     name: "SearchMessages",
-    plugin: Plugin::Messages,
+    group: "Messages",
     description: "Finds received messages by keywords, sender and time; answers with the five most recent matches.",
     parameters: &[
         ParamSpec::new(
@@ -288,9 +287,10 @@ fn search_messages_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Conversation, Metadata, Request, User};
-    use crate::sim::similarity::ExactText;
-    use crate::sim::{Databases, World};
+    use crate::dialogue::{Conversation, Metadata, Request, User};
+    use crate::sim::Databases;
+    use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489); [f"{r.randint(0, 0xffffffff):08x}-{r.randint(0, 0xffffffff):08x}" for _ in range(2)]
     const FIRST_ID: &str = "e149636f-ecc3f121";
@@ -607,7 +607,7 @@ mod tests {
     fn specs_describe_the_reference_signature() {
         assert!(TOOLS
             .iter()
-            .all(|t| t.requires_auth && t.plugin == Plugin::Messages));
+            .all(|t| t.requires_auth && t.group == "Messages"));
         assert!(SEND_MESSAGE.is_action && !SEARCH_MESSAGES.is_action);
         assert_eq!(SEARCH_MESSAGES.database, Some("Message"));
         assert!(SEARCH_MESSAGES.parameters.iter().all(|p| !p.required));

@@ -10,18 +10,18 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::catalog::{
-    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
-    ValueFormat,
-};
+use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
-use crate::sim::world::{Items, Record, ToolCtx};
-use crate::sim::TextSimilarity;
+use crate::sim::table::{Items, Record};
+use crate::sim::ToolCtx;
+use crate::suite::catalog::CallRef;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
+use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str = "Create, change, remove and look up events in the user's calendar.";
 
@@ -52,7 +52,7 @@ const fn composed(name: &'static str, description: &'static str, required: bool)
 
 pub static CREATE_EVENT: ToolSpec = ToolSpec {
     name: "CreateEvent",
-    plugin: Plugin::Calendar,
+    group: "Calendar",
     description: "Puts a new meeting or event on the user's calendar.",
     parameters: &[
         composed("name", "A short title for the event.", true),
@@ -240,7 +240,7 @@ fn create_event_matches(
 
 pub static DELETE_EVENT: ToolSpec = ToolSpec {
     name: "DeleteEvent",
-    plugin: Plugin::Calendar,
+    group: "Calendar",
     description: "Removes an event from the user's calendar by its id.",
     parameters: &[ParamSpec {
         format: ValueFormat::Id,
@@ -255,7 +255,7 @@ pub static DELETE_EVENT: ToolSpec = ToolSpec {
     requires_auth: true,
     database: Some(DATABASE),
     run: |ctx, params| delete_event(ctx, params).map(Reply::from),
-    matches: crate::sim::catalog::default_matches,
+    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn delete_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -289,7 +289,7 @@ fn find_event(ctx: &ToolCtx<'_>, username: &str, event_id: &Value) -> Result<(),
 
 pub static MODIFY_EVENT: ToolSpec = ToolSpec {
     name: "ModifyEvent",
-    plugin: Plugin::Calendar,
+    group: "Calendar",
     description: "Changes an existing event; only the fields given are changed.",
     parameters: &[
         ParamSpec {
@@ -421,7 +421,7 @@ fn modify_event_matches(
 
 pub static QUERY_CALENDAR: ToolSpec = ToolSpec {
     name: "QueryCalendar",
-    plugin: Plugin::Calendar,
+    group: "Calendar",
     description: "Lists the user's events that overlap a period of time.",
     parameters: &[
         timestamp(
@@ -517,9 +517,10 @@ fn query_calendar_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Conversation, Metadata, Request, User};
-    use crate::sim::similarity::ExactText;
-    use crate::sim::{Databases, World};
+    use crate::dialogue::{Conversation, Metadata, Request, User};
+    use crate::sim::Databases;
+    use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489)
     //   [f"{r.randint(0, 0xffffffff):08x}-{r.randint(0, 0xffff):04x}" for _ in range(2)]

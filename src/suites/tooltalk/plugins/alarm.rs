@@ -6,18 +6,18 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::model::GoldCall;
-use crate::sim::catalog::CallRef;
-use crate::sim::catalog::{
-    lists_at_least, same_outcome_and_user, FieldSpec, ParamSpec, ParamType, Plugin, ToolSpec,
-    ValueFormat,
-};
+use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::bind;
 use crate::sim::pytime::{strptime, TIME};
 use crate::sim::reply::Reply;
-use crate::sim::world::{Record, ToolCtx};
-use crate::sim::TextSimilarity;
+use crate::sim::table::Record;
+use crate::sim::ToolCtx;
+use crate::suite::catalog::CallRef;
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::TextSimilarity;
+use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
+use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str = "Set, list and remove the user's alarms.";
 
@@ -29,7 +29,7 @@ const ALARM_ID: &str = "The alarm's id, formatted xxxx-xxxx.";
 
 pub static ADD_ALARM: ToolSpec = ToolSpec {
     name: "AddAlarm",
-    plugin: Plugin::Alarm,
+    group: "Alarm",
     description: "Sets an alarm that rings at the given time of day.",
     parameters: &[ParamSpec {
         format: ValueFormat::Time,
@@ -69,12 +69,12 @@ fn arguments_and_exception_match(
     _text: &dyn TextSimilarity,
 ) -> bool {
     prediction.exception == gold.exception.as_deref()
-        && crate::sim::catalog::gold_arguments_equal(prediction, gold)
+        && crate::suites::tooltalk::compare::gold_arguments_equal(prediction, gold)
 }
 
 pub static DELETE_ALARM: ToolSpec = ToolSpec {
     name: "DeleteAlarm",
-    plugin: Plugin::Alarm,
+    group: "Alarm",
     description: "Removes one of the user's alarms by its id.",
     parameters: &[ParamSpec {
         format: ValueFormat::Id,
@@ -89,7 +89,7 @@ pub static DELETE_ALARM: ToolSpec = ToolSpec {
     requires_auth: true,
     database: Some(DATABASE),
     run: |ctx, params| delete_alarm(ctx, params).map(Reply::from),
-    matches: crate::sim::catalog::default_matches,
+    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -109,7 +109,7 @@ fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 
 pub static FIND_ALARMS: ToolSpec = ToolSpec {
     name: "FindAlarms",
-    plugin: Plugin::Alarm,
+    group: "Alarm",
     description: "Lists the user's alarms, optionally only those between two times of day.",
     parameters: &[
         ParamSpec {

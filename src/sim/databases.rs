@@ -1,0 +1,171 @@
+//! The initial databases of a suite, loaded once and shared by every world:
+//! cloning them (as every new world does) is one reference count, and a
+//! world that writes copies only what it changes (see [`Table`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::table::Table;
+use crate::{Error, Result};
+
+/// Databases by name, in load order.
+#[derive(Debug, Clone, Default)]
+pub struct Databases {
+    tables: Arc<Tables>,
+}
+
+/// Databases by name, in load order; cloning one copies pointers, not
+/// data. A world has a handful of databases, so a list beats a map.
+#[derive(Debug, Clone, Default)]
+pub struct Tables(Vec<(Arc<str>, Arc<Table>)>);
+
+impl Tables {
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.0.iter().position(|(known, _)| &**known == name)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Table> {
+        self.index_of(name).map(|i| &*self.0[i].1)
+    }
+
+    /// Insert or replace, keeping the first position (as a map would).
+    fn insert(&mut self, name: Arc<str>, table: Arc<Table>) -> usize {
+        match self.index_of(&name) {
+            Some(i) => {
+                self.0[i].1 = table;
+                i
+            }
+            None => {
+                self.0.push((name, table));
+                self.0.len() - 1
+            }
+        }
+    }
+
+    /// A database to change (copied first if another world shares it);
+    /// created empty when missing.
+    pub fn get_mut(&mut self, name: &str) -> &mut Table {
+        let index = match self.index_of(name) {
+            Some(index) => index,
+            None => self.insert(Arc::from(name), Arc::default()),
+        };
+        Arc::make_mut(&mut self.0[index].1)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(name, _)| name.as_ref())
+    }
+}
+
+impl FromIterator<(Arc<str>, Arc<Table>)> for Tables {
+    fn from_iter<I: IntoIterator<Item = (Arc<str>, Arc<Table>)>>(iter: I) -> Self {
+        let mut tables = Tables::default();
+        for (name, table) in iter {
+            tables.insert(name, table);
+        }
+        tables
+    }
+}
+
+impl Databases {
+    /// Load every `*.json` in `dir`, in name order; each file's stem names
+    /// its database, and each must hold a JSON object.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| Error::input(dir, format!("cannot read the databases folder: {e}")))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        entries.sort();
+        let mut tables = Tables::default();
+        for path in entries {
+            let (_, value) = crate::formats::read_json(&path)?;
+            let Value::Object(table) = value else {
+                return Err(Error::input(&path, "a database must be a JSON object"));
+            };
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            tables.insert(Arc::from(name), Arc::new(Table::from(table)));
+        }
+        Ok(Databases {
+            tables: Arc::new(tables),
+        })
+    }
+
+    pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
+        Databases {
+            tables: Arc::new(
+                tables
+                    .into_iter()
+                    .map(|(k, v)| (Arc::from(k), Arc::new(v.into())))
+                    .collect(),
+            ),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Table> {
+        self.tables.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables.names()
+    }
+
+    /// A database to change (copied first if a world still shares it);
+    /// created empty when missing.
+    pub fn table_mut(&mut self, name: &str) -> &mut Table {
+        Arc::make_mut(&mut self.tables).get_mut(name)
+    }
+
+    /// The tables a new world starts from (shared until written).
+    pub fn tables(&self) -> Tables {
+        Tables::clone(&self.tables)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn table(records: Value) -> Arc<Table> {
+        Arc::new(Table::from(records.as_object().unwrap().clone()))
+    }
+
+    #[test]
+    fn tables_keep_first_places_and_last_values_as_a_map_would() {
+        let tables: Tables = [
+            (Arc::from("Account"), table(json!({"a": 1}))),
+            (Arc::from("Alarm"), table(json!({}))),
+            (Arc::from("Account"), table(json!({"b": 2}))),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(tables.0.len(), 2);
+        assert_eq!(tables.index_of("Account"), Some(0));
+        assert_eq!(tables.index_of("Alarm"), Some(1));
+        assert_eq!(tables.index_of("Email"), None);
+        assert_eq!(tables.get("Account").unwrap()["b"], json!(2));
+        assert!(tables.get("Account").unwrap().get("a").is_none());
+    }
+
+    #[test]
+    fn a_copy_of_the_tables_writes_apart_from_the_databases() {
+        let databases = Databases::from_tables([(
+            "Account".to_string(),
+            json!({"ann": {}}).as_object().unwrap().clone(),
+        )]);
+        let mut tables = databases.tables();
+        tables.get_mut("Account").insert("bob", json!({}));
+        tables.get_mut("Calendar").insert("bob", json!({}));
+        assert!(tables.get("Account").unwrap().contains_key("bob"));
+        assert!(tables.get("Calendar").unwrap().contains_key("bob"));
+        assert!(!databases.get("Account").unwrap().contains_key("bob"));
+        assert!(databases.get("Calendar").is_none());
+    }
+}

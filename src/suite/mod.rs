@@ -1,0 +1,65 @@
+//! The seam between the commands and the benchmark families: what a suite
+//! provides (its catalog, its world, its comparators, the files it reads)
+//! and the one way every command reaches it. verify, fill, stats, check,
+//! lint and evaluate are written against this module and never name a
+//! suite; each family lives in its own folder under `suites/`.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::dialogue::{Conversation, Request};
+use crate::sim::Databases;
+use crate::Result;
+
+pub mod catalog;
+pub mod docs;
+pub mod similarity;
+
+pub use catalog::{
+    CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType, ToolSpec, ValueFormat,
+};
+pub use similarity::TextSimilarity;
+
+/// A call as executed: the request as the world ran it (a suite may add to
+/// the arguments, as ToolTalk puts in the session token) and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    pub request: Request,
+    pub response: Value,
+    pub exception: Option<String>,
+}
+
+/// The simulated world of one dialogue: it runs calls as the suite's
+/// reference does, one after another.
+pub trait World: Send {
+    /// Run one call and return its result or exception exactly as the
+    /// reference does.
+    fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution;
+
+    /// An independent copy of the world as it stands.
+    fn boxed_clone(&self) -> Box<dyn World>;
+}
+
+/// A benchmark family.
+pub trait Suite: Sync {
+    /// The name `--suite` takes.
+    fn name(&self) -> &'static str;
+
+    /// The suite's tools.
+    fn catalog(&self) -> &'static Catalog;
+
+    /// The extension of the dialogue files it reads (without the dot).
+    fn extension(&self) -> &'static str;
+
+    /// Load the databases in `dir`, refusing a folder that lacks one the
+    /// suite needs.
+    fn load_databases(&self, dir: &Path) -> Result<Databases>;
+
+    /// The world a dialogue starts in, or why it cannot be set up.
+    fn world(
+        &self,
+        databases: &Databases,
+        dialogue: &Conversation,
+    ) -> std::result::Result<Box<dyn World>, String>;
+}

@@ -1,0 +1,69 @@
+//! ToolTalk (Farn & Shin, 2023): 28 tools in 7 plugins, conversations
+//! whose user starts logged in or not, and its session rules.
+
+use std::path::Path;
+
+use crate::dialogue::Conversation;
+use crate::sim::Databases;
+use crate::suite::{Catalog, Execution, Suite};
+use crate::{Error, Result};
+
+pub mod catalog;
+pub mod compare;
+pub mod databases;
+pub mod plugins;
+pub mod world;
+
+pub use catalog::{catalog, tool};
+pub use world::{World, ACCOUNT_DB, SESSION_TOKEN};
+
+/// The ToolTalk suite.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolTalk;
+
+impl Suite for ToolTalk {
+    fn name(&self) -> &'static str {
+        "tooltalk"
+    }
+
+    fn catalog(&self) -> &'static Catalog {
+        catalog()
+    }
+
+    fn extension(&self) -> &'static str {
+        "json"
+    }
+
+    fn load_databases(&self, dir: &Path) -> Result<Databases> {
+        let databases = Databases::load(dir)?;
+        if databases.get(ACCOUNT_DB).is_none() {
+            return Err(Error::input(
+                dir,
+                format!("account database {ACCOUNT_DB}.json not found"),
+            ));
+        }
+        Ok(databases)
+    }
+
+    fn world(
+        &self,
+        databases: &Databases,
+        dialogue: &Conversation,
+    ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
+        Ok(Box::new(World::for_conversation(databases, dialogue)?))
+    }
+}
+
+impl crate::suite::World for World {
+    fn execute(
+        &mut self,
+        api_name: &str,
+        parameters: &serde_json::Map<String, serde_json::Value>,
+    ) -> Execution {
+        World::execute(self, api_name, parameters)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn crate::suite::World> {
+        Box::new(self.clone())
+    }
+}
