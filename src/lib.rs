@@ -26,6 +26,8 @@ pub mod sim;
 pub mod stats;
 pub mod suite;
 pub mod suites;
+#[doc(hidden)]
+pub mod test_support;
 pub mod verify;
 
 pub use error::{Error, Result};

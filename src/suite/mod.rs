@@ -52,6 +52,10 @@ pub trait Suite: Sync {
     /// The extension of the dialogue files it reads (without the dot).
     fn extension(&self) -> &'static str;
 
+    /// The databases folder used when `--databases` is not given, relative
+    /// to the working directory.
+    fn default_databases(&self) -> &'static str;
+
     /// Load the databases in `dir`, refusing a folder that lacks one the
     /// suite needs.
     fn load_databases(&self, dir: &Path) -> Result<Databases>;

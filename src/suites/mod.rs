@@ -15,3 +15,15 @@ pub fn all() -> [&'static dyn Suite; 1] {
 pub fn by_name(name: &str) -> Option<&'static dyn Suite> {
     all().into_iter().find(|s| s.name() == name)
 }
+
+/// The suite that reads `path`: the one `forced` names (`--suite`), else
+/// the one whose dialogue files have the path's extension.
+pub fn for_path(
+    path: &std::path::Path,
+    forced: Option<&'static dyn Suite>,
+) -> Option<&'static dyn Suite> {
+    forced.or_else(|| {
+        let extension = path.extension()?.to_str()?;
+        all().into_iter().find(|s| s.extension() == extension)
+    })
+}

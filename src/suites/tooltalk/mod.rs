@@ -34,6 +34,10 @@ impl Suite for ToolTalk {
         "json"
     }
 
+    fn default_databases(&self) -> &'static str {
+        "databases"
+    }
+
     fn load_databases(&self, dir: &Path) -> Result<Databases> {
         let databases = Databases::load(dir)?;
         if databases.get(ACCOUNT_DB).is_none() {
