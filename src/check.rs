@@ -12,6 +12,7 @@ use crate::formats::{discover, validate_databases};
 use crate::lint::{lint_files, Config, Options};
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
+use crate::suite::Suite;
 use crate::verify::{verify_each, Difference};
 use crate::Error;
 
@@ -47,6 +48,9 @@ pub struct CheckReport {
     pub lint: Value,
     pub differs: Vec<Difference>,
     pub stats: Option<Stats>,
+    /// How many tools the dataset's suite has.
+    #[serde(skip)]
+    pub catalog_tools: usize,
 }
 
 const SHOWN_PROBLEMS: usize = 8;
@@ -62,10 +66,15 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         ));
     }
     let conversations = discover(std::slice::from_ref(&conversations_dir), &["json"])?;
+    // The dataset's suite: the one its files belong to.
+    let suite = conversations
+        .first()
+        .and_then(|path| crate::suites::for_path(path, None))
+        .unwrap_or(crate::suites::all()[0]);
     let pools = scenario_pools(&root.join("scenarios"))?;
 
     let mut steps = Vec::new();
-    let (database_step, databases) = databases_step(&databases_dir);
+    let (database_step, databases) = databases_step(&databases_dir, suite);
     steps.push(database_step);
 
     let config = Config::discover(root)?;
@@ -92,7 +101,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
             problems: Vec::new(),
         });
     }
-    let stats = stats_files(&conversations).ok();
+    let stats = stats_files(&conversations, suite.catalog()).ok();
 
     let outcome = steps
         .iter()
@@ -110,6 +119,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         lint,
         differs,
         stats,
+        catalog_tools: suite.catalog().tools().len(),
     })
 }
 
@@ -131,14 +141,14 @@ fn scenario_pools(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         .collect())
 }
 
-fn databases_step(dir: &Path) -> (Step, Option<Databases>) {
+fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
     let broken = |problem: String| Step {
         name: "databases",
         outcome: Outcome::Broken,
         summary: "the databases could not be loaded".into(),
         problems: vec![problem],
     };
-    let databases = match Databases::load(dir) {
+    let databases = match suite.load_databases(dir) {
         Ok(databases) => databases,
         Err(e) => return (broken(e.to_string()), None),
     };
@@ -283,7 +293,7 @@ pub fn render(report: &CheckReport) -> String {
             stats.conversations,
             subsets.join(", "),
             stats.gold_calls,
-            crate::suites::tooltalk::catalog().tools().len()
+            report.catalog_tools
         );
     }
     let verdict = match report.outcome {

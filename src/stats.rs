@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::dialogue::Conversation;
 use crate::formats::read_conversation;
-use crate::suites::tooltalk::{catalog, tool};
+use crate::suite::Catalog;
 use crate::{Error, Result};
 
 /// Counts over a set of conversation files.
@@ -40,19 +40,19 @@ pub struct Stats {
 }
 
 impl Stats {
-    fn empty() -> Self {
+    fn empty(catalog: &Catalog) -> Self {
         let mut stats = Stats::default();
-        for spec in catalog().tools() {
+        for spec in catalog.tools() {
             stats.by_tool.insert(spec.name.to_string(), 0);
             stats.conversations_by_tool.insert(spec.name.to_string(), 0);
         }
-        for plugin in catalog().groups() {
+        for plugin in catalog.groups() {
             stats.by_plugin.insert(plugin.name.to_string(), 0);
         }
         stats
     }
 
-    fn add(&mut self, subset: String, conversation: &Conversation) {
+    fn add(&mut self, catalog: &Catalog, subset: String, conversation: &Conversation) {
         self.conversations += 1;
         *self.by_subset.entry(subset).or_default() += 1;
         let mut used: Vec<&str> = Vec::new();
@@ -73,7 +73,7 @@ impl Stats {
             if call.exception.is_some() {
                 self.failing_calls += 1;
             }
-            if let Some(spec) = tool(name) {
+            if let Some(spec) = catalog.tool(name) {
                 *self.by_plugin.entry(spec.group.to_string()).or_default() += 1;
                 if spec.is_action {
                     self.action_calls += 1;
@@ -127,16 +127,16 @@ pub fn subset_of(path: &Path) -> String {
 /// its running counts, so memory does not grow with the dataset. The counts
 /// do not depend on the order; an unreadable file stops the count (exit 2),
 /// and the one reported is the first in file order.
-pub fn stats_files(files: &[PathBuf]) -> Result<Stats> {
+pub fn stats_files(files: &[PathBuf], catalog: &Catalog) -> Result<Stats> {
     let (stats, first_error) = files
         .par_iter()
         .enumerate()
         .fold(
-            || (Stats::empty(), None),
+            || (Stats::empty(catalog), None),
             |(mut stats, error): (Stats, Option<(usize, Error)>), (i, path)| {
                 if error.is_none() {
                     match read_conversation(path) {
-                        Ok(conversation) => stats.add(subset_of(path), &conversation),
+                        Ok(conversation) => stats.add(catalog, subset_of(path), &conversation),
                         Err(e) => return (stats, Some((i, e))),
                     }
                 }
@@ -144,7 +144,7 @@ pub fn stats_files(files: &[PathBuf]) -> Result<Stats> {
             },
         )
         .reduce(
-            || (Stats::empty(), None),
+            || (Stats::empty(catalog), None),
             |(mut a, ea), (b, eb)| {
                 a.merge(b);
                 let first = match (ea, eb) {
@@ -163,6 +163,7 @@ pub fn stats_files(files: &[PathBuf]) -> Result<Stats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suites::tooltalk::catalog;
 
     fn conversation(calls: &[(&str, Option<&str>)]) -> Conversation {
         let apis: Vec<serde_json::Value> = calls
@@ -187,8 +188,9 @@ mod tests {
 
     #[test]
     fn counts_calls_tools_plugins_and_subsets() {
-        let mut stats = Stats::empty();
+        let mut stats = Stats::empty(catalog());
         stats.add(
+            catalog(),
             "easy".into(),
             &conversation(&[
                 ("AddAlarm", None),
@@ -196,7 +198,11 @@ mod tests {
                 ("Nope", None),
             ]),
         );
-        stats.add("hard".into(), &conversation(&[("QueryCalendar", None)]));
+        stats.add(
+            catalog(),
+            "hard".into(),
+            &conversation(&[("QueryCalendar", None)]),
+        );
         assert_eq!(stats.conversations, 2);
         assert_eq!(stats.gold_calls, 4);
         assert_eq!(stats.by_subset["easy"], 1);
@@ -227,13 +233,13 @@ mod tests {
     fn merged_partial_counts_equal_one_count() {
         let a = conversation(&[("AddAlarm", None), ("Nope", Some("x"))]);
         let b = conversation(&[("QueryCalendar", None), ("Other", None)]);
-        let mut whole = Stats::empty();
-        whole.add("easy".into(), &a);
-        whole.add("hard".into(), &b);
-        let mut left = Stats::empty();
-        left.add("easy".into(), &a);
-        let mut right = Stats::empty();
-        right.add("hard".into(), &b);
+        let mut whole = Stats::empty(catalog());
+        whole.add(catalog(), "easy".into(), &a);
+        whole.add(catalog(), "hard".into(), &b);
+        let mut left = Stats::empty(catalog());
+        left.add(catalog(), "easy".into(), &a);
+        let mut right = Stats::empty(catalog());
+        right.add(catalog(), "hard".into(), &b);
         left.merge(right);
         assert_eq!(left, whole);
     }
@@ -249,9 +255,9 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             files.push(path);
         }
-        let err = stats_files(&files).unwrap_err().to_string();
+        let err = stats_files(&files, catalog()).unwrap_err().to_string();
         assert!(err.contains("07.json"), "{err}");
         files.retain(|p| !p.ends_with("07.json") && !p.ends_with("30.json"));
-        assert_eq!(stats_files(&files).unwrap().conversations, 38);
+        assert_eq!(stats_files(&files, catalog()).unwrap().conversations, 38);
     }
 }

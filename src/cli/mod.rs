@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::suite::Suite;
 use crate::Error;
 
 pub mod check;
@@ -107,6 +108,29 @@ pub fn run(command: Command) -> Result<Status, Error> {
         Command::Tools(args) => tools::run(&args),
         Command::Stats(args) => stats::run(&args),
     }
+}
+
+/// The suite `--suite` names, if any; an unknown name is a usage error.
+pub fn suite_named(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Error> {
+    let Some(name) = name else { return Ok(None) };
+    crate::suites::by_name(name).map(Some).ok_or_else(|| {
+        let known: Vec<&str> = crate::suites::all().iter().map(|s| s.name()).collect();
+        Error::Usage(format!(
+            "unknown suite {name:?} (known: {})",
+            known.join(", ")
+        ))
+    })
+}
+
+/// The suite of a set of dialogue files: the one forced, else the first
+/// file's (by extension), else the first suite.
+pub fn suite_of(
+    files: &[std::path::PathBuf],
+    forced: Option<&'static dyn Suite>,
+) -> &'static dyn Suite {
+    forced
+        .or_else(|| files.first().and_then(|f| crate::suites::for_path(f, None)))
+        .unwrap_or(crate::suites::all()[0])
 }
 
 /// Rust ignores SIGPIPE, so `talkforge stats | head` would panic on the

@@ -15,11 +15,16 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// The benchmark family the files belong to (default: by extension).
+    #[arg(long)]
+    pub suite: Option<String>,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
+    let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &["json"])?;
-    let stats = stats_files(&files)?;
+    let suite = super::suite_of(&files, forced);
+    let stats = stats_files(&files, suite.catalog())?;
     match args.format {
         OutputFormat::Json => println!(
             "{}",
