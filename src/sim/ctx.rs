@@ -8,7 +8,6 @@ use super::databases::Tables;
 use super::pyrandom::PyRandom;
 use super::reply::Reply;
 use super::table::Table;
-use crate::suite::catalog::ToolSpec;
 
 /// Runs a tool: arguments as the caller gave them (a suite's world may have
 /// added to them, as ToolTalk injects the session token), the result or the
@@ -22,7 +21,8 @@ pub struct ToolCtx<'w> {
     pub now: NaiveDateTime,
     /// The tool instance's random stream.
     pub rng: &'w mut PyRandom,
-    pub spec: &'static ToolSpec,
+    /// The database the tool reads and writes by default.
+    database: &'static str,
     tables: &'w mut Tables,
 }
 
@@ -30,13 +30,13 @@ impl<'w> ToolCtx<'w> {
     pub fn new(
         now: NaiveDateTime,
         rng: &'w mut PyRandom,
-        spec: &'static ToolSpec,
+        database: &'static str,
         tables: &'w mut Tables,
     ) -> Self {
         ToolCtx {
             now,
             rng,
-            spec,
+            database,
             tables,
         }
     }
@@ -54,12 +54,12 @@ impl<'w> ToolCtx<'w> {
         self.tables.get_mut(name)
     }
 
-    /// The tool's own database (see [`ToolSpec::database`]).
+    /// The tool's own database.
     pub fn own(&self) -> &Table {
-        self.table(self.spec.database.unwrap_or_default())
+        self.table(self.database)
     }
 
     pub fn own_mut(&mut self) -> &mut Table {
-        self.table_mut(self.spec.database.unwrap_or_default())
+        self.table_mut(self.database)
     }
 }

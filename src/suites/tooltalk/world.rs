@@ -204,7 +204,8 @@ impl World {
             }
         };
         let rng = &mut self.instances[index].1;
-        let mut ctx = ToolCtx::new(self.now, rng, spec, &mut self.tables);
+        let database = spec.database.unwrap_or_default();
+        let mut ctx = ToolCtx::new(self.now, rng, database, &mut self.tables);
         let response = (spec.run)(&mut ctx, parameters)?;
         if opens_session(spec.name) {
             self.session_token = match &response {
