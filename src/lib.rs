@@ -7,7 +7,6 @@
 //! seam) and `suites` (the families) -> `sim`, `dialogue`, `formats` ->
 //! `json`.
 
-pub mod allocator;
 pub mod check;
 pub mod cli;
 pub mod dialogue;

@@ -1,8 +1,10 @@
 use std::process::ExitCode;
 
-// mimalloc (see `talkforge::allocator` for why, and how it is called).
+// mimalloc's per-thread heaps suit the many small allocations of parsing
+// JSON on several threads; transparent huge pages are off because they
+// inflate resident memory.
 #[global_allocator]
-static ALLOCATOR: talkforge::allocator::MiMalloc = talkforge::allocator::MiMalloc;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     talkforge::cli::main()

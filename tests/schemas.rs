@@ -47,10 +47,7 @@ fn committed_schemas_match_the_types() {
 #[test]
 fn project_and_upstream_databases_match_their_schemas() {
     let mut dirs = vec![root().join("databases")];
-    let upstream = root().join("../shared/upstream/tooltalk/databases");
-    if upstream.is_dir() {
-        dirs.push(upstream);
-    }
+    dirs.extend(talkforge::test_support::upstream("tooltalk").map(|up| up.join("databases")));
     for dir in dirs {
         let violations = validate_databases(&dir).unwrap();
         assert!(violations.is_empty(), "{}: {violations:#?}", dir.display());

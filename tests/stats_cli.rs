@@ -20,10 +20,9 @@ fn stats(paths: &[PathBuf]) -> Value {
 
 #[test]
 fn upstream_tooltalk_counts() {
-    let up = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
-    if !up.is_dir() {
+    let Some(up) = talkforge::test_support::upstream("tooltalk") else {
         return;
-    }
+    };
     let doc = stats(&[up.join("easy"), up.join("tooltalk")]);
     assert_eq!(doc["conversations"], 78);
     assert_eq!(doc["gold_calls"], 266);

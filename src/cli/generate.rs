@@ -167,14 +167,16 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
     let base_url = HttpSettings::base_url_from(args.base_url.as_deref());
     let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
     let settings = Settings {
-        base_url,
+        http: HttpSettings {
+            base_url,
+            timeout: seconds("timeout", args.timeout)?,
+            retries: args.retries,
+            retry_base: seconds("retry-base", args.retry_base)?,
+            retry_for: seconds("retry-for", args.retry_for)?,
+        },
         model: args.model.clone(),
         temperature: args.temperature,
         max_tokens: args.max_tokens,
-        timeout: seconds("timeout", args.timeout)?,
-        retry_base: seconds("retry-base", args.retry_base)?,
-        retry_for: seconds("retry-for", args.retry_for)?,
-        retries: args.retries,
         cache: (!args.no_cache).then(|| args.cache.clone()),
     };
     let out = args

@@ -279,28 +279,29 @@ mod tests {
     /// The upstream files are real data: every one, written both ways.
     #[test]
     fn the_direct_writer_matches_the_serializer_on_upstream_files() {
-        let upstream = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream");
-        if !upstream.is_dir() {
-            eprintln!("skipped: {} not found", upstream.display());
-            return;
-        }
         let mut seen = 0;
-        for entry in walkdir::WalkDir::new(&upstream) {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let Ok(value) = serde_json::from_slice::<Value>(&std::fs::read(path).unwrap()) else {
-                continue;
+        for suite in ["tooltalk", "apibank"] {
+            let Some(upstream) = crate::test_support::upstream(suite) else {
+                return;
             };
-            assert_eq!(
-                value_to_python_json(&value),
-                to_python_json(&value),
-                "{}",
-                path.display()
-            );
-            seen += 1;
+            for entry in walkdir::WalkDir::new(&upstream) {
+                let entry = entry.unwrap();
+                let path = entry.path();
+                if path.extension().is_none_or(|e| e != "json") {
+                    continue;
+                }
+                let Ok(value) = serde_json::from_slice::<Value>(&std::fs::read(path).unwrap())
+                else {
+                    continue;
+                };
+                assert_eq!(
+                    value_to_python_json(&value),
+                    to_python_json(&value),
+                    "{}",
+                    path.display()
+                );
+                seen += 1;
+            }
         }
         assert!(seen > 80, "only {seen} upstream JSON files read");
     }

@@ -3,8 +3,8 @@
 //! minijinja template.
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+use crate::llm::sha256_hex;
 use crate::suite::{Group, ToolSpec};
 use crate::suites::tooltalk::catalog;
 use crate::{Error, Result};
@@ -49,13 +49,6 @@ impl Prompt {
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolSpec> + '_ {
         self.plugins.iter().flat_map(|p| catalog().tools_of(p.name))
     }
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// All K-subsets of `items` in lexicographic order of positions.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::gen::prompts::sha256_hex;
 use crate::gen::scenario::ScenarioPool;
+use crate::llm::sha256_hex;
 use crate::{Error, Result};
 
 /// One sampled scenario; `reference` is what `scaffold --scenario` takes.

@@ -59,28 +59,12 @@ impl Endpoint {
     }
 }
 
-/// Hex SHA-256, for cache keys.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+// The evaluator's names for the cache helpers, until its call sites use
+// `llm::cache` directly.
+pub use super::cache::{sha256_hex, write as write_cache};
 
-/// Read a cache entry's field, if the entry exists and parses.
+/// A cache entry's field, if the entry exists and parses.
 pub fn read_cache(path: &std::path::Path, field: &str) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let mut value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.get_mut(field).map(serde_json::Value::take)
-}
-
-/// Store a cache entry atomically.
-pub fn write_cache(path: &std::path::Path, entry: &serde_json::Value) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::input(dir, format!("cannot create the cache folder: {e}")))?;
-    }
-    let body = serde_json::to_string(entry).expect("JSON values serialize");
-    crate::formats::atomic_write(path, body.as_bytes())
+    let mut entry: serde_json::Value = super::cache::read(path)?;
+    entry.get_mut(field).map(serde_json::Value::take)
 }

@@ -682,8 +682,8 @@ mod tests {
             );
         }
     }
-    use crate::dialogue::{Conversation, Metadata, User};
     use crate::sim::Databases;
+    use crate::suites::tooltalk::plugins::testing::{self, call};
     use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489)
@@ -703,39 +703,11 @@ mod tests {
             "cy": {"username": "cy", "email": "shared@x.com", "phone": "777-888-9999",
                    "name": "Cy C", "password": "pw-cy", "session_token": "tok-cy"},
         });
-        Databases::from_tables([("Account".to_string(), accounts.as_object().unwrap().clone())])
+        testing::databases([("Account", accounts)])
     }
 
-    /// A world at 2023-09-10 12:00:00, logged in as `user` when given, with
-    /// `code` seeded as the user's verification code.
     fn world(user: Option<&str>, code: Option<&str>) -> World {
-        let conversation = Conversation {
-            name: "t".into(),
-            conversation_id: "t".into(),
-            suites_used: vec![],
-            apis_used: vec![],
-            scenario: None,
-            user: User {
-                username: user.map(str::to_string),
-                session_token: user.map(|u| format!("tok-{u}")),
-                verification_code: code.map(str::to_string),
-                ..User::default()
-            },
-            metadata: Metadata {
-                timestamp: "2023-09-10 12:00:00".into(),
-                ..Metadata::default()
-            },
-            conversation: vec![],
-        };
-        World::for_conversation(&databases(), &conversation).unwrap()
-    }
-
-    fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
-        let e = w.execute(api, params.as_object().unwrap());
-        match e.exception {
-            Some(x) => Err(x),
-            None => Ok(e.response),
-        }
+        testing::world(&databases(), user, code)
     }
 
     fn account(w: &World, user: &str) -> Value {

@@ -517,9 +517,9 @@ fn query_calendar_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialogue::{Conversation, Metadata, Request, User};
     use crate::sim::Databases;
     use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::plugins::testing::{self, call};
     use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489)
@@ -552,41 +552,11 @@ mod tests {
                 }),
             ),
         ];
-        Databases::from_tables(
-            tables
-                .into_iter()
-                .map(|(n, t)| (n.to_string(), t.as_object().unwrap().clone())),
-        )
+        testing::databases(tables)
     }
 
-    /// A world at 2023-09-10 12:00:00 with `user` logged in (or nobody).
     fn logged_in(user: Option<&str>) -> World {
-        let conversation = Conversation {
-            name: "t".into(),
-            conversation_id: "t".into(),
-            suites_used: vec![],
-            apis_used: vec![],
-            scenario: None,
-            user: User {
-                username: user.map(str::to_string),
-                session_token: user.map(|u| format!("tok-{u}")),
-                ..User::default()
-            },
-            metadata: Metadata {
-                timestamp: "2023-09-10 12:00:00".into(),
-                ..Metadata::default()
-            },
-            conversation: vec![],
-        };
-        World::for_conversation(&databases(), &conversation).unwrap()
-    }
-
-    fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
-        let e = w.execute(api, params.as_object().unwrap());
-        match e.exception {
-            Some(x) => Err(x),
-            None => Ok(e.response),
-        }
+        testing::world(&databases(), user, None)
     }
 
     fn meeting() -> Value {
@@ -900,12 +870,8 @@ mod tests {
 
     fn gold(api: &str, params: Value, response: Value, exception: Option<&str>) -> GoldCall {
         GoldCall {
-            request: Request {
-                api_name: api.into(),
-                parameters: params.as_object().unwrap().clone(),
-            },
-            response,
             exception: exception.map(str::to_string),
+            ..testing::gold(api, params, response)
         }
     }
 

@@ -340,9 +340,9 @@ fn search_inbox_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialogue::{Conversation, Metadata, Request, User};
     use crate::sim::Databases;
     use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::plugins::testing::{self, call, gold};
     use crate::suites::tooltalk::World;
 
     // python3: r = random.Random(489); [f"{r.randint(0, 0xff):02x}-{r.randint(0, 0xffff):04x}-{r.randint(0, 0xffffffff):08x}" for _ in range(2)]
@@ -406,41 +406,12 @@ mod tests {
                 json!({"ann": ann, "bob": {}, "cy": {"broken": {"email_id": "broken", "body": "x"}}}),
             ),
         ];
-        Databases::from_tables(
-            tables
-                .into_iter()
-                .map(|(n, t)| (n.to_string(), t.as_object().unwrap().clone())),
-        )
+        testing::databases(tables)
     }
 
     /// A world at 2023-09-10 12:00:00 with `user` logged in.
     fn logged_in(user: &str) -> World {
-        let conversation = Conversation {
-            name: "t".into(),
-            conversation_id: "t".into(),
-            suites_used: vec![],
-            apis_used: vec![],
-            scenario: None,
-            user: User {
-                username: Some(user.into()),
-                session_token: Some(format!("tok-{user}")),
-                ..User::default()
-            },
-            metadata: Metadata {
-                timestamp: "2023-09-10 12:00:00".into(),
-                ..Metadata::default()
-            },
-            conversation: vec![],
-        };
-        World::for_conversation(&databases(), &conversation).unwrap()
-    }
-
-    fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
-        let e = w.execute(api, params.as_object().unwrap());
-        match e.exception {
-            Some(x) => Err(x),
-            None => Ok(e.response),
-        }
+        testing::world(&databases(), Some(user), None)
     }
 
     fn send(w: &mut World, to: Value) -> Result<Value, String> {
@@ -614,17 +585,6 @@ mod tests {
             call(&mut w, "SearchInbox", json!({"query": "x"})).unwrap_err(),
             "'date'"
         );
-    }
-
-    fn gold(api: &str, params: Value, response: Value) -> GoldCall {
-        GoldCall {
-            request: Request {
-                api_name: api.into(),
-                parameters: params.as_object().unwrap().clone(),
-            },
-            response,
-            exception: None,
-        }
     }
 
     #[test]

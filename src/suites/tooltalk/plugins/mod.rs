@@ -9,6 +9,8 @@ pub mod calendar;
 pub mod email;
 pub mod message;
 pub mod reminder;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod weather;
 
 /// The plugins in catalog order, each with its tools.

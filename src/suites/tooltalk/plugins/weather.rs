@@ -211,6 +211,7 @@ mod tests {
     use crate::sim::pytime::{strptime_str, TIMESTAMP};
     use crate::sim::Databases;
     use crate::suite::similarity::ExactText;
+    use crate::suites::tooltalk::plugins::testing::{self, call};
     use crate::suites::tooltalk::World;
     use serde_json::json;
 
@@ -242,23 +243,11 @@ mod tests {
                                                 "record_max_temp": 90, "avg_rainfall": 1.9, "snow_days": 0}}}),
             ),
         ];
-        Databases::from_tables(
-            tables
-                .into_iter()
-                .map(|(n, t)| (n.to_string(), t.as_object().unwrap().clone())),
-        )
+        testing::databases(tables)
     }
 
     fn world_at(now: &str) -> World {
         World::new(&databases(), strptime_str(now, TIMESTAMP).unwrap())
-    }
-
-    fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
-        let e = w.execute(api, params.as_object().unwrap());
-        match e.exception {
-            Some(x) => Err(x),
-            None => Ok(e.response),
-        }
     }
 
     #[test]
