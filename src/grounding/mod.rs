@@ -25,9 +25,9 @@
 pub mod normalize;
 pub mod when;
 
+use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::cell::{Ref, RefCell};
-use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
 
@@ -130,48 +130,6 @@ struct Piece {
     /// were read.
     mentions: Option<Range<usize>>,
 }
-
-/// A hasher for the evidence's small keys (words, numbers): the standard
-/// one is built to resist attacks that a linter's input cannot mount, and
-/// costs more than the rest of reading a word.
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-type FastSet<T> = HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// A text read ahead of the dialogue ([`Reading::read_all`]): its lower-case
 /// form, words and date mentions, so that a caller can decide up front
@@ -288,23 +246,23 @@ pub struct Evidence {
     mentions: Vec<when::Found>,
     /// Content-word stems and numbers, built when a value first needs them.
     lookups: RefCell<Lookups>,
-    dates: FastSet<NaiveDate>,
-    month_days: FastSet<(u32, u32)>,
-    days_of_month: FastSet<u32>,
+    dates: FxHashSet<NaiveDate>,
+    month_days: FxHashSet<(u32, u32)>,
+    days_of_month: FxHashSet<u32>,
     /// Months named, of dates mentioned, and of the anchor (for month
     /// names as values).
-    months: FastSet<u32>,
+    months: FxHashSet<u32>,
     /// Months named on their own ("in October").
-    named_months: FastSet<u32>,
+    named_months: FxHashSet<u32>,
     relative: Vec<(i64, i64)>,
-    calendar_months: FastSet<i32>,
-    weeks: FastSet<i32>,
-    weekends: FastSet<i32>,
-    weekdays: FastSet<(chrono::Weekday, Qualifier)>,
-    clocks: FastSet<Clock>,
-    bare_hours: FastSet<u32>,
+    calendar_months: FxHashSet<i32>,
+    weeks: FxHashSet<i32>,
+    weekends: FxHashSet<i32>,
+    weekdays: FxHashSet<(chrono::Weekday, Qualifier)>,
+    clocks: FxHashSet<Clock>,
+    bare_hours: FxHashSet<u32>,
     day_parts: Vec<(u32, u32)>,
-    durations: FastSet<i64>,
+    durations: FxHashSet<i64>,
     /// Something repeats monthly: a month after a known date is known.
     monthly: bool,
 }
@@ -317,7 +275,7 @@ pub struct Evidence {
 struct Lookups {
     /// Pieces indexed so far.
     pieces: usize,
-    tokens: FastSet<Box<str>>,
+    tokens: FxHashSet<Box<str>>,
     numbers: Vec<f64>,
 }
 

@@ -547,7 +547,6 @@ impl fmt::Display for Json<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use serde_json::json;
 
@@ -762,11 +761,9 @@ mod tests {
     /// a line at a time (JSON Lines), reads the same as a `Value`.
     #[test]
     fn upstream_files_read_as_value_reads_them() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream");
-        if !dir.exists() {
-            eprintln!("skipping: {} not found", dir.display());
+        let Some(dir) = crate::test_support::upstream("") else {
             return;
-        }
+        };
         let mut read = 0;
         for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
             let entry = entry.unwrap();

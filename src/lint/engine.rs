@@ -77,7 +77,7 @@ impl Report {
 
 /// Lint the files under `paths`.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
-    // What the rules build once per process (schemas, patterns) is built
+    // What the rules build once per process (patterns) is built
     // on the pool while this thread looks for the files.
     let rules = options.rules();
     rayon::spawn(move || warm_up(&rules));
@@ -85,15 +85,13 @@ pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     Ok(lint_files(&files, options))
 }
 
-/// Build what the rules share across files (patterns; whether the schema
-/// walk can be skipped) before they need it.
+/// Build what the rules share across files (patterns) before they need it.
 fn warm_up(rules: &[&'static Rule]) {
-    for rule in rules {
-        match rule.name {
-            super::rules::schema::NAME => super::rules::schema::warm_up(),
-            super::rules::unreachable_argument::NAME => crate::grounding::when::warm_up(),
-            _ => {}
-        }
+    if rules
+        .iter()
+        .any(|rule| rule.name == super::rules::unreachable_argument::NAME)
+    {
+        crate::grounding::when::warm_up();
     }
 }
 

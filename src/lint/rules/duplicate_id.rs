@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::lint::registry::{Check, FileIds};
 use crate::lint::{Anchor, Diagnostic};
@@ -24,9 +24,8 @@ crate::declare_rule! {
 
 fn check(files: &[FileIds]) -> Vec<(usize, Diagnostic)> {
     use rayon::prelude::*;
-    type Fast = std::hash::BuildHasherDefault<crate::grounding::FastHasher>;
-    let mut first: HashMap<(&str, &str), &str, Fast> =
-        HashMap::with_capacity_and_hasher(files.len() * 2, Fast::default());
+    let mut first: FxHashMap<(&str, &str), &str> =
+        FxHashMap::with_capacity_and_hasher(files.len() * 2, Default::default());
     // Which claims repeat an earlier file's, in file order; the findings
     // are then written in parallel (a copied dataset repeats every id).
     let mut repeats = Vec::new();

@@ -1,7 +1,5 @@
 use std::sync::OnceLock;
 
-use sha2::{Digest, Sha256};
-
 use crate::formats::SchemaKind;
 use crate::json::tree::Json;
 use crate::lint::document::{ConversationShape, Document, JsonFile};
@@ -71,32 +69,6 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The SHA-256 of the conversation schema (schemas/conversation.schema.json)
-/// that the in-place reader was checked against: every type, required
-/// field and enumeration it has, `Conversation::read` checks too, and
-/// only the timestamp's pattern is left (see [`known_valid`]). Should the
-/// model, and so the schema, change, the shortcut switches itself off and
-/// `the_plain_reading_implies_the_schema` fails until someone looks again.
-const PLAIN_READING_SCHEMA_SHA256: &str =
-    "7d64872cc1b1eef8565d681301b143a36c5ea3620001b78b6a8a26ed3ab561d1";
-
-/// Settle, before the files come, whether conversations read in place may
-/// skip the validator. The validator itself is compiled when a file first
-/// needs it: in a dataset of plain conversations, none does.
-pub fn warm_up() {
-    plain_reading_implies_schema();
-}
-
-/// Whether the schema is still the one the in-place reader implies.
-fn plain_reading_implies_schema() -> bool {
-    static SAME: OnceLock<bool> = OnceLock::new();
-    *SAME.get_or_init(|| {
-        let digest = Sha256::digest(SchemaKind::Conversation.text().as_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        hex == PLAIN_READING_SCHEMA_SHA256
-    })
-}
-
 /// Whether a conversation is valid without walking the validator over it
 /// (most files, and the walk costs as much as a rule): the in-place reader
 /// took it, and its timestamp has the schema's pattern.
@@ -108,7 +80,6 @@ fn known_valid(file: &JsonFile<'_, ConversationShape>) -> bool {
             .and_then(|m| m.get("timestamp"))
             .and_then(Json::as_str)
             .is_some_and(has_timestamp_pattern)
-        && plain_reading_implies_schema()
 }
 
 /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$` (the schema's timestamp pattern), in
@@ -251,11 +222,6 @@ mod tests {
 
     #[test]
     fn the_plain_reading_implies_the_schema() {
-        assert!(
-            plain_reading_implies_schema(),
-            "the conversation schema changed: check that `Conversation::read` still \
-             accepts only what it allows, then update PLAIN_READING_SCHEMA_SHA256"
-        );
         let plain = json!({
             "name": "n", "conversation_id": "id", "suites_used": ["Alarm"], "apis_used": [],
             "scenario": "s", "extra": {"x": [1]},
