@@ -260,10 +260,8 @@ fn human_output_and_exit_codes() {
     assert!(!root.join("out").exists());
 }
 
-/// Conversations are evaluated a group of files at a time, phase by
-/// phase; the outcome is still that of a file-by-file run: the first
-/// failing file is reported, and no file after it is evaluated, even one
-/// already read in its group.
+/// The first failing file is reported, and (with one worker) no file
+/// after it is evaluated.
 #[test]
 fn the_first_failure_stops_the_run_as_file_by_file_would() {
     let dir = tempfile::tempdir().unwrap();
@@ -313,8 +311,8 @@ fn the_first_failure_stops_the_run_as_file_by_file_would() {
         )
     };
 
-    // A file that does not parse (found while reading its group), and a
-    // later one whose user is unknown (found while simulating).
+    // A file that does not parse (found while reading it), and a later one
+    // whose user is unknown (found while simulating).
     write_all();
     std::fs::write(
         root.join("data/easy/c12.json"),
@@ -327,8 +325,7 @@ fn the_first_failure_stops_the_run_as_file_by_file_would() {
     assert!(!stderr.contains("c22.json"), "{stderr}");
     assert_eq!(written, names[..12], "evaluated: the files before c12");
 
-    // Only the unknown user: the files read with it in its group but
-    // after it are not evaluated.
+    // Only the unknown user: the files after it are not evaluated.
     write_all();
     unknown_user("c22");
     let (stderr, written) = run();
@@ -339,11 +336,9 @@ fn the_first_failure_stops_the_run_as_file_by_file_would() {
     assert_eq!(written, names[..22], "evaluated: the files before c22");
 }
 
-/// How many files a worker evaluates together depends on the workers;
-/// the report does not: one worker (groups of several files) and eight (a
-/// file at a time) give the same bytes, entries in file order.
+/// One worker and eight give the same bytes, entries in file order.
 #[test]
-fn the_report_does_not_depend_on_how_files_are_grouped() {
+fn the_report_does_not_depend_on_the_number_of_workers() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write_databases(&root.join("db"));
@@ -387,8 +382,8 @@ fn the_report_does_not_depend_on_how_files_are_grouped() {
         assert_eq!(output.status.code(), Some(1), "some conversations fail");
         String::from_utf8(output.stdout).unwrap()
     };
-    let grouped = run("1");
-    let summary: Value = serde_json::from_str(&grouped).unwrap();
+    let one = run("1");
+    let summary: Value = serde_json::from_str(&one).unwrap();
     let order: Vec<&str> = summary["per_conversation"]
         .as_array()
         .unwrap()
@@ -397,7 +392,7 @@ fn the_report_does_not_depend_on_how_files_are_grouped() {
         .collect();
     assert_eq!(order, names);
     assert_eq!(summary["successes"], 26);
-    assert_eq!(grouped, run("8"));
+    assert_eq!(one, run("8"));
 }
 
 #[test]

@@ -10,15 +10,11 @@ use serde_json::{json, Map, Value};
 use talkforge::dialogue::{Conversation, GoldCall, Role};
 use talkforge::eval::outcome::{classify, ErrorTypes};
 use talkforge::eval::output::turn_outcomes;
-use talkforge::eval::score::score;
-use talkforge::eval::simulate::{
-    execute, simulate, Answer, GoldRef, Simulation, TurnRun, PARSE_FAILURE,
-};
-use talkforge::eval::{
-    Metrics, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
-};
+use talkforge::eval::protocol::{Answer, GoldRef, Scoring, Simulation, TurnRun};
+use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use talkforge::sim::Databases;
 use talkforge::suite::similarity::ExactText;
+use talkforge::suites::tooltalk::eval::{execute, score, simulate, PARSE_FAILURE};
 use talkforge::suites::tooltalk::World;
 
 const TOKEN: &str = "tok-alice";
@@ -127,13 +123,10 @@ fn run<'c>(
     conversation: &'c Conversation,
     predictor: &dyn Predictor,
     bound: usize,
-) -> (Simulation<'c>, talkforge::eval::score::Scoring) {
+) -> (Simulation<'c>, Scoring) {
     let simulation = simulate(&databases(), conversation, predictor, bound).unwrap();
     let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
-    let predictions = simulation
-        .turns
-        .iter()
-        .flat_map(|t| t.calls.iter().map(PredictedCall::as_call));
+    let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
     let scoring = score(predictions, &gold, &ExactText);
     (simulation, scoring)
 }
@@ -371,7 +364,7 @@ fn unparseable_arguments_are_a_failed_call() {
     assert!(!failed.parsed);
     assert_eq!(failed.exception.as_deref(), Some(PARSE_FAILURE));
     assert_eq!(failed.response, Value::Null);
-    assert_eq!(failed.arguments.as_ref().to_map(), Map::new());
+    assert_eq!(failed.arguments, Map::new());
     // 2 predictions, 1 match, no actions: precision 1/2, recall 1, success.
     assert_metrics(
         &scoring.metrics,
@@ -423,7 +416,7 @@ fn each_turn_starts_from_the_gold_history() {
         (T3, vec![proposed("FindAlarms", json!({}))]),
     ]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let response = simulation.turns[1].calls[0].response.clone().into_value();
+    let response = simulation.turns[1].calls[0].response.clone();
     let times: Vec<&str> = response["alarms"]
         .as_array()
         .unwrap()
@@ -505,18 +498,17 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
     let answers: Vec<&str> = simulation
         .turns
         .iter()
-        .map(|t| t.answer.as_ref().unwrap().text.as_ref())
+        .map(|t| t.answer.as_ref().unwrap().text.as_str())
         .collect();
     assert_eq!(answers, vec!["answer 0", "answer 1", "answer 2"]);
 }
 
 #[test]
 fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
-    // When a turn's predictions are the gold calls, the world they leave is
-    // reused instead of replaying them; it must be the world the replay
-    // reaches, random streams included: turn 3's new alarm gets the second
-    // id of the AddAlarm stream, and its query lists exactly what the gold
-    // recording (made by a plain replay) lists.
+    // The world a turn starts in is the one the gold replay reaches, random
+    // streams included: turn 3's new alarm gets the second id of the
+    // AddAlarm stream, and its query lists exactly what the gold recording
+    // (made by a plain replay) lists.
     let conversation = conversation(
         "same-world",
         vec![
@@ -549,8 +541,8 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
     );
 }
 
-/// Algorithm 1 as the reference runs it, the general path `simulate`'s
-/// shortcuts are held to: every assistant turn starts from a fresh world
+/// Algorithm 1 as the reference runs it, which `simulate` is held to: every
+/// assistant turn starts from a fresh world
 /// into which every earlier gold call is replayed, and the gold calls as
 /// replayed are those of the last replay (the last turn's never are).
 fn simulate_from_scratch<'c>(
@@ -604,15 +596,12 @@ fn simulate_from_scratch<'c>(
             };
             match predictor.predict(&input).unwrap() {
                 Prediction::Text { text, metadata } => {
-                    run.answer = Some(Answer {
-                        text: text.into(),
-                        metadata,
-                    });
+                    run.answer = Some(Answer { text, metadata });
                     break;
                 }
                 Prediction::Calls(proposed) if proposed.is_empty() => {
                     run.answer = Some(Answer {
-                        text: String::new().into(),
+                        text: String::new(),
                         metadata: None,
                     });
                     break;
@@ -739,16 +728,9 @@ fn simulating_matches_replaying_every_turn_from_scratch() {
 
 #[test]
 fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} not found",
-            dir.display()
-        );
-        eprintln!("skipping: {} not found", dir.display());
+    let Some(dir) = talkforge::test_support::upstream("tooltalk") else {
         return;
-    }
+    };
     let databases = Databases::load(&dir.join("databases")).unwrap();
     let files =
         talkforge::formats::discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
@@ -760,10 +742,8 @@ fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
     }
 }
 
-/// Proposes no call at all, as an owned or a borrowed (empty) list.
-struct Silent {
-    borrowed: bool,
-}
+/// Proposes no call at all.
+struct Silent;
 
 impl Predictor for Silent {
     fn name(&self) -> String {
@@ -773,22 +753,10 @@ impl Predictor for Silent {
     fn predict(&self, _: &TurnInput<'_>) -> Result<Prediction, PredictError> {
         Ok(Prediction::Calls(Vec::new()))
     }
-
-    fn propose<'c>(
-        &self,
-        _: &'c Conversation,
-        input: &TurnInput<'_>,
-    ) -> Result<talkforge::eval::Proposal<'c>, PredictError> {
-        if self.borrowed {
-            Ok(talkforge::eval::Proposal::Borrowed(Vec::new()))
-        } else {
-            self.predict(input).map(Into::into)
-        }
-    }
 }
 
-/// An empty list of calls, however it is proposed, ends the turn with an
-/// empty answer: no call runs and the bound is not what stopped it.
+/// An empty list of calls ends the turn with an empty answer: no call
+/// runs and the bound is not what stopped it.
 #[test]
 fn an_empty_proposal_ends_the_turn_with_an_empty_answer() {
     let conversation = conversation(
@@ -798,16 +766,14 @@ fn an_empty_proposal_ends_the_turn_with_an_empty_answer() {
             json!({"session_token": TOKEN}),
         )])],
     );
-    for borrowed in [false, true] {
-        let (simulation, scoring) = run(&conversation, &Silent { borrowed }, 10);
-        assert_eq!(simulation.turns.len(), 1);
-        let turn = &simulation.turns[0];
-        assert!(turn.calls.is_empty(), "borrowed: {borrowed}");
-        assert!(!turn.stopped_by_bound);
-        let answer = turn.answer.as_ref().expect("an answer");
-        assert_eq!(answer.text, "");
-        assert_eq!(answer.metadata, None);
-        assert_eq!(scoring.metrics.predictions, 0);
-        assert_eq!(scoring.metrics.matches, 0);
-    }
+    let (simulation, scoring) = run(&conversation, &Silent, 10);
+    assert_eq!(simulation.turns.len(), 1);
+    let turn = &simulation.turns[0];
+    assert!(turn.calls.is_empty());
+    assert!(!turn.stopped_by_bound);
+    let answer = turn.answer.as_ref().expect("an answer");
+    assert_eq!(answer.text, "");
+    assert_eq!(answer.metadata, None);
+    assert_eq!(scoring.metrics.predictions, 0);
+    assert_eq!(scoring.metrics.matches, 0);
 }

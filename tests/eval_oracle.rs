@@ -8,40 +8,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-/// The upstream ToolTalk data. Missing, the tests are skipped on a
-/// developer's machine, but fail under CI (the `CI` variable set), where a
-/// silently skipped comparison would pass for a green one.
+/// The upstream ToolTalk data: skipped when missing, except under CI.
 fn upstream() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
-    locate_upstream(dir, std::env::var_os("CI"))
-}
-
-fn locate_upstream(dir: PathBuf, ci: Option<std::ffi::OsString>) -> Option<PathBuf> {
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if ci.is_some() {
-        panic!(
-            "{} not found, and CI is set: the upstream comparison must run in CI",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: {} not found (set CI to make this a failure)",
-        dir.display()
-    );
-    None
-}
-
-#[test]
-fn a_missing_upstream_is_skipped_locally_and_fails_in_ci() {
-    let nowhere = PathBuf::from("/nonexistent/talkforge/upstream");
-    assert_eq!(locate_upstream(nowhere.clone(), None), None);
-    let in_ci = std::panic::catch_unwind(|| locate_upstream(nowhere, Some("true".into())));
-    assert!(
-        in_ci.is_err(),
-        "a missing upstream must fail when CI is set"
-    );
+    talkforge::test_support::upstream("tooltalk")
 }
 
 /// talkforge counts a turn with `"apis": []` as a turn without gold calls

@@ -51,6 +51,7 @@ fn request_body_with_history_and_a_call_in_the_turn() {
     .unwrap();
     let predicted = [PredictedCall::from_call(made, true, None)];
     let settings = OpenAiSettings {
+        catalog: talkforge::suites::tooltalk::catalog(),
         model: "some-model".into(),
         api_mode: ApiMode::Exact,
         docs: true,
@@ -105,6 +106,7 @@ fn an_earlier_turns_calls_come_before_its_text() {
         ]
     );
     let settings = OpenAiSettings {
+        catalog: talkforge::suites::tooltalk::catalog(),
         model: "m".into(),
         api_mode: ApiMode::Exact,
         docs: true,

@@ -1,5 +1,5 @@
-//! `talkforge evaluate`: score an assistant on a dataset with ToolTalk's
-//! simulation (Algorithm 1) and metrics (Algorithm 2).
+//! `talkforge evaluate`: score an assistant on a dataset with its suite's
+//! evaluation protocol (ToolTalk: Algorithms 1 and 2).
 //!
 //! Exit status: 0 when every conversation succeeded, 1 when some failed,
 //! 2 when the evaluation could not run.
@@ -13,11 +13,11 @@ use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
+use crate::eval::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::eval::replay::{Replay, Shape};
-use crate::eval::simulate::DEFAULT_MAX_CALLS_PER_TURN;
+use crate::eval::run::write_json;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::{Endpoint, EndpointSettings};
-use crate::sim::Databases;
 use crate::suite::similarity::ExactText;
 use crate::Error;
 
@@ -128,9 +128,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     if args.concurrency == Some(0) {
         return Err(Error::Usage("--concurrency must be at least 1".into()));
     }
-    let (files, databases) = crate::formats::discover_alongside(&args.paths, &["json"], || {
-        Databases::load(&args.databases)
-    });
+    // The suite of the first path named, else the first suite.
+    let suite = args
+        .paths
+        .first()
+        .and_then(|path| crate::suites::for_path(path, None))
+        .unwrap_or(crate::suites::all()[0]);
+    let (files, databases) =
+        crate::formats::discover_alongside(&args.paths, &[suite.extension()], || {
+            suite.load_databases(&args.databases)
+        });
     let files = files?;
     let databases = databases?;
     let predictor: Box<dyn Predictor> = match args.predictor {
@@ -150,6 +157,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         PredictorKind::Openai => Box::new(OpenAiPredictor::new(
             args.endpoint()?,
             OpenAiSettings {
+                catalog: suite.catalog(),
                 model: args.model.clone(),
                 api_mode: args.api_mode,
                 docs: !args.no_docs,
@@ -173,6 +181,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         (None, _) => None,
     };
     let options = RunOptions {
+        suite,
         databases: &databases,
         max_calls_per_turn: args.max_calls_per_turn,
         out: args.out.clone(),
@@ -180,16 +189,13 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         threads,
         progress: std::io::stderr().is_terminal(),
     };
-    let mut evaluation = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
+    let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = match args.format {
-        OutputFormat::Json => evaluation
-            .write_json(&mut stdout)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(human(&evaluation.summary).as_bytes()),
+        OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
     };
     let _ = stdout.flush();
-    let summary = &evaluation.summary;
     Ok(Status::from_findings(
         summary.successes < summary.rates.conversations,
     ))

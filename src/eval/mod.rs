@@ -1,9 +1,8 @@
-//! Evaluating assistants the way ToolTalk does.
+//! Evaluating assistants with a suite's evaluation protocol.
 //!
-//! - [`simulate`]: Algorithm 1, running a predictor through every assistant
-//!   turn of a gold conversation in the simulated world;
-//! - [`score`]: Algorithm 2, matching predictions with gold calls through
-//!   each tool's comparator, and the per-conversation metrics;
+//! - [`protocol`]: what a suite's evaluation protocol (ToolTalk's
+//!   Algorithms 1 and 2, under `suites/`) produces, and the hook through
+//!   which a run reaches it; [`predict`]: what a predictor sees and answers;
 //! - [`outcome`], [`summary`], [`report`], [`output`]: error types, pooled
 //!   metrics, `report.md` and the per-conversation output files;
 //! - predictors: [`oracle`], [`openai`], [`replay`];
@@ -17,17 +16,15 @@ pub mod oracle;
 pub mod outcome;
 pub mod output;
 pub mod predict;
+pub mod protocol;
 pub mod replay;
 pub mod report;
 pub mod run;
-pub mod score;
-pub mod simulate;
 pub mod summary;
 
 pub use predict::{
-    Arguments, ArgumentsRef, BorrowedCall, HistoryItem, PredictError, PredictedCall, Prediction,
-    Predictor, Proposal, ProposedCall, TurnInput,
+    HistoryItem, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
 };
-pub use run::{evaluate_files, Evaluation, RunOptions, Similarity};
-pub use score::Metrics;
+pub use protocol::{Metrics, Protocol};
+pub use run::{evaluate_files, RunOptions, Similarity};
 pub use summary::Summary;

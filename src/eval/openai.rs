@@ -30,8 +30,7 @@ use super::output::PredictorSettings;
 use super::predict::{HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::dialogue::Conversation;
 use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
-use crate::suite::ToolSpec;
-use crate::suites::tooltalk::catalog;
+use crate::suite::{Catalog, ToolSpec};
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
 
@@ -48,6 +47,8 @@ pub enum ApiMode {
 
 #[derive(Debug, Clone)]
 pub struct OpenAiSettings {
+    /// The suite's catalog, whose tools the model is offered.
+    pub catalog: &'static Catalog,
     pub model: String,
     pub api_mode: ApiMode,
     /// Send tool and parameter descriptions.
@@ -121,10 +122,6 @@ impl Predictor for OpenAiPredictor {
         let response = self.complete(&body)?;
         interpret(response)
     }
-
-    fn waits(&self) -> bool {
-        true
-    }
 }
 
 /// The system prompt for a conversation.
@@ -177,7 +174,7 @@ pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
             }
         }
     }
-    let tools: Vec<Value> = tools_for(settings.api_mode, input.conversation)
+    let tools: Vec<Value> = tools_for(settings.catalog, settings.api_mode, input.conversation)
         .into_iter()
         .map(|t| crate::suite::docs::openai_tool(t, settings.docs))
         .collect();
@@ -194,16 +191,20 @@ pub fn request_body(settings: &OpenAiSettings, input: &TurnInput<'_>) -> Value {
 }
 
 /// The tools whose documentation is sent, in catalog order.
-pub fn tools_for(mode: ApiMode, conversation: &Conversation) -> Vec<&'static ToolSpec> {
+pub fn tools_for(
+    catalog: &'static Catalog,
+    mode: ApiMode,
+    conversation: &Conversation,
+) -> Vec<&'static ToolSpec> {
     match mode {
-        ApiMode::All => catalog().tools().to_vec(),
-        ApiMode::Exact => catalog()
+        ApiMode::All => catalog.tools().to_vec(),
+        ApiMode::Exact => catalog
             .tools()
             .iter()
             .copied()
             .filter(|t| conversation.apis_used.iter().any(|a| a == t.name))
             .collect(),
-        ApiMode::Suite => catalog()
+        ApiMode::Suite => catalog
             .tools()
             .iter()
             .copied()

@@ -2,10 +2,11 @@
 //! (without its session token, which the world injects), then with the
 //! gold text. A correct simulator and comparators give it a perfect score.
 
-use super::predict::{
-    BorrowedCall, PredictError, Prediction, Predictor, Proposal, ProposedCall, TurnInput,
-};
-use crate::dialogue::Conversation;
+use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+
+/// The argument a world puts in for tools that need a session; the gold
+/// calls record it, a model never sends it.
+const SESSION_TOKEN: &str = "session_token";
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Oracle;
@@ -16,37 +17,8 @@ impl Predictor for Oracle {
     }
 
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        Ok(match self.propose(input.conversation, input)? {
-            Proposal::Predicted(prediction) => prediction,
-            Proposal::Text(text) => Prediction::Text {
-                text: text.to_string(),
-                metadata: None,
-            },
-            Proposal::Borrowed(calls) => Prediction::Calls(
-                calls
-                    .into_iter()
-                    .map(|call| {
-                        let mut parameters = call.parameters.clone();
-                        parameters.remove("session_token");
-                        ProposedCall {
-                            api_name: call.api_name.to_string(),
-                            parameters: Some(parameters),
-                            metadata: None,
-                        }
-                    })
-                    .collect(),
-            ),
-        })
-    }
-
-    /// The next gold call's arguments as they are: the world leaves out
-    /// their session token and puts in its own.
-    fn propose<'c>(
-        &self,
-        conversation: &'c Conversation,
-        input: &TurnInput<'_>,
-    ) -> Result<Proposal<'c>, PredictError> {
-        let turn = conversation
+        let turn = input
+            .conversation
             .conversation
             .get(input.turn)
             .ok_or_else(|| PredictError(format!("no turn {} in the conversation", input.turn)))?;
@@ -59,12 +31,22 @@ impl Predictor for Oracle {
                 calls.len()
             )));
         }
-        match calls.get(done) {
-            Some(gold) => Ok(Proposal::Borrowed(vec![BorrowedCall {
-                api_name: &gold.request.api_name,
-                parameters: &gold.request.parameters,
-            }])),
-            None => Ok(Proposal::Text(&turn.text)),
-        }
+        Ok(match calls.get(done) {
+            Some(gold) => {
+                let mut parameters = gold.request.parameters.clone();
+                // `Map::remove` moves the last argument into the token's
+                // place, the order the outputs have always recorded.
+                parameters.remove(SESSION_TOKEN);
+                Prediction::Calls(vec![ProposedCall {
+                    api_name: gold.request.api_name.clone(),
+                    parameters: Some(parameters),
+                    metadata: None,
+                }])
+            }
+            None => Prediction::Text {
+                text: turn.text.clone(),
+                metadata: None,
+            },
+        })
     }
 }

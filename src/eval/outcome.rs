@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::score::Metrics;
-use crate::json::stream::PrettyFields;
+use super::protocol::Metrics;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,15 +140,13 @@ pub struct ConversationResult {
     pub tools: ToolTallies,
 }
 
-/// How each tool a conversation used fared, sorted by tool name. A
-/// catalog tool's name is the catalog's own (nothing copied); only a name
-/// outside the catalog is held as text.
+/// How each tool a conversation used fared, sorted by tool name.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolTallies(Vec<(Cow<'static, str>, ToolTally)>);
+pub struct ToolTallies(Vec<(String, ToolTally)>);
 
 impl ToolTallies {
-    pub fn iter(&self) -> impl Iterator<Item = (&Cow<'static, str>, &ToolTally)> {
-        self.0.iter().map(|(name, tally)| (name, tally))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ToolTally)> {
+        self.0.iter().map(|(name, tally)| (name.as_str(), tally))
     }
 
     pub fn len(&self) -> usize {
@@ -161,18 +158,8 @@ impl ToolTallies {
     }
 }
 
-/// The name a tally is kept under: the catalog's `&'static` name when the
-/// tool is in the catalog.
-pub fn tool_name(name: &str) -> Cow<'static, str> {
-    match crate::suites::tooltalk::tool(name) {
-        Some(spec) => Cow::Borrowed(spec.name),
-        None => Cow::Owned(name.to_string()),
-    }
-}
-
 /// The fields in order, the metrics' among them, as `#[serde(flatten)]`
-/// would write them, without flatten's per-field detour (a run writes one
-/// of these per conversation).
+/// would write them.
 impl Serialize for ConversationResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
@@ -202,87 +189,7 @@ impl Serialize for ConversationResult {
     }
 }
 
-/// The fields of an entry's `error_types`, a level below the entry's.
-const ERROR_TYPES_FIELD_INDENT: &str = "\n        ";
-
 impl ConversationResult {
-    /// The bytes [`ArraySpool::render`] makes of this result (tested to be
-    /// the same), written field by field in the `Serialize` impl's order:
-    /// one entry is rendered per conversation, and serde's generic pretty
-    /// printer cost more than scoring it. Each value still goes through
-    /// `serde_json`, so strings and numbers are written as it writes them.
-    ///
-    /// [`ArraySpool::render`]: crate::json::stream::ArraySpool::render
-    pub fn render_entry(&self) -> Vec<u8> {
-        let m = &self.metrics;
-        let mut out = Vec::with_capacity(1024);
-        // Each key's line is written out here, copied in one piece.
-        macro_rules! entry {
-            ($key:literal) => {
-                crate::key_line!("\n      ", $key)
-            };
-        }
-        macro_rules! error_type {
-            ($key:literal) => {
-                crate::key_line!("\n        ", $key)
-            };
-        }
-        let mut fields = PrettyFields::element(&mut out);
-        for (line, value) in [
-            (entry!("file"), &self.file),
-            (entry!("subset"), &self.subset),
-            (entry!("name"), &self.name),
-            (entry!("conversation_id"), &self.conversation_id),
-        ] {
-            fields.key_line(line);
-            fields.string_value(value);
-        }
-        for (line, value) in [
-            (entry!("predictions"), m.predictions),
-            (entry!("ground_truths"), m.ground_truths),
-            (entry!("matches"), m.matches),
-            (entry!("actions"), m.actions),
-            (entry!("valid_actions"), m.valid_actions),
-            (entry!("bad_actions"), m.bad_actions),
-        ] {
-            fields.key_line(line);
-            fields.integer_value(value as u64);
-        }
-        for (line, value) in [
-            (entry!("precision"), m.precision),
-            (entry!("recall"), m.recall),
-            (entry!("action_precision"), m.action_precision),
-            (entry!("bad_action_rate"), m.bad_action_rate),
-        ] {
-            fields.key_line(line);
-            fields.value(&value);
-        }
-        fields.key_line(entry!("success"));
-        fields.bool_value(m.success);
-        fields.key_line(entry!("soft_success"));
-        fields.value(&m.soft_success);
-        fields.key_line(entry!("assistant_turns"));
-        fields.integer_value(self.assistant_turns as u64);
-        fields.key_line(entry!("turns_stopped_by_bound"));
-        fields.integer_value(self.turns_stopped_by_bound as u64);
-        let e = &self.error_types;
-        fields.key_line(entry!("error_types"));
-        let mut error_types = fields.object_value(ERROR_TYPES_FIELD_INDENT);
-        for (line, value) in [
-            (error_type!("premature_tool_call"), e.premature_tool_call),
-            (error_type!("faulty_planning"), e.faulty_planning),
-            (error_type!("incorrect_invocation"), e.incorrect_invocation),
-        ] {
-            error_types.key_line(line);
-            error_types.integer_value(value as u64);
-        }
-        error_types.close();
-        fields.key_line(entry!("resumed"));
-        fields.bool_value(self.resumed);
-        fields.close();
-        out
-    }
-
     pub fn new(
         identity: Identity,
         metrics: Metrics,
@@ -290,7 +197,7 @@ impl ConversationResult {
         resumed: bool,
     ) -> Self {
         // A conversation uses a handful of tools: tallied in a short list
-        // searched by name, each name copied once into the map.
+        // searched by name.
         let mut tallies: Vec<(&str, ToolTally)> = Vec::new();
         for turn in turns {
             for g in &turn.gold {
@@ -305,9 +212,9 @@ impl ConversationResult {
                 t.bad_actions += usize::from(p.bad_action);
             }
         }
-        let mut tools: Vec<(Cow<'static, str>, ToolTally)> = tallies
+        let mut tools: Vec<(String, ToolTally)> = tallies
             .into_iter()
-            .map(|(name, tally)| (tool_name(name), tally))
+            .map(|(name, tally)| (name.to_string(), tally))
             .collect();
         tools.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let tools = ToolTallies(tools);
@@ -403,52 +310,6 @@ mod tests {
     }
 
     #[test]
-    fn a_rendered_entry_is_what_the_spool_renders() {
-        let result = |file: &str, name: &str, metrics: Metrics, resumed| ConversationResult {
-            file: file.into(),
-            subset: "hard \"one\"".into(),
-            name: name.into(),
-            conversation_id: "id-\u{1}\\".into(),
-            metrics,
-            assistant_turns: 7,
-            turns_stopped_by_bound: 2,
-            error_types: ErrorTypes {
-                premature_tool_call: 1,
-                faulty_planning: 20,
-                incorrect_invocation: 300,
-            },
-            resumed,
-            tools: ToolTallies::default(),
-        };
-        let mut odd = Metrics::from_counts(3, 7, 1, 0, 0, 0);
-        odd.soft_success = f64::NAN;
-        odd.recall = f64::INFINITY;
-        odd.precision = 1e-300;
-        let results = [
-            result(
-                "d/easy/a.json",
-                "A",
-                Metrics::from_counts(3, 2, 2, 1, 1, 0),
-                false,
-            ),
-            result("", "", Metrics::from_counts(0, 0, 0, 0, 0, 0), true),
-            result("d/\u{e9}t\u{e9}/b\nc.json", "\u{1F600}\t", odd, false),
-            result(
-                "x",
-                "y",
-                Metrics::from_counts(usize::MAX, 3, 2, 9, 4, 5),
-                true,
-            ),
-        ];
-        for r in &results {
-            assert_eq!(
-                String::from_utf8(r.render_entry()).unwrap(),
-                String::from_utf8(crate::json::stream::ArraySpool::render(r)).unwrap()
-            );
-        }
-    }
-
-    #[test]
     fn tools_are_tallied_by_name_in_name_order() {
         let turns = [
             TurnOutcome {
@@ -486,16 +347,8 @@ mod tests {
             ("FindAlarms", tally(1, 0, 1, 0, 0)),
             ("Nope", tally(0, 0, 1, 1, 0)),
         ];
-        let got: Vec<(&str, ToolTally)> = result
-            .tools
-            .iter()
-            .map(|(name, t)| (name.as_ref(), *t))
-            .collect();
+        let got: Vec<(&str, ToolTally)> = result.tools.iter().map(|(name, t)| (name, *t)).collect();
         assert_eq!(got, want);
-        // Catalog tools keep the catalog's name; others their own text.
-        let (add_alarm, nope) = (&result.tools.0[0].0, &result.tools.0[3].0);
-        assert!(matches!(add_alarm, Cow::Borrowed(_)));
-        assert!(matches!(nope, Cow::Owned(_)));
         assert_eq!(result.turns_stopped_by_bound, 1);
     }
 

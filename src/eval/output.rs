@@ -13,8 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::outcome::{CallOutcome, TurnOutcome};
 use super::predict::PredictedCall;
-use super::score::{Metrics, Scoring};
-use super::simulate::Simulation;
+use super::protocol::{Metrics, Scoring, Simulation};
 use crate::dialogue::{Conversation, Role};
 
 /// What a predictor was set up with, for the record: the fields that do
@@ -108,7 +107,7 @@ pub fn turn_outcomes<'s>(
                 .iter()
                 .zip(flags.by_ref())
                 .map(|(call, f)| CallOutcome {
-                    api_name: Cow::Borrowed(&*call.api_name),
+                    api_name: Cow::Borrowed(call.api_name.as_str()),
                     matched: f.matched.is_some(),
                     bad_action: f.bad_action,
                 })
@@ -187,10 +186,10 @@ pub fn annotate(
     }
 }
 
-fn prediction_json(call: &PredictedCall<'_>, matched: bool, bad_action: bool) -> Value {
+fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Value {
     // The arguments in the order they were executed in.
     let parameters = if call.parsed {
-        Value::Object(call.arguments.as_ref().to_map())
+        Value::Object(call.arguments.clone())
     } else {
         Value::Null
     };
@@ -199,7 +198,7 @@ fn prediction_json(call: &PredictedCall<'_>, matched: bool, bad_action: bool) ->
         "request".into(),
         json!({"api_name": call.api_name, "parameters": parameters}),
     );
-    entry.insert("response".into(), call.response.as_response().to_value());
+    entry.insert("response".into(), call.response.clone());
     entry.insert("exception".into(), json!(call.exception));
     entry.insert(
         "metadata".into(),

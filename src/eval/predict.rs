@@ -15,17 +15,11 @@
 //! later). The code as first published, at the paper's time, appended the
 //! text before the calls.
 
-use std::borrow::Cow;
-
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
-use crate::sim::{Reply, Response};
+use crate::sim::Response;
 use crate::suite::catalog::CallRef;
-
-/// The argument the world injects for tools that need a session.
-const SESSION_TOKEN: &str = "session_token";
 
 /// A call the predictor asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,159 +45,14 @@ pub enum Prediction {
     },
 }
 
-/// What the simulation asks a predictor for (see [`Predictor::propose`]):
-/// a [`Prediction`], or calls that reuse arguments the predictor was given.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Proposal<'c> {
-    Predicted(Prediction),
-    /// Call these tools, in order, then ask again; an empty list ends the
-    /// turn with an empty answer, as an empty [`Prediction::Calls`] does.
-    Borrowed(Vec<BorrowedCall<'c>>),
-    /// The turn's answer, a text the predictor was given (borrowed from the
-    /// conversation): [`Prediction::Text`] without metadata.
-    Text(&'c str),
-}
-
-impl From<Prediction> for Proposal<'_> {
-    fn from(prediction: Prediction) -> Self {
-        Proposal::Predicted(prediction)
-    }
-}
-
-/// A call whose arguments are borrowed from what the predictor was given
-/// (a call of the conversation), less their session token, which the
-/// world puts in for a tool that needs one. The same as a
-/// [`ProposedCall`] with those arguments copied and the token removed
-/// (`Map::remove`: the last argument takes its place), without the copy
-/// where the world can run them as they are.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BorrowedCall<'c> {
-    pub api_name: &'c str,
-    pub parameters: &'c Map<String, Value>,
-}
-
-/// The arguments a predicted call was executed with. Equal when they list
-/// the same arguments in the same order, however they are held.
-#[derive(Debug, Clone)]
-pub enum Arguments<'c> {
-    Owned(Map<String, Value>),
-    /// A [`BorrowedCall`]'s arguments as the world ran them: the same keys
-    /// and values, with the session token (when there is one) moved to the
-    /// end, as removing it and injecting it again leaves it.
-    TokenLast(&'c Map<String, Value>),
-}
-
-impl PartialEq for Arguments<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_ref().len() == other.as_ref().len()
-            && self.as_ref().iter().eq(other.as_ref().iter())
-    }
-}
-
-impl Arguments<'_> {
-    pub fn as_ref(&self) -> ArgumentsRef<'_> {
-        match self {
-            Arguments::Owned(map) => ArgumentsRef::InOrder(map),
-            Arguments::TokenLast(map) => ArgumentsRef::TokenLast(map),
-        }
-    }
-}
-
-/// Borrowed [`Arguments`] (or a gold call's, in their order).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ArgumentsRef<'a> {
-    InOrder(&'a Map<String, Value>),
-    TokenLast(&'a Map<String, Value>),
-}
-
-impl<'a> ArgumentsRef<'a> {
-    /// The arguments by key: every key and value, not always in order.
-    pub fn by_key(self) -> &'a Map<String, Value> {
-        match self {
-            ArgumentsRef::InOrder(map) | ArgumentsRef::TokenLast(map) => map,
-        }
-    }
-
-    pub fn get(self, key: &str) -> Option<&'a Value> {
-        crate::sim::pyargs::lookup(self.by_key(), key)
-    }
-
-    pub fn len(self) -> usize {
-        self.by_key().len()
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.by_key().is_empty()
-    }
-
-    /// The arguments in the order they were executed in.
-    pub fn iter(self) -> impl Iterator<Item = (&'a String, &'a Value)> {
-        let map = self.by_key();
-        // Where the token sits, when it has to move: the last entry takes
-        // its place and it goes to the end.
-        let moved = match self {
-            ArgumentsRef::TokenLast(map) => map
-                .keys()
-                .position(|k| k == SESSION_TOKEN)
-                .filter(|&p| p + 1 < map.len()),
-            ArgumentsRef::InOrder(_) => None,
-        };
-        let n = map.len();
-        let p = moved.unwrap_or(n);
-        let (swapped, token) = match moved {
-            Some(p) => (map.iter().next_back(), map.iter().nth(p)),
-            None => (None, None),
-        };
-        map.iter()
-            .take(p)
-            .chain(swapped)
-            .chain(map.iter().skip(p + 1).take(n.saturating_sub(p + 2)))
-            .chain(token)
-    }
-
-    /// The arguments as a map, in the order they were executed in.
-    pub fn to_map(self) -> Map<String, Value> {
-        match self {
-            ArgumentsRef::InOrder(map) => map.clone(),
-            ArgumentsRef::TokenLast(map) => {
-                let mut map = map.clone();
-                if let Some(token) = map.remove(SESSION_TOKEN) {
-                    map.insert(SESSION_TOKEN.to_string(), token);
-                }
-                map
-            }
-        }
-    }
-}
-
-impl std::ops::Index<&str> for ArgumentsRef<'_> {
-    type Output = Value;
-
-    fn index(&self, key: &str) -> &Value {
-        &self.by_key()[key]
-    }
-}
-
-/// In the order they were executed in.
-impl Serialize for ArgumentsRef<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.len()))?;
-        for (key, value) in self.iter() {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
-}
-
 /// A predicted call after the world ran it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PredictedCall<'c> {
-    pub api_name: Cow<'c, str>,
-    /// The arguments as executed: the session token injected for auth
-    /// tools, empty when they could not be parsed.
-    pub arguments: Arguments<'c>,
-    /// What the tool returned (a listing holds the world's items, shared).
-    pub response: Reply,
+pub struct PredictedCall {
+    pub api_name: String,
+    /// The arguments as executed (a suite may add to them, as ToolTalk
+    /// puts in the session token), empty when they could not be parsed.
+    pub arguments: Map<String, Value>,
+    pub response: Value,
     pub exception: Option<String>,
     /// Whether the arguments were readable (the reference writes
     /// `"parameters": null` for unreadable ones).
@@ -211,13 +60,13 @@ pub struct PredictedCall<'c> {
     pub metadata: Option<Value>,
 }
 
-impl<'c> PredictedCall<'c> {
-    /// A call executed with owned arguments.
+impl PredictedCall {
+    /// A call executed with `call`'s arguments and outcome.
     pub fn from_call(call: GoldCall, parsed: bool, metadata: Option<Value>) -> Self {
         PredictedCall {
-            api_name: Cow::Owned(call.request.api_name),
-            arguments: Arguments::Owned(call.request.parameters),
-            response: Reply::Json(call.response),
+            api_name: call.request.api_name,
+            arguments: call.request.parameters,
+            response: call.response,
             exception: call.exception,
             parsed,
             metadata,
@@ -228,8 +77,8 @@ impl<'c> PredictedCall<'c> {
     pub fn as_call(&self) -> CallRef<'_> {
         CallRef {
             api_name: &self.api_name,
-            parameters: self.arguments.as_ref().by_key(),
-            response: self.response.as_response(),
+            parameters: &self.arguments,
+            response: Response::Json(&self.response),
             exception: self.exception.as_deref(),
         }
     }
@@ -242,7 +91,7 @@ pub struct TurnInput<'a> {
     /// Position of the assistant turn in the `conversation` array.
     pub turn: usize,
     /// Calls made so far in this turn, with their results.
-    pub predicted: &'a [PredictedCall<'a>],
+    pub predicted: &'a [PredictedCall],
 }
 
 /// One entry of the history a predictor sees.
@@ -254,8 +103,8 @@ pub enum HistoryItem<'a> {
     /// call whose arguments could not be parsed.
     Call {
         api_name: &'a str,
-        parameters: Option<ArgumentsRef<'a>>,
-        response: Response<'a>,
+        parameters: Option<&'a Map<String, Value>>,
+        response: &'a Value,
         exception: Option<&'a str>,
     },
 }
@@ -280,26 +129,23 @@ impl<'a> TurnInput<'a> {
                     Role::User => HistoryItem::User(&turn.text),
                     Role::Assistant => HistoryItem::Assistant(&turn.text),
                 };
-                calls
-                    .iter()
-                    .map(|c| gold_item(c, true))
-                    .chain(std::iter::once(text))
+                calls.iter().map(gold_item).chain(std::iter::once(text))
             });
         let current = self.predicted.iter().map(|p| HistoryItem::Call {
             api_name: &p.api_name,
-            parameters: p.parsed.then(|| p.arguments.as_ref()),
-            response: p.response.as_response(),
+            parameters: p.parsed.then_some(&p.arguments),
+            response: &p.response,
             exception: p.exception.as_deref(),
         });
         earlier.chain(current)
     }
 }
 
-fn gold_item(call: &GoldCall, parsed: bool) -> HistoryItem<'_> {
+fn gold_item(call: &GoldCall) -> HistoryItem<'_> {
     HistoryItem::Call {
         api_name: &call.request.api_name,
-        parameters: parsed.then_some(ArgumentsRef::InOrder(&call.request.parameters)),
-        response: Response::Json(&call.response),
+        parameters: Some(&call.request.parameters),
+        response: &call.response,
         exception: call.exception.as_deref(),
     }
 }
@@ -328,89 +174,4 @@ pub trait Predictor: Sync {
 
     /// What the assistant does next in `input.turn`.
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
-
-    /// Whether a prediction waits on something outside the process (a
-    /// model's endpoint): such conversations are handed to the workers one
-    /// at a time, so that as many are in flight as there are workers.
-    fn waits(&self) -> bool {
-        false
-    }
-
-    /// What the simulation asks: [`Predictor::predict`]'s answer, or calls
-    /// that borrow their arguments from `conversation` (which is
-    /// `input.conversation`, borrowed for as long as the simulation keeps
-    /// its calls). A predictor that proposes arguments it was given avoids
-    /// copying them this way; by default, `predict`.
-    fn propose<'c>(
-        &self,
-        conversation: &'c Conversation,
-        input: &TurnInput<'_>,
-    ) -> Result<Proposal<'c>, PredictError> {
-        let _ = conversation;
-        self.predict(input).map(Proposal::from)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// What the reference's executed request holds: the arguments with the
-    /// token removed (`Map::remove`) and injected again.
-    fn removed_and_injected(map: &Map<String, Value>) -> Map<String, Value> {
-        let mut map = map.clone();
-        if let Some(token) = map.remove(SESSION_TOKEN) {
-            map.insert(SESSION_TOKEN.to_string(), token);
-        }
-        map
-    }
-
-    fn keys(map: &Map<String, Value>) -> Vec<&str> {
-        map.keys().map(String::as_str).collect()
-    }
-
-    #[test]
-    fn borrowed_arguments_read_in_the_order_they_were_executed_in() {
-        let cases = [
-            json!({"session_token": "t", "a": 1, "b": 2, "c": 3}),
-            json!({"a": 1, "session_token": "t", "b": 2, "c": 3}),
-            json!({"a": 1, "b": 2, "session_token": "t"}),
-            json!({"session_token": "t", "a": 1}),
-            json!({"session_token": "t"}),
-            json!({"a": 1, "b": 2}),
-            json!({}),
-        ];
-        for case in cases {
-            let map = case.as_object().unwrap();
-            let want = removed_and_injected(map);
-            let borrowed = Arguments::TokenLast(map);
-            let args = borrowed.as_ref();
-            assert_eq!(keys(&args.to_map()), keys(&want), "{case}");
-            assert_eq!(args.to_map(), want);
-            let listed: Vec<(&String, &Value)> = args.iter().collect();
-            assert_eq!(listed, want.iter().collect::<Vec<_>>(), "{case}");
-            assert_eq!(args.len(), want.len());
-            assert_eq!(
-                serde_json::to_string(&args).unwrap(),
-                serde_json::to_string(&want).unwrap()
-            );
-            for (key, value) in &want {
-                assert_eq!(args.get(key), Some(value));
-                assert_eq!(&args[key.as_str()], value);
-            }
-            // Equal to the same arguments held in that order, and only then.
-            assert_eq!(borrowed, Arguments::Owned(want.clone()));
-            if keys(map) != keys(&want) {
-                assert_ne!(borrowed, Arguments::Owned(map.clone()));
-            }
-            // Arguments held in order read as they are.
-            let owned = Arguments::Owned(map.clone());
-            assert_eq!(keys(&owned.as_ref().to_map()), keys(map));
-            assert_eq!(
-                serde_json::to_string(&owned.as_ref()).unwrap(),
-                serde_json::to_string(map).unwrap()
-            );
-        }
-    }
 }

@@ -3,22 +3,14 @@
 //! pooled counts of all conversations; success rate (and soft success) as
 //! the mean over conversations.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
-use crate::sim::names::same;
-
-/// Whether two tallies' names are the same tool: the same catalog name
-/// (one address), or equal text.
-fn same_tool(a: &str, b: &str) -> bool {
-    std::ptr::eq(a, b) || same(a, b)
-}
 use super::output::RunInfo;
-use super::score::ratio;
+use super::protocol::ratio;
 
 /// Pooled counts of a set of conversations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -135,9 +127,8 @@ pub struct Tally {
     /// A run has a handful of subsets: found by comparing names.
     subsets: Vec<(String, Totals)>,
     error_types: ErrorTypes,
-    /// In order of first appearance; a catalog tool is found by the
-    /// address of its (catalog) name before its text is compared.
-    tools: Vec<(Cow<'static, str>, ToolTally)>,
+    /// In order of first appearance.
+    tools: Vec<(String, ToolTally)>,
     resumed: usize,
 }
 
@@ -154,10 +145,9 @@ impl Tally {
         }
         self.error_types += r.error_types;
         for (name, tally) in r.tools.iter() {
-            let known = self.tools.iter_mut().find(|(k, _)| same_tool(k, name));
-            match known {
+            match self.tools.iter_mut().find(|(k, _)| k == name) {
                 Some((_, t)) => *t += *tally,
-                None => self.tools.push((name.clone(), *tally)),
+                None => self.tools.push((name.to_string(), *tally)),
             }
         }
         self.resumed += usize::from(r.resumed);
@@ -173,10 +163,7 @@ impl Tally {
             resumed,
         } = self;
         subsets.sort_by(|a, b| a.0.cmp(&b.0));
-        let tools: BTreeMap<String, ToolTally> = tools
-            .into_iter()
-            .map(|(name, tally)| (name.into_owned(), tally))
-            .collect();
+        let tools: BTreeMap<String, ToolTally> = tools.into_iter().collect();
         let by_subset = subsets
             .into_iter()
             .map(|(name, t)| {

@@ -60,6 +60,10 @@ pub trait Suite: Sync {
     /// suite needs.
     fn load_databases(&self, dir: &Path) -> Result<Databases>;
 
+    /// How `evaluate` runs a predictor through a dialogue and scores it
+    /// (ToolTalk: Algorithms 1 and 2).
+    fn protocol(&self) -> &'static dyn crate::eval::Protocol;
+
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(
         &self,

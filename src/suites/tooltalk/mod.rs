@@ -11,6 +11,7 @@ use crate::{Error, Result};
 pub mod catalog;
 pub mod compare;
 pub mod databases;
+pub mod eval;
 pub mod plugins;
 pub mod world;
 
@@ -47,6 +48,10 @@ impl Suite for ToolTalk {
             ));
         }
         Ok(databases)
+    }
+
+    fn protocol(&self) -> &'static dyn crate::eval::Protocol {
+        &eval::Algorithms
     }
 
     fn world(

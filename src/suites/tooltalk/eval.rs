@@ -1,0 +1,250 @@
+//! ToolTalk's evaluation protocol.
+//!
+//! Algorithm 1 simulates every assistant turn of a gold conversation with a
+//! predictor: for each assistant turn the world is set up afresh with the
+//! gold calls of the earlier assistant turns replayed, and the predictor is
+//! asked for the next step until it answers with text; every call it asks
+//! for is run in that world and its result joins the history. The
+//! predictions are then set aside and the next turn starts again from the
+//! gold history. Here the replayed world is kept from turn to turn (a replay
+//! is deterministic) and each turn runs in a copy of it.
+//!
+//! Two details follow the reference to the letter:
+//! - the world replays the earlier gold *requests* (what they did to the
+//!   world is recomputed), while the history shown to the predictor holds
+//!   the *recorded* responses;
+//! - replaying a gold call injects the world's session token into that
+//!   call's parameters (the reference mutates the gold dictionary in
+//!   place), so Algorithm 2 compares predictions with the gold calls as
+//!   replayed. The last assistant turn's calls are never replayed and keep
+//!   their recorded parameters.
+//!
+//! Algorithm 2 takes the predictions in order; each one is matched with the
+//! first gold call (in conversation order) that no earlier prediction has
+//! matched and that the gold tool's comparator accepts. This is the
+//! reference's deque rotation: the order of the unmatched gold calls never
+//! changes. A bad action is a prediction of an action tool that matched
+//! nothing and ran without an exception.
+
+use std::borrow::Cow;
+
+use crate::dialogue::{Conversation, GoldCall, Role};
+use crate::eval::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::eval::protocol::{
+    Answer, Flags, GoldRef, Metrics, Protocol, Scoring, SimulateError, Simulation, TurnRun,
+};
+use crate::sim::Databases;
+use crate::suite::{Suite, TextSimilarity, World};
+
+use super::catalog::tool;
+use super::compare::default_matches;
+
+/// The exception the reference records for a call whose arguments could
+/// not be parsed.
+pub const PARSE_FAILURE: &str = "Failed to parse API call";
+
+/// Algorithms 1 and 2.
+#[derive(Debug, Clone, Copy)]
+pub struct Algorithms;
+
+impl Protocol for Algorithms {
+    fn simulate<'c>(
+        &self,
+        databases: &Databases,
+        conversation: &'c Conversation,
+        predictor: &dyn Predictor,
+        max_calls_per_turn: usize,
+    ) -> Result<Simulation<'c>, SimulateError> {
+        simulate(databases, conversation, predictor, max_calls_per_turn)
+    }
+
+    fn score(&self, simulation: &Simulation<'_>, text: &dyn TextSimilarity) -> Scoring {
+        let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
+        let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
+        score(predictions, &gold, text)
+    }
+}
+
+/// Algorithm 1 over `conversation`.
+pub fn simulate<'c>(
+    databases: &Databases,
+    conversation: &'c Conversation,
+    predictor: &dyn Predictor,
+    max_calls_per_turn: usize,
+) -> Result<Simulation<'c>, SimulateError> {
+    // The world after the gold calls of the assistant turns so far.
+    let mut gold_world = super::ToolTalk
+        .world(databases, conversation)
+        .map_err(SimulateError::Setup)?;
+    let mut turns = Vec::new();
+    let mut gold = Vec::new();
+    let last_assistant_turn = conversation
+        .conversation
+        .iter()
+        .rposition(|turn| turn.role == Role::Assistant);
+    for (t, turn) in conversation.conversation.iter().enumerate() {
+        if turn.role == Role::User {
+            continue;
+        }
+        let mut world = gold_world.boxed_clone();
+        turns.push(run_turn(
+            world.as_mut(),
+            conversation,
+            t,
+            predictor,
+            max_calls_per_turn,
+        )?);
+        for (c, call) in turn.calls().iter().enumerate() {
+            let gold_call = if Some(t) == last_assistant_turn {
+                Cow::Borrowed(call)
+            } else {
+                let executed = gold_world.execute(&call.request.api_name, &call.request.parameters);
+                as_replayed(call, executed.request)
+            };
+            gold.push(GoldRef {
+                turn: t,
+                call: c,
+                gold: gold_call,
+            });
+        }
+    }
+    Ok(Simulation { turns, gold })
+}
+
+/// The gold call with the parameters its replay executed.
+fn as_replayed(call: &GoldCall, executed: crate::dialogue::Request) -> Cow<'_, GoldCall> {
+    if executed.parameters == call.request.parameters {
+        Cow::Borrowed(call)
+    } else {
+        Cow::Owned(GoldCall {
+            request: executed,
+            response: call.response.clone(),
+            exception: call.exception.clone(),
+        })
+    }
+}
+
+/// Ask the predictor for steps until it answers, running its calls in
+/// `world`, at most `max_calls` of them.
+fn run_turn(
+    world: &mut dyn World,
+    conversation: &Conversation,
+    turn: usize,
+    predictor: &dyn Predictor,
+    max_calls: usize,
+) -> Result<TurnRun, SimulateError> {
+    let mut calls: Vec<PredictedCall> = Vec::new();
+    loop {
+        let input = TurnInput {
+            conversation,
+            turn,
+            predicted: &calls,
+        };
+        let (text, metadata) = match predictor.predict(&input).map_err(SimulateError::Predict)? {
+            Prediction::Text { text, metadata } => (text, metadata),
+            // Neither a call nor text: an empty answer ends the turn.
+            Prediction::Calls(proposed) if proposed.is_empty() => (String::new(), None),
+            Prediction::Calls(proposed) => {
+                for call in proposed {
+                    if calls.len() >= max_calls {
+                        return Ok(TurnRun {
+                            turn,
+                            calls,
+                            answer: None,
+                            stopped_by_bound: true,
+                        });
+                    }
+                    calls.push(execute(world, call));
+                }
+                continue;
+            }
+        };
+        return Ok(TurnRun {
+            turn,
+            calls,
+            answer: Some(Answer { text, metadata }),
+            stopped_by_bound: false,
+        });
+    }
+}
+
+/// Run one proposed call; unreadable arguments fail without touching the world.
+pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
+    let ProposedCall {
+        api_name,
+        parameters,
+        metadata,
+    } = proposed;
+    match parameters {
+        Some(parameters) => {
+            let executed = world.execute(&api_name, &parameters);
+            PredictedCall {
+                api_name: executed.request.api_name,
+                arguments: executed.request.parameters,
+                response: executed.response,
+                exception: executed.exception,
+                parsed: true,
+                metadata,
+            }
+        }
+        None => PredictedCall {
+            api_name,
+            arguments: Default::default(),
+            response: Default::default(),
+            exception: Some(PARSE_FAILURE.to_string()),
+            parsed: false,
+            metadata,
+        },
+    }
+}
+
+/// Algorithm 2: match `predictions` (in order) against `gold` (in order).
+pub fn score<'a>(
+    predictions: impl IntoIterator<Item = &'a PredictedCall>,
+    gold: &[&GoldCall],
+    text: &dyn TextSimilarity,
+) -> Scoring {
+    let mut gold_matched = vec![false; gold.len()];
+    let mut flags = Vec::new();
+    let (mut matches, mut actions, mut valid_actions, mut bad_actions) = (0, 0, 0, 0);
+    for prediction in predictions {
+        let prediction = prediction.as_call();
+        // A prediction satisfies a gold call of the same tool that the
+        // tool's comparator accepts (the default one for a tool outside
+        // the catalog).
+        let spec = tool(prediction.api_name);
+        let comparator = spec.map_or(default_matches as crate::suite::MatchFn, |t| t.matches);
+        let matched = (0..gold.len()).find(|&g| {
+            !gold_matched[g]
+                && gold[g].request.api_name == prediction.api_name
+                && comparator(prediction, gold[g], text)
+        });
+        if let Some(g) = matched {
+            gold_matched[g] = true;
+        }
+        let action = spec.is_some_and(|t| t.is_action);
+        let bad_action = matched.is_none() && action && prediction.exception.is_none();
+        matches += usize::from(matched.is_some());
+        actions += usize::from(action);
+        valid_actions += usize::from(action && matched.is_some());
+        bad_actions += usize::from(bad_action);
+        flags.push(Flags {
+            matched,
+            is_action: action,
+            bad_action,
+        });
+    }
+    let metrics = Metrics::from_counts(
+        flags.len(),
+        gold.len(),
+        matches,
+        actions,
+        valid_actions,
+        bad_actions,
+    );
+    Scoring {
+        predictions: flags,
+        gold_matched,
+        metrics,
+    }
+}
