@@ -13,11 +13,11 @@ use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
-use crate::eval::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::eval::replay::{Replay, Shape};
 use crate::eval::run::write_json;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::{Endpoint, EndpointSettings};
+use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
 use crate::Error;
 

@@ -15,16 +15,14 @@ pub mod openai;
 pub mod oracle;
 pub mod outcome;
 pub mod output;
-pub mod predict;
-pub mod protocol;
 pub mod replay;
 pub mod report;
 pub mod run;
 pub mod summary;
 
-pub use predict::{
+pub use crate::suite::predict::{
     HistoryItem, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
 };
-pub use protocol::{Metrics, Protocol};
+pub use crate::suite::protocol::{Metrics, Protocol};
 pub use run::{evaluate_files, RunOptions, Similarity};
 pub use summary::Summary;

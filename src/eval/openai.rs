@@ -27,9 +27,11 @@ use async_openai::types::{CreateChatCompletionRequest, CreateChatCompletionRespo
 use serde_json::{json, Map, Value};
 
 use super::output::PredictorSettings;
-use super::predict::{HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::dialogue::Conversation;
 use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use crate::suite::predict::{
+    HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput,
+};
 use crate::suite::{Catalog, ToolSpec};
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");

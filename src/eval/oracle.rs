@@ -2,7 +2,7 @@
 //! (without its session token, which the world injects), then with the
 //! gold text. A correct simulator and comparators give it a perfect score.
 
-use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::suite::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 
 /// The argument a world puts in for tools that need a session; the gold
 /// calls record it, a model never sends it.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::Metrics;
+use crate::suite::protocol::Metrics;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,27 +12,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::outcome::{CallOutcome, TurnOutcome};
-use super::predict::PredictedCall;
-use super::protocol::{Metrics, Scoring, Simulation};
 use crate::dialogue::{Conversation, Role};
+use crate::suite::predict::PredictedCall;
+use crate::suite::protocol::{Metrics, Scoring, Simulation};
 
-/// What a predictor was set up with, for the record: the fields that do
-/// not apply to a predictor stay `None` (null in JSON).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PredictorSettings {
-    /// The chat model asked for (openai).
-    pub model: Option<String>,
-    /// `exact`, `suite` or `all` (openai).
-    pub api_mode: Option<String>,
-    /// Whether the tool documentation was blanked (openai).
-    pub no_docs: Option<bool>,
-    /// The sampling temperature; null also when the server's default was used.
-    pub temperature: Option<f32>,
-    /// The predictions file as given (replay); informative, not compared.
-    pub predictions: Option<String>,
-    /// SHA-256 of the predictions file's bytes (replay).
-    pub predictions_sha256: Option<String>,
-}
+pub use crate::suite::predict::PredictorSettings;
 
 /// How a run was made: stored in every output file (with the hash of the
 /// conversation file evaluated), in `summary.json` and in `report.md`. A

@@ -34,9 +34,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::output::PredictorSettings;
-use super::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::dialogue::Role;
 use crate::formats::read::{json_error, read_text};
+use crate::suite::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::{Error, Result};
 
 /// One turn's recorded steps.

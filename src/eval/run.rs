@@ -16,14 +16,14 @@ use serde_json::Value;
 use super::embeddings::Embeddings;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::predict::Predictor;
-use super::protocol::SimulateError;
 use super::summary::{Summary, Tally};
 use crate::dialogue::Conversation;
 use crate::formats::read::{json_error, read_text};
 use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
 use crate::llm::endpoint::sha256_hex;
 use crate::sim::Databases;
+use crate::suite::predict::Predictor;
+use crate::suite::protocol::SimulateError;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
 

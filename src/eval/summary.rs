@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
-use super::protocol::ratio;
+use crate::suite::protocol::ratio;
 
 /// Pooled counts of a set of conversations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

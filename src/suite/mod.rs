@@ -14,6 +14,8 @@ use crate::Result;
 
 pub mod catalog;
 pub mod docs;
+pub mod predict;
+pub mod protocol;
 pub mod similarity;
 
 pub use catalog::{
@@ -62,7 +64,7 @@ pub trait Suite: Sync {
 
     /// How `evaluate` runs a predictor through a dialogue and scores it
     /// (ToolTalk: Algorithms 1 and 2).
-    fn protocol(&self) -> &'static dyn crate::eval::Protocol;
+    fn protocol(&self) -> &'static dyn protocol::Protocol;
 
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(

@@ -29,11 +29,11 @@
 use std::borrow::Cow;
 
 use crate::dialogue::{Conversation, GoldCall, Role};
-use crate::eval::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
-use crate::eval::protocol::{
+use crate::sim::Databases;
+use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::suite::protocol::{
     Answer, Flags, GoldRef, Metrics, Protocol, Scoring, SimulateError, Simulation, TurnRun,
 };
-use crate::sim::Databases;
 use crate::suite::{Suite, TextSimilarity, World};
 
 use super::catalog::tool;

@@ -50,7 +50,7 @@ impl Suite for ToolTalk {
         Ok(databases)
     }
 
-    fn protocol(&self) -> &'static dyn crate::eval::Protocol {
+    fn protocol(&self) -> &'static dyn crate::suite::protocol::Protocol {
         &eval::Algorithms
     }
 

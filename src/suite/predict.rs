@@ -15,6 +15,7 @@
 //! later). The code as first published, at the paper's time, appended the
 //! text before the calls.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
@@ -161,6 +162,24 @@ impl std::fmt::Display for PredictError {
     }
 }
 
+/// What a predictor was set up with, for the record: the fields that do
+/// not apply to a predictor stay `None` (null in JSON).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PredictorSettings {
+    /// The chat model asked for (openai).
+    pub model: Option<String>,
+    /// `exact`, `suite` or `all` (openai).
+    pub api_mode: Option<String>,
+    /// Whether the tool documentation was blanked (openai).
+    pub no_docs: Option<bool>,
+    /// The sampling temperature; null also when the server's default was used.
+    pub temperature: Option<f32>,
+    /// The predictions file as given (replay); informative, not compared.
+    pub predictions: Option<String>,
+    /// SHA-256 of the predictions file's bytes (replay).
+    pub predictions_sha256: Option<String>,
+}
+
 /// An assistant under evaluation.
 pub trait Predictor: Sync {
     /// A short name for reports ("oracle", "openai:gpt-4o", ...).
@@ -168,8 +187,8 @@ pub trait Predictor: Sync {
 
     /// What the predictor was set up with, recorded in every output file
     /// so that a resumed run re-evaluates what another setting produced.
-    fn settings(&self) -> super::output::PredictorSettings {
-        super::output::PredictorSettings::default()
+    fn settings(&self) -> PredictorSettings {
+        PredictorSettings::default()
     }
 
     /// What the assistant does next in `input.turn`.
