@@ -12,7 +12,7 @@ use crate::formats::{discover, validate_databases};
 use crate::lint::{lint_files, Config, Options};
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
-use crate::verify::{verify_each, Difference};
+use crate::verify::{suite_of, verify_files, Difference};
 use crate::Error;
 
 /// How one step went.
@@ -202,18 +202,15 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
 }
 
 fn verify_step(files: &[PathBuf], databases: &Databases) -> (Step, Vec<Difference>) {
-    let mut calls = 0;
-    let mut differs = Vec::new();
-    let mut unreadable = Vec::new();
-    for result in verify_each(files, databases) {
-        match result {
-            Ok((n, found)) => {
-                calls += n;
-                differs.extend(found);
-            }
-            Err(e) => unreadable.push(e.to_string()),
-        }
-    }
+    let report = match suite_of(files, None) {
+        Ok(suite) => verify_files(files, suite, databases),
+        Err(e) => crate::verify::Report {
+            errors: vec![e.to_string()],
+            ..Default::default()
+        },
+    };
+    let (verified, calls) = (report.conversations, report.calls);
+    let (differs, unreadable) = (report.differs, report.errors);
     let outcome = if !unreadable.is_empty() {
         Outcome::Broken
     } else if !differs.is_empty() {
@@ -221,7 +218,6 @@ fn verify_step(files: &[PathBuf], databases: &Databases) -> (Step, Vec<Differenc
     } else {
         Outcome::Passed
     };
-    let verified = files.len() - unreadable.len();
     let summary = format!(
         "{} of {calls} gold calls in {verified} conversations reproduce",
         calls - differs.len()
