@@ -13,7 +13,7 @@ use crate::lint::{lint_files, Config, Options};
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
 use crate::suite::Suite;
-use crate::verify::{verify_each, Difference};
+use crate::verify::{verify_files, Difference};
 use crate::Error;
 
 /// How one step went.
@@ -90,7 +90,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
 
     let mut differs = Vec::new();
     if let Some(databases) = &databases {
-        let (step, found) = verify_step(&conversations, databases);
+        let (step, found) = verify_step(&conversations, suite, databases);
         steps.push(step);
         differs = found;
     } else {
@@ -211,19 +211,14 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
     }
 }
 
-fn verify_step(files: &[PathBuf], databases: &Databases) -> (Step, Vec<Difference>) {
-    let mut calls = 0;
-    let mut differs = Vec::new();
-    let mut unreadable = Vec::new();
-    for result in verify_each(files, databases) {
-        match result {
-            Ok((n, found)) => {
-                calls += n;
-                differs.extend(found);
-            }
-            Err(e) => unreadable.push(e.to_string()),
-        }
-    }
+fn verify_step(
+    files: &[PathBuf],
+    suite: &dyn Suite,
+    databases: &Databases,
+) -> (Step, Vec<Difference>) {
+    let report = verify_files(files, suite, databases);
+    let (verified, calls) = (report.conversations, report.calls);
+    let (differs, unreadable) = (report.differs, report.errors);
     let outcome = if !unreadable.is_empty() {
         Outcome::Broken
     } else if !differs.is_empty() {
@@ -231,7 +226,6 @@ fn verify_step(files: &[PathBuf], databases: &Databases) -> (Step, Vec<Differenc
     } else {
         Outcome::Passed
     };
-    let verified = files.len() - unreadable.len();
     let summary = format!(
         "{} of {calls} gold calls in {verified} conversations reproduce",
         calls - differs.len()

@@ -64,7 +64,12 @@ fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
         "conversation": turns,
     });
     let mut conversation: Conversation = serde_json::from_value(value).unwrap();
-    let replay = talkforge::verify::replay(&databases(), &conversation).unwrap();
+    let replay = talkforge::verify::replay(
+        &talkforge::suites::tooltalk::ToolTalk,
+        &databases(),
+        &conversation,
+    )
+    .unwrap();
     for (t, c, executed) in replay.executions {
         let gold = &mut conversation.conversation[t].apis.as_mut().unwrap()[c];
         gold.response = executed.response;

@@ -12,11 +12,6 @@ fn talkforge() -> Command {
     Command::cargo_bin("talkforge").unwrap()
 }
 
-fn upstream() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
-    dir.is_dir().then_some(dir)
-}
-
 fn write_json(path: &Path, value: &Value) {
     fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
@@ -66,7 +61,9 @@ fn search_call(response: Value) -> Value {
 
 #[test]
 fn blanked_upstream_easy_is_restored_byte_for_byte() {
-    let Some(up) = upstream() else { return };
+    let Some(up) = talkforge::test_support::upstream("tooltalk") else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let mut originals = Vec::new();
     for entry in fs::read_dir(up.join("easy")).unwrap() {
@@ -298,4 +295,27 @@ fn an_unreadable_file_stops_the_fill_before_anything_is_written() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(leftovers.len(), 3, "no temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn an_unknown_suite_is_a_usage_error_and_a_known_one_is_used() {
+    talkforge()
+        .args(["fill", "--check", "--suite", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown suite \"nope\""));
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = small_world(tmp.path());
+    let file = tmp.path().join("c.json");
+    write_json(
+        &file,
+        &conversation(json!([search_call(json!({"emails": []}))])),
+    );
+    talkforge()
+        .args(["fill", "--check", "--suite", "tooltalk"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .stdout(predicates::str::contains("1 conversations, 1 gold calls"));
 }

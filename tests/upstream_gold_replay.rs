@@ -4,21 +4,12 @@
 //! (../shared/upstream/tooltalk/gold-replay.tsv).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use talkforge::formats::discover;
-use talkforge::sim::Databases;
+use talkforge::suite::Suite;
+use talkforge::suites::tooltalk::ToolTalk;
 use talkforge::verify::verify_files;
-
-fn upstream() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/tooltalk");
-    if dir.exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} not found", dir.display());
-        None
-    }
-}
 
 /// (file name, turn, call) -> (api name, reproduces?)
 type Verdicts = BTreeMap<(String, usize, usize), (String, bool)>;
@@ -42,11 +33,13 @@ fn reference_table(dir: &Path) -> Verdicts {
 
 #[test]
 fn every_upstream_gold_call_gets_the_reference_verdict() {
-    let Some(dir) = upstream() else { return };
+    let Some(dir) = talkforge::test_support::upstream("tooltalk") else {
+        return;
+    };
     let want = reference_table(&dir);
-    let databases = Databases::load(&dir.join("databases")).unwrap();
+    let databases = ToolTalk.load_databases(&dir.join("databases")).unwrap();
     let files = discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
-    let report = verify_files(&files, &databases);
+    let report = verify_files(&files, &ToolTalk, &databases);
     assert_eq!(report.conversations, 78);
     assert_eq!(report.calls, want.len());
 

@@ -5,15 +5,20 @@ use std::path::PathBuf;
 use super::{OutputFormat, Status};
 use crate::fill::{fill_files, FillOptions, FillReport};
 use crate::formats::discover;
+use crate::verify::{extensions, suite_of};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Conversation files or folders (searched recursively for .json).
+    /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    #[arg(long, default_value = "databases")]
-    pub databases: PathBuf,
+    /// The databases folder [default: the suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
+    /// The suite the dialogues belong to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
     /// Write nothing; exit 1 when any file would change.
     #[arg(long)]
     pub check: bool,
@@ -25,12 +30,18 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let files = discover(&args.paths, &["json"])?;
+    let forced = super::verify::forced_suite(args.suite.as_deref())?;
+    let files = discover(&args.paths, &extensions(forced))?;
+    let suite = suite_of(&files, forced)?;
+    let databases = args
+        .databases
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let options = FillOptions {
         check: args.check,
         seed: args.seed,
     };
-    let report = fill_files(&files, &args.databases, options)?;
+    let report = fill_files(&files, suite, &databases, options)?;
     match args.format {
         OutputFormat::Json => println!(
             "{}",

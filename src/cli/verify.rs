@@ -4,84 +4,87 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::formats::discover_alongside;
-use crate::json::stream::ArraySpool;
-use crate::sim::Databases;
-use crate::verify::verify_in_order;
+use crate::formats::discover;
+use crate::suite::Suite;
+use crate::verify::{extensions, suite_of, verify_files};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Conversation files or folders (searched recursively for .json).
+    /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    #[arg(long, default_value = "databases")]
-    pub databases: PathBuf,
+    /// The databases folder [default: the suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
+    /// The suite the dialogues belong to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
+/// The suite `--suite` names, if given.
+pub(super) fn forced_suite(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Error> {
+    name.map(|name| {
+        crate::suites::by_name(name).ok_or_else(|| {
+            let known: Vec<&str> = crate::suites::all().iter().map(|s| s.name()).collect();
+            Error::Usage(format!(
+                "unknown suite {name:?} (known: {})",
+                known.join(", ")
+            ))
+        })
+    })
+    .transpose()
+}
+
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let (files, databases) =
-        discover_alongside(&args.paths, &["json"], || Databases::load(&args.databases));
-    let databases = databases?;
-    let files = files?;
+    let forced = forced_suite(args.suite.as_deref())?;
+    let files = discover(&args.paths, &extensions(forced))?;
+    let suite = suite_of(&files, forced)?;
+    let databases_dir = args
+        .databases
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
+    let databases = suite.load_databases(&databases_dir)?;
+    let report = verify_files(&files, suite, &databases);
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
-    let counts = match args.format {
+    match args.format {
         OutputFormat::Json => {
-            // The differences are spooled (a copied dataset can have
-            // thousands) and spliced in after the counts.
-            let mut spool = ArraySpool::new();
-            let mut spool_error = None;
-            let render = crate::verify::Difference::render_element;
-            let counts = verify_in_order(&files, &databases, render, |element| {
-                if spool_error.is_none() {
-                    spool_error = spool.push(&element).err();
-                }
-            });
-            if let Some(e) = spool_error {
-                return Err(Error::Other(format!(
-                    "cannot keep the differences in a temporary file: {e}"
-                )));
-            }
-            let _ = spool
-                .write_document(&counts.report(), "differs", &mut stdout)
+            // Written as it is serialised: the differences can be megabytes.
+            let _ = serde_json::to_writer_pretty(&mut stdout, &report)
+                .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(stdout));
-            counts
         }
         OutputFormat::Human => {
-            let counts = verify_in_order(
-                &files,
-                &databases,
-                |d| {
-                    format!(
-                        "{} turn {} call {} ({}) differs:\n{}\n",
-                        d.file, d.turn, d.call, d.api_name, d.diff
-                    )
-                },
-                |text| {
-                    let _ = stdout.write_all(text.as_bytes());
-                },
-            );
+            for d in &report.differs {
+                let _ = writeln!(
+                    stdout,
+                    "{} turn {} call {} ({}) differs:\n{}",
+                    d.file, d.turn, d.call, d.api_name, d.diff
+                );
+            }
             let _ = writeln!(
                 stdout,
                 "{} conversations, {} gold calls: {} reproduce, {} differ",
-                counts.conversations, counts.calls, counts.reproduced, counts.differs
+                report.conversations,
+                report.calls,
+                report.reproduced,
+                report.differs.len()
             );
-            counts
         }
-    };
+    }
     let _ = stdout.flush();
     drop(stdout);
-    for error in &counts.errors {
+    for error in &report.errors {
         eprintln!("error: {error}");
     }
-    if !counts.errors.is_empty() {
+    if !report.errors.is_empty() {
         return Err(Error::Other(format!(
             "{} of {} files could not be verified",
-            counts.errors.len(),
+            report.errors.len(),
             files.len()
         )));
     }
-    Ok(Status::from_findings(counts.differs > 0))
+    Ok(Status::from_findings(!report.differs.is_empty()))
 }

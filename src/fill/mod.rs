@@ -3,7 +3,7 @@
 //! file, keeping everything else (key order, unknown keys) as it was.
 //!
 //! Files are rewritten through their parsed tree in the upstream style
-//! (`dataset::to_python_json`), only when a recorded result changes: a fill
+//! (`formats::to_python_json`), only when a recorded result changes: a fill
 //! that changes nothing touches no byte. With `seed`, records that recorded
 //! query results list but the databases lack are added first (see
 //! [`seed`]), so those recordings reproduce instead of being overwritten.
@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::formats::write::value_to_python_json;
 use crate::formats::{atomic_write, load_conversation, to_python_json, LoadedConversation};
 use crate::sim::Databases;
+use crate::suite::Suite;
 use crate::verify::replay;
 use crate::{Error, Result};
 
@@ -45,10 +46,15 @@ pub struct FileFill {
 }
 
 /// Fill one loaded conversation in memory.
-pub fn fill_conversation(loaded: &LoadedConversation, databases: &Databases) -> Result<FileFill> {
+pub fn fill_conversation(
+    loaded: &LoadedConversation,
+    suite: &dyn Suite,
+    databases: &Databases,
+) -> Result<FileFill> {
     let path = &loaded.path;
     let file = path.display().to_string();
-    let replayed = replay(databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
+    let replayed =
+        replay(suite, databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
     let mut tree: Option<Value> = None;
     let mut filled = Vec::new();
     for ((turn, call, gold), (_, _, executed)) in
@@ -91,7 +97,7 @@ pub fn fill_conversation(loaded: &LoadedConversation, databases: &Databases) -> 
     });
     Ok(FileFill {
         path: path.clone(),
-        calls: replayed.calls,
+        calls: replayed.executions.len(),
         filled,
         new_text,
     })
@@ -133,11 +139,12 @@ pub struct FillOptions {
 /// cannot be read, every such file is named and nothing at all is written.
 pub fn fill_files(
     files: &[PathBuf],
+    suite: &dyn Suite,
     databases_dir: &Path,
     options: FillOptions,
 ) -> Result<FillReport> {
     let loaded = load_all(files)?;
-    let mut databases = Databases::load(databases_dir)?;
+    let mut databases = suite.load_databases(databases_dir)?;
     let mut report = FillReport {
         files: loaded.len(),
         written: !options.check,
@@ -157,7 +164,7 @@ pub fn fill_files(
     }
     let fills: Vec<Result<FileFill>> = loaded
         .par_iter()
-        .map(|l| fill_conversation(l, &databases))
+        .map(|l| fill_conversation(l, suite, &databases))
         .collect();
     let fills = collect_all(fills)?;
     for fill in &fills {
