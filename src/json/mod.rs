@@ -3,6 +3,5 @@
 //! each value is in its text.
 
 pub mod compare;
-pub mod stream;
 pub mod text;
 pub mod tree;
