@@ -8,8 +8,6 @@
 //! query results list but the databases lack are added first (see
 //! [`seed`]), so those recordings reproduce instead of being overwritten.
 
-pub mod seed;
-
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -23,7 +21,7 @@ use crate::suite::Suite;
 use crate::verify::replay;
 use crate::{Error, Result};
 
-pub use seed::{seed_databases, SeededRecord};
+pub use crate::suite::SeededRecord;
 
 /// A gold call whose recorded result was (or would be) replaced.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -152,7 +150,7 @@ pub fn fill_files(
     };
     let mut database_writes = Vec::new();
     if options.seed {
-        let seeded = seed_databases(&loaded, &databases)?;
+        let seeded = suite.seed_databases(&loaded, &databases)?;
         for name in seeded.changed_tables() {
             let path = databases_dir.join(format!("{name}.json"));
             let table = seeded.databases.get(&name).cloned().unwrap_or_default();

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use serde::Serialize;
+
 use crate::dialogue::{Conversation, Request};
+use crate::formats::LoadedConversation;
 use crate::sim::Databases;
 use crate::Result;
 
@@ -43,6 +46,42 @@ pub trait World: Send {
     fn boxed_clone(&self) -> Box<dyn World>;
 }
 
+/// One record added to a database by [`Suite::seed_databases`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeededRecord {
+    /// The database (file stem), e.g. `Email`.
+    pub database: String,
+    /// The user whose entry received the record.
+    pub user: String,
+    pub id: String,
+    /// The gold call whose recorded result lists it.
+    pub file: String,
+    pub turn: usize,
+    pub call: usize,
+    pub api_name: String,
+}
+
+/// The databases with the seeded records, and what was added (see
+/// [`Suite::seed_databases`]).
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    pub databases: Databases,
+    pub records: Vec<SeededRecord>,
+}
+
+impl Seeded {
+    /// Databases that received at least one record, in first-seen order.
+    pub fn changed_tables(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for r in &self.records {
+            if !names.contains(&r.database) {
+                names.push(r.database.clone());
+            }
+        }
+        names
+    }
+}
+
 /// A benchmark family.
 pub trait Suite: Sync {
     /// The name `--suite` takes.
@@ -65,6 +104,21 @@ pub trait Suite: Sync {
     /// How `evaluate` runs a predictor through a dialogue and scores it
     /// (ToolTalk: Algorithms 1 and 2).
     fn protocol(&self) -> &'static dyn protocol::Protocol;
+
+    /// `fill --seed`: add to `initial` the records that the dialogues'
+    /// recorded results list and the databases lack, so that those
+    /// recordings reproduce; never change an existing record.
+    fn seed_databases(
+        &self,
+        dialogues: &[LoadedConversation],
+        initial: &Databases,
+    ) -> Result<Seeded> {
+        let _ = (dialogues, initial);
+        Err(crate::Error::Usage(format!(
+            "the {} suite cannot seed databases from recordings",
+            self.name()
+        )))
+    }
 
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(

@@ -13,6 +13,7 @@ pub mod compare;
 pub mod databases;
 pub mod eval;
 pub mod plugins;
+pub mod seed;
 pub mod world;
 
 pub use catalog::{catalog, tool};
@@ -52,6 +53,14 @@ impl Suite for ToolTalk {
 
     fn protocol(&self) -> &'static dyn crate::suite::protocol::Protocol {
         &eval::Algorithms
+    }
+
+    fn seed_databases(
+        &self,
+        dialogues: &[crate::formats::LoadedConversation],
+        initial: &Databases,
+    ) -> Result<crate::suite::Seeded> {
+        seed::seed_databases(dialogues, initial)
     }
 
     fn world(

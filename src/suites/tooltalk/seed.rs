@@ -1,4 +1,4 @@
-//! Completing the databases from recordings (`fill --seed`).
+//! Completing ToolTalk's databases from recordings (`fill --seed`).
 //!
 //! A maintainer who writes "you have an email from Dana about the invoice"
 //! into a conversation records it in the query's result; the database must
@@ -12,13 +12,14 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::formats::LoadedConversation;
 use crate::sim::table::Record;
 use crate::sim::Databases;
-use crate::suites::tooltalk::{tool, World};
+use crate::suite::{Seeded, SeededRecord};
+
+use super::{tool, World};
 use crate::{Error, Result};
 
 /// The listing queries whose results name database records: tool, the key
@@ -30,41 +31,6 @@ const LISTINGS: [(&str, &str, &str); 5] = [
     ("GetReminders", "reminders", "reminder_id"),
     ("FindAlarms", "alarms", "alarm_id"),
 ];
-
-/// One record added to a database.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SeededRecord {
-    /// The database (file stem), e.g. `Email`.
-    pub database: String,
-    /// The user whose entry received the record.
-    pub user: String,
-    pub id: String,
-    /// The gold call whose recorded result lists it.
-    pub file: String,
-    pub turn: usize,
-    pub call: usize,
-    pub api_name: String,
-}
-
-/// The databases with the seeded records, and what was added.
-#[derive(Debug, Clone)]
-pub struct Seeded {
-    pub databases: Databases,
-    pub records: Vec<SeededRecord>,
-}
-
-impl Seeded {
-    /// Databases that received at least one record, in first-seen order.
-    pub fn changed_tables(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for r in &self.records {
-            if !names.contains(&r.database) {
-                names.push(r.database.clone());
-            }
-        }
-        names
-    }
-}
 
 /// Add what the recordings list and the databases lack. Conversations are
 /// processed in order, so a record seeded for one is there for the next.
