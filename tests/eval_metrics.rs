@@ -14,7 +14,9 @@ use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall
 use talkforge::sim::Databases;
 use talkforge::suite::protocol::{Answer, GoldRef, Scoring, Simulation, TurnRun};
 use talkforge::suite::similarity::ExactText;
+use talkforge::suite::Suite;
 use talkforge::suites::tooltalk::eval::{execute, score, simulate, PARSE_FAILURE};
+use talkforge::suites::tooltalk::ToolTalk;
 use talkforge::suites::tooltalk::World;
 
 const TOKEN: &str = "tok-alice";
@@ -129,10 +131,10 @@ fn run<'c>(
     predictor: &dyn Predictor,
     bound: usize,
 ) -> (Simulation<'c>, Scoring) {
-    let simulation = simulate(&databases(), conversation, predictor, bound).unwrap();
+    let simulation = simulate(&ToolTalk, &databases(), conversation, predictor, bound).unwrap();
     let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
     let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
-    let scoring = score(predictions, &gold, &ExactText);
+    let scoring = score(ToolTalk.catalog(), predictions, &gold, &ExactText);
     (simulation, scoring)
 }
 
@@ -684,7 +686,7 @@ fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversatio
     for predictor in predictors {
         for bound in [1, 10] {
             assert_eq!(
-                simulate(databases, conversation, predictor, bound).unwrap(),
+                simulate(&ToolTalk, databases, conversation, predictor, bound).unwrap(),
                 simulate_from_scratch(databases, conversation, predictor, bound),
                 "{} with {}, bound {bound}",
                 conversation.name,

@@ -203,6 +203,7 @@ fn evaluate_one(
     let protocol = options.suite.protocol();
     let simulation = protocol
         .simulate(
+            options.suite,
             options.databases,
             &conversation,
             predictor,
@@ -212,7 +213,7 @@ fn evaluate_one(
             SimulateError::Setup(m) => Error::input(path, m),
             SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
         })?;
-    let scoring = protocol.score(&simulation, similarity);
+    let scoring = protocol.score(options.suite, &simulation, similarity);
     if let Some(failure) = similarity.failure() {
         return Err(Error::Other(format!(
             "{}: text similarity failed: {failure}",

@@ -11,16 +11,18 @@ use serde_json::Value;
 use super::predict::{PredictError, PredictedCall, Predictor};
 use crate::dialogue::{Conversation, GoldCall};
 use crate::sim::Databases;
-use crate::suite::TextSimilarity;
+use crate::suite::{Suite, TextSimilarity};
 
 /// The default bound on calls within one assistant turn.
 pub const DEFAULT_MAX_CALLS_PER_TURN: usize = 10;
 
 /// A suite's evaluation protocol.
 pub trait Protocol: Sync {
-    /// Run `predictor` through every assistant turn of `conversation`.
+    /// Run `predictor` through every assistant turn of `conversation`, in
+    /// worlds that `suite` sets up.
     fn simulate<'c>(
         &self,
+        suite: &dyn Suite,
         databases: &Databases,
         conversation: &'c Conversation,
         predictor: &dyn Predictor,
@@ -28,7 +30,12 @@ pub trait Protocol: Sync {
     ) -> Result<Simulation<'c>, SimulateError>;
 
     /// Match the simulation's predictions with its gold calls.
-    fn score(&self, simulation: &Simulation<'_>, text: &dyn TextSimilarity) -> Scoring;
+    fn score(
+        &self,
+        suite: &dyn Suite,
+        simulation: &Simulation<'_>,
+        text: &dyn TextSimilarity,
+    ) -> Scoring;
 }
 
 /// The turn's closing answer.

@@ -1,5 +1,8 @@
 //! ToolTalk's evaluation protocol.
 //!
+//! Both are written against the seam (the suite's world and its tools'
+//! comparators), so another suite evaluated the same way can use them.
+//!
 //! Algorithm 1 simulates every assistant turn of a gold conversation with a
 //! predictor: for each assistant turn the world is set up afresh with the
 //! gold calls of the earlier assistant turns replayed, and the predictor is
@@ -34,9 +37,8 @@ use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, 
 use crate::suite::protocol::{
     Answer, Flags, GoldRef, Metrics, Protocol, Scoring, SimulateError, Simulation, TurnRun,
 };
-use crate::suite::{Suite, TextSimilarity, World};
+use crate::suite::{Catalog, Suite, TextSimilarity, World};
 
-use super::catalog::tool;
 use super::compare::default_matches;
 
 /// The exception the reference records for a call whose arguments could
@@ -50,30 +52,43 @@ pub struct Algorithms;
 impl Protocol for Algorithms {
     fn simulate<'c>(
         &self,
+        suite: &dyn Suite,
         databases: &Databases,
         conversation: &'c Conversation,
         predictor: &dyn Predictor,
         max_calls_per_turn: usize,
     ) -> Result<Simulation<'c>, SimulateError> {
-        simulate(databases, conversation, predictor, max_calls_per_turn)
+        simulate(
+            suite,
+            databases,
+            conversation,
+            predictor,
+            max_calls_per_turn,
+        )
     }
 
-    fn score(&self, simulation: &Simulation<'_>, text: &dyn TextSimilarity) -> Scoring {
+    fn score(
+        &self,
+        suite: &dyn Suite,
+        simulation: &Simulation<'_>,
+        text: &dyn TextSimilarity,
+    ) -> Scoring {
         let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
         let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
-        score(predictions, &gold, text)
+        score(suite.catalog(), predictions, &gold, text)
     }
 }
 
 /// Algorithm 1 over `conversation`.
 pub fn simulate<'c>(
+    suite: &dyn Suite,
     databases: &Databases,
     conversation: &'c Conversation,
     predictor: &dyn Predictor,
     max_calls_per_turn: usize,
 ) -> Result<Simulation<'c>, SimulateError> {
     // The world after the gold calls of the assistant turns so far.
-    let mut gold_world = super::ToolTalk
+    let mut gold_world = suite
         .world(databases, conversation)
         .map_err(SimulateError::Setup)?;
     let mut turns = Vec::new();
@@ -200,6 +215,7 @@ pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
 
 /// Algorithm 2: match `predictions` (in order) against `gold` (in order).
 pub fn score<'a>(
+    catalog: &Catalog,
     predictions: impl IntoIterator<Item = &'a PredictedCall>,
     gold: &[&GoldCall],
     text: &dyn TextSimilarity,
@@ -212,7 +228,7 @@ pub fn score<'a>(
         // A prediction satisfies a gold call of the same tool that the
         // tool's comparator accepts (the default one for a tool outside
         // the catalog).
-        let spec = tool(prediction.api_name);
+        let spec = catalog.tool(prediction.api_name);
         let comparator = spec.map_or(default_matches as crate::suite::MatchFn, |t| t.matches);
         let matched = (0..gold.len()).find(|&g| {
             !gold_matched[g]

@@ -1,0 +1,308 @@
+//! The seam proven by a suite that is not a benchmark family: two toy tools
+//! over one table of counters, defined here, run through verify, fill and
+//! evaluate exactly as ToolTalk and API-Bank are.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+use talkforge::dialogue::{Conversation, GoldCall};
+use talkforge::sim::pyrandom::PyRandom;
+use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
+use talkforge::sim::{Databases, Reply, Tables, ToolCtx};
+use talkforge::suite::protocol::Protocol;
+use talkforge::suite::{
+    CallRef, Catalog, Execution, Group, ParamSpec, ParamType, Suite, TextSimilarity, ToolSpec,
+    World,
+};
+use talkforge::suites::tooltalk::eval::Algorithms;
+
+const COUNTERS: &str = "Counters";
+
+static ADD: ToolSpec = ToolSpec {
+    name: "Add",
+    group: "Counting",
+    description: "Adds an amount to a named counter.",
+    parameters: &[
+        ParamSpec::new("counter", ParamType::String, "The counter's name.", true),
+        ParamSpec::new("amount", ParamType::Integer, "How much to add.", true),
+    ],
+    returns: &[],
+    is_action: true,
+    requires_auth: false,
+    database: Some(COUNTERS),
+    run: add,
+    matches: same_arguments,
+};
+
+static TOTAL: ToolSpec = ToolSpec {
+    name: "Total",
+    group: "Counting",
+    description: "A counter's total.",
+    parameters: &[ParamSpec::new(
+        "counter",
+        ParamType::String,
+        "The counter's name.",
+        true,
+    )],
+    returns: &[],
+    is_action: false,
+    requires_auth: false,
+    database: Some(COUNTERS),
+    run: total,
+    matches: same_arguments,
+};
+
+fn add(ctx: &mut ToolCtx<'_>, args: &Map<String, Value>) -> Result<Reply, String> {
+    let name = args["counter"].as_str().ok_or("counter must be text")?;
+    let amount = args["amount"]
+        .as_i64()
+        .ok_or("amount must be a whole number")?;
+    let counters = ctx.own_mut();
+    let total = counters
+        .get(name)
+        .and_then(|r| r.to_value().as_i64())
+        .unwrap_or(0)
+        + amount;
+    counters.insert(name, json!(total));
+    Ok(Reply::from(json!({ "total": total })))
+}
+
+fn total(ctx: &mut ToolCtx<'_>, args: &Map<String, Value>) -> Result<Reply, String> {
+    let name = args["counter"].as_str().ok_or("counter must be text")?;
+    match ctx.own().get(name).map(|r| r.to_value()) {
+        Some(total) => Ok(Reply::from(json!({ "total": total }))),
+        None => Err(format!("Counter {name} not found.")),
+    }
+}
+
+fn same_arguments(prediction: CallRef<'_>, gold: &GoldCall, _: &dyn TextSimilarity) -> bool {
+    prediction.exception == gold.exception.as_deref()
+        && gold
+            .request
+            .parameters
+            .iter()
+            .all(|(k, v)| prediction.parameters.get(k) == Some(v))
+}
+
+struct Counting;
+
+fn catalog() -> &'static Catalog {
+    static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let group = Group {
+            name: "Counting",
+            description: "Counters.",
+        };
+        Catalog::new(vec![group], vec![&ADD, &TOTAL])
+    })
+}
+
+#[derive(Clone)]
+struct CountingWorld {
+    tables: Tables,
+    rng: PyRandom,
+}
+
+impl World for CountingWorld {
+    fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution {
+        let request = talkforge::dialogue::Request {
+            api_name: api_name.to_string(),
+            parameters: parameters.clone(),
+        };
+        let now = strptime_str("2024-01-01 00:00:00", TIMESTAMP).unwrap();
+        let result = match catalog().tool(api_name) {
+            Some(spec) => {
+                let mut ctx = ToolCtx::new(now, &mut self.rng, COUNTERS, &mut self.tables);
+                (spec.run)(&mut ctx, parameters)
+            }
+            None => Err(format!("no tool {api_name}")),
+        };
+        let (response, exception) = match result {
+            Ok(reply) => (reply.into_value(), None),
+            Err(e) => (Value::Null, Some(e)),
+        };
+        Execution {
+            request,
+            response,
+            exception,
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn World> {
+        Box::new(self.clone())
+    }
+}
+
+impl Suite for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn catalog(&self) -> &'static Catalog {
+        catalog()
+    }
+    fn extension(&self) -> &'static str {
+        "json"
+    }
+    fn default_databases(&self) -> &'static str {
+        "databases"
+    }
+    fn load_databases(&self, dir: &Path) -> talkforge::Result<Databases> {
+        Databases::load(dir)
+    }
+    fn protocol(&self) -> &'static dyn Protocol {
+        // Evaluated as ToolTalk evaluates: its Algorithms 1 and 2 are
+        // written against the seam.
+        &Algorithms
+    }
+    fn world(
+        &self,
+        databases: &Databases,
+        _dialogue: &Conversation,
+    ) -> Result<Box<dyn World>, String> {
+        Ok(Box::new(CountingWorld {
+            tables: databases.tables(),
+            rng: PyRandom::for_tool(),
+        }))
+    }
+}
+
+/// A dialogue in the project's format: the user asks, the assistant adds 3
+/// apples and reads the total back. Recorded results are left out.
+fn dialogue() -> Value {
+    let call = |api: &str, parameters: Value| json!({"request": {"api_name": api, "parameters": parameters}});
+    json!({
+        "name": "counting",
+        "conversation_id": "counting-1",
+        "suites_used": ["Counting"],
+        "apis_used": ["Add", "Total"],
+        "user": {},
+        "metadata": {"timestamp": "2024-01-01 00:00:00"},
+        "conversation": [
+            {"index": 0, "role": "user", "text": "Add three apples, then tell me how many."},
+            {"index": 1, "role": "assistant", "text": "You have 5 apples.",
+             "apis": [call("Add", json!({"counter": "apples", "amount": 3})),
+                      call("Total", json!({"counter": "apples"}))]},
+            {"index": 2, "role": "user", "text": "And pears?"},
+            {"index": 3, "role": "assistant", "text": "There is no pear counter.",
+             "apis": [call("Total", json!({"counter": "pears"}))]}
+        ]
+    })
+}
+
+/// A folder with the databases and one dialogue file.
+fn dataset() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let databases = dir.path().join("databases");
+    std::fs::create_dir(&databases).unwrap();
+    std::fs::write(databases.join("Counters.json"), r#"{"apples": 2}"#).unwrap();
+    let file = dir.path().join("dialogues").join("counting.json");
+    std::fs::create_dir(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_string_pretty(&dialogue()).unwrap()).unwrap();
+    (dir, databases, file)
+}
+
+fn recorded(file: &Path) -> Vec<(Value, Value)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let conversation: Conversation = serde_json::from_str(&text).unwrap();
+    conversation
+        .gold_calls()
+        .map(|(_, _, call)| (call.response.clone(), json!(call.exception)))
+        .collect()
+}
+
+#[test]
+fn fill_records_what_the_toy_world_returns_and_verify_reproduces_it() {
+    let (_dir, databases_dir, file) = dataset();
+    let files = vec![file.clone()];
+    let options = talkforge::fill::FillOptions::default();
+    let report = talkforge::fill::fill_files(&files, &Counting, &databases_dir, options).unwrap();
+    assert_eq!((report.files, report.calls, report.filled.len()), (1, 3, 3));
+    assert_eq!(
+        recorded(&file),
+        [
+            (json!({"total": 5}), Value::Null),
+            (json!({"total": 5}), Value::Null),
+            (Value::Null, json!("Counter pears not found.")),
+        ]
+    );
+
+    let databases = Counting.load_databases(&databases_dir).unwrap();
+    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    assert_eq!((report.calls, report.reproduced), (3, 3));
+    assert!(report.differs.is_empty() && report.errors.is_empty());
+
+    // A recording edited by hand is a difference, shown as a diff.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("\"total\": 5", "\"total\": 6", 1)).unwrap();
+    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    assert_eq!(report.reproduced, 2);
+    let difference = &report.differs[0];
+    assert_eq!(
+        (
+            difference.turn,
+            difference.call,
+            difference.api_name.as_str()
+        ),
+        (1, 0, "Add")
+    );
+    assert!(
+        difference.diff.contains("-        \"total\": 6"),
+        "{}",
+        difference.diff
+    );
+    assert!(
+        difference.diff.contains("+        \"total\": 5"),
+        "{}",
+        difference.diff
+    );
+}
+
+#[test]
+fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
+    let (dir, databases_dir, file) = dataset();
+    let files = vec![file];
+    talkforge::fill::fill_files(&files, &Counting, &databases_dir, Default::default()).unwrap();
+    let databases = Counting.load_databases(&databases_dir).unwrap();
+    let options = talkforge::eval::RunOptions {
+        suite: &Counting,
+        databases: &databases,
+        max_calls_per_turn: 10,
+        out: None,
+        reset: false,
+        threads: Some(1),
+        progress: false,
+    };
+    let similarity = talkforge::suite::similarity::ExactText;
+    let oracle = talkforge::eval::oracle::Oracle;
+    let summary = talkforge::eval::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
+    assert_eq!(summary.rates.conversations, 1);
+    assert_eq!(
+        (summary.predictions, summary.matches, summary.bad_actions),
+        (3, 3, 0)
+    );
+    assert_eq!(summary.rates.success_rate, 1.0);
+
+    // An assistant that adds the wrong amount makes a bad action and
+    // misses the gold Add; its Total still matches.
+    let predictions = dir.path().join("predictions.jsonl");
+    let api = |name: &str, parameters: Value| json!({"role": "api", "request": {"api_name": name, "parameters": parameters}});
+    let lines = [
+        json!({"conversation_id": "counting-1", "turn": 1, "predictions": [
+            api("Add", json!({"counter": "apples", "amount": 4})),
+            api("Total", json!({"counter": "apples"})),
+            {"role": "assistant", "text": "You have 6 apples."}]}),
+        json!({"conversation_id": "counting-1", "turn": 3, "predictions": [
+            api("Total", json!({"counter": "pears"})),
+            {"role": "assistant", "text": "None."}]}),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&predictions, text.join("\n")).unwrap();
+    let replay = talkforge::eval::replay::Replay::load(&predictions).unwrap();
+    let summary = talkforge::eval::evaluate_files(&files, &replay, &similarity, &options).unwrap();
+    assert_eq!((summary.predictions, summary.ground_truths), (3, 3));
+    assert_eq!(
+        (summary.matches, summary.actions, summary.bad_actions),
+        (2, 1, 1)
+    );
+    assert_eq!(summary.rates.success_rate, 0.0);
+}
