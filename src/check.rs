@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::formats::{discover, validate_databases};
+use crate::formats::discover;
 use crate::lint::{lint_files, Config, Options};
+use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
 use crate::suite::Suite;

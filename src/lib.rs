@@ -21,6 +21,7 @@ pub mod lint;
 pub mod llm;
 pub mod ordered;
 pub mod scaffold;
+pub mod schema;
 pub mod sim;
 pub mod stats;
 pub mod suite;

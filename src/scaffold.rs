@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::dialogue::{Conversation, Metadata, Role, Turn, User};
-use crate::gen::scenario::ScenarioPool;
+use crate::formats::scenario::ScenarioPool;
 use crate::suites::tooltalk::{catalog, tool};
 use crate::{Error, Result};
 

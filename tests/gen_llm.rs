@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use talkforge::gen::scenario::ScenarioPool;
+use talkforge::formats::scenario::ScenarioPool;
 
 const KEY: &str = "sk-stub-SECRET-7f3a91";
 /// The model the stub says answered (the run asks for "stub-model").

@@ -1,7 +1,7 @@
 //! `talkforge scenarios sample`: even across tools, deterministic per seed.
 
 use assert_cmd::Command;
-use talkforge::gen::scenario::{Scenario, ScenarioPool};
+use talkforge::formats::scenario::{Scenario, ScenarioPool};
 
 fn pool(name: &str, tool: &str, n: usize) -> ScenarioPool {
     ScenarioPool {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use talkforge::dialogue::Conversation;
-use talkforge::gen::scenario::{Scenario, ScenarioPool};
+use talkforge::formats::scenario::{Scenario, ScenarioPool};
 use talkforge::scaffold::{is_placeholder, PLACEHOLDER};
 
 fn write_pool(dir: &Path) -> std::path::PathBuf {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::{json, Value};
-use talkforge::formats::{validate_databases, SchemaKind};
+use talkforge::schema::{validate_databases, SchemaKind};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

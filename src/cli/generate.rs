@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{OutputFormat, Status};
-use crate::gen::scenario::ScenarioPool;
+use crate::formats::scenario::ScenarioPool;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
 use crate::llm::client::{Client, Reply, Settings};
 use crate::llm::http::HttpSettings;

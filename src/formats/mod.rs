@@ -1,15 +1,15 @@
 //! The file formats, each read into and written from the model in
 //! `dialogue/`: ToolTalk conversations (.json) and API-Bank dialogues
-//! (.jsonl); finding dataset files, reading JSON with errors that name the
-//! file, line and column, schema validation and atomic writes.
+//! (.jsonl); scenario pools; finding dataset files, reading JSON with
+//! errors that name the file, line and column, and atomic writes.
 
 pub mod apibank;
 pub mod discover;
 pub mod read;
-pub mod schema;
+pub mod scenario;
 pub mod write;
 
 pub use discover::{discover, discover_alongside, folder_name};
 pub use read::{load_conversation, read_conversation, read_json, LoadedConversation};
-pub use schema::{validate, validate_databases, SchemaKind, SchemaViolation};
+pub use scenario::{Scenario, ScenarioPool};
 pub use write::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::gen::scenario::Scenario;
+use crate::formats::scenario::Scenario;
 use crate::suites::tooltalk::{catalog, tool};
 
 /// A "Scenario N" label at the start of a line, with the punctuation and

@@ -5,8 +5,7 @@
 pub mod extract;
 pub mod prompts;
 pub mod sample;
-pub mod scenario;
 
+pub use crate::formats::scenario::{Scenario, ScenarioPool};
 pub use extract::Filter;
 pub use prompts::{render_all, Ask, Prompt, DEFAULT_TEMPLATE};
-pub use scenario::{Scenario, ScenarioPool};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::gen::scenario::ScenarioPool;
+use crate::formats::scenario::ScenarioPool;
 use crate::llm::sha256_hex;
 use crate::{Error, Result};
 

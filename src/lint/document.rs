@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::conversation::{Conversation, ModelReading};
 use crate::dialogue as model;
 use crate::formats::read::json_error;
-use crate::gen::scenario::ScenarioPool;
+use crate::formats::scenario::ScenarioPool;
 use crate::json::tree::Json;
 use crate::suites::apibank::Dialogue;
 use crate::{Error, Result};

@@ -105,6 +105,12 @@ pub trait Suite: Sync {
     /// (ToolTalk: Algorithms 1 and 2).
     fn protocol(&self) -> &'static dyn protocol::Protocol;
 
+    /// The JSON Schemas of the suite's database files, by file stem
+    /// (`schemas/databases/<stem>.schema.json`).
+    fn database_schemas(&self) -> &'static [(&'static str, fn() -> Value)] {
+        &[]
+    }
+
     /// `fill --seed`: add to `initial` the records that the dialogues'
     /// recorded results list and the databases lack, so that those
     /// recordings reproduce; never change an existing record.

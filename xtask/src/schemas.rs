@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use talkforge::formats::SchemaKind;
+use talkforge::schema::SchemaKind;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

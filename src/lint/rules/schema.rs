@@ -1,10 +1,10 @@
 use std::sync::OnceLock;
 
-use crate::formats::SchemaKind;
 use crate::json::tree::Json;
 use crate::lint::document::{ConversationShape, Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
+use crate::schema::SchemaKind;
 
 crate::declare_rule! {
     /// Finds files whose structure does not match the project's schemas: a

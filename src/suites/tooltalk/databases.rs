@@ -6,10 +6,27 @@
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 const TIMESTAMP: &str = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$";
 const CLOCK_TIME: &str = r"^\d{2}:\d{2}:\d{2}$";
 const DATE: &str = r"^\d{4}-\d{2}-\d{2}$";
+
+/// Each database file's schema, by file stem, in the order schemas/ lists them.
+pub const SCHEMAS: &[(&str, fn() -> Value)] = &[
+    ("Account", schema::<AccountDatabase>),
+    ("Alarm", schema::<AlarmDatabase>),
+    ("Calendar", schema::<CalendarDatabase>),
+    ("Email", schema::<EmailDatabase>),
+    ("HistoricWeather", schema::<HistoricWeatherDatabase>),
+    ("Message", schema::<MessageDatabase>),
+    ("Reminder", schema::<ReminderDatabase>),
+    ("Weather", schema::<WeatherDatabase>),
+];
+
+fn schema<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise")
+}
 
 /// `Account.json`: accounts by username.
 pub type AccountDatabase = IndexMap<String, Account>;

@@ -55,6 +55,10 @@ impl Suite for ToolTalk {
         &eval::Algorithms
     }
 
+    fn database_schemas(&self) -> &'static [(&'static str, fn() -> serde_json::Value)] {
+        databases::SCHEMAS
+    }
+
     fn seed_databases(
         &self,
         dialogues: &[crate::formats::LoadedConversation],

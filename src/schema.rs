@@ -13,10 +13,9 @@ use serde_json::Value;
 
 use crate::dialogue::Conversation;
 use crate::formats::read::{line_column, read_json};
-use crate::gen::scenario::ScenarioPool;
+use crate::formats::scenario::ScenarioPool;
 use crate::lint::locate::locate;
 use crate::suite::docs::CatalogDoc;
-use crate::suites::tooltalk::databases::*;
 use crate::Result;
 
 /// What kind of file a schema describes.
@@ -29,17 +28,12 @@ pub enum SchemaKind {
     Database(&'static str),
 }
 
-/// The database files with a schema, by stem.
-pub const DATABASES: [&str; 8] = [
-    "Account",
-    "Alarm",
-    "Calendar",
-    "Email",
-    "HistoricWeather",
-    "Message",
-    "Reminder",
-    "Weather",
-];
+/// The database files with a schema, by stem: every suite's, in suite order.
+fn databases() -> impl Iterator<Item = &'static str> {
+    crate::suites::all()
+        .into_iter()
+        .flat_map(|suite| suite.database_schemas().iter().map(|(name, _)| *name))
+}
 
 impl SchemaKind {
     /// Every schema, in the order schemas/ lists them.
@@ -49,7 +43,7 @@ impl SchemaKind {
             SchemaKind::ScenarioPool,
             SchemaKind::Catalog,
         ];
-        kinds.extend(DATABASES.into_iter().map(SchemaKind::Database));
+        kinds.extend(databases().map(SchemaKind::Database));
         kinds
     }
 
@@ -72,17 +66,12 @@ impl SchemaKind {
             SchemaKind::Conversation => of::<Conversation>(),
             SchemaKind::ScenarioPool => of::<ScenarioPool>(),
             SchemaKind::Catalog => of::<CatalogDoc>(),
-            SchemaKind::Database(name) => match name {
-                "Account" => of::<AccountDatabase>(),
-                "Alarm" => of::<AlarmDatabase>(),
-                "Calendar" => of::<CalendarDatabase>(),
-                "Email" => of::<EmailDatabase>(),
-                "HistoricWeather" => of::<HistoricWeatherDatabase>(),
-                "Message" => of::<MessageDatabase>(),
-                "Reminder" => of::<ReminderDatabase>(),
-                "Weather" => of::<WeatherDatabase>(),
-                other => unreachable!("no schema for database {other}"),
-            },
+            SchemaKind::Database(name) => crate::suites::all()
+                .into_iter()
+                .flat_map(|suite| suite.database_schemas())
+                .find(|(known, _)| *known == name)
+                .map(|(_, schema)| schema())
+                .unwrap_or_else(|| unreachable!("no schema for database {name}")),
         }
     }
 
@@ -112,8 +101,7 @@ impl SchemaKind {
     /// The schema for a database file, by its stem; None for databases the
     /// tools do not know (they are loaded but not checked).
     pub fn for_database(stem: &str) -> Option<SchemaKind> {
-        DATABASES
-            .into_iter()
+        databases()
             .find(|name| *name == stem)
             .map(SchemaKind::Database)
     }
@@ -169,7 +157,7 @@ pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec
 /// that cannot be read or parsed is an error (exit 2), naming its place.
 pub fn validate_databases(dir: &Path) -> Result<Vec<SchemaViolation>> {
     let mut violations = Vec::new();
-    for stem in DATABASES {
+    for stem in databases() {
         let path = dir.join(format!("{stem}.json"));
         if !path.exists() {
             continue;
