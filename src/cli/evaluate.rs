@@ -43,11 +43,15 @@ pub enum SimilarityKind {
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Conversation files or folders.
+    /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    #[arg(long, default_value = "databases")]
-    pub databases: PathBuf,
+    /// The databases folder [default: the suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
+    /// The suite the dialogues belong to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
     #[arg(long, value_enum)]
     pub predictor: PredictorKind,
     /// The JSONL file the replay predictor reads (see `talkforge::eval::replay`).
@@ -128,18 +132,14 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     if args.concurrency == Some(0) {
         return Err(Error::Usage("--concurrency must be at least 1".into()));
     }
-    // The suite of the first path named, else the first suite.
-    let suite = args
-        .paths
-        .first()
-        .and_then(|path| crate::suites::for_path(path, None))
-        .unwrap_or(crate::suites::all()[0]);
-    let (files, databases) =
-        crate::formats::discover_alongside(&args.paths, &[suite.extension()], || {
-            suite.load_databases(&args.databases)
-        });
-    let files = files?;
-    let databases = databases?;
+    let forced = super::suite_named(args.suite.as_deref())?;
+    let files = crate::formats::discover(&args.paths, &crate::suites::extensions(forced))?;
+    let suite = crate::suites::of_files(&files, forced)?;
+    let databases_dir = args
+        .databases
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
+    let databases = suite.load_databases(&databases_dir)?;
     let predictor: Box<dyn Predictor> = match args.predictor {
         PredictorKind::Oracle => Box::new(Oracle),
         PredictorKind::Replay => {

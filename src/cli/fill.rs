@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::{OutputFormat, Status};
 use crate::fill::{fill_files, FillOptions, FillReport};
 use crate::formats::discover;
-use crate::verify::{extensions, suite_of};
+use crate::suites::{extensions, of_files};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -30,9 +30,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = super::verify::forced_suite(args.suite.as_deref())?;
+    let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &extensions(forced))?;
-    let suite = suite_of(&files, forced)?;
+    let suite = of_files(&files, forced)?;
     let databases = args
         .databases
         .clone()

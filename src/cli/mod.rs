@@ -122,17 +122,6 @@ pub fn suite_named(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Err
     })
 }
 
-/// The suite of a set of dialogue files: the one forced, else the first
-/// file's (by extension), else the first suite.
-pub fn suite_of(
-    files: &[std::path::PathBuf],
-    forced: Option<&'static dyn Suite>,
-) -> &'static dyn Suite {
-    forced
-        .or_else(|| files.first().and_then(|f| crate::suites::for_path(f, None)))
-        .unwrap_or(crate::suites::all()[0])
-}
-
 /// Rust ignores SIGPIPE, so `talkforge stats | head` would panic on the
 /// first failed print; the default disposition ends the process quietly
 /// instead, as other command-line tools do.

@@ -10,20 +10,20 @@ use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Conversation files or folders (searched recursively for .json).
+    /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
-    /// The benchmark family the files belong to (default: by extension).
+    /// The suite the dialogues belong to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
-    let files = discover(&args.paths, &["json"])?;
-    let suite = super::suite_of(&files, forced);
+    let files = discover(&args.paths, &crate::suites::extensions(forced))?;
+    let suite = crate::suites::of_files(&files, forced)?;
     let stats = stats_files(&files, suite.catalog())?;
     match args.format {
         OutputFormat::Json => println!(

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::formats::discover;
-use crate::suite::Suite;
-use crate::verify::{extensions, suite_of, verify_files};
+use crate::suites::{extensions, of_files};
+use crate::verify::verify_files;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -24,24 +24,10 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-/// The suite `--suite` names, if given.
-pub(super) fn forced_suite(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Error> {
-    name.map(|name| {
-        crate::suites::by_name(name).ok_or_else(|| {
-            let known: Vec<&str> = crate::suites::all().iter().map(|s| s.name()).collect();
-            Error::Usage(format!(
-                "unknown suite {name:?} (known: {})",
-                known.join(", ")
-            ))
-        })
-    })
-    .transpose()
-}
-
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = forced_suite(args.suite.as_deref())?;
+    let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &extensions(forced))?;
-    let suite = suite_of(&files, forced)?;
+    let suite = of_files(&files, forced)?;
     let databases_dir = args
         .databases
         .clone()

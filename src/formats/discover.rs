@@ -39,37 +39,6 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
     Ok(files)
 }
 
-/// [`discover`] with `other` run on a second thread meanwhile: finding the
-/// files of a large dataset is a serial walk of its folders, and work that
-/// does not depend on it (loading the databases) need not wait for it.
-pub fn discover_alongside<T: Send>(
-    paths: &[PathBuf],
-    extensions: &[&str],
-    other: impl FnOnce() -> T + Send,
-) -> (Result<Vec<PathBuf>>, T) {
-    // Taken by whichever runs it: the thread, or this one if no thread
-    // could be started.
-    let job = std::sync::Mutex::new(Some(other));
-    let run = || {
-        let job = job.lock().map(|mut job| job.take());
-        job.ok().flatten().map(|other| other())
-    };
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new().spawn_scoped(scope, run);
-        let files = discover(paths, extensions);
-        let done = match spawned {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => None,
-        };
-        let done = done
-            .or_else(run)
-            .expect("the job runs on one thread or the other");
-        (files, done)
-    })
-}
-
 /// The name of an entry walkdir listed, as `Path::file_name` gives it (and
 /// in the same encoding, so names compare as `OsStr`s do), read off the end
 /// of its path: a listed entry's path is its folder's path joined with its
@@ -219,24 +188,6 @@ mod tests {
         let mut want: Vec<&str> = names.iter().copied().filter(|n| *n != ".json").collect();
         want.sort();
         assert_eq!(found, want);
-    }
-
-    #[test]
-    fn the_other_job_runs_once_beside_the_walk() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.json"), "{}").unwrap();
-        let runs = std::sync::atomic::AtomicUsize::new(0);
-        let (files, other) = discover_alongside(&[dir.path().to_path_buf()], &["json"], || {
-            runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            std::thread::current().id()
-        });
-        assert_eq!(files.unwrap().len(), 1);
-        assert_ne!(other, std::thread::current().id(), "ran on its own thread");
-        assert_eq!(runs.into_inner(), 1);
-        // A failed walk still hands back the other job's result.
-        let (files, other) = discover_alongside(&[dir.path().join("missing")], &["json"], || 7);
-        assert!(files.is_err());
-        assert_eq!(other, 7);
     }
 
     #[test]

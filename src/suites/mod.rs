@@ -1,7 +1,10 @@
 //! The benchmark families, one folder each, every one behind the seam in
 //! `suite/`.
 
+use std::path::PathBuf;
+
 use crate::suite::Suite;
+use crate::{Error, Result};
 
 pub mod apibank;
 pub mod tooltalk;
@@ -26,4 +29,41 @@ pub fn for_path(
         let extension = path.extension()?.to_str()?;
         all().into_iter().find(|s| s.extension() == extension)
     })
+}
+
+/// The suite whose dialogues `files` are: the one `--suite` forced, else
+/// the one that reads their extension (the first suite when there are no
+/// files). Files of two suites are refused: one databases folder serves
+/// one suite.
+pub fn of_files(
+    files: &[PathBuf],
+    forced: Option<&'static dyn Suite>,
+) -> Result<&'static dyn Suite> {
+    let mut suite: Option<&'static dyn Suite> = forced;
+    for file in files {
+        let Some(found) = for_path(file, forced) else {
+            return Err(Error::input(file, "no suite reads this file (try --suite)"));
+        };
+        match suite {
+            Some(s) if s.name() != found.name() => {
+                return Err(Error::Usage(format!(
+                    "{} is a {} dialogue and others are {} dialogues: give each suite's files on their own",
+                    file.display(),
+                    found.name(),
+                    s.name()
+                )))
+            }
+            _ => suite = Some(found),
+        }
+    }
+    Ok(suite.unwrap_or(all()[0]))
+}
+
+/// The extensions of the dialogue files a run looks for: the forced
+/// suite's, or every suite's.
+pub fn extensions(forced: Option<&'static dyn Suite>) -> Vec<&'static str> {
+    match forced {
+        Some(suite) => vec![suite.extension()],
+        None => all().map(|s| s.extension()).to_vec(),
+    }
 }

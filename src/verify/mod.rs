@@ -137,43 +137,6 @@ impl Report {
     }
 }
 
-/// The suite whose dialogues `files` are: the one `--suite` forced, else
-/// the one that reads their extension (the first suite when there are no
-/// files). Files of two suites are refused: one databases folder serves
-/// one suite.
-pub fn suite_of(
-    files: &[PathBuf],
-    forced: Option<&'static dyn Suite>,
-) -> Result<&'static dyn Suite> {
-    let mut suite: Option<&'static dyn Suite> = forced;
-    for file in files {
-        let Some(found) = crate::suites::for_path(file, forced) else {
-            return Err(Error::input(file, "no suite reads this file (try --suite)"));
-        };
-        match suite {
-            Some(s) if s.name() != found.name() => {
-                return Err(Error::Usage(format!(
-                    "{} is a {} dialogue and others are {} dialogues: give each suite's files on their own",
-                    file.display(),
-                    found.name(),
-                    s.name()
-                )))
-            }
-            _ => suite = Some(found),
-        }
-    }
-    Ok(suite.unwrap_or(crate::suites::all()[0]))
-}
-
-/// The extensions of the dialogue files a run looks for: the forced
-/// suite's, or every suite's.
-pub fn extensions(forced: Option<&'static dyn Suite>) -> Vec<&'static str> {
-    match forced {
-        Some(suite) => vec![suite.extension()],
-        None => crate::suites::all().map(|s| s.extension()).to_vec(),
-    }
-}
-
 /// Verify every file, in parallel; the results in file order, a file that
 /// cannot be verified giving its error without stopping the others.
 pub fn verify_each(
