@@ -82,6 +82,9 @@ impl Seeded {
     }
 }
 
+/// A database file's stem and the function that makes its JSON Schema.
+pub type DatabaseSchema = (&'static str, fn() -> Value);
+
 /// A benchmark family.
 pub trait Suite: Sync {
     /// The name `--suite` takes.
@@ -107,7 +110,7 @@ pub trait Suite: Sync {
 
     /// The JSON Schemas of the suite's database files, by file stem
     /// (`schemas/databases/<stem>.schema.json`).
-    fn database_schemas(&self) -> &'static [(&'static str, fn() -> Value)] {
+    fn database_schemas(&self) -> &'static [DatabaseSchema] {
         &[]
     }
 

@@ -8,12 +8,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::suite::DatabaseSchema;
+
 const TIMESTAMP: &str = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$";
 const CLOCK_TIME: &str = r"^\d{2}:\d{2}:\d{2}$";
 const DATE: &str = r"^\d{4}-\d{2}-\d{2}$";
 
 /// Each database file's schema, by file stem, in the order schemas/ lists them.
-pub const SCHEMAS: &[(&str, fn() -> Value)] = &[
+pub const SCHEMAS: &[DatabaseSchema] = &[
     ("Account", schema::<AccountDatabase>),
     ("Alarm", schema::<AlarmDatabase>),
     ("Calendar", schema::<CalendarDatabase>),

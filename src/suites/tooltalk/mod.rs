@@ -55,7 +55,7 @@ impl Suite for ToolTalk {
         &eval::Algorithms
     }
 
-    fn database_schemas(&self) -> &'static [(&'static str, fn() -> serde_json::Value)] {
+    fn database_schemas(&self) -> &'static [crate::suite::DatabaseSchema] {
         databases::SCHEMAS
     }
 
