@@ -14,6 +14,7 @@ use crate::dialogue as model;
 use crate::formats::read::json_error;
 use crate::gen::scenario::ScenarioPool;
 use crate::json::tree::Json;
+use crate::suite::Suite;
 use crate::suites::apibank::Dialogue;
 use crate::{Error, Result};
 
@@ -73,8 +74,10 @@ impl JsonFile<'_, ConversationShape> {
 /// One file to lint, borrowing from its text.
 #[derive(Debug, Clone)]
 pub enum Document<'t> {
-    ToolTalk(Box<JsonFile<'t, ConversationShape>>),
-    ApiBank(Dialogue<'t>),
+    /// A conversation (the model's format).
+    Conversation(Box<JsonFile<'t, ConversationShape>>),
+    /// A dialogue written one JSON object a line (API-Bank's format).
+    Lines(Dialogue<'t>),
     Pool(Box<JsonFile<'t, ScenarioPool>>),
 }
 
@@ -86,7 +89,7 @@ impl<'t> Document<'t> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
         if format == InputFormat::Apibank || (format == InputFormat::Auto && is_jsonl) {
-            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+            return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
         let value = match Json::parse(text) {
             Ok(value) => value,
@@ -103,7 +106,7 @@ impl<'t> Document<'t> {
             && value.get("role").is_some_and(Json::is_string)
             && value.get("conversation").is_none()
         {
-            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+            return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
         let is_pool = format == InputFormat::Auto
             && value.get("scenarios").is_some()
@@ -112,7 +115,7 @@ impl<'t> Document<'t> {
             Document::Pool(Box::new(typed(path, text, value)))
         } else if Conversation::read(&value).is_some() {
             // Most files: the rules read the tree itself, with no copy.
-            Document::ToolTalk(Box::new(JsonFile {
+            Document::Conversation(Box::new(JsonFile {
                 path: path.to_path_buf(),
                 text,
                 value,
@@ -121,7 +124,7 @@ impl<'t> Document<'t> {
             }))
         } else {
             let file = typed::<model::Conversation>(path, text, value);
-            Document::ToolTalk(Box::new(JsonFile {
+            Document::Conversation(Box::new(JsonFile {
                 path: file.path,
                 text: file.text,
                 value: file.value,
@@ -133,18 +136,30 @@ impl<'t> Document<'t> {
         })
     }
 
+    /// The suite whose dialogues the document holds: the one whose files
+    /// are written in its format (scenario pools feed the conversations').
+    pub fn suite(&self) -> Option<&'static dyn Suite> {
+        let extension = match self {
+            Document::Conversation(_) | Document::Pool(_) => "json",
+            Document::Lines(_) => "jsonl",
+        };
+        crate::suites::all()
+            .into_iter()
+            .find(|suite| suite.extension() == extension)
+    }
+
     pub fn path(&self) -> &Path {
         match self {
-            Document::ToolTalk(f) => &f.path,
-            Document::ApiBank(d) => &d.path,
+            Document::Conversation(f) => &f.path,
+            Document::Lines(d) => &d.path,
             Document::Pool(f) => &f.path,
         }
     }
 
     pub fn text(&self) -> &'t str {
         match self {
-            Document::ToolTalk(f) => f.text,
-            Document::ApiBank(d) => d.text,
+            Document::Conversation(f) => f.text,
+            Document::Lines(d) => d.text,
             Document::Pool(f) => f.text,
         }
     }
@@ -175,7 +190,7 @@ fn not_json<'t>(
         .and_then(Value::as_str)
         .is_some_and(|r| matches!(r, "User" | "AI" | "API"));
     if has_role && format == InputFormat::Auto {
-        return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+        return Ok(Document::Lines(Dialogue::parse(path, text)?));
     }
     let hint = if has_role {
         "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)"

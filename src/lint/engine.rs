@@ -322,7 +322,7 @@ fn lint_group(
 fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
     let mut ids = Vec::new();
     let mut places = Vec::new();
-    if let Document::ToolTalk(file) = document {
+    if let Document::Conversation(file) = document {
         for field in ["conversation_id", "name"] {
             if let Some(value) = file.value.get(field).and_then(Json::as_str) {
                 let pointer = format!("/{field}");
@@ -402,7 +402,7 @@ fn finding(
 fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
     let (scope, scope_start) = match (anchor.line, document) {
-        (Some(position), Document::ApiBank(dialogue)) => {
+        (Some(position), Document::Lines(dialogue)) => {
             let line = dialogue.lines.iter().find(|l| l.position == position)?;
             (dialogue.line_text(line), line.offset)
         }

@@ -50,8 +50,8 @@ impl<'a> FileInput<'a> {
     /// The conversation of a ToolTalk file that has the model's shape.
     pub fn conversation_of(document: &'a Document<'a>) -> Option<Conversation<'a>> {
         match document {
-            Document::ToolTalk(file) => file.conversation(),
-            Document::ApiBank(_) | Document::Pool(_) => None,
+            Document::Conversation(file) => file.conversation(),
+            Document::Lines(_) | Document::Pool(_) => None,
         }
     }
 }

@@ -6,15 +6,9 @@ use chrono::NaiveDateTime;
 
 use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
+use crate::formats::apibank::{Dialogue, LineKind};
 use crate::json::tree::{Json, Object};
-use crate::suite::{ParamType, ToolSpec, ValueFormat};
-use crate::suites::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flavor {
-    ToolTalk,
-    ApiBank,
-}
+use crate::suite::{ArgumentEncoding, Suite, ToolSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Speaker {
@@ -110,9 +104,10 @@ pub struct Shown {
 }
 
 /// A dialogue, as the tool rules see it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct View<'a> {
-    pub flavor: Flavor,
+    /// The suite the dialogue belongs to: its catalog and conventions.
+    pub suite: &'static dyn Suite,
     /// Utterances and calls in the order they happen (a turn's calls come
     /// before the words the assistant says after them).
     pub events: Vec<Event<'a>>,
@@ -131,9 +126,10 @@ impl<'a> View<'a> {
         document: &'a Document<'a>,
         conversation: Option<&Conversation<'a>>,
     ) -> Option<View<'a>> {
+        let suite = document.suite()?;
         match document {
-            Document::ToolTalk(_) => conversation.map(tooltalk),
-            Document::ApiBank(dialogue) => Some(apibank_view(dialogue)),
+            Document::Conversation(_) => conversation.map(|c| conversation_view(suite, c)),
+            Document::Lines(dialogue) => Some(dialogue_view(suite, dialogue)),
             Document::Pool(_) => None,
         }
     }
@@ -145,28 +141,45 @@ impl<'a> View<'a> {
         })
     }
 
-    /// The tool a call names, in the catalog that applies.
-    pub fn tool(&self, name: &str) -> Option<Tool> {
-        match self.flavor {
-            Flavor::ToolTalk => crate::suites::tooltalk::tool(name).map(Tool::ToolTalk),
-            Flavor::ApiBank => apibank::api(name).map(Tool::ApiBank),
-        }
+    /// The tool a call names, in the suite's catalog.
+    pub fn tool(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.suite.catalog().tool(name)
     }
 
-    /// Every tool name in the catalog that applies.
+    /// Every tool name in the suite's catalog.
     pub fn tool_names(&self) -> Vec<&'static str> {
-        match self.flavor {
-            Flavor::ToolTalk => crate::suites::tooltalk::catalog()
-                .tools()
-                .iter()
-                .map(|t| t.name)
-                .collect(),
-            Flavor::ApiBank => apibank::catalog().iter().map(|a| a.name).collect(),
-        }
+        self.suite
+            .catalog()
+            .tools()
+            .iter()
+            .map(|t| t.name)
+            .collect()
+    }
+
+    /// How the dialogue writes argument values.
+    pub fn encoding(&self) -> ArgumentEncoding {
+        self.suite.argument_encoding()
+    }
+
+    /// Whether the world, not the model, supplies argument `name` of `tool`.
+    pub fn is_injected(&self, tool: &ToolSpec, name: &str) -> bool {
+        tool.requires_auth && self.suite.injected_argument() == Some(name)
     }
 }
 
-fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
+impl std::fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View")
+            .field("suite", &self.suite.name())
+            .field("events", &self.events)
+            .field("now", &self.now)
+            .field("shown", &self.shown)
+            .field("starts_logged_in", &self.starts_logged_in)
+            .finish()
+    }
+}
+
+fn conversation_view<'a>(suite: &'static dyn Suite, conv: &Conversation<'a>) -> View<'a> {
     let mut events = Vec::new();
     for (t, turn) in conv.turns.iter().enumerate() {
         let speaker = match turn.role {
@@ -210,7 +223,7 @@ fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
         });
     }
     View {
-        flavor: Flavor::ToolTalk,
+        suite,
         events,
         now: NaiveDateTime::parse_from_str(meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
         shown,
@@ -218,7 +231,7 @@ fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
     }
 }
 
-fn apibank_view<'a>(dialogue: &'a apibank::Dialogue<'a>) -> View<'a> {
+fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> View<'a> {
     let mut events = Vec::new();
     let mut api_index = 0;
     for line in &dialogue.lines {
@@ -252,155 +265,11 @@ fn apibank_view<'a>(dialogue: &'a apibank::Dialogue<'a>) -> View<'a> {
         }
     }
     View {
-        flavor: Flavor::ApiBank,
+        suite,
         events,
         now: None,
         shown: Vec::new(),
         starts_logged_in: false,
-    }
-}
-
-/// A tool from either catalog.
-#[derive(Debug, Clone, Copy)]
-pub enum Tool {
-    ToolTalk(&'static ToolSpec),
-    ApiBank(&'static ApiSpec),
-}
-
-/// What a value must look like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Any,
-    Timestamp,
-    Date,
-    Time,
-    MonthDay,
-    Email,
-    Phone,
-    /// Made up by the world earlier (ids).
-    Id,
-    /// API-Bank's user token.
-    Token,
-}
-
-/// The type a value must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Type {
-    Json(ParamType),
-    ApiBank(ApiType),
-}
-
-/// One parameter, from either catalog.
-#[derive(Debug, Clone, Copy)]
-pub struct Param {
-    pub name: &'static str,
-    pub ty: Type,
-    pub required: bool,
-    pub enum_values: &'static [&'static str],
-    pub format: Format,
-    pub free_text: bool,
-    /// One end of a search window the assistant chooses (see
-    /// [`SEARCH_BOUNDS`]).
-    pub bound: bool,
-}
-
-/// The parameters that bound a search window: the assistant picks them to
-/// cover what the user asked about ("anything this month?" becomes the
-/// month's first and last second), so they are judged more loosely than
-/// values the user must have given (`Evidence::ground_bound`). Kept here
-/// rather than in the catalogs, which have no place for it: tool, then its
-/// bounds.
-pub const SEARCH_BOUNDS: &[(&str, &[&str])] = &[
-    ("QueryCalendar", &["start_time", "end_time"]),
-    ("SearchInbox", &["start_date", "end_date"]),
-    ("SearchMessages", &["start_date", "end_date"]),
-    ("FindAlarms", &["start_range", "end_range"]),
-    // API-Bank
-    ("QueryHealthData", &["start_time", "end_time"]),
-];
-
-/// Whether `param` of `tool` bounds a search window.
-pub fn is_search_bound(tool: &str, param: &str) -> bool {
-    SEARCH_BOUNDS
-        .iter()
-        .any(|(t, params)| *t == tool && params.contains(&param))
-}
-
-impl Tool {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Tool::ToolTalk(t) => t.name,
-            Tool::ApiBank(a) => a.name,
-        }
-    }
-
-    pub fn params(&self) -> Vec<Param> {
-        match self {
-            Tool::ToolTalk(t) => t
-                .parameters
-                .iter()
-                .map(|p| self.tooltalk_param(p))
-                .collect(),
-            Tool::ApiBank(a) => a.parameters.iter().map(|p| self.apibank_param(p)).collect(),
-        }
-    }
-
-    pub fn param(&self, name: &str) -> Option<Param> {
-        match self {
-            Tool::ToolTalk(t) => t.parameter(name).map(|p| self.tooltalk_param(p)),
-            Tool::ApiBank(a) => a.parameter(name).map(|p| self.apibank_param(p)),
-        }
-    }
-
-    fn tooltalk_param(&self, p: &'static crate::suite::ParamSpec) -> Param {
-        Param {
-            name: p.name,
-            ty: Type::Json(p.ty),
-            required: p.required,
-            enum_values: p.enum_values,
-            format: match p.format {
-                ValueFormat::Any => Format::Any,
-                ValueFormat::Timestamp => Format::Timestamp,
-                ValueFormat::Date => Format::Date,
-                ValueFormat::Time => Format::Time,
-                ValueFormat::Email => Format::Email,
-                ValueFormat::Phone => Format::Phone,
-                ValueFormat::Id => Format::Id,
-            },
-            free_text: p.free_text,
-            bound: is_search_bound(self.name(), p.name),
-        }
-    }
-
-    fn apibank_param(&self, p: &'static apibank::ApiParam) -> Param {
-        Param {
-            name: p.name,
-            ty: Type::ApiBank(p.ty),
-            required: p.required,
-            enum_values: p.enum_values,
-            format: match p.format {
-                ApiFormat::Any => Format::Any,
-                ApiFormat::Timestamp => Format::Timestamp,
-                ApiFormat::Date => Format::Date,
-                ApiFormat::MonthDay => Format::MonthDay,
-                ApiFormat::Token => Format::Token,
-            },
-            free_text: p.free_text,
-            bound: is_search_bound(self.name(), p.name),
-        }
-    }
-
-    /// Arguments the world supplies, not the model (ToolTalk's session token).
-    pub fn is_injected(&self, name: &str) -> bool {
-        matches!(self, Tool::ToolTalk(t) if t.requires_auth && name == "session_token")
-    }
-
-    /// Needs somebody logged in.
-    pub fn requires_auth(&self) -> bool {
-        match self {
-            Tool::ToolTalk(t) => t.requires_auth,
-            Tool::ApiBank(a) => a.requires_token(),
-        }
     }
 }
 

@@ -17,7 +17,8 @@ pub mod docs;
 pub mod similarity;
 
 pub use catalog::{
-    CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType, ToolSpec, ValueFormat,
+    ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
+    SessionEffect, ToolSpec, ValueFormat,
 };
 pub use similarity::TextSimilarity;
 
@@ -39,6 +40,19 @@ pub trait World: Send {
 
     /// An independent copy of the world as it stands.
     fn boxed_clone(&self) -> Box<dyn World>;
+}
+
+/// Help lines `lint` words in a suite's own terms.
+#[derive(Debug, Clone, Copy)]
+pub struct LintHelp {
+    /// For a call to a tool the catalog lacks, when no name is close.
+    pub unknown_tool: &'static str,
+    /// Why a call that needs a session has none.
+    pub no_session: &'static str,
+    /// How to open a session before such a call.
+    pub open_session: &'static str,
+    /// The calls a credential must come from, for one none of them handed out.
+    pub credential_source: &'static str,
 }
 
 /// A benchmark family.
@@ -63,6 +77,16 @@ pub trait Suite: Sync {
     /// How `evaluate` runs a predictor through a dialogue and scores it
     /// (ToolTalk: Algorithms 1 and 2).
     fn protocol(&self) -> &'static dyn crate::eval::Protocol;
+
+    /// How the dialogues write argument values.
+    fn argument_encoding(&self) -> ArgumentEncoding;
+
+    /// The argument the world itself gives to tools that require a
+    /// logged-in user; the model never writes it.
+    fn injected_argument(&self) -> Option<&'static str>;
+
+    /// What `lint` tells the author of one of the suite's dialogues.
+    fn lint_help(&self) -> &'static LintHelp;
 
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(

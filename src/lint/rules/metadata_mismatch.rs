@@ -26,9 +26,10 @@ crate::declare_rule! {
 }
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(conv) = input.conversation else {
+    let (Some(conv), Some(suite)) = (input.conversation, input.document.suite()) else {
         return;
     };
+    let catalog = suite.catalog();
     let called = sorted_set(
         conv.turns
             .iter()
@@ -41,7 +42,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let used_plugins = sorted_set(
         called
             .iter()
-            .filter_map(|name| crate::suites::tooltalk::tool(name))
+            .filter_map(|name| catalog.tool(name))
             .map(|t| t.group),
     );
     let listed_plugins = sorted_set(conv.suites_used.iter().copied());

@@ -31,7 +31,7 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(file) => {
+        Document::Conversation(file) => {
             if !known_valid(file) {
                 json_file(
                     file,
@@ -47,7 +47,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             "schemas/scenario-pool.schema.json",
             out,
         ),
-        Document::ApiBank(dialogue) => {
+        Document::Lines(dialogue) => {
             if dialogue.lines.is_empty() {
                 out.push(
                     Diagnostic::new(NAME, "the dialogue is empty")
@@ -56,7 +56,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
             for line in &dialogue.lines {
-                if let Some(problem) = apibank_line_problem(&line.value) {
+                if let Some(problem) = line_problem(&line.value) {
                     out.push(
                         Diagnostic::new(NAME, problem)
                             .turn(line.position)
@@ -169,7 +169,7 @@ fn compile(kind: SchemaKind) -> jsonschema::Validator {
 }
 
 /// What is wrong with an API-Bank line's shape, if anything.
-pub fn apibank_line_problem(value: &Json<'_>) -> Option<String> {
+pub fn line_problem(value: &Json<'_>) -> Option<String> {
     let Some(object) = value.as_object() else {
         return Some("a dialogue line must be a JSON object".into());
     };
@@ -202,9 +202,9 @@ mod tests {
 
     use super::*;
 
-    /// [`apibank_line_problem`] of a line written with `json!`.
+    /// [`line_problem`] of a line written with `json!`.
     fn line_problem(line: &Value) -> Option<String> {
-        apibank_line_problem(&Json::from(line))
+        super::line_problem(&Json::from(line))
     }
 
     #[test]
@@ -265,7 +265,7 @@ mod tests {
         for document in &documents {
             let text = serde_json::to_string(document).unwrap();
             let parsed = Document::parse(std::path::Path::new("c.json"), &text, Default::default());
-            let Ok(Document::ToolTalk(file)) = parsed else {
+            let Ok(Document::Conversation(file)) = parsed else {
                 continue;
             };
             if known_valid(&file) {

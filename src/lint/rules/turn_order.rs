@@ -34,12 +34,12 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(_) => {
+        Document::Conversation(_) => {
             if let Some(conv) = input.conversation {
-                tooltalk(conv, out);
+                conversation_order(conv, out);
             }
         }
-        Document::ApiBank(dialogue) => {
+        Document::Lines(dialogue) => {
             let mut previous: Option<&str> = None;
             for line in &dialogue.lines {
                 let Some(role) = line.role() else { continue };
@@ -70,7 +70,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn tooltalk(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
+fn conversation_order(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
     let turns = &conv.turns;
     if turns.is_empty() {
         out.push(

@@ -1,12 +1,11 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::{closest_name, Flavor};
+use crate::lint::view::closest_name;
 use crate::lint::Diagnostic;
 
 crate::declare_rule! {
     /// Finds gold calls to tools that are not in the catalog: a hallucinated
-    /// tool, or a misspelt one. ToolTalk conversations are checked against
-    /// the 28 tools of the simulated world; API-Bank dialogues against
-    /// API-Bank's 53 APIs.
+    /// tool, or a misspelt one. Each dialogue is checked against its
+    /// suite's catalog (ToolTalk's 28 tools, API-Bank's 53 APIs).
     ///
     /// ## Why
     /// A call to a tool that does not exist cannot be executed, so `verify`
@@ -37,10 +36,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         )
         .call(call.turn, call.call)
         .at(call.name_anchor());
-        d = match (closest_name(call.api_name, &names), view.flavor) {
-            (Some(near), _) => d.help(format!("did you mean `{near}`?")),
-            (None, Flavor::ToolTalk) => d.help("`talkforge tools` lists the catalog"),
-            (None, Flavor::ApiBank) => d.help("API-Bank has no API of that name"),
+        d = match closest_name(call.api_name, &names) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help(view.suite.lint_help().unknown_tool),
         };
         out.push(d);
     }
