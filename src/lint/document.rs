@@ -3,17 +3,19 @@
 //!
 //! A document is parsed into [`Json`] trees that borrow their strings from
 //! the file's text, so the text is read first and outlives the document:
-//! the engine reads a file, parses it, runs the rules and drops both.
+//! the engine reads a file, parses it, runs the rules and drops both. A
+//! conversation is read from its tree by the model's reader
+//! ([`Conversation`]), strictly where it can be ([`Strict`]).
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::conversation::{Conversation, ModelReading};
-use crate::dialogue as model;
+use crate::dialogue::Conversation;
 use crate::formats::read::json_error;
 use crate::gen::scenario::ScenarioPool;
-use crate::json::tree::Json;
+use crate::json::tree::{Json, Strict};
 use crate::suite::Suite;
 use crate::suites::apibank::Dialogue;
 use crate::{Error, Result};
@@ -48,34 +50,18 @@ pub struct JsonFile<'t, T> {
     pub text: &'t str,
     pub value: Json<'t>,
     pub typed: Option<T>,
+    /// The typed view was read strictly ([`Strict`]): the file is written
+    /// the one way the schema describes, as far as the type can tell.
+    pub strict: bool,
     /// Why the typed view failed, with its line and column.
     pub shape_error: Option<(String, usize, usize)>,
-}
-
-/// How a conversation file that has the model's shape is read.
-#[derive(Debug, Clone)]
-pub enum ConversationShape {
-    /// Read in place from the tree ([`Conversation::read`]).
-    Plain,
-    /// An unusual spelling only the model's reader takes: its reading.
-    Model(Box<ModelReading>),
-}
-
-impl JsonFile<'_, ConversationShape> {
-    /// The conversation, when the file has its shape.
-    pub fn conversation(&self) -> Option<Conversation<'_>> {
-        match self.typed.as_ref()? {
-            ConversationShape::Plain => Conversation::read(&self.value),
-            ConversationShape::Model(reading) => Some(Conversation::of(reading)),
-        }
-    }
 }
 
 /// One file to lint, borrowing from its text.
 #[derive(Debug, Clone)]
 pub enum Document<'t> {
     /// A conversation (the model's format).
-    Conversation(Box<JsonFile<'t, ConversationShape>>),
+    Conversation(Box<JsonFile<'t, Conversation>>),
     /// A dialogue written one JSON object a line (API-Bank's format).
     Lines(Dialogue<'t>),
     Pool(Box<JsonFile<'t, ScenarioPool>>),
@@ -113,26 +99,8 @@ impl<'t> Document<'t> {
             && value.get("conversation").is_none();
         Ok(if is_pool {
             Document::Pool(Box::new(typed(path, text, value)))
-        } else if Conversation::read(&value).is_some() {
-            // Most files: the rules read the tree itself, with no copy.
-            Document::Conversation(Box::new(JsonFile {
-                path: path.to_path_buf(),
-                text,
-                value,
-                typed: Some(ConversationShape::Plain),
-                shape_error: None,
-            }))
         } else {
-            let file = typed::<model::Conversation>(path, text, value);
-            Document::Conversation(Box::new(JsonFile {
-                path: file.path,
-                text: file.text,
-                value: file.value,
-                typed: file
-                    .typed
-                    .map(|conv| ConversationShape::Model(Box::new(ModelReading::new(conv)))),
-                shape_error: file.shape_error,
-            }))
+            Document::Conversation(Box::new(conversation(path, text, value)))
         })
     }
 
@@ -213,16 +181,31 @@ fn not_json<'t>(
     })
 }
 
+/// A conversation file: read strictly from its tree where it can be, else
+/// as the model's reader takes it.
+fn conversation<'t>(path: &Path, text: &'t str, value: Json<'t>) -> JsonFile<'t, Conversation> {
+    match Conversation::deserialize(Strict(&value)) {
+        Ok(conversation) => JsonFile {
+            path: path.to_path_buf(),
+            text,
+            value,
+            typed: Some(conversation),
+            strict: true,
+            shape_error: None,
+        },
+        Err(_) => typed(path, text, value),
+    }
+}
+
 fn typed<'t, T: serde::de::DeserializeOwned>(
     path: &Path,
     text: &'t str,
     value: Json<'t>,
 ) -> JsonFile<'t, T> {
     // From the tree already parsed, turned into the `Value` it stands for
-    // (the typed reader then sees what it always saw, a repeated key
-    // settled as a `Value` settles it; pools and unusual conversations
-    // only, so the copy is rare); only when that fails is the text read
-    // again, so that the shape error has a line and column.
+    // (a repeated key settled as a `Value` settles it); only when that
+    // fails is the text read again, so that the shape error has a line and
+    // column.
     let (typed, shape_error) = match T::deserialize(&value.to_value()) {
         Ok(t) => (Some(t), None),
         Err(_) => match serde_json::from_str::<T>(text) {
@@ -247,6 +230,7 @@ fn typed<'t, T: serde::de::DeserializeOwned>(
         text,
         value,
         typed,
+        strict: false,
         shape_error,
     }
 }

@@ -10,7 +10,7 @@ use super::config::Config;
 use super::document::{Document, InputFormat};
 use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
-use super::view::View;
+use super::view::{CallTrees, View};
 use super::{Diagnostic, Finding, Snippet};
 use crate::formats::read::{line_column, read_text};
 use crate::json::tree::Json;
@@ -273,10 +273,11 @@ fn lint_group(
         .iter()
         .map(|d| d.as_ref().and_then(FileInput::conversation_of))
         .collect();
+    let trees: Vec<_> = conversations.iter().map(|c| c.map(CallTrees::of)).collect();
     let views: Vec<_> = documents
         .iter()
-        .zip(&conversations)
-        .map(|(d, c)| d.as_ref().and_then(|d| View::of(d, c.as_ref())))
+        .zip(conversations.iter().zip(&trees))
+        .map(|(d, (c, t))| d.as_ref().and_then(|d| View::of(d, c.zip(t.as_ref()))))
         .collect();
     let inputs: Vec<Option<FileInput<'_>>> = documents
         .iter()
@@ -284,7 +285,7 @@ fn lint_group(
         .map(|(document, (conversation, view))| {
             document.as_ref().map(|document| FileInput {
                 document,
-                conversation: conversation.as_ref(),
+                conversation: *conversation,
                 view: view.as_ref(),
             })
         })

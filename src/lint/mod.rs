@@ -5,7 +5,6 @@
 //! annotations.
 
 pub mod config;
-pub mod conversation;
 pub mod document;
 pub mod engine;
 pub mod locate;

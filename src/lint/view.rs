@@ -4,8 +4,8 @@
 
 use chrono::NaiveDateTime;
 
-use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
+use crate::dialogue::{Conversation, Role};
 use crate::formats::apibank::{Dialogue, LineKind};
 use crate::json::tree::{Json, Object};
 use crate::suite::{ArgumentEncoding, Suite, ToolSpec};
@@ -119,16 +119,16 @@ pub struct View<'a> {
 
 impl<'a> View<'a> {
     /// The view of a document, when it is a dialogue that could be read
-    /// (for a conversation: its reading, [`FileInput::conversation_of`]).
-    ///
-    /// [`FileInput::conversation_of`]: super::registry::FileInput::conversation_of
+    /// (for a conversation: the model's reading and its calls' trees).
     pub fn of(
         document: &'a Document<'a>,
-        conversation: Option<&Conversation<'a>>,
+        conversation: Option<(&'a Conversation, &'a CallTrees<'a>)>,
     ) -> Option<View<'a>> {
         let suite = document.suite()?;
         match document {
-            Document::Conversation(_) => conversation.map(|c| conversation_view(suite, c)),
+            Document::Conversation(_) => {
+                conversation.map(|(c, trees)| conversation_view(suite, c, trees))
+            }
             Document::Lines(dialogue) => Some(dialogue_view(suite, dialogue)),
             Document::Pool(_) => None,
         }
@@ -179,55 +179,82 @@ impl std::fmt::Debug for View<'_> {
     }
 }
 
-fn conversation_view<'a>(suite: &'static dyn Suite, conv: &Conversation<'a>) -> View<'a> {
+/// A conversation's gold calls as the rules read them: each call's
+/// arguments and result as trees borrowed from the model, in dialogue order.
+#[derive(Debug, Clone)]
+pub struct CallTrees<'a>(Vec<(Object<'a>, Json<'a>)>);
+
+impl<'a> CallTrees<'a> {
+    pub fn of(conversation: &'a Conversation) -> CallTrees<'a> {
+        CallTrees(
+            conversation
+                .gold_calls()
+                .map(|(_, _, call)| {
+                    (
+                        Object::from(&call.request.parameters),
+                        Json::from(&call.response),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+fn conversation_view<'a>(
+    suite: &'static dyn Suite,
+    conv: &'a Conversation,
+    trees: &'a CallTrees<'a>,
+) -> View<'a> {
     let mut events = Vec::new();
-    for (t, turn) in conv.turns.iter().enumerate() {
+    let mut trees = trees.0.iter();
+    for (t, turn) in conv.conversation.iter().enumerate() {
         let speaker = match turn.role {
-            crate::dialogue::Role::User => Speaker::User,
-            crate::dialogue::Role::Assistant => Speaker::Assistant,
+            Role::User => Speaker::User,
+            Role::Assistant => Speaker::Assistant,
         };
-        for (c, call) in turn.calls.iter().enumerate() {
+        for (c, (call, (arguments, result))) in turn.calls().iter().zip(&mut trees).enumerate() {
             events.push(Event::Call(CallRef {
                 turn: t,
                 call: c,
-                api_name: call.api_name,
-                arguments: call.parameters,
+                api_name: &call.request.api_name,
+                arguments,
                 converted: None,
-                result: call.response,
-                exception: call.exception,
+                // A call that recorded no result (null or left out) has none.
+                result: Some(result).filter(|r| !r.is_null()),
+                exception: call.exception.as_deref(),
                 line: None,
             }));
         }
         events.push(Event::Say {
             speaker,
             turn: t,
-            text: turn.text,
+            text: &turn.text,
         });
     }
     let meta = &conv.metadata;
     let mut shown = Vec::new();
-    if let Some(location) = meta.location {
+    if let Some(location) = &meta.location {
         shown.push(Shown {
             name: "metadata.location",
-            value: location.to_owned(),
+            value: location.clone(),
         });
     }
     shown.push(Shown {
         name: "metadata.timestamp",
-        value: meta.timestamp.to_owned(),
+        value: meta.timestamp.clone(),
     });
-    if let Some(username) = meta.username {
+    if let Some(username) = &meta.username {
         shown.push(Shown {
             name: "metadata.username",
-            value: username.to_owned(),
+            value: username.clone(),
         });
     }
     View {
         suite,
         events,
-        now: NaiveDateTime::parse_from_str(meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
+        now: NaiveDateTime::parse_from_str(&meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
         shown,
-        starts_logged_in: conv.user_session_token.is_some() || meta.session_token.is_some(),
+        starts_logged_in: conv.user.session_token.is_some() || meta.session_token.is_some(),
     }
 }
 

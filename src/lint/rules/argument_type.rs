@@ -13,9 +13,9 @@ crate::declare_rule! {
     /// wrong JSON type, a value outside an enumeration, or a string that
     /// breaks the format the spec asks for (`%Y-%m-%d %H:%M:%S` timestamps,
     /// `%Y-%m-%d` dates, `%H:%M:%S` times, email addresses, `ddd-ddd-dddd`
-    /// phone numbers). Where a suite's dialogues record every value as the
-    /// model typed it (API-Bank), the check is whether the text converts to
-    /// the declared type (`"2"` is a fine `int`, `"two"` is not).
+    /// phone numbers). API-Bank dialogues record every value as the model
+    /// typed it, so there the check is whether the text converts to the
+    /// declared type (`"2"` is a fine `int`, `"two"` is not).
     ///
     /// ## Why
     /// The simulators parse these values; a malformed one makes the tool

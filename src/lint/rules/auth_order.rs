@@ -5,13 +5,11 @@ use crate::suite::SessionEffect;
 
 crate::declare_rule! {
     /// Finds calls to tools that need a logged-in user made when nobody is
-    /// logged in at that point. A session starts with the dialogue (a
-    /// ToolTalk conversation's `user.session_token`) or with a successful
-    /// call to a tool the catalog says logs the user in and whose result
-    /// hands out the credential (ToolTalk's `UserLogin` and `RegisterUser`,
-    /// API-Bank's `GetUserToken` and `RegisterUser`), and ends with a
-    /// successful call to one that logs the user out (ToolTalk's
-    /// `LogoutUser` and `DeleteAccount`).
+    /// logged in at that point. In ToolTalk a session starts with the
+    /// conversation's `user.session_token` or a successful `UserLogin` or
+    /// `RegisterUser`, and ends with a successful `LogoutUser` or
+    /// `DeleteAccount`. In API-Bank a token-taking API needs an earlier
+    /// successful `GetUserToken` (or `RegisterUser`).
     ///
     /// ## Why
     /// The simulators refuse such calls, so the recorded result cannot be

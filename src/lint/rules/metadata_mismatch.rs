@@ -31,12 +31,10 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     };
     let catalog = suite.catalog();
     let called = sorted_set(
-        conv.turns
-            .iter()
-            .flat_map(|turn| &turn.calls)
-            .map(|c| c.api_name),
+        conv.gold_calls()
+            .map(|(_, _, call)| call.request.api_name.as_str()),
     );
-    let listed = sorted_set(conv.apis_used.iter().copied());
+    let listed = sorted_set(conv.apis_used.iter().map(String::as_str));
     compare("apis_used", "tool", &listed, &called, out);
 
     let used_plugins = sorted_set(
@@ -45,7 +43,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             .filter_map(|name| catalog.tool(name))
             .map(|t| t.group),
     );
-    let listed_plugins = sorted_set(conv.suites_used.iter().copied());
+    let listed_plugins = sorted_set(conv.suites_used.iter().map(String::as_str));
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
 }
 

@@ -1,5 +1,5 @@
+use crate::dialogue::Conversation;
 use crate::dialogue::Role;
-use crate::lint::conversation::Conversation;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
@@ -70,8 +70,8 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn conversation_order(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
-    let turns = &conv.turns;
+fn conversation_order(conv: &Conversation, out: &mut Vec<Diagnostic>) {
+    let turns = &conv.conversation;
     if turns.is_empty() {
         out.push(
             Diagnostic::new(NAME, "the conversation has no turns")
@@ -111,7 +111,7 @@ fn conversation_order(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
-        if turn.role == Role::User && !turn.calls.is_empty() {
+        if turn.role == Role::User && !turn.calls().is_empty() {
             out.push(
                 Diagnostic::new(
                     NAME,

@@ -4,8 +4,9 @@ use crate::lint::Diagnostic;
 
 crate::declare_rule! {
     /// Finds gold calls to tools that are not in the catalog: a hallucinated
-    /// tool, or a misspelt one. Each dialogue is checked against its
-    /// suite's catalog (ToolTalk's 28 tools, API-Bank's 53 APIs).
+    /// tool, or a misspelt one. ToolTalk conversations are checked against
+    /// the 28 tools of the simulated world; API-Bank dialogues against
+    /// API-Bank's 53 APIs.
     ///
     /// ## Why
     /// A call to a tool that does not exist cannot be executed, so `verify`

@@ -31,18 +31,16 @@ crate::declare_rule! {
     /// seven"); dates ("September 12th", "9/12", "12 Sep", "March
     /// twenty-first"); times a mentioned duration away ("30 minutes
     /// before"). Relative dates are resolved against the anchor date (the
-    /// conversation's timestamp, the result of a tool that tells today's
-    /// date such as API-Bank's `GetToday`, or "today
+    /// conversation's timestamp, an API-Bank `GetToday` result, or "today
     /// is 2023-03-17" said in the dialogue) to the days they can mean:
     /// "Friday" is the coming or the last one, "next Friday" the coming one
     /// or next week's, "next week" the days of next week, "the 12th" the
     /// nearest 12th either side. Without an anchor only dates stated in
     /// full count. Lists are checked element by element.
     ///
-    /// The ends of a search window (parameters the catalog marks as bounds:
-    /// `QueryCalendar`'s `start_time` and `end_time`, `SearchInbox`'s and
-    /// `SearchMessages`' `start_date` and `end_date`, `FindAlarms`' range,
-    /// API-Bank's `QueryHealthData`) are
+    /// The ends of a search window (`QueryCalendar`'s `start_time` and
+    /// `end_time`, `SearchInbox`'s and `SearchMessages`' `start_date` and
+    /// `end_date`, `FindAlarms`' range, API-Bank's `QueryHealthData`) are
     /// the assistant's choice: any moment of a known day will do, and so
     /// does midnight or 23:59:59 of a day within a week of a known date or
     /// at either end of a month that holds one (the current month, the one
@@ -51,9 +49,9 @@ crate::declare_rule! {
     /// Left alone: text the assistant composes (parameters the catalog
     /// marks as free text, such as a message body or an event description),
     /// enumerations and booleans (their values come from the tool's
-    /// documentation), and arguments the world injects (ToolTalk's
-    /// `session_token`). Tokens the model writes must come from an earlier
-    /// login's result (API-Bank's `GetUserToken` or `RegisterUser`).
+    /// documentation), and tokens the world injects (ToolTalk's
+    /// `session_token`). API-Bank tokens must come from an earlier
+    /// `GetUserToken` (or `RegisterUser`) result.
     ///
     /// The rule prefers silence to a false alarm: a value counts as known
     /// whenever any reading of the text supports it.
