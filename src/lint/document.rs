@@ -13,34 +13,62 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::dialogue::Conversation;
+use crate::formats::apibank::Dialogue;
 use crate::formats::read::json_error;
 use crate::gen::scenario::ScenarioPool;
 use crate::json::tree::{Json, Strict};
 use crate::suite::Suite;
-use crate::suites::apibank::Dialogue;
 use crate::{Error, Result};
 
 /// What `--input-format` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Default)]
 pub enum InputFormat {
-    /// By extension (.jsonl is API-Bank) and content (a `scenarios` list is
-    /// a pool).
+    /// By extension (a suite's dialogue files) and content (a `scenarios`
+    /// list is a pool).
     #[default]
     Auto,
-    Tooltalk,
-    Apibank,
+    /// As the dialogues of one suite.
+    Suite(&'static dyn Suite),
 }
 
 impl InputFormat {
+    /// `auto`, or a suite's name.
+    pub fn named(name: &str) -> Option<InputFormat> {
+        match name {
+            "auto" => Some(InputFormat::Auto),
+            _ => crate::suites::by_name(name).map(InputFormat::Suite),
+        }
+    }
+
     /// Extensions to look for in folders.
-    pub fn extensions(self) -> &'static [&'static str] {
+    pub fn extensions(self) -> Vec<&'static str> {
         match self {
-            InputFormat::Auto => &["json", "jsonl"],
-            InputFormat::Tooltalk => &["json"],
-            InputFormat::Apibank => &["jsonl"],
+            InputFormat::Auto => crate::suites::all().iter().map(|s| s.extension()).collect(),
+            InputFormat::Suite(suite) => vec![suite.extension()],
+        }
+    }
+
+    /// Whether files are read as dialogues one JSON object a line.
+    fn forces_lines(self) -> bool {
+        matches!(self, InputFormat::Suite(suite) if suite.extension() == LINES)
+    }
+
+    fn is_auto(self) -> bool {
+        matches!(self, InputFormat::Auto)
+    }
+}
+
+impl std::fmt::Debug for InputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputFormat::Auto => f.write_str("Auto"),
+            InputFormat::Suite(suite) => write!(f, "Suite({})", suite.name()),
         }
     }
 }
+
+/// The extension of dialogues written one JSON object a line.
+const LINES: &str = "jsonl";
 
 /// A JSON file with its text, parsed tree and typed view (None when the
 /// tree does not have the type's shape; `schema` reports why).
@@ -73,8 +101,8 @@ impl<'t> Document<'t> {
     pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {
         let is_jsonl = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-        if format == InputFormat::Apibank || (format == InputFormat::Auto && is_jsonl) {
+            .is_some_and(|e| e.eq_ignore_ascii_case(LINES));
+        if format.forces_lines() || (format.is_auto() && is_jsonl) {
             return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
         let value = match Json::parse(text) {
@@ -88,13 +116,13 @@ impl<'t> Document<'t> {
             ));
         }
         // A one-line API-Bank dialogue saved as .json.
-        if format == InputFormat::Auto
+        if format.is_auto()
             && value.get("role").is_some_and(Json::is_string)
             && value.get("conversation").is_none()
         {
             return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
-        let is_pool = format == InputFormat::Auto
+        let is_pool = format.is_auto()
             && value.get("scenarios").is_some()
             && value.get("conversation").is_none();
         Ok(if is_pool {
@@ -109,7 +137,7 @@ impl<'t> Document<'t> {
     pub fn suite(&self) -> Option<&'static dyn Suite> {
         let extension = match self {
             Document::Conversation(_) | Document::Pool(_) => "json",
-            Document::Lines(_) => "jsonl",
+            Document::Lines(_) => LINES,
         };
         crate::suites::all()
             .into_iter()
@@ -154,16 +182,14 @@ fn not_json<'t>(
     }
     let has_role = first
         .as_ref()
-        .and_then(|v| v.get("role"))
-        .and_then(Value::as_str)
-        .is_some_and(|r| matches!(r, "User" | "AI" | "API"));
-    if has_role && format == InputFormat::Auto {
+        .is_some_and(crate::formats::apibank::has_role);
+    if has_role && format.is_auto() {
         return Ok(Document::Lines(Dialogue::parse(path, text)?));
     }
     let hint = if has_role {
-        "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)"
+        crate::formats::apibank::DIALOGUE_AS_JSON
     } else {
-        "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--input-format apibank` (or named .jsonl)"
+        crate::formats::apibank::LINES_AS_JSON
     };
     Err(match located {
         Error::Syntax {

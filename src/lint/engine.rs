@@ -81,7 +81,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
     // on the pool while this thread looks for the files.
     let rules = options.rules();
     rayon::spawn(move || warm_up(&rules));
-    let files = crate::formats::discover(paths, options.input_format.extensions())?;
+    let files = crate::formats::discover(paths, &options.input_format.extensions())?;
     Ok(lint_files(&files, options))
 }
 
