@@ -24,8 +24,9 @@
 //!   read as the JSON text its value holds, as `Value` does with the
 //!   `raw_value` feature this crate turns on.
 //!
-//! Where something needs a real `Value` (the schema validator, the typed
-//! model's reader), [`Json::to_value`] builds one; the rules read the tree.
+//! A typed model is read from the tree itself, as strictly as the schemas
+//! ([`Strict`]); where something needs a real `Value` (the schema
+//! validator, the model's looser reading), [`Json::to_value`] builds one.
 
 use std::borrow::Cow;
 use std::collections::hash_map::{Entry, HashMap};

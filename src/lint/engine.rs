@@ -8,11 +8,11 @@ use rayon::prelude::*;
 
 use super::config::Config;
 use super::document::{Document, InputFormat};
-use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::{CallTrees, View};
 use super::{Diagnostic, Finding, Snippet};
 use crate::formats::read::{line_column, read_text};
+use crate::json::locate::locate;
 use crate::json::tree::Json;
 use crate::{Error, Result};
 

@@ -7,7 +7,6 @@
 pub mod config;
 pub mod document;
 pub mod engine;
-pub mod locate;
 pub mod output;
 pub mod registry;
 pub mod rules;
