@@ -19,7 +19,6 @@ pub mod grounding;
 pub mod json;
 pub mod lint;
 pub mod llm;
-pub mod ordered;
 pub mod scaffold;
 pub mod schema;
 pub mod sim;

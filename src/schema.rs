@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::dialogue::Conversation;
 use crate::formats::read::{line_column, read_json};
 use crate::formats::scenario::ScenarioPool;
-use crate::lint::locate::locate;
+use crate::json::locate::locate;
 use crate::suite::docs::CatalogDoc;
 use crate::Result;
 

@@ -11,8 +11,8 @@ use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, Tables, ToolCtx};
 use talkforge::suite::protocol::Protocol;
 use talkforge::suite::{
-    CallRef, Catalog, Execution, Group, ParamSpec, ParamType, Suite, TextSimilarity, ToolSpec,
-    World,
+    CallRef, Catalog, Execution, Group, LintHelp, ParamSpec, ParamType, SessionEffect, Suite,
+    TextSimilarity, ToolSpec, World,
 };
 use talkforge::suites::tooltalk::eval::Algorithms;
 
@@ -29,6 +29,8 @@ static ADD: ToolSpec = ToolSpec {
     returns: &[],
     is_action: true,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(COUNTERS),
     run: add,
     matches: same_arguments,
@@ -47,6 +49,8 @@ static TOTAL: ToolSpec = ToolSpec {
     returns: &[],
     is_action: false,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(COUNTERS),
     run: total,
     matches: same_arguments,
@@ -145,6 +149,14 @@ impl Suite for Counting {
     }
     fn default_databases(&self) -> &'static str {
         "databases"
+    }
+    fn lint_help(&self) -> &'static LintHelp {
+        &LintHelp {
+            unknown_tool: "the counting suite has Add and Total",
+            no_session: "",
+            open_session: "",
+            credential_source: "",
+        }
     }
     fn load_databases(&self, dir: &Path) -> talkforge::Result<Databases> {
         Databases::load(dir)

@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
     /// How to read the input: by extension and content, or forced.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "auto", value_parser = input_format())]
     pub input_format: InputFormat,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -30,6 +30,18 @@ pub struct Args {
     /// Settings file (default: the nearest talkforge.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
+}
+
+/// `--input-format`'s values: `auto` or a suite's name.
+fn input_format() -> impl clap::builder::TypedValueParser<Value = InputFormat> {
+    use clap::builder::TypedValueParser;
+    let auto = clap::builder::PossibleValue::new("auto")
+        .help("By extension (.jsonl is API-Bank) and content (a `scenarios` list is a pool)");
+    let suites = crate::suites::all().map(|suite| clap::builder::PossibleValue::new(suite.name()));
+    let names = std::iter::once(auto).chain(suites);
+    clap::builder::PossibleValuesParser::new(names).map(|name: String| {
+        InputFormat::named(&name).expect("the parser takes only the names it lists")
+    })
 }
 
 fn rules(names: &[String]) -> Result<Vec<&'static Rule>, Error> {

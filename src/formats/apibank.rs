@@ -15,6 +15,20 @@ use crate::formats::read::json_error;
 use crate::json::tree::{Json, Object};
 use crate::{Error, Result};
 
+/// Whether a JSON value is a dialogue line: it has one of the roles.
+pub fn has_role(value: &serde_json::Value) -> bool {
+    value
+        .get("role")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|r| matches!(r, "User" | "AI" | "API"))
+}
+
+/// Why a dialogue saved under another extension is not read as one.
+pub const DIALOGUE_AS_JSON: &str = "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)";
+
+/// Why JSON Lines are not one JSON document.
+pub const LINES_AS_JSON: &str = "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--input-format apibank` (or named .jsonl)";
+
 /// One non-blank line of the file.
 #[derive(Debug, Clone)]
 pub struct DialogueLine<'t> {

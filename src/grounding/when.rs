@@ -465,20 +465,6 @@ fn hints(text: &str, words: &[Word<'_>]) -> Hints {
     h
 }
 
-/// Compile the patterns now rather than when a text first needs them.
-pub fn warm_up() {
-    for regex in [
-        month_day(),
-        day_month(),
-        duration(),
-        ordinal_word_day(),
-        relative_days(),
-        rolling_days(),
-    ] {
-        let _ = regex.is_match("");
-    }
-}
-
 /// Everything `text` (lower case) says about when.
 pub fn mentions(text: &str) -> Vec<Found> {
     let words = super::normalize::words(text);

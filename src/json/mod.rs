@@ -1,7 +1,8 @@
 //! JSON helpers shared by everyone: comparison with Python's equality,
-//! pretty writing that keeps key order, and a tree that remembers where
-//! each value is in its text.
+//! pretty writing that keeps key order, a tree that borrows its strings
+//! from its text, and where a JSON pointer's value sits in a text.
 
 pub mod compare;
+pub mod locate;
 pub mod text;
 pub mod tree;

@@ -24,8 +24,9 @@
 //!   read as the JSON text its value holds, as `Value` does with the
 //!   `raw_value` feature this crate turns on.
 //!
-//! Where something needs a real `Value` (the schema validator, the typed
-//! model's reader), [`Json::to_value`] builds one; the rules read the tree.
+//! A typed model is read from the tree itself, as strictly as the schemas
+//! ([`Strict`]); where something needs a real `Value` (the schema
+//! validator, the model's looser reading), [`Json::to_value`] builds one.
 
 use std::borrow::Cow;
 use std::collections::hash_map::{Entry, HashMap};
@@ -542,6 +543,82 @@ impl fmt::Display for Json<'_> {
         }
         .map_err(|_| fmt::Error)?;
         f.write_str(&text)
+    }
+}
+
+/// Reads a tree into a serde type as strictly as the project's schemas
+/// do: a struct only from an object (serde_json also takes an array of its
+/// fields) and an enum only from the string naming a unit variant
+/// (serde_json also takes `{"variant": null}`). Anything looser is an
+/// error, so a type read this way was written the one way the schema
+/// describes (except for what the type itself settles, such as a
+/// `deserialize_with` that takes null).
+#[derive(Debug, Clone, Copy)]
+pub struct Strict<'t, 'a>(pub &'t Json<'a>);
+
+impl<'de> Deserializer<'de> for Strict<'_, '_> {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Json::Null => visitor.visit_unit(),
+            Json::Bool(b) => visitor.visit_bool(*b),
+            Json::Number(n) => n.deserialize_any(visitor).map_err(de::Error::custom),
+            Json::String(s) => visitor.visit_str(s),
+            Json::Array(items) => {
+                visitor.visit_seq(de::value::SeqDeserializer::new(items.iter().map(Strict)))
+            }
+            Json::Object(object) => visitor.visit_map(de::value::MapDeserializer::new(
+                object.iter().map(|(key, value)| (key, Strict(value))),
+            )),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Json::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Json::Object(_) => self.deserialize_any(visitor),
+            _ => Err(de::Error::custom(format!("{name} must be an object"))),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Json::String(s) => visitor.visit_enum(
+                de::IntoDeserializer::<Self::Error>::into_deserializer(s.as_ref()),
+            ),
+            _ => Err(de::Error::custom(format!("{name} must be a string"))),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct
+        map identifier ignored_any
+    }
+}
+
+impl<'de> de::IntoDeserializer<'de, de::value::Error> for Strict<'_, '_> {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
     }
 }
 

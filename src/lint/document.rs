@@ -3,41 +3,72 @@
 //!
 //! A document is parsed into [`Json`] trees that borrow their strings from
 //! the file's text, so the text is read first and outlives the document:
-//! the engine reads a file, parses it, runs the rules and drops both.
+//! the engine reads a file, parses it, runs the rules and drops both. A
+//! conversation is read from its tree by the model's reader
+//! ([`Conversation`]), strictly where it can be ([`Strict`]).
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::conversation::{Conversation, ModelReading};
-use crate::dialogue as model;
+use crate::dialogue::Conversation;
+use crate::formats::apibank::Dialogue;
 use crate::formats::read::json_error;
 use crate::formats::scenario::ScenarioPool;
-use crate::json::tree::Json;
-use crate::suites::apibank::Dialogue;
+use crate::json::tree::{Json, Strict};
+use crate::suite::Suite;
 use crate::{Error, Result};
 
 /// What `--input-format` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Default)]
 pub enum InputFormat {
-    /// By extension (.jsonl is API-Bank) and content (a `scenarios` list is
-    /// a pool).
+    /// By extension (a suite's dialogue files) and content (a `scenarios`
+    /// list is a pool).
     #[default]
     Auto,
-    Tooltalk,
-    Apibank,
+    /// As the dialogues of one suite.
+    Suite(&'static dyn Suite),
 }
 
 impl InputFormat {
+    /// `auto`, or a suite's name.
+    pub fn named(name: &str) -> Option<InputFormat> {
+        match name {
+            "auto" => Some(InputFormat::Auto),
+            _ => crate::suites::by_name(name).map(InputFormat::Suite),
+        }
+    }
+
     /// Extensions to look for in folders.
-    pub fn extensions(self) -> &'static [&'static str] {
+    pub fn extensions(self) -> Vec<&'static str> {
         match self {
-            InputFormat::Auto => &["json", "jsonl"],
-            InputFormat::Tooltalk => &["json"],
-            InputFormat::Apibank => &["jsonl"],
+            InputFormat::Auto => crate::suites::all().iter().map(|s| s.extension()).collect(),
+            InputFormat::Suite(suite) => vec![suite.extension()],
+        }
+    }
+
+    /// Whether files are read as dialogues one JSON object a line.
+    fn forces_lines(self) -> bool {
+        matches!(self, InputFormat::Suite(suite) if suite.extension() == LINES)
+    }
+
+    fn is_auto(self) -> bool {
+        matches!(self, InputFormat::Auto)
+    }
+}
+
+impl std::fmt::Debug for InputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputFormat::Auto => f.write_str("Auto"),
+            InputFormat::Suite(suite) => write!(f, "Suite({})", suite.name()),
         }
     }
 }
+
+/// The extension of dialogues written one JSON object a line.
+const LINES: &str = "jsonl";
 
 /// A JSON file with its text, parsed tree and typed view (None when the
 /// tree does not have the type's shape; `schema` reports why).
@@ -47,34 +78,20 @@ pub struct JsonFile<'t, T> {
     pub text: &'t str,
     pub value: Json<'t>,
     pub typed: Option<T>,
+    /// The typed view was read strictly ([`Strict`]): the file is written
+    /// the one way the schema describes, as far as the type can tell.
+    pub strict: bool,
     /// Why the typed view failed, with its line and column.
     pub shape_error: Option<(String, usize, usize)>,
-}
-
-/// How a conversation file that has the model's shape is read.
-#[derive(Debug, Clone)]
-pub enum ConversationShape {
-    /// Read in place from the tree ([`Conversation::read`]).
-    Plain,
-    /// An unusual spelling only the model's reader takes: its reading.
-    Model(Box<ModelReading>),
-}
-
-impl JsonFile<'_, ConversationShape> {
-    /// The conversation, when the file has its shape.
-    pub fn conversation(&self) -> Option<Conversation<'_>> {
-        match self.typed.as_ref()? {
-            ConversationShape::Plain => Conversation::read(&self.value),
-            ConversationShape::Model(reading) => Some(Conversation::of(reading)),
-        }
-    }
 }
 
 /// One file to lint, borrowing from its text.
 #[derive(Debug, Clone)]
 pub enum Document<'t> {
-    ToolTalk(Box<JsonFile<'t, ConversationShape>>),
-    ApiBank(Dialogue<'t>),
+    /// A conversation (the model's format).
+    Conversation(Box<JsonFile<'t, Conversation>>),
+    /// A dialogue written one JSON object a line (API-Bank's format).
+    Lines(Dialogue<'t>),
     Pool(Box<JsonFile<'t, ScenarioPool>>),
 }
 
@@ -84,9 +101,9 @@ impl<'t> Document<'t> {
     pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {
         let is_jsonl = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
-        if format == InputFormat::Apibank || (format == InputFormat::Auto && is_jsonl) {
-            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+            .is_some_and(|e| e.eq_ignore_ascii_case(LINES));
+        if format.forces_lines() || (format.is_auto() && is_jsonl) {
+            return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
         let value = match Json::parse(text) {
             Ok(value) => value,
@@ -99,52 +116,46 @@ impl<'t> Document<'t> {
             ));
         }
         // A one-line API-Bank dialogue saved as .json.
-        if format == InputFormat::Auto
+        if format.is_auto()
             && value.get("role").is_some_and(Json::is_string)
             && value.get("conversation").is_none()
         {
-            return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+            return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
-        let is_pool = format == InputFormat::Auto
+        let is_pool = format.is_auto()
             && value.get("scenarios").is_some()
             && value.get("conversation").is_none();
         Ok(if is_pool {
             Document::Pool(Box::new(typed(path, text, value)))
-        } else if Conversation::read(&value).is_some() {
-            // Most files: the rules read the tree itself, with no copy.
-            Document::ToolTalk(Box::new(JsonFile {
-                path: path.to_path_buf(),
-                text,
-                value,
-                typed: Some(ConversationShape::Plain),
-                shape_error: None,
-            }))
         } else {
-            let file = typed::<model::Conversation>(path, text, value);
-            Document::ToolTalk(Box::new(JsonFile {
-                path: file.path,
-                text: file.text,
-                value: file.value,
-                typed: file
-                    .typed
-                    .map(|conv| ConversationShape::Model(Box::new(ModelReading::new(conv)))),
-                shape_error: file.shape_error,
-            }))
+            Document::Conversation(Box::new(conversation(path, text, value)))
         })
+    }
+
+    /// The suite whose dialogues the document holds: the one whose files
+    /// are written in its format (scenario pools feed the conversations').
+    pub fn suite(&self) -> Option<&'static dyn Suite> {
+        let extension = match self {
+            Document::Conversation(_) | Document::Pool(_) => "json",
+            Document::Lines(_) => LINES,
+        };
+        crate::suites::all()
+            .into_iter()
+            .find(|suite| suite.extension() == extension)
     }
 
     pub fn path(&self) -> &Path {
         match self {
-            Document::ToolTalk(f) => &f.path,
-            Document::ApiBank(d) => &d.path,
+            Document::Conversation(f) => &f.path,
+            Document::Lines(d) => &d.path,
             Document::Pool(f) => &f.path,
         }
     }
 
     pub fn text(&self) -> &'t str {
         match self {
-            Document::ToolTalk(f) => f.text,
-            Document::ApiBank(d) => d.text,
+            Document::Conversation(f) => f.text,
+            Document::Lines(d) => d.text,
             Document::Pool(f) => f.text,
         }
     }
@@ -171,16 +182,14 @@ fn not_json<'t>(
     }
     let has_role = first
         .as_ref()
-        .and_then(|v| v.get("role"))
-        .and_then(Value::as_str)
-        .is_some_and(|r| matches!(r, "User" | "AI" | "API"));
-    if has_role && format == InputFormat::Auto {
-        return Ok(Document::ApiBank(Dialogue::parse(path, text)?));
+        .is_some_and(crate::formats::apibank::has_role);
+    if has_role && format.is_auto() {
+        return Ok(Document::Lines(Dialogue::parse(path, text)?));
     }
     let hint = if has_role {
-        "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)"
+        crate::formats::apibank::DIALOGUE_AS_JSON
     } else {
-        "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--input-format apibank` (or named .jsonl)"
+        crate::formats::apibank::LINES_AS_JSON
     };
     Err(match located {
         Error::Syntax {
@@ -198,16 +207,31 @@ fn not_json<'t>(
     })
 }
 
+/// A conversation file: read strictly from its tree where it can be, else
+/// as the model's reader takes it.
+fn conversation<'t>(path: &Path, text: &'t str, value: Json<'t>) -> JsonFile<'t, Conversation> {
+    match Conversation::deserialize(Strict(&value)) {
+        Ok(conversation) => JsonFile {
+            path: path.to_path_buf(),
+            text,
+            value,
+            typed: Some(conversation),
+            strict: true,
+            shape_error: None,
+        },
+        Err(_) => typed(path, text, value),
+    }
+}
+
 fn typed<'t, T: serde::de::DeserializeOwned>(
     path: &Path,
     text: &'t str,
     value: Json<'t>,
 ) -> JsonFile<'t, T> {
     // From the tree already parsed, turned into the `Value` it stands for
-    // (the typed reader then sees what it always saw, a repeated key
-    // settled as a `Value` settles it; pools and unusual conversations
-    // only, so the copy is rare); only when that fails is the text read
-    // again, so that the shape error has a line and column.
+    // (a repeated key settled as a `Value` settles it); only when that
+    // fails is the text read again, so that the shape error has a line and
+    // column.
     let (typed, shape_error) = match T::deserialize(&value.to_value()) {
         Ok(t) => (Some(t), None),
         Err(_) => match serde_json::from_str::<T>(text) {
@@ -232,6 +256,7 @@ fn typed<'t, T: serde::de::DeserializeOwned>(
         text,
         value,
         typed,
+        strict: false,
         shape_error,
     }
 }

@@ -2,17 +2,17 @@
 //! line and column, reported in file order.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use super::config::Config;
 use super::document::{Document, InputFormat};
-use super::locate::locate;
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
-use super::view::View;
+use super::view::{CallTrees, View};
 use super::{Diagnostic, Finding, Snippet};
 use crate::formats::read::{line_column, read_text};
+use crate::json::locate::locate;
 use crate::json::tree::Json;
 use crate::{Error, Result};
 
@@ -77,22 +77,8 @@ impl Report {
 
 /// Lint the files under `paths`.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
-    // What the rules build once per process (patterns) is built
-    // on the pool while this thread looks for the files.
-    let rules = options.rules();
-    rayon::spawn(move || warm_up(&rules));
-    let files = crate::formats::discover(paths, options.input_format.extensions())?;
+    let files = crate::formats::discover(paths, &options.input_format.extensions())?;
     Ok(lint_files(&files, options))
-}
-
-/// Build what the rules share across files (patterns) before they need it.
-fn warm_up(rules: &[&'static Rule]) {
-    if rules
-        .iter()
-        .any(|rule| rule.name == super::rules::unreachable_argument::NAME)
-    {
-        crate::grounding::when::warm_up();
-    }
 }
 
 struct FileOutcome {
@@ -101,18 +87,15 @@ struct FileOutcome {
     error: Option<Error>,
 }
 
-/// Lint these files.
+/// Lint these files, in parallel; the report lists them in file order.
 pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
     let rules = options.rules();
-    let group = crate::ordered::group_len(files.len(), rayon::current_num_threads(), GROUP);
     let outcomes: Vec<FileOutcome> = files
-        .par_chunks(group)
+        .par_iter()
         .enumerate()
-        .flat_map_iter(|(g, paths)| lint_group(g * group, paths, &rules, options))
+        .map(|(index, path)| lint_file(index, path, &rules, options))
         .collect();
-    // On the pool: its threads have just freed the memory the report
-    // needs, where the calling thread would have to fault in fresh pages.
-    rayon::join(|| finish(files, outcomes, &rules, options), || ()).0
+    finish(files, outcomes, &rules, options)
 }
 
 /// The report from each file's outcome (in file order) and the rules that
@@ -167,8 +150,6 @@ fn finish(
     for findings in &mut per_file {
         report.findings.append(findings);
     }
-    // What is left is freed on the pool while the caller prints.
-    rayon::spawn(move || drop((ids, per_file)));
     report
 }
 
@@ -230,99 +211,55 @@ fn sort(findings: &mut [Finding]) {
     });
 }
 
-/// Files one worker lints together (at most), phase by phase: every file is read
-/// and parsed, then each rule runs over all of them in turn. A rule's code
-/// then stays in the instruction cache for the whole group, where one
-/// file at a time cycles through the parser and every rule (more code than
-/// the cache holds) for each file.
-const GROUP: usize = 16;
-
-/// Lint `paths`, the files from `first` on, and give each one's outcome.
-fn lint_group(
-    first: usize,
-    paths: &[PathBuf],
-    rules: &[&'static Rule],
-    options: &Options,
-) -> Vec<FileOutcome> {
-    // The documents borrow from the texts: both live until the rules are done.
-    let mut errors: Vec<Option<Error>> = paths.iter().map(|_| None).collect();
-    let texts: Vec<String> = paths
-        .iter()
-        .zip(&mut errors)
-        .map(|(path, error)| {
-            read_text(path).unwrap_or_else(|e| {
-                *error = Some(e);
-                String::new()
-            })
-        })
-        .collect();
-    let documents: Vec<Option<Document<'_>>> = paths
-        .iter()
-        .zip(&texts)
-        .zip(&mut errors)
-        .map(|((path, text), error)| {
-            if error.is_some() {
-                return None;
-            }
-            Document::parse(path, text, options.input_format)
-                .map_err(|e| *error = Some(e))
-                .ok()
-        })
-        .collect();
-    let conversations: Vec<_> = documents
-        .iter()
-        .map(|d| d.as_ref().and_then(FileInput::conversation_of))
-        .collect();
-    let views: Vec<_> = documents
-        .iter()
-        .zip(&conversations)
-        .map(|(d, c)| d.as_ref().and_then(|d| View::of(d, c.as_ref())))
-        .collect();
-    let inputs: Vec<Option<FileInput<'_>>> = documents
-        .iter()
-        .zip(conversations.iter().zip(&views))
-        .map(|(document, (conversation, view))| {
-            document.as_ref().map(|document| FileInput {
-                document,
-                conversation: conversation.as_ref(),
-                view: view.as_ref(),
-            })
-        })
-        .collect();
-    let mut findings: Vec<Vec<Finding>> = paths.iter().map(|_| Vec::new()).collect();
+/// Lint one file: read and parse it, run every per-file rule over it.
+fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Options) -> FileOutcome {
+    let failed = |error| FileOutcome {
+        findings: Vec::new(),
+        ids: None,
+        error: Some(error),
+    };
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(e) => return failed(e),
+    };
+    let document = match Document::parse(path, &text, options.input_format) {
+        Ok(document) => document,
+        Err(e) => return failed(e),
+    };
+    let conversation = FileInput::conversation_of(&document);
+    let trees = conversation.map(CallTrees::of);
+    let view = View::of(&document, conversation.zip(trees.as_ref()));
+    let input = FileInput {
+        document: &document,
+        conversation,
+        view: view.as_ref(),
+    };
+    let mut findings = Vec::new();
     let mut diagnostics = Vec::new();
     for rule in rules {
         let Check::File(check) = rule.check else {
             continue;
         };
-        for ((path, input), findings) in paths.iter().zip(&inputs).zip(&mut findings) {
-            let Some(input) = input else { continue };
-            if options.config.ignores(path, rule.name) {
-                continue;
-            }
-            diagnostics.clear();
-            check(input, &mut diagnostics);
-            for d in diagnostics.drain(..) {
-                findings.push(place(input.document, rule, d, options));
-            }
+        if options.config.ignores(path, rule.name) {
+            continue;
+        }
+        diagnostics.clear();
+        check(&input, &mut diagnostics);
+        for d in diagnostics.drain(..) {
+            findings.push(place(&document, rule, d, options));
         }
     }
-    documents
-        .iter()
-        .zip(findings.into_iter().zip(errors))
-        .enumerate()
-        .map(|(i, (document, (findings, error)))| FileOutcome {
-            findings,
-            ids: document.as_ref().map(|d| file_ids(first + i, d)),
-            error,
-        })
-        .collect()
+    FileOutcome {
+        findings,
+        ids: Some(file_ids(index, &document)),
+        error: None,
+    }
 }
 
 fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
     let mut ids = Vec::new();
     let mut places = Vec::new();
-    if let Document::ToolTalk(file) = document {
+    if let Document::Conversation(file) = document {
         for field in ["conversation_id", "name"] {
             if let Some(value) = file.value.get(field).and_then(Json::as_str) {
                 let pointer = format!("/{field}");
@@ -402,7 +339,7 @@ fn finding(
 fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
     let (scope, scope_start) = match (anchor.line, document) {
-        (Some(position), Document::ApiBank(dialogue)) => {
+        (Some(position), Document::Lines(dialogue)) => {
             let line = dialogue.lines.iter().find(|l| l.position == position)?;
             (dialogue.line_text(line), line.offset)
         }

@@ -5,10 +5,8 @@
 //! annotations.
 
 pub mod config;
-pub mod conversation;
 pub mod document;
 pub mod engine;
-pub mod locate;
 pub mod output;
 pub mod registry;
 pub mod rules;

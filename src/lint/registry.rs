@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use super::conversation::Conversation;
 use super::document::Document;
 use super::view::View;
 use super::Diagnostic;
+use crate::dialogue::Conversation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -42,16 +42,16 @@ impl fmt::Display for Severity {
 /// read as such, the dialogue view shared by the tool rules.
 pub struct FileInput<'a> {
     pub document: &'a Document<'a>,
-    pub conversation: Option<&'a Conversation<'a>>,
+    pub conversation: Option<&'a Conversation>,
     pub view: Option<&'a View<'a>>,
 }
 
 impl<'a> FileInput<'a> {
     /// The conversation of a ToolTalk file that has the model's shape.
-    pub fn conversation_of(document: &'a Document<'a>) -> Option<Conversation<'a>> {
+    pub fn conversation_of(document: &'a Document<'a>) -> Option<&'a Conversation> {
         match document {
-            Document::ToolTalk(file) => file.conversation(),
-            Document::ApiBank(_) | Document::Pool(_) => None,
+            Document::Conversation(file) => file.typed.as_ref(),
+            Document::Lines(_) | Document::Pool(_) => None,
         }
     }
 }

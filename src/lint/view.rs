@@ -4,17 +4,11 @@
 
 use chrono::NaiveDateTime;
 
-use super::conversation::Conversation;
 use super::{pointer_token, Anchor, Document};
+use crate::dialogue::{Conversation, Role};
+use crate::formats::apibank::{Dialogue, LineKind};
 use crate::json::tree::{Json, Object};
-use crate::suite::{ParamType, ToolSpec, ValueFormat};
-use crate::suites::apibank::{self, ApiFormat, ApiSpec, ApiType, LineKind};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flavor {
-    ToolTalk,
-    ApiBank,
-}
+use crate::suite::{ArgumentEncoding, Suite, ToolSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Speaker {
@@ -110,9 +104,10 @@ pub struct Shown {
 }
 
 /// A dialogue, as the tool rules see it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct View<'a> {
-    pub flavor: Flavor,
+    /// The suite the dialogue belongs to: its catalog and conventions.
+    pub suite: &'static dyn Suite,
     /// Utterances and calls in the order they happen (a turn's calls come
     /// before the words the assistant says after them).
     pub events: Vec<Event<'a>>,
@@ -124,16 +119,17 @@ pub struct View<'a> {
 
 impl<'a> View<'a> {
     /// The view of a document, when it is a dialogue that could be read
-    /// (for a conversation: its reading, [`FileInput::conversation_of`]).
-    ///
-    /// [`FileInput::conversation_of`]: super::registry::FileInput::conversation_of
+    /// (for a conversation: the model's reading and its calls' trees).
     pub fn of(
         document: &'a Document<'a>,
-        conversation: Option<&Conversation<'a>>,
+        conversation: Option<(&'a Conversation, &'a CallTrees<'a>)>,
     ) -> Option<View<'a>> {
+        let suite = document.suite()?;
         match document {
-            Document::ToolTalk(_) => conversation.map(tooltalk),
-            Document::ApiBank(dialogue) => Some(apibank_view(dialogue)),
+            Document::Conversation(_) => {
+                conversation.map(|(c, trees)| conversation_view(suite, c, trees))
+            }
+            Document::Lines(dialogue) => Some(dialogue_view(suite, dialogue)),
             Document::Pool(_) => None,
         }
     }
@@ -145,80 +141,124 @@ impl<'a> View<'a> {
         })
     }
 
-    /// The tool a call names, in the catalog that applies.
-    pub fn tool(&self, name: &str) -> Option<Tool> {
-        match self.flavor {
-            Flavor::ToolTalk => crate::suites::tooltalk::tool(name).map(Tool::ToolTalk),
-            Flavor::ApiBank => apibank::api(name).map(Tool::ApiBank),
-        }
+    /// The tool a call names, in the suite's catalog.
+    pub fn tool(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.suite.catalog().tool(name)
     }
 
-    /// Every tool name in the catalog that applies.
+    /// Every tool name in the suite's catalog.
     pub fn tool_names(&self) -> Vec<&'static str> {
-        match self.flavor {
-            Flavor::ToolTalk => crate::suites::tooltalk::catalog()
-                .tools()
-                .iter()
-                .map(|t| t.name)
-                .collect(),
-            Flavor::ApiBank => apibank::catalog().iter().map(|a| a.name).collect(),
-        }
+        self.suite
+            .catalog()
+            .tools()
+            .iter()
+            .map(|t| t.name)
+            .collect()
+    }
+
+    /// How the dialogue writes argument values.
+    pub fn encoding(&self) -> ArgumentEncoding {
+        self.suite.argument_encoding()
+    }
+
+    /// Whether the world, not the model, supplies argument `name` of `tool`.
+    pub fn is_injected(&self, tool: &ToolSpec, name: &str) -> bool {
+        tool.requires_auth && self.suite.injected_argument() == Some(name)
     }
 }
 
-fn tooltalk<'a>(conv: &Conversation<'a>) -> View<'a> {
+impl std::fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View")
+            .field("suite", &self.suite.name())
+            .field("events", &self.events)
+            .field("now", &self.now)
+            .field("shown", &self.shown)
+            .field("starts_logged_in", &self.starts_logged_in)
+            .finish()
+    }
+}
+
+/// A conversation's gold calls as the rules read them: each call's
+/// arguments and result as trees borrowed from the model, in dialogue order.
+#[derive(Debug, Clone)]
+pub struct CallTrees<'a>(Vec<(Object<'a>, Json<'a>)>);
+
+impl<'a> CallTrees<'a> {
+    pub fn of(conversation: &'a Conversation) -> CallTrees<'a> {
+        CallTrees(
+            conversation
+                .gold_calls()
+                .map(|(_, _, call)| {
+                    (
+                        Object::from(&call.request.parameters),
+                        Json::from(&call.response),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+fn conversation_view<'a>(
+    suite: &'static dyn Suite,
+    conv: &'a Conversation,
+    trees: &'a CallTrees<'a>,
+) -> View<'a> {
     let mut events = Vec::new();
-    for (t, turn) in conv.turns.iter().enumerate() {
+    let mut trees = trees.0.iter();
+    for (t, turn) in conv.conversation.iter().enumerate() {
         let speaker = match turn.role {
-            crate::dialogue::Role::User => Speaker::User,
-            crate::dialogue::Role::Assistant => Speaker::Assistant,
+            Role::User => Speaker::User,
+            Role::Assistant => Speaker::Assistant,
         };
-        for (c, call) in turn.calls.iter().enumerate() {
+        for (c, (call, (arguments, result))) in turn.calls().iter().zip(&mut trees).enumerate() {
             events.push(Event::Call(CallRef {
                 turn: t,
                 call: c,
-                api_name: call.api_name,
-                arguments: call.parameters,
+                api_name: &call.request.api_name,
+                arguments,
                 converted: None,
-                result: call.response,
-                exception: call.exception,
+                // A call that recorded no result (null or left out) has none.
+                result: Some(result).filter(|r| !r.is_null()),
+                exception: call.exception.as_deref(),
                 line: None,
             }));
         }
         events.push(Event::Say {
             speaker,
             turn: t,
-            text: turn.text,
+            text: &turn.text,
         });
     }
     let meta = &conv.metadata;
     let mut shown = Vec::new();
-    if let Some(location) = meta.location {
+    if let Some(location) = &meta.location {
         shown.push(Shown {
             name: "metadata.location",
-            value: location.to_owned(),
+            value: location.clone(),
         });
     }
     shown.push(Shown {
         name: "metadata.timestamp",
-        value: meta.timestamp.to_owned(),
+        value: meta.timestamp.clone(),
     });
-    if let Some(username) = meta.username {
+    if let Some(username) = &meta.username {
         shown.push(Shown {
             name: "metadata.username",
-            value: username.to_owned(),
+            value: username.clone(),
         });
     }
     View {
-        flavor: Flavor::ToolTalk,
+        suite,
         events,
-        now: NaiveDateTime::parse_from_str(meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
+        now: NaiveDateTime::parse_from_str(&meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
         shown,
-        starts_logged_in: conv.user_session_token.is_some() || meta.session_token.is_some(),
+        starts_logged_in: conv.user.session_token.is_some() || meta.session_token.is_some(),
     }
 }
 
-fn apibank_view<'a>(dialogue: &'a apibank::Dialogue<'a>) -> View<'a> {
+fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> View<'a> {
     let mut events = Vec::new();
     let mut api_index = 0;
     for line in &dialogue.lines {
@@ -252,155 +292,11 @@ fn apibank_view<'a>(dialogue: &'a apibank::Dialogue<'a>) -> View<'a> {
         }
     }
     View {
-        flavor: Flavor::ApiBank,
+        suite,
         events,
         now: None,
         shown: Vec::new(),
         starts_logged_in: false,
-    }
-}
-
-/// A tool from either catalog.
-#[derive(Debug, Clone, Copy)]
-pub enum Tool {
-    ToolTalk(&'static ToolSpec),
-    ApiBank(&'static ApiSpec),
-}
-
-/// What a value must look like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Any,
-    Timestamp,
-    Date,
-    Time,
-    MonthDay,
-    Email,
-    Phone,
-    /// Made up by the world earlier (ids).
-    Id,
-    /// API-Bank's user token.
-    Token,
-}
-
-/// The type a value must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Type {
-    Json(ParamType),
-    ApiBank(ApiType),
-}
-
-/// One parameter, from either catalog.
-#[derive(Debug, Clone, Copy)]
-pub struct Param {
-    pub name: &'static str,
-    pub ty: Type,
-    pub required: bool,
-    pub enum_values: &'static [&'static str],
-    pub format: Format,
-    pub free_text: bool,
-    /// One end of a search window the assistant chooses (see
-    /// [`SEARCH_BOUNDS`]).
-    pub bound: bool,
-}
-
-/// The parameters that bound a search window: the assistant picks them to
-/// cover what the user asked about ("anything this month?" becomes the
-/// month's first and last second), so they are judged more loosely than
-/// values the user must have given (`Evidence::ground_bound`). Kept here
-/// rather than in the catalogs, which have no place for it: tool, then its
-/// bounds.
-pub const SEARCH_BOUNDS: &[(&str, &[&str])] = &[
-    ("QueryCalendar", &["start_time", "end_time"]),
-    ("SearchInbox", &["start_date", "end_date"]),
-    ("SearchMessages", &["start_date", "end_date"]),
-    ("FindAlarms", &["start_range", "end_range"]),
-    // API-Bank
-    ("QueryHealthData", &["start_time", "end_time"]),
-];
-
-/// Whether `param` of `tool` bounds a search window.
-pub fn is_search_bound(tool: &str, param: &str) -> bool {
-    SEARCH_BOUNDS
-        .iter()
-        .any(|(t, params)| *t == tool && params.contains(&param))
-}
-
-impl Tool {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Tool::ToolTalk(t) => t.name,
-            Tool::ApiBank(a) => a.name,
-        }
-    }
-
-    pub fn params(&self) -> Vec<Param> {
-        match self {
-            Tool::ToolTalk(t) => t
-                .parameters
-                .iter()
-                .map(|p| self.tooltalk_param(p))
-                .collect(),
-            Tool::ApiBank(a) => a.parameters.iter().map(|p| self.apibank_param(p)).collect(),
-        }
-    }
-
-    pub fn param(&self, name: &str) -> Option<Param> {
-        match self {
-            Tool::ToolTalk(t) => t.parameter(name).map(|p| self.tooltalk_param(p)),
-            Tool::ApiBank(a) => a.parameter(name).map(|p| self.apibank_param(p)),
-        }
-    }
-
-    fn tooltalk_param(&self, p: &'static crate::suite::ParamSpec) -> Param {
-        Param {
-            name: p.name,
-            ty: Type::Json(p.ty),
-            required: p.required,
-            enum_values: p.enum_values,
-            format: match p.format {
-                ValueFormat::Any => Format::Any,
-                ValueFormat::Timestamp => Format::Timestamp,
-                ValueFormat::Date => Format::Date,
-                ValueFormat::Time => Format::Time,
-                ValueFormat::Email => Format::Email,
-                ValueFormat::Phone => Format::Phone,
-                ValueFormat::Id => Format::Id,
-            },
-            free_text: p.free_text,
-            bound: is_search_bound(self.name(), p.name),
-        }
-    }
-
-    fn apibank_param(&self, p: &'static apibank::ApiParam) -> Param {
-        Param {
-            name: p.name,
-            ty: Type::ApiBank(p.ty),
-            required: p.required,
-            enum_values: p.enum_values,
-            format: match p.format {
-                ApiFormat::Any => Format::Any,
-                ApiFormat::Timestamp => Format::Timestamp,
-                ApiFormat::Date => Format::Date,
-                ApiFormat::MonthDay => Format::MonthDay,
-                ApiFormat::Token => Format::Token,
-            },
-            free_text: p.free_text,
-            bound: is_search_bound(self.name(), p.name),
-        }
-    }
-
-    /// Arguments the world supplies, not the model (ToolTalk's session token).
-    pub fn is_injected(&self, name: &str) -> bool {
-        matches!(self, Tool::ToolTalk(t) if t.requires_auth && name == "session_token")
-    }
-
-    /// Needs somebody logged in.
-    pub fn requires_auth(&self) -> bool {
-        match self {
-            Tool::ToolTalk(t) => t.requires_auth,
-            Tool::ApiBank(a) => a.requires_token(),
-        }
     }
 }
 

@@ -49,12 +49,37 @@ pub enum ValueFormat {
     Date,
     /// `%H:%M:%S`
     Time,
+    /// `%m-%d` (a day of the year)
+    MonthDay,
     Email,
     /// `ddd-ddd-dddd`
     Phone,
     /// An id the world made up earlier (alarm_id, event_id, ...): it must
     /// come from an earlier result.
     Id,
+    /// A credential only an earlier call's result can supply (a tool whose
+    /// [`SessionEffect`] is `Opens`).
+    Token,
+}
+
+/// How a suite's dialogues write argument values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentEncoding {
+    /// JSON values of the declared type.
+    Json,
+    /// Text as the model typed it, which must convert to the declared type;
+    /// lists are Python literals (`['John', 'Mary']`).
+    PythonText,
+}
+
+/// What a successful call does to the user's session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionEffect {
+    None,
+    /// Logs the user in: its result hands out the credential.
+    Opens,
+    /// Logs the user out.
+    Closes,
 }
 
 /// One parameter of a tool.
@@ -71,6 +96,11 @@ pub struct ParamSpec {
     /// Text the assistant composes (a message body, an email subject, an
     /// event description): it is not expected to appear earlier verbatim.
     pub free_text: bool,
+    /// One end of a search window the assistant chooses: it picks the
+    /// bounds to cover what the user asked about ("anything this month?"
+    /// becomes the month's first and last second), so they are judged more
+    /// loosely than values the user must have given.
+    pub bound: bool,
 }
 
 impl ParamSpec {
@@ -89,6 +119,7 @@ impl ParamSpec {
             enum_values: &[],
             format: ValueFormat::Any,
             free_text: false,
+            bound: false,
         }
     }
 }
@@ -163,6 +194,10 @@ pub struct ToolSpec {
     pub is_action: bool,
     /// Needs a logged-in user; the world injects `session_token`.
     pub requires_auth: bool,
+    /// Whether it logs the user in or out.
+    pub session: SessionEffect,
+    /// Its result is today's date, which anchors relative dates after it.
+    pub tells_today: bool,
     /// The database the tool reads or writes, by file stem.
     pub database: Option<&'static str>,
     pub run: RunFn,

@@ -130,6 +130,8 @@ fn format_name(format: ValueFormat) -> Option<&'static str> {
         ValueFormat::Email => Some("email"),
         ValueFormat::Phone => Some("phone"),
         ValueFormat::Id => Some("id"),
+        ValueFormat::MonthDay => Some("month-day"),
+        ValueFormat::Token => Some("token"),
     }
 }
 

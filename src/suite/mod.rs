@@ -22,7 +22,8 @@ pub mod protocol;
 pub mod similarity;
 
 pub use catalog::{
-    CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType, ToolSpec, ValueFormat,
+    ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
+    SessionEffect, ToolSpec, ValueFormat,
 };
 pub use similarity::TextSimilarity;
 
@@ -85,6 +86,19 @@ impl Seeded {
 /// A database file's stem and the function that makes its JSON Schema.
 pub type DatabaseSchema = (&'static str, fn() -> Value);
 
+/// Help lines `lint` words in a suite's own terms.
+#[derive(Debug, Clone, Copy)]
+pub struct LintHelp {
+    /// For a call to a tool the catalog lacks, when no name is close.
+    pub unknown_tool: &'static str,
+    /// Why a call that needs a session has none.
+    pub no_session: &'static str,
+    /// How to open a session before such a call.
+    pub open_session: &'static str,
+    /// The calls a credential must come from, for one none of them handed out.
+    pub credential_source: &'static str,
+}
+
 /// A benchmark family.
 pub trait Suite: Sync {
     /// The name `--suite` takes.
@@ -128,6 +142,22 @@ pub trait Suite: Sync {
             self.name()
         )))
     }
+
+    /// How the dialogues write argument values (JSON values of the
+    /// declared type unless the suite says otherwise).
+    fn argument_encoding(&self) -> ArgumentEncoding {
+        ArgumentEncoding::Json
+    }
+
+    /// The argument the world itself gives to tools that require a
+    /// logged-in user; the model never writes it. None: the model writes
+    /// every argument.
+    fn injected_argument(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// What `lint` tells the author of one of the suite's dialogues.
+    fn lint_help(&self) -> &'static LintHelp;
 
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(

@@ -10,8 +10,8 @@ pub mod apibank;
 pub mod tooltalk;
 
 /// Every suite, in the order `--suite` lists them.
-pub fn all() -> [&'static dyn Suite; 1] {
-    [&tooltalk::ToolTalk]
+pub fn all() -> [&'static dyn Suite; 2] {
+    [&tooltalk::ToolTalk, &apibank::ApiBank]
 }
 
 /// A suite by its `--suite` name.

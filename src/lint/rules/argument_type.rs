@@ -5,10 +5,8 @@ use regex::Regex;
 use crate::grounding::when;
 use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::{Format, Param, Type};
 use crate::lint::Diagnostic;
-use crate::suite::ParamType;
-use crate::suites::apibank::ApiType;
+use crate::suite::{ArgumentEncoding, ParamSpec, ParamType, ValueFormat};
 
 crate::declare_rule! {
     /// Finds argument values of the wrong kind for the tool's spec: the
@@ -41,20 +39,22 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         let Some(tool) = view.tool(call.api_name) else {
             continue;
         };
+        let encoding = view.encoding();
         for (name, value) in call.arguments {
-            let Some(param) = tool.param(name) else {
+            let Some(param) = tool.parameter(name) else {
                 continue;
             };
-            if let Some(problem) = problem(&param, value) {
+            if let Some(problem) = problem(encoding, param, value) {
+                let expected = expected(encoding, param);
                 let help = if value.is_null() {
-                    format!("give {}, or leave the argument out", expected(&param))
+                    format!("give {expected}, or leave the argument out")
                 } else {
-                    format!("write {}", expected(&param))
+                    format!("write {expected}")
                 };
                 out.push(
                     Diagnostic::new(
                         NAME,
-                        format!("`{}` argument `{name}`: {problem}", tool.name()),
+                        format!("`{}` argument `{name}`: {problem}", tool.name),
                     )
                     .call(call.turn, call.call)
                     .argument(name)
@@ -67,50 +67,72 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// What a value of `param` looks like, with an example, for help lines.
-pub(crate) fn expected(param: &Param) -> String {
+pub(crate) fn expected(encoding: ArgumentEncoding, param: &ParamSpec) -> String {
     if !param.enum_values.is_empty() {
         let allowed: Vec<String> = param.enum_values.iter().map(|v| format!("{v:?}")).collect();
         return format!("one of {}", allowed.join(", "));
     }
     let example = match param.format {
-        Format::Timestamp => Some("\"2023-09-12 14:00:00\""),
-        Format::Date => Some("\"2023-09-12\""),
-        Format::Time => Some("\"14:00:00\""),
-        Format::MonthDay => Some("\"09-12\""),
-        Format::Email => Some("\"name@example.com\""),
-        Format::Phone => Some("\"708-340-0190\""),
-        Format::Any | Format::Id | Format::Token => None,
+        ValueFormat::Timestamp => Some("\"2023-09-12 14:00:00\""),
+        ValueFormat::Date => Some("\"2023-09-12\""),
+        ValueFormat::Time => Some("\"14:00:00\""),
+        ValueFormat::MonthDay => Some("\"09-12\""),
+        ValueFormat::Email => Some("\"name@example.com\""),
+        ValueFormat::Phone => Some("\"708-340-0190\""),
+        ValueFormat::Any | ValueFormat::Id | ValueFormat::Token => None,
     };
     if let Some(example) = example {
         return format!("a string like {example}");
     }
+    if encoding == ArgumentEncoding::PythonText {
+        if let Some(text) = python_text_example(param.ty) {
+            return text.to_owned();
+        }
+    }
     match param.ty {
-        Type::Json(ParamType::String) => "a JSON string".to_owned(),
-        Type::Json(ParamType::Integer) => "a whole number, without quotes".to_owned(),
-        Type::Json(ParamType::Number) => "a number, without quotes".to_owned(),
-        Type::Json(ParamType::Boolean) => "true or false, without quotes".to_owned(),
-        Type::Json(ParamType::Object) => "a JSON object".to_owned(),
-        Type::Json(ParamType::Array(inner)) => {
-            format!("a JSON array of {}s", inner.json_name())
+        ParamType::String => "a JSON string".to_owned(),
+        ParamType::Integer => "a whole number, without quotes".to_owned(),
+        ParamType::Number => "a number, without quotes".to_owned(),
+        ParamType::Boolean => "true or false, without quotes".to_owned(),
+        ParamType::Object => "a JSON object".to_owned(),
+        ParamType::Array(inner) => format!("a JSON array of {}s", inner.json_name()),
+    }
+}
+
+/// How a value of `ty` is typed as text, with an example.
+fn python_text_example(ty: ParamType) -> Option<&'static str> {
+    match ty {
+        ParamType::String => Some("a string"),
+        ParamType::Integer => Some("a whole number, such as \"2\""),
+        ParamType::Boolean => Some("\"True\" or \"False\""),
+        ParamType::Array(ParamType::String) => {
+            Some("a list of strings, such as \"['John', 'Mary']\"")
         }
-        Type::ApiBank(ApiType::Str) => "a string".to_owned(),
-        Type::ApiBank(ApiType::Int) => "a whole number, such as \"2\"".to_owned(),
-        Type::ApiBank(ApiType::Bool) => "\"True\" or \"False\"".to_owned(),
-        Type::ApiBank(ApiType::StrList) => {
-            "a list of strings, such as \"['John', 'Mary']\"".to_owned()
-        }
-        Type::ApiBank(ApiType::ObjectList) => "a list of objects, such as \"[{...}]\"".to_owned(),
+        ParamType::Array(ParamType::Object) => Some("a list of objects, such as \"[{...}]\""),
+        _ => None,
+    }
+}
+
+/// The Python name of the type text converts to.
+fn python_name(ty: ParamType) -> Option<&'static str> {
+    match ty {
+        ParamType::String => Some("str"),
+        ParamType::Integer => Some("int"),
+        ParamType::Boolean => Some("bool"),
+        ParamType::Array(ParamType::String) => Some("list of str"),
+        ParamType::Array(ParamType::Object) => Some("list of objects"),
+        _ => None,
     }
 }
 
 /// What is wrong with `value` for `param`, if anything.
-pub fn problem(param: &Param, value: &Json<'_>) -> Option<String> {
+pub fn problem(encoding: ArgumentEncoding, param: &ParamSpec, value: &Json<'_>) -> Option<String> {
     if value.is_null() {
         return param
             .required
             .then(|| "null for a required argument".to_owned());
     }
-    if let Some(problem) = type_problem(param.ty, value) {
+    if let Some(problem) = type_problem(encoding, param.ty, value) {
         return Some(problem);
     }
     if !param.enum_values.is_empty() {
@@ -126,18 +148,22 @@ pub fn problem(param: &Param, value: &Json<'_>) -> Option<String> {
     format_problem(param.format, text)
 }
 
-fn type_problem(ty: Type, value: &Json<'_>) -> Option<String> {
-    let ok = match ty {
-        Type::Json(t) => json_type_ok(t, value),
-        Type::ApiBank(t) => apibank_type_ok(t, value),
+fn type_problem(encoding: ArgumentEncoding, ty: ParamType, value: &Json<'_>) -> Option<String> {
+    let python = match encoding {
+        ArgumentEncoding::PythonText => python_name(ty),
+        ArgumentEncoding::Json => None,
+    };
+    let ok = match python {
+        Some(_) => converts_from_text(ty, value),
+        None => json_type_ok(ty, value),
     };
     if ok {
         return None;
     }
-    let expected = match ty {
-        Type::Json(ParamType::Array(inner)) => format!("an array of {}", inner.json_name()),
-        Type::Json(t) => format!("a JSON {}", t.json_name()),
-        Type::ApiBank(t) => format!("a value that converts to {}", t.name()),
+    let expected = match (python, ty) {
+        (Some(name), _) => format!("a value that converts to {name}"),
+        (None, ParamType::Array(inner)) => format!("an array of {}", inner.json_name()),
+        (None, t) => format!("a JSON {}", t.json_name()),
     };
     Some(format!("expected {expected}, found {}", short(value)))
 }
@@ -155,27 +181,27 @@ fn json_type_ok(ty: ParamType, value: &Json<'_>) -> bool {
     }
 }
 
-fn apibank_type_ok(ty: ApiType, value: &Json<'_>) -> bool {
+/// Whether a value typed as text (or written as JSON) converts to `ty`.
+fn converts_from_text(ty: ParamType, value: &Json<'_>) -> bool {
     match (ty, value) {
-        (ApiType::Str, v) => v.is_string(),
-        (ApiType::Int, Json::String(s)) => s.trim().parse::<i64>().is_ok(),
-        (ApiType::Int, v) => v.is_i64() || v.is_u64(),
-        (ApiType::Bool, Json::String(s)) => {
+        (ParamType::String, v) => v.is_string(),
+        (ParamType::Integer, Json::String(s)) => s.trim().parse::<i64>().is_ok(),
+        (ParamType::Integer, v) => v.is_i64() || v.is_u64(),
+        (ParamType::Boolean, Json::String(s)) => {
             matches!(s.trim(), "True" | "False" | "true" | "false")
         }
-        (ApiType::Bool, v) => v.is_boolean(),
-        (ApiType::StrList, Json::String(s)) => python_str_list(s).is_some(),
-        (ApiType::StrList, Json::Array(items)) => items.iter().all(Json::is_string),
-        (ApiType::ObjectList, Json::String(s)) => {
+        (ParamType::Boolean, v) => v.is_boolean(),
+        (ParamType::Array(ParamType::String), Json::String(s)) => python_str_list(s).is_some(),
+        (ParamType::Array(ParamType::Object), Json::String(s)) => {
             let s = s.trim();
             s.starts_with('[') && s.ends_with(']')
         }
-        (ApiType::ObjectList, Json::Array(items)) => items.iter().all(Json::is_object),
+        (ParamType::Array(inner), Json::Array(_)) => json_type_ok(ParamType::Array(inner), value),
         _ => false,
     }
 }
 
-fn format_problem(format: Format, text: &str) -> Option<String> {
+fn format_problem(format: ValueFormat, text: &str) -> Option<String> {
     static TIMESTAMP: OnceLock<Regex> = OnceLock::new();
     static DATE: OnceLock<Regex> = OnceLock::new();
     static TIME: OnceLock<Regex> = OnceLock::new();
@@ -186,7 +212,7 @@ fn format_problem(format: Format, text: &str) -> Option<String> {
         cell.get_or_init(|| Regex::new(p).expect("valid pattern"))
     };
     let (ok, wanted) = match format {
-        Format::Timestamp => (
+        ValueFormat::Timestamp => (
             re(
                 &TIMESTAMP,
                 r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
@@ -195,30 +221,30 @@ fn format_problem(format: Format, text: &str) -> Option<String> {
                 && when::parse_timestamp(text).is_some(),
             "a timestamp %Y-%m-%d %H:%M:%S",
         ),
-        Format::Date => (
+        ValueFormat::Date => (
             re(&DATE, r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$").is_match(text)
                 && when::parse_date(text).is_some(),
             "a date %Y-%m-%d",
         ),
-        Format::Time => (
+        ValueFormat::Time => (
             re(&TIME, r"^[0-9]{2}:[0-9]{2}:[0-9]{2}$").is_match(text)
                 && chrono::NaiveTime::parse_from_str(text, "%H:%M:%S").is_ok(),
             "a time %H:%M:%S",
         ),
-        Format::MonthDay => (
+        ValueFormat::MonthDay => (
             re(&MONTH_DAY, r"^[0-9]{2}-[0-9]{2}$").is_match(text)
                 && when::parse_month_day(text).is_some(),
             "a day of the year %m-%d",
         ),
-        Format::Email => (
+        ValueFormat::Email => (
             re(&EMAIL, r"^[^@\s]+@[^@\s]+\.[^@\s]+$").is_match(text),
             "an email address",
         ),
-        Format::Phone => (
+        ValueFormat::Phone => (
             re(&PHONE, r"^[0-9]{3}-[0-9]{3}-[0-9]{4}$").is_match(text),
             "a phone number ddd-ddd-dddd",
         ),
-        Format::Any | Format::Id | Format::Token => (true, ""),
+        ValueFormat::Any | ValueFormat::Id | ValueFormat::Token => (true, ""),
     };
     (!ok).then(|| format!("{text:?} is not {wanted}"))
 }
@@ -273,40 +299,37 @@ mod tests {
 
     use super::*;
 
-    /// [`super::problem`] of a value written with `json!`.
-    fn problem(param: &Param, value: &Value) -> Option<String> {
-        super::problem(param, &Json::from(value))
+    /// [`super::problem`] of a value written with `json!` as JSON.
+    fn problem(param: &ParamSpec, value: &Value) -> Option<String> {
+        super::problem(ArgumentEncoding::Json, param, &Json::from(value))
     }
 
-    fn param(ty: Type, format: Format) -> Param {
-        Param {
-            name: "x",
-            ty,
-            required: true,
-            enum_values: &[],
+    /// [`super::problem`] of a value written with `json!` as typed text.
+    fn text_problem(param: &ParamSpec, value: &Value) -> Option<String> {
+        super::problem(ArgumentEncoding::PythonText, param, &Json::from(value))
+    }
+
+    fn param(ty: ParamType, format: ValueFormat) -> ParamSpec {
+        ParamSpec {
             format,
-            free_text: false,
-            bound: false,
+            ..ParamSpec::new("x", ty, "", true)
         }
     }
 
     #[test]
     fn json_types() {
-        let int = param(Type::Json(ParamType::Integer), Format::Any);
+        let int = param(ParamType::Integer, ValueFormat::Any);
         assert_eq!(problem(&int, &json!(3)), None);
         assert!(problem(&int, &json!("3")).is_some());
         assert!(problem(&int, &json!(3.5)).is_some());
-        let list = param(
-            Type::Json(ParamType::Array(&ParamType::String)),
-            Format::Any,
-        );
+        let list = param(ParamType::Array(&ParamType::String), ValueFormat::Any);
         assert_eq!(problem(&list, &json!(["a"])), None);
         assert!(problem(&list, &json!(["a", 1])).is_some());
         assert!(
             problem(&list, &json!(null)).is_some(),
             "null for a required argument"
         );
-        let optional = Param {
+        let optional = ParamSpec {
             required: false,
             ..list
         };
@@ -315,27 +338,27 @@ mod tests {
 
     #[test]
     fn formats() {
-        let ts = param(Type::Json(ParamType::String), Format::Timestamp);
+        let ts = param(ParamType::String, ValueFormat::Timestamp);
         assert_eq!(problem(&ts, &json!("2023-09-12 14:00:00")), None);
         assert!(problem(&ts, &json!("2023-09-12T14:00:00")).is_some());
         assert!(problem(&ts, &json!("2023-02-30 14:00:00")).is_some());
         assert!(problem(&ts, &json!("2023-9-12 14:00:00")).is_some());
-        let time = param(Type::Json(ParamType::String), Format::Time);
+        let time = param(ParamType::String, ValueFormat::Time);
         assert_eq!(problem(&time, &json!("07:30:00")), None);
         assert!(problem(&time, &json!("7:30")).is_some());
-        let email = param(Type::Json(ParamType::String), Format::Email);
+        let email = param(ParamType::String, ValueFormat::Email);
         assert_eq!(problem(&email, &json!("a.b@c.com")), None);
         assert!(problem(&email, &json!("a.b at c.com")).is_some());
-        let phone = param(Type::Json(ParamType::String), Format::Phone);
+        let phone = param(ParamType::String, ValueFormat::Phone);
         assert_eq!(problem(&phone, &json!("708-340-0190")), None);
         assert!(problem(&phone, &json!("7083400190")).is_some());
     }
 
     #[test]
     fn enumerations() {
-        let p = Param {
+        let p = ParamSpec {
             enum_values: &["meeting", "event"],
-            ..param(Type::Json(ParamType::String), Format::Any)
+            ..param(ParamType::String, ValueFormat::Any)
         };
         assert_eq!(problem(&p, &json!("event")), None);
         assert!(problem(&p, &json!("party"))
@@ -344,17 +367,17 @@ mod tests {
     }
 
     #[test]
-    fn apibank_values_convert_from_text() {
-        let int = param(Type::ApiBank(ApiType::Int), Format::Any);
-        assert_eq!(problem(&int, &json!("2")), None);
-        assert_eq!(problem(&int, &json!(2)), None);
-        assert!(problem(&int, &json!("two")).is_some());
-        let b = param(Type::ApiBank(ApiType::Bool), Format::Any);
-        assert_eq!(problem(&b, &json!("True")), None);
-        assert!(problem(&b, &json!("yes")).is_some());
-        let list = param(Type::ApiBank(ApiType::StrList), Format::Any);
-        assert_eq!(problem(&list, &json!("['John', \"Jane\"]")), None);
-        assert!(problem(&list, &json!("John, Jane")).is_some());
+    fn typed_text_values_convert() {
+        let int = param(ParamType::Integer, ValueFormat::Any);
+        assert_eq!(text_problem(&int, &json!("2")), None);
+        assert_eq!(text_problem(&int, &json!(2)), None);
+        assert!(text_problem(&int, &json!("two")).is_some());
+        let b = param(ParamType::Boolean, ValueFormat::Any);
+        assert_eq!(text_problem(&b, &json!("True")), None);
+        assert!(text_problem(&b, &json!("yes")).is_some());
+        let list = param(ParamType::Array(&ParamType::String), ValueFormat::Any);
+        assert_eq!(text_problem(&list, &json!("['John', \"Jane\"]")), None);
+        assert!(text_problem(&list, &json!("John, Jane")).is_some());
     }
 
     #[test]

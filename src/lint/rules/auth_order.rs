@@ -1,7 +1,7 @@
+use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::Flavor;
 use crate::lint::Diagnostic;
-use crate::suites::apibank::catalog::TOKEN_SOURCES;
+use crate::suite::SessionEffect;
 
 crate::declare_rule! {
     /// Finds calls to tools that need a logged-in user made when nobody is
@@ -28,42 +28,48 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let Some(view) = input.view else { return };
+    let help = view.suite.lint_help();
     let mut logged_in = view.starts_logged_in;
     for call in view.calls() {
         let tool = view.tool(call.api_name);
-        if let Some(tool) = tool.filter(|t| t.requires_auth() && !logged_in) {
-            let (how, fix) = match view.flavor {
-                Flavor::ToolTalk => (
-                    "nobody is logged in (no earlier UserLogin or RegisterUser)",
-                    "call UserLogin with the user's credentials before it, or start the conversation logged in with `user.session_token`",
-                ),
-                Flavor::ApiBank => (
-                    "no token has been obtained (no earlier GetUserToken)",
-                    "call GetUserToken with the user's username and password before it",
-                ),
-            };
+        if let Some(tool) = tool.filter(|t| t.requires_auth && !logged_in) {
             out.push(
                 Diagnostic::new(
                     NAME,
-                    format!("`{}` needs a logged-in user, but {how}", tool.name()),
+                    format!(
+                        "`{}` needs a logged-in user, but {}",
+                        tool.name, help.no_session
+                    ),
                 )
                 .call(call.turn, call.call)
                 .at(call.name_anchor())
-                .help(fix),
+                .help(help.open_session),
             );
         }
         if call.failed() {
             continue;
         }
-        match (view.flavor, call.api_name) {
-            (Flavor::ToolTalk, "UserLogin" | "RegisterUser") => logged_in = true,
-            (Flavor::ToolTalk, "LogoutUser" | "DeleteAccount") => logged_in = false,
-            (Flavor::ApiBank, name) if TOKEN_SOURCES.contains(&name) => {
-                logged_in |= call.result.and_then(|r| r.get("token")).is_some();
+        match tool.map(|t| t.session) {
+            Some(SessionEffect::Opens) => {
+                logged_in |= call.result.is_some_and(hands_out_credential)
             }
-            _ => {}
+            Some(SessionEffect::Closes) => logged_in = false,
+            Some(SessionEffect::None) | None => {}
         }
     }
+}
+
+/// Whether a login's result holds a credential (a text member).
+pub(crate) fn hands_out_credential(result: &Json<'_>) -> bool {
+    credentials(result).next().is_some()
+}
+
+/// The credentials a login's result hands out: its text members.
+pub(crate) fn credentials<'r>(result: &'r Json<'r>) -> impl Iterator<Item = &'r str> + 'r {
+    result
+        .as_object()
+        .into_iter()
+        .flat_map(|members| members.iter().filter_map(|(_, value)| value.as_str()))
 }
 
 #[cfg(test)]

@@ -26,25 +26,24 @@ crate::declare_rule! {
 }
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(conv) = input.conversation else {
+    let (Some(conv), Some(suite)) = (input.conversation, input.document.suite()) else {
         return;
     };
+    let catalog = suite.catalog();
     let called = sorted_set(
-        conv.turns
-            .iter()
-            .flat_map(|turn| &turn.calls)
-            .map(|c| c.api_name),
+        conv.gold_calls()
+            .map(|(_, _, call)| call.request.api_name.as_str()),
     );
-    let listed = sorted_set(conv.apis_used.iter().copied());
+    let listed = sorted_set(conv.apis_used.iter().map(String::as_str));
     compare("apis_used", "tool", &listed, &called, out);
 
     let used_plugins = sorted_set(
         called
             .iter()
-            .filter_map(|name| crate::suites::tooltalk::tool(name))
+            .filter_map(|name| catalog.tool(name))
             .map(|t| t.group),
     );
-    let listed_plugins = sorted_set(conv.suites_used.iter().copied());
+    let listed_plugins = sorted_set(conv.suites_used.iter().map(String::as_str));
     compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
 }
 

@@ -28,15 +28,14 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         let Some(tool) = view.tool(call.api_name) else {
             continue;
         };
-        for param in tool.params() {
+        for param in tool.parameters {
             if param.required && !call.arguments.contains_key(param.name) {
                 out.push(
                     Diagnostic::new(
                         NAME,
                         format!(
                             "`{}` requires `{}`, which the call leaves out",
-                            tool.name(),
-                            param.name
+                            tool.name, param.name
                         ),
                     )
                     .call(call.turn, call.call)
@@ -45,7 +44,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                     .help(format!(
                         "add \"{}\": {}",
                         param.name,
-                        crate::lint::rules::argument_type::expected(&param)
+                        crate::lint::rules::argument_type::expected(view.encoding(), param)
                     )),
                 );
             }

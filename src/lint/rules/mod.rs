@@ -24,7 +24,7 @@ pub(crate) mod testing {
 
     use crate::lint::document::{Document, InputFormat};
     use crate::lint::registry::{Check, FileIds, FileInput, Rule};
-    use crate::lint::view::View;
+    use crate::lint::view::{CallTrees, View};
     use crate::lint::Diagnostic;
 
     /// Run a per-file rule over a file's text; `name` gives the
@@ -33,10 +33,11 @@ pub(crate) mod testing {
         let document = Document::parse(Path::new(name), text, InputFormat::Auto)
             .expect("the test document reads");
         let conversation = FileInput::conversation_of(&document);
-        let view = View::of(&document, conversation.as_ref());
+        let trees = conversation.map(CallTrees::of);
+        let view = View::of(&document, conversation.zip(trees.as_ref()));
         let input = FileInput {
             document: &document,
-            conversation: conversation.as_ref(),
+            conversation,
             view: view.as_ref(),
         };
         let mut out = Vec::new();

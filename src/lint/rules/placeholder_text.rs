@@ -33,9 +33,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
     // The values to search, with the API-Bank line each one is on.
     let values: Vec<(&Json<'_>, Option<usize>)> = match input.document {
-        Document::ToolTalk(file) => vec![(&file.value, None)],
+        Document::Conversation(file) => vec![(&file.value, None)],
         Document::Pool(file) => vec![(&file.value, None)],
-        Document::ApiBank(dialogue) => dialogue
+        Document::Lines(dialogue) => dialogue
             .lines
             .iter()
             .map(|l| (&l.value, Some(l.position)))

@@ -31,13 +31,12 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(pool) = &file.typed else { return };
-    let names: Vec<&str> = crate::suites::tooltalk::catalog()
-        .tools()
-        .iter()
-        .map(|t| t.name)
-        .collect();
+    let Some(catalog) = input.document.suite().map(|s| s.catalog()) else {
+        return;
+    };
+    let names: Vec<&str> = catalog.tools().iter().map(|t| t.name).collect();
     let hint = |name: &str| closest_name(name, &names).map(|n| format!("did you mean `{n}`?"));
-    if crate::suites::tooltalk::tool(&pool.required_tool).is_none() {
+    if catalog.tool(&pool.required_tool).is_none() {
         let mut d = Diagnostic::new(
             NAME,
             format!(
@@ -62,7 +61,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         for name in mentioned {
-            if crate::suites::tooltalk::tool(&name).is_some() {
+            if catalog.tool(&name).is_some() {
                 continue;
             }
             let pointer = match scenario.tools.iter().position(|t| *t == name) {

@@ -1,7 +1,8 @@
 use std::sync::OnceLock;
 
+use crate::dialogue::Conversation;
 use crate::json::tree::Json;
-use crate::lint::document::{ConversationShape, Document, JsonFile};
+use crate::lint::document::{Document, JsonFile};
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
 use crate::schema::SchemaKind;
@@ -31,7 +32,7 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(file) => {
+        Document::Conversation(file) => {
             if !known_valid(file) {
                 json_file(
                     file,
@@ -47,7 +48,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             "schemas/scenario-pool.schema.json",
             out,
         ),
-        Document::ApiBank(dialogue) => {
+        Document::Lines(dialogue) => {
             if dialogue.lines.is_empty() {
                 out.push(
                     Diagnostic::new(NAME, "the dialogue is empty")
@@ -56,7 +57,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
             for line in &dialogue.lines {
-                if let Some(problem) = apibank_line_problem(&line.value) {
+                if let Some(problem) = line_problem(&line.value) {
                     out.push(
                         Diagnostic::new(NAME, problem)
                             .turn(line.position)
@@ -70,16 +71,18 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// Whether a conversation is valid without walking the validator over it
-/// (most files, and the walk costs as much as a rule): the in-place reader
-/// took it, and its timestamp has the schema's pattern.
-fn known_valid(file: &JsonFile<'_, ConversationShape>) -> bool {
-    matches!(file.typed, Some(ConversationShape::Plain))
-        && file
-            .value
-            .get("metadata")
-            .and_then(|m| m.get("timestamp"))
-            .and_then(Json::as_str)
-            .is_some_and(has_timestamp_pattern)
+/// (most files; the walk costs as much as a rule): the model read it
+/// strictly, its timestamp has the schema's pattern, and no call has an
+/// empty argument list, which is how the model reads the `null` the schema
+/// refuses.
+fn known_valid(file: &JsonFile<'_, Conversation>) -> bool {
+    let Some(conversation) = file.typed.as_ref().filter(|_| file.strict) else {
+        return false;
+    };
+    has_timestamp_pattern(&conversation.metadata.timestamp)
+        && conversation
+            .gold_calls()
+            .all(|(_, _, call)| !call.request.parameters.is_empty())
 }
 
 /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$` (the schema's timestamp pattern), in
@@ -105,13 +108,12 @@ fn json_file<T>(
     out: &mut Vec<Diagnostic>,
 ) {
     let before = out.len();
-    // The validator reads `Value`s: a copy of the tree, for the files the
-    // shortcut above does not settle (pools, unusual conversations).
-    let value = file.value.to_value();
+    // The validator reads `Value`s: a copy of the tree.
+    let value = &file.value.to_value();
     // Most files are valid, and asking that is much cheaper than listing
     // what is wrong.
-    if !validator.is_valid(&value) {
-        for error in validator.iter_errors(&value) {
+    if !validator.is_valid(value) {
+        for error in validator.iter_errors(value) {
             let pointer = error.instance_path.as_str().to_owned();
             let shown = if pointer.is_empty() { "/" } else { &pointer };
             out.push(
@@ -169,7 +171,7 @@ fn compile(kind: SchemaKind) -> jsonschema::Validator {
 }
 
 /// What is wrong with an API-Bank line's shape, if anything.
-pub fn apibank_line_problem(value: &Json<'_>) -> Option<String> {
+pub fn line_problem(value: &Json<'_>) -> Option<String> {
     let Some(object) = value.as_object() else {
         return Some("a dialogue line must be a JSON object".into());
     };
@@ -202,9 +204,9 @@ mod tests {
 
     use super::*;
 
-    /// [`apibank_line_problem`] of a line written with `json!`.
+    /// [`line_problem`] of a line written with `json!`.
     fn line_problem(line: &Value) -> Option<String> {
-        apibank_line_problem(&Json::from(line))
+        super::line_problem(&Json::from(line))
     }
 
     #[test]
@@ -221,18 +223,17 @@ mod tests {
     }
 
     #[test]
-    fn the_plain_reading_implies_the_schema() {
+    fn a_strict_reading_implies_the_schema() {
         let plain = json!({
-            "name": "n", "conversation_id": "id", "suites_used": ["Alarm"], "apis_used": [],
-            "scenario": "s", "extra": {"x": [1]},
-            "user": {"username": "u", "email": null, "session_token": "t", "other": 3},
-            "metadata": {"location": "Paris", "timestamp": "2023-09-11 09:00:00", "x": 1},
+            "name": "n", "conversation_id": "i", "suites_used": ["Alarm"], "apis_used": ["AddAlarm"],
+            "scenario": null,
+            "user": {"username": "u", "phone": null, "session_token": "t"},
+            "metadata": {"location": "here", "timestamp": "2023-09-11 09:00:00", "username": "u"},
             "conversation": [
-                {"index": 0, "role": "user", "text": "hi", "extra": true},
-                {"index": 18446744073709551615_u64, "role": "assistant", "text": "ok", "apis": [
-                    {"request": {"api_name": "AddAlarm", "parameters": {"a": [null]}, "x": 1},
-                     "response": [1, {"b": null}], "exception": "boom"},
-                    {"request": {"api_name": "", "parameters": {}}}
+                {"index": 0, "role": "user", "text": "wake me at 7"},
+                {"index": 1, "role": "assistant", "text": "done", "apis": [
+                    {"request": {"api_name": "AddAlarm", "parameters": {"time": "07:00:00"}},
+                     "response": {"alarm_id": "a"}, "exception": null}
                 ]},
                 {"role": "user", "text": "", "apis": null, "index": null}
             ]
@@ -241,18 +242,21 @@ mod tests {
         for (pointer, replacement) in [
             ("/metadata/timestamp", json!("2023-09-11T09:00:00")),
             ("/metadata/timestamp", json!("2023-09-11 09:00:00\n")),
-            ("/metadata/timestamp", json!("２023-09-11 09:00:00")),
+            ("/metadata/timestamp", json!("\u{ff12}023-09-11 09:00:00")),
             ("/conversation/0/index", json!(-1)),
             ("/conversation/0/index", json!(2.0)),
             ("/conversation/0/role", json!("system")),
+            ("/conversation/0/role", json!({"user": null})),
             ("/conversation/1/apis/0/request/parameters", json!(null)),
+            ("/conversation/1/apis/0/request", json!(["AddAlarm", {}])),
             ("/conversation/1/apis/0/exception", json!(1)),
+            ("/user", json!([])),
             ("/user/phone", json!(555)),
             ("/scenario", json!({})),
             ("/apis_used", json!([null])),
         ] {
             let mut document = plain.clone();
-            crate::lint::conversation::tests::set(&mut document, pointer, replacement);
+            *document.pointer_mut(pointer).expect("the pointer exists") = replacement;
             documents.push(document);
         }
         for dir in ["conversations", "tests"] {
@@ -265,7 +269,7 @@ mod tests {
         for document in &documents {
             let text = serde_json::to_string(document).unwrap();
             let parsed = Document::parse(std::path::Path::new("c.json"), &text, Default::default());
-            let Ok(Document::ToolTalk(file)) = parsed else {
+            let Ok(Document::Conversation(file)) = parsed else {
                 continue;
             };
             if known_valid(&file) {
@@ -286,7 +290,7 @@ mod tests {
             "2023-09-11 09:00:00 ",
             "x2023-09-11 09:00:00",
             "2023/09/11 09:00:00",
-            "٢023-09-11 09:00:00",
+            "\u{0662}023-09-11 09:00:00",
             "",
         ] {
             if has_timestamp_pattern(text) {

@@ -1,5 +1,5 @@
+use crate::dialogue::Conversation;
 use crate::dialogue::Role;
-use crate::lint::conversation::Conversation;
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
@@ -34,12 +34,12 @@ crate::declare_rule! {
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     match input.document {
-        Document::ToolTalk(_) => {
+        Document::Conversation(_) => {
             if let Some(conv) = input.conversation {
-                tooltalk(conv, out);
+                conversation_order(conv, out);
             }
         }
-        Document::ApiBank(dialogue) => {
+        Document::Lines(dialogue) => {
             let mut previous: Option<&str> = None;
             for line in &dialogue.lines {
                 let Some(role) = line.role() else { continue };
@@ -70,8 +70,8 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn tooltalk(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
-    let turns = &conv.turns;
+fn conversation_order(conv: &Conversation, out: &mut Vec<Diagnostic>) {
+    let turns = &conv.conversation;
     if turns.is_empty() {
         out.push(
             Diagnostic::new(NAME, "the conversation has no turns")
@@ -111,7 +111,7 @@ fn tooltalk(conv: &Conversation<'_>, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
-        if turn.role == Role::User && !turn.calls.is_empty() {
+        if turn.role == Role::User && !turn.calls().is_empty() {
             out.push(
                 Diagnostic::new(
                     NAME,

@@ -30,22 +30,19 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         let Some(tool) = view.tool(call.api_name) else {
             continue;
         };
-        let params = tool.params();
-        let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+        let names: Vec<&str> = tool.parameters.iter().map(|p| p.name).collect();
         for name in call.arguments.keys() {
-            if names.contains(&name) || tool.is_injected(name) {
+            if names.contains(&name) || view.is_injected(tool, name) {
                 continue;
             }
-            let mut d = Diagnostic::new(
-                NAME,
-                format!("`{}` takes no argument `{name}`", tool.name()),
-            )
-            .call(call.turn, call.call)
-            .argument(name)
-            .at(call.argument_key_anchor(name));
+            let mut d =
+                Diagnostic::new(NAME, format!("`{}` takes no argument `{name}`", tool.name))
+                    .call(call.turn, call.call)
+                    .argument(name)
+                    .at(call.argument_key_anchor(name));
             d = match closest_name(name, &names) {
                 Some(near) => d.help(format!("did you mean `{near}`?")),
-                None => d.help(format!("`{}` takes: {}", tool.name(), list(&names))),
+                None => d.help(format!("`{}` takes: {}", tool.name, list(&names))),
             };
             out.push(d);
         }

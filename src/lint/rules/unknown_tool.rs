@@ -1,5 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::{closest_name, Flavor};
+use crate::lint::view::closest_name;
 use crate::lint::Diagnostic;
 
 crate::declare_rule! {
@@ -37,10 +37,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         )
         .call(call.turn, call.call)
         .at(call.name_anchor());
-        d = match (closest_name(call.api_name, &names), view.flavor) {
-            (Some(near), _) => d.help(format!("did you mean `{near}`?")),
-            (None, Flavor::ToolTalk) => d.help("`talkforge tools` lists the catalog"),
-            (None, Flavor::ApiBank) => d.help("API-Bank has no API of that name"),
+        d = match closest_name(call.api_name, &names) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help(view.suite.lint_help().unknown_tool),
         };
         out.push(d);
     }

@@ -7,11 +7,10 @@ use crate::grounding::{
 use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::rules::argument_type::python_str_list;
-use crate::lint::view::{CallRef, Event, Flavor, Format, Param, Speaker, Tool, Type, View};
+use crate::lint::rules::auth_order::credentials;
+use crate::lint::view::{CallRef, Event, Speaker, View};
 use crate::lint::Diagnostic;
-use crate::suite::ParamType;
-use crate::suites::apibank::catalog::TOKEN_SOURCES;
-use crate::suites::apibank::ApiType;
+use crate::suite::{ArgumentEncoding, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat};
 
 crate::declare_rule! {
     /// Finds argument values the assistant could not have known when it
@@ -138,7 +137,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             } => unanswered.push((*turn, next())),
             Event::Call(call) => {
                 if let Some(tool) = view.tool(call.api_name) {
-                    check_call(view, &tool, call, &evidence, &tokens, out);
+                    check_call(view, tool, call, &evidence, &tokens, out);
                 }
                 if i < last {
                     let (arguments, result) = (next(), next());
@@ -156,7 +155,7 @@ fn needs_dates(view: &View<'_>, call: &CallRef<'_>) -> bool {
         return false;
     };
     call.arguments.iter().any(|(name, value)| {
-        let Some(kind) = tool.param(name).as_ref().and_then(kind_of) else {
+        let Some(kind) = tool.parameter(name).and_then(kind_of) else {
             return false;
         };
         match kind {
@@ -188,20 +187,20 @@ fn names_a_month(value: &Json<'_>) -> bool {
 
 fn check_call(
     view: &View<'_>,
-    tool: &Tool,
+    tool: &ToolSpec,
     call: &CallRef<'_>,
     evidence: &Evidence,
     tokens: &HashSet<String>,
     out: &mut Vec<Diagnostic>,
 ) {
     for (name, value) in call.arguments {
-        if tool.is_injected(name) {
+        if view.is_injected(tool, name) {
             continue;
         }
-        let Some(param) = tool.param(name) else {
+        let Some(param) = tool.parameter(name) else {
             continue;
         };
-        if param.format == Format::Token {
+        if param.format == ValueFormat::Token {
             // Without any token handed out yet, `auth-order` reports the call.
             let given = value.as_str().unwrap_or_default();
             if !tokens.is_empty() && !tokens.contains(given) {
@@ -209,8 +208,9 @@ fn check_call(
                     Diagnostic::new(
                         NAME,
                         format!(
-                            "`{}` argument `{name}` = {value} is not a token an earlier GetUserToken returned",
-                            tool.name()
+                            "`{}` argument `{name}` = {value} is not a token {} returned",
+                            tool.name,
+                            view.suite.lint_help().credential_source
                         ),
                     )
                     .call(call.turn, call.call)
@@ -221,10 +221,10 @@ fn check_call(
             }
             continue;
         }
-        let Some(kind) = kind_of(&param) else {
+        let Some(kind) = kind_of(param) else {
             continue;
         };
-        let value = grounding_value(view, &param, name, value, call);
+        let value = grounding_value(view, param, name, value, call);
         let verdict = if param.bound {
             evidence.ground_bound(&value, kind)
         } else {
@@ -245,7 +245,7 @@ fn check_call(
                     NAME,
                     format!(
                         "`{}` argument `{name}` = {shown} appears nowhere before the call (turn {})",
-                        tool.name(),
+                        tool.name,
                         call.turn
                     ),
                 )
@@ -259,27 +259,23 @@ fn check_call(
 }
 
 /// How to read a parameter's values; None for those left alone.
-fn kind_of(param: &Param) -> Option<ValueKind> {
+fn kind_of(param: &ParamSpec) -> Option<ValueKind> {
     if param.free_text || !param.enum_values.is_empty() {
         return None;
     }
     match param.format {
-        Format::Timestamp => return Some(ValueKind::Timestamp),
-        Format::Date => return Some(ValueKind::Date),
-        Format::Time => return Some(ValueKind::Time),
-        Format::MonthDay => return Some(ValueKind::MonthDay),
-        Format::Email | Format::Phone | Format::Id => return Some(ValueKind::Exact),
-        Format::Token => return None,
-        Format::Any => {}
+        ValueFormat::Timestamp => return Some(ValueKind::Timestamp),
+        ValueFormat::Date => return Some(ValueKind::Date),
+        ValueFormat::Time => return Some(ValueKind::Time),
+        ValueFormat::MonthDay => return Some(ValueKind::MonthDay),
+        ValueFormat::Email | ValueFormat::Phone | ValueFormat::Id => return Some(ValueKind::Exact),
+        ValueFormat::Token => return None,
+        ValueFormat::Any => {}
     }
     match param.ty {
-        Type::Json(ParamType::Integer | ParamType::Number) | Type::ApiBank(ApiType::Int) => {
-            Some(ValueKind::Number)
-        }
-        Type::Json(ParamType::String) | Type::ApiBank(ApiType::Str | ApiType::StrList) => {
-            Some(ValueKind::Text)
-        }
-        Type::Json(ParamType::Array(inner)) => match inner {
+        ParamType::Integer | ParamType::Number => Some(ValueKind::Number),
+        ParamType::String => Some(ValueKind::Text),
+        ParamType::Array(inner) => match inner {
             ParamType::String => Some(ValueKind::Text),
             ParamType::Integer | ParamType::Number => Some(ValueKind::Number),
             _ => None,
@@ -288,15 +284,17 @@ fn kind_of(param: &Param) -> Option<ValueKind> {
     }
 }
 
-/// API-Bank lists are written as Python literals: judge their elements.
+/// Lists typed as text are Python literals: judge their elements.
 fn grounding_value<'v>(
     view: &View<'_>,
-    param: &Param,
+    param: &ParamSpec,
     name: &str,
     value: &'v Json<'v>,
     call: &CallRef<'v>,
 ) -> Cow<'v, Json<'v>> {
-    if view.flavor != Flavor::ApiBank || param.ty != Type::ApiBank(ApiType::StrList) {
+    if view.encoding() != ArgumentEncoding::PythonText
+        || param.ty != ParamType::Array(&ParamType::String)
+    {
         return Cow::Borrowed(value);
     }
     if let Some(converted) = call
@@ -336,19 +334,16 @@ fn learn(
             },
             result_text,
         );
-        if view.flavor == Flavor::ApiBank {
-            if TOKEN_SOURCES.contains(&call.api_name) {
-                if let Some(token) = result.get("token").and_then(Json::as_str) {
-                    tokens.insert(token.to_owned());
-                }
-            }
-            if call.api_name == "GetToday" {
-                if let Some(date) = result
-                    .as_str()
-                    .and_then(|s| crate::grounding::when::parse_date(s.get(..10).unwrap_or(s)))
-                {
-                    evidence.set_today(date);
-                }
+        let tool = view.tool(call.api_name);
+        if tool.is_some_and(|t| t.session == SessionEffect::Opens) {
+            tokens.extend(credentials(result).map(str::to_owned));
+        }
+        if tool.is_some_and(|t| t.tells_today) {
+            if let Some(date) = result
+                .as_str()
+                .and_then(|s| crate::grounding::when::parse_date(s.get(..10).unwrap_or(s)))
+            {
+                evidence.set_today(date);
             }
         }
     }

@@ -7,135 +7,132 @@
 //! disagree the dialogues win, because they are what gets linted: the
 //! timed-switch APIs take `device_id` in every dialogue although the
 //! implementation names the argument `name`. Descriptions are our own.
+//!
+//! Dialogues write every value as the model typed it (mostly strings): a
+//! parameter's type says what the text must convert to
+//! ([`ArgumentEncoding::PythonText`](crate::suite::ArgumentEncoding)).
 
-/// The type an argument is declared with. Dialogues write every value as
-/// the model typed it (mostly strings); the type says what it must convert to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApiType {
-    Str,
-    Int,
-    Bool,
-    /// A list of strings, written as a Python list literal or a JSON array.
-    StrList,
-    /// A list of objects (scene devices, health readings).
-    ObjectList,
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::dialogue::GoldCall;
+use crate::sim::{Reply, ToolCtx};
+use crate::suite::{
+    CallRef, Catalog, Group, ParamSpec, ParamType, SessionEffect, TextSimilarity, ToolSpec,
+    ValueFormat,
+};
+
+/// The one group all APIs belong to.
+const GROUP: &str = "API-Bank";
+
+const fn p(name: &'static str, ty: ParamType) -> ParamSpec {
+    ParamSpec::new(name, ty, "", true)
 }
 
-impl ApiType {
-    pub fn name(self) -> &'static str {
-        match self {
-            ApiType::Str => "str",
-            ApiType::Int => "int",
-            ApiType::Bool => "bool",
-            ApiType::StrList => "list of str",
-            ApiType::ObjectList => "list of objects",
-        }
-    }
+const fn text(name: &'static str) -> ParamSpec {
+    p(name, ParamType::String)
 }
 
-/// A format a string argument must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApiFormat {
-    Any,
-    /// `%Y-%m-%d %H:%M:%S`
-    Timestamp,
-    /// `%Y-%m-%d`
-    Date,
-    /// `%m-%d` (a day of the year, for "on this day in history")
-    MonthDay,
-    /// The user's token: only an earlier `GetUserToken` (or `RegisterUser`)
-    /// result can supply it.
-    Token,
-}
-
-/// One argument of an API.
-#[derive(Debug, Clone, Copy)]
-pub struct ApiParam {
-    pub name: &'static str,
-    pub ty: ApiType,
-    pub required: bool,
-    pub format: ApiFormat,
-    /// Allowed values, when the argument is an enumeration.
-    pub enum_values: &'static [&'static str],
-    /// Text the assistant composes (a title, a message, a search phrase):
-    /// not expected to appear earlier verbatim.
-    pub free_text: bool,
-}
-
-const fn p(name: &'static str, ty: ApiType) -> ApiParam {
-    ApiParam {
-        name,
-        ty,
-        required: true,
-        format: ApiFormat::Any,
-        enum_values: &[],
-        free_text: false,
-    }
-}
-
-const fn text(name: &'static str) -> ApiParam {
-    p(name, ApiType::Str)
-}
-
-const fn composed(name: &'static str) -> ApiParam {
-    ApiParam {
+const fn composed(name: &'static str) -> ParamSpec {
+    ParamSpec {
         free_text: true,
-        ..p(name, ApiType::Str)
+        ..p(name, ParamType::String)
     }
 }
 
-const fn optional(param: ApiParam) -> ApiParam {
-    ApiParam {
+const fn optional(param: ParamSpec) -> ParamSpec {
+    ParamSpec {
         required: false,
         ..param
     }
 }
 
-const fn timestamp(name: &'static str) -> ApiParam {
-    ApiParam {
-        format: ApiFormat::Timestamp,
-        ..p(name, ApiType::Str)
+const fn timestamp(name: &'static str) -> ParamSpec {
+    ParamSpec {
+        format: ValueFormat::Timestamp,
+        ..p(name, ParamType::String)
     }
 }
 
-const fn date(name: &'static str) -> ApiParam {
-    ApiParam {
-        format: ApiFormat::Date,
-        ..p(name, ApiType::Str)
+const fn date(name: &'static str) -> ParamSpec {
+    ParamSpec {
+        format: ValueFormat::Date,
+        ..p(name, ParamType::String)
     }
 }
 
-const TOKEN: ApiParam = ApiParam {
-    format: ApiFormat::Token,
-    ..p("token", ApiType::Str)
+/// One end of a search window the assistant chooses.
+const fn bound(param: ParamSpec) -> ParamSpec {
+    ParamSpec {
+        bound: true,
+        ..param
+    }
+}
+
+/// The user's token: only an earlier `GetUserToken` (or `RegisterUser`)
+/// result can supply it.
+const TOKEN: ParamSpec = ParamSpec {
+    format: ValueFormat::Token,
+    ..p("token", ParamType::String)
 };
 
-/// One API.
-#[derive(Debug, Clone, Copy)]
-pub struct ApiSpec {
-    pub name: &'static str,
-    /// What it does, in a sentence (our words).
-    pub description: &'static str,
-    pub parameters: &'static [ApiParam],
-    /// Changes something (books, adds, deletes) rather than looking it up.
-    pub is_action: bool,
+/// Whether a tool takes the user's token, so somebody must have logged in first.
+const fn takes_token(parameters: &[ParamSpec]) -> bool {
+    let mut i = 0;
+    while i < parameters.len() {
+        if matches!(parameters[i].format, ValueFormat::Token) {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
-impl ApiSpec {
-    pub fn parameter(&self, name: &str) -> Option<&'static ApiParam> {
-        self.parameters.iter().find(|p| p.name == name)
-    }
+/// API-Bank's APIs are not simulated yet: their behaviour comes with the
+/// API-Bank simulation issue.
+fn not_simulated(_: &mut ToolCtx<'_>, _: &Map<String, Value>) -> Result<Reply, String> {
+    Err("API-Bank's APIs are not simulated yet".to_owned())
+}
 
-    /// Takes the user's token, so somebody must have logged in first.
-    pub fn requires_token(&self) -> bool {
-        self.parameters.iter().any(|p| p.format == ApiFormat::Token)
+/// A prediction matches when it raised as the gold call did and passed
+/// every gold argument with an equal value.
+fn same_outcome_and_arguments(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    _text: &dyn TextSimilarity,
+) -> bool {
+    prediction.exception == gold.exception.as_deref()
+        && gold
+            .request
+            .parameters
+            .iter()
+            .all(|(key, value)| prediction.parameters.get(key) == Some(value))
+}
+
+const fn spec(
+    name: &'static str,
+    description: &'static str,
+    parameters: &'static [ParamSpec],
+    is_action: bool,
+) -> ToolSpec {
+    ToolSpec {
+        name,
+        group: GROUP,
+        description,
+        parameters,
+        returns: &[],
+        is_action,
+        requires_auth: takes_token(parameters),
+        session: SessionEffect::None,
+        tells_today: false,
+        database: None,
+        run: not_simulated,
+        matches: same_outcome_and_arguments,
     }
 }
 
-/// The APIs that hand out a token.
-pub const TOKEN_SOURCES: [&str; 2] = ["GetUserToken", "RegisterUser"];
-
-const AGENDA: &[ApiParam] = &[
+const AGENDA: &[ParamSpec] = &[
     TOKEN,
     composed("content"),
     timestamp("time"),
@@ -144,47 +141,33 @@ const AGENDA: &[ApiParam] = &[
 
 /// Looking an item up or deleting it: its content is the key the user
 /// gives, not text the assistant writes.
-const AGENDA_LOOKUP: &[ApiParam] = &[TOKEN, text("content"), timestamp("time"), text("location")];
+const AGENDA_LOOKUP: &[ParamSpec] = &[TOKEN, text("content"), timestamp("time"), text("location")];
 
-const MEETING: &[ApiParam] = &[
+const MEETING: &[ParamSpec] = &[
     TOKEN,
     composed("meeting_topic"),
     timestamp("start_time"),
     timestamp("end_time"),
     text("location"),
-    p("attendees", ApiType::StrList),
+    p("attendees", ParamType::Array(&ParamType::String)),
 ];
 
-const MEETING_LOOKUP: &[ApiParam] = &[
+const MEETING_LOOKUP: &[ParamSpec] = &[
     TOKEN,
     text("meeting_topic"),
     timestamp("start_time"),
     timestamp("end_time"),
     text("location"),
-    p("attendees", ApiType::StrList),
+    p("attendees", ParamType::Array(&ParamType::String)),
 ];
 
-const REMINDER: &[ApiParam] = &[TOKEN, composed("content"), timestamp("time")];
+const REMINDER: &[ParamSpec] = &[TOKEN, composed("content"), timestamp("time")];
 
-const REMINDER_LOOKUP: &[ApiParam] = &[TOKEN, text("content"), timestamp("time")];
+const REMINDER_LOOKUP: &[ParamSpec] = &[TOKEN, text("content"), timestamp("time")];
 
-const ALARM: &[ApiParam] = &[TOKEN, timestamp("time")];
+const ALARM: &[ParamSpec] = &[TOKEN, timestamp("time")];
 
-const fn spec(
-    name: &'static str,
-    description: &'static str,
-    parameters: &'static [ApiParam],
-    is_action: bool,
-) -> ApiSpec {
-    ApiSpec {
-        name,
-        description,
-        parameters,
-        is_action,
-    }
-}
-
-static CATALOG: [ApiSpec; 53] = [
+static TOOLS: [ToolSpec; 53] = [
     spec(
         "AddAgenda",
         "Puts an item on the user's agenda.",
@@ -212,7 +195,10 @@ static CATALOG: [ApiSpec; 53] = [
     spec(
         "AddScene",
         "Defines a smart-home scene from a list of devices.",
-        &[text("name"), p("devices", ApiType::ObjectList)],
+        &[
+            text("name"),
+            p("devices", ParamType::Array(&ParamType::Object)),
+        ],
         true,
     ),
     spec(
@@ -228,9 +214,9 @@ static CATALOG: [ApiSpec; 53] = [
             text("hotel_name"),
             date("check_in_time"),
             date("check_out_time"),
-            p("room_count", ApiType::Int),
-            p("adult_count", ApiType::Int),
-            p("child_count", ApiType::Int),
+            p("room_count", ParamType::Integer),
+            p("adult_count", ParamType::Integer),
+            p("child_count", ParamType::Integer),
         ],
         true,
     ),
@@ -306,24 +292,30 @@ static CATALOG: [ApiSpec; 53] = [
         "ForgotPassword",
         "Two steps: asks for a verification code, then sets a new password with it.",
         &[
-            ApiParam {
+            ParamSpec {
                 enum_values: &["Forgot Password", "Verification Code"],
                 ..text("status")
             },
             optional(text("username")),
             optional(text("email")),
-            optional(p("verification_code", ApiType::Int)),
+            optional(p("verification_code", ParamType::Integer)),
             optional(text("new_password")),
         ],
         true,
     ),
-    spec("GetToday", "Tells today's date.", &[], false),
-    spec(
-        "GetUserToken",
-        "Logs the user in and hands out their token.",
-        &[text("username"), text("password")],
-        false,
-    ),
+    ToolSpec {
+        tells_today: true,
+        ..spec("GetToday", "Tells today's date.", &[], false)
+    },
+    ToolSpec {
+        session: SessionEffect::Opens,
+        ..spec(
+            "GetUserToken",
+            "Logs the user in and hands out their token.",
+            &[text("username"), text("password")],
+            false,
+        )
+    },
     spec(
         "ImageCaption",
         "Describes the picture at a URL.",
@@ -358,7 +350,10 @@ static CATALOG: [ApiSpec; 53] = [
     spec(
         "ModifyScene",
         "Replaces the devices of a smart-home scene.",
-        &[text("name"), p("devices", ApiType::ObjectList)],
+        &[
+            text("name"),
+            p("devices", ParamType::Array(&ParamType::Object)),
+        ],
         true,
     ),
     spec(
@@ -391,16 +386,16 @@ static CATALOG: [ApiSpec; 53] = [
         "Lists a user's health readings over a time span.",
         &[
             text("user_id"),
-            timestamp("start_time"),
-            timestamp("end_time"),
+            bound(timestamp("start_time")),
+            bound(timestamp("end_time")),
         ],
         false,
     ),
     spec(
         "QueryHistoryToday",
         "Lists historical events that happened on a day of the year.",
-        &[ApiParam {
-            format: ApiFormat::MonthDay,
+        &[ParamSpec {
+            format: ValueFormat::MonthDay,
             ..text("date")
         }],
         false,
@@ -437,16 +432,19 @@ static CATALOG: [ApiSpec; 53] = [
         &[
             text("user_id"),
             timestamp("time"),
-            optional(p("health_data", ApiType::ObjectList)),
+            optional(p("health_data", ParamType::Array(&ParamType::Object))),
         ],
         true,
     ),
-    spec(
-        "RegisterUser",
-        "Creates an account and hands out its token.",
-        &[text("username"), text("password"), text("email")],
-        true,
-    ),
+    ToolSpec {
+        session: SessionEffect::Opens,
+        ..spec(
+            "RegisterUser",
+            "Creates an account and hands out its token.",
+            &[text("username"), text("password"), text("email")],
+            true,
+        )
+    },
     spec(
         "SearchEngine",
         "Searches the web.",
@@ -474,7 +472,11 @@ static CATALOG: [ApiSpec; 53] = [
     spec(
         "TimedSwitch",
         "Schedules a device to switch on or off at a moment.",
-        &[text("device_id"), timestamp("time"), p("on", ApiType::Bool)],
+        &[
+            text("device_id"),
+            timestamp("time"),
+            p("on", ParamType::Boolean),
+        ],
         true,
     ),
     spec(
@@ -502,13 +504,17 @@ static CATALOG: [ApiSpec; 53] = [
 ];
 
 /// All 53 APIs, sorted by name.
-pub fn catalog() -> &'static [ApiSpec] {
-    &CATALOG
-}
-
-/// An API by name.
-pub fn api(name: &str) -> Option<&'static ApiSpec> {
-    CATALOG.iter().find(|a| a.name == name)
+pub fn catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        Catalog::new(
+            vec![Group {
+                name: GROUP,
+                description: "API-Bank's APIs: agenda, alarms, meetings, reminders, health, home, bank, search and more.",
+            }],
+            TOOLS.iter().collect(),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -517,8 +523,8 @@ mod tests {
 
     #[test]
     fn has_53_apis_sorted_and_unique() {
-        assert_eq!(catalog().len(), 53);
-        for pair in catalog().windows(2) {
+        assert_eq!(catalog().tools().len(), 53);
+        for pair in catalog().tools().windows(2) {
             assert!(
                 pair[0].name < pair[1].name,
                 "{} >= {}",
@@ -530,17 +536,22 @@ mod tests {
 
     #[test]
     fn token_apis_are_the_personal_ones() {
-        assert!(api("AddAgenda").unwrap().requires_token());
-        assert!(api("QueryBalance").unwrap().requires_token());
-        assert!(!api("GetUserToken").unwrap().requires_token());
-        assert!(!api("QueryStock").unwrap().requires_token());
-        assert!(api("NoSuchApi").is_none());
+        assert!(catalog().tool("AddAgenda").unwrap().requires_auth);
+        assert!(catalog().tool("QueryBalance").unwrap().requires_auth);
+        assert!(!catalog().tool("GetUserToken").unwrap().requires_auth);
+        assert!(!catalog().tool("QueryStock").unwrap().requires_auth);
+        assert!(catalog().tool("NoSuchApi").is_none());
     }
 
     #[test]
     fn contents_are_composed_when_added_and_keys_when_looked_up() {
         let free = |api_name: &str, param: &str| {
-            api(api_name).unwrap().parameter(param).unwrap().free_text
+            catalog()
+                .tool(api_name)
+                .unwrap()
+                .parameter(param)
+                .unwrap()
+                .free_text
         };
         assert!(free("AddAgenda", "content"));
         assert!(free("ModifyMeeting", "meeting_topic"));
@@ -555,7 +566,15 @@ mod tests {
 
     #[test]
     fn timed_switch_uses_the_dialogues_argument_name() {
-        assert!(api("TimedSwitch").unwrap().parameter("device_id").is_some());
-        assert!(api("TimedSwitch").unwrap().parameter("name").is_none());
+        assert!(catalog()
+            .tool("TimedSwitch")
+            .unwrap()
+            .parameter("device_id")
+            .is_some());
+        assert!(catalog()
+            .tool("TimedSwitch")
+            .unwrap()
+            .parameter("name")
+            .is_none());
     }
 }

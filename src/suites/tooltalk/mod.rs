@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::dialogue::Conversation;
 use crate::sim::Databases;
-use crate::suite::{Catalog, Execution, Suite};
+use crate::suite::{Catalog, Execution, LintHelp, Suite};
 use crate::{Error, Result};
 
 pub mod catalog;
@@ -65,6 +65,19 @@ impl Suite for ToolTalk {
         initial: &Databases,
     ) -> Result<crate::suite::Seeded> {
         seed::seed_databases(dialogues, initial)
+    }
+
+    fn injected_argument(&self) -> Option<&'static str> {
+        Some(SESSION_TOKEN)
+    }
+
+    fn lint_help(&self) -> &'static LintHelp {
+        &LintHelp {
+            unknown_tool: "`talkforge tools` lists the catalog",
+            no_session: "nobody is logged in (no earlier UserLogin or RegisterUser)",
+            open_session: "call UserLogin with the user's credentials before it, or start the conversation logged in with `user.session_token`",
+            credential_source: "an earlier UserLogin",
+        }
     }
 
     fn world(

@@ -19,7 +19,9 @@ use crate::sim::pyrandom::PyRandom;
 use crate::sim::reply::Reply;
 use crate::sim::table::Record;
 use crate::sim::ToolCtx;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suites::tooltalk::compare::default_matches;
 use crate::suites::tooltalk::world::Session;
 
@@ -236,6 +238,8 @@ pub static GET_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| get_account_information(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -264,6 +268,8 @@ pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::Closes,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| delete_account(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -296,6 +302,8 @@ pub static USER_LOGIN: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("session_token", "string", SESSION_TOKEN)],
     is_action: true,
     requires_auth: false,
+    session: SessionEffect::Opens,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| user_login(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -325,6 +333,8 @@ pub static LOGOUT_USER: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::Closes,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| logout_user(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -348,6 +358,8 @@ pub static CHANGE_PASSWORD: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| change_password(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -393,6 +405,8 @@ pub static REGISTER_USER: ToolSpec = ToolSpec {
     ],
     is_action: true,
     requires_auth: false,
+    session: SessionEffect::Opens,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| register_user(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -445,6 +459,8 @@ pub static SEND_VERIFICATION_CODE: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| send_verification_code(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -481,6 +497,8 @@ pub static RESET_PASSWORD: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| reset_password(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -536,6 +554,8 @@ pub static QUERY_USER: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| query_user(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -590,6 +610,8 @@ pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| update_account_information(ctx, params).map(Reply::from),
     matches: default_matches,

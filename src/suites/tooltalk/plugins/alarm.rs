@@ -14,7 +14,9 @@ use crate::sim::reply::Reply;
 use crate::sim::table::Record;
 use crate::sim::ToolCtx;
 use crate::suite::catalog::CallRef;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
 use crate::suites::tooltalk::world::Session;
@@ -43,6 +45,8 @@ pub static ADD_ALARM: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("alarm_id", "string", ALARM_ID)],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| add_alarm(ctx, params).map(Reply::from),
     matches: arguments_and_exception_match,
@@ -87,6 +91,8 @@ pub static DELETE_ALARM: ToolSpec = ToolSpec {
     )],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| delete_alarm(ctx, params).map(Reply::from),
     matches: crate::suites::tooltalk::compare::default_matches,
@@ -114,6 +120,7 @@ pub static FIND_ALARMS: ToolSpec = ToolSpec {
     parameters: &[
         ParamSpec {
             format: ValueFormat::Time,
+            bound: true,
             ..ParamSpec::new(
                 "start_range",
                 ParamType::String,
@@ -123,6 +130,7 @@ pub static FIND_ALARMS: ToolSpec = ToolSpec {
         },
         ParamSpec {
             format: ValueFormat::Time,
+            bound: true,
             ..ParamSpec::new(
                 "end_range",
                 ParamType::String,
@@ -144,6 +152,8 @@ pub static FIND_ALARMS: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: find_alarms,
     matches: find_alarms_matches,

@@ -18,7 +18,9 @@ use crate::sim::reply::Reply;
 use crate::sim::table::{Items, Record};
 use crate::sim::ToolCtx;
 use crate::suite::catalog::CallRef;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
 use crate::suites::tooltalk::world::Session;
@@ -96,6 +98,8 @@ pub static CREATE_EVENT: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("event_id", "string", EVENT_ID)],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| create_event(ctx, params).map(Reply::from),
     matches: create_event_matches,
@@ -253,6 +257,8 @@ pub static DELETE_EVENT: ToolSpec = ToolSpec {
     )],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| delete_event(ctx, params).map(Reply::from),
     matches: crate::suites::tooltalk::compare::default_matches,
@@ -328,6 +334,8 @@ pub static MODIFY_EVENT: ToolSpec = ToolSpec {
     )],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| modify_event(ctx, params).map(Reply::from),
     matches: modify_event_matches,
@@ -424,12 +432,18 @@ pub static QUERY_CALENDAR: ToolSpec = ToolSpec {
     group: "Calendar",
     description: "Lists the user's events that overlap a period of time.",
     parameters: &[
-        timestamp(
-            "start_time",
-            "Beginning of the period, as %Y-%m-%d %H:%M:%S.",
-            true,
-        ),
-        timestamp("end_time", "End of the period, as %Y-%m-%d %H:%M:%S.", true),
+        ParamSpec {
+            bound: true,
+            ..timestamp(
+                "start_time",
+                "Beginning of the period, as %Y-%m-%d %H:%M:%S.",
+                true,
+            )
+        },
+        ParamSpec {
+            bound: true,
+            ..timestamp("end_time", "End of the period, as %Y-%m-%d %H:%M:%S.", true)
+        },
     ],
     returns: &[FieldSpec {
         fields: &[
@@ -458,6 +472,8 @@ pub static QUERY_CALENDAR: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: query_calendar,
     matches: query_calendar_matches,

@@ -20,7 +20,9 @@ use crate::sim::reply::Reply;
 use crate::sim::table::Record;
 use crate::sim::ToolCtx;
 use crate::suite::catalog::CallRef;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
 use crate::suites::tooltalk::world::Session;
@@ -68,6 +70,8 @@ pub static SEND_EMAIL: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("email_id", "string", EMAIL_ID)],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     // The reference's SendEmail has no database: the sent mail is not kept.
     database: None,
     run: |ctx, params| send_email(ctx, params).map(Reply::from),
@@ -185,6 +189,7 @@ pub static SEARCH_INBOX: ToolSpec = ToolSpec {
         },
         ParamSpec {
             format: ValueFormat::Timestamp,
+            bound: true,
             ..ParamSpec::new(
                 "start_date",
                 ParamType::String,
@@ -194,6 +199,7 @@ pub static SEARCH_INBOX: ToolSpec = ToolSpec {
         },
         ParamSpec {
             format: ValueFormat::Timestamp,
+            bound: true,
             ..ParamSpec::new(
                 "end_date",
                 ParamType::String,
@@ -219,6 +225,8 @@ pub static SEARCH_INBOX: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: search_inbox,
     matches: search_inbox_matches,

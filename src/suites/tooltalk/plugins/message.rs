@@ -19,7 +19,9 @@ use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
 use crate::sim::ToolCtx;
 use crate::suite::catalog::CallRef;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
 use crate::suites::tooltalk::world::Session;
@@ -64,6 +66,8 @@ pub static SEND_MESSAGE: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("message_id", "string", MESSAGE_ID)],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     // The reference's SendMessage has no database: the message is not kept.
     database: None,
     run: |ctx, params| send_message(ctx, params).map(Reply::from),
@@ -139,6 +143,7 @@ pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
         ),
         ParamSpec {
             format: ValueFormat::Timestamp,
+            bound: true,
             ..ParamSpec::new(
                 "start_date",
                 ParamType::String,
@@ -148,6 +153,7 @@ pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
         },
         ParamSpec {
             format: ValueFormat::Timestamp,
+            bound: true,
             ..ParamSpec::new(
                 "end_date",
                 ParamType::String,
@@ -175,6 +181,8 @@ pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: search_messages,
     matches: search_messages_matches,

@@ -16,7 +16,9 @@ use crate::sim::reply::Reply;
 use crate::sim::table::Record;
 use crate::sim::ToolCtx;
 use crate::suite::catalog::CallRef;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec, ValueFormat};
+use crate::suite::catalog::{
+    FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec, ValueFormat,
+};
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{default_matches, lists_at_least};
 
@@ -80,6 +82,8 @@ pub static ADD_REMINDER: ToolSpec = ToolSpec {
     returns: &[FieldSpec::new("reminder_id", "string", REMINDER_ID)],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| add_reminder(ctx, params).map(Reply::from),
     matches: add_reminder_matches,
@@ -172,6 +176,8 @@ pub static GET_REMINDERS: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: get_reminders,
     matches: get_reminders_matches,
@@ -216,6 +222,8 @@ pub static DELETE_REMINDER: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| delete_reminder(ctx, params).map(Reply::from),
     matches: default_matches,
@@ -264,6 +272,8 @@ pub static COMPLETE_REMINDER: ToolSpec = ToolSpec {
     returns: &[STATUS],
     is_action: true,
     requires_auth: true,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DATABASE),
     run: |ctx, params| complete_reminder(ctx, params).map(Reply::from),
     matches: default_matches,

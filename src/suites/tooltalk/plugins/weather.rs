@@ -18,7 +18,7 @@ use crate::sim::pytime::{strptime_str, DATE};
 use crate::sim::reply::Reply;
 use crate::sim::table::{Record, Table};
 use crate::sim::ToolCtx;
-use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, ToolSpec};
+use crate::suite::catalog::{FieldSpec, ParamSpec, ParamType, SessionEffect, ToolSpec};
 
 pub const DESCRIPTION: &str =
     "Look up the weather of a place: today, the coming days, or by month.";
@@ -60,6 +60,8 @@ pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DAILY),
     run: current_weather,
     matches: crate::suites::tooltalk::compare::default_matches,
@@ -90,6 +92,8 @@ pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(DAILY),
     run: forecast_weather,
     matches: crate::suites::tooltalk::compare::default_matches,
@@ -152,6 +156,8 @@ pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
     }],
     is_action: false,
     requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
     database: Some(HISTORIC),
     run: historic_weather,
     matches: crate::suites::tooltalk::compare::default_matches,
