@@ -102,7 +102,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
             problems: Vec::new(),
         });
     }
-    let stats = stats_files(&conversations, suite.catalog()).ok();
+    let stats = stats_files(&conversations, suite).ok();
 
     let outcome = steps
         .iter()

@@ -10,8 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::dialogue::Conversation;
-use crate::formats::read_conversation;
-use crate::suite::Catalog;
+use crate::suite::{Catalog, Suite};
 use crate::{Error, Result};
 
 /// Counts over a set of conversation files.
@@ -127,7 +126,8 @@ pub fn subset_of(path: &Path) -> String {
 /// its running counts, so memory does not grow with the dataset. The counts
 /// do not depend on the order; an unreadable file stops the count (exit 2),
 /// and the one reported is the first in file order.
-pub fn stats_files(files: &[PathBuf], catalog: &Catalog) -> Result<Stats> {
+pub fn stats_files(files: &[PathBuf], suite: &dyn Suite) -> Result<Stats> {
+    let catalog = suite.catalog();
     let (stats, first_error) = files
         .par_iter()
         .enumerate()
@@ -135,7 +135,7 @@ pub fn stats_files(files: &[PathBuf], catalog: &Catalog) -> Result<Stats> {
             || (Stats::empty(catalog), None),
             |(mut stats, error): (Stats, Option<(usize, Error)>), (i, path)| {
                 if error.is_none() {
-                    match read_conversation(path) {
+                    match suite.read_dialogue(path) {
                         Ok(conversation) => stats.add(catalog, subset_of(path), &conversation),
                         Err(e) => return (stats, Some((i, e))),
                     }
@@ -255,9 +255,16 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             files.push(path);
         }
-        let err = stats_files(&files, catalog()).unwrap_err().to_string();
+        let err = stats_files(&files, &crate::suites::tooltalk::ToolTalk)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("07.json"), "{err}");
         files.retain(|p| !p.ends_with("07.json") && !p.ends_with("30.json"));
-        assert_eq!(stats_files(&files, catalog()).unwrap().conversations, 38);
+        assert_eq!(
+            stats_files(&files, &crate::suites::tooltalk::ToolTalk)
+                .unwrap()
+                .conversations,
+            38
+        );
     }
 }

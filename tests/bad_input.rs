@@ -296,3 +296,51 @@ fn verify_reports_the_good_files_beside_a_bad_one() {
     assert_eq!(report["reproduced"], 1);
     assert_eq!(report["errors"].as_array().unwrap().len(), 1);
 }
+
+/// A folder holding dialogues of two suites is refused by the commands that
+/// run calls (one databases folder serves one suite), naming a file of
+/// each; `--suite` picks one suite's files; an unknown suite is a usage
+/// error.
+#[test]
+fn dialogues_of_two_suites_need_a_suite_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.json"), good_conversation().to_string()).unwrap();
+    fs::write(
+        dir.path().join("b.jsonl"),
+        "{\"role\": \"User\", \"text\": \"Hi\"}\n",
+    )
+    .unwrap();
+    let databases = repo().join("databases");
+    for command in ["verify", "fill", "stats", "evaluate"] {
+        let mut cmd = Command::cargo_bin("talkforge").unwrap();
+        cmd.arg(command).arg(dir.path());
+        if command == "evaluate" {
+            cmd.args(["--predictor", "oracle"]);
+        }
+        if command != "stats" {
+            cmd.arg("--databases").arg(&databases);
+        }
+        cmd.assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "belongs to the apibank suite and other files to the tooltalk suite",
+            ))
+            .stderr(predicate::str::contains("--suite"));
+    }
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["stats", "--suite", "tooltalk", "--format", "json"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"conversations\": 1"));
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["verify", "--suite", "tau-bench"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown suite \"tau-bench\" (known: tooltalk, apibank)",
+        ));
+}

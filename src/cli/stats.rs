@@ -24,7 +24,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
-    let stats = stats_files(&files, suite.catalog())?;
+    let stats = stats_files(&files, suite)?;
     match args.format {
         OutputFormat::Json => println!(
             "{}",

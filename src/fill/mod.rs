@@ -141,8 +141,8 @@ pub fn fill_files(
     databases_dir: &Path,
     options: FillOptions,
 ) -> Result<FillReport> {
-    let loaded = load_all(files)?;
     let mut databases = suite.load_databases(databases_dir)?;
+    let loaded = load_all(files)?;
     let mut report = FillReport {
         files: loaded.len(),
         written: !options.check,

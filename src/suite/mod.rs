@@ -114,6 +114,11 @@ pub trait Suite: Sync {
     /// to the working directory.
     fn default_databases(&self) -> &'static str;
 
+    /// Read one dialogue file into the model.
+    fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
+        crate::formats::read_conversation(path)
+    }
+
     /// Load the databases in `dir`, refusing a folder that lacks one the
     /// suite needs.
     fn load_databases(&self, dir: &Path) -> Result<Databases>;

@@ -47,7 +47,7 @@ pub fn of_files(
         match suite {
             Some(s) if s.name() != found.name() => {
                 return Err(Error::Usage(format!(
-                    "{} is a {} dialogue and others are {} dialogues: give each suite's files on their own",
+                    "{} belongs to the {} suite and other files to the {} suite: pick one with --suite, or give each suite's files on their own",
                     file.display(),
                     found.name(),
                     s.name()

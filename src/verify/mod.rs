@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dialogue::Conversation;
-use crate::formats::{read_conversation, to_python_json};
+use crate::formats::to_python_json;
 use crate::sim::Databases;
 use crate::suite::{Execution, Suite};
 use crate::{Error, Result};
@@ -156,7 +156,7 @@ pub fn verify_files(files: &[PathBuf], suite: &dyn Suite, databases: &Databases)
 }
 
 fn verify_file(path: &Path, suite: &dyn Suite, databases: &Databases) -> Result<Verified> {
-    let conversation = read_conversation(path)?;
+    let conversation = suite.read_dialogue(path)?;
     let replay = replay(suite, databases, &conversation).map_err(|m| Error::input(path, m))?;
     let differs = differences(&path.display().to_string(), &conversation, &replay);
     Ok(Verified {

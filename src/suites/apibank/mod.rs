@@ -5,11 +5,12 @@
 use std::path::Path;
 
 use crate::dialogue::Conversation;
-use crate::eval::{Metrics, Predictor, Protocol};
 use crate::sim::Databases;
+use crate::suite::predict::Predictor;
+use crate::suite::protocol::{Metrics, Protocol};
 use crate::suite::protocol::{Scoring, SimulateError, Simulation};
 use crate::suite::{ArgumentEncoding, Catalog, LintHelp, Suite, TextSimilarity};
-use crate::Result;
+use crate::{Error, Result};
 
 pub mod catalog;
 
@@ -37,8 +38,12 @@ impl Suite for ApiBank {
         "databases/apibank"
     }
 
-    fn load_databases(&self, dir: &Path) -> Result<Databases> {
-        Databases::load(dir)
+    fn load_databases(&self, _dir: &Path) -> Result<Databases> {
+        Err(Error::Usage(NOT_SIMULATED.to_owned()))
+    }
+
+    fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
+        Err(Error::input(path, NOT_SIMULATED))
     }
 
     fn protocol(&self) -> &'static dyn Protocol {
@@ -67,7 +72,9 @@ impl Suite for ApiBank {
     }
 }
 
-const NOT_SIMULATED: &str = "API-Bank dialogues cannot be simulated yet";
+/// Why every command but `lint` refuses API-Bank dialogues for now.
+const NOT_SIMULATED: &str =
+    "API-Bank dialogues can only be linted for now: the other commands read them once API-Bank's APIs are simulated";
 
 /// Evaluation refuses every dialogue until API-Bank's world exists.
 struct NotSimulated;
