@@ -74,7 +74,7 @@ fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
     .unwrap();
     for (t, c, executed) in replay.executions {
         let gold = &mut conversation.conversation[t].apis.as_mut().unwrap()[c];
-        gold.response = executed.response;
+        gold.response = executed.response.into_value();
         gold.exception = executed.exception;
     }
     conversation
@@ -423,7 +423,7 @@ fn each_turn_starts_from_the_gold_history() {
         (T3, vec![proposed("FindAlarms", json!({}))]),
     ]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let response = simulation.turns[1].calls[0].response.clone();
+    let response = simulation.turns[1].calls[0].response.clone().into_value();
     let times: Vec<&str> = response["alarms"]
         .as_array()
         .unwrap()
@@ -572,7 +572,8 @@ fn simulate_from_scratch<'c>(
                 .iter()
                 .enumerate()
             {
-                let executed = world.execute(&call.request.api_name, &call.request.parameters);
+                let executed =
+                    world.execute(&call.request.api_name, call.request.parameters.clone());
                 let replayed = if executed.request.parameters == call.request.parameters {
                     Cow::Borrowed(call)
                 } else {

@@ -108,22 +108,22 @@ struct CountingWorld {
 }
 
 impl World for CountingWorld {
-    fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution {
+    fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution {
         let request = talkforge::dialogue::Request {
             api_name: api_name.to_string(),
-            parameters: parameters.clone(),
+            parameters,
         };
         let now = strptime_str("2024-01-01 00:00:00", TIMESTAMP).unwrap();
         let result = match catalog().tool(api_name) {
             Some(spec) => {
                 let mut ctx = ToolCtx::new(now, &mut self.rng, COUNTERS, &mut self.tables);
-                (spec.run)(&mut ctx, parameters)
+                (spec.run)(&mut ctx, &request.parameters)
             }
             None => Err(format!("no tool {api_name}")),
         };
         let (response, exception) = match result {
-            Ok(reply) => (reply.into_value(), None),
-            Err(e) => (Value::Null, Some(e)),
+            Ok(reply) => (reply, None),
+            Err(e) => (Reply::default(), Some(e)),
         };
         Execution {
             request,

@@ -182,7 +182,7 @@ fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Val
         "request".into(),
         json!({"api_name": call.api_name, "parameters": parameters}),
     );
-    entry.insert("response".into(), call.response.clone());
+    entry.insert("response".into(), call.response.as_response().to_value());
     entry.insert("exception".into(), json!(call.exception));
     entry.insert(
         "metadata".into(),

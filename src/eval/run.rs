@@ -6,6 +6,7 @@
 //! its small per-conversation entry, so memory stays flat as the dataset
 //! grows.
 
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -156,7 +157,11 @@ pub fn evaluate_files(
 
 /// The JSON summary (`--format json`, `summary.json`).
 pub fn write_json(summary: &Summary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(out, summary).map_err(std::io::Error::other)
+    // A buffer of a known type: serde writes a token at a time, and each
+    // write through `dyn Write` would be a call through a pointer.
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, summary).map_err(std::io::Error::other)?;
+    out.flush()
 }
 
 fn progress_bar(len: u64, show: bool) -> ProgressBar {

@@ -63,7 +63,7 @@ pub fn fill_conversation(
         // A call written by hand may lack the keys even when the values agree.
         let has_keys =
             recorded.is_some_and(|r| r.contains_key("response") && r.contains_key("exception"));
-        if has_keys && gold.response == executed.response && gold.exception == executed.exception {
+        if has_keys && executed.response == gold.response && gold.exception == executed.exception {
             continue;
         }
         let slot = tree
@@ -71,7 +71,7 @@ pub fn fill_conversation(
             .pointer_mut(&pointer)
             .and_then(Value::as_object_mut)
             .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
-        slot.insert("response".into(), executed.response.clone());
+        slot.insert("response".into(), executed.response.clone().into_value());
         slot.insert(
             "exception".into(),
             executed

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::dialogue::{Conversation, Request};
 use crate::formats::LoadedConversation;
-use crate::sim::Databases;
+use crate::sim::{Databases, Reply};
 use crate::Result;
 
 pub mod catalog;
@@ -29,10 +29,12 @@ pub use similarity::TextSimilarity;
 
 /// A call as executed: the request as the world ran it (a suite may add to
 /// the arguments, as ToolTalk puts in the session token) and its outcome.
+/// The response may share database items with the world ([`Reply`]); it
+/// reads, compares and serialises as the JSON it stands for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Execution {
     pub request: Request,
-    pub response: Value,
+    pub response: Reply,
     pub exception: Option<String>,
 }
 
@@ -41,7 +43,7 @@ pub struct Execution {
 pub trait World: Send {
     /// Run one call and return its result or exception exactly as the
     /// reference does.
-    fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution;
+    fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution;
 
     /// An independent copy of the world as it stands.
     fn boxed_clone(&self) -> Box<dyn World>;

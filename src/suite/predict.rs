@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
-use crate::sim::Response;
+use crate::sim::{Reply, Response};
 use crate::suite::catalog::CallRef;
 
 /// A call the predictor asks for.
@@ -53,7 +53,7 @@ pub struct PredictedCall {
     /// The arguments as executed (a suite may add to them, as ToolTalk
     /// puts in the session token), empty when they could not be parsed.
     pub arguments: Map<String, Value>,
-    pub response: Value,
+    pub response: Reply,
     pub exception: Option<String>,
     /// Whether the arguments were readable (the reference writes
     /// `"parameters": null` for unreadable ones).
@@ -67,7 +67,7 @@ impl PredictedCall {
         PredictedCall {
             api_name: call.request.api_name,
             arguments: call.request.parameters,
-            response: call.response,
+            response: Reply::Json(call.response),
             exception: call.exception,
             parsed,
             metadata,
@@ -79,7 +79,7 @@ impl PredictedCall {
         CallRef {
             api_name: &self.api_name,
             parameters: &self.arguments,
-            response: Response::Json(&self.response),
+            response: self.response.as_response(),
             exception: self.exception.as_deref(),
         }
     }
@@ -105,7 +105,7 @@ pub enum HistoryItem<'a> {
     Call {
         api_name: &'a str,
         parameters: Option<&'a Map<String, Value>>,
-        response: &'a Value,
+        response: Response<'a>,
         exception: Option<&'a str>,
     },
 }
@@ -135,7 +135,7 @@ impl<'a> TurnInput<'a> {
         let current = self.predicted.iter().map(|p| HistoryItem::Call {
             api_name: &p.api_name,
             parameters: p.parsed.then_some(&p.arguments),
-            response: &p.response,
+            response: p.response.as_response(),
             exception: p.exception.as_deref(),
         });
         earlier.chain(current)
@@ -146,7 +146,7 @@ fn gold_item(call: &GoldCall) -> HistoryItem<'_> {
     HistoryItem::Call {
         api_name: &call.request.api_name,
         parameters: Some(&call.request.parameters),
-        response: &call.response,
+        response: Response::Json(&call.response),
         exception: call.exception.as_deref(),
     }
 }

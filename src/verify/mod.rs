@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::dialogue::Conversation;
 use crate::formats::to_python_json;
-use crate::sim::Databases;
+use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, Suite};
 use crate::{Error, Result};
 
@@ -44,7 +44,7 @@ pub fn replay(
     let executions = conversation
         .gold_calls()
         .map(|(t, c, call)| {
-            let execution = world.execute(&call.request.api_name, &call.request.parameters);
+            let execution = world.execute(&call.request.api_name, call.request.parameters.clone());
             (t, c, execution)
         })
         .collect();
@@ -54,14 +54,14 @@ pub fn replay(
 /// A recorded or simulated result, as the JSON a reader compares (borrowed:
 /// responses can be large and are only printed).
 #[derive(Serialize)]
-struct Outcome<'a> {
-    response: &'a Value,
+struct Outcome<'a, R> {
+    response: &'a R,
     exception: &'a Option<String>,
 }
 
 /// The difference between a recorded and a simulated result, as a unified
 /// diff of their JSON in the upstream style (recorded -, simulated +).
-fn unified_diff(recorded: &Outcome, simulated: &Outcome) -> String {
+fn unified_diff(recorded: &Outcome<'_, Value>, simulated: &Outcome<'_, Reply>) -> String {
     let recorded = to_python_json(recorded);
     let simulated = to_python_json(simulated);
     similar::TextDiff::from_lines(&recorded, &simulated)
@@ -75,7 +75,7 @@ fn unified_diff(recorded: &Outcome, simulated: &Outcome) -> String {
 pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> Vec<Difference> {
     let mut out = Vec::new();
     for ((t, c, call), (_, _, executed)) in conversation.gold_calls().zip(&replay.executions) {
-        if call.response == executed.response && call.exception == executed.exception {
+        if executed.response == call.response && call.exception == executed.exception {
             continue;
         }
         out.push(Difference {
@@ -177,15 +177,14 @@ mod tests {
     /// on the last line (`}`), which has no line break.
     #[test]
     fn a_diff_marks_the_unterminated_last_line() {
-        let response = Value::Null;
         let (none, boom) = (None, Some("boom".to_string()));
         let diff = unified_diff(
             &Outcome {
-                response: &response,
+                response: &Value::Null,
                 exception: &none,
             },
             &Outcome {
-                response: &response,
+                response: &Reply::default(),
                 exception: &boom,
             },
         );

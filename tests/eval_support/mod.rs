@@ -245,7 +245,7 @@ pub fn write_conversation(path: &Path, value: &Value, databases: &Path) {
             .unwrap();
     for (t, c, executed) in replay.executions {
         let gold = &mut conversation.conversation[t].apis.as_mut().unwrap()[c];
-        gold.response = executed.response;
+        gold.response = executed.response.into_value();
         gold.exception = executed.exception;
     }
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -31,6 +31,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::{Map, Value};
+
 use crate::dialogue::{Conversation, GoldCall, Role};
 use crate::sim::Databases;
 use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
@@ -102,19 +104,31 @@ pub fn simulate<'c>(
             continue;
         }
         let mut world = gold_world.boxed_clone();
-        turns.push(run_turn(
+        let run = run_turn(
             world.as_mut(),
             conversation,
             t,
             predictor,
             max_calls_per_turn,
-        )?);
+        )?;
+        let last = Some(t) == last_assistant_turn;
+        // A turn whose predictions were exactly its gold calls (the
+        // oracle's) left the world the replay would: it is taken as the
+        // replay, which need not run again.
+        let ran_as_gold = if last {
+            None
+        } else {
+            replayed_requests(suite, turn.calls(), &run.calls)
+        };
         for (c, call) in turn.calls().iter().enumerate() {
-            let gold_call = if Some(t) == last_assistant_turn {
+            let gold_call = if last {
                 Cow::Borrowed(call)
+            } else if let Some(requests) = &ran_as_gold {
+                as_replayed(call, &requests[c])
             } else {
-                let executed = gold_world.execute(&call.request.api_name, &call.request.parameters);
-                as_replayed(call, executed.request)
+                let executed =
+                    gold_world.execute(&call.request.api_name, call.request.parameters.clone());
+                as_replayed(call, &executed.request.parameters)
             };
             gold.push(GoldRef {
                 turn: t,
@@ -122,21 +136,55 @@ pub fn simulate<'c>(
                 gold: gold_call,
             });
         }
+        if ran_as_gold.is_some() {
+            gold_world = world;
+        }
+        turns.push(run);
     }
     Ok(Simulation { turns, gold })
 }
 
 /// The gold call with the parameters its replay executed.
-fn as_replayed(call: &GoldCall, executed: crate::dialogue::Request) -> Cow<'_, GoldCall> {
-    if executed.parameters == call.request.parameters {
+fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c, GoldCall> {
+    if *executed == call.request.parameters {
         Cow::Borrowed(call)
     } else {
-        Cow::Owned(GoldCall {
-            request: executed,
-            response: call.response.clone(),
-            exception: call.exception.clone(),
-        })
+        let mut replayed = call.clone();
+        replayed.request.parameters = executed.clone();
+        Cow::Owned(replayed)
     }
+}
+
+/// The arguments a replay of `gold` would execute, when the turn's
+/// `predicted` calls ran exactly those calls: the same tools in the same
+/// order with the same arguments, the world's injected argument (the
+/// session token) as the world put it in. The world a replay leaves is
+/// then the one the predictions left, since a tool's outcome depends only
+/// on the world and its arguments. `None` when any call differs.
+fn replayed_requests(
+    suite: &dyn Suite,
+    gold: &[GoldCall],
+    predicted: &[PredictedCall],
+) -> Option<Vec<Map<String, Value>>> {
+    if gold.len() != predicted.len() {
+        return None;
+    }
+    let injected = suite.injected_argument();
+    gold.iter()
+        .zip(predicted)
+        .map(|(gold, predicted)| {
+            if !predicted.parsed || predicted.api_name != gold.request.api_name {
+                return None;
+            }
+            let mut replayed = gold.request.parameters.clone();
+            if let Some((name, value)) =
+                injected.and_then(|name| Some((name, predicted.arguments.get(name)?)))
+            {
+                replayed.insert(name.to_string(), value.clone());
+            }
+            (replayed == predicted.arguments).then_some(replayed)
+        })
+        .collect()
 }
 
 /// Ask the predictor for steps until it answers, running its calls in
@@ -192,7 +240,7 @@ pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
     } = proposed;
     match parameters {
         Some(parameters) => {
-            let executed = world.execute(&api_name, &parameters);
+            let executed = world.execute(&api_name, parameters);
             PredictedCall {
                 api_name: executed.request.api_name,
                 arguments: executed.request.parameters,

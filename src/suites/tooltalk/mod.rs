@@ -93,7 +93,7 @@ impl crate::suite::World for World {
     fn execute(
         &mut self,
         api_name: &str,
-        parameters: &serde_json::Map<String, serde_json::Value>,
+        parameters: serde_json::Map<String, serde_json::Value>,
     ) -> Execution {
         World::execute(self, api_name, parameters)
     }

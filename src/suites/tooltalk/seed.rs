@@ -107,7 +107,7 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                 }
             }
         }
-        world.execute(api_name, &gold.request.parameters);
+        world.execute(api_name, gold.request.parameters.clone());
     }
     Ok(Vec::new())
 }

@@ -142,10 +142,10 @@ impl World {
     /// Execute a call as the reference's `execute_tool` does: the request
     /// as run (with the session token put in for a tool that needs one)
     /// and its outcome.
-    pub fn execute(&mut self, api_name: &str, parameters: &Map<String, Value>) -> Execution {
+    pub fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution {
         let mut request = Request {
             api_name: api_name.to_string(),
-            parameters: parameters.clone(),
+            parameters,
         };
         let result = self.admit(api_name).and_then(|spec| {
             if spec.requires_auth {
@@ -157,8 +157,8 @@ impl World {
             self.run(spec, &request.parameters)
         });
         let (response, exception) = match result {
-            Ok(reply) => (reply.into_value(), None),
-            Err(exception) => (Value::Null, Some(exception)),
+            Ok(reply) => (reply, None),
+            Err(exception) => (Reply::default(), Some(exception)),
         };
         Execution {
             request,
@@ -260,9 +260,12 @@ mod tests {
         let mut world = world_for(&databases, &ann_logged_in());
         let other = world_for(&databases, &User::default());
         let params = json!({"reminder_id": "r2"});
-        let done = world.execute("CompleteReminder", params.as_object().unwrap());
+        let done = world.execute("CompleteReminder", params.as_object().unwrap().clone());
         assert_eq!(done.exception, None);
-        let added = world.execute("AddReminder", json!({"task": "new"}).as_object().unwrap());
+        let added = world.execute(
+            "AddReminder",
+            json!({"task": "new"}).as_object().unwrap().clone(),
+        );
         assert_eq!(added.exception, None);
 
         let mine = world.table("Reminder").unwrap();
@@ -351,7 +354,7 @@ mod tests {
             if matches!(spec.name, "UserLogin" | "RegisterUser") {
                 world.session_token = None;
             }
-            let exception = world.execute(spec.name, &parameters).exception;
+            let exception = world.execute(spec.name, parameters).exception;
             let exception = exception.unwrap_or_default();
             assert!(
                 !exception.contains("unexpected keyword"),

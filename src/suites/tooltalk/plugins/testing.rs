@@ -44,10 +44,10 @@ pub(crate) fn world(databases: &Databases, user: Option<&str>, code: Option<&str
 
 /// The call's response, or its exception.
 pub(crate) fn call(w: &mut World, api: &str, params: Value) -> Result<Value, String> {
-    let e = w.execute(api, params.as_object().unwrap());
+    let e = w.execute(api, params.as_object().unwrap().clone());
     match e.exception {
         Some(x) => Err(x),
-        None => Ok(e.response),
+        None => Ok(e.response.into_value()),
     }
 }
 
