@@ -140,7 +140,9 @@ pub fn evaluate_files(
             .build()
             .map_err(|e| Error::Other(format!("cannot start {n} worker threads: {e}")))?
             .install(job),
-        None => job(),
+        // On a worker of the pool, so that the windows are handed on
+        // without this thread sleeping and waking for each of them.
+        None => rayon::scope(|_| job()),
     };
     bar.finish_and_clear();
     run?;

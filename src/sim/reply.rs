@@ -80,12 +80,27 @@ impl PartialEq for Reply {
     }
 }
 
-/// Equal when it stands for that JSON value (`serde_json`'s equality).
+/// Equal when it stands for that JSON value (`serde_json`'s equality),
+/// compared where the items lie rather than copied into a value first.
 impl PartialEq<Value> for Reply {
     fn eq(&self, other: &Value) -> bool {
+        // `{key: x}` is the only shape a listing or a field can equal.
+        let only_field = |key: &str| {
+            other
+                .as_object()
+                .filter(|fields| fields.len() == 1)
+                .and_then(|fields| fields.get(key))
+        };
         match self {
             Reply::Json(value) => value == other,
-            listed => listed.as_response().to_value() == *other,
+            Reply::Listed { key, items } => {
+                only_field(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|list| {
+                        list.len() == items.len() && list.iter().zip(items).all(|(a, b)| a == &**b)
+                    })
+            }
+            Reply::Field { key, item } => only_field(key).is_some_and(|value| value == &**item),
         }
     }
 }
@@ -251,6 +266,34 @@ mod tests {
             serde_json::to_string_pretty(&listed()).unwrap(),
             serde_json::to_string_pretty(&as_json()).unwrap()
         );
+    }
+
+    /// A shared reply equals a value exactly when the value it stands for
+    /// does.
+    #[test]
+    fn comparing_with_a_value_agrees_with_comparing_the_value() {
+        let field = Reply::Field {
+            key: "weather",
+            item: Arc::new(json!({"high": 20})),
+        };
+        let values = [
+            as_json(),
+            json!({"events": [{"event_id": "e1", "n": 1}]}),
+            json!({"events": [{"event_id": "e1", "n": 1}, {"event_id": "e2", "n": 2}]}),
+            json!({"events": [{"event_id": "e1", "n": 1}, {"event_id": "e2", "n": 2.0}], "x": 1}),
+            json!({"events": {}}),
+            json!({"weather": {"high": 20}}),
+            json!({"weather": {"high": 21}}),
+            json!({"weather": {"high": 20}, "x": null}),
+            json!([]),
+            Value::Null,
+        ];
+        for reply in [listed(), field] {
+            for value in &values {
+                let copied = reply.clone().into_value() == *value;
+                assert_eq!(reply == *value, copied, "{reply:?} {value}");
+            }
+        }
     }
 
     #[test]
