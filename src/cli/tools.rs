@@ -4,7 +4,6 @@ use clap::ValueEnum;
 
 use super::Status;
 use crate::suite::docs::{catalog_doc, markdown, openai_tools};
-use crate::suites::tooltalk::catalog;
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -22,11 +21,16 @@ pub enum ToolsFormat {
 pub struct Args {
     #[arg(long, value_enum, default_value_t)]
     pub format: ToolsFormat,
+    /// Whose catalog [default: the first suite, tooltalk].
+    #[arg(long)]
+    pub suite: Option<String>,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
+    let suite = super::suite_named(args.suite.as_deref())?.unwrap_or(crate::suites::all()[0]);
+    let catalog = || suite.catalog();
     let text = match args.format {
-        ToolsFormat::Markdown => markdown(catalog()),
+        ToolsFormat::Markdown => markdown(catalog(), suite.injected_argument()),
         ToolsFormat::Json => pretty(&catalog_doc(catalog()))?,
         ToolsFormat::Openai => pretty(&openai_tools(catalog()))?,
     };

@@ -194,17 +194,28 @@ fn type_doc(ty: ParamType) -> Map<String, Value> {
     doc
 }
 
-/// The catalog as a Markdown reference.
-pub fn markdown(catalog: &Catalog) -> String {
+/// The catalog as a Markdown reference. `injected` is the argument the
+/// suite's world puts in for tools that need a login (ToolTalk's session
+/// token), if it has one.
+pub fn markdown(catalog: &Catalog, injected: Option<&str>) -> String {
     let doc = catalog_doc(catalog);
     let tools: usize = doc.plugins.iter().map(|p| p.tools.len()).sum();
+    let groups = match doc.plugins.len() {
+        1 => "1 group".to_string(),
+        n => format!("{n} plugins"),
+    };
+    let login = match injected {
+        Some(name) => format!(
+            "Tools that need a login get the {} from the world, not from the model.",
+            name.replace('_', " ")
+        ),
+        None => "Tools that need a login take the user's credential as an argument.".to_string(),
+    };
     let mut out = String::new();
     let _ = writeln!(out, "# Tool catalog\n");
     let _ = writeln!(
         out,
-        "{tools} tools in {} plugins. Actions change the world; queries only read it. \
-         Tools that need a login get the session token from the world, not from the model.\n",
-        doc.plugins.len()
+        "{tools} tools in {groups}. Actions change the world; queries only read it. {login}\n"
     );
     for plugin in &doc.plugins {
         let _ = writeln!(out, "## {}\n\n{}\n", plugin.name, plugin.description);
@@ -289,7 +300,7 @@ mod tests {
             .flat_map(|p| p.tools.iter().map(|t| t.name.as_str()))
             .collect();
         assert_eq!(names.len(), 28);
-        let md = markdown(catalog());
+        let md = markdown(catalog(), Some("session_token"));
         for name in names {
             assert_eq!(md.matches(&format!("### {name}\n")).count(), 1, "{name}");
         }
