@@ -222,6 +222,11 @@ pub fn scaffold(
     let now = chrono::Utc::now().format("%Y-%m-%d %H:00:00").to_string();
     let conversation = skeleton(&name, &text, &tools, user, &now);
     let json = crate::formats::to_python_json(&conversation);
+    // A new conversation often starts a new folder (a subset).
+    if let Some(folder) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| Error::input(folder, format!("cannot create the folder: {e}")))?;
+    }
     crate::formats::atomic_write(out, format!("{json}\n").as_bytes())?;
     Ok(conversation)
 }

@@ -302,3 +302,16 @@ fn a_rejected_scenario_needs_allow_rejected() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(convo.scenario.as_deref(), Some("rejected one"));
 }
+
+/// A skeleton for a new subset creates its folder.
+#[test]
+fn the_output_folder_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool_with(
+        dir.path(),
+        vec![accepted("Set an alarm (AddAlarm).", &["AddAlarm"])],
+    );
+    let out = dir.path().join("conversations/new-subset/alarm.json");
+    let skeleton = scaffold(&pool, 0, &out, &databases(dir.path()));
+    assert_eq!(skeleton["name"], "alarm");
+}
