@@ -1,8 +1,9 @@
 //! Evaluating assistants with a suite's evaluation protocol.
 //!
-//! - [`protocol`]: what a suite's evaluation protocol (ToolTalk's
-//!   Algorithms 1 and 2, under `suites/`) produces, and the hook through
-//!   which a run reaches it; [`predict`]: what a predictor sees and answers;
+//! - the seam's [`protocol`](crate::suite::protocol) (what a suite's
+//!   evaluation protocol, ToolTalk's Algorithms 1 and 2 under `suites/`,
+//!   produces) and [`predict`](crate::suite::predict) (what a predictor
+//!   sees and answers);
 //! - [`outcome`], [`summary`], [`report`], [`output`]: error types, pooled
 //!   metrics, `report.md` and the per-conversation output files;
 //! - predictors: [`oracle`], [`openai`], [`replay`];

@@ -6,7 +6,7 @@
 //! history (user and assistant texts; every call as an assistant message
 //! with one tool call followed by a tool message whose content is
 //! `{"response": ..., "exception": ...}`; an earlier assistant turn's calls
-//! come before its text, as in the reference, see [`super::predict`]), and
+//! come before its text, as in the reference, see [`crate::suite::predict`]), and
 //! the tools' documentation:
 //! the conversation's own tools (`exact`), the tools of its plugins
 //! (`suite`) or the whole catalog (`all`); `--no-docs` blanks every
