@@ -6,7 +6,7 @@
 //! (`formats::to_python_json`), only when a recorded result changes: a fill
 //! that changes nothing touches no byte. With `seed`, records that recorded
 //! query results list but the databases lack are added first (see
-//! [`Suite::seed_databases`](crate::suite::Suite::seed_databases)), so those
+//! [`Suite::seed_databases`]), so those
 //! recordings reproduce instead of being overwritten.
 
 use std::path::{Path, PathBuf};
