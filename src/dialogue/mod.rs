@@ -2,7 +2,7 @@
 //!
 //! The typed view is for reading and reasoning; files are rewritten through
 //! their parsed `serde_json::Value` so that key order and unknown keys
-//! survive byte for byte (see `dataset::write`).
+//! survive byte for byte (see `formats::write`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -96,7 +96,7 @@ pub enum Document<'t> {
 }
 
 impl<'t> Document<'t> {
-    /// Read a file's text (from `dataset::read::read_text`); fails (exit 2)
+    /// Read a file's text (from `formats::read::read_text`); fails (exit 2)
     /// only when it cannot be read as JSON at all.
     pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {
         let is_jsonl = path

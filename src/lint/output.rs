@@ -176,30 +176,38 @@ pub fn json_report(report: &Report) -> Value {
     })
 }
 
-/// [`json_report`] as text, written straight from the report: the same
-/// bytes as printing the tree, without building it (a run over thousands
-/// of files may have tens of thousands of findings).
+/// [`json_report`] as text.
 pub fn json_text(report: &Report) -> String {
     let mut out = Vec::new();
     write_json(report, &mut out).expect("writing to memory cannot fail");
     String::from_utf8(out).expect("JSON is UTF-8")
 }
 
-/// Findings rendered by one worker in one go (about 100 KiB of text).
-const FINDINGS_PER_CHUNK: usize = 256;
-
-/// [`json_text`] written to `out` as it is produced.
-pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Result<()> {
-    use rayon::prelude::*;
+/// [`json_report`] written to `out` as it is serialised, the findings
+/// borrowed from the report rather than copied into a tree.
+pub fn write_json(report: &Report, out: impl std::io::Write) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct FindingOut<'a> {
+        file: &'a str,
+        rule: &'a str,
+        severity: &'a str,
+        message: &'a str,
+        turn: Option<usize>,
+        call: Option<usize>,
+        argument: Option<&'a str>,
+        line: Option<usize>,
+        column: Option<usize>,
+        help: Option<&'a str>,
+    }
     #[derive(serde::Serialize)]
     struct Unreadable {
         file: Option<String>,
         message: String,
     }
     #[derive(serde::Serialize)]
-    struct ReportOut {
+    struct ReportOut<'a> {
         files: usize,
-        findings: [(); 0],
+        findings: Vec<FindingOut<'a>>,
         counts: std::collections::BTreeMap<&'static str, usize>,
         errors: usize,
         warnings: usize,
@@ -207,7 +215,22 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
     }
     let report_out = ReportOut {
         files: report.files,
-        findings: [],
+        findings: report
+            .findings
+            .iter()
+            .map(|f| FindingOut {
+                file: &f.file,
+                rule: f.rule,
+                severity: f.severity.name(),
+                message: &f.message,
+                turn: f.turn,
+                call: f.call,
+                argument: f.argument.as_deref(),
+                line: f.line,
+                column: f.column,
+                help: f.help.as_deref(),
+            })
+            .collect(),
         counts: report.counts(),
         errors: report.count(Severity::Error),
         warnings: report.count(Severity::Warning),
@@ -220,94 +243,10 @@ pub fn write_json(report: &Report, mut out: impl std::io::Write) -> std::io::Res
             })
             .collect(),
     };
-    let envelope = serde_json::to_string_pretty(&report_out).expect("reports serialise");
-    const EMPTY: &str = "\"findings\": []";
-    match envelope.find(EMPTY) {
-        Some(at) if !report.findings.is_empty() => {
-            let envelope = envelope.as_bytes();
-            out.write_all(&envelope[..at])?;
-            out.write_all(b"\"findings\": [\n")?;
-            // The findings are written in parallel, each as serde_json's
-            // pretty printer writes an element of "findings" (two levels
-            // deep), a window of chunks at a time into buffers that are
-            // reused: rendering them all first would hold the whole text
-            // (megabytes for a large dataset) in memory touched for the
-            // first time, a page fault per 4 KiB.
-            let chunks: Vec<&[Finding]> = report.findings.chunks(FINDINGS_PER_CHUNK).collect();
-            let window = 4 * rayon::current_num_threads().max(1);
-            let mut buffers: Vec<Vec<u8>> = Vec::new();
-            for (w, group) in chunks.chunks(window).enumerate() {
-                buffers.resize_with(group.len().max(buffers.len()), Vec::new);
-                buffers
-                    .par_iter_mut()
-                    .zip(group.par_iter())
-                    .for_each(|(buf, chunk)| {
-                        buf.clear();
-                        for (i, f) in chunk.iter().enumerate() {
-                            if i > 0 {
-                                buf.extend_from_slice(b",\n");
-                            }
-                            write_finding(buf, f);
-                        }
-                    });
-                for (i, buf) in buffers[..group.len()].iter().enumerate() {
-                    if w > 0 || i > 0 {
-                        out.write_all(b",\n")?;
-                    }
-                    out.write_all(buf)?;
-                }
-            }
-            out.write_all(b"\n  ]")?;
-            out.write_all(&envelope[at + EMPTY.len()..])?;
-        }
-        _ => out.write_all(envelope.as_bytes())?,
-    }
-    out.write_all(b"\n")
-}
-
-/// One finding as an element of the JSON report's "findings", byte for
-/// byte what serde_json's pretty printer writes there.
-fn write_finding(buf: &mut Vec<u8>, f: &Finding) {
-    fn string(buf: &mut Vec<u8>, s: &str) {
-        crate::json::text::push_string(buf, s, crate::json::text::NonAscii::Keep);
-    }
-    fn number(buf: &mut Vec<u8>, n: Option<usize>) {
-        use std::io::Write as _;
-        match n {
-            Some(n) => {
-                // Writing to memory cannot fail.
-                let _ = write!(buf, "{n}");
-            }
-            None => buf.extend_from_slice(b"null"),
-        }
-    }
-    fn text(buf: &mut Vec<u8>, s: Option<&str>) {
-        match s {
-            Some(s) => string(buf, s),
-            None => buf.extend_from_slice(b"null"),
-        }
-    }
-    buf.extend_from_slice(b"    {\n      \"file\": ");
-    string(buf, &f.file);
-    buf.extend_from_slice(b",\n      \"rule\": ");
-    string(buf, f.rule);
-    buf.extend_from_slice(b",\n      \"severity\": ");
-    string(buf, f.severity.name());
-    buf.extend_from_slice(b",\n      \"message\": ");
-    string(buf, &f.message);
-    buf.extend_from_slice(b",\n      \"turn\": ");
-    number(buf, f.turn);
-    buf.extend_from_slice(b",\n      \"call\": ");
-    number(buf, f.call);
-    buf.extend_from_slice(b",\n      \"argument\": ");
-    text(buf, f.argument.as_deref());
-    buf.extend_from_slice(b",\n      \"line\": ");
-    number(buf, f.line);
-    buf.extend_from_slice(b",\n      \"column\": ");
-    number(buf, f.column);
-    buf.extend_from_slice(b",\n      \"help\": ");
-    text(buf, f.help.as_deref());
-    buf.extend_from_slice(b"\n    }");
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, &report_out).map_err(std::io::Error::other)?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)
 }
 
 /// SARIF 2.1.0 as GitHub code scanning reads it.
