@@ -15,7 +15,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::formats::write::value_to_python_json;
 use crate::formats::{atomic_write, load_conversation, to_python_json, LoadedConversation};
 use crate::sim::Databases;
 use crate::suite::Suite;
@@ -88,7 +87,7 @@ pub fn fill_conversation(
         });
     }
     let new_text = tree.map(|tree| {
-        let mut text = value_to_python_json(&tree);
+        let mut text = to_python_json(&tree);
         if loaded.text.ends_with('\n') {
             text.push('\n');
         }

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
-use serde_json::Value;
 
 use crate::{Error, Result};
 
@@ -19,79 +18,6 @@ pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
         .serialize(&mut ser)
         .expect("serialising JSON to memory cannot fail");
     String::from_utf8(out).expect("the formatter writes ASCII only")
-}
-
-/// [`to_python_json`] of a JSON value, written directly rather than
-/// through serde's serializer: the same text (tested against it), at a
-/// fraction of the cost, for the commands that print many values (verify's
-/// diffs, fill, evaluate's result files).
-pub fn value_to_python_json(value: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
-    push_python_json(&mut out, value, 0);
-    String::from_utf8(out).expect("the writer writes ASCII only")
-}
-
-/// Append `value` as [`to_python_json`] writes it, nested `depth` levels
-/// deep (its inner lines indented one level more).
-pub fn push_python_json(out: &mut Vec<u8>, value: &Value, depth: usize) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        // serde_json prints numbers as their Display does.
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::String(s) => push_python_str(out, s),
-        Value::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
-        Value::Object(map) if map.is_empty() => out.extend_from_slice(b"{}"),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                push_line_break(out, i == 0, depth + 1);
-                push_python_json(out, item, depth + 1);
-            }
-            push_line_break(out, true, depth);
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            out.push(b'{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                push_line_break(out, i == 0, depth + 1);
-                push_python_str(out, key);
-                out.extend_from_slice(b": ");
-                push_python_json(out, item, depth + 1);
-            }
-            push_line_break(out, true, depth);
-            out.push(b'}');
-        }
-    }
-}
-
-/// The break before an element (`",\n"` unless it is the first) and the
-/// indentation of its depth.
-fn push_line_break(out: &mut Vec<u8>, first: bool, depth: usize) {
-    /// A newline and 16 levels of indentation, cut to length: one copy
-    /// instead of one per level.
-    const NEWLINE_AND_SPACES: &[u8] =
-        b"\n                                                                ";
-    if !first {
-        out.push(b',');
-    }
-    match NEWLINE_AND_SPACES.get(..1 + 4 * depth) {
-        Some(piece) => out.extend_from_slice(piece),
-        None => {
-            out.push(b'\n');
-            for _ in 0..depth {
-                out.extend_from_slice(b"    ");
-            }
-        }
-    }
-}
-
-/// A JSON string literal with Python's `ensure_ascii` escaping.
-pub fn push_python_str(out: &mut Vec<u8>, s: &str) {
-    crate::json::text::push_string(out, s, crate::json::text::NonAscii::Escape);
 }
 
 /// serde_json's pretty printer with Python's `ensure_ascii` escaping.
@@ -243,67 +169,6 @@ mod tests {
         assert!(failed.unwrap_err().to_string().contains("disk full"));
         assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    /// Every string byte that needs care, in keys and values, nested.
-    fn awkward_values() -> Vec<Value> {
-        let mut all_controls: String = (0u8..0x20).map(char::from).collect();
-        all_controls.push_str("\u{7f}\"\\/ caf\u{e9} \u{1F600} \u{2028} end");
-        vec![
-            serde_json::json!(null),
-            serde_json::json!([]),
-            serde_json::json!({}),
-            serde_json::json!([[], {}, [[]], {"a": {}}]),
-            // Deeper than the indentation written in one piece.
-            (0..20).fold(
-                serde_json::json!("deep"),
-                |inner, _| serde_json::json!([{"k": inner}]),
-            ),
-            serde_json::json!({"n": [0, -1, 1.5, -0.0, 1e300, 2.5e-8, u64::MAX, i64::MIN, 1.0, 100.0]}),
-            serde_json::json!({ all_controls.clone(): [all_controls.clone(), true, false] }),
-            serde_json::json!("\u{0}\u{1f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}"),
-        ]
-    }
-
-    #[test]
-    fn the_direct_writer_matches_the_serializer() {
-        for value in awkward_values() {
-            assert_eq!(
-                value_to_python_json(&value),
-                to_python_json(&value),
-                "{value}"
-            );
-        }
-    }
-
-    /// The upstream files are real data: every one, written both ways.
-    #[test]
-    fn the_direct_writer_matches_the_serializer_on_upstream_files() {
-        let mut seen = 0;
-        for suite in ["tooltalk", "apibank"] {
-            let Some(upstream) = crate::test_support::upstream(suite) else {
-                return;
-            };
-            for entry in walkdir::WalkDir::new(&upstream) {
-                let entry = entry.unwrap();
-                let path = entry.path();
-                if path.extension().is_none_or(|e| e != "json") {
-                    continue;
-                }
-                let Ok(value) = serde_json::from_slice::<Value>(&std::fs::read(path).unwrap())
-                else {
-                    continue;
-                };
-                assert_eq!(
-                    value_to_python_json(&value),
-                    to_python_json(&value),
-                    "{}",
-                    path.display()
-                );
-                seen += 1;
-            }
-        }
-        assert!(seen > 80, "only {seen} upstream JSON files read");
     }
 
     #[test]

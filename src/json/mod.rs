@@ -4,5 +4,4 @@
 
 pub mod compare;
 pub mod locate;
-pub mod text;
 pub mod tree;
