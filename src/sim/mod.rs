@@ -4,7 +4,6 @@
 
 pub mod ctx;
 pub mod databases;
-pub mod names;
 pub mod object;
 pub mod pyargs;
 pub mod pyrandom;

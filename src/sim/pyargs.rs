@@ -5,8 +5,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::sim::names::same;
-
 /// Arguments bound to a tool's Python signature.
 #[derive(Debug, Clone, Copy)]
 pub struct Args<'a> {
@@ -19,7 +17,7 @@ pub struct Args<'a> {
 pub fn lookup<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     const SCAN_AT_MOST: usize = 8;
     if map.len() <= SCAN_AT_MOST {
-        map.iter().find_map(|(k, v)| same(k, key).then_some(v))
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
     } else {
         map.get(key)
     }
@@ -55,7 +53,7 @@ pub fn bind<'a>(
     // CPython rejects an unknown keyword before it looks for missing ones.
     if let Some(unknown) = params
         .keys()
-        .find(|k| !required.iter().chain(optional).any(|name| same(name, k)))
+        .find(|k| !required.iter().chain(optional).any(|name| name == k))
     {
         return Err(format!(
             "{class}.call() got an unexpected keyword argument {}",

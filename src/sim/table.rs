@@ -18,15 +18,13 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::sim::names::same;
-
 /// A field of an item (a JSON object of a handful of fields), found by
 /// comparing names in order: cheaper than hashing the name, which is what
 /// the object's own lookup does.
 pub fn field<'a>(item: &'a Value, name: &str) -> Option<&'a Value> {
     item.as_object()?
         .iter()
-        .find_map(|(k, v)| same(k, name).then_some(v))
+        .find_map(|(k, v)| (k == name).then_some(v))
 }
 
 /// Up to this many keys, a record (or a table) finds a key by comparing
@@ -66,7 +64,7 @@ impl<V> Keyed<V> {
     /// Where `key` sits.
     fn index_of(&self, key: &str) -> Option<usize> {
         if self.keys.len() <= SCAN_LIMIT {
-            self.keys.iter().position(|k| same(k, key))
+            self.keys.iter().position(|k| **k == *key)
         } else {
             self.keys.get_index_of(key)
         }
