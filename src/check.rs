@@ -66,12 +66,11 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
             "no conversations folder here (run `talkforge check` from the repository root, or pass --root)",
         ));
     }
-    let conversations = discover(std::slice::from_ref(&conversations_dir), &["json"])?;
-    // The dataset's suite: the one its files belong to.
-    let suite = conversations
-        .first()
-        .and_then(|path| crate::suites::for_path(path, None))
-        .unwrap_or(crate::suites::all()[0]);
+    let conversations = discover(
+        std::slice::from_ref(&conversations_dir),
+        &crate::suites::extensions(None),
+    )?;
+    let suite = crate::suites::of_files(&conversations, None)?;
     let pools = scenario_pools(&root.join("scenarios"))?;
 
     let mut steps = Vec::new();

@@ -344,3 +344,28 @@ fn dialogues_of_two_suites_need_a_suite_named() {
             "unknown suite \"tau-bench\" (known: tooltalk, apibank)",
         ));
 }
+
+/// API-Bank dialogues are only linted for now: the commands that read
+/// them for anything else say so (exit 2) rather than misreading them.
+#[test]
+fn api_bank_dialogues_are_refused_with_a_reason_outside_lint() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("d.jsonl");
+    fs::write(&file, "{\"role\": \"User\", \"text\": \"Hi\"}\n").unwrap();
+    for command in ["verify", "fill", "stats", "evaluate"] {
+        let mut cmd = Command::cargo_bin("talkforge").unwrap();
+        cmd.arg(command).arg(&file);
+        if command == "evaluate" {
+            cmd.args(["--predictor", "oracle"]);
+        }
+        cmd.assert().code(2).stderr(predicate::str::contains(
+            "API-Bank dialogues can only be linted for now",
+        ));
+    }
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("lint")
+        .arg(&file)
+        .assert()
+        .success();
+}

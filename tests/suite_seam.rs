@@ -318,3 +318,20 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     );
     assert_eq!(summary.rates.success_rate, 0.0);
 }
+
+/// A suite without a seeding rule refuses `fill --seed` instead of seeding
+/// by another suite's rules.
+#[test]
+fn seeding_needs_the_suite_to_know_how() {
+    let (_dir, databases_dir, file) = dataset();
+    let options = talkforge::fill::FillOptions {
+        check: false,
+        seed: true,
+    };
+    let err = talkforge::fill::fill_files(&[file], &Counting, &databases_dir, options).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the counting suite cannot seed databases"),
+        "{err}"
+    );
+}

@@ -70,3 +70,36 @@ fn openai_tool_schemas_are_valid_json_schemas() {
     }
     insta::assert_snapshot!("tools_openai", text);
 }
+
+/// `--suite` prints another suite's catalog; an unknown suite is a usage error.
+#[test]
+fn another_suites_catalog() {
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["tools", "--suite", "apibank", "--format", "openai"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 53);
+    assert!(names.contains(&"ToolSearcher") && !names.contains(&"QueryCalendar"));
+    let markdown = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["tools", "--suite", "apibank"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(markdown.stdout).unwrap();
+    assert!(text.contains("53 tools in 1 group."), "{text}");
+    assert!(text.contains("take the user's credential as an argument"));
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["tools", "--suite", "nope"])
+        .assert()
+        .code(2);
+}

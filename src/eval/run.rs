@@ -6,7 +6,6 @@
 //! its small per-conversation entry, so memory stays flat as the dataset
 //! grows.
 
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,7 +17,6 @@ use super::embeddings::Embeddings;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::summary::{Summary, Tally};
-use crate::dialogue::Conversation;
 use crate::formats::read::{json_error, read_text};
 use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
 use crate::llm::endpoint::sha256_hex;
@@ -159,11 +157,7 @@ pub fn evaluate_files(
 
 /// The JSON summary (`--format json`, `summary.json`).
 pub fn write_json(summary: &Summary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    // A buffer of a known type: serde writes a token at a time, and each
-    // write through `dyn Write` would be a call through a pointer.
-    let mut out = std::io::BufWriter::new(out);
-    serde_json::to_writer_pretty(&mut out, summary).map_err(std::io::Error::other)?;
-    out.flush()
+    serde_json::to_writer_pretty(out, summary).map_err(std::io::Error::other)
 }
 
 fn progress_bar(len: u64, show: bool) -> ProgressBar {
@@ -205,8 +199,7 @@ fn evaluate_one(
             return Ok(result);
         }
     }
-    let conversation: Conversation =
-        serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    let conversation = options.suite.parse_dialogue(path, &text)?;
     let protocol = options.suite.protocol();
     let simulation = protocol
         .simulate(

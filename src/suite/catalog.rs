@@ -251,10 +251,6 @@ impl Catalog {
         &self.groups
     }
 
-    pub fn group(&self, name: &str) -> Option<&Group> {
-        self.groups.iter().find(|g| g.name == name)
-    }
-
     /// The tools of one group.
     pub fn tools_of<'a>(&'a self, group: &'a str) -> impl Iterator<Item = &'static ToolSpec> + 'a {
         self.tools.iter().copied().filter(move |t| t.group == group)

@@ -116,9 +116,14 @@ pub trait Suite: Sync {
     /// to the working directory.
     fn default_databases(&self) -> &'static str;
 
+    /// One dialogue file's text (read from `path`) in the model.
+    fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
+        crate::formats::read::parse_conversation(path, text)
+    }
+
     /// Read one dialogue file into the model.
     fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
-        crate::formats::read_conversation(path)
+        self.parse_dialogue(path, &crate::formats::read::read_text(path)?)
     }
 
     /// Load the databases in `dir`, refusing a folder that lacks one the

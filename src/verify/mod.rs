@@ -137,22 +137,15 @@ impl Report {
     }
 }
 
-/// Verify every file, in parallel; the results in file order, a file that
-/// cannot be verified giving its error without stopping the others.
-pub fn verify_each(
-    files: &[PathBuf],
-    suite: &dyn Suite,
-    databases: &Databases,
-) -> Vec<Result<Verified>> {
-    files
-        .par_iter()
-        .map(|path| verify_file(path, suite, databases))
-        .collect()
-}
-
-/// Verify every file and gather the report.
+/// Verify every file, in parallel, and gather the report in file order; a
+/// file that cannot be verified gives its error without stopping the others.
 pub fn verify_files(files: &[PathBuf], suite: &dyn Suite, databases: &Databases) -> Report {
-    Report::gather(verify_each(files, suite, databases))
+    Report::gather(
+        files
+            .par_iter()
+            .map(|path| verify_file(path, suite, databases))
+            .collect(),
+    )
 }
 
 fn verify_file(path: &Path, suite: &dyn Suite, databases: &Databases) -> Result<Verified> {

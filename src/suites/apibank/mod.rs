@@ -42,7 +42,7 @@ impl Suite for ApiBank {
         Err(Error::Usage(NOT_SIMULATED.to_owned()))
     }
 
-    fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
+    fn parse_dialogue(&self, path: &Path, _text: &str) -> Result<Conversation> {
         Err(Error::input(path, NOT_SIMULATED))
     }
 

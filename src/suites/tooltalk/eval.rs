@@ -124,10 +124,7 @@ pub fn simulate<'c>(
             let gold_call = if last {
                 Cow::Borrowed(call)
             } else if let Some(requests) = &ran_as_gold {
-                match &requests[c] {
-                    Cow::Borrowed(_) => Cow::Borrowed(call),
-                    Cow::Owned(replayed) => as_replayed(call, replayed),
-                }
+                as_replayed(call, &requests[c])
             } else {
                 let executed =
                     gold_world.execute(&call.request.api_name, call.request.parameters.clone());
@@ -164,11 +161,11 @@ fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c,
 /// session token) as the world put it in. The world a replay leaves is
 /// then the one the predictions left, since a tool's outcome depends only
 /// on the world and its arguments. `None` when any call differs.
-fn replayed_requests<'g>(
+fn replayed_requests(
     suite: &dyn Suite,
-    gold: &'g [GoldCall],
+    gold: &[GoldCall],
     predicted: &[PredictedCall],
-) -> Option<Vec<Cow<'g, Map<String, Value>>>> {
+) -> Option<Vec<Map<String, Value>>> {
     if gold.len() != predicted.len() {
         return None;
     }
@@ -179,27 +176,13 @@ fn replayed_requests<'g>(
             if !predicted.parsed || predicted.api_name != gold.request.api_name {
                 return None;
             }
-            let recorded = &gold.request.parameters;
-            let put_in = injected.and_then(|name| Some((name, predicted.arguments.get(name)?)));
-            // The replay runs the recorded arguments with the world's value
-            // of the injected one put in (added, or replacing the recorded).
-            let added = put_in.is_some_and(|(name, _)| !recorded.contains_key(name));
-            let same = predicted.arguments.len() == recorded.len() + usize::from(added)
-                && predicted.arguments.iter().all(|(key, value)| match put_in {
-                    Some((name, _)) if key == name => true,
-                    _ => recorded.get(key) == Some(value),
-                });
-            if !same {
-                return None;
+            let mut replayed = gold.request.parameters.clone();
+            if let Some((name, value)) =
+                injected.and_then(|name| Some((name, predicted.arguments.get(name)?)))
+            {
+                replayed.insert(name.to_string(), value.clone());
             }
-            Some(match put_in {
-                Some((name, value)) if recorded.get(name) != Some(value) => {
-                    let mut replayed = recorded.clone();
-                    replayed.insert(name.to_string(), value.clone());
-                    Cow::Owned(replayed)
-                }
-                _ => Cow::Borrowed(recorded),
-            })
+            (replayed == predicted.arguments).then_some(replayed)
         })
         .collect()
 }
