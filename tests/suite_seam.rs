@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use talkforge::dialogue::{Conversation, GoldCall};
 use talkforge::sim::pyrandom::PyRandom;
 use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
-use talkforge::sim::{Databases, Reply, Tables, ToolCtx};
+use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
 use talkforge::suite::protocol::Protocol;
 use talkforge::suite::{
     CallRef, Catalog, Execution, Group, LintHelp, ParamSpec, ParamType, SessionEffect, Suite,
@@ -32,7 +32,6 @@ static ADD: ToolSpec = ToolSpec {
     session: SessionEffect::None,
     tells_today: false,
     database: Some(COUNTERS),
-    run: add,
     matches: same_arguments,
 };
 
@@ -52,7 +51,6 @@ static TOTAL: ToolSpec = ToolSpec {
     session: SessionEffect::None,
     tells_today: false,
     database: Some(COUNTERS),
-    run: total,
     matches: same_arguments,
 };
 
@@ -114,10 +112,16 @@ impl World for CountingWorld {
             parameters,
         };
         let now = strptime_str("2024-01-01 00:00:00", TIMESTAMP).unwrap();
-        let result = match catalog().tool(api_name) {
-            Some(spec) => {
+        // The world runs its tools; the catalog only describes them.
+        let run: Option<RunFn> = match api_name {
+            "Add" => Some(add),
+            "Total" => Some(total),
+            _ => None,
+        };
+        let result = match run {
+            Some(run) => {
                 let mut ctx = ToolCtx::new(now, &mut self.rng, COUNTERS, &mut self.tables);
-                (spec.run)(&mut ctx, &request.parameters)
+                run(&mut ctx, &request.parameters)
             }
             None => Err(format!("no tool {api_name}")),
         };

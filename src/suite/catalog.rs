@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::TextSimilarity;
 use crate::dialogue::GoldCall;
-use crate::sim::{Reply, Response, ToolCtx};
+use crate::sim::Response;
 
 /// The JSON type of a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,12 +146,6 @@ impl FieldSpec {
     }
 }
 
-/// Runs a tool: arguments as the caller gave them (the session token already
-/// injected for auth tools), the result or the exception text. Most tools
-/// build a JSON value (`Reply::from`); the queries that answer with
-/// database items share them ([`Reply`]).
-pub type RunFn = fn(&mut ToolCtx<'_>, &Map<String, Value>) -> Result<Reply, String>;
-
 /// A predicted call as a comparator sees it: the tool, the arguments it
 /// ran with, its result. Comparators read arguments by key: `parameters`
 /// holds the executed arguments, though not always in the order they were
@@ -200,7 +194,8 @@ pub struct ToolSpec {
     pub tells_today: bool,
     /// The database the tool reads or writes, by file stem.
     pub database: Option<&'static str>,
-    pub run: RunFn,
+    /// When a predicted call counts as a gold call of this tool. How the
+    /// tool runs is its suite's business (its world).
     pub matches: MatchFn,
 }
 

@@ -14,10 +14,7 @@
 
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
-
 use crate::dialogue::GoldCall;
-use crate::sim::{Reply, ToolCtx};
 use crate::suite::{
     CallRef, Catalog, Group, ParamSpec, ParamType, SessionEffect, TextSimilarity, ToolSpec,
     ValueFormat,
@@ -89,12 +86,6 @@ const fn takes_token(parameters: &[ParamSpec]) -> bool {
     false
 }
 
-/// API-Bank's APIs are not simulated yet: their behaviour comes with the
-/// API-Bank simulation issue.
-fn not_simulated(_: &mut ToolCtx<'_>, _: &Map<String, Value>) -> Result<Reply, String> {
-    Err("API-Bank's APIs are not simulated yet".to_owned())
-}
-
 /// A prediction matches when it raised as the gold call did and passed
 /// every gold argument with an equal value.
 fn same_outcome_and_arguments(
@@ -127,7 +118,6 @@ const fn spec(
         session: SessionEffect::None,
         tells_today: false,
         database: None,
-        run: not_simulated,
         matches: same_outcome_and_arguments,
     }
 }

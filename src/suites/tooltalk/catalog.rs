@@ -1,9 +1,10 @@
 //! ToolTalk's catalog: 28 tools in 7 plugins (the plugins are the catalog's
 //! groups, the names conversations list in `suites_used`).
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::plugins::plugins;
+use super::plugins::{plugins, Tool};
 use crate::suite::catalog::{Catalog, ToolSpec};
 
 /// The catalog, built once.
@@ -14,15 +15,29 @@ pub fn catalog() -> &'static Catalog {
         let groups = plugins.iter().map(|(group, _)| *group).collect();
         let tools = plugins
             .iter()
-            .flat_map(|(_, tools)| tools.iter().copied())
+            .flat_map(|(_, tools)| tools.iter().map(|tool| &tool.spec))
             .collect();
         Catalog::new(groups, tools)
     })
 }
 
-/// A ToolTalk tool by name.
+/// A ToolTalk tool's catalog entry by name.
 pub fn tool(name: &str) -> Option<&'static ToolSpec> {
     catalog().tool(name)
+}
+
+/// A ToolTalk tool, with its behaviour, by name.
+pub fn behaviour(name: &str) -> Option<&'static Tool> {
+    static TOOLS: OnceLock<HashMap<&'static str, &'static Tool>> = OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            plugins()
+                .into_iter()
+                .flat_map(|(_, tools)| tools.iter().map(|&tool| (tool.spec.name, tool)))
+                .collect()
+        })
+        .get(name)
+        .copied()
 }
 
 #[cfg(test)]

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use chrono::NaiveDateTime;
 use serde_json::{Map, Value};
 
-use super::catalog::tool;
+use super::catalog::behaviour;
+use super::plugins::Tool;
 use crate::dialogue::{Conversation, Metadata, Request, User};
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::table::{Record, Table};
 use crate::sim::{pytime, Databases, Reply, Tables, ToolCtx};
-use crate::suite::catalog::ToolSpec;
 use crate::suite::Execution;
 
 /// The database holding accounts and session tokens.
@@ -147,14 +147,14 @@ impl World {
             api_name: api_name.to_string(),
             parameters,
         };
-        let result = self.admit(api_name).and_then(|spec| {
-            if spec.requires_auth {
+        let result = self.admit(api_name).and_then(|tool| {
+            if tool.spec.requires_auth {
                 let token = self.session_token.clone().unwrap_or_default();
                 request
                     .parameters
                     .insert(SESSION_TOKEN.to_string(), Value::String(token));
             }
-            self.run(spec, &request.parameters)
+            self.run(tool, &request.parameters)
         });
         let (response, exception) = match result {
             Ok(reply) => (reply, None),
@@ -170,10 +170,11 @@ impl World {
     /// The checks the reference makes before running a tool: it exists, a
     /// tool that needs a session has one, and a login does not start a
     /// second session.
-    fn admit(&self, api_name: &str) -> Result<&'static ToolSpec, String> {
-        let Some(spec) = tool(api_name) else {
+    fn admit(&self, api_name: &str) -> Result<&'static Tool, String> {
+        let Some(tool) = behaviour(api_name) else {
             return Err(format!("API {api_name} not found"));
         };
+        let spec = &tool.spec;
         if spec.requires_auth && self.session_token.is_none() {
             return Err("User is not logged in".to_string());
         }
@@ -183,15 +184,16 @@ impl World {
                 "Only one user can be logged in at a time. Current user is {current}."
             ));
         }
-        Ok(spec)
+        Ok(tool)
     }
 
     /// Run an admitted tool and keep the session as its result says.
     fn run(
         &mut self,
-        spec: &'static ToolSpec,
+        tool: &'static Tool,
         parameters: &Map<String, Value>,
     ) -> Result<Reply, String> {
+        let spec = &tool.spec;
         let index = match self
             .instances
             .iter()
@@ -206,7 +208,7 @@ impl World {
         let rng = &mut self.instances[index].1;
         let database = spec.database.unwrap_or_default();
         let mut ctx = ToolCtx::new(self.now, rng, database, &mut self.tables);
-        let response = (spec.run)(&mut ctx, parameters)?;
+        let response = (tool.run)(&mut ctx, parameters)?;
         if opens_session(spec.name) {
             self.session_token = match &response {
                 Reply::Json(value) => value.get(SESSION_TOKEN).and_then(Value::as_str),

@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
+use super::Tool;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
@@ -30,7 +31,7 @@ pub const DESCRIPTION: &str =
 
 const DATABASE: &str = "Account";
 
-pub static TOOLS: &[&ToolSpec] = &[
+pub static TOOLS: &[&Tool] = &[
     &GET_ACCOUNT_INFORMATION,
     &DELETE_ACCOUNT,
     &USER_LOGIN,
@@ -223,26 +224,28 @@ fn public_info(username: Value, record: &Record) -> Result<Value, String> {
 
 // ---------------------------------------------------------------------------
 
-pub static GET_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
-    name: "GetAccountInformation",
-    group: "AccountTools",
-    description: "Shows the signed-in user's own account details.",
-    parameters: &[],
-    returns: &[FieldSpec {
-        fields: PUBLIC_FIELDS,
-        ..FieldSpec::new(
-            "user",
-            "object",
-            "The user's username, email, phone and name.",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static GET_ACCOUNT_INFORMATION: Tool = Tool {
+    spec: ToolSpec {
+        name: "GetAccountInformation",
+        group: "AccountTools",
+        description: "Shows the signed-in user's own account details.",
+        parameters: &[],
+        returns: &[FieldSpec {
+            fields: PUBLIC_FIELDS,
+            ..FieldSpec::new(
+                "user",
+                "object",
+                "The user's username, email, phone and name.",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| get_account_information(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn get_account_information(
@@ -256,23 +259,25 @@ fn get_account_information(
     Ok(object!({ "user": public_info(username, record)? }))
 }
 
-pub static DELETE_ACCOUNT: ToolSpec = ToolSpec {
-    name: "DeleteAccount",
-    group: "AccountTools",
-    description: "Permanently removes the signed-in user's account and ends the session; the password must be confirmed.",
-    parameters: &[text(
-        "password",
-        "The account's current password, as confirmation.",
-        true,
-    )],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::Closes,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static DELETE_ACCOUNT: Tool = Tool {
+    spec: ToolSpec {
+        name: "DeleteAccount",
+        group: "AccountTools",
+        description: "Permanently removes the signed-in user's account and ends the session; the password must be confirmed.",
+        parameters: &[text(
+            "password",
+            "The account's current password, as confirmation.",
+            true,
+        )],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::Closes,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| delete_account(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -291,22 +296,24 @@ fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
     Ok(json!({"status": "success"}))
 }
 
-pub static USER_LOGIN: ToolSpec = ToolSpec {
-    name: "UserLogin",
-    group: "AccountTools",
-    description: "Signs a user in with username and password and starts a session.",
-    parameters: &[
-        text("username", "The account's username.", true),
-        text("password", "The account's password.", true),
-    ],
-    returns: &[FieldSpec::new("session_token", "string", SESSION_TOKEN)],
-    is_action: true,
-    requires_auth: false,
-    session: SessionEffect::Opens,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static USER_LOGIN: Tool = Tool {
+    spec: ToolSpec {
+        name: "UserLogin",
+        group: "AccountTools",
+        description: "Signs a user in with username and password and starts a session.",
+        parameters: &[
+            text("username", "The account's username.", true),
+            text("password", "The account's password.", true),
+        ],
+        returns: &[FieldSpec::new("session_token", "string", SESSION_TOKEN)],
+        is_action: true,
+        requires_auth: false,
+        session: SessionEffect::Opens,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| user_login(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -325,19 +332,21 @@ fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
     Ok(object!({ "session_token": token }))
 }
 
-pub static LOGOUT_USER: ToolSpec = ToolSpec {
-    name: "LogoutUser",
-    group: "AccountTools",
-    description: "Signs the current user out and ends the session.",
-    parameters: &[],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::Closes,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static LOGOUT_USER: Tool = Tool {
+    spec: ToolSpec {
+        name: "LogoutUser",
+        group: "AccountTools",
+        description: "Signs the current user out and ends the session.",
+        parameters: &[],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::Closes,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| logout_user(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn logout_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -347,22 +356,24 @@ fn logout_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Val
     Ok(json!({"status": "success"}))
 }
 
-pub static CHANGE_PASSWORD: ToolSpec = ToolSpec {
-    name: "ChangePassword",
-    group: "AccountTools",
-    description: "Replaces the signed-in user's password; the current one must be given.",
-    parameters: &[
-        text("old_password", "The password in use now.", true),
-        text("new_password", "The password to use from now on.", true),
-    ],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static CHANGE_PASSWORD: Tool = Tool {
+    spec: ToolSpec {
+        name: "ChangePassword",
+        group: "AccountTools",
+        description: "Replaces the signed-in user's password; the current one must be given.",
+        parameters: &[
+            text("old_password", "The password in use now.", true),
+            text("new_password", "The password to use from now on.", true),
+        ],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| change_password(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn change_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -381,35 +392,37 @@ fn change_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     Ok(json!({"status": "success"}))
 }
 
-pub static REGISTER_USER: ToolSpec = ToolSpec {
-    name: "RegisterUser",
-    group: "AccountTools",
-    description: "Creates a new account and signs it in.",
-    parameters: &[
-        text(
-            "username",
-            "The username to register; it must be unused.",
-            true,
-        ),
-        text("password", "The password for the new account.", true),
-        email("email", "The account's email address.", true),
-        text("name", "The person's full name.", false),
-        phone("phone", "A phone number, as xxx-xxx-xxxx.", false),
-    ],
-    returns: &[
-        FieldSpec::new("session_token", "string", SESSION_TOKEN),
-        FieldSpec {
-            fields: PUBLIC_FIELDS,
-            ..FieldSpec::new("user", "object", "The new account's public details.")
-        },
-    ],
-    is_action: true,
-    requires_auth: false,
-    session: SessionEffect::Opens,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static REGISTER_USER: Tool = Tool {
+    spec: ToolSpec {
+        name: "RegisterUser",
+        group: "AccountTools",
+        description: "Creates a new account and signs it in.",
+        parameters: &[
+            text(
+                "username",
+                "The username to register; it must be unused.",
+                true,
+            ),
+            text("password", "The password for the new account.", true),
+            email("email", "The account's email address.", true),
+            text("name", "The person's full name.", false),
+            phone("phone", "A phone number, as xxx-xxx-xxxx.", false),
+        ],
+        returns: &[
+            FieldSpec::new("session_token", "string", SESSION_TOKEN),
+            FieldSpec {
+                fields: PUBLIC_FIELDS,
+                ..FieldSpec::new("user", "object", "The new account's public details.")
+            },
+        ],
+        is_action: true,
+        requires_auth: false,
+        session: SessionEffect::Opens,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| register_user(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -448,22 +461,24 @@ fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
     }))
 }
 
-pub static SEND_VERIFICATION_CODE: ToolSpec = ToolSpec {
-    name: "SendVerificationCode",
-    group: "AccountTools",
-    description: "Starts a password reset: sends a six-digit code to the account's email address, which must be given and must match.",
-    parameters: &[
-        text("username", "The account's username.", true),
-        email("email", "The email address on the account.", true),
-    ],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: false,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static SEND_VERIFICATION_CODE: Tool = Tool {
+    spec: ToolSpec {
+        name: "SendVerificationCode",
+        group: "AccountTools",
+        description: "Starts a password reset: sends a six-digit code to the account's email address, which must be given and must match.",
+        parameters: &[
+            text("username", "The account's username.", true),
+            email("email", "The email address on the account.", true),
+        ],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: false,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| send_verification_code(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn send_verification_code(
@@ -481,27 +496,30 @@ fn send_verification_code(
     Ok(json!({"status": "success"}))
 }
 
-pub static RESET_PASSWORD: ToolSpec = ToolSpec {
-    name: "ResetPassword",
-    group: "AccountTools",
-    description: "Sets a new password for an account using the code sent by SendVerificationCode.",
-    parameters: &[
-        text("username", "The account's username.", true),
-        text(
-            "verification_code",
-            "The six-digit code the user received.",
-            true,
-        ),
-        text("new_password", "The password to use from now on.", true),
-    ],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: false,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static RESET_PASSWORD: Tool = Tool {
+    spec: ToolSpec {
+        name: "ResetPassword",
+        group: "AccountTools",
+        description:
+            "Sets a new password for an account using the code sent by SendVerificationCode.",
+        parameters: &[
+            text("username", "The account's username.", true),
+            text(
+                "verification_code",
+                "The six-digit code the user received.",
+                true,
+            ),
+            text("new_password", "The password to use from now on.", true),
+        ],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: false,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| reset_password(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn reset_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -528,37 +546,39 @@ fn reset_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
     Ok(json!({"status": "success"}))
 }
 
-pub static QUERY_USER: ToolSpec = ToolSpec {
-    name: "QueryUser",
-    group: "AccountTools",
-    description: "Looks up users by username, or else by email address (several accounts may share one). At least one of the two is needed.",
-    parameters: &[
-        text(
-            "username",
-            "The username to look up; needed when no email is given.",
-            false,
-        ),
-        email(
-            "email",
-            "The email address to look up; needed when no username is given.",
-            false,
-        ),
-    ],
-    returns: &[FieldSpec {
-        fields: PUBLIC_FIELDS,
-        ..FieldSpec::new(
-            "users",
-            "array",
-            "The matching accounts' public details (empty when none match).",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static QUERY_USER: Tool = Tool {
+    spec: ToolSpec {
+        name: "QueryUser",
+        group: "AccountTools",
+        description: "Looks up users by username, or else by email address (several accounts may share one). At least one of the two is needed.",
+        parameters: &[
+            text(
+                "username",
+                "The username to look up; needed when no email is given.",
+                false,
+            ),
+            email(
+                "email",
+                "The email address to look up; needed when no username is given.",
+                false,
+            ),
+        ],
+        returns: &[FieldSpec {
+            fields: PUBLIC_FIELDS,
+            ..FieldSpec::new(
+                "users",
+                "array",
+                "The matching accounts' public details (empty when none match).",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| query_user(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -592,29 +612,31 @@ fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
     Ok(object!({ "users": users }))
 }
 
-pub static UPDATE_ACCOUNT_INFORMATION: ToolSpec = ToolSpec {
-    name: "UpdateAccountInformation",
-    group: "AccountTools",
-    description: "Changes the signed-in user's email address, phone number or name; the password must be confirmed, and a new email or phone number must be among the changes.",
-    parameters: &[
-        text("password", "The account's password, as confirmation.", true),
-        email("new_email", "The email address to use instead.", false),
-        phone(
-            "new_phone_number",
-            "The phone number to use instead, as xxx-xxx-xxxx.",
-            false,
-        ),
-        text("new_name", "The name to use instead.", false),
-    ],
-    // The reference documents a `success` field but answers with `status`.
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static UPDATE_ACCOUNT_INFORMATION: Tool = Tool {
+    spec: ToolSpec {
+        name: "UpdateAccountInformation",
+        group: "AccountTools",
+        description: "Changes the signed-in user's email address, phone number or name; the password must be confirmed, and a new email or phone number must be among the changes.",
+        parameters: &[
+            text("password", "The account's password, as confirmation.", true),
+            email("new_email", "The email address to use instead.", false),
+            phone(
+                "new_phone_number",
+                "The phone number to use instead, as xxx-xxx-xxxx.",
+                false,
+            ),
+            text("new_name", "The name to use instead.", false),
+        ],
+        // The reference documents a `success` field but answers with `status`.
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| update_account_information(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn update_account_information(
@@ -1159,8 +1181,8 @@ mod tests {
         assert_eq!(TOOLS.len(), 10);
         let auth: Vec<&str> = TOOLS
             .iter()
-            .filter(|t| t.requires_auth)
-            .map(|t| t.name)
+            .filter(|t| t.spec.requires_auth)
+            .map(|t| t.spec.name)
             .collect();
         assert_eq!(
             auth,
@@ -1175,11 +1197,11 @@ mod tests {
         );
         let queries: Vec<&str> = TOOLS
             .iter()
-            .filter(|t| !t.is_action)
-            .map(|t| t.name)
+            .filter(|t| !t.spec.is_action)
+            .map(|t| t.spec.name)
             .collect();
         assert_eq!(queries, ["GetAccountInformation", "QueryUser"]);
-        assert!(TOOLS.iter().all(|t| t.database == Some("Account")));
+        assert!(TOOLS.iter().all(|t| t.spec.database == Some("Account")));
         let required = |t: &ToolSpec| -> Vec<&str> {
             t.parameters
                 .iter()
@@ -1187,16 +1209,19 @@ mod tests {
                 .map(|p| p.name)
                 .collect()
         };
-        assert_eq!(required(&REGISTER_USER), ["username", "password", "email"]);
-        assert_eq!(required(&UPDATE_ACCOUNT_INFORMATION), ["password"]);
-        assert!(required(&QUERY_USER).is_empty());
         assert_eq!(
-            REGISTER_USER.parameter("phone").unwrap().format,
+            required(&REGISTER_USER.spec),
+            ["username", "password", "email"]
+        );
+        assert_eq!(required(&UPDATE_ACCOUNT_INFORMATION.spec), ["password"]);
+        assert!(required(&QUERY_USER.spec).is_empty());
+        assert_eq!(
+            REGISTER_USER.spec.parameter("phone").unwrap().format,
             ValueFormat::Phone
         );
         assert!(TOOLS
             .iter()
-            .flat_map(|t| t.parameters)
+            .flat_map(|t| t.spec.parameters)
             .all(|p| !p.free_text));
     }
 }

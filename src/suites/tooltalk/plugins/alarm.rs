@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::bind;
@@ -25,31 +26,33 @@ pub const DESCRIPTION: &str = "Set, list and remove the user's alarms.";
 
 const DATABASE: &str = "Alarm";
 
-pub static TOOLS: &[&ToolSpec] = &[&ADD_ALARM, &DELETE_ALARM, &FIND_ALARMS];
+pub static TOOLS: &[&Tool] = &[&ADD_ALARM, &DELETE_ALARM, &FIND_ALARMS];
 
 const ALARM_ID: &str = "The alarm's id, formatted xxxx-xxxx.";
 
-pub static ADD_ALARM: ToolSpec = ToolSpec {
-    name: "AddAlarm",
-    group: "Alarm",
-    description: "Sets an alarm that rings at the given time of day.",
-    parameters: &[ParamSpec {
-        format: ValueFormat::Time,
-        ..ParamSpec::new(
-            "time",
-            ParamType::String,
-            "When the alarm rings, as %H:%M:%S.",
-            true,
-        )
-    }],
-    returns: &[FieldSpec::new("alarm_id", "string", ALARM_ID)],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static ADD_ALARM: Tool = Tool {
+    spec: ToolSpec {
+        name: "AddAlarm",
+        group: "Alarm",
+        description: "Sets an alarm that rings at the given time of day.",
+        parameters: &[ParamSpec {
+            format: ValueFormat::Time,
+            ..ParamSpec::new(
+                "time",
+                ParamType::String,
+                "When the alarm rings, as %H:%M:%S.",
+                true,
+            )
+        }],
+        returns: &[FieldSpec::new("alarm_id", "string", ALARM_ID)],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: arguments_and_exception_match,
+    },
     run: |ctx, params| add_alarm(ctx, params).map(Reply::from),
-    matches: arguments_and_exception_match,
 };
 
 fn add_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -76,26 +79,28 @@ fn arguments_and_exception_match(
         && crate::suites::tooltalk::compare::gold_arguments_equal(prediction, gold)
 }
 
-pub static DELETE_ALARM: ToolSpec = ToolSpec {
-    name: "DeleteAlarm",
-    group: "Alarm",
-    description: "Removes one of the user's alarms by its id.",
-    parameters: &[ParamSpec {
-        format: ValueFormat::Id,
-        ..ParamSpec::new("alarm_id", ParamType::String, ALARM_ID, true)
-    }],
-    returns: &[FieldSpec::new(
-        "status",
-        "string",
-        "\"success\" or \"failed\".",
-    )],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static DELETE_ALARM: Tool = Tool {
+    spec: ToolSpec {
+        name: "DeleteAlarm",
+        group: "Alarm",
+        description: "Removes one of the user's alarms by its id.",
+        parameters: &[ParamSpec {
+            format: ValueFormat::Id,
+            ..ParamSpec::new("alarm_id", ParamType::String, ALARM_ID, true)
+        }],
+        returns: &[FieldSpec::new(
+            "status",
+            "string",
+            "\"success\" or \"failed\".",
+        )],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: crate::suites::tooltalk::compare::default_matches,
+    },
     run: |ctx, params| delete_alarm(ctx, params).map(Reply::from),
-    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -113,50 +118,52 @@ fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     Ok(json!({"status": "success"}))
 }
 
-pub static FIND_ALARMS: ToolSpec = ToolSpec {
-    name: "FindAlarms",
-    group: "Alarm",
-    description: "Lists the user's alarms, optionally only those between two times of day.",
-    parameters: &[
-        ParamSpec {
-            format: ValueFormat::Time,
-            bound: true,
-            ..ParamSpec::new(
-                "start_range",
-                ParamType::String,
-                "Earliest alarm time to list, as %H:%M:%S.",
-                false,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Time,
-            bound: true,
-            ..ParamSpec::new(
-                "end_range",
-                ParamType::String,
-                "Latest alarm time to list, as %H:%M:%S.",
-                false,
-            )
-        },
-    ],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("alarm_id", "string", ALARM_ID),
-            FieldSpec::new("time", "string", "When the alarm rings, as %H:%M:%S."),
+pub static FIND_ALARMS: Tool = Tool {
+    spec: ToolSpec {
+        name: "FindAlarms",
+        group: "Alarm",
+        description: "Lists the user's alarms, optionally only those between two times of day.",
+        parameters: &[
+            ParamSpec {
+                format: ValueFormat::Time,
+                bound: true,
+                ..ParamSpec::new(
+                    "start_range",
+                    ParamType::String,
+                    "Earliest alarm time to list, as %H:%M:%S.",
+                    false,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Time,
+                bound: true,
+                ..ParamSpec::new(
+                    "end_range",
+                    ParamType::String,
+                    "Latest alarm time to list, as %H:%M:%S.",
+                    false,
+                )
+            },
         ],
-        ..FieldSpec::new(
-            "alarms",
-            "array",
-            "The alarms in the range, in the order they were set.",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("alarm_id", "string", ALARM_ID),
+                FieldSpec::new("time", "string", "When the alarm rings, as %H:%M:%S."),
+            ],
+            ..FieldSpec::new(
+                "alarms",
+                "array",
+                "The alarms in the range, in the order they were set.",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: find_alarms_matches,
+    },
     run: find_alarms,
-    matches: find_alarms_matches,
 };
 
 fn find_alarms(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
@@ -29,7 +30,7 @@ pub const DESCRIPTION: &str = "Create, change, remove and look up events in the 
 
 const DATABASE: &str = "Calendar";
 
-pub static TOOLS: &[&ToolSpec] = &[&CREATE_EVENT, &DELETE_EVENT, &MODIFY_EVENT, &QUERY_CALENDAR];
+pub static TOOLS: &[&Tool] = &[&CREATE_EVENT, &DELETE_EVENT, &MODIFY_EVENT, &QUERY_CALENDAR];
 
 /// The reference accepts paraphrased names, descriptions and locations of
 /// events when their embeddings have a cosine of at least this.
@@ -52,57 +53,59 @@ const fn composed(name: &'static str, description: &'static str, required: bool)
     }
 }
 
-pub static CREATE_EVENT: ToolSpec = ToolSpec {
-    name: "CreateEvent",
-    group: "Calendar",
-    description: "Puts a new meeting or event on the user's calendar.",
-    parameters: &[
-        composed("name", "A short title for the event.", true),
-        ParamSpec {
-            enum_values: &["meeting", "event"],
-            ..ParamSpec::new(
-                "event_type",
-                ParamType::String,
-                "\"meeting\" (with other people, who must be listed) or \"event\".",
+pub static CREATE_EVENT: Tool = Tool {
+    spec: ToolSpec {
+        name: "CreateEvent",
+        group: "Calendar",
+        description: "Puts a new meeting or event on the user's calendar.",
+        parameters: &[
+            composed("name", "A short title for the event.", true),
+            ParamSpec {
+                enum_values: &["meeting", "event"],
+                ..ParamSpec::new(
+                    "event_type",
+                    ParamType::String,
+                    "\"meeting\" (with other people, who must be listed) or \"event\".",
+                    true,
+                )
+            },
+            composed(
+                "description",
+                "What the event is about, at most 1024 characters.",
+                false,
+            ),
+            timestamp(
+                "start_time",
+                "When the event begins, as %Y-%m-%d %H:%M:%S; not in the past.",
                 true,
-            )
-        },
-        composed(
-            "description",
-            "What the event is about, at most 1024 characters.",
-            false,
-        ),
-        timestamp(
-            "start_time",
-            "When the event begins, as %Y-%m-%d %H:%M:%S; not in the past.",
-            true,
-        ),
-        timestamp(
-            "end_time",
-            "When the event finishes, as %Y-%m-%d %H:%M:%S; not before it begins.",
-            true,
-        ),
-        ParamSpec::new(
-            "location",
-            ParamType::String,
-            "Where the event takes place, if anywhere in particular.",
-            false,
-        ),
-        ParamSpec::new(
-            "attendees",
-            STRING_ARRAY,
-            "Usernames of the people taking part; needed for a meeting. The user is added when missing.",
-            false,
-        ),
-    ],
-    returns: &[FieldSpec::new("event_id", "string", EVENT_ID)],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+            ),
+            timestamp(
+                "end_time",
+                "When the event finishes, as %Y-%m-%d %H:%M:%S; not before it begins.",
+                true,
+            ),
+            ParamSpec::new(
+                "location",
+                ParamType::String,
+                "Where the event takes place, if anywhere in particular.",
+                false,
+            ),
+            ParamSpec::new(
+                "attendees",
+                STRING_ARRAY,
+                "Usernames of the people taking part; needed for a meeting. The user is added when missing.",
+                false,
+            ),
+        ],
+        returns: &[FieldSpec::new("event_id", "string", EVENT_ID)],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: create_event_matches,
+    },
     run: |ctx, params| create_event(ctx, params).map(Reply::from),
-    matches: create_event_matches,
 };
 
 fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -242,26 +245,28 @@ fn create_event_matches(
         && arguments_match(prediction, gold, &["name", "description", "location"], text)
 }
 
-pub static DELETE_EVENT: ToolSpec = ToolSpec {
-    name: "DeleteEvent",
-    group: "Calendar",
-    description: "Removes an event from the user's calendar by its id.",
-    parameters: &[ParamSpec {
-        format: ValueFormat::Id,
-        ..ParamSpec::new("event_id", ParamType::String, EVENT_ID, true)
-    }],
-    returns: &[FieldSpec::new(
-        "status",
-        "string",
-        "\"success\" or \"failed\".",
-    )],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static DELETE_EVENT: Tool = Tool {
+    spec: ToolSpec {
+        name: "DeleteEvent",
+        group: "Calendar",
+        description: "Removes an event from the user's calendar by its id.",
+        parameters: &[ParamSpec {
+            format: ValueFormat::Id,
+            ..ParamSpec::new("event_id", ParamType::String, EVENT_ID, true)
+        }],
+        returns: &[FieldSpec::new(
+            "status",
+            "string",
+            "\"success\" or \"failed\".",
+        )],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: crate::suites::tooltalk::compare::default_matches,
+    },
     run: |ctx, params| delete_event(ctx, params).map(Reply::from),
-    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn delete_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -293,52 +298,54 @@ fn find_event(ctx: &ToolCtx<'_>, username: &str, event_id: &Value) -> Result<(),
     found.then_some(()).ok_or_else(not_found)
 }
 
-pub static MODIFY_EVENT: ToolSpec = ToolSpec {
-    name: "ModifyEvent",
-    group: "Calendar",
-    description: "Changes an existing event; only the fields given are changed.",
-    parameters: &[
-        ParamSpec {
-            format: ValueFormat::Id,
-            ..ParamSpec::new("event_id", ParamType::String, EVENT_ID, true)
-        },
-        composed("new_name", "A new title for the event.", false),
-        timestamp(
-            "new_start_time",
-            "When the event now begins, as %Y-%m-%d %H:%M:%S; give new_end_time with it.",
-            false,
-        ),
-        timestamp(
-            "new_end_time",
-            "When the event now finishes, as %Y-%m-%d %H:%M:%S; give new_start_time with it.",
-            false,
-        ),
-        composed("new_description", "A new description of the event.", false),
-        ParamSpec::new(
-            "new_location",
-            ParamType::String,
-            "Where the event now takes place.",
-            false,
-        ),
-        ParamSpec::new(
-            "new_attendees",
-            STRING_ARRAY,
-            "The full new list of usernames taking part; the user is added when missing.",
-            false,
-        ),
-    ],
-    returns: &[FieldSpec::new(
-        "status",
-        "string",
-        "\"success\" or \"failed\".",
-    )],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static MODIFY_EVENT: Tool = Tool {
+    spec: ToolSpec {
+        name: "ModifyEvent",
+        group: "Calendar",
+        description: "Changes an existing event; only the fields given are changed.",
+        parameters: &[
+            ParamSpec {
+                format: ValueFormat::Id,
+                ..ParamSpec::new("event_id", ParamType::String, EVENT_ID, true)
+            },
+            composed("new_name", "A new title for the event.", false),
+            timestamp(
+                "new_start_time",
+                "When the event now begins, as %Y-%m-%d %H:%M:%S; give new_end_time with it.",
+                false,
+            ),
+            timestamp(
+                "new_end_time",
+                "When the event now finishes, as %Y-%m-%d %H:%M:%S; give new_start_time with it.",
+                false,
+            ),
+            composed("new_description", "A new description of the event.", false),
+            ParamSpec::new(
+                "new_location",
+                ParamType::String,
+                "Where the event now takes place.",
+                false,
+            ),
+            ParamSpec::new(
+                "new_attendees",
+                STRING_ARRAY,
+                "The full new list of usernames taking part; the user is added when missing.",
+                false,
+            ),
+        ],
+        returns: &[FieldSpec::new(
+            "status",
+            "string",
+            "\"success\" or \"failed\".",
+        )],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: modify_event_matches,
+    },
     run: |ctx, params| modify_event(ctx, params).map(Reply::from),
-    matches: modify_event_matches,
 };
 
 fn modify_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -427,56 +434,58 @@ fn modify_event_matches(
         )
 }
 
-pub static QUERY_CALENDAR: ToolSpec = ToolSpec {
-    name: "QueryCalendar",
-    group: "Calendar",
-    description: "Lists the user's events that overlap a period of time.",
-    parameters: &[
-        ParamSpec {
-            bound: true,
-            ..timestamp(
-                "start_time",
-                "Beginning of the period, as %Y-%m-%d %H:%M:%S.",
-                true,
-            )
-        },
-        ParamSpec {
-            bound: true,
-            ..timestamp("end_time", "End of the period, as %Y-%m-%d %H:%M:%S.", true)
-        },
-    ],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("event_id", "string", EVENT_ID),
-            FieldSpec::new("name", "string", "The event's title."),
-            FieldSpec::new("event_type", "string", "\"meeting\" or \"event\"."),
-            FieldSpec::new("description", "string", "What the event is about."),
-            FieldSpec::new(
-                "start_time",
-                "string",
-                "When it begins, as %Y-%m-%d %H:%M:%S.",
-            ),
-            FieldSpec::new(
-                "end_time",
-                "string",
-                "When it finishes, as %Y-%m-%d %H:%M:%S.",
-            ),
-            FieldSpec::new("location", "string", "Where it takes place."),
-            FieldSpec::new("attendees", "array", "Usernames of the people taking part."),
+pub static QUERY_CALENDAR: Tool = Tool {
+    spec: ToolSpec {
+        name: "QueryCalendar",
+        group: "Calendar",
+        description: "Lists the user's events that overlap a period of time.",
+        parameters: &[
+            ParamSpec {
+                bound: true,
+                ..timestamp(
+                    "start_time",
+                    "Beginning of the period, as %Y-%m-%d %H:%M:%S.",
+                    true,
+                )
+            },
+            ParamSpec {
+                bound: true,
+                ..timestamp("end_time", "End of the period, as %Y-%m-%d %H:%M:%S.", true)
+            },
         ],
-        ..FieldSpec::new(
-            "events",
-            "array",
-            "The events that start, end or run within the period, in the order they were added.",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("event_id", "string", EVENT_ID),
+                FieldSpec::new("name", "string", "The event's title."),
+                FieldSpec::new("event_type", "string", "\"meeting\" or \"event\"."),
+                FieldSpec::new("description", "string", "What the event is about."),
+                FieldSpec::new(
+                    "start_time",
+                    "string",
+                    "When it begins, as %Y-%m-%d %H:%M:%S.",
+                ),
+                FieldSpec::new(
+                    "end_time",
+                    "string",
+                    "When it finishes, as %Y-%m-%d %H:%M:%S.",
+                ),
+                FieldSpec::new("location", "string", "Where it takes place."),
+                FieldSpec::new("attendees", "array", "Usernames of the people taking part."),
+            ],
+            ..FieldSpec::new(
+                "events",
+                "array",
+                "The events that start, end or run within the period, in the order they were added.",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: query_calendar_matches,
+    },
     run: query_calendar,
-    matches: query_calendar_matches,
 };
 
 fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -983,7 +992,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(
-            names(&CREATE_EVENT),
+            names(&CREATE_EVENT.spec),
             [
                 ("name", true),
                 ("event_type", true),
@@ -996,7 +1005,7 @@ mod tests {
         );
         assert!(TOOLS
             .iter()
-            .all(|t| t.requires_auth && t.database == Some("Calendar")));
-        assert_eq!(TOOLS.iter().filter(|t| t.is_action).count(), 3);
+            .all(|t| t.spec.requires_auth && t.spec.database == Some("Calendar")));
+        assert_eq!(TOOLS.iter().filter(|t| t.spec.is_action).count(), 3);
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
+use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{
@@ -31,7 +32,7 @@ pub const DESCRIPTION: &str = "Search the user's inbox and send email from their
 
 const DATABASE: &str = "Email";
 
-pub static TOOLS: &[&ToolSpec] = &[&SEND_EMAIL, &SEARCH_INBOX];
+pub static TOOLS: &[&Tool] = &[&SEND_EMAIL, &SEARCH_INBOX];
 
 /// The reference accepts a paraphrased subject at this cosine similarity...
 const SUBJECT_THRESHOLD: f64 = 0.9;
@@ -43,39 +44,41 @@ const MAX_RESULTS: usize = 5;
 
 const EMAIL_ID: &str = "The email's id, formatted xx-xxxx-xxxxxxxx.";
 
-pub static SEND_EMAIL: ToolSpec = ToolSpec {
-    name: "SendEmail",
-    group: "Email",
-    description: "Sends an email from the user's account.",
-    parameters: &[
-        ParamSpec {
-            // Applies to every address in the list.
-            format: ValueFormat::Email,
-            ..ParamSpec::new(
-                "to",
-                ParamType::Array(&ParamType::String),
-                "The addresses to send to.",
-                true,
-            )
-        },
-        ParamSpec {
-            free_text: true,
-            ..ParamSpec::new("subject", ParamType::String, "The subject line.", true)
-        },
-        ParamSpec {
-            free_text: true,
-            ..ParamSpec::new("body", ParamType::String, "The text of the message.", true)
-        },
-    ],
-    returns: &[FieldSpec::new("email_id", "string", EMAIL_ID)],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    // The reference's SendEmail has no database: the sent mail is not kept.
-    database: None,
+pub static SEND_EMAIL: Tool = Tool {
+    spec: ToolSpec {
+        name: "SendEmail",
+        group: "Email",
+        description: "Sends an email from the user's account.",
+        parameters: &[
+            ParamSpec {
+                // Applies to every address in the list.
+                format: ValueFormat::Email,
+                ..ParamSpec::new(
+                    "to",
+                    ParamType::Array(&ParamType::String),
+                    "The addresses to send to.",
+                    true,
+                )
+            },
+            ParamSpec {
+                free_text: true,
+                ..ParamSpec::new("subject", ParamType::String, "The subject line.", true)
+            },
+            ParamSpec {
+                free_text: true,
+                ..ParamSpec::new("body", ParamType::String, "The text of the message.", true)
+            },
+        ],
+        returns: &[FieldSpec::new("email_id", "string", EMAIL_ID)],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        // The reference's SendEmail has no database: the sent mail is not kept.
+        database: None,
+        matches: send_email_matches,
+    },
     run: |ctx, params| send_email(ctx, params).map(Reply::from),
-    matches: send_email_matches,
 };
 
 fn send_email(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -158,78 +161,80 @@ fn send_email_matches(prediction: CallRef<'_>, gold: &GoldCall, text: &dyn TextS
     similar("subject", SUBJECT_THRESHOLD) && similar("body", BODY_THRESHOLD)
 }
 
-pub static SEARCH_INBOX: ToolSpec = ToolSpec {
-    name: "SearchInbox",
-    group: "Email",
-    description: "Finds received emails by keywords, sender and date; answers with the five most recent matches.",
-    parameters: &[
-        ParamSpec::new(
-            "query",
-            ParamType::String,
-            "Keywords to look for in the subject or body.",
-            false,
-        ),
-        ParamSpec {
-            enum_values: &["any", "all"],
-            ..ParamSpec::new(
-                "match_type",
+pub static SEARCH_INBOX: Tool = Tool {
+    spec: ToolSpec {
+        name: "SearchInbox",
+        group: "Email",
+        description: "Finds received emails by keywords, sender and date; answers with the five most recent matches.",
+        parameters: &[
+            ParamSpec::new(
+                "query",
                 ParamType::String,
-                "Whether an email must contain any (the default) or all of the keywords.",
+                "Keywords to look for in the subject or body.",
                 false,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Email,
-            ..ParamSpec::new(
-                "sender",
-                ParamType::String,
-                "Only emails from this address.",
-                false,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Timestamp,
-            bound: true,
-            ..ParamSpec::new(
-                "start_date",
-                ParamType::String,
-                "Only emails received at or after this moment, as %Y-%m-%d %H:%M:%S.",
-                false,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Timestamp,
-            bound: true,
-            ..ParamSpec::new(
-                "end_date",
-                ParamType::String,
-                "Only emails received at or before this moment, as %Y-%m-%d %H:%M:%S.",
-                false,
-            )
-        },
-    ],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("email_id", "string", EMAIL_ID),
-            FieldSpec::new("date", "string", "When it arrived, as %Y-%m-%d %H:%M:%S."),
-            FieldSpec::new("sender", "string", "The sender's address."),
-            FieldSpec::new("receivers", "array", "The addresses it was sent to."),
-            FieldSpec::new("subject", "string", "The subject line."),
-            FieldSpec::new("body", "string", "The text of the message."),
+            ),
+            ParamSpec {
+                enum_values: &["any", "all"],
+                ..ParamSpec::new(
+                    "match_type",
+                    ParamType::String,
+                    "Whether an email must contain any (the default) or all of the keywords.",
+                    false,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Email,
+                ..ParamSpec::new(
+                    "sender",
+                    ParamType::String,
+                    "Only emails from this address.",
+                    false,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Timestamp,
+                bound: true,
+                ..ParamSpec::new(
+                    "start_date",
+                    ParamType::String,
+                    "Only emails received at or after this moment, as %Y-%m-%d %H:%M:%S.",
+                    false,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Timestamp,
+                bound: true,
+                ..ParamSpec::new(
+                    "end_date",
+                    ParamType::String,
+                    "Only emails received at or before this moment, as %Y-%m-%d %H:%M:%S.",
+                    false,
+                )
+            },
         ],
-        ..FieldSpec::new(
-            "emails",
-            "array",
-            "Up to five matching emails, newest first.",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("email_id", "string", EMAIL_ID),
+                FieldSpec::new("date", "string", "When it arrived, as %Y-%m-%d %H:%M:%S."),
+                FieldSpec::new("sender", "string", "The sender's address."),
+                FieldSpec::new("receivers", "array", "The addresses it was sent to."),
+                FieldSpec::new("subject", "string", "The subject line."),
+                FieldSpec::new("body", "string", "The text of the message."),
+            ],
+            ..FieldSpec::new(
+                "emails",
+                "array",
+                "Up to five matching emails, newest first.",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: search_inbox_matches,
+    },
     run: search_inbox,
-    matches: search_inbox_matches,
 };
 
 fn search_inbox(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -657,10 +662,10 @@ mod tests {
 
     #[test]
     fn specs_describe_the_reference_signature() {
-        assert!(TOOLS.iter().all(|t| t.requires_auth));
-        assert!(SEND_EMAIL.is_action && !SEARCH_INBOX.is_action);
-        assert_eq!(SEARCH_INBOX.database, Some("Email"));
-        assert!(SEARCH_INBOX.parameters.iter().all(|p| !p.required));
-        assert!(SEND_EMAIL.parameters.iter().all(|p| p.required));
+        assert!(TOOLS.iter().all(|t| t.spec.requires_auth));
+        assert!(SEND_EMAIL.spec.is_action && !SEARCH_INBOX.spec.is_action);
+        assert_eq!(SEARCH_INBOX.spec.database, Some("Email"));
+        assert!(SEARCH_INBOX.spec.parameters.iter().all(|p| !p.required));
+        assert!(SEND_EMAIL.spec.parameters.iter().all(|p| p.required));
     }
 }

@@ -12,6 +12,7 @@ use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
 use super::account::{item_field, session_username};
+use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, lookup, lower, py_eq, py_split, truthy};
@@ -31,7 +32,7 @@ pub const DESCRIPTION: &str =
 
 const DATABASE: &str = "Message";
 
-pub static TOOLS: &[&ToolSpec] = &[&SEND_MESSAGE, &SEARCH_MESSAGES];
+pub static TOOLS: &[&Tool] = &[&SEND_MESSAGE, &SEARCH_MESSAGES];
 
 /// The reference accepts a paraphrased message when the embeddings of the
 /// two texts have a cosine of at least this.
@@ -42,36 +43,38 @@ const MAX_RESULTS: usize = 5;
 
 const MESSAGE_ID: &str = "The message's id, formatted xxxxxxxx-xxxxxxxx.";
 
-pub static SEND_MESSAGE: ToolSpec = ToolSpec {
-    name: "SendMessage",
-    group: "Messages",
-    description: "Sends a text message from the user to another user.",
-    parameters: &[
-        ParamSpec::new(
-            "receiver",
-            ParamType::String,
-            "The username of the person to send it to.",
-            true,
-        ),
-        ParamSpec {
-            free_text: true,
-            ..ParamSpec::new(
-                "message",
+pub static SEND_MESSAGE: Tool = Tool {
+    spec: ToolSpec {
+        name: "SendMessage",
+        group: "Messages",
+        description: "Sends a text message from the user to another user.",
+        parameters: &[
+            ParamSpec::new(
+                "receiver",
                 ParamType::String,
-                "The text to send; it may not be empty.",
+                "The username of the person to send it to.",
                 true,
-            )
-        },
-    ],
-    returns: &[FieldSpec::new("message_id", "string", MESSAGE_ID)],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    // The reference's SendMessage has no database: the message is not kept.
-    database: None,
+            ),
+            ParamSpec {
+                free_text: true,
+                ..ParamSpec::new(
+                    "message",
+                    ParamType::String,
+                    "The text to send; it may not be empty.",
+                    true,
+                )
+            },
+        ],
+        returns: &[FieldSpec::new("message_id", "string", MESSAGE_ID)],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        // The reference's SendMessage has no database: the message is not kept.
+        database: None,
+        matches: send_message_matches,
+    },
     run: |ctx, params| send_message(ctx, params).map(Reply::from),
-    matches: send_message_matches,
 };
 
 fn send_message(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -115,77 +118,79 @@ fn send_message_matches(
     }
 }
 
-pub static SEARCH_MESSAGES: ToolSpec = ToolSpec {
-    name: "SearchMessages",
-    group: "Messages",
-    description: "Finds received messages by keywords, sender and time; answers with the five most recent matches.",
-    parameters: &[
-        ParamSpec::new(
-            "query",
-            ParamType::String,
-            "Keywords to look for in the message text.",
-            false,
-        ),
-        ParamSpec {
-            enum_values: &["any", "all"],
-            ..ParamSpec::new(
-                "match_type",
+pub static SEARCH_MESSAGES: Tool = Tool {
+    spec: ToolSpec {
+        name: "SearchMessages",
+        group: "Messages",
+        description: "Finds received messages by keywords, sender and time; answers with the five most recent matches.",
+        parameters: &[
+            ParamSpec::new(
+                "query",
                 ParamType::String,
-                "Whether a message must contain any (the default) or all of the keywords.",
+                "Keywords to look for in the message text.",
                 false,
-            )
-        },
-        ParamSpec::new(
-            "sender",
-            ParamType::String,
-            "Only messages from this username.",
-            false,
-        ),
-        ParamSpec {
-            format: ValueFormat::Timestamp,
-            bound: true,
-            ..ParamSpec::new(
-                "start_date",
-                ParamType::String,
-                "Only messages received at or after this moment, as %Y-%m-%d %H:%M:%S.",
-                false,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Timestamp,
-            bound: true,
-            ..ParamSpec::new(
-                "end_date",
-                ParamType::String,
-                "Only messages received at or before this moment, as %Y-%m-%d %H:%M:%S.",
-                false,
-            )
-        },
-    ],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("message_id", "string", MESSAGE_ID),
-            FieldSpec::new(
-                "timestamp",
-                "string",
-                "When it arrived, as %Y-%m-%d %H:%M:%S.",
             ),
-            FieldSpec::new("sender", "string", "The sender's username."),
-            FieldSpec::new("message", "string", "The text of the message."),
+            ParamSpec {
+                enum_values: &["any", "all"],
+                ..ParamSpec::new(
+                    "match_type",
+                    ParamType::String,
+                    "Whether a message must contain any (the default) or all of the keywords.",
+                    false,
+                )
+            },
+            ParamSpec::new(
+                "sender",
+                ParamType::String,
+                "Only messages from this username.",
+                false,
+            ),
+            ParamSpec {
+                format: ValueFormat::Timestamp,
+                bound: true,
+                ..ParamSpec::new(
+                    "start_date",
+                    ParamType::String,
+                    "Only messages received at or after this moment, as %Y-%m-%d %H:%M:%S.",
+                    false,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Timestamp,
+                bound: true,
+                ..ParamSpec::new(
+                    "end_date",
+                    ParamType::String,
+                    "Only messages received at or before this moment, as %Y-%m-%d %H:%M:%S.",
+                    false,
+                )
+            },
         ],
-        ..FieldSpec::new(
-            "messages",
-            "array",
-            "Up to five matching messages, newest first.",
-        )
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("message_id", "string", MESSAGE_ID),
+                FieldSpec::new(
+                    "timestamp",
+                    "string",
+                    "When it arrived, as %Y-%m-%d %H:%M:%S.",
+                ),
+                FieldSpec::new("sender", "string", "The sender's username."),
+                FieldSpec::new("message", "string", "The text of the message."),
+            ],
+            ..FieldSpec::new(
+                "messages",
+                "array",
+                "Up to five matching messages, newest first.",
+            )
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: search_messages_matches,
+    },
     run: search_messages,
-    matches: search_messages_matches,
 };
 
 fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -575,12 +580,12 @@ mod tests {
     fn specs_describe_the_reference_signature() {
         assert!(TOOLS
             .iter()
-            .all(|t| t.requires_auth && t.group == "Messages"));
-        assert!(SEND_MESSAGE.is_action && !SEARCH_MESSAGES.is_action);
-        assert_eq!(SEARCH_MESSAGES.database, Some("Message"));
-        assert!(SEARCH_MESSAGES.parameters.iter().all(|p| !p.required));
-        assert!(SEND_MESSAGE.parameters.iter().all(|p| p.required));
-        assert!(SEND_MESSAGE.parameter("message").unwrap().free_text);
-        assert!(!SEND_MESSAGE.parameter("receiver").unwrap().free_text);
+            .all(|t| t.spec.requires_auth && t.spec.group == "Messages"));
+        assert!(SEND_MESSAGE.spec.is_action && !SEARCH_MESSAGES.spec.is_action);
+        assert_eq!(SEARCH_MESSAGES.spec.database, Some("Message"));
+        assert!(SEARCH_MESSAGES.spec.parameters.iter().all(|p| !p.required));
+        assert!(SEND_MESSAGE.spec.parameters.iter().all(|p| p.required));
+        assert!(SEND_MESSAGE.spec.parameter("message").unwrap().free_text);
+        assert!(!SEND_MESSAGE.spec.parameter("receiver").unwrap().free_text);
     }
 }

@@ -1,7 +1,16 @@
 //! The seven plugins. Each file holds its tools' specs, behaviour and
 //! comparators, and exports them as `TOOLS` with its `DESCRIPTION`.
 
+use crate::sim::RunFn;
 use crate::suite::catalog::{Group, ToolSpec};
+
+/// A ToolTalk tool: its catalog entry and how it runs in the shared
+/// simulator (`sim::ToolCtx`).
+#[derive(Debug)]
+pub struct Tool {
+    pub spec: ToolSpec,
+    pub run: RunFn,
+}
 
 pub mod account;
 pub mod alarm;
@@ -14,7 +23,7 @@ pub(crate) mod testing;
 pub mod weather;
 
 /// The plugins in catalog order, each with its tools.
-pub fn plugins() -> [(Group, &'static [&'static ToolSpec]); 7] {
+pub fn plugins() -> [(Group, &'static [&'static Tool]); 7] {
     let group = |name, description| Group { name, description };
     [
         (group("AccountTools", account::DESCRIPTION), account::TOOLS),

@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use super::account::{item_field, key_error_for, session_username};
+use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
 use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
@@ -27,7 +28,7 @@ pub const DESCRIPTION: &str =
 
 const DATABASE: &str = "Reminder";
 
-pub static TOOLS: &[&ToolSpec] = &[
+pub static TOOLS: &[&Tool] = &[
     &ADD_REMINDER,
     &GET_REMINDERS,
     &DELETE_REMINDER,
@@ -55,38 +56,40 @@ fn user_key(username: &Value) -> Result<String, String> {
     Ok(dict_key(username)?.map_or_else(|| display(username), str::to_string))
 }
 
-pub static ADD_REMINDER: ToolSpec = ToolSpec {
-    name: "AddReminder",
-    group: "Reminder",
-    description: "Puts a new task on the user's to-do list, optionally with a due date.",
-    parameters: &[
-        ParamSpec {
-            free_text: true,
-            ..ParamSpec::new(
-                "task",
-                ParamType::String,
-                "What the user wants to be reminded of.",
-                true,
-            )
-        },
-        ParamSpec {
-            format: ValueFormat::Timestamp,
-            ..ParamSpec::new(
-                "due_date",
-                ParamType::String,
-                "When the task is due, as %Y-%m-%d %H:%M:%S; leave out when it has no deadline.",
-                false,
-            )
-        },
-    ],
-    returns: &[FieldSpec::new("reminder_id", "string", REMINDER_ID)],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static ADD_REMINDER: Tool = Tool {
+    spec: ToolSpec {
+        name: "AddReminder",
+        group: "Reminder",
+        description: "Puts a new task on the user's to-do list, optionally with a due date.",
+        parameters: &[
+            ParamSpec {
+                free_text: true,
+                ..ParamSpec::new(
+                    "task",
+                    ParamType::String,
+                    "What the user wants to be reminded of.",
+                    true,
+                )
+            },
+            ParamSpec {
+                format: ValueFormat::Timestamp,
+                ..ParamSpec::new(
+                    "due_date",
+                    ParamType::String,
+                    "When the task is due, as %Y-%m-%d %H:%M:%S; leave out when it has no deadline.",
+                    false,
+                )
+            },
+        ],
+        returns: &[FieldSpec::new("reminder_id", "string", REMINDER_ID)],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: add_reminder_matches,
+    },
     run: |ctx, params| add_reminder(ctx, params).map(Reply::from),
-    matches: add_reminder_matches,
 };
 
 fn add_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -156,31 +159,33 @@ fn add_reminder_matches(
     })
 }
 
-pub static GET_REMINDERS: ToolSpec = ToolSpec {
-    name: "GetReminders",
-    group: "Reminder",
-    description: "Lists every reminder on the user's to-do list, done or not.",
-    parameters: &[],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("reminder_id", "string", REMINDER_ID),
-            FieldSpec::new("task", "string", "What to be reminded of."),
-            FieldSpec::new(
-                "due_date",
-                "string",
-                "When it is due, as %Y-%m-%d %H:%M:%S, or null.",
-            ),
-            FieldSpec::new("status", "string", "\"pending\" or \"complete\"."),
-        ],
-        ..FieldSpec::new("reminders", "array", "The reminders, oldest first.")
-    }],
-    is_action: false,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static GET_REMINDERS: Tool = Tool {
+    spec: ToolSpec {
+        name: "GetReminders",
+        group: "Reminder",
+        description: "Lists every reminder on the user's to-do list, done or not.",
+        parameters: &[],
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("reminder_id", "string", REMINDER_ID),
+                FieldSpec::new("task", "string", "What to be reminded of."),
+                FieldSpec::new(
+                    "due_date",
+                    "string",
+                    "When it is due, as %Y-%m-%d %H:%M:%S, or null.",
+                ),
+                FieldSpec::new("status", "string", "\"pending\" or \"complete\"."),
+            ],
+            ..FieldSpec::new("reminders", "array", "The reminders, oldest first.")
+        }],
+        is_action: false,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: get_reminders_matches,
+    },
     run: get_reminders,
-    matches: get_reminders_matches,
 };
 
 fn get_reminders(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -214,19 +219,21 @@ fn get_reminders_matches(
     lists_at_least(prediction, gold, "reminders", "reminder_id")
 }
 
-pub static DELETE_REMINDER: ToolSpec = ToolSpec {
-    name: "DeleteReminder",
-    group: "Reminder",
-    description: "Removes a reminder from the user's to-do list.",
-    parameters: &[reminder_id("The id of the reminder to remove.")],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static DELETE_REMINDER: Tool = Tool {
+    spec: ToolSpec {
+        name: "DeleteReminder",
+        group: "Reminder",
+        description: "Removes a reminder from the user's to-do list.",
+        parameters: &[reminder_id("The id of the reminder to remove.")],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| delete_reminder(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn delete_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -264,19 +271,21 @@ fn find_reminder(
     Ok((user, id.to_string()))
 }
 
-pub static COMPLETE_REMINDER: ToolSpec = ToolSpec {
-    name: "CompleteReminder",
-    group: "Reminder",
-    description: "Marks a reminder on the user's to-do list as done.",
-    parameters: &[reminder_id("The id of the reminder that is done.")],
-    returns: &[STATUS],
-    is_action: true,
-    requires_auth: true,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DATABASE),
+pub static COMPLETE_REMINDER: Tool = Tool {
+    spec: ToolSpec {
+        name: "CompleteReminder",
+        group: "Reminder",
+        description: "Marks a reminder on the user's to-do list as done.",
+        parameters: &[reminder_id("The id of the reminder that is done.")],
+        returns: &[STATUS],
+        is_action: true,
+        requires_auth: true,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DATABASE),
+        matches: default_matches,
+    },
     run: |ctx, params| complete_reminder(ctx, params).map(Reply::from),
-    matches: default_matches,
 };
 
 fn complete_reminder(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
@@ -582,20 +591,24 @@ mod tests {
     fn specs_describe_the_reference_signature() {
         assert!(TOOLS
             .iter()
-            .all(|t| t.requires_auth && t.database == Some("Reminder")));
+            .all(|t| t.spec.requires_auth && t.spec.database == Some("Reminder")));
         let actions: Vec<&str> = TOOLS
             .iter()
-            .filter(|t| t.is_action)
-            .map(|t| t.name)
+            .filter(|t| t.spec.is_action)
+            .map(|t| t.spec.name)
             .collect();
         assert_eq!(
             actions,
             ["AddReminder", "DeleteReminder", "CompleteReminder"]
         );
-        assert!(ADD_REMINDER.parameter("task").unwrap().free_text);
-        assert!(!ADD_REMINDER.parameter("due_date").unwrap().required);
+        assert!(ADD_REMINDER.spec.parameter("task").unwrap().free_text);
+        assert!(!ADD_REMINDER.spec.parameter("due_date").unwrap().required);
         assert_eq!(
-            COMPLETE_REMINDER.parameter("reminder_id").unwrap().format,
+            COMPLETE_REMINDER
+                .spec
+                .parameter("reminder_id")
+                .unwrap()
+                .format,
             ValueFormat::Id
         );
     }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use chrono::{Datelike, Days, NaiveDate};
 use serde_json::{Map, Value};
 
+use super::Tool;
 use crate::sim::pyargs::{bind, lower, py_strip};
 use crate::sim::pytime::{strptime_str, DATE};
 use crate::sim::reply::Reply;
@@ -29,7 +30,7 @@ const HISTORIC: &str = "HistoricWeather";
 /// How many days after today a forecast covers.
 const FORECAST_DAYS: u64 = 3;
 
-pub static TOOLS: &[&ToolSpec] = &[&CURRENT_WEATHER, &FORECAST_WEATHER, &HISTORIC_WEATHER];
+pub static TOOLS: &[&Tool] = &[&CURRENT_WEATHER, &FORECAST_WEATHER, &HISTORIC_WEATHER];
 
 const LOCATION: ParamSpec = ParamSpec::new(
     "location",
@@ -49,22 +50,24 @@ const DAY_FIELDS: &[FieldSpec] = &[
     ),
 ];
 
-pub static CURRENT_WEATHER: ToolSpec = ToolSpec {
-    name: "CurrentWeather",
-    group: "Weather",
-    description: "Tells today's weather at a place.",
-    parameters: &[LOCATION],
-    returns: &[FieldSpec {
-        fields: DAY_FIELDS,
-        ..FieldSpec::new("weather", "object", "Today's weather there.")
-    }],
-    is_action: false,
-    requires_auth: false,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DAILY),
+pub static CURRENT_WEATHER: Tool = Tool {
+    spec: ToolSpec {
+        name: "CurrentWeather",
+        group: "Weather",
+        description: "Tells today's weather at a place.",
+        parameters: &[LOCATION],
+        returns: &[FieldSpec {
+            fields: DAY_FIELDS,
+            ..FieldSpec::new("weather", "object", "Today's weather there.")
+        }],
+        is_action: false,
+        requires_auth: false,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DAILY),
+        matches: crate::suites::tooltalk::compare::default_matches,
+    },
     run: current_weather,
-    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -77,26 +80,28 @@ fn current_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     })
 }
 
-pub static FORECAST_WEATHER: ToolSpec = ToolSpec {
-    name: "ForecastWeather",
-    group: "Weather",
-    description: "Tells the weather expected at a place on each of the next three days.",
-    parameters: &[LOCATION],
-    returns: &[FieldSpec {
-        fields: DAY_FIELDS,
-        ..FieldSpec::new(
-            "forecast",
-            "array",
-            "Tomorrow's weather and that of the two days after, in date order.",
-        )
-    }],
-    is_action: false,
-    requires_auth: false,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(DAILY),
+pub static FORECAST_WEATHER: Tool = Tool {
+    spec: ToolSpec {
+        name: "ForecastWeather",
+        group: "Weather",
+        description: "Tells the weather expected at a place on each of the next three days.",
+        parameters: &[LOCATION],
+        returns: &[FieldSpec {
+            fields: DAY_FIELDS,
+            ..FieldSpec::new(
+                "forecast",
+                "array",
+                "Tomorrow's weather and that of the two days after, in date order.",
+            )
+        }],
+        is_action: false,
+        requires_auth: false,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(DAILY),
+        matches: crate::suites::tooltalk::compare::default_matches,
+    },
     run: forecast_weather,
-    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -118,49 +123,51 @@ fn forecast_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Resul
     })
 }
 
-pub static HISTORIC_WEATHER: ToolSpec = ToolSpec {
-    name: "HistoricWeather",
-    group: "Weather",
-    description: "Tells what the weather at a place is usually like in a given month.",
-    parameters: &[
-        LOCATION,
-        ParamSpec::new(
-            "month",
-            ParamType::String,
-            "The month, spelled out in full, e.g. \"September\".",
-            true,
-        ),
-    ],
-    returns: &[FieldSpec {
-        fields: &[
-            FieldSpec::new("min_temp", "number", "Typical lowest temperature, °F."),
-            FieldSpec::new("max_temp", "number", "Typical highest temperature, °F."),
-            FieldSpec::new(
-                "record_min_temp",
-                "number",
-                "Lowest temperature on record, °F.",
+pub static HISTORIC_WEATHER: Tool = Tool {
+    spec: ToolSpec {
+        name: "HistoricWeather",
+        group: "Weather",
+        description: "Tells what the weather at a place is usually like in a given month.",
+        parameters: &[
+            LOCATION,
+            ParamSpec::new(
+                "month",
+                ParamType::String,
+                "The month, spelled out in full, e.g. \"September\".",
+                true,
             ),
-            FieldSpec::new(
-                "record_max_temp",
-                "number",
-                "Highest temperature on record, °F.",
-            ),
-            FieldSpec::new("avg_rainfall", "number", "Average rainfall, inches."),
-            FieldSpec::new("snow_days", "number", "How many days it usually snows."),
         ],
-        ..FieldSpec::new(
-            "weather",
-            "object",
-            "The month's averages and records there.",
-        )
-    }],
-    is_action: false,
-    requires_auth: false,
-    session: SessionEffect::None,
-    tells_today: false,
-    database: Some(HISTORIC),
+        returns: &[FieldSpec {
+            fields: &[
+                FieldSpec::new("min_temp", "number", "Typical lowest temperature, °F."),
+                FieldSpec::new("max_temp", "number", "Typical highest temperature, °F."),
+                FieldSpec::new(
+                    "record_min_temp",
+                    "number",
+                    "Lowest temperature on record, °F.",
+                ),
+                FieldSpec::new(
+                    "record_max_temp",
+                    "number",
+                    "Highest temperature on record, °F.",
+                ),
+                FieldSpec::new("avg_rainfall", "number", "Average rainfall, inches."),
+                FieldSpec::new("snow_days", "number", "How many days it usually snows."),
+            ],
+            ..FieldSpec::new(
+                "weather",
+                "object",
+                "The month's averages and records there.",
+            )
+        }],
+        is_action: false,
+        requires_auth: false,
+        session: SessionEffect::None,
+        tells_today: false,
+        database: Some(HISTORIC),
+        matches: crate::suites::tooltalk::compare::default_matches,
+    },
     run: historic_weather,
-    matches: crate::suites::tooltalk::compare::default_matches,
 };
 
 fn historic_weather(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Reply, String> {
@@ -379,9 +386,11 @@ mod tests {
 
     #[test]
     fn specs_and_comparators() {
-        assert!(TOOLS.iter().all(|t| !t.is_action && !t.requires_auth));
-        assert_eq!(HISTORIC_WEATHER.database, Some("HistoricWeather"));
-        assert_eq!(CURRENT_WEATHER.database, Some("Weather"));
+        assert!(TOOLS
+            .iter()
+            .all(|t| !t.spec.is_action && !t.spec.requires_auth));
+        assert_eq!(HISTORIC_WEATHER.spec.database, Some("HistoricWeather"));
+        assert_eq!(CURRENT_WEATHER.spec.database, Some("Weather"));
         // Queries of the weather are compared whole, as the reference does.
         let call = |loc: &str, high: Value| -> GoldCall {
             serde_json::from_value(json!({
@@ -391,17 +400,17 @@ mod tests {
             .unwrap()
         };
         let t = &ExactText;
-        assert!((CURRENT_WEATHER.matches)(
+        assert!((CURRENT_WEATHER.spec.matches)(
             crate::suite::catalog::CallRef::from(&call("London", json!(70))),
             &call("London", json!(70)),
             t
         ));
-        assert!(!(CURRENT_WEATHER.matches)(
+        assert!(!(CURRENT_WEATHER.spec.matches)(
             crate::suite::catalog::CallRef::from(&call("london", json!(70))),
             &call("London", json!(70)),
             t
         ));
-        assert!(!(CURRENT_WEATHER.matches)(
+        assert!(!(CURRENT_WEATHER.spec.matches)(
             crate::suite::catalog::CallRef::from(&call("London", json!(71))),
             &call("London", json!(70)),
             t
