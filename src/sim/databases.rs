@@ -10,10 +10,14 @@ use serde_json::Value;
 use super::table::Table;
 use crate::{Error, Result};
 
-/// Databases by name, in load order.
+/// Databases by name, in load order: as tables of records (every file a
+/// JSON object, [`Databases::load`]) or as documents of any JSON shape
+/// ([`Databases::load_documents`]), for suites whose databases are lists
+/// or whose worlds hold them their own way.
 #[derive(Debug, Clone, Default)]
 pub struct Databases {
     tables: Arc<Tables>,
+    documents: Arc<Vec<(Arc<str>, Arc<Value>)>>,
 }
 
 /// Databases by name, in load order; cloning one copies pointers, not
@@ -73,28 +77,39 @@ impl Databases {
     /// Load every `*.json` in `dir`, in name order; each file's stem names
     /// its database, and each must hold a JSON object.
     pub fn load(dir: &Path) -> Result<Self> {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| Error::input(dir, format!("cannot read the databases folder: {e}")))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        entries.sort();
         let mut tables = Tables::default();
-        for path in entries {
+        for path in json_files(dir)? {
             let (_, value) = crate::formats::read_json(&path)?;
             let Value::Object(table) = value else {
                 return Err(Error::input(&path, "a database must be a JSON object"));
             };
-            let name = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string();
-            tables.insert(Arc::from(name), Arc::new(Table::from(table)));
+            tables.insert(Arc::from(stem(&path)), Arc::new(Table::from(table)));
         }
         Ok(Databases {
             tables: Arc::new(tables),
+            documents: Arc::default(),
         })
+    }
+
+    /// Load every `*.json` in `dir`, in name order, whatever JSON each
+    /// holds; each file's stem names its database.
+    pub fn load_documents(dir: &Path) -> Result<Self> {
+        let mut documents = Vec::new();
+        for path in json_files(dir)? {
+            let (_, value) = crate::formats::read_json(&path)?;
+            documents.push((Arc::from(stem(&path)), Arc::new(value)));
+        }
+        Ok(Databases {
+            tables: Arc::default(),
+            documents: Arc::new(documents),
+        })
+    }
+
+    /// A database loaded by [`Databases::load_documents`], by name.
+    pub fn document(&self, name: &str) -> Option<&Arc<Value>> {
+        self.documents
+            .iter()
+            .find_map(|(known, value)| (&**known == name).then_some(value))
     }
 
     pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
@@ -105,15 +120,12 @@ impl Databases {
                     .map(|(k, v)| (Arc::from(k), Arc::new(v.into())))
                     .collect(),
             ),
+            documents: Arc::default(),
         }
     }
 
     pub fn get(&self, name: &str) -> Option<&Table> {
         self.tables.get(name)
-    }
-
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.tables.names()
     }
 
     /// A database to change (copied first if a world still shares it);
@@ -122,10 +134,35 @@ impl Databases {
         Arc::make_mut(&mut self.tables).get_mut(name)
     }
 
+    /// The names of the tables, then of the documents.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables
+            .names()
+            .chain(self.documents.iter().map(|(name, _)| name.as_ref()))
+    }
+
     /// The tables a new world starts from (shared until written).
     pub fn tables(&self) -> Tables {
         Tables::clone(&self.tables)
     }
+}
+
+/// The `*.json` files of a databases folder, in name order.
+fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::input(dir, format!("cannot read the databases folder: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[cfg(test)]

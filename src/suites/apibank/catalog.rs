@@ -23,36 +23,36 @@ use crate::suite::{
 /// The one group all APIs belong to.
 const GROUP: &str = "API-Bank";
 
-const fn p(name: &'static str, ty: ParamType) -> ParamSpec {
+pub(super) const fn p(name: &'static str, ty: ParamType) -> ParamSpec {
     ParamSpec::new(name, ty, "", true)
 }
 
-const fn text(name: &'static str) -> ParamSpec {
+pub(super) const fn text(name: &'static str) -> ParamSpec {
     p(name, ParamType::String)
 }
 
-const fn composed(name: &'static str) -> ParamSpec {
+pub(super) const fn composed(name: &'static str) -> ParamSpec {
     ParamSpec {
         free_text: true,
         ..p(name, ParamType::String)
     }
 }
 
-const fn optional(param: ParamSpec) -> ParamSpec {
+pub(super) const fn optional(param: ParamSpec) -> ParamSpec {
     ParamSpec {
         required: false,
         ..param
     }
 }
 
-const fn timestamp(name: &'static str) -> ParamSpec {
+pub(super) const fn timestamp(name: &'static str) -> ParamSpec {
     ParamSpec {
         format: ValueFormat::Timestamp,
         ..p(name, ParamType::String)
     }
 }
 
-const fn date(name: &'static str) -> ParamSpec {
+pub(super) const fn date(name: &'static str) -> ParamSpec {
     ParamSpec {
         format: ValueFormat::Date,
         ..p(name, ParamType::String)
@@ -60,7 +60,7 @@ const fn date(name: &'static str) -> ParamSpec {
 }
 
 /// One end of a search window the assistant chooses.
-const fn bound(param: ParamSpec) -> ParamSpec {
+pub(super) const fn bound(param: ParamSpec) -> ParamSpec {
     ParamSpec {
         bound: true,
         ..param
@@ -69,7 +69,7 @@ const fn bound(param: ParamSpec) -> ParamSpec {
 
 /// The user's token: only an earlier `GetUserToken` (or `RegisterUser`)
 /// result can supply it.
-const TOKEN: ParamSpec = ParamSpec {
+pub(super) const TOKEN: ParamSpec = ParamSpec {
     format: ValueFormat::Token,
     ..p("token", ParamType::String)
 };
@@ -101,7 +101,7 @@ fn same_outcome_and_arguments(
             .all(|(key, value)| prediction.parameters.get(key) == Some(value))
 }
 
-const fn spec(
+pub(super) const fn spec(
     name: &'static str,
     description: &'static str,
     parameters: &'static [ParamSpec],
@@ -122,7 +122,7 @@ const fn spec(
     }
 }
 
-const AGENDA: &[ParamSpec] = &[
+pub(super) const AGENDA: &[ParamSpec] = &[
     TOKEN,
     composed("content"),
     timestamp("time"),
@@ -131,9 +131,10 @@ const AGENDA: &[ParamSpec] = &[
 
 /// Looking an item up or deleting it: its content is the key the user
 /// gives, not text the assistant writes.
-const AGENDA_LOOKUP: &[ParamSpec] = &[TOKEN, text("content"), timestamp("time"), text("location")];
+pub(super) const AGENDA_LOOKUP: &[ParamSpec] =
+    &[TOKEN, text("content"), timestamp("time"), text("location")];
 
-const MEETING: &[ParamSpec] = &[
+pub(super) const MEETING: &[ParamSpec] = &[
     TOKEN,
     composed("meeting_topic"),
     timestamp("start_time"),
@@ -142,7 +143,7 @@ const MEETING: &[ParamSpec] = &[
     p("attendees", ParamType::Array(&ParamType::String)),
 ];
 
-const MEETING_LOOKUP: &[ParamSpec] = &[
+pub(super) const MEETING_LOOKUP: &[ParamSpec] = &[
     TOKEN,
     text("meeting_topic"),
     timestamp("start_time"),
@@ -151,19 +152,14 @@ const MEETING_LOOKUP: &[ParamSpec] = &[
     p("attendees", ParamType::Array(&ParamType::String)),
 ];
 
-const REMINDER: &[ParamSpec] = &[TOKEN, composed("content"), timestamp("time")];
+pub(super) const REMINDER: &[ParamSpec] = &[TOKEN, composed("content"), timestamp("time")];
 
-const REMINDER_LOOKUP: &[ParamSpec] = &[TOKEN, text("content"), timestamp("time")];
+pub(super) const REMINDER_LOOKUP: &[ParamSpec] = &[TOKEN, text("content"), timestamp("time")];
 
-const ALARM: &[ParamSpec] = &[TOKEN, timestamp("time")];
+pub(super) const ALARM: &[ParamSpec] = &[TOKEN, timestamp("time")];
 
-static TOOLS: [ToolSpec; 53] = [
-    spec(
-        "AddAgenda",
-        "Puts an item on the user's agenda.",
-        AGENDA,
-        true,
-    ),
+/// The APIs whose behaviour is not written yet (see `apis/`).
+static TOOLS: &[ToolSpec] = &[
     spec(
         "AddAlarm",
         "Sets an alarm for the user at a moment.",
@@ -229,12 +225,6 @@ static TOOLS: [ToolSpec; 53] = [
         true,
     ),
     spec(
-        "CheckToken",
-        "Says which user a token belongs to.",
-        &[TOKEN],
-        false,
-    ),
-    spec(
         "DeleteAccount",
         "Removes the user's account.",
         &[TOKEN],
@@ -296,15 +286,6 @@ static TOOLS: [ToolSpec; 53] = [
     ToolSpec {
         tells_today: true,
         ..spec("GetToday", "Tells today's date.", &[], false)
-    },
-    ToolSpec {
-        session: SessionEffect::Opens,
-        ..spec(
-            "GetUserToken",
-            "Logs the user in and hands out their token.",
-            &[text("username"), text("password")],
-            false,
-        )
     },
     spec(
         "ImageCaption",
@@ -502,7 +483,14 @@ pub fn catalog() -> &'static Catalog {
                 name: GROUP,
                 description: "API-Bank's APIs: agenda, alarms, meetings, reminders, health, home, bank, search and more.",
             }],
-            TOOLS.iter().collect(),
+            {
+                let mut tools: Vec<&'static ToolSpec> = TOOLS
+                    .iter()
+                    .chain(super::apis::APIS.iter().map(|api| &api.spec))
+                    .collect();
+                tools.sort_by_key(|tool| tool.name);
+                tools
+            },
         )
     })
 }

@@ -12,7 +12,9 @@ use crate::suite::protocol::{Scoring, SimulateError, Simulation};
 use crate::suite::{ArgumentEncoding, Catalog, LintHelp, Suite, TextSimilarity};
 use crate::{Error, Result};
 
+pub mod apis;
 pub mod catalog;
+pub mod state;
 
 pub use crate::formats::apibank::{ApiCall, Dialogue, DialogueLine, LineKind};
 pub use catalog::catalog;

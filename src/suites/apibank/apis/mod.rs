@@ -1,0 +1,149 @@
+//! API-Bank's APIs, one file each: the catalog entry (spec), the behaviour
+//! (`call`, as the reference's `apis/<name>.py` runs it) and the
+//! correctness check its evaluator asks (`correct`, the reference's
+//! `check_api_call_correctness`).
+//!
+//! Learned from `api-bank/apis/*.py` in AlibabaResearch/DAMO-ConvAI; the
+//! code and the descriptions here are our own. Results, exception texts and
+//! the order in which databases are searched follow the reference exactly,
+//! because recorded results are compared with them byte for byte.
+
+use serde_json::{Map, Value};
+
+use super::state::State;
+use crate::sim::pyargs::Args;
+use crate::suite::ToolSpec;
+
+mod add_agenda;
+mod check_token;
+mod get_user_token;
+
+/// One API.
+#[derive(Debug)]
+pub struct Api {
+    pub spec: ToolSpec,
+    /// Run a call whose arguments are bound to the API's signature (the
+    /// world binds them as Python binds keyword arguments, and converts
+    /// them as the reference's `ToolManager` does). Returns the whole
+    /// result object as the reference's `call` returns it: usually
+    /// `{"api_name", "input", "output", "exception"}` (see [`result`]),
+    /// but a few APIs answer in a shape of their own.
+    pub call: fn(&mut State, Args<'_>) -> Value,
+    /// Whether a predicted call's result object (`response`) counts as the
+    /// gold call's (`groundtruth`), as the reference's
+    /// `check_api_call_correctness` decides. Where that function would
+    /// raise (an assertion, a missing key), the call is not correct.
+    pub correct: fn(response: &Value, groundtruth: &Value) -> bool,
+}
+
+/// The APIs implemented so far, sorted by name.
+pub static APIS: &[&Api] = &[&add_agenda::API, &check_token::API, &get_user_token::API];
+
+/// An API by name.
+pub fn api(name: &str) -> Option<&'static Api> {
+    APIS.iter().copied().find(|api| api.spec.name == name)
+}
+
+/// The result object most APIs return: `{"api_name", "input", "output",
+/// "exception"}`, with `output` null when the call raised.
+pub fn result(api_name: &str, input: Value, outcome: Result<Value, String>) -> Value {
+    let (output, exception) = match outcome {
+        Ok(output) => (output, Value::Null),
+        Err(exception) => (Value::Null, Value::String(exception)),
+    };
+    let mut object = Map::new();
+    object.insert("api_name".into(), api_name.into());
+    object.insert("input".into(), input);
+    object.insert("output".into(), output);
+    object.insert("exception".into(), exception);
+    Value::Object(object)
+}
+
+/// `{name: args[name], ...}` for the given names in that order: the
+/// `input_parameters` dict most APIs build from their arguments.
+pub fn input_of(args: &Args<'_>, names: &[&str]) -> Value {
+    Value::Object(
+        names
+            .iter()
+            .map(|name| (name.to_string(), args.value(name).clone()))
+            .collect(),
+    )
+}
+
+/// `response[field] == groundtruth[field]` for each field (a field missing
+/// from either side reads as null, so a result without it compares equal
+/// only to another without it).
+pub fn same_fields(response: &Value, groundtruth: &Value, fields: &[&str]) -> bool {
+    fields
+        .iter()
+        .all(|field| response.get(field) == groundtruth.get(field))
+}
+
+/// `response["input"][field] == groundtruth["input"][field]` for each field.
+pub fn same_inputs(response: &Value, groundtruth: &Value, fields: &[&str]) -> bool {
+    let input =
+        |result: &Value, field: &str| result.get("input").and_then(|i| i.get(field)).cloned();
+    fields
+        .iter()
+        .all(|field| input(response, field) == input(groundtruth, field))
+}
+
+/// Text an argument holds (`None` for a non-text value: the reference
+/// would fail on it with a Python error of its own, which the API that
+/// needs text reports).
+pub fn text<'a>(args: &Args<'a>, name: &str) -> Option<&'a str> {
+    args.value(name).as_str()
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for the APIs' tests: a state over small databases written in
+    //! the test, and calls with keyword arguments.
+
+    use serde_json::{Map, Value};
+
+    use super::super::state::State;
+    use super::Api;
+    use crate::sim::pyargs::bind;
+    use crate::sim::Databases;
+
+    /// A state over the given databases (name, JSON).
+    pub fn state(databases: &[(&str, Value)]) -> State {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, value) in databases {
+            std::fs::write(dir.path().join(format!("{name}.json")), value.to_string()).unwrap();
+        }
+        State::new(&Databases::load_documents(dir.path()).unwrap())
+    }
+
+    /// The Account database most tests need: JohnDoe's token is `t-john`.
+    pub fn accounts() -> (&'static str, Value) {
+        (
+            "Account",
+            serde_json::json!({
+                "JohnDoe": {"password": "pass123", "token": "t-john", "email": "john@example.com"},
+                "JaneSmith": {"password": "pass456", "token": "t-jane", "email": "jane@example.com"}
+            }),
+        )
+    }
+
+    /// Call `api` with keyword arguments (a JSON object), bound to its
+    /// parameters as the world binds them.
+    pub fn call(api: &Api, state: &mut State, arguments: Value) -> Value {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object")
+        };
+        let arguments: Map<String, Value> = arguments;
+        let names = |required: bool| -> Vec<&str> {
+            api.spec
+                .parameters
+                .iter()
+                .filter(|p| p.required == required)
+                .map(|p| p.name)
+                .collect()
+        };
+        let args = bind(api.spec.name, &arguments, &names(true), &names(false))
+            .unwrap_or_else(|e| panic!("{e}"));
+        (api.call)(state, args)
+    }
+}

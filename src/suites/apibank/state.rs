@@ -1,0 +1,253 @@
+//! The state one API-Bank dialogue runs in: its databases as the
+//! reference's `ToolManager` holds them (loaded afresh for every dialogue,
+//! one object per database shared by every API that names it), and what
+//! API instances remember between calls.
+//!
+//! A database is converted from the loaded JSON the first time an API
+//! touches it, so a dialogue copies only the few small databases it uses;
+//! read-only data of any shape (ImageCaptioning is a list) is read in place
+//! through [`State::document`].
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::sim::Databases;
+
+/// A key of a Python dict as API-Bank's databases hold them. The JSON files
+/// give text keys; some APIs add integer keys (`len(database) + 1`), which
+/// Python keeps apart from a text key of the same digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Key {
+    Text(String),
+    Int(i64),
+}
+
+impl Key {
+    pub fn text(key: impl Into<String>) -> Self {
+        Key::Text(key.into())
+    }
+
+    /// The key as text, when it is text.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Key::Text(text) => Some(text),
+            Key::Int(_) => None,
+        }
+    }
+}
+
+/// A Python dict: insertion-ordered, keys text or integers, values JSON.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dict {
+    entries: IndexMap<Key, Value>,
+}
+
+impl Dict {
+    pub fn new() -> Self {
+        Dict::default()
+    }
+
+    /// A JSON object as `json.load` gives it: every key is text.
+    pub fn from_object(object: &serde_json::Map<String, Value>) -> Self {
+        Dict {
+            entries: object
+                .iter()
+                .map(|(k, v)| (Key::text(k.as_str()), v.clone()))
+                .collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// `database[key]` for a text key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.get(&Key::text(key))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.entries.get_mut(&Key::text(key))
+    }
+
+    pub fn get_key(&self, key: &Key) -> Option<&Value> {
+        self.entries.get(key)
+    }
+
+    pub fn get_key_mut(&mut self, key: &Key) -> Option<&mut Value> {
+        self.entries.get_mut(key)
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.entries.contains_key(&Key::text(key))
+    }
+
+    /// `database[key] = value`: a new key goes last, an existing one keeps
+    /// its place.
+    pub fn insert(&mut self, key: Key, value: Value) {
+        self.entries.insert(key, value);
+    }
+
+    /// `del database[key]`, keeping the order of the others.
+    pub fn remove(&mut self, key: &Key) -> Option<Value> {
+        self.entries.shift_remove(key)
+    }
+
+    /// Entries in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.entries.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Key, &mut Value)> {
+        self.entries.iter_mut()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.entries.keys()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
+        self.entries.values()
+    }
+}
+
+/// Where a database an API uses comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The loaded database of that name, shared with every API naming it
+    /// (the reference's `database_name`).
+    Shared(&'static str),
+    /// A dict of the API's own that starts empty (an API without a
+    /// `database_name`, as OpenBankAccount).
+    Own(&'static str),
+}
+
+/// What `ForgotPassword` remembers between its two steps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PasswordReset {
+    pub username: Option<String>,
+    pub verification_code: Option<i64>,
+}
+
+/// One dialogue's state.
+#[derive(Debug, Clone)]
+pub struct State {
+    initial: Databases,
+    /// Databases converted so far, shared and own, by source.
+    dicts: Vec<(Source, Dict)>,
+    /// `ForgotPassword`'s instance state.
+    pub password_reset: PasswordReset,
+}
+
+/// The database CheckToken (and every API that takes a token) reads.
+pub const ACCOUNT: &str = "Account";
+
+impl State {
+    /// The state a dialogue starts in: the initial databases, untouched.
+    pub fn new(initial: &Databases) -> Self {
+        State {
+            initial: initial.clone(),
+            dicts: Vec::new(),
+            password_reset: PasswordReset::default(),
+        }
+    }
+
+    /// A database as a dict to read or change. A shared database that was
+    /// not loaded, or is not a JSON object, starts as an empty dict, as the
+    /// reference's `init_database=None` does.
+    pub fn dict(&mut self, source: Source) -> &mut Dict {
+        let index = match self.dicts.iter().position(|(s, _)| *s == source) {
+            Some(index) => index,
+            None => {
+                let dict = match source {
+                    Source::Shared(name) => self
+                        .initial
+                        .document(name)
+                        .and_then(|doc| doc.as_object())
+                        .map(Dict::from_object)
+                        .unwrap_or_default(),
+                    Source::Own(_) => Dict::new(),
+                };
+                self.dicts.push((source, dict));
+                self.dicts.len() - 1
+            }
+        };
+        &mut self.dicts[index].1
+    }
+
+    /// A loaded database as its JSON, for APIs that only read it; `None`
+    /// when there is no such file. A database an API has written is read
+    /// through [`State::dict`] instead.
+    pub fn document(&self, name: &str) -> Option<&Arc<Value>> {
+        self.initial.document(name)
+    }
+
+    /// `CheckToken.check_token`: the user a token belongs to, the first in
+    /// Account's order.
+    pub fn check_token(&mut self, token: &str) -> Result<String, String> {
+        self.dict(Source::Shared(ACCOUNT))
+            .iter()
+            .find(|(_, account)| account.get("token").and_then(Value::as_str) == Some(token))
+            .and_then(|(user, _)| user.as_text().map(str::to_string))
+            .ok_or_else(|| "The token is invalid.".to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn databases() -> Databases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Account.json"),
+            r#"{"JohnDoe": {"password": "pw", "token": "t1"}, "JaneSmith": {"password": "x", "token": "t2"}}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("Photos.json"), r#"[{"url": "u"}]"#).unwrap();
+        Databases::load_documents(dir.path()).unwrap()
+    }
+
+    #[test]
+    fn integer_keys_live_beside_text_keys_of_the_same_digits() {
+        let mut dict = Dict::new();
+        dict.insert(Key::text("1"), json!("text"));
+        dict.insert(Key::Int(1), json!("int"));
+        assert_eq!(dict.len(), 2);
+        assert_eq!(dict.get("1"), Some(&json!("text")));
+        assert_eq!(dict.get_key(&Key::Int(1)), Some(&json!("int")));
+        dict.remove(&Key::text("1"));
+        assert_eq!(dict.keys().collect::<Vec<_>>(), [&Key::Int(1)]);
+    }
+
+    #[test]
+    fn a_database_is_shared_by_name_and_an_own_one_starts_empty() {
+        let mut state = State::new(&databases());
+        state
+            .dict(Source::Shared(ACCOUNT))
+            .remove(&Key::text("JohnDoe"));
+        assert_eq!(state.dict(Source::Shared(ACCOUNT)).len(), 1);
+        assert!(state.dict(Source::Own("OpenBankAccount")).is_empty());
+        assert!(state.dict(Source::Shared("Missing")).is_empty());
+        // A list is read in place, and is no dict.
+        assert!(state.document("Photos").unwrap().is_array());
+        assert!(state.dict(Source::Shared("Photos")).is_empty());
+    }
+
+    #[test]
+    fn tokens_name_their_users() {
+        let mut state = State::new(&databases());
+        assert_eq!(state.check_token("t2").unwrap(), "JaneSmith");
+        assert_eq!(
+            state.check_token("nope").unwrap_err(),
+            "The token is invalid."
+        );
+    }
+}
