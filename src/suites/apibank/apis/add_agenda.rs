@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::super::catalog::{spec, AGENDA};
 use super::super::state::{Key, Source, State};
-use super::{input_of, result, same_inputs, Api};
+use super::{input_of, result, same_inputs, Api, Reference};
 use crate::sim::pyargs::{py_strip, Args};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 
@@ -21,6 +21,20 @@ pub static API: Api = Api {
         AGENDA,
         true,
     ),
+    reference: Reference {
+        description: "The API for adding a agenda item includes content, time and location.",
+        input_parameters: &[
+            ("token", "str", "User's token."),
+            ("content", "str", "The content of the agenda."),
+            (
+                "time",
+                "str",
+                "The time for agenda. Format: %Y-%m-%d %H:%M:%S",
+            ),
+            ("location", "str", "The location of the agenda."),
+        ],
+        output_parameters: &[("status", "str", "success or failed")],
+    },
     call,
     correct,
 };

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::super::catalog::{spec, TOKEN};
 use super::super::state::State;
-use super::{input_of, same_fields, Api};
+use super::{input_of, same_fields, Api, Reference};
 use crate::sim::pyargs::Args;
 
 pub static API: Api = Api {
@@ -16,6 +16,11 @@ pub static API: Api = Api {
         &[TOKEN],
         false,
     ),
+    reference: Reference {
+        description: "Check the user token.",
+        input_parameters: &[("token", "str", "The token of the user.")],
+        output_parameters: &[("username", "str", "The username of the user.")],
+    },
     call,
     correct,
 };

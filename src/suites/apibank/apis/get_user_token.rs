@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::catalog::{spec, text};
 use super::super::state::{Key, Source, State, ACCOUNT};
-use super::{input_of, result, same_fields, Api};
+use super::{input_of, result, same_fields, Api, Reference};
 use crate::sim::pyargs::Args;
 use crate::suite::{SessionEffect, ToolSpec};
 
@@ -18,6 +18,14 @@ pub static API: Api = Api {
             &[text("username"), text("password")],
             false,
         )
+    },
+    reference: Reference {
+        description: "Get the user token by username and password.",
+        input_parameters: &[
+            ("username", "str", "The username of the user."),
+            ("password", "str", "The password of the user."),
+        ],
+        output_parameters: &[("token", "str", "The token of the user.")],
     },
     call,
     correct,

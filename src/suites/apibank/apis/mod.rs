@@ -21,7 +21,12 @@ mod get_user_token;
 /// One API.
 #[derive(Debug)]
 pub struct Api {
+    /// The catalog entry: parameters as the dialogues pass them, and a
+    /// description in our own words (what talkforge documents and shows).
     pub spec: ToolSpec,
+    /// The API as the reference's class documents itself, which is what
+    /// its `ToolSearcher` returns (see `tool_search`).
+    pub reference: Reference,
     /// Run a call whose arguments are bound to the API's signature (the
     /// world binds them as Python binds keyword arguments, and converts
     /// them as the reference's `ToolManager` does). Returns the whole
@@ -34,6 +39,18 @@ pub struct Api {
     /// `check_api_call_correctness` decides. Where that function would
     /// raise (an assertion, a missing key), the call is not correct.
     pub correct: fn(response: &Value, groundtruth: &Value) -> bool,
+}
+
+/// An API's `description`, `input_parameters` and `output_parameters` as
+/// the reference's class declares them. They are results, not docs: the
+/// reference's `ToolSearcher` answers with them, and the dialogues record
+/// its answers, so they are kept verbatim to be compared byte for byte.
+/// Parameters are `(name, type, description)` in declaration order.
+#[derive(Debug, Clone, Copy)]
+pub struct Reference {
+    pub description: &'static str,
+    pub input_parameters: &'static [(&'static str, &'static str, &'static str)],
+    pub output_parameters: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// The APIs implemented so far, sorted by name.
