@@ -17,6 +17,8 @@ use crate::suite::ToolSpec;
 mod add_agenda;
 mod check_token;
 mod get_user_token;
+#[cfg(test)]
+mod upstream;
 
 /// One API.
 #[derive(Debug)]
