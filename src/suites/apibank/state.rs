@@ -135,6 +135,16 @@ pub struct PasswordReset {
     pub verification_code: Option<i64>,
 }
 
+/// Why a call's result cannot be reproduced offline (verify lists such
+/// calls under `not_checked`, never as differences).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreproducible {
+    /// It drew from unseeded randomness (an appointment id, a token).
+    Random,
+    /// It asks a live web service.
+    External,
+}
+
 /// One dialogue's state.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -143,6 +153,11 @@ pub struct State {
     dicts: Vec<(Source, Dict)>,
     /// `ForgotPassword`'s instance state.
     pub password_reset: PasswordReset,
+    /// The recorded result object of the line being replayed, when the
+    /// world replays a recording (verify, fill --check).
+    recorded: Option<Value>,
+    /// Set by the API that ran last when its result cannot be reproduced.
+    unreproducible: Option<Unreproducible>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -155,7 +170,49 @@ impl State {
             initial: initial.clone(),
             dicts: Vec::new(),
             password_reset: PasswordReset::default(),
+            recorded: None,
+            unreproducible: None,
         }
+    }
+
+    /// Before a call: the recording of the line about to run (`None` when
+    /// nothing is recorded, as for a prediction). Clears what the last call
+    /// marked.
+    pub fn replaying(&mut self, recorded: Option<Value>) {
+        self.recorded = recorded;
+        self.unreproducible = None;
+    }
+
+    /// The recorded result object of the line being replayed.
+    pub fn recorded(&self) -> Option<&Value> {
+        self.recorded.as_ref()
+    }
+
+    /// A value drawn from unseeded randomness: when a recording is being
+    /// replayed, the value it recorded (`from_recording` finds it in the
+    /// recorded result), so that later calls that list it reproduce;
+    /// otherwise a fresh draw. Either way the call is marked
+    /// [`Unreproducible::Random`].
+    pub fn unseeded(
+        &mut self,
+        from_recording: impl FnOnce(&Value) -> Option<String>,
+        draw: impl FnOnce() -> String,
+    ) -> String {
+        self.unreproducible = Some(Unreproducible::Random);
+        self.recorded
+            .as_ref()
+            .and_then(from_recording)
+            .unwrap_or_else(draw)
+    }
+
+    /// Mark the running call as not reproducible offline.
+    pub fn mark(&mut self, why: Unreproducible) {
+        self.unreproducible = Some(why);
+    }
+
+    /// Why the last call cannot be reproduced, if it cannot.
+    pub fn unreproducible(&self) -> Option<Unreproducible> {
+        self.unreproducible
     }
 
     /// A database as a dict to read or change. A shared database that was
@@ -239,6 +296,20 @@ mod tests {
         // A list is read in place, and is no dict.
         assert!(state.document("Photos").unwrap().is_array());
         assert!(state.dict(Source::Shared("Photos")).is_empty());
+    }
+
+    #[test]
+    fn unseeded_draws_take_the_recorded_value_when_replaying() {
+        let mut state = State::new(&databases());
+        let from_output = |r: &Value| r["output"].as_str().map(str::to_string);
+        state.replaying(None);
+        assert_eq!(state.unseeded(from_output, || "fresh".into()), "fresh");
+        assert_eq!(state.unreproducible(), Some(Unreproducible::Random));
+        state.replaying(Some(json!({"output": "12345678"})));
+        assert_eq!(state.unreproducible(), None);
+        assert_eq!(state.unseeded(from_output, || "fresh".into()), "12345678");
+        state.mark(Unreproducible::External);
+        assert_eq!(state.unreproducible(), Some(Unreproducible::External));
     }
 
     #[test]

@@ -102,6 +102,7 @@ fn written_apis_agree_with_the_reference_table() {
                     .map(|p| p.name)
                     .collect()
             };
+            state.replaying(Some(recorded.clone()));
             let got = match bind(api_name, &input, &names(true), &names(false)) {
                 Ok(args) => (api.call)(&mut state, args),
                 Err(e) => Value::String(format!("binding failed: {e}")),
