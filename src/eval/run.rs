@@ -156,7 +156,7 @@ pub fn evaluate_files(
 }
 
 /// The JSON summary (`--format json`, `summary.json`).
-pub fn write_json(summary: &Summary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn write_json(summary: &Summary, out: impl std::io::Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(out, summary).map_err(std::io::Error::other)
 }
 

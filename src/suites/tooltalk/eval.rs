@@ -115,16 +115,12 @@ pub fn simulate<'c>(
         // A turn whose predictions were exactly its gold calls (the
         // oracle's) left the world the replay would: it is taken as the
         // replay, which need not run again.
-        let ran_as_gold = if last {
-            None
-        } else {
-            replayed_requests(suite, turn.calls(), &run.calls)
-        };
+        let ran_as_gold = !last && ran_as_gold(suite, turn.calls(), &run.calls);
         for (c, call) in turn.calls().iter().enumerate() {
             let gold_call = if last {
                 Cow::Borrowed(call)
-            } else if let Some(requests) = &ran_as_gold {
-                as_replayed(call, &requests[c])
+            } else if ran_as_gold {
+                as_replayed(call, &run.calls[c].arguments)
             } else {
                 let executed =
                     gold_world.execute(&call.request.api_name, call.request.parameters.clone());
@@ -136,7 +132,7 @@ pub fn simulate<'c>(
                 gold: gold_call,
             });
         }
-        if ran_as_gold.is_some() {
+        if ran_as_gold {
             gold_world = world;
         }
         turns.push(run);
@@ -155,36 +151,36 @@ fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c,
     }
 }
 
-/// The arguments a replay of `gold` would execute, when the turn's
-/// `predicted` calls ran exactly those calls: the same tools in the same
-/// order with the same arguments, the world's injected argument (the
-/// session token) as the world put it in. The world a replay leaves is
-/// then the one the predictions left, since a tool's outcome depends only
-/// on the world and its arguments. `None` when any call differs.
-fn replayed_requests(
-    suite: &dyn Suite,
-    gold: &[GoldCall],
-    predicted: &[PredictedCall],
-) -> Option<Vec<Map<String, Value>>> {
-    if gold.len() != predicted.len() {
-        return None;
-    }
+/// Whether the turn's `predicted` calls ran exactly what a replay of its
+/// `gold` calls runs: the same tools in the same order with the same
+/// arguments, the world's injected argument (the session token) as the
+/// world put it in. The world a replay leaves is then the one the
+/// predictions left, since a tool's outcome depends only on the world and
+/// its arguments, and each replayed request is the predicted call's.
+fn ran_as_gold(suite: &dyn Suite, gold: &[GoldCall], predicted: &[PredictedCall]) -> bool {
     let injected = suite.injected_argument();
-    gold.iter()
-        .zip(predicted)
-        .map(|(gold, predicted)| {
-            if !predicted.parsed || predicted.api_name != gold.request.api_name {
-                return None;
-            }
-            let mut replayed = gold.request.parameters.clone();
-            if let Some((name, value)) =
-                injected.and_then(|name| Some((name, predicted.arguments.get(name)?)))
-            {
-                replayed.insert(name.to_string(), value.clone());
-            }
-            (replayed == predicted.arguments).then_some(replayed)
+    gold.len() == predicted.len()
+        && gold.iter().zip(predicted).all(|(gold, predicted)| {
+            predicted.parsed
+                && predicted.api_name == gold.request.api_name
+                && replays_as(&gold.request.parameters, &predicted.arguments, injected)
         })
-        .collect()
+}
+
+/// Whether replaying a call with the `gold` arguments executes `executed`:
+/// the world sets the `injected` argument (when it sets one), and every
+/// other argument is the gold one.
+fn replays_as(
+    gold: &Map<String, Value>,
+    executed: &Map<String, Value>,
+    injected: Option<&str>,
+) -> bool {
+    let injected = injected.filter(|name| executed.contains_key(*name));
+    let added = injected.is_some_and(|name| !gold.contains_key(name));
+    executed.len() == gold.len() + usize::from(added)
+        && gold
+            .iter()
+            .all(|(key, value)| Some(key.as_str()) == injected || executed.get(key) == Some(value))
 }
 
 /// Ask the predictor for steps until it answers, running its calls in
