@@ -299,6 +299,108 @@ pub fn py_split(text: &str) -> Vec<&str> {
     text.split(is_py_space).filter(|w| !w.is_empty()).collect()
 }
 
+/// `value[key]` for a text key, where Python expects `value` to be a dict:
+/// the item, a `KeyError` (whose text is the key's repr) when the dict
+/// lacks it, or the `TypeError` any other type raises.
+pub fn py_item<'a>(value: &'a Value, key: &str) -> Result<&'a Value, String> {
+    match value {
+        Value::Object(map) => lookup(map, key).ok_or_else(|| key_error(key)),
+        Value::String(_) => Err("string indices must be integers, not 'str'".into()),
+        Value::Array(_) => Err("list indices must be integers or slices, not str".into()),
+        other => Err(format!(
+            "'{}' object is not subscriptable",
+            type_name(other)
+        )),
+    }
+}
+
+/// `value.strip()` for a value Python expects to be a `str`.
+pub fn py_strip_value(value: &Value) -> Result<&str, String> {
+    match value {
+        Value::String(s) => Ok(py_strip(s)),
+        other => Err(no_attribute(other, "strip")),
+    }
+}
+
+/// `int(text)` for a `str`: surrounding whitespace, a sign, ASCII digits
+/// with single underscores between them. Anything else raises CPython's
+/// `ValueError` text. (CPython also reads non-ASCII decimal digits, and
+/// integers beyond `i64`; neither occurs in API-Bank's ids.)
+pub fn py_int(text: &str) -> Result<i64, String> {
+    let invalid = || format!("invalid literal for int() with base 10: {}", repr_str(text));
+    let body = py_strip(text);
+    let (negative, digits) = match body.as_bytes().first() {
+        Some(b'-') => (true, &body[1..]),
+        Some(b'+') => (false, &body[1..]),
+        _ => (false, body),
+    };
+    let well_formed = !digits.is_empty()
+        && digits
+            .split('_')
+            .all(|run| !run.is_empty() && run.bytes().all(|b| b.is_ascii_digit()));
+    if !well_formed {
+        return Err(invalid());
+    }
+    let magnitude: i64 = digits.replace('_', "").parse().map_err(|_| invalid())?;
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// `text.zfill(width)`: zeros on the left up to `width` characters, after
+/// a leading sign.
+pub fn py_zfill(text: &str, width: usize) -> String {
+    let length = text.chars().count();
+    if length >= width {
+        return text.to_string();
+    }
+    let zeros = "0".repeat(width - length);
+    match text.chars().next() {
+        Some(sign @ ('+' | '-')) => format!("{sign}{zeros}{}", &text[1..]),
+        _ => format!("{zeros}{text}"),
+    }
+}
+
+#[cfg(test)]
+mod python_text_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn items_strip_int_and_zfill_follow_python() {
+        assert_eq!(py_item(&json!({"a": 1}), "a"), Ok(&json!(1)));
+        assert_eq!(py_item(&json!({"a": 1}), "b").unwrap_err(), "'b'");
+        assert_eq!(
+            py_item(&json!("x"), "a").unwrap_err(),
+            "string indices must be integers, not 'str'"
+        );
+        assert_eq!(
+            py_item(&json!([1]), "a").unwrap_err(),
+            "list indices must be integers or slices, not str"
+        );
+        assert_eq!(
+            py_item(&json!(null), "a").unwrap_err(),
+            "'NoneType' object is not subscriptable"
+        );
+        assert_eq!(py_strip_value(&json!(" a ")), Ok("a"));
+        assert_eq!(
+            py_strip_value(&json!(3)).unwrap_err(),
+            "'int' object has no attribute 'strip'"
+        );
+        assert_eq!(py_int(" 12 "), Ok(12));
+        assert_eq!(py_int("-1_0"), Ok(-10));
+        assert_eq!(py_int("+7"), Ok(7));
+        for bad in ["", "1__0", "_1", "1_", "a", "1.0", "- 1"] {
+            assert_eq!(
+                py_int(bad).unwrap_err(),
+                format!("invalid literal for int() with base 10: {}", repr_str(bad))
+            );
+        }
+        assert_eq!(py_zfill("23", 4), "0023");
+        assert_eq!(py_zfill("+12", 4), "+012");
+        assert_eq!(py_zfill("12345", 4), "12345");
+        assert_eq!(py_zfill("", 2), "00");
+    }
+}
+
 #[cfg(test)]
 mod python_value_tests {
     use super::*;

@@ -16,6 +16,8 @@ pub const TIME: &str = "%H:%M:%S";
 pub fn strptime(value: &Value, fmt: &str) -> Result<NaiveDateTime, String> {
     match value {
         Value::String(s) => strptime_str(s, fmt),
+        // CPython names `None` itself, and any other type by its name.
+        Value::Null => Err("strptime() argument 1 must be str, not None".into()),
         other => Err(format!(
             "strptime() argument 1 must be str, not {}",
             type_name(other)
@@ -170,6 +172,18 @@ pub fn strftime(t: &NaiveDateTime, fmt: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_value_that_is_not_text_is_named_as_python_names_it() {
+        assert_eq!(
+            strptime(&json!(null), TIMESTAMP).unwrap_err(),
+            "strptime() argument 1 must be str, not None"
+        );
+        assert_eq!(
+            strptime(&json!(5), TIMESTAMP).unwrap_err(),
+            "strptime() argument 1 must be str, not int"
+        );
+    }
 
     #[test]
     fn accepts_what_python_accepts() {

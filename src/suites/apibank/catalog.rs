@@ -161,33 +161,6 @@ pub(super) const ALARM: &[ParamSpec] = &[TOKEN, timestamp("time")];
 /// The APIs whose behaviour is not written yet (see `apis/`).
 static TOOLS: &[ToolSpec] = &[
     spec(
-        "AddAlarm",
-        "Sets an alarm for the user at a moment.",
-        ALARM,
-        true,
-    ),
-    spec(
-        "AddMeeting",
-        "Books a meeting with attendees.",
-        MEETING,
-        true,
-    ),
-    spec(
-        "AddReminder",
-        "Sets a reminder for the user.",
-        REMINDER,
-        true,
-    ),
-    spec(
-        "AddScene",
-        "Defines a smart-home scene from a list of devices.",
-        &[
-            text("name"),
-            p("devices", ParamType::Array(&ParamType::Object)),
-        ],
-        true,
-    ),
-    spec(
         "AppointmentRegistration",
         "Books a doctor's appointment for a patient on a day.",
         &[text("patient_name"), date("date"), text("doctor_name")],
@@ -219,38 +192,6 @@ static TOOLS: &[ToolSpec] = &[
         true,
     ),
     spec(
-        "CancelTimedSwitch",
-        "Cancels a scheduled on/off switch of a device.",
-        &[text("device_id"), timestamp("time")],
-        true,
-    ),
-    spec(
-        "DeleteAccount",
-        "Removes the user's account.",
-        &[TOKEN],
-        true,
-    ),
-    spec(
-        "DeleteAgenda",
-        "Removes an agenda item.",
-        AGENDA_LOOKUP,
-        true,
-    ),
-    spec("DeleteAlarm", "Removes an alarm.", ALARM, true),
-    spec("DeleteMeeting", "Cancels a meeting.", MEETING_LOOKUP, true),
-    spec(
-        "DeleteReminder",
-        "Removes a reminder.",
-        REMINDER_LOOKUP,
-        true,
-    ),
-    spec(
-        "DeleteScene",
-        "Removes a smart-home scene.",
-        &[text("name")],
-        true,
-    ),
-    spec(
         "Dictionary",
         "Looks a word up in a dictionary.",
         &[text("keyword")],
@@ -269,43 +210,10 @@ static TOOLS: &[ToolSpec] = &[
         false,
     ),
     spec(
-        "ForgotPassword",
-        "Two steps: asks for a verification code, then sets a new password with it.",
-        &[
-            ParamSpec {
-                enum_values: &["Forgot Password", "Verification Code"],
-                ..text("status")
-            },
-            optional(text("username")),
-            optional(text("email")),
-            optional(p("verification_code", ParamType::Integer)),
-            optional(text("new_password")),
-        ],
-        true,
-    ),
-    ToolSpec {
-        tells_today: true,
-        ..spec("GetToday", "Tells today's date.", &[], false)
-    },
-    spec(
         "ImageCaption",
         "Describes the picture at a URL.",
         &[text("url")],
         false,
-    ),
-    spec("ModifyAgenda", "Changes an agenda item.", AGENDA, true),
-    spec(
-        "ModifyAlarm",
-        "Moves an alarm to another moment.",
-        &[TOKEN, timestamp("from_time"), timestamp("to_time")],
-        true,
-    ),
-    spec("ModifyMeeting", "Changes a meeting.", MEETING, true),
-    spec(
-        "ModifyPassword",
-        "Changes the user's password.",
-        &[TOKEN, text("old_password"), text("new_password")],
-        true,
     ),
     spec(
         "ModifyRegistration",
@@ -314,16 +222,6 @@ static TOOLS: &[ToolSpec] = &[
             text("appointment_id"),
             optional(date("new_appointment_date")),
             optional(text("new_appointment_doctor")),
-        ],
-        true,
-    ),
-    spec("ModifyReminder", "Changes a reminder.", REMINDER, true),
-    spec(
-        "ModifyScene",
-        "Replaces the devices of a smart-home scene.",
-        &[
-            text("name"),
-            p("devices", ParamType::Array(&ParamType::Object)),
         ],
         true,
     ),
@@ -339,13 +237,6 @@ static TOOLS: &[ToolSpec] = &[
         &[text("music_name")],
         true,
     ),
-    spec(
-        "QueryAgenda",
-        "Looks up agenda items.",
-        AGENDA_LOOKUP,
-        false,
-    ),
-    spec("QueryAlarm", "Looks up an alarm.", ALARM, false),
     spec(
         "QueryBalance",
         "Tells the user's bank balance.",
@@ -371,23 +262,10 @@ static TOOLS: &[ToolSpec] = &[
         }],
         false,
     ),
-    spec("QueryMeeting", "Looks up a meeting.", MEETING_LOOKUP, false),
     spec(
         "QueryRegistration",
         "Lists a patient's appointments on a day.",
         &[text("patient_name"), date("date")],
-        false,
-    ),
-    spec(
-        "QueryReminder",
-        "Looks up a reminder.",
-        REMINDER_LOOKUP,
-        false,
-    ),
-    spec(
-        "QueryScene",
-        "Shows the devices of a smart-home scene.",
-        &[text("name")],
         false,
     ),
     spec(
@@ -407,15 +285,6 @@ static TOOLS: &[ToolSpec] = &[
         ],
         true,
     ),
-    ToolSpec {
-        session: SessionEffect::Opens,
-        ..spec(
-            "RegisterUser",
-            "Creates an account and hands out its token.",
-            &[text("username"), text("password"), text("email")],
-            true,
-        )
-    },
     spec(
         "SearchEngine",
         "Searches the web.",
@@ -439,16 +308,6 @@ static TOOLS: &[ToolSpec] = &[
         "Lists possible illnesses for a symptom.",
         &[text("symptom")],
         false,
-    ),
-    spec(
-        "TimedSwitch",
-        "Schedules a device to switch on or off at a moment.",
-        &[
-            text("device_id"),
-            timestamp("time"),
-            p("on", ParamType::Boolean),
-        ],
-        true,
     ),
     spec(
         "ToolSearcher",

@@ -128,10 +128,11 @@ pub enum Source {
     Own(&'static str),
 }
 
-/// What `ForgotPassword` remembers between its two steps.
+/// What `ForgotPassword` remembers between its two steps: the account
+/// (its key in Account, as the first step found it) and the code it sent.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PasswordReset {
-    pub username: Option<String>,
+    pub username: Option<Key>,
     pub verification_code: Option<i64>,
 }
 

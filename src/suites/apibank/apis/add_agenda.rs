@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::super::catalog::{spec, AGENDA};
 use super::super::state::{Key, Source, State};
 use super::{input_of, result, same_inputs, Api, Reference};
-use crate::sim::pyargs::{py_strip, Args};
+use crate::sim::pyargs::{py_strip_value, Args};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 
 const DATABASE: Source = Source::Shared("Agenda");
@@ -48,7 +48,8 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 fn add(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     strptime(args.value("time"), TIMESTAMP)?;
     let content = args.value("content");
-    if content.as_str().is_some_and(|c| py_strip(c).is_empty()) {
+    // `content.strip()`: a content that is not text raises AttributeError.
+    if py_strip_value(content)?.is_empty() {
         return Err("Content should not be null".into());
     }
     let id = state.dict(DATABASE).len() as i64 + 1;

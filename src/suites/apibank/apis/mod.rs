@@ -15,8 +15,36 @@ use crate::sim::pyargs::Args;
 use crate::suite::ToolSpec;
 
 mod add_agenda;
+mod add_alarm;
+mod add_meeting;
+mod add_reminder;
+mod add_scene;
+mod cancel_timed_switch;
 mod check_token;
+mod delete_account;
+mod delete_agenda;
+mod delete_alarm;
+mod delete_meeting;
+mod delete_reminder;
+mod delete_scene;
+mod forgot_password;
+mod get_today;
 mod get_user_token;
+mod home;
+mod modify_agenda;
+mod modify_alarm;
+mod modify_meeting;
+mod modify_password;
+mod modify_reminder;
+mod modify_scene;
+mod query_agenda;
+mod query_alarm;
+mod query_meeting;
+mod query_reminder;
+mod query_scene;
+mod records;
+mod register_user;
+mod timed_switch;
 #[cfg(test)]
 mod upstream;
 
@@ -56,7 +84,37 @@ pub struct Reference {
 }
 
 /// The APIs implemented so far, sorted by name.
-pub static APIS: &[&Api] = &[&add_agenda::API, &check_token::API, &get_user_token::API];
+pub static APIS: &[&Api] = &[
+    &add_agenda::API,
+    &add_alarm::API,
+    &add_meeting::API,
+    &add_reminder::API,
+    &add_scene::API,
+    &cancel_timed_switch::API,
+    &check_token::API,
+    &delete_account::API,
+    &delete_agenda::API,
+    &delete_alarm::API,
+    &delete_meeting::API,
+    &delete_reminder::API,
+    &delete_scene::API,
+    &forgot_password::API,
+    &get_today::API,
+    &get_user_token::API,
+    &modify_agenda::API,
+    &modify_alarm::API,
+    &modify_meeting::API,
+    &modify_password::API,
+    &modify_reminder::API,
+    &modify_scene::API,
+    &query_agenda::API,
+    &query_alarm::API,
+    &query_meeting::API,
+    &query_reminder::API,
+    &query_scene::API,
+    &register_user::API,
+    &timed_switch::API,
+];
 
 /// An API by name.
 pub fn api(name: &str) -> Option<&'static Api> {

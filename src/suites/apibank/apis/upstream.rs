@@ -36,6 +36,24 @@ fn expected(verdict_with_recorded_input: &str, reason: &str) -> Expected {
     }
 }
 
+/// Rows where the expectation read from the table's columns is wrong.
+///
+/// The table marks the timed-switch rows "argument name": the reference
+/// cannot bind the dialogues' `device_id`, and [`expected`] then assumes
+/// that the reference's behaviour under the dialogues' name reproduces the
+/// recording. For TimedSwitch it does; for these CancelTimedSwitch rows it
+/// does not: every one cancels device "10000025" at 2023-03-19 09:30:00,
+/// a device TimeSwitch.json has no schedule for, so the reference (called
+/// with `name="10000025"`) raises "device name does not exist." where the
+/// recordings say "success".
+const OVERRIDES: &[(&str, usize, Expected)] = &[
+    ("CancelTimedSwitch-level-1-1.jsonl", 2, Expected::Differs),
+    ("CancelTimedSwitch-level-1-2.jsonl", 6, Expected::Differs),
+    ("CancelTimedSwitch-level-1-3.jsonl", 3, Expected::Differs),
+    ("CancelTimedSwitch-level-1-4.jsonl", 6, Expected::Differs),
+    ("CancelTimedSwitch-level-1-5.jsonl", 2, Expected::Differs),
+];
+
 /// (file name, line) -> expected verdict.
 fn table(upstream: &Path) -> HashMap<(String, usize), Expected> {
     let text = std::fs::read_to_string(upstream.join("gold-replay-detail.tsv")).unwrap();
@@ -48,7 +66,7 @@ fn table(upstream: &Path) -> HashMap<(String, usize), Expected> {
         column("verdict_with_recorded_input"),
         column("reason"),
     );
-    lines
+    let mut table: HashMap<(String, usize), Expected> = lines
         .map(|row| {
             let cells: Vec<&str> = row.split('\t').collect();
             let name = Path::new(cells[file]).file_name().unwrap();
@@ -60,7 +78,12 @@ fn table(upstream: &Path) -> HashMap<(String, usize), Expected> {
                 expected(cells[verdict], cells.get(reason).copied().unwrap_or("")),
             )
         })
-        .collect()
+        .collect();
+    for (file, line, expect) in OVERRIDES {
+        let previous = table.insert((file.to_string(), *line), *expect);
+        assert!(previous.is_some(), "{file} line {line} is not in the table");
+    }
+    table
 }
 
 #[test]
