@@ -12,7 +12,7 @@ use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
 use talkforge::suite::protocol::Protocol;
 use talkforge::suite::{
     CallRef, Catalog, Execution, Group, LintHelp, ParamSpec, ParamType, SessionEffect, Suite,
-    TextSimilarity, ToolSpec, World,
+    TextSimilarity, ToolSpec, World, WorldOptions,
 };
 use talkforge::suites::tooltalk::eval::Algorithms;
 
@@ -106,7 +106,12 @@ struct CountingWorld {
 }
 
 impl World for CountingWorld {
-    fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution {
+    fn execute(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        _recorded: Option<&GoldCall>,
+    ) -> Execution {
         let request = talkforge::dialogue::Request {
             api_name: api_name.to_string(),
             parameters,
@@ -129,11 +134,7 @@ impl World for CountingWorld {
             Ok(reply) => (reply, None),
             Err(e) => (Reply::default(), Some(e)),
         };
-        Execution {
-            request,
-            response,
-            exception,
-        }
+        Execution::new(request, response, exception)
     }
 
     fn boxed_clone(&self) -> Box<dyn World> {
@@ -174,6 +175,7 @@ impl Suite for Counting {
         &self,
         databases: &Databases,
         _dialogue: &Conversation,
+        _options: &WorldOptions,
     ) -> Result<Box<dyn World>, String> {
         Ok(Box::new(CountingWorld {
             tables: databases.tables(),
@@ -243,14 +245,16 @@ fn fill_records_what_the_toy_world_returns_and_verify_reproduces_it() {
     );
 
     let databases = Counting.load_databases(&databases_dir).unwrap();
-    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    let report =
+        talkforge::verify::verify_files(&files, &Counting, &databases, &WorldOptions::default());
     assert_eq!((report.calls, report.reproduced), (3, 3));
     assert!(report.differs.is_empty() && report.errors.is_empty());
 
     // A recording edited by hand is a difference, shown as a diff.
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replacen("\"total\": 5", "\"total\": 6", 1)).unwrap();
-    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    let report =
+        talkforge::verify::verify_files(&files, &Counting, &databases, &WorldOptions::default());
     assert_eq!(report.reproduced, 2);
     let difference = &report.differs[0];
     assert_eq!(
@@ -331,6 +335,7 @@ fn seeding_needs_the_suite_to_know_how() {
     let options = talkforge::fill::FillOptions {
         check: false,
         seed: true,
+        ..Default::default()
     };
     let err = talkforge::fill::fill_files(&[file], &Counting, &databases_dir, options).unwrap_err();
     assert!(

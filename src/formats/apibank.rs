@@ -2,16 +2,24 @@
 //! or AI utterance (`{"role": "User"|"AI", "text": ...}`) or an API call
 //! with its result (`{"role": "API", "api_name", "param_dict", "result"}`).
 //!
-//! Reading fails only on what cannot be read at all (a line that is not
-//! JSON); a line of the wrong shape is kept, for the linter's `schema` rule
-//! to report.
+//! [`Dialogue::parse`] fails only on what cannot be read at all (a line
+//! that is not JSON); a line of the wrong shape is kept, for the linter's
+//! `schema` rule to report. The lines are [`Json`] trees borrowing from the
+//! file's text, which the caller keeps for as long as the dialogue.
 //!
-//! The lines are [`Json`] trees borrowing from the file's text, which the
-//! caller keeps for as long as the dialogue.
+//! [`read_conversation`] maps a dialogue into the model (one line a turn,
+//! see `dialogue`), refusing a line of the wrong shape; [`write_results`]
+//! writes recorded results back as upstream writes its lines (Python's
+//! `json.dumps`), rewriting only the lines whose result changes.
 
 use std::path::{Path, PathBuf};
 
-use crate::formats::read::json_error;
+use serde_json::{Map, Value};
+
+use crate::dialogue::{Conversation, GoldCall, Metadata, Place, Request, Role, Turn, User};
+use crate::formats::read::{json_error, line_column, read_text};
+use crate::formats::LoadedConversation;
+use crate::json::locate::locate;
 use crate::json::tree::{Json, Object};
 use crate::{Error, Result};
 
@@ -108,15 +116,7 @@ impl<'t> Dialogue<'t> {
             if line.trim().is_empty() {
                 continue;
             }
-            let value = Json::parse(line).map_err(|e| {
-                let err = json_error(path, &e);
-                match err {
-                    Error::Syntax {
-                        column, message, ..
-                    } => Error::syntax(path, position + 1, column, message),
-                    other => other,
-                }
-            })?;
+            let value = Json::parse(line).map_err(|e| line_error(path, position, &e))?;
             lines.push(DialogueLine {
                 position,
                 offset: start,
@@ -143,6 +143,195 @@ impl<'t> Dialogue<'t> {
             .filter(|l| l.role() == Some("API"))
             .enumerate()
     }
+}
+
+/// A JSON error in the line at 0-based `position`, placed in the file.
+fn line_error(path: &Path, position: usize, error: &serde_json::Error) -> Error {
+    match json_error(path, error) {
+        Error::Syntax {
+            column, message, ..
+        } => Error::syntax(path, position + 1, column, message),
+        other => other,
+    }
+}
+
+/// A dialogue file's text in the model: every line a turn (User a user
+/// turn, AI an assistant turn, API an assistant turn with no text holding
+/// its call), each call placed at its line and its index among the API
+/// lines. A line of the wrong shape is an error naming its line and column.
+pub fn read_conversation(path: &Path, text: &str) -> Result<Conversation> {
+    let dialogue = Dialogue::parse(path, text)?;
+    let mut turns = Vec::with_capacity(dialogue.lines.len());
+    let mut apis_used: Vec<String> = Vec::new();
+    let mut calls = 0;
+    for line in &dialogue.lines {
+        let shape_error = |pointer: &str, message: String| {
+            let line_text = dialogue.line_text(line);
+            let offset = locate(line_text, pointer).map_or(0, |found| found.value);
+            let column = line_column(line_text, offset).1;
+            Error::syntax(path, line.position + 1, column, message)
+        };
+        let turn = |role: Role, text: &str, apis: Option<Vec<GoldCall>>| Turn {
+            index: Some(line.position as u64),
+            role,
+            text: text.to_string(),
+            apis,
+        };
+        let Some(object) = line.value.as_object() else {
+            return Err(shape_error(
+                "",
+                "a dialogue line must be a JSON object".into(),
+            ));
+        };
+        let role = match object.get("role") {
+            Some(Json::String(role)) => role.as_ref(),
+            Some(_) => {
+                return Err(shape_error(
+                    "/role",
+                    "\"role\" must be \"User\", \"AI\" or \"API\"".into(),
+                ))
+            }
+            None => {
+                return Err(shape_error(
+                    "",
+                    "the line has no \"role\" (\"User\", \"AI\" or \"API\")".into(),
+                ))
+            }
+        };
+        let text = || match object.get("text") {
+            Some(Json::String(text)) => Ok(text.as_ref()),
+            Some(_) => Err(shape_error("/text", "\"text\" must be a string".into())),
+            None => Err(shape_error("", format!("a {role} line needs a \"text\""))),
+        };
+        turns.push(match role {
+            "User" => turn(Role::User, text()?, None),
+            "AI" => turn(Role::Assistant, text()?, None),
+            "API" => {
+                let api_name = match object.get("api_name") {
+                    Some(Json::String(name)) => name.to_string(),
+                    Some(_) => {
+                        return Err(shape_error(
+                            "/api_name",
+                            "\"api_name\" must be a string".into(),
+                        ))
+                    }
+                    None => {
+                        return Err(shape_error("", "an API line needs an \"api_name\"".into()))
+                    }
+                };
+                let parameters = match object.get("param_dict").map(Json::to_value) {
+                    Some(Value::Object(parameters)) => parameters,
+                    Some(_) => {
+                        return Err(shape_error(
+                            "/param_dict",
+                            "\"param_dict\" must be an object".into(),
+                        ))
+                    }
+                    None => {
+                        return Err(shape_error("", "an API line needs a \"param_dict\"".into()))
+                    }
+                };
+                let response = match object.get("result").map(Json::to_value) {
+                    None | Some(Value::Null) => Value::Null,
+                    Some(result @ Value::Object(_)) => result,
+                    Some(_) => {
+                        return Err(shape_error(
+                            "/result",
+                            "\"result\" must be an object (or left out, for fill to record)".into(),
+                        ))
+                    }
+                };
+                let exception = response
+                    .get("exception")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                if !apis_used.contains(&api_name) {
+                    apis_used.push(api_name.clone());
+                }
+                let call = GoldCall {
+                    request: Request {
+                        api_name,
+                        parameters,
+                    },
+                    response,
+                    exception,
+                    place: Some(Place {
+                        turn: line.position,
+                        call: calls,
+                    }),
+                };
+                calls += 1;
+                turn(Role::Assistant, "", Some(vec![call]))
+            }
+            other => {
+                return Err(shape_error(
+                    "/role",
+                    format!("unknown role {other:?} (expected \"User\", \"AI\" or \"API\")"),
+                ))
+            }
+        });
+    }
+    let name = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Conversation {
+        conversation_id: name.clone(),
+        name,
+        suites_used: Vec::new(),
+        apis_used,
+        scenario: None,
+        user: User::default(),
+        // API-Bank dialogues carry no clock (GetToday answers a fixed date).
+        metadata: Metadata::default(),
+        conversation: turns,
+    })
+}
+
+/// Read a dialogue file to record results in it: API lines without a
+/// `result` object are the ones it records nothing for.
+pub fn load(path: &Path) -> Result<LoadedConversation> {
+    let text = read_text(path)?;
+    let conversation = read_conversation(path, &text)?;
+    let unrecorded = conversation
+        .gold_calls()
+        .filter(|(_, _, call)| !call.response.is_object())
+        .map(|(turn, call, _)| (turn, call))
+        .collect();
+    Ok(LoadedConversation {
+        path: path.to_path_buf(),
+        text,
+        conversation,
+        unrecorded,
+    })
+}
+
+/// The dialogue's text with the `result` of the API lines at the given
+/// 0-based line positions replaced. Those lines are written as upstream
+/// writes them (`json.dumps(line)`: key order kept, a new `result` last);
+/// every other byte stays as it was, line ends and the final newline
+/// included.
+pub fn write_results(path: &Path, text: &str, results: &[(usize, &Value)]) -> Result<String> {
+    let mut out = String::with_capacity(text.len() + 64 * results.len());
+    for (position, line) in text.split('\n').enumerate() {
+        if position > 0 {
+            out.push('\n');
+        }
+        let Some((_, result)) = results.iter().find(|(at, _)| *at == position) else {
+            out.push_str(line);
+            continue;
+        };
+        let (body, line_end) = match line.strip_suffix('\r') {
+            Some(body) => (body, "\r"),
+            None => (line, ""),
+        };
+        let mut value: Map<String, Value> =
+            serde_json::from_str(body).map_err(|e| line_error(path, position, &e))?;
+        value.insert("result".into(), Value::clone(result));
+        out.push_str(&super::write::to_python_json_line(&value));
+        out.push_str(line_end);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
