@@ -375,4 +375,144 @@ mod tests {
         let d = Dialogue::parse(Path::new("d.jsonl"), "{\"role\": \"Bot\"}\n").unwrap();
         assert!(d.lines[0].kind().is_none());
     }
+
+    const DIALOGUE: &str = concat!(
+        "{\"role\": \"User\", \"text\": \"Log me in\"}\n",
+        "\n",
+        "{\"role\": \"API\", \"api_name\": \"GetUserToken\", \"param_dict\": {\"username\": \"JohnDoe\", \"password\": \"pass123\"}, ",
+        "\"result\": {\"api_name\": \"GetUserToken\", \"input\": {\"username\": \"JohnDoe\", \"password\": \"pass123\"}, \"output\": {\"token\": \"t-john\"}, \"exception\": null}}\n",
+        "{\"role\": \"AI\", \"text\": \"Done.\"}\n",
+        "{\"role\": \"API\", \"api_name\": \"CheckToken\", \"param_dict\": {\"token\": \"t-x\"}, ",
+        "\"result\": {\"api_name\": \"CheckToken\", \"input\": {\"token\": \"t-x\"}, \"output\": null, \"exception\": \"The token is invalid.\"}}\n",
+        "{\"role\": \"API\", \"api_name\": \"CheckToken\", \"param_dict\": {\"token\": \"t-john\"}}"
+    );
+
+    #[test]
+    fn a_dialogue_maps_one_line_a_turn_with_calls_placed_at_their_lines() {
+        let c = read_conversation(Path::new("x/d.jsonl"), DIALOGUE).unwrap();
+        assert_eq!((c.name.as_str(), c.conversation.len()), ("d", 5));
+        assert_eq!(c.apis_used, ["GetUserToken", "CheckToken"]);
+        let roles: Vec<Role> = c.conversation.iter().map(|t| t.role).collect();
+        use Role::{Assistant as A, User as U};
+        assert_eq!(roles, [U, A, A, A, A]);
+        // Blank line 1 makes no turn; the turns keep their lines.
+        let lines: Vec<Option<u64>> = c.conversation.iter().map(|t| t.index).collect();
+        assert_eq!(lines, [Some(0), Some(2), Some(3), Some(4), Some(5)]);
+        let calls: Vec<(usize, usize, Place, &str)> = c
+            .gold_calls()
+            .map(|(t, i, call)| (t, i, call.place(t, i), call.request.api_name.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (1, 0, Place { turn: 2, call: 0 }, "GetUserToken"),
+                (3, 0, Place { turn: 4, call: 1 }, "CheckToken"),
+                (4, 0, Place { turn: 5, call: 2 }, "CheckToken"),
+            ]
+        );
+        let second = &c.conversation[3].calls()[0];
+        assert_eq!(second.exception.as_deref(), Some("The token is invalid."));
+        assert_eq!(second.response["output"], Value::Null);
+        assert_eq!(second.request.parameters["token"], "t-x");
+        // A line without a result records nothing.
+        assert_eq!(c.conversation[4].calls()[0].response, Value::Null);
+        assert_eq!(c.conversation[2].text, "Done.");
+    }
+
+    #[test]
+    fn a_line_of_the_wrong_shape_is_an_error_at_its_line_and_column() {
+        let place = |text: &str| match read_conversation(Path::new("d.jsonl"), text) {
+            Err(Error::Syntax {
+                line,
+                column,
+                message,
+                ..
+            }) => (line, column, message),
+            other => panic!("{other:?}"),
+        };
+        let hi = "{\"role\": \"User\", \"text\": \"hi\"}\n";
+        let (line, column, message) =
+            place(&format!("{hi}\n{{\"role\": \"Bot\", \"text\": \"x\"}}\n"));
+        assert_eq!((line, column), (3, 10));
+        assert_eq!(
+            message,
+            "unknown role \"Bot\" (expected \"User\", \"AI\" or \"API\")"
+        );
+        let (line, column, message) = place(&format!("{hi}{{\"role\": \"AI\", \"text\": 3}}"));
+        assert_eq!(
+            (line, column, message.as_str()),
+            (2, 24, "\"text\" must be a string")
+        );
+        let (_, _, message) = place("{\"role\": \"API\", \"api_name\": \"X\"}");
+        assert_eq!(message, "an API line needs a \"param_dict\"");
+        let (_, column, message) = place(
+            "{\"role\": \"API\", \"api_name\": \"X\", \"param_dict\": {}, \"result\": \"ok\"}",
+        );
+        assert_eq!(column, 62);
+        assert!(
+            message.starts_with("\"result\" must be an object"),
+            "{message}"
+        );
+        let (line, column, _) = place("[1]");
+        assert_eq!((line, column), (1, 1));
+        // An empty file is a dialogue without turns.
+        let empty = read_conversation(Path::new("d.jsonl"), "").unwrap();
+        assert!(empty.conversation.is_empty());
+    }
+
+    #[test]
+    fn results_are_written_into_their_lines_only() {
+        let path = Path::new("d.jsonl");
+        let result = serde_json::json!({"api_name": "CheckToken", "input": {"token": "t-john"},
+                                        "output": {"username": "JohnDoe"}, "exception": null});
+        let text = write_results(path, DIALOGUE, &[(5, &result)]).unwrap();
+        let (old, new): (Vec<&str>, Vec<&str>) =
+            (DIALOGUE.split('\n').collect(), text.split('\n').collect());
+        assert_eq!(old.len(), new.len());
+        assert_eq!(old[..5], new[..5]);
+        assert_eq!(
+            new[5],
+            "{\"role\": \"API\", \"api_name\": \"CheckToken\", \"param_dict\": {\"token\": \"t-john\"}, \
+             \"result\": {\"api_name\": \"CheckToken\", \"input\": {\"token\": \"t-john\"}, \
+             \"output\": {\"username\": \"JohnDoe\"}, \"exception\": null}}"
+        );
+        // A CRLF line keeps its line end; a result replaces the old one in place.
+        let crlf =
+            "{\"role\": \"API\", \"result\": 1, \"api_name\": \"A\", \"param_dict\": {}}\r\n";
+        let text = write_results(path, crlf, &[(0, &Value::Null)]).unwrap();
+        assert_eq!(
+            text,
+            "{\"role\": \"API\", \"result\": null, \"api_name\": \"A\", \"param_dict\": {}}\r\n"
+        );
+    }
+
+    /// Every upstream dialogue, its API lines rewritten with their own
+    /// recorded results, comes back byte for byte: the writer writes what
+    /// upstream's `json.dumps` wrote (floats, escapes and all).
+    #[test]
+    fn upstream_lines_rewritten_unchanged_are_the_same_bytes() {
+        let Some(upstream) = crate::test_support::upstream("apibank") else {
+            return;
+        };
+        let files =
+            crate::formats::discover(&[upstream.join("lv1-lv2-samples")], &["jsonl"]).unwrap();
+        assert!(files.len() > 250);
+        let mut lines = 0;
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let c = read_conversation(path, &text).unwrap();
+            let results: Vec<(usize, &Value)> = c
+                .gold_calls()
+                .map(|(t, i, call)| (call.place(t, i).turn, &call.response))
+                .collect();
+            lines += results.len();
+            assert_eq!(
+                write_results(path, &text, &results).unwrap(),
+                text,
+                "{}",
+                path.display()
+            );
+        }
+        assert_eq!(lines, 508);
+    }
 }
