@@ -16,7 +16,7 @@ use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
 use crate::suite::{Suite, WorldOptions};
-use crate::verify::{verify_files, Difference};
+use crate::verify::{verify_files, Difference, Unchecked};
 use crate::Error;
 
 /// How one step went.
@@ -50,6 +50,10 @@ pub struct CheckReport {
     /// The lint findings, as `talkforge lint --format json` prints them.
     pub lint: Value,
     pub differs: Vec<Difference>,
+    /// Gold calls that cannot be reproduced offline by design (listed
+    /// when there are any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<Unchecked>,
     pub stats: Option<Stats>,
     /// How many tools the dataset's suite has.
     #[serde(skip)]
@@ -90,11 +94,11 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
     steps.push(lint_step(&lint_report, conversations.len(), pools.len()));
     let lint = crate::lint::output::json_report(&lint_report);
 
-    let mut differs = Vec::new();
+    let (mut differs, mut not_checked) = (Vec::new(), Vec::new());
     if let Some(databases) = &databases {
         let (step, found) = verify_step(&conversations, suite, databases);
         steps.push(step);
-        differs = found;
+        (differs, not_checked) = found;
     } else {
         steps.push(Step {
             name: "verify",
@@ -120,6 +124,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         steps,
         lint,
         differs,
+        not_checked,
         stats,
         catalog_tools: suite.catalog().tools().len(),
     })
@@ -217,7 +222,7 @@ fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
-) -> (Step, Vec<Difference>) {
+) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
     let report = verify_files(files, suite, databases, &WorldOptions::default());
     let (verified, calls) = (report.conversations, report.calls);
     let (differs, unreadable) = (report.differs, report.errors);
@@ -252,7 +257,7 @@ fn verify_step(
             summary,
             problems,
         },
-        differs,
+        (differs, report.not_checked),
     )
 }
 

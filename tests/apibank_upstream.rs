@@ -28,6 +28,22 @@ fn expected(verdict_with_recorded_input: &str, reason: &str) -> &'static str {
     }
 }
 
+/// Rows where the verdict read from the table's columns is wrong. The
+/// table marks the timed-switch rows "argument name" (the reference cannot
+/// bind the dialogues' `device_id`), read as "reproduces once `device_id`
+/// is accepted". For TimedSwitch it does; these CancelTimedSwitch rows all
+/// cancel device "10000025", which TimeSwitch.json has no schedule for, so
+/// the reference raises "device name does not exist." where the
+/// recordings say "success". (The same rows as in the APIs' own upstream
+/// test, `apis/upstream.rs`.)
+const OVERRIDES: &[(&str, usize, &str)] = &[
+    ("CancelTimedSwitch-level-1-1.jsonl", 2, "differs"),
+    ("CancelTimedSwitch-level-1-2.jsonl", 6, "differs"),
+    ("CancelTimedSwitch-level-1-3.jsonl", 3, "differs"),
+    ("CancelTimedSwitch-level-1-4.jsonl", 6, "differs"),
+    ("CancelTimedSwitch-level-1-5.jsonl", 2, "differs"),
+];
+
 /// (file name, line) -> (API, expected verdict).
 fn table(upstream: &Path) -> HashMap<(String, usize), (String, &'static str)> {
     let text = std::fs::read_to_string(upstream.join("gold-replay-detail.tsv")).unwrap();
@@ -41,21 +57,28 @@ fn table(upstream: &Path) -> HashMap<(String, usize), (String, &'static str)> {
         column("verdict_with_recorded_input"),
         column("reason"),
     );
-    rows.map(|row| {
-        let cells: Vec<&str> = row.split('\t').collect();
-        let name = Path::new(cells[file]).file_name().unwrap();
-        (
+    let mut table: HashMap<(String, usize), (String, &'static str)> = rows
+        .map(|row| {
+            let cells: Vec<&str> = row.split('\t').collect();
+            let name = Path::new(cells[file]).file_name().unwrap();
             (
-                name.to_string_lossy().into_owned(),
-                cells[line].parse().unwrap(),
-            ),
-            (
-                cells[api].to_string(),
-                expected(cells[verdict], cells.get(reason).copied().unwrap_or("")),
-            ),
-        )
-    })
-    .collect()
+                (
+                    name.to_string_lossy().into_owned(),
+                    cells[line].parse().unwrap(),
+                ),
+                (
+                    cells[api].to_string(),
+                    expected(cells[verdict], cells.get(reason).copied().unwrap_or("")),
+                ),
+            )
+        })
+        .collect();
+    for &(file, line, verdict) in OVERRIDES {
+        let row = table.get_mut(&(file.to_string(), line));
+        row.unwrap_or_else(|| panic!("{file} line {line} is not in the table"))
+            .1 = verdict;
+    }
+    table
 }
 
 fn file_name(path: &str) -> String {
