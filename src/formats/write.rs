@@ -12,7 +12,6 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::Value;
 
 use crate::formats::LoadedConversation;
-use crate::suite::Execution;
 use crate::{Error, Result};
 
 /// Serialise like Python's `json.dumps(value, indent=4)`.
@@ -157,29 +156,27 @@ pub fn python_float(value: f64) -> String {
     format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
-/// ToolTalk's writer: the conversation file's text with the given gold
-/// calls' `response` and `exception` replaced, in the upstream style, the
+/// ToolTalk's writer: the conversation file's text with the gold calls
+/// at `results` (turn position, call position, response, exception)
+/// given their `response` and `exception`, in the upstream style, the
 /// final newline kept as it was.
 pub fn record_results(
     loaded: &LoadedConversation,
-    results: &[(usize, usize, &Execution)],
+    results: &[(usize, usize, Value, Option<String>)],
 ) -> Result<String> {
     let path = &loaded.path;
     let mut tree: Value =
         serde_json::from_str(&loaded.text).map_err(|e| super::read::json_error(path, &e))?;
-    for &(turn, call, executed) in results {
+    for (turn, call, response, exception) in results {
         let pointer = format!("/conversation/{turn}/apis/{call}");
         let slot = tree
             .pointer_mut(&pointer)
             .and_then(Value::as_object_mut)
             .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
-        slot.insert("response".into(), executed.response.clone().into_value());
+        slot.insert("response".into(), response.clone());
         slot.insert(
             "exception".into(),
-            executed
-                .exception
-                .clone()
-                .map_or(Value::Null, Value::String),
+            exception.clone().map_or(Value::Null, Value::String),
         );
     }
     let mut text = to_python_json(&tree);

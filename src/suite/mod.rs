@@ -214,7 +214,14 @@ pub trait Suite: Sync {
         loaded: &LoadedConversation,
         results: &[(usize, usize, &Execution)],
     ) -> Result<String> {
-        crate::formats::write::record_results(loaded, results)
+        let results: Vec<(usize, usize, Value, Option<String>)> = results
+            .iter()
+            .map(|&(turn, call, executed)| {
+                let response = executed.response.clone().into_value();
+                (turn, call, response, executed.exception.clone())
+            })
+            .collect();
+        crate::formats::write::record_results(loaded, &results)
     }
 
     /// Whether an execution reproduces the recorded gold call. By default
