@@ -39,7 +39,8 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let databases = suite.load_databases(&databases_dir)?;
-    let report = verify_files(&files, suite, &databases, &args.retriever.world_options());
+    let options = args.retriever.world_options();
+    let report = verify_files(&files, suite, &databases, &options);
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
     match args.format {
         OutputFormat::Json => {
@@ -75,7 +76,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                     r.turn,
                     r.call,
                     r.recorded,
-                    args.retriever.world_options().retriever.name(),
+                    options.retriever.name(),
                     r.retriever
                 );
             }
