@@ -10,8 +10,10 @@
 //! an assistant turn with no text holding that one call (its `param_dict`
 //! as the request's parameters, its whole `result` object as the recorded
 //! response, the result's `exception` as the exception). Blank lines make
-//! no turn; each call carries its [`Place`] in the file instead, so reports
-//! name the line whatever blank lines come before it.
+//! no turn; a turn's `index` is its line, and each call carries its
+//! [`Place`] in the file (line, index among the API lines), so reports name
+//! the line whatever blank lines come before it. The dialogue's name and id
+//! are the file's stem; it has no user, clock or scenario.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
