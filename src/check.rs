@@ -1,7 +1,9 @@
 //! The main job (`talkforge check`): everything CI needs to trust the
-//! repository's dataset, in one run. The databases load and match their
-//! schemas (schemas/databases/), every conversation and scenario pool passes lint (which includes
-//! the `schema` rule), and every gold call reproduces.
+//! repository's dataset, in one run. The databases (the dataset's suite's
+//! folder, `databases/` for ToolTalk) load and match their schemas
+//! (schemas/databases/), every dialogue and scenario pool passes lint
+//! (which includes the `schema` rule), and every gold call reproduces or
+//! cannot be checked offline by design.
 
 use std::path::{Path, PathBuf};
 
@@ -13,8 +15,8 @@ use crate::lint::{lint_files, Config, Options};
 use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
-use crate::suite::Suite;
-use crate::verify::{verify_files, Difference};
+use crate::suite::{Suite, WorldOptions};
+use crate::verify::{verify_files, Difference, Unchecked};
 use crate::Error;
 
 /// How one step went.
@@ -48,6 +50,10 @@ pub struct CheckReport {
     /// The lint findings, as `talkforge lint --format json` prints them.
     pub lint: Value,
     pub differs: Vec<Difference>,
+    /// Gold calls that cannot be reproduced offline by design (listed
+    /// when there are any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<Unchecked>,
     pub stats: Option<Stats>,
     /// How many tools the dataset's suite has.
     #[serde(skip)]
@@ -59,7 +65,6 @@ const SHOWN_PROBLEMS: usize = 8;
 /// Run every step over the dataset under `root`.
 pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
     let conversations_dir = root.join("conversations");
-    let databases_dir = root.join("databases");
     if !conversations_dir.is_dir() {
         return Err(Error::input(
             &conversations_dir,
@@ -71,6 +76,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         &crate::suites::extensions(None),
     )?;
     let suite = crate::suites::of_files(&conversations, None)?;
+    let databases_dir = root.join(suite.default_databases());
     let pools = scenario_pools(&root.join("scenarios"))?;
 
     let mut steps = Vec::new();
@@ -88,11 +94,11 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
     steps.push(lint_step(&lint_report, conversations.len(), pools.len()));
     let lint = crate::lint::output::json_report(&lint_report);
 
-    let mut differs = Vec::new();
+    let (mut differs, mut not_checked) = (Vec::new(), Vec::new());
     if let Some(databases) = &databases {
         let (step, found) = verify_step(&conversations, suite, databases);
         steps.push(step);
-        differs = found;
+        (differs, not_checked) = found;
     } else {
         steps.push(Step {
             name: "verify",
@@ -118,6 +124,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         steps,
         lint,
         differs,
+        not_checked,
         stats,
         catalog_tools: suite.catalog().tools().len(),
     })
@@ -152,7 +159,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
         Ok(databases) => databases,
         Err(e) => return (broken(e.to_string()), None),
     };
-    let violations = match validate_databases(dir) {
+    let violations = match validate_databases(dir, suite) {
         Ok(violations) => violations,
         Err(e) => return (broken(e.to_string()), None),
     };
@@ -215,8 +222,8 @@ fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
-) -> (Step, Vec<Difference>) {
-    let report = verify_files(files, suite, databases);
+) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
+    let report = verify_files(files, suite, databases, &WorldOptions::default());
     let (verified, calls) = (report.conversations, report.calls);
     let (differs, unreadable) = (report.differs, report.errors);
     let outcome = if !unreadable.is_empty() {
@@ -226,10 +233,16 @@ fn verify_step(
     } else {
         Outcome::Passed
     };
-    let summary = format!(
+    let mut summary = format!(
         "{} of {calls} gold calls in {verified} conversations reproduce",
-        calls - differs.len()
+        report.reproduced
     );
+    if !report.not_checked.is_empty() {
+        summary.push_str(&format!(
+            " ({} cannot be checked offline)",
+            report.not_checked.len()
+        ));
+    }
     let mut problems = unreadable;
     problems.extend(differs.iter().map(|d| {
         format!(
@@ -244,7 +257,7 @@ fn verify_step(
             summary,
             problems,
         },
-        differs,
+        (differs, report.not_checked),
     )
 }
 

@@ -16,6 +16,7 @@ use crate::formats::read::{line_column, read_json};
 use crate::formats::scenario::ScenarioPool;
 use crate::json::locate::locate;
 use crate::suite::docs::CatalogDoc;
+use crate::suite::Suite;
 use crate::Result;
 
 /// What kind of file a schema describes.
@@ -153,11 +154,13 @@ pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec
         .collect()
 }
 
-/// Check every known database file in `dir` against its schema. A file
-/// that cannot be read or parsed is an error (exit 2), naming its place.
-pub fn validate_databases(dir: &Path) -> Result<Vec<SchemaViolation>> {
+/// Check every database file in `dir` that `suite` has a schema for
+/// against it (another suite's schema for a database of the same name does
+/// not apply). A file that cannot be read or parsed is an error (exit 2),
+/// naming its place.
+pub fn validate_databases(dir: &Path, suite: &dyn Suite) -> Result<Vec<SchemaViolation>> {
     let mut violations = Vec::new();
-    for stem in databases() {
+    for (stem, _) in suite.database_schemas() {
         let path = dir.join(format!("{stem}.json"));
         if !path.exists() {
             continue;

@@ -345,23 +345,28 @@ fn dialogues_of_two_suites_need_a_suite_named() {
         ));
 }
 
-/// API-Bank dialogues are only linted for now: the commands that read
-/// them for anything else say so (exit 2) rather than misreading them.
+/// API-Bank dialogues are not evaluated yet: `evaluate` says so (exit 2)
+/// rather than misreading them; the other commands read them
+/// (tests/apibank_cli.rs).
 #[test]
-fn api_bank_dialogues_are_refused_with_a_reason_outside_lint() {
+fn api_bank_dialogues_are_not_evaluated_yet() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("d.jsonl");
     fs::write(&file, "{\"role\": \"User\", \"text\": \"Hi\"}\n").unwrap();
-    for command in ["verify", "fill", "stats", "evaluate"] {
-        let mut cmd = Command::cargo_bin("talkforge").unwrap();
-        cmd.arg(command).arg(&file);
-        if command == "evaluate" {
-            cmd.args(["--predictor", "oracle"]);
-        }
-        cmd.assert().code(2).stderr(predicate::str::contains(
-            "API-Bank dialogues can only be linted for now",
+    let databases = dir.path().join("databases");
+    fs::create_dir(&databases).unwrap();
+    fs::write(databases.join("Account.json"), "{}").unwrap();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("evaluate")
+        .arg(&file)
+        .args(["--predictor", "oracle", "--databases"])
+        .arg(&databases)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "API-Bank's evaluation protocol (levels 1 to 3) is not written yet",
         ));
-    }
     Command::cargo_bin("talkforge")
         .unwrap()
         .arg("lint")

@@ -70,6 +70,7 @@ fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
         &talkforge::suites::tooltalk::ToolTalk,
         &databases(),
         &conversation,
+        &talkforge::suite::WorldOptions::default(),
     )
     .unwrap();
     for (t, c, executed) in replay.executions {
@@ -581,6 +582,7 @@ fn simulate_from_scratch<'c>(
                         request: executed.request,
                         response: call.response.clone(),
                         exception: call.exception.clone(),
+                        place: None,
                     })
                 };
                 gold.push(GoldRef {

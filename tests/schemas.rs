@@ -49,7 +49,7 @@ fn project_and_upstream_databases_match_their_schemas() {
     let mut dirs = vec![root().join("databases")];
     dirs.extend(talkforge::test_support::upstream("tooltalk").map(|up| up.join("databases")));
     for dir in dirs {
-        let violations = validate_databases(&dir).unwrap();
+        let violations = validate_databases(&dir, &talkforge::suites::tooltalk::ToolTalk).unwrap();
         assert!(violations.is_empty(), "{}: {violations:#?}", dir.display());
     }
 }
@@ -62,7 +62,8 @@ fn a_database_violation_names_file_pointer_line_and_column() {
         "{\n    \"ann\": {\n        \"r1\": {\n            \"reminder_id\": \"r1\",\n            \"task\": \"Call\",\n            \"due_date\": \"tomorrow\",\n            \"status\": \"done\"\n        }\n    }\n}",
     )
     .unwrap();
-    let violations = validate_databases(tmp.path()).unwrap();
+    let violations =
+        validate_databases(tmp.path(), &talkforge::suites::tooltalk::ToolTalk).unwrap();
     let places: Vec<(String, usize, usize)> = violations
         .iter()
         .map(|v| (v.pointer.clone(), v.line, v.column))

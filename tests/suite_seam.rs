@@ -11,8 +11,8 @@ use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
 use talkforge::suite::protocol::Protocol;
 use talkforge::suite::{
-    CallRef, Catalog, Execution, Group, LintHelp, ParamSpec, ParamType, SessionEffect, Suite,
-    TextSimilarity, ToolSpec, World,
+    CallRef, Catalog, Execution, Group, LintHelp, NotChecked, Note, ParamSpec, ParamType,
+    SessionEffect, Suite, TextSimilarity, ToolSpec, World, WorldOptions,
 };
 use talkforge::suites::tooltalk::eval::Algorithms;
 
@@ -51,6 +51,20 @@ static TOTAL: ToolSpec = ToolSpec {
     session: SessionEffect::None,
     tells_today: false,
     database: Some(COUNTERS),
+    matches: same_arguments,
+};
+
+static TICKET: ToolSpec = ToolSpec {
+    name: "Ticket",
+    group: "Counting",
+    description: "Draws a ticket number.",
+    parameters: &[],
+    returns: &[],
+    is_action: false,
+    requires_auth: false,
+    session: SessionEffect::None,
+    tells_today: false,
+    database: None,
     matches: same_arguments,
 };
 
@@ -95,7 +109,7 @@ fn catalog() -> &'static Catalog {
             name: "Counting",
             description: "Counters.",
         };
-        Catalog::new(vec![group], vec![&ADD, &TOTAL])
+        Catalog::new(vec![group], vec![&ADD, &TOTAL, &TICKET])
     })
 }
 
@@ -106,11 +120,33 @@ struct CountingWorld {
 }
 
 impl World for CountingWorld {
-    fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution {
+    fn execute(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        recorded: Option<&GoldCall>,
+    ) -> Execution {
         let request = talkforge::dialogue::Request {
             api_name: api_name.to_string(),
             parameters,
         };
+        if api_name == "Ticket" {
+            // A number from a generator nobody seeds: a replay takes the
+            // recorded one (a later call may list it), and the call
+            // cannot be checked. The toy world also notes, as a tool
+            // search does, that another pick was possible.
+            let ticket = recorded
+                .and_then(|call| call.response.get("ticket").cloned())
+                .unwrap_or_else(|| json!(self.rng.randint(1, 1000)));
+            let mut execution =
+                Execution::new(request, Reply::from(json!({ "ticket": ticket })), None);
+            execution.not_checked = Some(NotChecked::Random);
+            execution.note = Some(Note::Retrieval {
+                recorded: "Ticket".into(),
+                retriever: "Total".into(),
+            });
+            return execution;
+        }
         let now = strptime_str("2024-01-01 00:00:00", TIMESTAMP).unwrap();
         // The world runs its tools; the catalog only describes them.
         let run: Option<RunFn> = match api_name {
@@ -129,11 +165,7 @@ impl World for CountingWorld {
             Ok(reply) => (reply, None),
             Err(e) => (Reply::default(), Some(e)),
         };
-        Execution {
-            request,
-            response,
-            exception,
-        }
+        Execution::new(request, response, exception)
     }
 
     fn boxed_clone(&self) -> Box<dyn World> {
@@ -174,6 +206,7 @@ impl Suite for Counting {
         &self,
         databases: &Databases,
         _dialogue: &Conversation,
+        _options: &WorldOptions,
     ) -> Result<Box<dyn World>, String> {
         Ok(Box::new(CountingWorld {
             tables: databases.tables(),
@@ -243,14 +276,16 @@ fn fill_records_what_the_toy_world_returns_and_verify_reproduces_it() {
     );
 
     let databases = Counting.load_databases(&databases_dir).unwrap();
-    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    let report =
+        talkforge::verify::verify_files(&files, &Counting, &databases, &WorldOptions::default());
     assert_eq!((report.calls, report.reproduced), (3, 3));
     assert!(report.differs.is_empty() && report.errors.is_empty());
 
     // A recording edited by hand is a difference, shown as a diff.
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replacen("\"total\": 5", "\"total\": 6", 1)).unwrap();
-    let report = talkforge::verify::verify_files(&files, &Counting, &databases);
+    let report =
+        talkforge::verify::verify_files(&files, &Counting, &databases, &WorldOptions::default());
     assert_eq!(report.reproduced, 2);
     let difference = &report.differs[0];
     assert_eq!(
@@ -323,6 +358,54 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     assert_eq!(summary.rates.success_rate, 0.0);
 }
 
+/// A call the world cannot reproduce offline is listed apart from the
+/// differences, whatever its recording says, with the world's note; fill
+/// keeps its recording, and records one only where there is none.
+#[test]
+fn calls_that_cannot_be_checked_are_listed_apart_and_keep_their_recordings() {
+    let (_dir, databases_dir, file) = dataset();
+    let mut value = dialogue();
+    value["conversation"][3]["apis"] = json!([
+        {"request": {"api_name": "Ticket", "parameters": {}}, "response": {"ticket": 7}, "exception": null},
+        {"request": {"api_name": "Ticket", "parameters": {}}}
+    ]);
+    std::fs::write(&file, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let files = vec![file.clone()];
+    let options = talkforge::fill::FillOptions::default();
+    let report = talkforge::fill::fill_files(&files, &Counting, &databases_dir, options).unwrap();
+    let filled: Vec<(usize, usize)> = report.filled.iter().map(|f| (f.turn, f.call)).collect();
+    assert_eq!(filled, [(1, 0), (1, 1), (3, 1)]);
+    let tickets: Vec<Value> = recorded(&file)[2..]
+        .iter()
+        .map(|(r, _)| r.clone())
+        .collect();
+    assert_eq!(tickets[0], json!({"ticket": 7}));
+    assert!(tickets[1]["ticket"].is_i64());
+
+    let databases = Counting.load_databases(&databases_dir).unwrap();
+    let report =
+        talkforge::verify::verify_files(&files, &Counting, &databases, &WorldOptions::default());
+    assert_eq!(
+        (report.calls, report.reproduced, report.differs.len()),
+        (4, 2, 0)
+    );
+    let unchecked: Vec<(usize, usize, NotChecked)> = report
+        .not_checked
+        .iter()
+        .map(|n| (n.turn, n.call, n.reason))
+        .collect();
+    assert_eq!(
+        unchecked,
+        [(3, 0, NotChecked::Random), (3, 1, NotChecked::Random)]
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["not_checked"][0]["reason"], "random");
+    assert_eq!(
+        json["retrieval"][1],
+        json!({"file": file.display().to_string(), "turn": 3, "call": 1, "recorded": "Ticket", "retriever": "Total"})
+    );
+}
+
 /// A suite without a seeding rule refuses `fill --seed` instead of seeding
 /// by another suite's rules.
 #[test]
@@ -331,6 +414,7 @@ fn seeding_needs_the_suite_to_know_how() {
     let options = talkforge::fill::FillOptions {
         check: false,
         seed: true,
+        ..Default::default()
     };
     let err = talkforge::fill::fill_files(&[file], &Counting, &databases_dir, options).unwrap_err();
     assert!(

@@ -5,9 +5,13 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn tools(format: &str) -> String {
+    suite_tools("tooltalk", format)
+}
+
+fn suite_tools(suite: &str, format: &str) -> String {
     let out = Command::cargo_bin("talkforge")
         .unwrap()
-        .args(["tools", "--format", format])
+        .args(["tools", "--suite", suite, "--format", format])
         .assert()
         .success()
         .get_output()
@@ -69,6 +73,23 @@ fn openai_tool_schemas_are_valid_json_schemas() {
         }
     }
     insta::assert_snapshot!("tools_openai", text);
+}
+
+/// API-Bank's catalog as people read it: its 53 APIs, each described in
+/// our own words, with its parameters.
+#[test]
+fn apibank_markdown_reference() {
+    insta::assert_snapshot!("tools_apibank_markdown", suite_tools("apibank", "markdown"));
+}
+
+#[test]
+fn apibank_json_catalog() {
+    let text = suite_tools("apibank", "json");
+    let catalog: Value = serde_json::from_str(&text).unwrap();
+    let plugins = catalog["plugins"].as_array().unwrap();
+    assert_eq!(plugins.len(), 1);
+    assert_eq!(plugins[0]["tools"].as_array().unwrap().len(), 53);
+    insta::assert_snapshot!("tools_apibank_json", text);
 }
 
 /// `--suite` prints another suite's catalog; an unknown suite is a usage error.

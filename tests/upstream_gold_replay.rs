@@ -39,7 +39,7 @@ fn every_upstream_gold_call_gets_the_reference_verdict() {
     let want = reference_table(&dir);
     let databases = ToolTalk.load_databases(&dir.join("databases")).unwrap();
     let files = discover(&[dir.join("easy"), dir.join("tooltalk")], &["json"]).unwrap();
-    let report = verify_files(&files, &ToolTalk, &databases);
+    let report = verify_files(&files, &ToolTalk, &databases, &Default::default());
     assert_eq!(report.conversations, 78);
     assert_eq!(report.calls, want.len());
 

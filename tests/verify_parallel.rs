@@ -12,7 +12,7 @@ fn report_json(threads: usize, files: &[std::path::PathBuf], databases: &Databas
         .num_threads(threads)
         .build()
         .unwrap();
-    let report = pool.install(|| verify_files(files, &ToolTalk, databases));
+    let report = pool.install(|| verify_files(files, &ToolTalk, databases, &Default::default()));
     serde_json::to_string(&report).unwrap()
 }
 

@@ -25,6 +25,10 @@ pub struct Args {
     /// Also add records that recorded query results list but the databases lack.
     #[arg(long)]
     pub seed: bool,
+    /// How a tool search picks its tool where nothing is recorded
+    /// (API-Bank's ToolSearcher; a recorded search keeps its recorded pick).
+    #[arg(long, value_enum, default_value_t)]
+    pub retriever: super::Retriever,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -40,6 +44,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let options = FillOptions {
         check: args.check,
         seed: args.seed,
+        world: args.retriever.world_options(),
     };
     let report = fill_files(&files, suite, &databases, options)?;
     match args.format {

@@ -63,6 +63,29 @@ pub enum OutputFormat {
     Json,
 }
 
+/// How tool searches pick a tool (`--retriever`), for suites whose
+/// dialogues search for their tools (API-Bank's ToolSearcher).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Retriever {
+    /// Word overlap (BM25) with each tool's description: offline.
+    #[default]
+    Lexical,
+    /// Sentence embeddings, as the reference searches.
+    Embeddings,
+}
+
+impl Retriever {
+    /// The options every world of the run is set up with.
+    pub fn world_options(self) -> crate::suite::WorldOptions {
+        crate::suite::WorldOptions {
+            retriever: match self {
+                Retriever::Lexical => crate::suite::RetrieverKind::Lexical,
+                Retriever::Embeddings => crate::suite::RetrieverKind::Embeddings,
+            },
+        }
+    }
+}
+
 /// Exit status of a command that ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::formats::discover;
+use crate::suite::NotChecked;
 use crate::suites::{extensions, of_files};
 use crate::verify::verify_files;
 use crate::Error;
@@ -20,6 +21,11 @@ pub struct Args {
     /// The suite the dialogues belong to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
+    /// How a tool search picks its tool (API-Bank's ToolSearcher). A
+    /// recorded search is answered for its recorded pick either way; where
+    /// this retriever would pick another tool, verify says so apart.
+    #[arg(long, value_enum, default_value_t)]
+    pub retriever: super::Retriever,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -33,7 +39,8 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let databases = suite.load_databases(&databases_dir)?;
-    let report = verify_files(&files, suite, &databases);
+    let options = args.retriever.world_options();
+    let report = verify_files(&files, suite, &databases, &options);
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
     match args.format {
         OutputFormat::Json => {
@@ -50,7 +57,30 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                     d.file, d.turn, d.call, d.api_name, d.diff
                 );
             }
-            let _ = writeln!(
+            for n in &report.not_checked {
+                let why = match n.reason {
+                    NotChecked::Random => "it draws from unseeded randomness",
+                    NotChecked::External => "it asks a live web service",
+                };
+                let _ = writeln!(
+                    stdout,
+                    "{} turn {} call {} ({}) not checked: {why}",
+                    n.file, n.turn, n.call, n.api_name
+                );
+            }
+            for r in &report.retrieval {
+                let _ = writeln!(
+                    stdout,
+                    "{} turn {} call {}: the recording retrieved {}, the {} retriever picks {}",
+                    r.file,
+                    r.turn,
+                    r.call,
+                    r.recorded,
+                    options.retriever.name(),
+                    r.retriever
+                );
+            }
+            let _ = write!(
                 stdout,
                 "{} conversations, {} gold calls: {} reproduce, {} differ",
                 report.conversations,
@@ -58,6 +88,10 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 report.reproduced,
                 report.differs.len()
             );
+            if !report.not_checked.is_empty() {
+                let _ = write!(stdout, ", {} not checked", report.not_checked.len());
+            }
+            let _ = writeln!(stdout);
         }
     }
     let _ = stdout.flush();

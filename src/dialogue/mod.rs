@@ -1,8 +1,19 @@
-//! A ToolTalk-compatible conversation.
+//! A ToolTalk-compatible conversation: the model every command works on,
+//! whatever the file format.
 //!
-//! The typed view is for reading and reasoning; files are rewritten through
-//! their parsed `serde_json::Value` so that key order and unknown keys
-//! survive byte for byte (see `formats::write`).
+//! The typed view is for reading and reasoning; files are rewritten by
+//! their format's writer from their own text, so that key order and
+//! unknown keys survive byte for byte (see `formats`).
+//!
+//! An API-Bank dialogue (`formats::apibank`) maps to it one line a turn: a
+//! User line is a user turn, an AI line an assistant turn, and an API line
+//! an assistant turn with no text holding that one call (its `param_dict`
+//! as the request's parameters, its whole `result` object as the recorded
+//! response, the result's `exception` as the exception). Blank lines make
+//! no turn; a turn's `index` is its line, and each call carries its
+//! [`Place`] in the file (line, index among the API lines), so reports name
+//! the line whatever blank lines come before it. The dialogue's name and id
+//! are the file's stem; it has no user, clock or scenario.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -104,6 +115,30 @@ pub struct GoldCall {
     /// The exception text when the tool raised.
     #[serde(default)]
     pub exception: Option<String>,
+    /// Where the file has the call, when its format numbers calls otherwise
+    /// than the model's positions (see [`GoldCall::place`]). Not part of the
+    /// file.
+    #[serde(skip)]
+    pub place: Option<Place>,
+}
+
+/// Where a gold call is in its file, in the numbers reports give (verify's
+/// and fill's `turn` and `call`): for a conversation, the turn's position
+/// in `conversation` and the call's in that turn's `apis`; for an API-Bank
+/// dialogue, the 0-based line of the file and the call's 0-based index
+/// among the file's API lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Place {
+    pub turn: usize,
+    pub call: usize,
+}
+
+impl GoldCall {
+    /// The call's place in its file, given its position in the model
+    /// (turn `turn`, call `call` of that turn).
+    pub fn place(&self, turn: usize, call: usize) -> Place {
+        self.place.unwrap_or(Place { turn, call })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

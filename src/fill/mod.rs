@@ -1,23 +1,24 @@
 //! Recording results: run every gold call against the simulated world and
-//! write what it returned (response and exception) into the conversation
-//! file, keeping everything else (key order, unknown keys) as it was.
+//! write what it returned into the dialogue file, keeping everything else
+//! (key order, unknown keys) as it was.
 //!
-//! Files are rewritten through their parsed tree in the upstream style
-//! (`formats::to_python_json`), only when a recorded result changes: a fill
-//! that changes nothing touches no byte. With `seed`, records that recorded
-//! query results list but the databases lack are added first (see
-//! [`Suite::seed_databases`]), so those
-//! recordings reproduce instead of being overwritten.
+//! Files are rewritten by their suite's format writer
+//! ([`Suite::record_results`]) in the upstream style, only when a recorded
+//! result changes: a fill that changes nothing touches no byte. A call the
+//! world cannot reproduce offline ([`crate::suite::NotChecked`]) keeps what
+//! its file records, when the file records anything. With `seed`, records
+//! that recorded query results list but the databases lack are added first
+//! (see [`Suite::seed_databases`]), so those recordings reproduce instead
+//! of being overwritten.
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::formats::{atomic_write, load_conversation, to_python_json, LoadedConversation};
+use crate::formats::{atomic_write, to_python_json, LoadedConversation};
 use crate::sim::Databases;
-use crate::suite::Suite;
+use crate::suite::{Suite, WorldOptions};
 use crate::verify::replay;
 use crate::{Error, Result};
 
@@ -27,9 +28,11 @@ pub use crate::suite::SeededRecord;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FilledCall {
     pub file: String,
-    /// 0-based position in the `conversation` array.
+    /// The call's place in its file, as verify reports it: a
+    /// conversation's turn position, an API-Bank dialogue's line.
     pub turn: usize,
-    /// 0-based position in the turn's `apis`.
+    /// A conversation: the position in the turn's `apis`; an API-Bank
+    /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
 }
@@ -43,56 +46,40 @@ pub struct FileFill {
     pub new_text: Option<String>,
 }
 
-/// Fill one loaded conversation in memory.
+/// Fill one loaded dialogue in memory.
 pub fn fill_conversation(
     loaded: &LoadedConversation,
     suite: &dyn Suite,
     databases: &Databases,
+    options: &WorldOptions,
 ) -> Result<FileFill> {
     let path = &loaded.path;
     let file = path.display().to_string();
-    let replayed =
-        replay(suite, databases, &loaded.conversation).map_err(|m| Error::input(path, m))?;
-    let mut tree: Option<Value> = None;
+    let replayed = replay(suite, databases, &loaded.conversation, options)
+        .map_err(|m| Error::input(path, m))?;
+    let mut results = Vec::new();
     let mut filled = Vec::new();
     for ((turn, call, gold), (_, _, executed)) in
         loaded.conversation.gold_calls().zip(&replayed.executions)
     {
-        let pointer = format!("/conversation/{turn}/apis/{call}");
-        let recorded = loaded.value.pointer(&pointer).and_then(Value::as_object);
-        // A call written by hand may lack the keys even when the values agree.
-        let has_keys =
-            recorded.is_some_and(|r| r.contains_key("response") && r.contains_key("exception"));
-        if has_keys && executed.response == gold.response && gold.exception == executed.exception {
+        let recorded = !loaded.unrecorded.contains(&(turn, call));
+        if recorded && (executed.not_checked.is_some() || suite.reproduces(gold, executed)) {
             continue;
         }
-        let slot = tree
-            .get_or_insert_with(|| loaded.value.clone())
-            .pointer_mut(&pointer)
-            .and_then(Value::as_object_mut)
-            .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
-        slot.insert("response".into(), executed.response.clone().into_value());
-        slot.insert(
-            "exception".into(),
-            executed
-                .exception
-                .clone()
-                .map_or(Value::Null, Value::String),
-        );
+        results.push((turn, call, executed));
+        let place = gold.place(turn, call);
         filled.push(FilledCall {
             file: file.clone(),
-            turn,
-            call,
+            turn: place.turn,
+            call: place.call,
             api_name: gold.request.api_name.clone(),
         });
     }
-    let new_text = tree.map(|tree| {
-        let mut text = to_python_json(&tree);
-        if loaded.text.ends_with('\n') {
-            text.push('\n');
-        }
-        text
-    });
+    let new_text = if results.is_empty() {
+        None
+    } else {
+        Some(suite.record_results(loaded, &results)?)
+    };
     Ok(FileFill {
         path: path.clone(),
         calls: replayed.executions.len(),
@@ -131,6 +118,8 @@ pub struct FillOptions {
     pub check: bool,
     /// Add records that recorded query results list but the databases lack.
     pub seed: bool,
+    /// How the worlds are set up.
+    pub world: WorldOptions,
 }
 
 /// Fill every file. Every file is read and filled in memory first; when any
@@ -142,7 +131,7 @@ pub fn fill_files(
     options: FillOptions,
 ) -> Result<FillReport> {
     let mut databases = suite.load_databases(databases_dir)?;
-    let loaded = load_all(files)?;
+    let loaded = load_all(files, suite)?;
     let mut report = FillReport {
         files: loaded.len(),
         written: !options.check,
@@ -162,7 +151,7 @@ pub fn fill_files(
     }
     let fills: Vec<Result<FileFill>> = loaded
         .par_iter()
-        .map(|l| fill_conversation(l, suite, &databases))
+        .map(|l| fill_conversation(l, suite, &databases, &options.world))
         .collect();
     let fills = collect_all(fills)?;
     for fill in &fills {
@@ -191,8 +180,8 @@ pub fn fill_files(
     Ok(report)
 }
 
-fn load_all(files: &[PathBuf]) -> Result<Vec<LoadedConversation>> {
-    collect_all(files.par_iter().map(|p| load_conversation(p)).collect())
+fn load_all(files: &[PathBuf], suite: &dyn Suite) -> Result<Vec<LoadedConversation>> {
+    collect_all(files.par_iter().map(|p| suite.load_dialogue(p)).collect())
 }
 
 /// All the values, or one error that lists every failure.

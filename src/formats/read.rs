@@ -97,25 +97,40 @@ pub(crate) fn parse_conversation(path: &Path, text: &str) -> Result<Conversation
     serde_json::from_str(text).map_err(|e| json_error(path, &e))
 }
 
-/// A conversation file: its text, its parsed tree (for rewriting in place)
-/// and its typed view.
+/// A dialogue file read to record results in it (`fill`): its text (which
+/// the format's writer edits, so that what does not change keeps its
+/// bytes) and its model.
 #[derive(Debug, Clone)]
 pub struct LoadedConversation {
     pub path: PathBuf,
     pub text: String,
-    pub value: Value,
     pub conversation: Conversation,
+    /// Gold calls (turn, call: their position in the model) that the file
+    /// records no result for at all, as a call written by hand: `fill`
+    /// records them even where the model's default result (null, no
+    /// exception) is what the world returns.
+    pub unrecorded: Vec<(usize, usize)>,
 }
 
 /// Read a conversation file; shape errors carry the line and column.
 pub fn load_conversation(path: &Path) -> Result<LoadedConversation> {
     let (text, value) = read_json(path)?;
     let conversation = parse_conversation(path, &text)?;
+    let unrecorded = conversation
+        .gold_calls()
+        .filter(|&(turn, call, _)| {
+            let recorded = value
+                .pointer(&format!("/conversation/{turn}/apis/{call}"))
+                .and_then(Value::as_object);
+            !recorded.is_some_and(|r| r.contains_key("response") && r.contains_key("exception"))
+        })
+        .map(|(turn, call, _)| (turn, call))
+        .collect();
     Ok(LoadedConversation {
         path: path.to_path_buf(),
         text,
-        value,
         conversation,
+        unrecorded,
     })
 }
 

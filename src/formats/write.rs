@@ -1,86 +1,126 @@
-//! Writing JSON the way the upstream files are written (Python's
-//! `json.dumps(obj, indent=4)`: 4-space indent, `", "`/`": "` separators,
-//! non-ASCII escaped as `\uXXXX`, no trailing newline), atomically.
+//! Writing JSON the way the upstream files are written, atomically:
+//! Python's `json.dumps(obj, indent=4)` for conversations (4-space indent,
+//! no trailing newline) and `json.dumps(obj)` for API-Bank's lines (one
+//! line), both with `", "`/`": "` separators, non-ASCII escaped as
+//! `\uXXXX` and floats as Python's `repr` writes them.
 
 use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::Value;
 
+use crate::formats::LoadedConversation;
 use crate::{Error, Result};
 
 /// Serialise like Python's `json.dumps(value, indent=4)`.
 pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
+    python_json(value, Some(PrettyFormatter::with_indent(b"    ")))
+}
+
+/// Serialise like Python's `json.dumps(value)`: one line.
+pub fn to_python_json_line<T: Serialize + ?Sized>(value: &T) -> String {
+    python_json(value, None)
+}
+
+fn python_json<T: Serialize + ?Sized>(
+    value: &T,
+    pretty: Option<PrettyFormatter<'static>>,
+) -> String {
     let mut out = Vec::with_capacity(4096);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter::new());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter { pretty });
     value
         .serialize(&mut ser)
         .expect("serialising JSON to memory cannot fail");
     String::from_utf8(out).expect("the formatter writes ASCII only")
 }
 
-/// serde_json's pretty printer with Python's `ensure_ascii` escaping.
+/// Python's `json` writing: serde_json's pretty printer (with an indent)
+/// or one line with Python's separators (without), `ensure_ascii`
+/// escaping, and floats as `repr` writes them.
 struct PythonFormatter {
-    pretty: PrettyFormatter<'static>,
-}
-
-impl PythonFormatter {
-    fn new() -> Self {
-        PythonFormatter {
-            pretty: PrettyFormatter::with_indent(b"    "),
-        }
-    }
+    pretty: Option<PrettyFormatter<'static>>,
 }
 
 impl Formatter for PythonFormatter {
     fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_array(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.begin_array(w),
+            None => w.write_all(b"["),
+        }
     }
     fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_array(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.end_array(w),
+            None => w.write_all(b"]"),
+        }
     }
     fn begin_array_value<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.pretty.begin_array_value(w, first)
+        match &mut self.pretty {
+            Some(pretty) => pretty.begin_array_value(w, first),
+            None if first => Ok(()),
+            None => w.write_all(b", "),
+        }
     }
     fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_array_value(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.end_array_value(w),
+            None => Ok(()),
+        }
     }
     fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_object(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.begin_object(w),
+            None => w.write_all(b"{"),
+        }
     }
     fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_object(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.end_object(w),
+            None => w.write_all(b"}"),
+        }
     }
     fn begin_object_key<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.pretty.begin_object_key(w, first)
+        match &mut self.pretty {
+            Some(pretty) => pretty.begin_object_key(w, first),
+            None if first => Ok(()),
+            None => w.write_all(b", "),
+        }
     }
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_object_value(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.begin_object_value(w),
+            None => w.write_all(b": "),
+        }
     }
     fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_object_value(w)
+        match &mut self.pretty {
+            Some(pretty) => pretty.end_object_value(w),
+            None => Ok(()),
+        }
+    }
+    fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, value: f64) -> std::io::Result<()> {
+        w.write_all(python_float(value).as_bytes())
     }
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
-        // ASCII runs go out whole; only the rest is escaped char by char.
+        // Printable ASCII runs go out whole; the rest (non-ASCII, and DEL,
+        // which Python escapes too) is escaped char by char.
         let mut rest = fragment;
         while !rest.is_empty() {
-            let ascii = rest
-                .bytes()
-                .position(|b| !b.is_ascii())
-                .unwrap_or(rest.len());
+            let ascii = rest.bytes().position(|b| b >= 0x7f).unwrap_or(rest.len());
             w.write_all(&rest.as_bytes()[..ascii])?;
             rest = &rest[ascii..];
             let Some(ch) = rest.chars().next() else { break };
@@ -92,6 +132,58 @@ impl Formatter for PythonFormatter {
         }
         Ok(())
     }
+}
+
+/// Python's `repr` of a float, as `json.dumps` writes it: the shortest
+/// digits that read back the same, in positional notation for exponents
+/// from -4 to 15 (`100.0`, `0.0001`) and scientific beyond (`1e-05`,
+/// `1e+16`, `1.5e+300`). JSON has no NaN or infinity.
+pub fn python_float(value: f64) -> String {
+    // Rust's `{:e}` gives the shortest round-trip digits: `1.5e300`.
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .expect("`{:e}` writes an exponent");
+    let exponent: i32 = exponent.parse().expect("`{:e}` writes an integer exponent");
+    if (-4..16).contains(&exponent) {
+        let mut text = format!("{value}");
+        if !text.contains('.') {
+            text.push_str(".0");
+        }
+        return text;
+    }
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.abs())
+}
+
+/// ToolTalk's writer: the conversation file's text with the gold calls
+/// at `results` (turn position, call position, response, exception)
+/// given their `response` and `exception`, in the upstream style, the
+/// final newline kept as it was.
+pub fn record_results(
+    loaded: &LoadedConversation,
+    results: &[(usize, usize, Value, Option<String>)],
+) -> Result<String> {
+    let path = &loaded.path;
+    let mut tree: Value =
+        serde_json::from_str(&loaded.text).map_err(|e| super::read::json_error(path, &e))?;
+    for (turn, call, response, exception) in results {
+        let pointer = format!("/conversation/{turn}/apis/{call}");
+        let slot = tree
+            .pointer_mut(&pointer)
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
+        slot.insert("response".into(), response.clone());
+        slot.insert(
+            "exception".into(),
+            exception.clone().map_or(Value::Null, Value::String),
+        );
+    }
+    let mut text = to_python_json(&tree);
+    if loaded.text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// Write `contents` to `path` through a temporary file in the same folder
@@ -178,5 +270,32 @@ mod tests {
         // python3 -c 'import json; print(json.dumps({"a": "café 😀", "b": [], "c": {}, "d": [1, 2.5, None]}, indent=4))'
         let want = "{\n    \"a\": \"caf\\u00e9 \\ud83d\\ude00\",\n    \"b\": [],\n    \"c\": {},\n    \"d\": [\n        1,\n        2.5,\n        null\n    ]\n}";
         assert_eq!(to_python_json(&value), want);
+        // python3 -c 'import json; print(json.dumps({"a": "caf\u00e9 \x7f", "b": [1, {}], "c": {"d": None}}))'
+        let value = serde_json::json!({"a": "caf\u{e9} \u{7f}", "b": [1, {}], "c": {"d": null}});
+        assert_eq!(
+            to_python_json_line(&value),
+            r#"{"a": "caf\u00e9 \u007f", "b": [1, {}], "c": {"d": null}}"#
+        );
+    }
+
+    #[test]
+    fn floats_read_as_python_writes_them() {
+        // python3 -c 'import json; print(json.dumps([...]))'
+        let floats = [
+            1e-05,
+            1e16,
+            1.5e300,
+            0.1,
+            100.0,
+            1e22,
+            -0.0,
+            77.33333333333333,
+            0.0001,
+            1e15,
+            2.5e-7,
+            123456789012345.6,
+        ];
+        let want = "[1e-05, 1e+16, 1.5e+300, 0.1, 100.0, 1e+22, -0.0, 77.33333333333333, 0.0001, 1000000000000000.0, 2.5e-07, 123456789012345.6]";
+        assert_eq!(to_python_json_line(&floats), want);
     }
 }

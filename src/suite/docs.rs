@@ -251,6 +251,8 @@ pub fn markdown(catalog: &Catalog, injected: Option<&str>) -> String {
                         let _ = write!(description, " Format: {format}.");
                     }
                     let required = if p.required { "yes" } else { "no" };
+                    // A parameter without a description starts with its notes.
+                    let description = description.trim_start();
                     let _ = writeln!(out, "| `{}` | {ty} | {required} | {description} |", p.name);
                 }
                 out.push('\n');

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use serde::Serialize;
 
-use crate::dialogue::{Conversation, Request};
+use crate::dialogue::{Conversation, GoldCall, Request};
 use crate::formats::LoadedConversation;
 use crate::sim::{Databases, Reply};
 use crate::Result;
@@ -36,14 +36,88 @@ pub struct Execution {
     pub request: Request,
     pub response: Reply,
     pub exception: Option<String>,
+    /// Why this result cannot be compared with a recording, when it cannot
+    /// (verify lists the call under `not_checked`, never as a difference).
+    pub not_checked: Option<NotChecked>,
+    /// Something to report beside the comparison (verify lists it apart).
+    pub note: Option<Note>,
+}
+
+impl Execution {
+    /// A result that can be compared with a recording, with nothing to note.
+    pub fn new(request: Request, response: Reply, exception: Option<String>) -> Self {
+        Execution {
+            request,
+            response,
+            exception,
+            not_checked: None,
+            note: None,
+        }
+    }
+}
+
+/// Why a call cannot be reproduced offline, by design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NotChecked {
+    /// It drew from unseeded randomness (an id, a token).
+    Random,
+    /// It asks a live web service.
+    External,
+}
+
+/// What a world notes about a call beside its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// A tool search answered for the tool the recording retrieved, while
+    /// the configured retriever ranks another first.
+    Retrieval { recorded: String, retriever: String },
+}
+
+/// How tool searches pick a tool, for suites whose dialogues search for
+/// their tools (API-Bank's ToolSearcher).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetrieverKind {
+    /// Word overlap (BM25) between the keywords and each tool's
+    /// description: offline and deterministic.
+    #[default]
+    Lexical,
+    /// Sentence embeddings of the keywords and the descriptions, as the
+    /// reference searches.
+    Embeddings,
+}
+
+impl RetrieverKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RetrieverKind::Lexical => "lexical",
+            RetrieverKind::Embeddings => "embeddings",
+        }
+    }
+}
+
+/// How a run sets up every world it makes, beyond the databases (from the
+/// command line; the same for every dialogue).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WorldOptions {
+    pub retriever: RetrieverKind,
 }
 
 /// The simulated world of one dialogue: it runs calls as the suite's
 /// reference does, one after another.
 pub trait World: Send {
     /// Run one call and return its result or exception exactly as the
-    /// reference does.
-    fn execute(&mut self, api_name: &str, parameters: Map<String, Value>) -> Execution;
+    /// reference does. `recorded` is the gold call being replayed, when a
+    /// recording is replayed (verify, fill), and None for a prediction: a
+    /// suite whose results depend on what cannot be reproduced offline
+    /// (unseeded randomness, a live service) may take such values from the
+    /// recording and mark the execution [`NotChecked`].
+    fn execute(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        recorded: Option<&GoldCall>,
+    ) -> Execution;
 
     /// An independent copy of the world as it stands.
     fn boxed_clone(&self) -> Box<dyn World>;
@@ -126,6 +200,36 @@ pub trait Suite: Sync {
         self.parse_dialogue(path, &crate::formats::read::read_text(path)?)
     }
 
+    /// Read one dialogue file to record results in it (`fill`): its text,
+    /// its model, and which gold calls the file records no result for.
+    fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
+        crate::formats::load_conversation(path)
+    }
+
+    /// The text of `loaded` with the given gold calls' recorded results
+    /// replaced by what the world returned (calls by their position in the
+    /// model: turn, call in that turn), written in the file's format.
+    fn record_results(
+        &self,
+        loaded: &LoadedConversation,
+        results: &[(usize, usize, &Execution)],
+    ) -> Result<String> {
+        let results: Vec<(usize, usize, Value, Option<String>)> = results
+            .iter()
+            .map(|&(turn, call, executed)| {
+                let response = executed.response.clone().into_value();
+                (turn, call, response, executed.exception.clone())
+            })
+            .collect();
+        crate::formats::write::record_results(loaded, &results)
+    }
+
+    /// Whether an execution reproduces the recorded gold call. By default
+    /// the response and the exception must be the same JSON.
+    fn reproduces(&self, recorded: &GoldCall, executed: &Execution) -> bool {
+        executed.response == recorded.response && recorded.exception == executed.exception
+    }
+
     /// Load the databases in `dir`, refusing a folder that lacks one the
     /// suite needs.
     fn load_databases(&self, dir: &Path) -> Result<Databases>;
@@ -176,5 +280,6 @@ pub trait Suite: Sync {
         &self,
         databases: &Databases,
         dialogue: &Conversation,
+        options: &WorldOptions,
     ) -> std::result::Result<Box<dyn World>, String>;
 }

@@ -11,40 +11,73 @@ use serde_json::Value;
 use crate::dialogue::Conversation;
 use crate::formats::to_python_json;
 use crate::sim::{Databases, Reply};
-use crate::suite::{Execution, Suite};
+use crate::suite::{Execution, NotChecked, Note, Suite, WorldOptions};
 use crate::{Error, Result};
 
 /// One gold call whose recording differs from the simulator's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct Difference {
     pub file: String,
-    /// 0-based position in the `conversation` array.
+    /// The call's place in its file ([`crate::dialogue::Place`]): a
+    /// conversation's turn position, an API-Bank dialogue's line.
     pub turn: usize,
-    /// 0-based position in the turn's `apis`.
+    /// A conversation: the position in the turn's `apis`; an API-Bank
+    /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
     /// A unified diff, recorded (-) against simulated (+).
     pub diff: String,
 }
 
+/// A gold call that cannot be reproduced offline by design, so it is
+/// neither reproduced nor a difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unchecked {
+    pub file: String,
+    pub turn: usize,
+    pub call: usize,
+    pub api_name: String,
+    pub reason: NotChecked,
+}
+
+/// A tool search whose recorded pick the configured retriever would not
+/// have made (reported apart: the search answered for the recorded pick).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetrievalNote {
+    pub file: String,
+    pub turn: usize,
+    pub call: usize,
+    /// The tool the recording retrieved.
+    pub recorded: String,
+    /// The tool the configured retriever ranks first.
+    pub retriever: String,
+}
+
 /// The replay of one dialogue.
 #[derive(Debug, Clone)]
 pub struct Replay {
-    /// Per gold call, in order: (turn, call, what the world did).
+    /// Per gold call, in order: (turn, call, what the world did), turn and
+    /// call being the call's position in the model.
     pub executions: Vec<(usize, usize, Execution)>,
 }
 
-/// Execute every gold call of `conversation` in order, in `suite`'s world.
+/// Execute every gold call of `conversation` in order, in `suite`'s world,
+/// each with its recording at hand.
 pub fn replay(
     suite: &dyn Suite,
     databases: &Databases,
     conversation: &Conversation,
+    options: &WorldOptions,
 ) -> Result<Replay, String> {
-    let mut world = suite.world(databases, conversation)?;
+    let mut world = suite.world(databases, conversation, options)?;
     let executions = conversation
         .gold_calls()
         .map(|(t, c, call)| {
-            let execution = world.execute(&call.request.api_name, call.request.parameters.clone());
+            let execution = world.execute(
+                &call.request.api_name,
+                call.request.parameters.clone(),
+                Some(call),
+            );
             (t, c, execution)
         })
         .collect();
@@ -71,18 +104,57 @@ fn unified_diff(recorded: &Outcome<'_, Value>, simulated: &Outcome<'_, Reply>) -
         .to_string()
 }
 
-/// Differences between the recording and the replay of one dialogue.
-pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> Vec<Difference> {
-    let mut out = Vec::new();
+/// What comparing the recording with the replay of one dialogue found.
+#[derive(Debug, Clone, Default)]
+pub struct Comparison {
+    pub differs: Vec<Difference>,
+    pub not_checked: Vec<Unchecked>,
+    pub retrieval: Vec<RetrievalNote>,
+}
+
+/// Compare the recording of one dialogue with its replay: differences,
+/// calls that cannot be checked, and notes.
+pub fn compare(
+    suite: &dyn Suite,
+    file: &str,
+    conversation: &Conversation,
+    replay: &Replay,
+) -> Comparison {
+    let mut out = Comparison::default();
     for ((t, c, call), (_, _, executed)) in conversation.gold_calls().zip(&replay.executions) {
-        if executed.response == call.response && call.exception == executed.exception {
+        let place = call.place(t, c);
+        let api_name = &call.request.api_name;
+        if let Some(Note::Retrieval {
+            recorded,
+            retriever,
+        }) = &executed.note
+        {
+            out.retrieval.push(RetrievalNote {
+                file: file.to_string(),
+                turn: place.turn,
+                call: place.call,
+                recorded: recorded.clone(),
+                retriever: retriever.clone(),
+            });
+        }
+        if let Some(reason) = executed.not_checked {
+            out.not_checked.push(Unchecked {
+                file: file.to_string(),
+                turn: place.turn,
+                call: place.call,
+                api_name: api_name.clone(),
+                reason,
+            });
             continue;
         }
-        out.push(Difference {
+        if suite.reproduces(call, executed) {
+            continue;
+        }
+        out.differs.push(Difference {
             file: file.to_string(),
-            turn: t,
-            call: c,
-            api_name: call.request.api_name.clone(),
+            turn: place.turn,
+            call: place.call,
+            api_name: api_name.clone(),
             diff: unified_diff(
                 &Outcome {
                     response: &call.response,
@@ -102,7 +174,7 @@ pub fn differences(file: &str, conversation: &Conversation, replay: &Replay) -> 
 #[derive(Debug, Clone)]
 pub struct Verified {
     pub calls: usize,
-    pub differs: Vec<Difference>,
+    pub found: Comparison,
 }
 
 /// The result of verifying a set of files.
@@ -112,6 +184,14 @@ pub struct Report {
     pub calls: usize,
     pub reproduced: usize,
     pub differs: Vec<Difference>,
+    /// Calls that cannot be reproduced offline by design (listed when
+    /// there are any): `reproduced + differs + not_checked == calls`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<Unchecked>,
+    /// Tool searches the configured retriever would have answered with
+    /// another tool (listed when there are any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retrieval: Vec<RetrievalNote>,
     /// Files that could not be verified (unreadable, malformed, a bad
     /// timestamp), each message naming the file; the others are reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -125,10 +205,14 @@ impl Report {
         for result in results {
             match result {
                 Ok(verified) => {
+                    let found = verified.found;
                     report.conversations += 1;
                     report.calls += verified.calls;
-                    report.reproduced += verified.calls - verified.differs.len();
-                    report.differs.extend(verified.differs);
+                    report.reproduced +=
+                        verified.calls - found.differs.len() - found.not_checked.len();
+                    report.differs.extend(found.differs);
+                    report.not_checked.extend(found.not_checked);
+                    report.retrieval.extend(found.retrieval);
                 }
                 Err(e) => report.errors.push(e.to_string()),
             }
@@ -139,22 +223,33 @@ impl Report {
 
 /// Verify every file, in parallel, and gather the report in file order; a
 /// file that cannot be verified gives its error without stopping the others.
-pub fn verify_files(files: &[PathBuf], suite: &dyn Suite, databases: &Databases) -> Report {
+pub fn verify_files(
+    files: &[PathBuf],
+    suite: &dyn Suite,
+    databases: &Databases,
+    options: &WorldOptions,
+) -> Report {
     Report::gather(
         files
             .par_iter()
-            .map(|path| verify_file(path, suite, databases))
+            .map(|path| verify_file(path, suite, databases, options))
             .collect(),
     )
 }
 
-fn verify_file(path: &Path, suite: &dyn Suite, databases: &Databases) -> Result<Verified> {
+fn verify_file(
+    path: &Path,
+    suite: &dyn Suite,
+    databases: &Databases,
+    options: &WorldOptions,
+) -> Result<Verified> {
     let conversation = suite.read_dialogue(path)?;
-    let replay = replay(suite, databases, &conversation).map_err(|m| Error::input(path, m))?;
-    let differs = differences(&path.display().to_string(), &conversation, &replay);
+    let replay =
+        replay(suite, databases, &conversation, options).map_err(|m| Error::input(path, m))?;
+    let found = compare(suite, &path.display().to_string(), &conversation, &replay);
     Ok(Verified {
         calls: replay.executions.len(),
-        differs,
+        found,
     })
 }
 
@@ -201,7 +296,7 @@ mod tests {
             &["json"],
         )
         .unwrap();
-        let report = verify_files(&files, tooltalk(), &databases);
+        let report = verify_files(&files, tooltalk(), &databases, &WorldOptions::default());
         assert_eq!(report.conversations, files.len());
         assert!(report.errors.is_empty());
         assert!(report.differs.len() > 30);
@@ -217,7 +312,7 @@ mod tests {
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "{\"name\": 1}").unwrap();
         files.insert(1, bad);
-        let report = verify_files(&files, tooltalk(), &databases);
+        let report = verify_files(&files, tooltalk(), &databases, &WorldOptions::default());
         assert_eq!(report.conversations, files.len() - 1);
         assert_eq!(report.errors.len(), 1);
         assert!(

@@ -240,9 +240,13 @@ pub fn write_conversation(path: &Path, value: &Value, databases: &Path) {
     let mut conversation: talkforge::dialogue::Conversation =
         serde_json::from_value(value.clone()).unwrap();
     let dbs = talkforge::sim::Databases::load(databases).unwrap();
-    let replay =
-        talkforge::verify::replay(&talkforge::suites::tooltalk::ToolTalk, &dbs, &conversation)
-            .unwrap();
+    let replay = talkforge::verify::replay(
+        &talkforge::suites::tooltalk::ToolTalk,
+        &dbs,
+        &conversation,
+        &talkforge::suite::WorldOptions::default(),
+    )
+    .unwrap();
     for (t, c, executed) in replay.executions {
         let gold = &mut conversation.conversation[t].apis.as_mut().unwrap()[c];
         gold.response = executed.response.into_value();

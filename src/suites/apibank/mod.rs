@@ -1,23 +1,34 @@
-//! API-Bank (Li et al., 2023): the catalog of its 53 APIs, as the
-//! dialogues call them. Its dialogues (.jsonl) are read by
-//! `formats::apibank`; they cannot be simulated yet.
+//! API-Bank (Li et al., 2023): the catalog of its 53 APIs as the
+//! dialogues call them, the APIs themselves (`apis/`, run over one
+//! dialogue's [`state::State`]) and the world that runs calls as the
+//! reference's `ToolManager` does (`world`). Its dialogues (.jsonl) are
+//! read and written by `formats::apibank`.
 
 use std::path::Path;
 
-use crate::dialogue::Conversation;
+use crate::dialogue::{Conversation, GoldCall};
+use crate::formats::LoadedConversation;
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
 use crate::suite::protocol::{Metrics, Protocol};
 use crate::suite::protocol::{Scoring, SimulateError, Simulation};
-use crate::suite::{ArgumentEncoding, Catalog, LintHelp, Suite, TextSimilarity};
+use crate::suite::{
+    ArgumentEncoding, Catalog, Execution, LintHelp, Suite, TextSimilarity, WorldOptions,
+};
 use crate::{Error, Result};
 
 pub mod apis;
 pub mod catalog;
 pub mod state;
+pub mod world;
 
 pub use crate::formats::apibank::{ApiCall, Dialogue, DialogueLine, LineKind};
 pub use catalog::catalog;
+pub use world::ApiBankWorld;
+
+/// The database every API that takes a token checks it against; a folder
+/// without it is no API-Bank databases folder.
+const ACCOUNT_FILE: &str = "Account.json";
 
 /// The API-Bank suite.
 #[derive(Debug, Clone, Copy)]
@@ -40,16 +51,68 @@ impl Suite for ApiBank {
         "databases/apibank"
     }
 
-    fn load_databases(&self, _dir: &Path) -> Result<Databases> {
-        Err(Error::Usage(NOT_SIMULATED.to_owned()))
+    fn load_databases(&self, dir: &Path) -> Result<Databases> {
+        let databases = Databases::load_documents(dir)?;
+        if databases.document(state::ACCOUNT).is_none() {
+            return Err(Error::input(
+                dir,
+                format!("no {ACCOUNT_FILE} in this folder: API-Bank's databases folder holds the account database beside the others (upstream: init_database/)"),
+            ));
+        }
+        Ok(databases)
     }
 
-    fn parse_dialogue(&self, path: &Path, _text: &str) -> Result<Conversation> {
-        Err(Error::input(path, NOT_SIMULATED))
+    fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
+        crate::formats::apibank::read_conversation(path, text)
+    }
+
+    fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
+        crate::formats::apibank::load(path)
+    }
+
+    /// Each API line's whole `result` object is replaced by the one the
+    /// world returned.
+    fn record_results(
+        &self,
+        loaded: &LoadedConversation,
+        results: &[(usize, usize, &Execution)],
+    ) -> Result<String> {
+        let values: Vec<(usize, serde_json::Value)> = results
+            .iter()
+            .map(|&(turn, call, executed)| {
+                let line = loaded.conversation.conversation[turn].calls()[call]
+                    .place(turn, call)
+                    .turn;
+                (line, executed.response.clone().into_value())
+            })
+            .collect();
+        let lines: Vec<(usize, &serde_json::Value)> =
+            values.iter().map(|(line, value)| (*line, value)).collect();
+        crate::formats::apibank::write_results(&loaded.path, &loaded.text, &lines)
+    }
+
+    /// The whole recorded `result` object against the simulated one, with
+    /// Python's `==` (as the reference's own comparisons go).
+    fn reproduces(&self, recorded: &GoldCall, executed: &Execution) -> bool {
+        executed.response.as_response().py_eq(&recorded.response)
+    }
+
+    /// Refused: API-Bank's databases are the benchmark's own fixed
+    /// starting point, not a store a dialogue's author extends, and no
+    /// upstream difference comes from a record missing from them (they
+    /// come from stale recordings, unseeded randomness and live services).
+    fn seed_databases(
+        &self,
+        _dialogues: &[LoadedConversation],
+        _initial: &Databases,
+    ) -> Result<crate::suite::Seeded> {
+        Err(Error::Usage(
+            "the apibank suite does not seed databases: its databases are the benchmark's fixed starting point, and a recording that does not reproduce is shown by verify (or recorded anew by fill without --seed)".into(),
+        ))
     }
 
     fn protocol(&self) -> &'static dyn Protocol {
-        &NotSimulated
+        &NotWritten
     }
 
     fn argument_encoding(&self) -> ArgumentEncoding {
@@ -67,21 +130,21 @@ impl Suite for ApiBank {
 
     fn world(
         &self,
-        _databases: &Databases,
+        databases: &Databases,
         _dialogue: &Conversation,
+        options: &WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
-        Err(NOT_SIMULATED.to_owned())
+        Ok(Box::new(ApiBankWorld::new(databases, options)))
     }
 }
 
-/// Why every command but `lint` refuses API-Bank dialogues for now.
-const NOT_SIMULATED: &str =
-    "API-Bank dialogues can only be linted for now: the other commands read them once API-Bank's APIs are simulated";
+/// Why `evaluate` refuses API-Bank dialogues for now.
+const NOT_EVALUATED: &str = "API-Bank's evaluation protocol (levels 1 to 3) is not written yet: verify, fill, stats, check and lint read API-Bank dialogues";
 
-/// Evaluation refuses every dialogue until API-Bank's world exists.
-struct NotSimulated;
+/// Evaluation refuses every dialogue until API-Bank's protocol exists.
+struct NotWritten;
 
-impl Protocol for NotSimulated {
+impl Protocol for NotWritten {
     fn simulate<'c>(
         &self,
         _suite: &dyn Suite,
@@ -90,7 +153,7 @@ impl Protocol for NotSimulated {
         _predictor: &dyn Predictor,
         _max_calls_per_turn: usize,
     ) -> std::result::Result<Simulation<'c>, SimulateError> {
-        Err(SimulateError::Setup(NOT_SIMULATED.to_owned()))
+        Err(SimulateError::Setup(NOT_EVALUATED.to_owned()))
     }
 
     /// Nothing was simulated, so nothing was predicted or matched.

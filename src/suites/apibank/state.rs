@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::sim::Databases;
+use crate::suite::RetrieverKind;
 
 /// A key of a Python dict as API-Bank's databases hold them. The JSON files
 /// give text keys; some APIs add integer keys (`len(database) + 1`), which
@@ -159,6 +160,11 @@ pub struct State {
     recorded: Option<Value>,
     /// Set by the API that ran last when its result cannot be reproduced.
     unreproducible: Option<Unreproducible>,
+    /// How ToolSearcher ranks the APIs (the run's `--retriever`).
+    retriever: RetrieverKind,
+    /// Set by ToolSearcher when it answered for the recording's pick and
+    /// the retriever ranks another API first: (recorded, retriever's).
+    retrieval: Option<(String, String)>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -173,15 +179,41 @@ impl State {
             password_reset: PasswordReset::default(),
             recorded: None,
             unreproducible: None,
+            retriever: RetrieverKind::default(),
+            retrieval: None,
         }
     }
 
     /// Before a call: the recording of the line about to run (`None` when
     /// nothing is recorded, as for a prediction). Clears what the last call
-    /// marked.
+    /// marked or noted.
     pub fn replaying(&mut self, recorded: Option<Value>) {
         self.recorded = recorded;
         self.unreproducible = None;
+        self.retrieval = None;
+    }
+
+    /// Rank APIs for ToolSearcher with `retriever` from now on.
+    pub fn set_retriever(&mut self, retriever: RetrieverKind) {
+        self.retriever = retriever;
+    }
+
+    /// The retriever ToolSearcher ranks APIs with.
+    pub fn retriever(&self) -> RetrieverKind {
+        self.retriever
+    }
+
+    /// ToolSearcher answered for the recording's pick, `recorded`, while
+    /// the retriever ranks `retriever` first (verify reports it apart).
+    pub fn note_retrieval(&mut self, recorded: String, retriever: String) {
+        self.retrieval = Some((recorded, retriever));
+    }
+
+    /// What the last call noted with [`State::note_retrieval`].
+    pub fn retrieval(&self) -> Option<(&str, &str)> {
+        self.retrieval
+            .as_ref()
+            .map(|(recorded, retriever)| (recorded.as_str(), retriever.as_str()))
     }
 
     /// The recorded result object of the line being replayed.
@@ -311,6 +343,17 @@ mod tests {
         assert_eq!(state.unseeded(from_output, || "fresh".into()), "12345678");
         state.mark(Unreproducible::External);
         assert_eq!(state.unreproducible(), Some(Unreproducible::External));
+    }
+
+    #[test]
+    fn a_retrieval_note_lasts_one_call() {
+        let mut state = State::new(&databases());
+        state.set_retriever(RetrieverKind::Embeddings);
+        assert_eq!(state.retriever(), RetrieverKind::Embeddings);
+        state.note_retrieval("AddAgenda".into(), "AddAlarm".into());
+        assert_eq!(state.retrieval(), Some(("AddAgenda", "AddAlarm")));
+        state.replaying(None);
+        assert_eq!(state.retrieval(), None);
     }
 
     #[test]

@@ -78,6 +78,7 @@ mod tests {
             },
             response,
             exception: None,
+            place: None,
         }
     }
 

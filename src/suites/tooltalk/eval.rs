@@ -39,7 +39,7 @@ use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, 
 use crate::suite::protocol::{
     Answer, Flags, GoldRef, Metrics, Protocol, Scoring, SimulateError, Simulation, TurnRun,
 };
-use crate::suite::{Catalog, Suite, TextSimilarity, World};
+use crate::suite::{Catalog, Suite, TextSimilarity, World, WorldOptions};
 
 use super::compare::default_matches;
 
@@ -91,7 +91,7 @@ pub fn simulate<'c>(
 ) -> Result<Simulation<'c>, SimulateError> {
     // The world after the gold calls of the assistant turns so far.
     let mut gold_world = suite
-        .world(databases, conversation)
+        .world(databases, conversation, &WorldOptions::default())
         .map_err(SimulateError::Setup)?;
     let mut turns = Vec::new();
     let mut gold = Vec::new();
@@ -122,8 +122,11 @@ pub fn simulate<'c>(
             } else if ran_as_gold {
                 as_replayed(call, &run.calls[c].arguments)
             } else {
-                let executed =
-                    gold_world.execute(&call.request.api_name, call.request.parameters.clone());
+                let executed = gold_world.execute(
+                    &call.request.api_name,
+                    call.request.parameters.clone(),
+                    None,
+                );
                 as_replayed(call, &executed.request.parameters)
             };
             gold.push(GoldRef {
@@ -236,7 +239,7 @@ pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
     } = proposed;
     match parameters {
         Some(parameters) => {
-            let executed = world.execute(&api_name, parameters);
+            let executed = world.execute(&api_name, parameters, None);
             PredictedCall {
                 api_name: executed.request.api_name,
                 arguments: executed.request.parameters,

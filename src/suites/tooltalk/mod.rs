@@ -84,16 +84,20 @@ impl Suite for ToolTalk {
         &self,
         databases: &Databases,
         dialogue: &Conversation,
+        _options: &crate::suite::WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
         Ok(Box::new(World::for_conversation(databases, dialogue)?))
     }
 }
 
+/// ToolTalk's simulators are seeded: a recording changes nothing about
+/// how a call runs.
 impl crate::suite::World for World {
     fn execute(
         &mut self,
         api_name: &str,
         parameters: serde_json::Map<String, serde_json::Value>,
+        _recorded: Option<&crate::dialogue::GoldCall>,
     ) -> Execution {
         World::execute(self, api_name, parameters)
     }

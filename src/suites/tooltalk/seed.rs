@@ -174,8 +174,8 @@ mod tests {
         let loaded = LoadedConversation {
             path: PathBuf::from("inbox.json"),
             text: value.to_string(),
-            conversation: serde_json::from_value(value.clone()).unwrap(),
-            value,
+            conversation: serde_json::from_value(value).unwrap(),
+            unrecorded: Vec::new(),
         };
         let seeded = seed_databases(&[loaded], &initial).unwrap();
         let ids: Vec<&str> = seeded.records.iter().map(|r| r.id.as_str()).collect();

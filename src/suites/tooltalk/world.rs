@@ -160,11 +160,7 @@ impl World {
             Ok(reply) => (reply, None),
             Err(exception) => (Reply::default(), Some(exception)),
         };
-        Execution {
-            request,
-            response,
-            exception,
-        }
+        Execution::new(request, response, exception)
     }
 
     /// The checks the reference makes before running a tool: it exists, a

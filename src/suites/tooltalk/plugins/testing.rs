@@ -60,5 +60,6 @@ pub(crate) fn gold(api: &str, params: Value, response: Value) -> GoldCall {
         },
         response,
         exception: None,
+        place: None,
     }
 }

@@ -1,0 +1,399 @@
+//! The world of one API-Bank dialogue: its [`State`] and the way the
+//! reference's `ToolManager.api_call` runs a call over it (find the API,
+//! convert the arguments, call it with them as keyword arguments).
+//!
+//! Which arguments run: a replayed line that records its `result.input`
+//! runs with that input, the arguments as the reference's tools received
+//! them when the dialogue was recorded (lists already lists); otherwise
+//! (a line written by hand, a prediction) `param_dict` is converted as
+//! `api_call` converts it. That conversion leaves text given for a list
+//! parameter as text, as the reference does: it is what the reference's
+//! evaluator runs a model's call with, and a recording that reproduces
+//! must be what the reference would have recorded.
+//!
+//! Errors the reference raises outside an API's own `call` (an unknown
+//! API, a parameter the API does not take, a value that does not convert,
+//! a missing argument) leave no result object there; here they are given
+//! in the shape the APIs use for their own exceptions
+//! (`{"api_name", "input", "output": null, "exception"}`, with the
+//! exception as `str(e)` gives it), so that `fill` records them readably
+//! and `verify` compares them like any other result.
+
+use serde_json::{Map, Number, Value};
+
+use super::apis::{self, api, Api};
+use super::state::{State, Unreproducible};
+use crate::dialogue::{GoldCall, Request};
+use crate::sim::pyargs::{bind, type_name};
+use crate::sim::{Databases, Reply};
+use crate::suite::{Execution, NotChecked, Note, ParamType, WorldOptions};
+
+/// One dialogue's world.
+#[derive(Debug, Clone)]
+pub struct ApiBankWorld {
+    state: State,
+}
+
+impl ApiBankWorld {
+    /// A dialogue's world: fresh databases, the run's retriever.
+    pub fn new(databases: &Databases, options: &WorldOptions) -> Self {
+        let mut state = State::new(databases);
+        state.set_retriever(options.retriever);
+        ApiBankWorld { state }
+    }
+
+    /// The arguments the call ran with and its result object.
+    fn run(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        recorded_input: Option<&Map<String, Value>>,
+    ) -> (Map<String, Value>, Value) {
+        let Some(api) = api(api_name) else {
+            return raised(api_name, parameters, "invalid tool name.".into());
+        };
+        let arguments = match recorded_input {
+            Some(input) => input.clone(),
+            None => match convert(api, &parameters) {
+                Ok(arguments) => arguments,
+                Err(e) => return raised(api_name, parameters, e),
+            },
+        };
+        let names = |required: bool| -> Vec<&str> {
+            api.spec
+                .parameters
+                .iter()
+                .filter(|p| p.required == required)
+                .map(|p| p.name)
+                .collect()
+        };
+        let result = match bind(api_name, &arguments, &names(true), &names(false)) {
+            Ok(args) => (api.call)(&mut self.state, args),
+            Err(e) => return raised(api_name, arguments, e),
+        };
+        (arguments, result)
+    }
+}
+
+impl crate::suite::World for ApiBankWorld {
+    fn execute(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        recorded: Option<&GoldCall>,
+    ) -> Execution {
+        let recorded = recorded
+            .map(|call| &call.response)
+            .filter(|result| result.is_object());
+        self.state.replaying(recorded.cloned());
+        let recorded_input = recorded
+            .and_then(|result| result.get("input"))
+            .and_then(Value::as_object);
+        let (arguments, result) = self.run(api_name, parameters, recorded_input);
+        let exception = result
+            .get("exception")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let request = Request {
+            api_name: api_name.to_string(),
+            parameters: arguments,
+        };
+        let mut execution = Execution::new(request, Reply::Json(result), exception);
+        (execution.not_checked, execution.note) = marks(&self.state);
+        execution
+    }
+
+    fn boxed_clone(&self) -> Box<dyn crate::suite::World> {
+        Box::new(self.clone())
+    }
+}
+
+/// What the call that ran last marked in the state: why its result cannot
+/// be checked offline, and what it noted.
+fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
+    let not_checked = state.unreproducible().map(|why| match why {
+        Unreproducible::Random => NotChecked::Random,
+        Unreproducible::External => NotChecked::External,
+    });
+    let note = state
+        .retrieval()
+        .map(|(recorded, retriever)| Note::Retrieval {
+            recorded: recorded.to_string(),
+            retriever: retriever.to_string(),
+        });
+    (not_checked, note)
+}
+
+/// The result of a call that raised before its API ran.
+fn raised(
+    api_name: &str,
+    arguments: Map<String, Value>,
+    exception: String,
+) -> (Map<String, Value>, Value) {
+    let result = apis::result(api_name, Value::Object(arguments.clone()), Err(exception));
+    (arguments, result)
+}
+
+/// `ToolManager.api_call`'s conversion of the arguments as the model wrote
+/// them: each must be a parameter of the API (the dialogues' names, see
+/// the catalog), and is converted by its declared type: `int` and `float`
+/// from text that holds one (other values as Python's `int()` and
+/// `float()` take them), `bool` true for the text `True` only, `str` and
+/// lists as given.
+fn convert(api: &Api, parameters: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut converted = Map::new();
+    for (name, value) in parameters {
+        let Some(spec) = api.spec.parameter(name) else {
+            return Err(format!("invalid parameter name. parameter: {name}"));
+        };
+        let declared = api
+            .reference
+            .input_parameters
+            .iter()
+            .find(|(known, _, _)| known == name)
+            .map_or_else(|| python_type(spec.ty), |(_, ty, _)| *ty);
+        converted.insert(name.clone(), convert_value(declared, value)?);
+    }
+    Ok(converted)
+}
+
+/// The reference's type name for a parameter it does not declare under
+/// the dialogues' name.
+fn python_type(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::String => "str",
+        ParamType::Integer => "int",
+        ParamType::Number => "float",
+        ParamType::Boolean => "bool",
+        ParamType::Array(_) => "list",
+        ParamType::Object => "dict",
+    }
+}
+
+fn convert_value(declared: &str, value: &Value) -> Result<Value, String> {
+    match declared {
+        "int" => {
+            if let Value::String(text) = value {
+                if !is_digits(text) {
+                    return Err(format!("invalid parameter type. parameter: {text}"));
+                }
+            }
+            int(value)
+        }
+        "float" => {
+            if let Value::String(text) = value {
+                if !is_digits(&text.replacen('.', "", 1)) {
+                    return Err("invalid parameter type.".into());
+                }
+            }
+            float(value)
+        }
+        "str" | "list(str)" | "list" => Ok(value.clone()),
+        "bool" => Ok(Value::Bool(value.as_str() == Some("True"))),
+        _ => Err("invalid parameter type.".into()),
+    }
+}
+
+/// `text.isdigit()` for the digits the dialogues write (ASCII; Python
+/// also counts other scripts' digits, which no dialogue uses).
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Python's `int(value)` (text already checked to be digits).
+fn int(value: &Value) -> Result<Value, String> {
+    match value {
+        Value::String(text) => Ok(text
+            .parse::<u64>()
+            .map(Value::from)
+            // Beyond 64 bits Python keeps every digit; a float is the
+            // nearest JSON can carry here.
+            .unwrap_or_else(|_| float_value(text.parse().unwrap_or_default()))),
+        Value::Number(n) if !n.is_f64() => Ok(value.clone()),
+        Value::Number(n) => Ok(Value::from(n.as_f64().unwrap_or(0.0).trunc() as i64)),
+        Value::Bool(b) => Ok(Value::from(i64::from(*b))),
+        other => Err(format!(
+            "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+            type_name(other)
+        )),
+    }
+}
+
+/// Python's `float(value)` (text already checked to hold a number).
+fn float(value: &Value) -> Result<Value, String> {
+    match value {
+        Value::String(text) => Ok(float_value(text.parse().unwrap_or(0.0))),
+        Value::Number(n) => Ok(float_value(n.as_f64().unwrap_or(0.0))),
+        Value::Bool(b) => Ok(float_value(f64::from(u8::from(*b)))),
+        other => Err(format!(
+            "float() argument must be a string or a real number, not '{}'",
+            type_name(other)
+        )),
+    }
+}
+
+fn float_value(x: f64) -> Value {
+    Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::suite::World as _;
+
+    fn world() -> ApiBankWorld {
+        let dir = tempfile::tempdir().unwrap();
+        let (name, accounts) = apis::testing::accounts();
+        std::fs::write(
+            dir.path().join(format!("{name}.json")),
+            accounts.to_string(),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("Agenda.json"), "{}").unwrap();
+        ApiBankWorld::new(
+            &Databases::load_documents(dir.path()).unwrap(),
+            &WorldOptions::default(),
+        )
+    }
+
+    fn parameters(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    fn gold(api_name: &str, param_dict: Value, result: Value) -> GoldCall {
+        GoldCall {
+            request: Request {
+                api_name: api_name.into(),
+                parameters: parameters(param_dict),
+            },
+            response: result,
+            exception: None,
+            place: None,
+        }
+    }
+
+    #[test]
+    fn runs_the_arguments_as_written_when_nothing_is_recorded() {
+        let mut world = world();
+        let executed = world.execute(
+            "GetUserToken",
+            parameters(json!({"username": "JohnDoe", "password": "pass123"})),
+            None,
+        );
+        assert_eq!(
+            executed.response.into_value(),
+            json!({"api_name": "GetUserToken", "input": {"username": "JohnDoe", "password": "pass123"},
+                   "output": {"token": "t-john"}, "exception": null})
+        );
+        assert_eq!(executed.exception, None);
+        assert_eq!(executed.not_checked, None);
+    }
+
+    #[test]
+    fn a_recorded_input_is_what_runs() {
+        let mut world = world();
+        // The recording's input names another user than the line's
+        // param_dict: the recorded input is what the reference ran.
+        let recorded = gold(
+            "GetUserToken",
+            json!({"username": "JohnDoe", "password": "pass123"}),
+            json!({"api_name": "GetUserToken", "input": {"username": "JaneSmith", "password": "pass456"},
+                   "output": {"token": "t-jane"}, "exception": null}),
+        );
+        let executed = world.execute(
+            "GetUserToken",
+            recorded.request.parameters.clone(),
+            Some(&recorded),
+        );
+        assert_eq!(executed.response.into_value(), recorded.response);
+        assert_eq!(executed.request.parameters["username"], "JaneSmith");
+    }
+
+    #[test]
+    fn errors_before_the_api_runs_read_as_the_reference_raises_them() {
+        let mut world = world();
+        let exception = |world: &mut ApiBankWorld, api_name: &str, params: Value| {
+            world
+                .execute(api_name, parameters(params), None)
+                .exception
+                .unwrap()
+        };
+        assert_eq!(
+            exception(&mut world, "AddSchedule", json!({"a": "1"})),
+            "invalid tool name."
+        );
+        assert_eq!(
+            exception(&mut world, "GetUserToken", json!({"user": "JohnDoe"})),
+            "invalid parameter name. parameter: user"
+        );
+        assert_eq!(
+            exception(&mut world, "GetUserToken", json!({"username": "JohnDoe"})),
+            "GetUserToken.call() missing 1 required positional argument: 'password'"
+        );
+        let executed = world.execute("AddSchedule", parameters(json!({"a": "1"})), None);
+        assert_eq!(
+            executed.response.into_value(),
+            json!({"api_name": "AddSchedule", "input": {"a": "1"}, "output": null,
+                   "exception": "invalid tool name."})
+        );
+    }
+
+    #[test]
+    fn values_convert_as_tool_manager_converts_them() {
+        assert_eq!(convert_value("int", &json!("12")).unwrap(), json!(12));
+        assert_eq!(
+            convert_value("int", &json!("1.5")).unwrap_err(),
+            "invalid parameter type. parameter: 1.5"
+        );
+        assert_eq!(convert_value("int", &json!(2.7)).unwrap(), json!(2));
+        assert_eq!(
+            convert_value("int", &Value::Null).unwrap_err(),
+            "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'"
+        );
+        assert_eq!(convert_value("float", &json!("1.5")).unwrap(), json!(1.5));
+        assert_eq!(convert_value("float", &json!("15")).unwrap(), json!(15.0));
+        assert_eq!(
+            convert_value("float", &json!("1.5.1")).unwrap_err(),
+            "invalid parameter type."
+        );
+        assert_eq!(convert_value("bool", &json!("True")).unwrap(), json!(true));
+        assert_eq!(convert_value("bool", &json!(true)).unwrap(), json!(false));
+        // A list written as text stays text, as the reference leaves it.
+        assert_eq!(
+            convert_value("list(str)", &json!("['a', 'b']")).unwrap(),
+            json!("['a', 'b']")
+        );
+        assert_eq!(
+            convert_value("dict", &json!({})).unwrap_err(),
+            "invalid parameter type."
+        );
+    }
+
+    #[test]
+    fn what_an_api_marks_becomes_the_execution_s_reason_and_note() {
+        let mut world = world();
+        world.state.replaying(None);
+        assert_eq!(marks(&world.state), (None, None));
+        world.state.mark(Unreproducible::External);
+        world
+            .state
+            .note_retrieval("AddAgenda".into(), "AddAlarm".into());
+        assert_eq!(
+            marks(&world.state),
+            (
+                Some(NotChecked::External),
+                Some(Note::Retrieval {
+                    recorded: "AddAgenda".into(),
+                    retriever: "AddAlarm".into()
+                })
+            )
+        );
+        world.state.mark(Unreproducible::Random);
+        assert_eq!(marks(&world.state).0, Some(NotChecked::Random));
+        // A new call starts unmarked.
+        let executed = world.execute("CheckToken", parameters(json!({"token": "t-john"})), None);
+        assert_eq!((executed.not_checked, executed.note), (None, None));
+    }
+}

@@ -1,0 +1,472 @@
+//! API-Bank dialogues through verify, fill, stats and check: small
+//! dialogues and databases written here (with the APIs GetUserToken,
+//! CheckToken and AddAgenda), bad input on purpose, and the upstream
+//! dialogues through fill.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::{json, Value};
+
+fn talkforge() -> Command {
+    Command::cargo_bin("talkforge").unwrap()
+}
+
+/// A dataset: `databases/apibank/` (Account, Agenda) and
+/// `conversations/agenda/`, where the dialogues go.
+fn dataset() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = tmp.path().join("databases/apibank");
+    fs::create_dir_all(&databases).unwrap();
+    let accounts = json!({
+        "lwong": {"password": "tulip-88", "token": "q1w2e3r4t5y6", "email": "lwong@example.com"},
+        "JohnDoe": {"password": "pass123", "token": "a9s8d7f6g5h4j3k2l1", "email": "johndoe@example.com"}
+    });
+    fs::write(databases.join("Account.json"), accounts.to_string()).unwrap();
+    let agenda = json!({"1": {"content": "Gym", "time": "2023-03-16", "location": "24 Hour Fitness", "username": "JohnDoe"}});
+    fs::write(databases.join("Agenda.json"), agenda.to_string()).unwrap();
+    let dialogues = tmp.path().join("conversations/agenda");
+    fs::create_dir_all(&dialogues).unwrap();
+    (tmp, databases, dialogues)
+}
+
+const ASK: &str = r#"{"role": "User", "text": "Please put a dentist visit on my agenda for May 2nd at 3:30 pm at Pearl Dental. Username lwong, password tulip-88."}"#;
+const LOGIN: &str = r#"{"role": "API", "api_name": "GetUserToken", "param_dict": {"username": "lwong", "password": "tulip-88"}}"#;
+const ADD: &str = r#"{"role": "API", "api_name": "AddAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}}"#;
+const DONE: &str = r#"{"role": "AI", "text": "Your dentist visit is on the agenda."}"#;
+
+/// What the reference records for LOGIN and ADD.
+const LOGIN_RESULT: &str = r#""result": {"api_name": "GetUserToken", "input": {"username": "lwong", "password": "tulip-88"}, "output": {"token": "q1w2e3r4t5y6"}, "exception": null}"#;
+const ADD_RESULT: &str = r#""result": {"api_name": "AddAgenda", "input": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}, "output": "success", "exception": null}"#;
+
+/// `line` (an API line without a result) with `result` recorded.
+fn recorded(line: &str, result: &str) -> String {
+    format!("{}, {result}}}", line.strip_suffix('}').unwrap())
+}
+
+/// The dentist dialogue with its results recorded, ending in a newline.
+fn dentist() -> String {
+    [
+        ASK.to_string(),
+        recorded(LOGIN, LOGIN_RESULT),
+        recorded(ADD, ADD_RESULT),
+        DONE.to_string(),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+fn run_json(command: &mut Command, code: i32) -> Value {
+    let out = command.assert().code(code).get_output().stdout.clone();
+    serde_json::from_slice(&out)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out)))
+}
+
+fn verify(paths: &[&Path], databases: &Path, code: i32) -> Value {
+    run_json(
+        talkforge()
+            .arg("verify")
+            .args(paths)
+            .arg("--databases")
+            .arg(databases)
+            .args(["--format", "json"]),
+        code,
+    )
+}
+
+#[test]
+fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    fs::write(&file, dentist()).unwrap();
+    let report = verify(&[&file], &databases, 0);
+    assert_eq!(
+        (
+            &report["conversations"],
+            &report["calls"],
+            &report["reproduced"]
+        ),
+        (&json!(1), &json!(2), &json!(2))
+    );
+    assert_eq!(report["differs"], json!([]));
+    assert!(report.get("not_checked").is_none());
+    // Results compare as Python's `==` compares dicts: key order aside.
+    let reordered = dentist().replace(
+        r#""result": {"api_name": "GetUserToken", "input""#,
+        r#""result": {"input""#,
+    ).replace(
+        r#""output": {"token": "q1w2e3r4t5y6"}, "exception": null}"#,
+        r#""output": {"token": "q1w2e3r4t5y6"}, "exception": null, "api_name": "GetUserToken"}"#,
+    );
+    assert_ne!(reordered, dentist());
+    fs::write(&file, reordered).unwrap();
+    assert_eq!(verify(&[&file], &databases, 0)["reproduced"], 2);
+
+    // A blank line before the calls: the differing call is reported at
+    // its line (0-based, blank lines counted) and its index among the API
+    // lines.
+    let edited = dentist()
+        .replacen(ASK, &format!("{ASK}\n"), 1)
+        .replace("\"output\": \"success\"", "\"output\": \"failed\"");
+    fs::write(&file, edited).unwrap();
+    let report = verify(&[&file], &databases, 1);
+    assert_eq!(report["reproduced"], 1);
+    let difference = &report["differs"][0];
+    assert_eq!(
+        (
+            &difference["turn"],
+            &difference["call"],
+            &difference["api_name"]
+        ),
+        (&json!(3), &json!(1), &json!("AddAgenda"))
+    );
+    let diff = difference["diff"].as_str().unwrap();
+    assert!(diff.contains("-        \"output\": \"failed\","), "{diff}");
+    assert!(diff.contains("+        \"output\": \"success\","), "{diff}");
+
+    let human = talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let human = String::from_utf8(human).unwrap();
+    assert!(
+        human.contains("dentist.jsonl turn 3 call 1 (AddAgenda) differs:"),
+        "{human}"
+    );
+    assert!(
+        human.ends_with("1 conversations, 2 gold calls: 1 reproduce, 1 differ\n"),
+        "{human}"
+    );
+}
+
+#[test]
+fn an_unknown_api_differs_with_the_reference_error() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("schedule.jsonl");
+    let line = r#"{"role": "API", "api_name": "AddSchedule", "param_dict": {"token": "q1w2e3r4t5y6"}, "result": {"api_name": "AddSchedule", "input": {"token": "q1w2e3r4t5y6"}, "output": "success", "exception": null}}"#;
+    fs::write(&file, format!("{ASK}\n{line}\n")).unwrap();
+    let report = verify(&[&file], &databases, 1);
+    let diff = report["differs"][0]["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("+        \"exception\": \"invalid tool name.\""),
+        "{diff}"
+    );
+    // An argument the API does not take, as ToolManager refuses it.
+    let line = r#"{"role": "API", "api_name": "CheckToken", "param_dict": {"tok": "x"}}"#;
+    fs::write(&file, format!("{ASK}\n{line}\n")).unwrap();
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains(r#""result": {"api_name": "CheckToken", "input": {"tok": "x"}, "output": null, "exception": "invalid parameter name. parameter: tok"}"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn fill_records_results_as_upstream_writes_them_and_then_changes_nothing() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    // Written by hand: no results, no final newline.
+    let written = [ASK, LOGIN, ADD, DONE].join("\n");
+    fs::write(&file, &written).unwrap();
+    let fill = |check: bool, code: i32| {
+        let mut command = talkforge();
+        command
+            .arg("fill")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases);
+        if check {
+            command.arg("--check");
+        }
+        run_json(command.args(["--format", "json"]), code)
+    };
+    let report = fill(true, 1);
+    assert_eq!(report["written"], false);
+    let places: Vec<(u64, u64)> = report["filled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["turn"].as_u64().unwrap(), f["call"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(places, [(1, 0), (2, 1)]);
+    assert_eq!(fs::read_to_string(&file).unwrap(), written);
+
+    fill(false, 0);
+    let want = dentist();
+    assert_eq!(fs::read_to_string(&file).unwrap(), want.trim_end());
+    // Nothing left to fill: the bytes stay, and verify agrees.
+    let report = fill(true, 0);
+    assert_eq!(report["filled"], json!([]));
+    fill(false, 0);
+    assert_eq!(fs::read_to_string(&file).unwrap(), want.trim_end());
+    verify(&[&file], &databases, 0);
+
+    // With a final newline, it is kept.
+    fs::write(&file, format!("{written}\n")).unwrap();
+    fill(false, 0);
+    assert_eq!(fs::read_to_string(&file).unwrap(), want);
+}
+
+#[test]
+fn seeding_is_refused_with_the_reason() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    fs::write(&file, dentist()).unwrap();
+    talkforge()
+        .args(["fill", "--seed"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not seed databases"));
+    assert_eq!(fs::read_to_string(&file).unwrap(), dentist());
+}
+
+#[test]
+fn stats_counts_dialogues_calls_and_apis() {
+    let (_tmp, _databases, dialogues) = dataset();
+    fs::write(dialogues.join("dentist.jsonl"), dentist()).unwrap();
+    let other = dialogues.parent().unwrap().join("login");
+    fs::create_dir(&other).unwrap();
+    fs::write(
+        other.join("login.jsonl"),
+        format!("{ASK}\n{}\n", recorded(LOGIN, LOGIN_RESULT)),
+    )
+    .unwrap();
+    let stats = run_json(
+        talkforge()
+            .args(["stats", "--format", "json"])
+            .arg(dialogues.parent().unwrap()),
+        0,
+    );
+    assert_eq!(stats["conversations"], 2);
+    assert_eq!(stats["gold_calls"], 3);
+    assert_eq!(stats["by_subset"], json!({"agenda": 1, "login": 1}));
+    assert_eq!(stats["by_tool"]["GetUserToken"], 2);
+    assert_eq!(stats["by_tool"]["AddAgenda"], 1);
+    assert_eq!(stats["by_tool"]["ToolSearcher"], 0);
+    assert_eq!(stats["by_plugin"], json!({"API-Bank": 3}));
+    assert_eq!(stats["turns"], 6);
+    assert_eq!(stats["user_turns"], 2);
+}
+
+#[test]
+fn check_gates_an_api_bank_dataset() {
+    let (tmp, _databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    fs::write(&file, dentist()).unwrap();
+    let check = |code: i32| {
+        talkforge()
+            .arg("check")
+            .arg("--root")
+            .arg(tmp.path())
+            .assert()
+            .code(code)
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let out = String::from_utf8(check(0)).unwrap();
+    assert!(
+        out.contains("2 of 2 gold calls in 1 conversations reproduce"),
+        "{out}"
+    );
+    assert!(out.contains("check passed"), "{out}");
+    fs::write(
+        &file,
+        dentist().replace("\"output\": \"success\"", "\"output\": \"failed\""),
+    )
+    .unwrap();
+    let out = String::from_utf8(check(1)).unwrap();
+    assert!(
+        out.contains("dentist.jsonl turn 2 call 1 (AddAgenda): the recorded result differs"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("broken.jsonl");
+    fs::write(
+        &file,
+        format!("{ASK}\n\n{{\"role\": \"AI\", \"text\": oops}}\n"),
+    )
+    .unwrap();
+    let place = format!("{}:3:24: expected value", file.display());
+    for command in ["verify", "fill", "stats"] {
+        let mut cmd = talkforge();
+        cmd.arg(command).arg(&file);
+        if command != "stats" {
+            cmd.arg("--databases").arg(&databases);
+        }
+        cmd.assert()
+            .code(2)
+            .stderr(predicate::str::contains(&place));
+    }
+    // A line of the wrong shape is an error too (lint reports it as a finding).
+    fs::write(
+        &file,
+        format!("{ASK}\n{{\"role\": \"Bot\", \"text\": \"hi\"}}\n"),
+    )
+    .unwrap();
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{}:2:10: unknown role \"Bot\"",
+            file.display()
+        )));
+    talkforge().arg("lint").arg(&file).assert().code(1);
+}
+
+#[test]
+fn a_databases_folder_without_accounts_is_refused_by_name() {
+    let (tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    fs::write(&file, dentist()).unwrap();
+    fs::remove_file(databases.join("Account.json")).unwrap();
+    for command in ["verify", "fill"] {
+        talkforge()
+            .arg(command)
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{}: no Account.json in this folder",
+                databases.display()
+            )));
+    }
+    // `--databases` defaults to the suite's folder, relative to the
+    // working directory.
+    talkforge()
+        .current_dir(tmp.path())
+        .arg("verify")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "databases/apibank: no Account.json in this folder",
+        ));
+}
+
+/// The upstream dialogues through fill: `--check` reports and writes
+/// nothing; a fill rewrites only the lines it reports (each line's other
+/// fields byte for byte), keeps the recordings it cannot check, leaves the
+/// files it reports nothing for byte for byte; and a second fill finds
+/// nothing to do.
+#[test]
+fn upstream_dialogues_fill_only_what_they_report() {
+    let Some(upstream) = talkforge::test_support::upstream("apibank") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let samples = tmp.path().join("samples");
+    let mut originals = Vec::new();
+    for entry in walk(&upstream.join("lv1-lv2-samples")) {
+        let relative = entry
+            .strip_prefix(upstream.join("lv1-lv2-samples"))
+            .unwrap();
+        let copy = samples.join(relative);
+        fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        fs::copy(&entry, &copy).unwrap();
+        originals.push((copy, fs::read(&entry).unwrap()));
+    }
+    let databases = upstream.join("init_database");
+    let fill = |check: bool| {
+        let mut command = talkforge();
+        command
+            .arg("fill")
+            .arg(&samples)
+            .arg("--databases")
+            .arg(&databases);
+        if check {
+            command.arg("--check");
+        }
+        run_json(
+            command.args(["--format", "json"]),
+            if check { 1 } else { 0 },
+        )
+    };
+    let checked = fill(true);
+    assert_eq!(checked["calls"], 508);
+    for (path, bytes) in &originals {
+        assert_eq!(&fs::read(path).unwrap(), bytes, "{}", path.display());
+    }
+    let filled = fill(false);
+    assert_eq!(filled["filled"], checked["filled"]);
+    let reported: Vec<(String, u64)> = filled["filled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["turn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for (path, bytes) in &originals {
+        let before = String::from_utf8(bytes.clone()).unwrap();
+        let after = fs::read_to_string(path).unwrap();
+        let (before, after): (Vec<&str>, Vec<&str>) =
+            (before.split('\n').collect(), after.split('\n').collect());
+        assert_eq!(before.len(), after.len(), "{}", path.display());
+        for (line, (old, new)) in before.iter().zip(&after).enumerate() {
+            let listed = reported.contains(&(path.display().to_string(), line as u64));
+            if !listed {
+                assert_eq!(old, new, "{} line {line}", path.display());
+                continue;
+            }
+            let mut old: Value = serde_json::from_str(old).unwrap();
+            let mut new: Value = serde_json::from_str(new).unwrap();
+            old.as_object_mut().unwrap().remove("result");
+            new.as_object_mut().unwrap().remove("result");
+            assert_eq!(old, new, "{} line {line}", path.display());
+        }
+    }
+    let again = run_json(
+        talkforge()
+            .args(["fill", "--check", "--format", "json"])
+            .arg(&samples)
+            .arg("--databases")
+            .arg(&databases),
+        0,
+    );
+    assert_eq!(again["filled"], json!([]));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            files.push(path);
+        }
+    }
+    files
+}
