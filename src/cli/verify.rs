@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::formats::discover;
-use crate::suite::NotChecked;
 use crate::suites::{extensions, of_files};
-use crate::verify::verify_files;
+use crate::verify::output::{write_human, write_json, Run};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -40,62 +39,21 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retriever.world_options();
-    let report = verify_files(&files, suite, &databases, &options);
+    let run = Run {
+        files: &files,
+        suite,
+        databases: &databases,
+        options: &options,
+    };
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
-    match args.format {
-        OutputFormat::Json => {
-            // Written as it is serialised: the differences can be megabytes.
-            let _ = serde_json::to_writer_pretty(&mut stdout, &report)
-                .map_err(std::io::Error::from)
-                .and_then(|()| writeln!(stdout));
-        }
-        OutputFormat::Human => {
-            for d in &report.differs {
-                let _ = writeln!(
-                    stdout,
-                    "{} turn {} call {} ({}) differs:\n{}",
-                    d.file, d.turn, d.call, d.api_name, d.diff
-                );
-            }
-            for n in &report.not_checked {
-                let why = match n.reason {
-                    NotChecked::Random => "it draws from unseeded randomness",
-                    NotChecked::External => "it asks a live web service",
-                };
-                let _ = writeln!(
-                    stdout,
-                    "{} turn {} call {} ({}) not checked: {why}",
-                    n.file, n.turn, n.call, n.api_name
-                );
-            }
-            for r in &report.retrieval {
-                let _ = writeln!(
-                    stdout,
-                    "{} turn {} call {}: the recording retrieved {}, the {} retriever picks {}",
-                    r.file,
-                    r.turn,
-                    r.call,
-                    r.recorded,
-                    options.retriever.name(),
-                    r.retriever
-                );
-            }
-            let _ = write!(
-                stdout,
-                "{} conversations, {} gold calls: {} reproduce, {} differ",
-                report.conversations,
-                report.calls,
-                report.reproduced,
-                report.differs.len()
-            );
-            if !report.not_checked.is_empty() {
-                let _ = write!(stdout, ", {} not checked", report.not_checked.len());
-            }
-            let _ = writeln!(stdout);
-        }
-    }
+    // Written as the files are verified: the differences can be megabytes.
+    let written = match args.format {
+        OutputFormat::Json => write_json(&run, &mut stdout),
+        OutputFormat::Human => write_human(&run, &mut stdout),
+    };
     let _ = stdout.flush();
     drop(stdout);
+    let report = written.map_err(|e| Error::Other(format!("cannot write the report: {e}")))?;
     for error in &report.errors {
         eprintln!("error: {error}");
     }
@@ -106,5 +64,5 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             files.len()
         )));
     }
-    Ok(Status::from_findings(!report.differs.is_empty()))
+    Ok(Status::from_findings(report.differing() > 0))
 }

@@ -14,6 +14,8 @@ use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, NotChecked, Note, Suite, WorldOptions};
 use crate::{Error, Result};
 
+pub mod output;
+
 /// One gold call whose recording differs from the simulator's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct Difference {
@@ -199,42 +201,71 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report of files verified one by one, in their order.
-    pub fn gather(results: Vec<Result<Verified>>) -> Report {
-        let mut report = Report::default();
-        for result in results {
-            match result {
-                Ok(verified) => {
-                    let found = verified.found;
-                    report.conversations += 1;
-                    report.calls += verified.calls;
-                    report.reproduced +=
-                        verified.calls - found.differs.len() - found.not_checked.len();
-                    report.differs.extend(found.differs);
-                    report.not_checked.extend(found.not_checked);
-                    report.retrieval.extend(found.retrieval);
-                }
-                Err(e) => report.errors.push(e.to_string()),
+    /// Add one file's result; its differences are handed back, for the
+    /// caller to keep ([`verify_files`]) or to write out as they come
+    /// (`talkforge verify`).
+    pub fn add(&mut self, result: Result<Verified>) -> Vec<Difference> {
+        match result {
+            Ok(verified) => {
+                let found = verified.found;
+                self.conversations += 1;
+                self.calls += verified.calls;
+                self.reproduced += verified.calls - found.differs.len() - found.not_checked.len();
+                self.not_checked.extend(found.not_checked);
+                self.retrieval.extend(found.retrieval);
+                found.differs
+            }
+            Err(e) => {
+                self.errors.push(e.to_string());
+                Vec::new()
             }
         }
-        report
+    }
+
+    /// How many calls differ, whether or not `differs` holds them.
+    pub fn differing(&self) -> usize {
+        self.calls - self.reproduced - self.not_checked.len()
     }
 }
 
-/// Verify every file, in parallel, and gather the report in file order; a
-/// file that cannot be verified gives its error without stopping the others.
+/// Files verified at a time: enough to keep every worker busy, few enough
+/// that what they found is a small part of what a run holds.
+const WINDOW: usize = 256;
+
+/// Verify every file, a window of files at a time in parallel, and hand
+/// each file's result to `each` in file order; a file that cannot be
+/// verified gives its error without stopping the others. Only one
+/// window's results are held at a time, so memory does not grow with the
+/// dataset.
+pub fn verify_each(
+    files: &[PathBuf],
+    suite: &dyn Suite,
+    databases: &Databases,
+    options: &WorldOptions,
+    mut each: impl FnMut(Result<Verified>),
+) {
+    for window in files.chunks(WINDOW) {
+        let results: Vec<Result<Verified>> = window
+            .par_iter()
+            .map(|path| verify_file(path, suite, databases, options))
+            .collect();
+        results.into_iter().for_each(&mut each);
+    }
+}
+
+/// Verify every file and gather the whole report, differences included.
 pub fn verify_files(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
     options: &WorldOptions,
 ) -> Report {
-    Report::gather(
-        files
-            .par_iter()
-            .map(|path| verify_file(path, suite, databases, options))
-            .collect(),
-    )
+    let mut report = Report::default();
+    verify_each(files, suite, databases, options, |result| {
+        let differs = report.add(result);
+        report.differs.extend(differs);
+    });
+    report
 }
 
 fn verify_file(
