@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: speed and memory of the talkforge binary over
-//! upstream ToolTalk (easy + hard, 78 conversations) replicated N times.
+//! upstream ToolTalk (easy + hard, 78 conversations) and upstream API-Bank
+//! (level-1 and level-2, 264 dialogues), each replicated N times.
 //!
 //! Every figure is a whole process (start, discovery, parsing, work,
 //! output), timed as the median of `--runs` runs (taken in rotation over
@@ -20,7 +21,7 @@ const REFERENCE_ORACLE_SECONDS: f64 = 8.6;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// How many copies of upstream ToolTalk to benchmark over.
+    /// How many copies of each upstream dataset to benchmark over.
     #[arg(long, default_value_t = 100)]
     pub copies: usize,
     /// Timed runs per figure (the median is reported).
@@ -29,6 +30,9 @@ pub struct Args {
     /// The upstream ToolTalk folder (holding easy/, tooltalk/, databases/).
     #[arg(long, default_value = "../shared/upstream/tooltalk")]
     pub upstream: PathBuf,
+    /// The upstream API-Bank folder (holding lv1-lv2-samples/, init_database/).
+    #[arg(long, default_value = "../shared/upstream/apibank")]
+    pub apibank: PathBuf,
     /// Exit non-zero when a target is missed.
     #[arg(long)]
     pub check: bool,
@@ -64,104 +68,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             upstream.display()
         );
     }
-    let binary = build_binary(&root)?;
-    let scratch = tempfile_dir()?;
-    let databases = upstream.join("databases");
-
-    // The memory check needs a smaller dataset beside the full one.
-    let small = (args.copies / 10).max(1);
-    let mut figures = Vec::new();
-    let mut counts = (0, 0);
-    let mut instructions = None;
-    for copies in [small, args.copies] {
-        let data = scratch.join(format!("x{copies}"));
-        let counting = args.instructions && copies == small;
-        replicate(&upstream, &data, copies)?;
-        counts = count(&binary, &data)?;
-        let out = scratch.join(format!("eval-out-{copies}"));
-        let jobs = jobs(&data, &databases, &out);
-        // Runs go round the commands (one of each, then again) rather than
-        // one command many times in a row: this machine's speed drifts
-        // (back-to-back heavy runs were measured 20-40% slower than the
-        // same runs interleaved), and the targets compare commands, so
-        // each should see the same conditions.
-        // The job writing --out goes last, on its own: the kernel writes
-        // its 95 MB back after it exits, which would slow whatever ran next.
-        let mut times = vec![Vec::new(); jobs.len()];
-        let mut peaks = vec![0.0f64; jobs.len()];
-        let (quiet, writing): (Vec<usize>, Vec<usize>) =
-            (0..jobs.len()).partition(|&j| !jobs[j].writes);
-        for round in [quiet, writing] {
-            for _ in 0..args.runs.max(1) {
-                for &j in &round {
-                    let job = &jobs[j];
-                    if out.exists() {
-                        std::fs::remove_dir_all(&out)?;
-                    }
-                    let (seconds, rss) = time_process(&binary, &job.args)
-                        .with_context(|| format!("running {}", job.name))?;
-                    times[j].push(seconds);
-                    peaks[j] = peaks[j].max(rss);
-                    if job.writes {
-                        // SAFETY: sync() takes no arguments and cannot fail.
-                        unsafe { libc::sync() };
-                    }
-                }
-            }
-        }
-        if counting {
-            instructions = Some((copies, count_instructions(&binary, &jobs, &scratch)?));
-        }
-        for ((job, mut times), peak) in jobs.iter().zip(times).zip(peaks) {
-            times.sort_by(f64::total_cmp);
-            figures.push(Figure {
-                name: job.name,
-                copies,
-                seconds: times[times.len() / 2],
-                peak_rss_mib: peak,
-            });
-        }
-    }
-    let _ = std::fs::remove_dir_all(&scratch);
-
-    let (conversations, calls) = counts;
-    println!(
-        "talkforge bench: upstream ToolTalk x{} = {conversations} conversations, {calls} gold calls; \
-         median of {} runs, whole process, {} cores",
-        args.copies,
-        args.runs.max(1),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
-    println!();
-    println!(
-        "| {:<22} | {:>6} | {:>8} | {:>12} | {:>12} | {:>13} |",
-        "command", "copies", "seconds", "conv/s", "calls/s", "peak RSS MiB"
-    );
-    println!(
-        "|{:-<24}|{:->8}|{:->10}|{:->14}|{:->14}|{:->15}|",
-        "", "", "", "", "", ""
-    );
-    for f in &figures {
-        let scale = f.copies as f64 / args.copies as f64;
-        println!(
-            "| {:<22} | {:>6} | {:>8.3} | {:>12.0} | {:>12.0} | {:>13.1} |",
-            f.name,
-            f.copies,
-            f.seconds,
-            conversations as f64 * scale / f.seconds,
-            calls as f64 * scale / f.seconds,
-            f.peak_rss_mib
+    let apibank = root.join(&args.apibank);
+    if !apibank.join("lv1-lv2-samples").is_dir() {
+        bail!(
+            "{} has no lv1-lv2-samples/ folder: pass --apibank DIR",
+            apibank.display()
         );
     }
-    println!();
+    let binary = build_binary(&root)?;
+    let scratch = tempfile_dir()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runs = args.runs.max(1);
+    let mut missed = 0;
 
-    let at = |name: &str, copies: usize| {
-        figures
-            .iter()
-            .find(|f| f.name == name && f.copies == copies)
-            .expect("every job ran at every size")
+    let tooltalk = Dataset {
+        name: "upstream ToolTalk",
+        items: "conversations",
+        sources: TOOLTALK_SUBSETS.iter().map(|s| upstream.join(s)).collect(),
+        extension: "json",
+        databases: upstream.join("databases"),
+        jobs: tooltalk_jobs,
     };
-    let full = args.copies;
+    let measured = measure(&binary, &tooltalk, args, &scratch.join("tooltalk"))?;
+    measured.print(&tooltalk, args.copies, runs, cores);
+    let (small, full) = (measured.small, args.copies);
+    let at = |name: &str, copies: usize| measured.figure(name, copies);
     let stats = at("stats", full).seconds;
     let verify = at("verify", full).seconds;
     let lint = at("lint", full).seconds;
@@ -188,35 +119,211 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // The issues set a memory target for verify and evaluate (and stats is
     // the baseline); lint's growth is printed for information: it keeps
     // every finding so that cross-file ones (duplicate-id) join in file order.
-    for job in ["stats", "verify", "evaluate oracle"] {
-        let grown = at(job, full).peak_rss_mib;
-        let base = at(job, small).peak_rss_mib;
-        targets.push(Target {
-            what: format!(
-                "{job}: memory flat ({base:.1} MiB at x{small}, {grown:.1} MiB at x{full}; \
-                 at most 1.5x for {}x the data)",
-                full / small
-            ),
-            met: grown <= base * 1.5,
-        });
-    }
-    let mut missed = 0;
+    targets.extend(measured.memory_targets(&["stats", "verify", "evaluate oracle"], full));
     println!(
         "info   lint memory: {:.1} MiB at x{small}, {:.1} MiB at x{full} (no target)",
         at("lint", small).peak_rss_mib,
         at("lint", full).peak_rss_mib
     );
-    for t in &targets {
-        println!("{} {}", if t.met { "met   " } else { "MISSED" }, t.what);
-        missed += usize::from(!t.met);
-    }
-    if let Some((copies, counts)) = &instructions {
+    missed += report(&targets);
+    if let Some((copies, counts)) = &measured.instructions {
         print_instructions(counts, *copies);
     }
+
+    println!();
+    let api_bank = Dataset {
+        name: "upstream API-Bank level-1/2",
+        items: "dialogues",
+        sources: APIBANK_SUBSETS
+            .iter()
+            .map(|s| apibank.join("lv1-lv2-samples").join(s))
+            .collect(),
+        extension: "jsonl",
+        databases: apibank.join("init_database"),
+        jobs: apibank_jobs,
+    };
+    let measured = measure(&binary, &api_bank, args, &scratch.join("apibank"))?;
+    measured.print(&api_bank, args.copies, runs, cores);
+    let at = |name: &str| measured.figure(name, full).seconds;
+    let mut targets = vec![Target::ratio(
+        "verify within 2x of parse-only (stats)",
+        at("verify"),
+        at("stats"),
+        2.0,
+    )];
+    targets.extend(measured.memory_targets(&["stats", "verify"], full));
+    missed += report(&targets);
+    if let Some((copies, counts)) = &measured.instructions {
+        print_instructions(counts, *copies);
+    }
+
+    let _ = std::fs::remove_dir_all(&scratch);
     if args.check && missed > 0 {
         bail!("{missed} target(s) missed");
     }
     Ok(())
+}
+
+const TOOLTALK_SUBSETS: [&str; 2] = ["easy", "tooltalk"];
+const APIBANK_SUBSETS: [&str; 2] = ["level-1-given-desc", "level-2-toolsearcher"];
+
+/// A dataset to replicate and the commands to time over it.
+struct Dataset {
+    name: &'static str,
+    /// What its files are called in the summary line.
+    items: &'static str,
+    /// The folders copied into each replica (each keeps its name).
+    sources: Vec<PathBuf>,
+    extension: &'static str,
+    databases: PathBuf,
+    /// The commands, given the data folder, the databases and a scratch
+    /// output folder.
+    jobs: fn(&Path, &Path, &Path) -> Vec<Job>,
+}
+
+/// What one dataset measured, at the small and the full size.
+struct Measured {
+    figures: Vec<Figure>,
+    small: usize,
+    /// Files and gold calls at the full size.
+    counts: (u64, u64),
+    instructions: Option<(usize, Vec<(&'static str, u64)>)>,
+}
+
+impl Measured {
+    fn figure(&self, name: &str, copies: usize) -> &Figure {
+        self.figures
+            .iter()
+            .find(|f| f.name == name && f.copies == copies)
+            .expect("every job ran at every size")
+    }
+
+    fn print(&self, dataset: &Dataset, copies: usize, runs: usize, cores: usize) {
+        let (items, calls) = self.counts;
+        println!(
+            "talkforge bench: {} x{copies} = {items} {}, {calls} gold calls; \
+             median of {runs} runs, whole process, {cores} cores",
+            dataset.name, dataset.items
+        );
+        println!();
+        println!(
+            "| {:<22} | {:>6} | {:>8} | {:>12} | {:>12} | {:>13} |",
+            "command", "copies", "seconds", "files/s", "calls/s", "peak RSS MiB"
+        );
+        println!(
+            "|{:-<24}|{:->8}|{:->10}|{:->14}|{:->14}|{:->15}|",
+            "", "", "", "", "", ""
+        );
+        for f in &self.figures {
+            let scale = f.copies as f64 / copies as f64;
+            println!(
+                "| {:<22} | {:>6} | {:>8.3} | {:>12.0} | {:>12.0} | {:>13.1} |",
+                f.name,
+                f.copies,
+                f.seconds,
+                items as f64 * scale / f.seconds,
+                calls as f64 * scale / f.seconds,
+                f.peak_rss_mib
+            );
+        }
+        println!();
+    }
+
+    /// Peak memory at most 1.5x from the small to the full size.
+    fn memory_targets(&self, jobs: &[&str], full: usize) -> Vec<Target> {
+        let small = self.small;
+        jobs.iter()
+            .map(|job| {
+                let grown = self.figure(job, full).peak_rss_mib;
+                let base = self.figure(job, small).peak_rss_mib;
+                Target {
+                    what: format!(
+                        "{job}: memory flat ({base:.1} MiB at x{small}, {grown:.1} MiB at x{full}; \
+                         at most 1.5x for {}x the data)",
+                        full / small
+                    ),
+                    met: grown <= base * 1.5,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Print the targets; how many were missed.
+fn report(targets: &[Target]) -> usize {
+    for t in targets {
+        println!("{} {}", if t.met { "met   " } else { "MISSED" }, t.what);
+    }
+    targets.iter().filter(|t| !t.met).count()
+}
+
+/// Time every job of `dataset` at a tenth of `args.copies` and at the full
+/// count (the memory check compares the two).
+fn measure(
+    binary: &Path,
+    dataset: &Dataset,
+    args: &Args,
+    scratch: &Path,
+) -> anyhow::Result<Measured> {
+    let small = (args.copies / 10).max(1);
+    let mut figures = Vec::new();
+    let mut counts = (0, 0);
+    let mut instructions = None;
+    for copies in [small, args.copies] {
+        let data = scratch.join(format!("x{copies}"));
+        let counting = args.instructions && copies == small;
+        replicate(&dataset.sources, dataset.extension, &data, copies)?;
+        counts = count(binary, &data)?;
+        let out = scratch.join(format!("eval-out-{copies}"));
+        let jobs = (dataset.jobs)(&data, &dataset.databases, &out);
+        // Runs go round the commands (one of each, then again) rather than
+        // one command many times in a row: this machine's speed drifts
+        // (back-to-back heavy runs were measured 20-40% slower than the
+        // same runs interleaved), and the targets compare commands, so
+        // each should see the same conditions.
+        // The job writing --out goes last, on its own: the kernel writes
+        // its 95 MB back after it exits, which would slow whatever ran next.
+        let mut times = vec![Vec::new(); jobs.len()];
+        let mut peaks = vec![0.0f64; jobs.len()];
+        let (quiet, writing): (Vec<usize>, Vec<usize>) =
+            (0..jobs.len()).partition(|&j| !jobs[j].writes);
+        for round in [quiet, writing] {
+            for _ in 0..args.runs.max(1) {
+                for &j in &round {
+                    let job = &jobs[j];
+                    if out.exists() {
+                        std::fs::remove_dir_all(&out)?;
+                    }
+                    let (seconds, rss) = time_process(binary, &job.args)
+                        .with_context(|| format!("running {}", job.name))?;
+                    times[j].push(seconds);
+                    peaks[j] = peaks[j].max(rss);
+                    if job.writes {
+                        // SAFETY: sync() takes no arguments and cannot fail.
+                        unsafe { libc::sync() };
+                    }
+                }
+            }
+        }
+        if counting {
+            instructions = Some((copies, count_instructions(binary, &jobs, scratch)?));
+        }
+        for ((job, mut times), peak) in jobs.iter().zip(times).zip(peaks) {
+            times.sort_by(f64::total_cmp);
+            figures.push(Figure {
+                name: job.name,
+                copies,
+                seconds: times[times.len() / 2],
+                peak_rss_mib: peak,
+            });
+        }
+    }
+    Ok(Measured {
+        figures,
+        small,
+        counts,
+        instructions,
+    })
 }
 
 struct Target {
@@ -233,7 +340,7 @@ impl Target {
     }
 }
 
-fn jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
+fn tooltalk_jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
     let data = data.display().to_string();
     let databases = databases.display().to_string();
     let args = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
@@ -283,6 +390,37 @@ fn jobs(data: &Path, databases: &Path, out: &Path) -> Vec<Job> {
     ]
 }
 
+/// API-Bank: the parse-only pass, verify, and lint.
+fn apibank_jobs(data: &Path, databases: &Path, _out: &Path) -> Vec<Job> {
+    let data = data.display().to_string();
+    let databases = databases.display().to_string();
+    let args = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
+    vec![
+        Job {
+            name: "stats",
+            args: args(&["stats", &data, "--format", "json"]),
+            writes: false,
+        },
+        Job {
+            name: "verify",
+            args: args(&[
+                "verify",
+                &data,
+                "--databases",
+                &databases,
+                "--format",
+                "json",
+            ]),
+            writes: false,
+        },
+        Job {
+            name: "lint",
+            args: args(&["lint", &data, "--format", "json"]),
+            writes: false,
+        },
+    ]
+}
+
 /// Count the instructions of each command that writes nothing, under
 /// callgrind with one worker thread.
 fn count_instructions(
@@ -324,16 +462,15 @@ fn print_instructions(counts: &[(&str, u64)], copies: usize) {
     for (name, count) in counts {
         println!("  {name:<22} {:>8.1} M", *count as f64 / 1e6);
     }
-    if let (Some(stats), Some(verify), Some(lint), Some(oracle)) =
-        (of("stats"), of("verify"), of("lint"), of("evaluate oracle"))
-    {
-        println!(
-            "  verify/stats {:.2}x, evaluate/stats {:.2}x, lint/verify {:.2}x",
-            verify / stats,
-            oracle / stats,
-            lint / verify
-        );
-    }
+    let ratios: Vec<String> = [
+        ("verify", "stats"),
+        ("evaluate oracle", "stats"),
+        ("lint", "verify"),
+    ]
+    .iter()
+    .filter_map(|(a, b)| Some(format!("{a}/{b} {:.2}x", of(a)? / of(b)?)))
+    .collect();
+    println!("  {}", ratios.join(", "));
 }
 
 /// The total instruction count callgrind wrote in its summary line.
@@ -391,16 +528,23 @@ fn tempfile_dir() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Copy easy/ and tooltalk/ `copies` times under `dest/<n>/`.
-fn replicate(upstream: &Path, dest: &Path, copies: usize) -> anyhow::Result<()> {
+/// Copy each source folder's `extension` files `copies` times, under
+/// `dest/<n>/<folder name>/`.
+fn replicate(
+    sources: &[PathBuf],
+    extension: &str,
+    dest: &Path,
+    copies: usize,
+) -> anyhow::Result<()> {
     for n in 0..copies {
-        for subset in ["easy", "tooltalk"] {
-            let from = upstream.join(subset);
-            let to = dest.join(n.to_string()).join(subset);
+        for from in sources {
+            let to = dest
+                .join(n.to_string())
+                .join(from.file_name().context("a source folder has a name")?);
             std::fs::create_dir_all(&to)?;
-            for entry in std::fs::read_dir(&from).with_context(|| from.display().to_string())? {
+            for entry in std::fs::read_dir(from).with_context(|| from.display().to_string())? {
                 let path = entry?.path();
-                if path.extension().is_some_and(|e| e == "json") {
+                if path.extension().is_some_and(|e| e == extension) {
                     std::fs::copy(&path, to.join(path.file_name().expect("a file name")))?;
                 }
             }
