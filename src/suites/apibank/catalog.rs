@@ -188,37 +188,6 @@ static TOOLS: &[ToolSpec] = &[
         true,
     ),
     spec(
-        "AppointmentRegistration",
-        "Books a doctor's appointment for a patient on a day.",
-        &[text("patient_name"), date("date"), text("doctor_name")],
-        true,
-    ),
-    spec(
-        "BookHotel",
-        "Reserves hotel rooms for a stay.",
-        &[
-            text("hotel_name"),
-            date("check_in_time"),
-            date("check_out_time"),
-            p("room_count", ParamType::Integer),
-            p("adult_count", ParamType::Integer),
-            p("child_count", ParamType::Integer),
-        ],
-        true,
-    ),
-    spec(
-        "Calculator",
-        "Evaluates an arithmetic expression over integers.",
-        &[composed("formula")],
-        false,
-    ),
-    spec(
-        "CancelRegistration",
-        "Cancels a doctor's appointment by its id.",
-        &[text("appointment_id")],
-        true,
-    ),
-    spec(
         "CancelTimedSwitch",
         "Cancels a scheduled on/off switch of a device.",
         &[text("device_id"), timestamp("time")],
@@ -251,24 +220,6 @@ static TOOLS: &[ToolSpec] = &[
         true,
     ),
     spec(
-        "Dictionary",
-        "Looks a word up in a dictionary.",
-        &[text("keyword")],
-        false,
-    ),
-    spec(
-        "DocumentQA",
-        "Answers a question about a text document at a URL.",
-        &[text("url"), composed("question")],
-        false,
-    ),
-    spec(
-        "EmergencyKnowledge",
-        "Gives first-aid advice for a symptom.",
-        &[text("symptom")],
-        false,
-    ),
-    spec(
         "ForgotPassword",
         "Two steps: asks for a verification code, then sets a new password with it.",
         &[
@@ -287,12 +238,6 @@ static TOOLS: &[ToolSpec] = &[
         tells_today: true,
         ..spec("GetToday", "Tells today's date.", &[], false)
     },
-    spec(
-        "ImageCaption",
-        "Describes the picture at a URL.",
-        &[text("url")],
-        false,
-    ),
     spec("ModifyAgenda", "Changes an agenda item.", AGENDA, true),
     spec(
         "ModifyAlarm",
@@ -307,16 +252,6 @@ static TOOLS: &[ToolSpec] = &[
         &[TOKEN, text("old_password"), text("new_password")],
         true,
     ),
-    spec(
-        "ModifyRegistration",
-        "Moves a doctor's appointment to another day or doctor.",
-        &[
-            text("appointment_id"),
-            optional(date("new_appointment_date")),
-            optional(text("new_appointment_doctor")),
-        ],
-        true,
-    ),
     spec("ModifyReminder", "Changes a reminder.", REMINDER, true),
     spec(
         "ModifyScene",
@@ -328,56 +263,13 @@ static TOOLS: &[ToolSpec] = &[
         true,
     ),
     spec(
-        "OpenBankAccount",
-        "Opens a bank account.",
-        &[text("account"), text("password"), text("name")],
-        true,
-    ),
-    spec(
-        "PlayMusic",
-        "Plays a piece of music by name.",
-        &[text("music_name")],
-        true,
-    ),
-    spec(
         "QueryAgenda",
         "Looks up agenda items.",
         AGENDA_LOOKUP,
         false,
     ),
     spec("QueryAlarm", "Looks up an alarm.", ALARM, false),
-    spec(
-        "QueryBalance",
-        "Tells the user's bank balance.",
-        &[TOKEN],
-        false,
-    ),
-    spec(
-        "QueryHealthData",
-        "Lists a user's health readings over a time span.",
-        &[
-            text("user_id"),
-            bound(timestamp("start_time")),
-            bound(timestamp("end_time")),
-        ],
-        false,
-    ),
-    spec(
-        "QueryHistoryToday",
-        "Lists historical events that happened on a day of the year.",
-        &[ParamSpec {
-            format: ValueFormat::MonthDay,
-            ..text("date")
-        }],
-        false,
-    ),
     spec("QueryMeeting", "Looks up a meeting.", MEETING_LOOKUP, false),
-    spec(
-        "QueryRegistration",
-        "Lists a patient's appointments on a day.",
-        &[text("patient_name"), date("date")],
-        false,
-    ),
     spec(
         "QueryReminder",
         "Looks up a reminder.",
@@ -389,23 +281,6 @@ static TOOLS: &[ToolSpec] = &[
         "Shows the devices of a smart-home scene.",
         &[text("name")],
         false,
-    ),
-    spec(
-        "QueryStock",
-        "Tells a stock's price on a day.",
-        // A ticker is the model's translation of a company name it was told.
-        &[composed("stock_code"), date("date")],
-        false,
-    ),
-    spec(
-        "RecordHealthData",
-        "Stores health readings for a user at a moment.",
-        &[
-            text("user_id"),
-            timestamp("time"),
-            optional(p("health_data", ParamType::Array(&ParamType::Object))),
-        ],
-        true,
     ),
     ToolSpec {
         session: SessionEffect::Opens,
@@ -423,24 +298,6 @@ static TOOLS: &[ToolSpec] = &[
         false,
     ),
     spec(
-        "SendEmail",
-        "Sends an email.",
-        &[text("receiver"), composed("subject"), composed("content")],
-        true,
-    ),
-    spec(
-        "SpeechRecognition",
-        "Transcribes the audio at a URL.",
-        &[text("url")],
-        false,
-    ),
-    spec(
-        "SymptomSearch",
-        "Lists possible illnesses for a symptom.",
-        &[text("symptom")],
-        false,
-    ),
-    spec(
         "TimedSwitch",
         "Schedules a device to switch on or off at a moment.",
         &[
@@ -454,22 +311,6 @@ static TOOLS: &[ToolSpec] = &[
         "ToolSearcher",
         "Finds the APIs that fit a few keywords.",
         &[composed("keywords")],
-        false,
-    ),
-    spec(
-        "Translate",
-        "Translates a text into another language.",
-        &[
-            composed("src"),
-            optional(composed("src_lang")),
-            optional(composed("tgt_lang")),
-        ],
-        false,
-    ),
-    spec(
-        "Wiki",
-        "Looks a subject up in an encyclopedia.",
-        &[text("keyword")],
         false,
     ),
 ];

@@ -15,10 +15,34 @@ use crate::sim::pyargs::Args;
 use crate::suite::ToolSpec;
 
 mod add_agenda;
+mod appointment_registration;
+mod book_hotel;
+mod calculator;
+mod cancel_registration;
 mod check_token;
+mod dictionary;
+mod document_qa;
+mod emergency_knowledge;
+mod format_check;
 mod get_user_token;
+mod image_caption;
+mod modify_registration;
+mod open_bank_account;
+mod play_music;
+mod query_balance;
+mod query_health_data;
+mod query_history_today;
+mod query_registration;
+mod query_stock;
+mod read_only;
+mod record_health_data;
+mod send_email;
+mod speech_recognition;
+mod symptom_search;
+mod translate;
 #[cfg(test)]
 mod upstream;
+mod wiki;
 
 /// One API.
 #[derive(Debug)]
@@ -56,7 +80,33 @@ pub struct Reference {
 }
 
 /// The APIs implemented so far, sorted by name.
-pub static APIS: &[&Api] = &[&add_agenda::API, &check_token::API, &get_user_token::API];
+pub static APIS: &[&Api] = &[
+    &add_agenda::API,
+    &appointment_registration::API,
+    &book_hotel::API,
+    &calculator::API,
+    &cancel_registration::API,
+    &check_token::API,
+    &dictionary::API,
+    &document_qa::API,
+    &emergency_knowledge::API,
+    &get_user_token::API,
+    &image_caption::API,
+    &modify_registration::API,
+    &open_bank_account::API,
+    &play_music::API,
+    &query_balance::API,
+    &query_health_data::API,
+    &query_history_today::API,
+    &query_registration::API,
+    &query_stock::API,
+    &record_health_data::API,
+    &send_email::API,
+    &speech_recognition::API,
+    &symptom_search::API,
+    &translate::API,
+    &wiki::API,
+];
 
 /// An API by name.
 pub fn api(name: &str) -> Option<&'static Api> {
