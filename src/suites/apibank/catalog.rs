@@ -292,12 +292,6 @@ static TOOLS: &[ToolSpec] = &[
         )
     },
     spec(
-        "SearchEngine",
-        "Searches the web.",
-        &[composed("keyword")],
-        false,
-    ),
-    spec(
         "TimedSwitch",
         "Schedules a device to switch on or off at a moment.",
         &[

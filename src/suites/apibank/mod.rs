@@ -13,8 +13,10 @@ use crate::suite::{ArgumentEncoding, Catalog, LintHelp, Suite, TextSimilarity};
 use crate::{Error, Result};
 
 pub mod apis;
+pub mod bm25;
 pub mod catalog;
 pub mod state;
+pub mod word_tokenize;
 
 pub use crate::formats::apibank::{ApiCall, Dialogue, DialogueLine, LineKind};
 pub use catalog::catalog;

@@ -36,6 +36,7 @@ mod query_registration;
 mod query_stock;
 mod read_only;
 mod record_health_data;
+mod search_engine;
 mod send_email;
 mod speech_recognition;
 mod symptom_search;
@@ -101,6 +102,7 @@ pub static APIS: &[&Api] = &[
     &query_registration::API,
     &query_stock::API,
     &record_health_data::API,
+    &search_engine::API,
     &send_email::API,
     &speech_recognition::API,
     &symptom_search::API,
