@@ -301,12 +301,6 @@ static TOOLS: &[ToolSpec] = &[
         ],
         true,
     ),
-    spec(
-        "ToolSearcher",
-        "Finds the APIs that fit a few keywords.",
-        &[composed("keywords")],
-        false,
-    ),
 ];
 
 /// All 53 APIs, sorted by name.

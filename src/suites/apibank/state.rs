@@ -13,6 +13,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use super::apis::tool_search::{Lexical, Retriever};
 use crate::sim::Databases;
 
 /// A key of a Python dict as API-Bank's databases hold them. The JSON files
@@ -145,6 +146,26 @@ pub enum Unreproducible {
     External,
 }
 
+/// What ToolSearcher found while a recording was replayed: the API the
+/// recording's answer names (picked by the reference's embedding model)
+/// and the one the configured retriever picks, for verify to report where
+/// they disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieval {
+    /// The API the recorded answer names.
+    pub recorded: String,
+    /// The retriever's pick: `Ok(None)` when no API scored above zero,
+    /// `Err` when the retriever failed (an endpoint error).
+    pub retriever: Result<Option<String>, String>,
+}
+
+impl Retrieval {
+    /// Whether the retriever picked the recorded API.
+    pub fn agrees(&self) -> bool {
+        self.retriever.as_ref().ok().and_then(Option::as_deref) == Some(self.recorded.as_str())
+    }
+}
+
 /// One dialogue's state.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -158,6 +179,10 @@ pub struct State {
     recorded: Option<Value>,
     /// Set by the API that ran last when its result cannot be reproduced.
     unreproducible: Option<Unreproducible>,
+    /// How ToolSearcher picks an API ([`Lexical`] unless set).
+    retriever: Arc<dyn Retriever>,
+    /// Set by ToolSearcher when it ran last on a replayed recording.
+    retrieval: Option<Retrieval>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -172,15 +197,40 @@ impl State {
             password_reset: PasswordReset::default(),
             recorded: None,
             unreproducible: None,
+            retriever: Arc::new(Lexical),
+            retrieval: None,
         }
+    }
+
+    /// Use `retriever` for ToolSearcher from now on.
+    pub fn set_retriever(&mut self, retriever: Arc<dyn Retriever>) {
+        self.retriever = retriever;
+    }
+
+    /// The retriever ToolSearcher asks.
+    pub fn retriever(&self) -> Arc<dyn Retriever> {
+        self.retriever.clone()
+    }
+
+    /// What ToolSearcher found on the recording being replayed; `None`
+    /// when the call that ran since [`State::replaying`] was not a
+    /// ToolSearcher answering a recording.
+    pub fn retrieval(&self) -> Option<&Retrieval> {
+        self.retrieval.as_ref()
+    }
+
+    /// ToolSearcher notes what it found (see [`Retrieval`]).
+    pub fn set_retrieval(&mut self, retrieval: Retrieval) {
+        self.retrieval = Some(retrieval);
     }
 
     /// Before a call: the recording of the line about to run (`None` when
     /// nothing is recorded, as for a prediction). Clears what the last call
-    /// marked.
+    /// marked and what ToolSearcher found.
     pub fn replaying(&mut self, recorded: Option<Value>) {
         self.recorded = recorded;
         self.unreproducible = None;
+        self.retrieval = None;
     }
 
     /// The recorded result object of the line being replayed.

@@ -40,6 +40,7 @@ mod search_engine;
 mod send_email;
 mod speech_recognition;
 mod symptom_search;
+pub mod tool_search;
 mod translate;
 #[cfg(test)]
 mod upstream;
@@ -106,6 +107,7 @@ pub static APIS: &[&Api] = &[
     &send_email::API,
     &speech_recognition::API,
     &symptom_search::API,
+    &tool_search::API,
     &translate::API,
     &wiki::API,
 ];
