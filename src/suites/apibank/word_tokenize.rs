@@ -22,10 +22,7 @@ use regex::Regex;
 
 /// `nltk.word_tokenize(text)`.
 pub fn word_tokenize(text: &str) -> Vec<String> {
-    sentences(text)
-        .into_iter()
-        .flat_map(treebank)
-        .collect()
+    sentences(text).into_iter().flat_map(treebank).collect()
 }
 
 /// The approximation of Punkt described above.
