@@ -2,7 +2,7 @@
 //!
 //! Database `ImageCaptioning` (read only): a *list* of `{"url", "caption"}`
 //! records (about 12,000), searched in order for the URL. It is read in
-//! place, never copied.
+//! place: nothing is copied but the caption found.
 
 use serde_json::Value;
 
@@ -10,7 +10,7 @@ use super::super::catalog::{spec, text};
 use super::super::state::State;
 use super::read_only::database;
 use super::{input_of, result, same_fields, Api, Reference};
-use crate::sim::pyargs::{py_eq, py_strip, str_method, subscript, type_name, Args};
+use crate::sim::pyargs::{py_strip, str_method, subscript, type_name, Args};
 
 pub static API: Api = Api {
     spec: spec(
@@ -46,18 +46,21 @@ fn caption(images: &Value, url: &Value) -> Result<Value, String> {
     {
         return Err("The url should end with .jpg, .jpeg or .png.".into());
     }
-    let wanted = Value::from(url);
-    let items: Box<dyn Iterator<Item = Value>> = match images {
-        Value::Array(items) => Box::new(items.iter().cloned()),
-        // Iterating a dict gives its keys (an empty dict when the
-        // database is missing).
-        Value::Object(map) => Box::new(map.keys().map(|k| Value::from(k.as_str()))),
-        other => return Err(format!("'{}' object is not iterable", type_name(other))),
-    };
-    for item in items {
-        if py_eq(subscript(&item, "url")?, &wanted) {
-            return subscript(&item, "caption").cloned();
+    match images {
+        Value::Array(items) => {
+            for item in items {
+                if subscript(item, "url")?.as_str() == Some(url) {
+                    return subscript(item, "caption").cloned();
+                }
+            }
         }
+        // Iterating a dict gives its keys, texts that cannot be indexed by
+        // "url" (a missing database is an empty dict: nothing found).
+        Value::Object(map) if !map.is_empty() => {
+            return Err("string indices must be integers, not 'str'".into())
+        }
+        Value::Object(_) => {}
+        other => return Err(format!("'{}' object is not iterable", type_name(other))),
     }
     Err("The image of this url failed to be processed.".into())
 }
