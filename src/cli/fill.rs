@@ -25,10 +25,8 @@ pub struct Args {
     /// Also add records that recorded query results list but the databases lack.
     #[arg(long)]
     pub seed: bool,
-    /// How a tool search picks its tool where nothing is recorded
-    /// (API-Bank's ToolSearcher; a recorded search keeps its recorded pick).
-    #[arg(long, value_enum, default_value_t)]
-    pub retriever: super::Retriever,
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -44,7 +42,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let options = FillOptions {
         check: args.check,
         seed: args.seed,
-        world: args.retriever.world_options(),
+        world: args.retrieval.world_options()?,
     };
     let report = fill_files(&files, suite, &databases, options)?;
     match args.format {

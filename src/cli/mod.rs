@@ -70,19 +70,53 @@ pub enum Retriever {
     /// Word overlap (BM25) with each tool's description: offline.
     #[default]
     Lexical,
-    /// Sentence embeddings, as the reference searches.
+    /// Sentence embeddings from an OpenAI-compatible server, as the
+    /// reference searches (serve its model, paraphrase-MiniLM-L3-v2).
     Embeddings,
 }
 
-impl Retriever {
+/// The retriever options verify and fill share.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Tool search (API-Bank's ToolSearcher)")]
+pub struct RetrievalArgs {
+    /// How a tool search picks its tool. A recorded search is answered for
+    /// its recorded pick either way; where this retriever would pick
+    /// another tool, the report says so apart.
+    #[arg(long, value_enum, default_value_t)]
+    pub retriever: Retriever,
+    /// The embeddings server for `--retriever embeddings` [default:
+    /// OPENAI_BASE_URL, else OpenAI's].
+    #[arg(long, value_name = "URL")]
+    pub embeddings_url: Option<String>,
+    /// The embedding model for `--retriever embeddings`.
+    #[arg(long, default_value = "paraphrase-MiniLM-L3-v2")]
+    pub embeddings_model: String,
+}
+
+impl RetrievalArgs {
     /// The options every world of the run is set up with.
-    pub fn world_options(self) -> crate::suite::WorldOptions {
-        crate::suite::WorldOptions {
-            retriever: match self {
-                Retriever::Lexical => crate::suite::RetrieverKind::Lexical,
-                Retriever::Embeddings => crate::suite::RetrieverKind::Embeddings,
-            },
-        }
+    pub fn world_options(&self) -> Result<crate::suite::WorldOptions, Error> {
+        use crate::llm::endpoint::{Endpoint, EndpointSettings};
+        use crate::suite::{RetrieverKind, WorldOptions};
+        Ok(match self.retriever {
+            Retriever::Lexical => WorldOptions::default(),
+            Retriever::Embeddings => {
+                let endpoint = Endpoint::new(EndpointSettings {
+                    base_url: EndpointSettings::base_url_from(self.embeddings_url.as_deref()),
+                    timeout: std::time::Duration::from_secs(60),
+                    retries: 3,
+                    retry_base: std::time::Duration::from_millis(500),
+                    retry_for: std::time::Duration::from_secs(120),
+                })?;
+                WorldOptions {
+                    retriever: RetrieverKind::Embeddings,
+                    embedder: Some(std::sync::Arc::new(crate::llm::embed::Embedder::new(
+                        endpoint,
+                        self.embeddings_model.clone(),
+                    ))),
+                }
+            }
+        })
     }
 }
 

@@ -20,11 +20,8 @@ pub struct Args {
     /// The suite the dialogues belong to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
-    /// How a tool search picks its tool (API-Bank's ToolSearcher). A
-    /// recorded search is answered for its recorded pick either way; where
-    /// this retriever would pick another tool, verify says so apart.
-    #[arg(long, value_enum, default_value_t)]
-    pub retriever: super::Retriever,
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -38,7 +35,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let databases = suite.load_databases(&databases_dir)?;
-    let options = args.retriever.world_options();
+    let options = args.retrieval.world_options()?;
     let run = Run {
         files: &files,
         suite,

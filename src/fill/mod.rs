@@ -112,7 +112,7 @@ impl FillReport {
 }
 
 /// Options of a fill run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FillOptions {
     /// Write nothing; only report what would change.
     pub check: bool,

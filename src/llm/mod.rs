@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod client;
+pub mod embed;
 pub mod endpoint;
 pub mod http;
 

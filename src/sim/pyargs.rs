@@ -487,3 +487,86 @@ mod dict_key_tests {
         assert_eq!(dict_key(&json!({})).unwrap_err(), "unhashable type: 'dict'");
     }
 }
+
+/// A value Python calls a `str` method on: the text, or the
+/// `AttributeError` text for any other type (`'int' object has no
+/// attribute 'strip'`).
+pub fn str_method<'a>(value: &'a Value, method: &str) -> Result<&'a str, String> {
+    value.as_str().ok_or_else(|| no_attribute(value, method))
+}
+
+/// `value[key]` for a text key: the item of a dict, `KeyError` (its text
+/// is the key's repr) when the dict lacks it, and Python's `TypeError` for
+/// values that are not dicts.
+pub fn subscript<'a>(value: &'a Value, key: &str) -> Result<&'a Value, String> {
+    match value {
+        Value::Object(map) => lookup(map, key).ok_or_else(|| key_error(key)),
+        Value::Array(_) => Err("list indices must be integers or slices, not str".into()),
+        Value::String(_) => Err("string indices must be integers, not 'str'".into()),
+        other => Err(format!(
+            "'{}' object is not subscriptable",
+            type_name(other)
+        )),
+    }
+}
+
+/// `needle in container`: a key of a dict, an equal item of a list (Python
+/// `==`), a substring of a string; Python's `TypeError` otherwise.
+pub fn py_in(needle: &Value, container: &Value) -> Result<bool, String> {
+    match container {
+        Value::Object(map) => Ok(dict_key(needle)?.is_some_and(|k| lookup(map, k).is_some())),
+        Value::Array(items) => Ok(items.iter().any(|item| py_eq(item, needle))),
+        Value::String(text) => match needle {
+            Value::String(part) => Ok(text.contains(part.as_str())),
+            other => Err(format!(
+                "'in <string>' requires string as left operand, not {}",
+                type_name(other)
+            )),
+        },
+        other => Err(format!(
+            "argument of type '{}' is not iterable",
+            type_name(other)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod python_helper_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn zfill_pads_after_the_sign() {
+        assert_eq!(py_zfill("23", 4), "0023");
+        assert_eq!(py_zfill("+5", 4), "+005");
+        assert_eq!(py_zfill("12345", 4), "12345");
+        assert_eq!(py_zfill("", 4), "0000");
+    }
+
+    #[test]
+    fn subscripts_and_membership_raise_as_python_does() {
+        assert_eq!(subscript(&json!({"a": 1}), "a"), Ok(&json!(1)));
+        assert_eq!(subscript(&json!({"a": 1}), "b").unwrap_err(), "'b'");
+        assert_eq!(
+            subscript(&json!([1]), "a").unwrap_err(),
+            "list indices must be integers or slices, not str"
+        );
+        assert_eq!(
+            subscript(&json!(null), "a").unwrap_err(),
+            "'NoneType' object is not subscriptable"
+        );
+        assert_eq!(py_in(&json!("q"), &json!([{"q": 1}, "q"])), Ok(true));
+        assert_eq!(py_in(&json!("q"), &json!([{"q": 1}])), Ok(false));
+        assert_eq!(py_in(&json!("am"), &json!("name")), Ok(true));
+        assert_eq!(py_in(&json!("a"), &json!({"a": 0})), Ok(true));
+        assert_eq!(py_in(&json!(1), &json!({"1": 0})), Ok(false));
+        assert_eq!(
+            py_in(&json!("a"), &json!(3)).unwrap_err(),
+            "argument of type 'int' is not iterable"
+        );
+        assert_eq!(
+            str_method(&json!(3), "strip").unwrap_err(),
+            "'int' object has no attribute 'strip'"
+        );
+    }
+}

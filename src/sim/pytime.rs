@@ -163,9 +163,24 @@ fn take_ranged(bytes: &[u8], pos: usize, lo: u32, hi: u32) -> Option<(u32, usize
     (lo..=hi).contains(&one).then_some((one, 1))
 }
 
-/// Format like Python's `strftime` for the same directives.
+/// Format like Python's `strftime` for the same directives, as CPython
+/// does on Linux: `%Y` is the year without padding (glibc writes year 23
+/// as `23`, not `0023`), which matters where a reference pads a short year
+/// before parsing and formats it again.
 pub fn strftime(t: &NaiveDateTime, fmt: &str) -> String {
-    t.format(fmt).to_string()
+    let mut native = String::with_capacity(fmt.len() + 2);
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        native.push(c);
+        if c == '%' {
+            match chars.next() {
+                Some('Y') => native.push_str("-Y"),
+                Some(d) => native.push(d),
+                None => {}
+            }
+        }
+    }
+    t.format(&native).to_string()
 }
 
 #[cfg(test)]
@@ -244,6 +259,15 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn strftime_writes_a_short_year_unpadded_as_cpython_on_linux() {
+        let t = strptime_str("0023-03-15", DATE).unwrap();
+        assert_eq!(strftime(&t, DATE), "23-03-15");
+        let t = strptime_str("2023-03-15 08:05:09", TIMESTAMP).unwrap();
+        assert_eq!(strftime(&t, TIMESTAMP), "2023-03-15 08:05:09");
+        assert_eq!(strftime(&t, "%m-%d %%Y"), "03-15 %Y");
     }
 
     #[test]

@@ -98,9 +98,12 @@ impl RetrieverKind {
 
 /// How a run sets up every world it makes, beyond the databases (from the
 /// command line; the same for every dialogue).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct WorldOptions {
     pub retriever: RetrieverKind,
+    /// The embeddings service `RetrieverKind::Embeddings` asks, shared by
+    /// every world of the run.
+    pub embedder: Option<std::sync::Arc<crate::llm::embed::Embedder>>,
 }
 
 /// The simulated world of one dialogue: it runs calls as the suite's

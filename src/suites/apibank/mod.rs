@@ -18,8 +18,10 @@ use crate::suite::{
 use crate::{Error, Result};
 
 pub mod apis;
+pub mod bm25;
 pub mod catalog;
 pub mod state;
+pub mod word_tokenize;
 pub mod world;
 
 pub use crate::formats::apibank::{ApiCall, Dialogue, DialogueLine, LineKind};
@@ -134,7 +136,7 @@ impl Suite for ApiBank {
         _dialogue: &Conversation,
         options: &WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
-        Ok(Box::new(ApiBankWorld::new(databases, options)))
+        Ok(Box::new(ApiBankWorld::new(databases, options)?))
     }
 }
 

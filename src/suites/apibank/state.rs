@@ -13,8 +13,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use super::apis::tool_search::{Lexical, Retriever};
 use crate::sim::Databases;
-use crate::suite::RetrieverKind;
 
 /// A key of a Python dict as API-Bank's databases hold them. The JSON files
 /// give text keys; some APIs add integer keys (`len(database) + 1`), which
@@ -129,8 +129,7 @@ pub enum Source {
     Own(&'static str),
 }
 
-/// What `ForgotPassword` remembers between its two steps: the account
-/// (its key in Account, as the first step found it) and the code it sent.
+/// What `ForgotPassword` remembers between its two steps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PasswordReset {
     pub username: Option<Key>,
@@ -147,6 +146,26 @@ pub enum Unreproducible {
     External,
 }
 
+/// What ToolSearcher found while a recording was replayed: the API the
+/// recording's answer names (picked by the reference's embedding model)
+/// and the one the configured retriever picks, for verify to report where
+/// they disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieval {
+    /// The API the recorded answer names.
+    pub recorded: String,
+    /// The retriever's pick: `Ok(None)` when no API scored above zero,
+    /// `Err` when the retriever failed (an endpoint error).
+    pub retriever: Result<Option<String>, String>,
+}
+
+impl Retrieval {
+    /// Whether the retriever picked the recorded API.
+    pub fn agrees(&self) -> bool {
+        self.retriever.as_ref().ok().and_then(Option::as_deref) == Some(self.recorded.as_str())
+    }
+}
+
 /// One dialogue's state.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -160,11 +179,10 @@ pub struct State {
     recorded: Option<Value>,
     /// Set by the API that ran last when its result cannot be reproduced.
     unreproducible: Option<Unreproducible>,
-    /// How ToolSearcher ranks the APIs (the run's `--retriever`).
-    retriever: RetrieverKind,
-    /// Set by ToolSearcher when it answered for the recording's pick and
-    /// the retriever ranks another API first: (recorded, retriever's).
-    retrieval: Option<(String, String)>,
+    /// How ToolSearcher picks an API ([`Lexical`] unless set).
+    retriever: Arc<dyn Retriever>,
+    /// Set by ToolSearcher when it ran last on a replayed recording.
+    retrieval: Option<Retrieval>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -179,41 +197,40 @@ impl State {
             password_reset: PasswordReset::default(),
             recorded: None,
             unreproducible: None,
-            retriever: RetrieverKind::default(),
+            retriever: Arc::new(Lexical),
             retrieval: None,
         }
     }
 
+    /// Use `retriever` for ToolSearcher from now on.
+    pub fn set_retriever(&mut self, retriever: Arc<dyn Retriever>) {
+        self.retriever = retriever;
+    }
+
+    /// The retriever ToolSearcher asks.
+    pub fn retriever(&self) -> Arc<dyn Retriever> {
+        self.retriever.clone()
+    }
+
+    /// What ToolSearcher found on the recording being replayed; `None`
+    /// when the call that ran since [`State::replaying`] was not a
+    /// ToolSearcher answering a recording.
+    pub fn retrieval(&self) -> Option<&Retrieval> {
+        self.retrieval.as_ref()
+    }
+
+    /// ToolSearcher notes what it found (see [`Retrieval`]).
+    pub fn set_retrieval(&mut self, retrieval: Retrieval) {
+        self.retrieval = Some(retrieval);
+    }
+
     /// Before a call: the recording of the line about to run (`None` when
     /// nothing is recorded, as for a prediction). Clears what the last call
-    /// marked or noted.
+    /// marked and what ToolSearcher found.
     pub fn replaying(&mut self, recorded: Option<Value>) {
         self.recorded = recorded;
         self.unreproducible = None;
         self.retrieval = None;
-    }
-
-    /// Rank APIs for ToolSearcher with `retriever` from now on.
-    pub fn set_retriever(&mut self, retriever: RetrieverKind) {
-        self.retriever = retriever;
-    }
-
-    /// The retriever ToolSearcher ranks APIs with.
-    pub fn retriever(&self) -> RetrieverKind {
-        self.retriever
-    }
-
-    /// ToolSearcher answered for the recording's pick, `recorded`, while
-    /// the retriever ranks `retriever` first (verify reports it apart).
-    pub fn note_retrieval(&mut self, recorded: String, retriever: String) {
-        self.retrieval = Some((recorded, retriever));
-    }
-
-    /// What the last call noted with [`State::note_retrieval`].
-    pub fn retrieval(&self) -> Option<(&str, &str)> {
-        self.retrieval
-            .as_ref()
-            .map(|(recorded, retriever)| (recorded.as_str(), retriever.as_str()))
     }
 
     /// The recorded result object of the line being replayed.
@@ -343,17 +360,6 @@ mod tests {
         assert_eq!(state.unseeded(from_output, || "fresh".into()), "12345678");
         state.mark(Unreproducible::External);
         assert_eq!(state.unreproducible(), Some(Unreproducible::External));
-    }
-
-    #[test]
-    fn a_retrieval_note_lasts_one_call() {
-        let mut state = State::new(&databases());
-        state.set_retriever(RetrieverKind::Embeddings);
-        assert_eq!(state.retriever(), RetrieverKind::Embeddings);
-        state.note_retrieval("AddAgenda".into(), "AddAlarm".into());
-        assert_eq!(state.retrieval(), Some(("AddAgenda", "AddAlarm")));
-        state.replaying(None);
-        assert_eq!(state.retrieval(), None);
     }
 
     #[test]

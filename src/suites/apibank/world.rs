@@ -19,14 +19,17 @@
 //! exception as `str(e)` gives it), so that `fill` records them readably
 //! and `verify` compares them like any other result.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Number, Value};
 
+use super::apis::tool_search::{Embeddings, Lexical, Retriever};
 use super::apis::{self, api, Api};
 use super::state::{State, Unreproducible};
 use crate::dialogue::{GoldCall, Request};
 use crate::sim::pyargs::{bind, type_name};
 use crate::sim::{Databases, Reply};
-use crate::suite::{Execution, NotChecked, Note, ParamType, WorldOptions};
+use crate::suite::{Execution, NotChecked, Note, ParamType, RetrieverKind, WorldOptions};
 
 /// One dialogue's world.
 #[derive(Debug, Clone)]
@@ -36,10 +39,19 @@ pub struct ApiBankWorld {
 
 impl ApiBankWorld {
     /// A dialogue's world: fresh databases, the run's retriever.
-    pub fn new(databases: &Databases, options: &WorldOptions) -> Self {
+    pub fn new(databases: &Databases, options: &WorldOptions) -> Result<Self, String> {
         let mut state = State::new(databases);
-        state.set_retriever(options.retriever);
-        ApiBankWorld { state }
+        let retriever: Arc<dyn Retriever> = match (options.retriever, &options.embedder) {
+            (RetrieverKind::Lexical, _) => Arc::new(Lexical),
+            (RetrieverKind::Embeddings, Some(embedder)) => {
+                Arc::new(Embeddings::new(Arc::clone(embedder)))
+            }
+            (RetrieverKind::Embeddings, None) => {
+                return Err("the embeddings retriever needs an embeddings endpoint".into())
+            }
+        };
+        state.set_retriever(retriever);
+        Ok(ApiBankWorld { state })
     }
 
     /// The arguments the call ran with and its result object.
@@ -117,9 +129,14 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
     });
     let note = state
         .retrieval()
-        .map(|(recorded, retriever)| Note::Retrieval {
-            recorded: recorded.to_string(),
-            retriever: retriever.to_string(),
+        .filter(|retrieval| !retrieval.agrees())
+        .map(|retrieval| Note::Retrieval {
+            recorded: retrieval.recorded.clone(),
+            retriever: match &retrieval.retriever {
+                Ok(Some(pick)) => pick.clone(),
+                Ok(None) => "nothing (no API scores above zero)".to_string(),
+                Err(e) => format!("nothing (the retriever failed: {e})"),
+            },
         });
     (not_checked, note)
 }
@@ -240,6 +257,7 @@ fn float_value(x: f64) -> Value {
 mod tests {
     use serde_json::json;
 
+    use super::super::state::Retrieval;
     use super::*;
     use crate::suite::World as _;
 
@@ -256,6 +274,7 @@ mod tests {
             &Databases::load_documents(dir.path()).unwrap(),
             &WorldOptions::default(),
         )
+        .unwrap()
     }
 
     fn parameters(value: Value) -> Map<String, Value> {
@@ -372,14 +391,25 @@ mod tests {
     }
 
     #[test]
+    fn the_embeddings_retriever_needs_an_endpoint() {
+        let options = WorldOptions {
+            retriever: RetrieverKind::Embeddings,
+            embedder: None,
+        };
+        let err = ApiBankWorld::new(&Databases::default(), &options).unwrap_err();
+        assert!(err.contains("embeddings endpoint"), "{err}");
+    }
+
+    #[test]
     fn what_an_api_marks_becomes_the_execution_s_reason_and_note() {
         let mut world = world();
         world.state.replaying(None);
         assert_eq!(marks(&world.state), (None, None));
         world.state.mark(Unreproducible::External);
-        world
-            .state
-            .note_retrieval("AddAgenda".into(), "AddAlarm".into());
+        world.state.set_retrieval(Retrieval {
+            recorded: "AddAgenda".into(),
+            retriever: Ok(Some("AddAlarm".into())),
+        });
         assert_eq!(
             marks(&world.state),
             (
@@ -390,6 +420,12 @@ mod tests {
                 })
             )
         );
+        // A retriever that agrees with the recording notes nothing.
+        world.state.set_retrieval(Retrieval {
+            recorded: "AddAgenda".into(),
+            retriever: Ok(Some("AddAgenda".into())),
+        });
+        assert_eq!(marks(&world.state).1, None);
         world.state.mark(Unreproducible::Random);
         assert_eq!(marks(&world.state).0, Some(NotChecked::Random));
         // A new call starts unmarked.

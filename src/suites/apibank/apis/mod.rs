@@ -19,6 +19,10 @@ mod add_alarm;
 mod add_meeting;
 mod add_reminder;
 mod add_scene;
+mod appointment_registration;
+mod book_hotel;
+mod calculator;
+mod cancel_registration;
 mod cancel_timed_switch;
 mod check_token;
 mod delete_account;
@@ -27,26 +31,48 @@ mod delete_alarm;
 mod delete_meeting;
 mod delete_reminder;
 mod delete_scene;
+mod dictionary;
+mod document_qa;
+mod emergency_knowledge;
 mod forgot_password;
+mod format_check;
 mod get_today;
 mod get_user_token;
 mod home;
+mod image_caption;
 mod modify_agenda;
 mod modify_alarm;
 mod modify_meeting;
 mod modify_password;
+mod modify_registration;
 mod modify_reminder;
 mod modify_scene;
+mod open_bank_account;
+mod play_music;
 mod query_agenda;
 mod query_alarm;
+mod query_balance;
+mod query_health_data;
+mod query_history_today;
 mod query_meeting;
+mod query_registration;
 mod query_reminder;
 mod query_scene;
+mod query_stock;
+mod read_only;
+mod record_health_data;
 mod records;
 mod register_user;
+mod search_engine;
+mod send_email;
+mod speech_recognition;
+mod symptom_search;
 mod timed_switch;
+pub mod tool_search;
+mod translate;
 #[cfg(test)]
 mod upstream;
+mod wiki;
 
 /// One API.
 #[derive(Debug)]
@@ -90,6 +116,10 @@ pub static APIS: &[&Api] = &[
     &add_meeting::API,
     &add_reminder::API,
     &add_scene::API,
+    &appointment_registration::API,
+    &book_hotel::API,
+    &calculator::API,
+    &cancel_registration::API,
     &cancel_timed_switch::API,
     &check_token::API,
     &delete_account::API,
@@ -98,22 +128,42 @@ pub static APIS: &[&Api] = &[
     &delete_meeting::API,
     &delete_reminder::API,
     &delete_scene::API,
+    &dictionary::API,
+    &document_qa::API,
+    &emergency_knowledge::API,
     &forgot_password::API,
     &get_today::API,
     &get_user_token::API,
+    &image_caption::API,
     &modify_agenda::API,
     &modify_alarm::API,
     &modify_meeting::API,
     &modify_password::API,
+    &modify_registration::API,
     &modify_reminder::API,
     &modify_scene::API,
+    &open_bank_account::API,
+    &play_music::API,
     &query_agenda::API,
     &query_alarm::API,
+    &query_balance::API,
+    &query_health_data::API,
+    &query_history_today::API,
     &query_meeting::API,
+    &query_registration::API,
     &query_reminder::API,
     &query_scene::API,
+    &query_stock::API,
+    &record_health_data::API,
     &register_user::API,
+    &search_engine::API,
+    &send_email::API,
+    &speech_recognition::API,
+    &symptom_search::API,
     &timed_switch::API,
+    &tool_search::API,
+    &translate::API,
+    &wiki::API,
 ];
 
 /// An API by name.
