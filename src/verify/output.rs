@@ -110,18 +110,16 @@ impl Serialize for Streamed<'_> {
             },
         )?;
         let report = self.report.borrow();
-        for (key, empty) in [
-            ("not_checked", report.not_checked.is_empty()),
-            ("retrieval", report.retrieval.is_empty()),
-        ] {
-            // Listed when there are any, as the gathered report does.
-            if empty {
-                object.skip_field(key)?;
-            } else if key == "not_checked" {
-                object.serialize_field(key, &report.not_checked)?;
-            } else {
-                object.serialize_field(key, &report.retrieval)?;
-            }
+        // Listed when there are any, as the gathered report does.
+        if report.not_checked.is_empty() {
+            object.skip_field("not_checked")?;
+        } else {
+            object.serialize_field("not_checked", &report.not_checked)?;
+        }
+        if report.retrieval.is_empty() {
+            object.skip_field("retrieval")?;
+        } else {
+            object.serialize_field("retrieval", &report.retrieval)?;
         }
         object.serialize_field("conversations", &report.conversations)?;
         object.serialize_field("calls", &report.calls)?;

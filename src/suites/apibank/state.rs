@@ -112,10 +112,6 @@ impl Dict {
     pub fn keys(&self) -> impl Iterator<Item = &Key> {
         self.entries.keys()
     }
-
-    pub fn values(&self) -> impl Iterator<Item = &Value> {
-        self.entries.values()
-    }
 }
 
 /// Where a database an API uses comes from.

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::state::State;
-use crate::sim::pyargs::Args;
+use crate::sim::pyargs::{py_eq, Args};
 use crate::suite::ToolSpec;
 
 mod add_agenda;
@@ -197,29 +197,51 @@ pub fn input_of(args: &Args<'_>, names: &[&str]) -> Value {
     )
 }
 
-/// `response[field] == groundtruth[field]` for each field (a field missing
-/// from either side reads as null, so a result without it compares equal
-/// only to another without it).
+/// Python's `==` between two optional values: a field missing from both
+/// sides compares equal, missing from one side unequal.
+fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => py_eq(a, b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
+/// `response[field] == groundtruth[field]` for each field, with Python's
+/// `==` (`1 == 1.0`).
 pub fn same_fields(response: &Value, groundtruth: &Value, fields: &[&str]) -> bool {
     fields
         .iter()
-        .all(|field| response.get(field) == groundtruth.get(field))
+        .all(|field| same(response.get(field), groundtruth.get(field)))
 }
 
-/// `response["input"][field] == groundtruth["input"][field]` for each field.
+/// `response["input"][field] == groundtruth["input"][field]` for each
+/// field, with Python's `==`.
 pub fn same_inputs(response: &Value, groundtruth: &Value, fields: &[&str]) -> bool {
-    let input =
-        |result: &Value, field: &str| result.get("input").and_then(|i| i.get(field)).cloned();
     fields
         .iter()
-        .all(|field| input(response, field) == input(groundtruth, field))
+        .all(|field| same(input(response, field), input(groundtruth, field)))
 }
 
-/// Text an argument holds (`None` for a non-text value: the reference
-/// would fail on it with a Python error of its own, which the API that
-/// needs text reports).
-pub fn text<'a>(args: &Args<'a>, name: &str) -> Option<&'a str> {
-    args.value(name).as_str()
+/// `result["input"][field]`, when both are there.
+fn input<'a>(result: &'a Value, field: &str) -> Option<&'a Value> {
+    result.get("input").and_then(|i| i.get(field))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn fields_compare_as_python_compares_them() {
+        let a = json!({"output": 1, "input": {"n": 2.0}});
+        let b = json!({"output": 1.0, "input": {"n": 2}});
+        assert!(same_fields(&a, &b, &["output", "missing"]));
+        assert!(same_inputs(&a, &b, &["n"]));
+        assert!(!same_fields(&a, &json!({"output": null}), &["output"]));
+        assert!(!same_fields(&a, &json!({}), &["output"]));
+    }
 }
 
 #[cfg(test)]
