@@ -222,20 +222,60 @@ fn fill_records_results_as_upstream_writes_them_and_then_changes_nothing() {
     assert_eq!(fs::read_to_string(&file).unwrap(), want);
 }
 
+const QUERY: &str = r#"{"role": "API", "api_name": "QueryAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}}"#;
+/// A query answering a record the databases lack.
+const QUERY_RESULT: &str = r#""result": {"api_name": "QueryAgenda", "input": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}, "output": {"content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental", "username": "lwong"}, "exception": null}"#;
+
 #[test]
-fn seeding_is_refused_with_the_reason() {
+fn seeding_adds_the_record_a_recorded_query_answered() {
     let (_tmp, databases, dialogues) = dataset();
-    let file = dialogues.join("dentist.jsonl");
-    fs::write(&file, dentist()).unwrap();
-    talkforge()
-        .args(["fill", "--seed"])
-        .arg(&file)
-        .arg("--databases")
-        .arg(&databases)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("does not seed databases"));
-    assert_eq!(fs::read_to_string(&file).unwrap(), dentist());
+    let file = dialogues.join("query.jsonl");
+    let text = format!(
+        "{ASK}\n{}\n{}\n",
+        recorded(LOGIN, LOGIN_RESULT),
+        recorded(QUERY, QUERY_RESULT)
+    );
+    fs::write(&file, &text).unwrap();
+    let agenda = databases.join("Agenda.json");
+    let before = fs::read_to_string(&agenda).unwrap();
+    let verify = |code: i32| {
+        talkforge()
+            .arg("verify")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases)
+            .assert()
+            .code(code);
+    };
+    verify(1);
+    let seed = |check: bool, code: i32| {
+        let mut cmd = talkforge();
+        cmd.args(["fill", "--seed"])
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases);
+        if check {
+            cmd.arg("--check");
+        }
+        cmd.assert().code(code)
+    };
+    seed(true, 1).stdout(predicate::str::contains(
+        r#"would seed Agenda["lwong"]: 2 (needed by"#,
+    ));
+    assert_eq!(fs::read_to_string(&agenda).unwrap(), before);
+    seed(false, 0).stdout(predicate::str::contains("1 record seeded into"));
+    // The record is added under the next id, in the file's own separators;
+    // the dialogue, which now reproduces, is left as it was.
+    let after: Value = serde_json::from_str(&fs::read_to_string(&agenda).unwrap()).unwrap();
+    assert_eq!(
+        after["2"],
+        json!({"content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental", "username": "lwong"})
+    );
+    assert!(fs::read_to_string(&agenda).unwrap().contains("\"2\":{"));
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    verify(0);
+    // Nothing more to seed: a second run changes nothing.
+    seed(true, 0);
 }
 
 #[test]
@@ -469,4 +509,109 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// `../shared/upstream/apibank` when it is there (under CI it must be).
+fn upstream_apibank() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/apibank");
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} not found under CI",
+        dir.display()
+    );
+    eprintln!("skipped: {} not found", dir.display());
+    None
+}
+
+/// The upstream level-1/2 dialogues verify as the README says: 439
+/// reproduce, 40 differ, 29 not checked; the QueryRegistration that lists
+/// an earlier draw agrees and is not checked; after `fill --seed` over a
+/// copy of the databases the 5 CancelTimedSwitch lines reproduce too.
+#[test]
+fn upstream_dialogues_verify_as_documented_before_and_after_seeding() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let samples = upstream.join("lv1-lv2-samples");
+    let report = verify(&[&samples], &upstream.join("init_database"), 1);
+    let count = |key: &str| report[key].as_array().map(Vec::len);
+    assert_eq!(
+        (
+            report["reproduced"].as_u64(),
+            count("differs"),
+            count("not_checked")
+        ),
+        (Some(439), Some(40), Some(29))
+    );
+    let cascade = report["not_checked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["api_name"] == "QueryRegistration")
+        .expect("the QueryRegistration listing a drawn id is not checked");
+    assert_eq!(cascade["reason"], "random");
+    let cancels = |report: &Value| {
+        report["differs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["api_name"] == "CancelTimedSwitch")
+            .count()
+    };
+    assert_eq!(cancels(&report), 5);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = tmp.path().join("init_database");
+    fs::create_dir(&databases).unwrap();
+    for entry in fs::read_dir(upstream.join("init_database")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+    }
+    // --check seeds in memory only: the copy of the dialogues is not needed.
+    talkforge()
+        .args(["fill", "--seed"])
+        .arg(&samples)
+        .arg("--databases")
+        .arg(&databases)
+        .args(["--check"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            r#"would seed TimeSwitch["10000025"]"#,
+        ));
+    let dialogues = tmp.path().join("samples");
+    let copy = |from: &Path, to: &Path| {
+        for entry in walkdir::WalkDir::new(from) {
+            let entry = entry.unwrap();
+            let target = to.join(entry.path().strip_prefix(from).unwrap());
+            if entry.file_type().is_dir() {
+                fs::create_dir_all(&target).unwrap();
+            } else {
+                fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    };
+    copy(&samples, &dialogues);
+    talkforge()
+        .args(["fill", "--seed"])
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("1 record seeded into"));
+    // Only TimeSwitch.json changed.
+    for entry in fs::read_dir(&databases).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_owned();
+        let same = fs::read(&path).unwrap()
+            == fs::read(upstream.join("init_database").join(&name)).unwrap();
+        assert_eq!(same, name != "TimeSwitch.json", "{name:?}");
+    }
+    let seeded = verify(&[&samples], &databases, 1);
+    assert_eq!(cancels(&seeded), 0);
+    assert_eq!(seeded["reproduced"].as_u64(), Some(444));
 }

@@ -68,7 +68,7 @@ fn render(report: &FillReport) -> String {
     for s in &report.seeded {
         let _ = writeln!(
             out,
-            "{seed_verb} {}[{:?}]: {} (listed by {} turn {} call {}, {})",
+            "{seed_verb} {}[{:?}]: {} (needed by {} turn {} call {}, {})",
             s.database, s.user, s.id, s.file, s.turn, s.call, s.api_name
         );
     }
@@ -90,11 +90,20 @@ fn render(report: &FillReport) -> String {
     if !report.seeded.is_empty() || !report.changed_databases.is_empty() {
         let _ = write!(
             out,
-            "; {} records {seed_verb} into {}",
-            report.seeded.len(),
+            "; {} {seed_verb} into {}",
+            plural(report.seeded.len(), "record"),
             report.changed_databases.join(", ")
         );
     }
     out.push('\n');
     out
+}
+
+/// "1 record", "2 records".
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("{count} {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }

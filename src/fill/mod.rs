@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::formats::{atomic_write, to_python_json, LoadedConversation};
+use crate::formats::{atomic_write, LoadedConversation};
 use crate::sim::Databases;
 use crate::suite::{Suite, WorldOptions};
 use crate::verify::replay;
@@ -142,9 +142,10 @@ pub fn fill_files(
         let seeded = suite.seed_databases(&loaded, &databases)?;
         for name in seeded.changed_tables() {
             let path = databases_dir.join(format!("{name}.json"));
-            let table = seeded.databases.get(&name).cloned().unwrap_or_default();
+            let old = std::fs::read_to_string(&path).ok();
+            let text = suite.database_text(&seeded.databases, &name, old.as_deref());
             report.changed_databases.push(path.display().to_string());
-            database_writes.push((path, table));
+            database_writes.push((path, text));
         }
         report.seeded = seeded.records;
         databases = seeded.databases;
@@ -164,12 +165,7 @@ pub fn fill_files(
     if options.check {
         return Ok(report);
     }
-    for (path, table) in database_writes {
-        let keep_newline = std::fs::read_to_string(&path).is_ok_and(|t| t.ends_with('\n'));
-        let mut text = to_python_json(&table);
-        if keep_newline {
-            text.push('\n');
-        }
+    for (path, text) in database_writes {
         atomic_write(&path, text.as_bytes())?;
     }
     for fill in &fills {

@@ -24,23 +24,61 @@ pub fn to_python_json_line<T: Serialize + ?Sized>(value: &T) -> String {
     python_json(value, None)
 }
 
+/// Serialise like Python's `json.dumps(value, indent=4, ...)` in the style
+/// of an existing file `old`: its key separator (`":"` or `": "`), its
+/// escaping (non-ASCII written as is when the file holds any, as with
+/// `ensure_ascii=False`) and its final newline. Without a file: the style
+/// of [`to_python_json`].
+pub fn to_python_json_like(value: &Value, old: Option<&str>) -> String {
+    let old = old.unwrap_or_default();
+    let compact_colon = old
+        .find("\":")
+        .is_some_and(|at| old[at + 2..].starts_with(|c: char| c != ' '));
+    let mut text = serialise(
+        value,
+        PythonFormatter {
+            pretty: Some(PrettyFormatter::with_indent(b"    ")),
+            colon: if compact_colon { b":" } else { b": " },
+            ensure_ascii: old.is_ascii(),
+        },
+    );
+    if old.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
 fn python_json<T: Serialize + ?Sized>(
     value: &T,
     pretty: Option<PrettyFormatter<'static>>,
 ) -> String {
+    serialise(
+        value,
+        PythonFormatter {
+            pretty,
+            colon: b": ",
+            ensure_ascii: true,
+        },
+    )
+}
+
+fn serialise<T: Serialize + ?Sized>(value: &T, formatter: PythonFormatter) -> String {
     let mut out = Vec::with_capacity(4096);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter { pretty });
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
     value
         .serialize(&mut ser)
         .expect("serialising JSON to memory cannot fail");
-    String::from_utf8(out).expect("the formatter writes ASCII only")
+    String::from_utf8(out).expect("the formatter writes UTF-8")
 }
 
 /// Python's `json` writing: serde_json's pretty printer (with an indent)
 /// or one line with Python's separators (without), `ensure_ascii`
-/// escaping, and floats as `repr` writes them.
+/// escaping (unless told otherwise), and floats as `repr` writes them.
 struct PythonFormatter {
     pretty: Option<PrettyFormatter<'static>>,
+    /// Between a key and its value.
+    colon: &'static [u8],
+    ensure_ascii: bool,
 }
 
 impl Formatter for PythonFormatter {
@@ -97,10 +135,7 @@ impl Formatter for PythonFormatter {
         }
     }
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        match &mut self.pretty {
-            Some(pretty) => pretty.begin_object_value(w),
-            None => w.write_all(b": "),
-        }
+        w.write_all(self.colon)
     }
     fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         match &mut self.pretty {
@@ -116,6 +151,9 @@ impl Formatter for PythonFormatter {
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        if !self.ensure_ascii {
+            return w.write_all(fragment.as_bytes());
+        }
         // Printable ASCII runs go out whole; the rest (non-ASCII, and DEL,
         // which Python escapes too) is escaped char by char.
         let mut rest = fragment;

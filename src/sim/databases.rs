@@ -112,6 +112,20 @@ impl Databases {
             .find_map(|(known, value)| (&**known == name).then_some(value))
     }
 
+    /// A document to change (copied first if a world still shares it);
+    /// created as an empty JSON object when missing.
+    pub fn document_mut(&mut self, name: &str) -> &mut Value {
+        let documents = Arc::make_mut(&mut self.documents);
+        let index = match documents.iter().position(|(known, _)| &**known == name) {
+            Some(index) => index,
+            None => {
+                documents.push((Arc::from(name), Arc::new(Value::Object(Default::default()))));
+                documents.len() - 1
+            }
+        };
+        Arc::make_mut(&mut documents[index].1)
+    }
+
     pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
         Databases {
             tables: Arc::new(

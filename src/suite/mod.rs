@@ -262,6 +262,18 @@ pub trait Suite: Sync {
         )))
     }
 
+    /// The text of database `name` in `databases` after seeding, for a
+    /// folder whose file held `old` (None: no such file yet). By default
+    /// the table as ToolTalk writes its databases, the final newline kept.
+    fn database_text(&self, databases: &Databases, name: &str, old: Option<&str>) -> String {
+        let table = databases.get(name).cloned().unwrap_or_default();
+        let mut text = crate::formats::write::to_python_json(&table);
+        if old.is_some_and(|t| t.ends_with('\n')) {
+            text.push('\n');
+        }
+        text
+    }
+
     /// How the dialogues write argument values (JSON values of the
     /// declared type unless the suite says otherwise).
     fn argument_encoding(&self) -> ArgumentEncoding {

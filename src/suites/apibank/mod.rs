@@ -20,6 +20,7 @@ use crate::{Error, Result};
 pub mod apis;
 pub mod bm25;
 pub mod catalog;
+pub mod seed;
 pub mod state;
 pub mod word_tokenize;
 pub mod world;
@@ -99,18 +100,25 @@ impl Suite for ApiBank {
         executed.response.as_response().py_eq(&recorded.response)
     }
 
-    /// Refused: API-Bank's databases are the benchmark's own fixed
-    /// starting point, not a store a dialogue's author extends, and no
-    /// upstream difference comes from a record missing from them (they
-    /// come from stale recordings, unseeded randomness and live services).
+    /// The records recorded successes presuppose (a cancelled switch's
+    /// schedule entry, the record a query answered or a deletion removed,
+    /// listed appointments): see [`seed`].
     fn seed_databases(
         &self,
-        _dialogues: &[LoadedConversation],
-        _initial: &Databases,
+        dialogues: &[LoadedConversation],
+        initial: &Databases,
     ) -> Result<crate::suite::Seeded> {
-        Err(Error::Usage(
-            "the apibank suite does not seed databases: its databases are the benchmark's fixed starting point, and a recording that does not reproduce is shown by verify (or recorded anew by fill without --seed)".into(),
-        ))
+        seed::seed_databases(dialogues, initial)
+    }
+
+    /// The database as upstream writes its files (`json.dumps` with an
+    /// indent of 4), in the old file's own separators and escaping.
+    fn database_text(&self, databases: &Databases, name: &str, old: Option<&str>) -> String {
+        let document = databases
+            .document(name)
+            .map(|d| (**d).clone())
+            .unwrap_or_default();
+        crate::formats::write::to_python_json_like(&document, old)
     }
 
     fn protocol(&self) -> &'static dyn Protocol {

@@ -179,6 +179,9 @@ pub struct State {
     retriever: Arc<dyn Retriever>,
     /// Set by ToolSearcher when it ran last on a replayed recording.
     retrieval: Option<Retrieval>,
+    /// Every value drawn from unseeded randomness so far (or taken from
+    /// the recording in its place), in draw order.
+    drawn: Vec<String>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -195,6 +198,7 @@ impl State {
             unreproducible: None,
             retriever: Arc::new(Lexical),
             retrieval: None,
+            drawn: Vec::new(),
         }
     }
 
@@ -245,10 +249,19 @@ impl State {
         draw: impl FnOnce() -> String,
     ) -> String {
         self.unreproducible = Some(Unreproducible::Random);
-        self.recorded
+        let value = self
+            .recorded
             .as_ref()
             .and_then(from_recording)
-            .unwrap_or_else(draw)
+            .unwrap_or_else(draw);
+        self.drawn.push(value.clone());
+        value
+    }
+
+    /// The values drawn from unseeded randomness so far (see
+    /// [`State::unseeded`]).
+    pub fn drawn(&self) -> &[String] {
+        &self.drawn
     }
 
     /// Mark the running call as not reproducible offline.

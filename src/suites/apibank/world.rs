@@ -27,7 +27,7 @@ use super::apis::tool_search::{Embeddings, Lexical, Retriever};
 use super::apis::{self, api, Api};
 use super::state::{State, Unreproducible};
 use crate::dialogue::{GoldCall, Request};
-use crate::sim::pyargs::{bind, type_name};
+use crate::sim::pyargs::{bind, py_eq, type_name};
 use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, NotChecked, Note, ParamType, RetrieverKind, WorldOptions};
 
@@ -52,6 +52,11 @@ impl ApiBankWorld {
         };
         state.set_retriever(retriever);
         Ok(ApiBankWorld { state })
+    }
+
+    /// The dialogue's state as it stands (for `fill --seed`).
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
     }
 
     /// The arguments the call ran with and its result object.
@@ -110,8 +115,12 @@ impl crate::suite::World for ApiBankWorld {
             api_name: api_name.to_string(),
             parameters: arguments,
         };
+        let (mut not_checked, note) = marks(&self.state);
+        if not_checked.is_none() {
+            not_checked = rests_on_a_draw(&self.state, &result, recorded);
+        }
         let mut execution = Execution::new(request, Reply::Json(result), exception);
-        (execution.not_checked, execution.note) = marks(&self.state);
+        (execution.not_checked, execution.note) = (not_checked, note);
         execution
     }
 
@@ -139,6 +148,31 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
             },
         });
     (not_checked, note)
+}
+
+/// A replayed call whose output names a value an earlier call drew from
+/// unseeded randomness (an appointment id, a token) ran with the value the
+/// recording drew, so it is compared: a result that differs is shown as a
+/// difference, and one that agrees is listed as not checked, `random`,
+/// since it agrees only given a draw that cannot be reproduced.
+fn rests_on_a_draw(state: &State, result: &Value, recorded: Option<&Value>) -> Option<NotChecked> {
+    let recorded = recorded?;
+    let output = result.get("output")?;
+    let names_a_draw = state.drawn().iter().any(|drawn| mentions(output, drawn));
+    (names_a_draw && py_eq(result, recorded)).then_some(NotChecked::Random)
+}
+
+/// Whether `value` holds `text` as a string or as an object's key,
+/// anywhere inside.
+fn mentions(value: &Value, text: &str) -> bool {
+    match value {
+        Value::String(s) => s == text,
+        Value::Array(items) => items.iter().any(|item| mentions(item, text)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(key, item)| key == text || mentions(item, text)),
+        _ => false,
+    }
 }
 
 /// The result of a call that raised before its API ran.
@@ -431,5 +465,28 @@ mod tests {
         // A new call starts unmarked.
         let executed = world.execute("CheckToken", parameters(json!({"token": "t-john"})), None);
         assert_eq!((executed.not_checked, executed.note), (None, None));
+    }
+
+    #[test]
+    fn a_call_naming_an_earlier_draw_is_compared_and_unchecked_only_when_it_agrees() {
+        let mut world = world();
+        world.state.replaying(Some(json!({})));
+        let drawn = world
+            .state
+            .unseeded(|_| Some("34208254".into()), || unreachable!());
+        assert_eq!(drawn, "34208254");
+        let result = json!({"output": {"34208254": {"patient_name": "Ann"}}, "exception": null});
+        assert_eq!(
+            rests_on_a_draw(&world.state, &result, Some(&result)),
+            Some(NotChecked::Random)
+        );
+        // A recording that differs beyond the id is a difference to show.
+        let other = json!({"output": {"34208254": {"patient_name": "Bob"}}, "exception": null});
+        assert_eq!(rests_on_a_draw(&world.state, &result, Some(&other)), None);
+        // A result that does not name the draw is compared as usual.
+        let plain = json!({"output": {"1": {"patient_name": "Ann"}}, "exception": null});
+        assert_eq!(rests_on_a_draw(&world.state, &plain, Some(&plain)), None);
+        // Nothing recorded (a prediction): nothing to say.
+        assert_eq!(rests_on_a_draw(&world.state, &result, None), None);
     }
 }

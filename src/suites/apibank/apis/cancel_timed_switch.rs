@@ -6,7 +6,8 @@
 //! The dialogues call the device `device_id`, and so does this API (its
 //! input and its check), where the reference's code names the argument
 //! `name` and could not be called as the dialogues call it. Its behaviour
-//! is otherwise the reference's: a device without a schedule raises. The
+//! is otherwise the reference's: a device without a schedule raises (a
+//! recorded success presupposes the entry, which `fill --seed` adds). The
 //! `Reference` keeps the reference's own parameter names, since that is
 //! what ToolSearcher returns.
 

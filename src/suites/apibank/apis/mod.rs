@@ -49,6 +49,7 @@ mod modify_reminder;
 mod modify_scene;
 mod open_bank_account;
 mod play_music;
+pub mod presupposed;
 mod query_agenda;
 mod query_alarm;
 mod query_balance;
