@@ -18,6 +18,20 @@ use crate::{Error, Result};
 pub struct Databases {
     tables: Arc<Tables>,
     documents: Arc<Vec<(Arc<str>, Arc<Value>)>>,
+    /// What a suite derives from the documents once per run and shares
+    /// with every world (API-Bank: the documents as dicts, converted on
+    /// first use); dropped when a document changes.
+    prepared: Option<Prepared>,
+}
+
+/// A suite's own structure beside the documents (see [`Databases`]).
+#[derive(Clone)]
+struct Prepared(Arc<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared(..)")
+    }
 }
 
 /// Databases by name, in load order; cloning one copies pointers, not
@@ -88,6 +102,7 @@ impl Databases {
         Ok(Databases {
             tables: Arc::new(tables),
             documents: Arc::default(),
+            prepared: None,
         })
     }
 
@@ -102,6 +117,7 @@ impl Databases {
         Ok(Databases {
             tables: Arc::default(),
             documents: Arc::new(documents),
+            prepared: None,
         })
     }
 
@@ -112,9 +128,23 @@ impl Databases {
             .find_map(|(known, value)| (&**known == name).then_some(value))
     }
 
+    /// These databases with `value` derived from them, for every world to
+    /// share (see [`Databases::prepared`]).
+    pub fn with_prepared<T: std::any::Any + Send + Sync>(mut self, value: T) -> Self {
+        self.prepared = Some(Prepared(Arc::new(value)));
+        self
+    }
+
+    /// What [`Databases::with_prepared`] attached, if it is a `T` and no
+    /// document changed since.
+    pub fn prepared<T: std::any::Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.prepared.as_ref()?.0.clone().downcast::<T>().ok()
+    }
+
     /// A document to change (copied first if a world still shares it);
     /// created as an empty JSON object when missing.
     pub fn document_mut(&mut self, name: &str) -> &mut Value {
+        self.prepared = None;
         let documents = Arc::make_mut(&mut self.documents);
         let index = match documents.iter().position(|(known, _)| &**known == name) {
             Some(index) => index,
@@ -135,6 +165,7 @@ impl Databases {
                     .collect(),
             ),
             documents: Arc::default(),
+            prepared: None,
         }
     }
 

@@ -56,6 +56,8 @@ impl Suite for ApiBank {
 
     fn load_databases(&self, dir: &Path) -> Result<Databases> {
         let databases = Databases::load_documents(dir)?;
+        let dicts = state::InitialDicts::new(&databases);
+        let databases = databases.with_prepared(dicts);
         if databases.document(state::ACCOUNT).is_none() {
             return Err(Error::input(
                 dir,

@@ -3,12 +3,13 @@
 //! one object per database shared by every API that names it), and what
 //! API instances remember between calls.
 //!
-//! A database is converted from the loaded JSON the first time an API
-//! touches it, so a dialogue copies only the few small databases it uses;
-//! read-only data of any shape (ImageCaptioning is a list) is read in place
-//! through [`State::document`].
+//! A database is converted from the loaded JSON once per run, the first
+//! time an API touches it ([`InitialDicts`]), and shared by every
+//! dialogue's state until the dialogue writes it: a dialogue copies only
+//! the databases it changes. Read-only data of any shape (ImageCaptioning
+//! is a list) is read in place through [`State::document`].
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -40,9 +41,11 @@ impl Key {
 }
 
 /// A Python dict: insertion-ordered, keys text or integers, values JSON.
+/// Each value is shared until written, so a dialogue that changes one
+/// record of a database copies that record, not the database.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Dict {
-    entries: IndexMap<Key, Value>,
+    entries: IndexMap<Key, Arc<Value>>,
 }
 
 impl Dict {
@@ -55,7 +58,7 @@ impl Dict {
         Dict {
             entries: object
                 .iter()
-                .map(|(k, v)| (Key::text(k.as_str()), v.clone()))
+                .map(|(k, v)| (Key::text(k.as_str()), Arc::new(v.clone())))
                 .collect(),
         }
     }
@@ -70,19 +73,20 @@ impl Dict {
 
     /// `database[key]` for a text key.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.get(&Key::text(key))
+        self.get_key(&Key::text(key))
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.entries.get_mut(&Key::text(key))
+        self.get_key_mut(&Key::text(key))
     }
 
     pub fn get_key(&self, key: &Key) -> Option<&Value> {
-        self.entries.get(key)
+        self.entries.get(key).map(|value| &**value)
     }
 
+    /// The value under `key` to change (copied first if still shared).
     pub fn get_key_mut(&mut self, key: &Key) -> Option<&mut Value> {
-        self.entries.get_mut(key)
+        self.entries.get_mut(key).map(Arc::make_mut)
     }
 
     pub fn contains(&self, key: &str) -> bool {
@@ -92,21 +96,17 @@ impl Dict {
     /// `database[key] = value`: a new key goes last, an existing one keeps
     /// its place.
     pub fn insert(&mut self, key: Key, value: Value) {
-        self.entries.insert(key, value);
+        self.entries.insert(key, Arc::new(value));
     }
 
     /// `del database[key]`, keeping the order of the others.
     pub fn remove(&mut self, key: &Key) -> Option<Value> {
-        self.entries.shift_remove(key)
+        self.entries.shift_remove(key).map(Arc::unwrap_or_clone)
     }
 
     /// Entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
-        self.entries.iter()
-    }
-
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Key, &mut Value)> {
-        self.entries.iter_mut()
+        self.entries.iter().map(|(key, value)| (key, &**value))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &Key> {
@@ -162,12 +162,55 @@ impl Retrieval {
     }
 }
 
+/// The loaded databases as dicts, each converted on first use and shared
+/// by every state of a run (attached to the run's [`Databases`] by the
+/// suite's `load_databases`).
+#[derive(Debug, Default)]
+pub struct InitialDicts {
+    converted: Vec<(Arc<str>, OnceLock<Arc<Dict>>)>,
+}
+
+impl InitialDicts {
+    /// Slots for every database in `databases`, none converted yet.
+    pub fn new(databases: &Databases) -> Self {
+        InitialDicts {
+            converted: databases
+                .names()
+                .map(|name| (Arc::from(name), OnceLock::new()))
+                .collect(),
+        }
+    }
+
+    /// Database `name` of `databases` as a dict: empty when there is no
+    /// such database or it is not a JSON object, as the reference's
+    /// `init_database=None` gives.
+    fn get(&self, databases: &Databases, name: &str) -> Arc<Dict> {
+        let convert = || {
+            Arc::new(
+                databases
+                    .document(name)
+                    .and_then(|doc| doc.as_object())
+                    .map(Dict::from_object)
+                    .unwrap_or_default(),
+            )
+        };
+        match self.converted.iter().find(|(known, _)| &**known == name) {
+            Some((_, slot)) => Arc::clone(slot.get_or_init(convert)),
+            None => convert(),
+        }
+    }
+}
+
 /// One dialogue's state.
 #[derive(Debug, Clone)]
 pub struct State {
     initial: Databases,
-    /// Databases converted so far, shared and own, by source.
-    dicts: Vec<(Source, Dict)>,
+    /// The run's converted databases (or this state's own, when the
+    /// databases came without them).
+    shared: Arc<InitialDicts>,
+    /// Databases used so far, shared and own, by source; a shared one is
+    /// copied when first written.
+    dicts: Vec<(Source, Arc<Dict>)>,
     /// `ForgotPassword`'s instance state.
     pub password_reset: PasswordReset,
     /// The recorded result object of the line being replayed, when the
@@ -190,8 +233,12 @@ pub const ACCOUNT: &str = "Account";
 impl State {
     /// The state a dialogue starts in: the initial databases, untouched.
     pub fn new(initial: &Databases) -> Self {
+        let shared = initial
+            .prepared::<InitialDicts>()
+            .unwrap_or_else(|| Arc::new(InitialDicts::new(initial)));
         State {
             initial: initial.clone(),
+            shared,
             dicts: Vec::new(),
             password_reset: PasswordReset::default(),
             recorded: None,
@@ -274,27 +321,31 @@ impl State {
         self.unreproducible
     }
 
-    /// A database as a dict to read or change. A shared database that was
-    /// not loaded, or is not a JSON object, starts as an empty dict, as the
-    /// reference's `init_database=None` does.
-    pub fn dict(&mut self, source: Source) -> &mut Dict {
-        let index = match self.dicts.iter().position(|(s, _)| *s == source) {
-            Some(index) => index,
-            None => {
-                let dict = match source {
-                    Source::Shared(name) => self
-                        .initial
-                        .document(name)
-                        .and_then(|doc| doc.as_object())
-                        .map(Dict::from_object)
-                        .unwrap_or_default(),
-                    Source::Own(_) => Dict::new(),
-                };
-                self.dicts.push((source, dict));
-                self.dicts.len() - 1
-            }
+    /// A database as a dict to read. A shared database that was not
+    /// loaded, or is not a JSON object, reads as an empty dict, as the
+    /// reference's `init_database=None` gives.
+    pub fn dict(&mut self, source: Source) -> &Dict {
+        let index = self.slot(source);
+        &self.dicts[index].1
+    }
+
+    /// A database as a dict to change (this dialogue's own copy from now
+    /// on).
+    pub fn dict_mut(&mut self, source: Source) -> &mut Dict {
+        let index = self.slot(source);
+        Arc::make_mut(&mut self.dicts[index].1)
+    }
+
+    fn slot(&mut self, source: Source) -> usize {
+        if let Some(index) = self.dicts.iter().position(|(s, _)| *s == source) {
+            return index;
+        }
+        let dict = match source {
+            Source::Shared(name) => self.shared.get(&self.initial, name),
+            Source::Own(_) => Arc::default(),
         };
-        &mut self.dicts[index].1
+        self.dicts.push((source, dict));
+        self.dicts.len() - 1
     }
 
     /// A loaded database as its JSON, for APIs that only read it; `None`
@@ -347,7 +398,7 @@ mod tests {
     fn a_database_is_shared_by_name_and_an_own_one_starts_empty() {
         let mut state = State::new(&databases());
         state
-            .dict(Source::Shared(ACCOUNT))
+            .dict_mut(Source::Shared(ACCOUNT))
             .remove(&Key::text("JohnDoe"));
         assert_eq!(state.dict(Source::Shared(ACCOUNT)).len(), 1);
         assert!(state.dict(Source::Own("OpenBankAccount")).is_empty());
@@ -355,6 +406,32 @@ mod tests {
         // A list is read in place, and is no dict.
         assert!(state.document("Photos").unwrap().is_array());
         assert!(state.dict(Source::Shared("Photos")).is_empty());
+    }
+
+    #[test]
+    fn a_write_stays_in_its_own_dialogue() {
+        let databases = databases();
+        let shared = InitialDicts::new(&databases);
+        let databases = databases.with_prepared(shared);
+        let mut first = State::new(&databases);
+        let mut second = State::new(&databases);
+        // Both read the run's one converted Account.
+        assert_eq!(first.check_token("t1").unwrap(), "JohnDoe");
+        let record = first
+            .dict_mut(Source::Shared(ACCOUNT))
+            .get_mut("JohnDoe")
+            .unwrap();
+        record["token"] = json!("changed");
+        first
+            .dict_mut(Source::Shared(ACCOUNT))
+            .remove(&Key::text("JaneSmith"));
+        assert_eq!(first.check_token("changed").unwrap(), "JohnDoe");
+        assert_eq!(first.dict(Source::Shared(ACCOUNT)).len(), 1);
+        // The other dialogue, and one started afterwards, see the loaded data.
+        for state in [&mut second, &mut State::new(&databases)] {
+            assert_eq!(state.check_token("t1").unwrap(), "JohnDoe");
+            assert_eq!(state.check_token("t2").unwrap(), "JaneSmith");
+        }
     }
 
     #[test]

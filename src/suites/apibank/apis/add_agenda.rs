@@ -52,9 +52,9 @@ fn add(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     if py_strip_value(content)?.is_empty() {
         return Err("Content should not be null".into());
     }
-    let id = state.dict(DATABASE).len() as i64 + 1;
+    let id = state.dict_mut(DATABASE).len() as i64 + 1;
     let username = state.check_token(args.value("token").as_str().unwrap_or_default())?;
-    state.dict(DATABASE).insert(
+    state.dict_mut(DATABASE).insert(
         Key::Int(id),
         json!({
             "username": username,
@@ -109,7 +109,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(out["exception"], Value::Null);
-        let added = state.dict(DATABASE).get_key(&Key::Int(2)).cloned();
+        let added = state.dict_mut(DATABASE).get_key(&Key::Int(2)).cloned();
         assert_eq!(added.unwrap()["username"], "JohnDoe");
     }
 
@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(out["exception"], "Content should not be null");
         let out = call(&API, &mut state, args("Gym", "2023-03-20 08:00:00", "bad"));
         assert_eq!(out["exception"], "The token is invalid.");
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 
     #[test]

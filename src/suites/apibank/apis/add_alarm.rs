@@ -47,10 +47,10 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 
 fn add(state: &mut State, token: &Value, time: &Value) -> Result<&'static str, String> {
     strptime(time, TIMESTAMP)?;
-    let id = state.dict(DATABASE).len() as i64 + 1;
+    let id = state.dict_mut(DATABASE).len() as i64 + 1;
     let username = owner(state, token)?;
     state
-        .dict(DATABASE)
+        .dict_mut(DATABASE)
         .insert(Key::Int(id), json!({"username": username, "time": time}));
     Ok("success")
 }
@@ -86,10 +86,10 @@ mod tests {
                    "output": "success", "exception": null})
         );
         assert_eq!(
-            state.dict(DATABASE).get_key(&Key::Int(2)),
+            state.dict_mut(DATABASE).get_key(&Key::Int(2)),
             Some(&json!({"username": "JohnDoe", "time": "2023-03-20 06:30:00"}))
         );
-        assert!(state.dict(DATABASE).get("2").is_none());
+        assert!(state.dict_mut(DATABASE).get("2").is_none());
         assert!(correct(&out, &out));
     }
 
@@ -108,7 +108,7 @@ mod tests {
             json!({"token": "nope", "time": "2023-03-20 06:30:00"}),
         );
         assert_eq!(out["exception"], "The token is invalid.");
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
         let mut other = out.clone();
         other["input"]["token"] = json!("t-john");
         assert!(!correct(&other, &out));

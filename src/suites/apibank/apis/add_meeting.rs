@@ -85,9 +85,9 @@ fn add(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     if blank(meeting_topic)? {
         return Err("Meeting Topic should not be null".into());
     }
-    let id = next_text_id(state.dict(DATABASE))?;
+    let id = next_text_id(state.dict_mut(DATABASE))?;
     let username = owner(state, args.value("token"))?;
-    state.dict(DATABASE).insert(
+    state.dict_mut(DATABASE).insert(
         id,
         json!({
             "username": username,
@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(out["output"], "success");
         assert_eq!(out["input"]["attendees"], json!(["Ann", "Bo"]));
         let added = state
-            .dict(DATABASE)
+            .dict_mut(DATABASE)
             .get_key(&Key::text("2"))
             .cloned()
             .unwrap();
@@ -162,6 +162,6 @@ mod tests {
             args("Planning", "2023-03-21 10:00:00", "x"),
         );
         assert_eq!(out["exception"], "The token is invalid.");
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 }

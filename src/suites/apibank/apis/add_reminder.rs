@@ -51,9 +51,9 @@ fn add(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     if blank(content)? {
         return Err("Content should not be null".into());
     }
-    let id = next_text_id(state.dict(DATABASE))?;
+    let id = next_text_id(state.dict_mut(DATABASE))?;
     let username = owner(state, args.value("token"))?;
-    state.dict(DATABASE).insert(
+    state.dict_mut(DATABASE).insert(
         id,
         json!({"username": username, "content": content, "time": time}),
     );
@@ -96,7 +96,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get_key(&Key::text("8")),
+            state.dict_mut(DATABASE).get_key(&Key::text("8")),
             Some(
                 &json!({"username": "JohnDoe", "content": "Water plants", "time": "2023-03-21 09:00:00"})
             )
@@ -119,13 +119,13 @@ mod tests {
         assert_eq!(out["exception"], "Content should not be null");
         let out = call(&API, &mut state, args("Gym", "2023-03-21 09:00:00", "x"));
         assert_eq!(out["exception"], "The token is invalid.");
-        assert!(state.dict(DATABASE).is_empty());
+        assert!(state.dict_mut(DATABASE).is_empty());
         let out = call(
             &API,
             &mut state,
             args("Gym", "2023-03-21 09:00:00", "t-jane"),
         );
         assert_eq!(out["output"], "success");
-        assert!(state.dict(DATABASE).get("0").is_some());
+        assert!(state.dict_mut(DATABASE).get("0").is_some());
     }
 }

@@ -67,7 +67,7 @@ fn add(state: &mut State, name: &Value, devices: &mut Value) -> Result<&'static 
         return Err("Scene name cannot be empty.".into());
     }
     tidy_devices(devices)?;
-    let scenes = state.dict(DATABASE);
+    let scenes = state.dict_mut(DATABASE);
     if scenes.contains(&name) {
         return Err("Scene name already exists.".into());
     }
@@ -123,7 +123,7 @@ mod tests {
             json!({"api_name": "AddScene", "input": {"name": " Party Time ", "devices": tidied},
                    "output": "success", "exception": null})
         );
-        assert_eq!(state.dict(DATABASE).get("party time"), Some(&tidied));
+        assert_eq!(state.dict_mut(DATABASE).get("party time"), Some(&tidied));
         assert!(correct(&out, &out));
     }
 
@@ -145,7 +145,7 @@ mod tests {
             json!({"name": "x", "devices": [{"name": "a", "description": ""}, {"name": "A ", "description": ""}]}),
         );
         assert_eq!(out["exception"], "Device name cannot be duplicated.");
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 
     #[test]

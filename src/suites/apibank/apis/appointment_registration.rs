@@ -60,7 +60,7 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
         return Err("Patient name or doctor name cannot be empty.".into());
     }
     let date = reformat(args.value("date"), DATE)??;
-    for (_, appointment) in state.dict(DATABASE).iter() {
+    for (_, appointment) in state.dict_mut(DATABASE).iter() {
         if subscript(appointment, "patient_name")?.as_str() != Some(patient) {
             continue;
         }
@@ -76,12 +76,12 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
             );
         }
     }
-    let taken: Vec<Key> = state.dict(DATABASE).keys().cloned().collect();
+    let taken: Vec<Key> = state.dict_mut(DATABASE).keys().cloned().collect();
     let id = state.unseeded(
         |recorded| recorded.get("output")?.as_str().map(str::to_string),
         || fresh_id(|id| taken.contains(&Key::text(id))),
     );
-    state.dict(DATABASE).insert(
+    state.dict_mut(DATABASE).insert(
         Key::text(id.as_str()),
         json!({"patient_name": patient, "date": date, "doctor_name": doctor}),
     );
@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(out["exception"], Value::Null);
         assert_eq!(state.unreproducible(), Some(Unreproducible::Random));
         assert_eq!(
-            state.dict(DATABASE).get(&id),
+            state.dict_mut(DATABASE).get(&id),
             Some(&json!({"patient_name": "Jane", "date": "2023-04-01", "doctor_name": "Dr. Lee"}))
         );
     }
@@ -171,7 +171,7 @@ mod tests {
             json!({"patient_name": "Jane", "date": "2023-04-01", "doctor_name": "Dr. Lee"}),
         );
         assert_eq!(out["output"], "43744231");
-        assert!(state.dict(DATABASE).contains("43744231"));
+        assert!(state.dict_mut(DATABASE).contains("43744231"));
     }
 
     #[test]
@@ -201,7 +201,7 @@ mod tests {
             attempt("Ann", "April 1", "Dr. Kim"),
             "time data 'April 1' does not match format '%Y-%m-%d'"
         );
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
         assert_eq!(state.unreproducible(), None);
     }
 

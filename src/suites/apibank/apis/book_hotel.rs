@@ -69,7 +69,7 @@ fn order(state: &mut State, args: &Args<'_>) -> Result<String, String> {
         return Err("The number of adults is greater than 2. Two rooms are ordered.".into());
     }
     let hotel = args.value("hotel_name");
-    for (_, booked) in state.dict(DATABASE).iter() {
+    for (_, booked) in state.dict_mut(DATABASE).iter() {
         if !py_eq(subscript(booked, "hotel_name")?, hotel) {
             continue;
         }
@@ -79,9 +79,11 @@ fn order(state: &mut State, args: &Args<'_>) -> Result<String, String> {
             return Err("The room is not available.".into());
         }
     }
-    let id = (state.dict(DATABASE).len() + 1).to_string();
+    let id = (state.dict_mut(DATABASE).len() + 1).to_string();
     let item = input_of(args, &FIELDS);
-    state.dict(DATABASE).insert(Key::text(id.as_str()), item);
+    state
+        .dict_mut(DATABASE)
+        .insert(Key::text(id.as_str()), item);
     Ok(id)
 }
 
@@ -137,7 +139,7 @@ mod tests {
         assert_eq!(out["output"], "2");
         assert_eq!(out["exception"], Value::Null);
         assert_eq!(
-            state.dict(DATABASE).get("2"),
+            state.dict_mut(DATABASE).get("2"),
             Some(&booking("Hilton", "2023-04-05", "2023-04-07", 1, 2))
         );
     }
@@ -165,7 +167,7 @@ mod tests {
             exception(odd),
             "'>' not supported between instances of 'str' and 'int'"
         );
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 
     #[test]

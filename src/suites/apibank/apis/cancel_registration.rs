@@ -35,7 +35,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 
 fn cancel(state: &mut State, id: &Value) -> Result<&'static str, String> {
     let id = py_strip(str_method(id, "strip")?);
-    match state.dict(DATABASE).remove(&Key::text(id)) {
+    match state.dict_mut(DATABASE).remove(&Key::text(id)) {
         Some(_) => Ok("success"),
         None => Err("The appointment ID is incorrect.".into()),
     }
@@ -79,7 +79,7 @@ mod tests {
             out,
             json!({"api_name": "CancelRegistration", "input": {"appointment_id": " 12345678 "}, "output": "success", "exception": null})
         );
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
         let out = call(&API, &mut state, json!({"appointment_id": "12345678"}));
         assert_eq!(out["exception"], "The appointment ID is incorrect.");
         assert_eq!(out["output"], Value::Null);

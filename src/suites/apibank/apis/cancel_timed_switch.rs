@@ -57,7 +57,7 @@ fn cancel(state: &mut State, device: &Value, time: &Value) -> Result<&'static st
     }
     let time = Value::from(format_check(time)?);
     let schedule = state
-        .dict(DATABASE)
+        .dict_mut(DATABASE)
         .get_mut(&device)
         .ok_or("device name does not exist.")?;
     // Schedules are lists (the file's and every one TimedSwitch makes).
@@ -124,7 +124,7 @@ mod tests {
                    "output": "success", "exception": null})
         );
         assert_eq!(
-            state.dict(DATABASE).get("range hood"),
+            state.dict_mut(DATABASE).get("range hood"),
             Some(&json!([{"time": "2023-03-20 09:30:00", "on": false}]))
         );
         assert!(correct(&out, &out));
@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(out["exception"], "name cannot be empty.");
         assert_eq!(
             state
-                .dict(DATABASE)
+                .dict_mut(DATABASE)
                 .get("range hood")
                 .unwrap()
                 .as_array()

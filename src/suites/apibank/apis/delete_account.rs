@@ -43,7 +43,7 @@ fn delete(state: &mut State, token: &Value) -> Result<&'static str, String> {
     // The token's user is always an account: CheckToken reads the same
     // database. The reference still guards against it.
     state
-        .dict(Source::Shared(ACCOUNT))
+        .dict_mut(Source::Shared(ACCOUNT))
         .remove(&Key::Text(username))
         .map(|_| "success")
         .ok_or_else(|| "No such user.".to_string())
@@ -68,12 +68,12 @@ mod tests {
             json!({"input": {"token": "t-john"}, "output": {"status": "success"}, "exception": null})
         );
         assert!(correct(&out, &out));
-        assert!(!state.dict(Source::Shared(ACCOUNT)).contains("JohnDoe"));
+        assert!(!state.dict_mut(Source::Shared(ACCOUNT)).contains("JohnDoe"));
         let out = call(&API, &mut state, json!({"token": "t-john"}));
         assert_eq!(
             out,
             json!({"input": {"token": "t-john"}, "output": null, "exception": "The token is invalid."})
         );
-        assert_eq!(state.dict(Source::Shared(ACCOUNT)).len(), 1);
+        assert_eq!(state.dict_mut(Source::Shared(ACCOUNT)).len(), 1);
     }
 }

@@ -53,7 +53,7 @@ fn delete(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
         strptime(time, TIMESTAMP)?;
     }
     let username = owner(state, args.value("token"))?;
-    let agenda = state.dict(DATABASE);
+    let agenda = state.dict_mut(DATABASE);
     let found = first_own(agenda, &username, |item| {
         Ok(field_is(item, "content", content)? || field_is(item, "time", time)?)
     })?;
@@ -103,7 +103,7 @@ mod tests {
         let mut state = state(&[accounts(), agenda()]);
         let out = call(&API, &mut state, args("Other", "2023-03-19 08:00:00"));
         assert_eq!(out["output"], "success");
-        let keys: Vec<_> = state.dict(DATABASE).keys().cloned().collect();
+        let keys: Vec<_> = state.dict_mut(DATABASE).keys().cloned().collect();
         assert_eq!(keys, [Key::text("1")]);
         assert!(correct(&out, &out));
     }
@@ -120,7 +120,7 @@ mod tests {
         );
         let out = call(&API, &mut state, args("", ""));
         assert_eq!(out["output"], "success");
-        assert_eq!(state.dict(DATABASE).len(), 2);
+        assert_eq!(state.dict_mut(DATABASE).len(), 2);
         let out = call(&API, &mut state, args("Gym", "tomorrow"));
         assert_eq!(
             out["exception"],

@@ -41,7 +41,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 fn delete(state: &mut State, token: &Value, time: &Value) -> Result<&'static str, String> {
     strptime(time, TIMESTAMP)?;
     let username = owner(state, token)?;
-    let alarms = state.dict(DATABASE);
+    let alarms = state.dict_mut(DATABASE);
     match first_own(alarms, &username, |alarm| field_is(alarm, "time", time))? {
         Some(key) => {
             alarms.remove(&key);
@@ -92,7 +92,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(out["exception"], Value::Null);
-        let keys: Vec<_> = state.dict(DATABASE).keys().cloned().collect();
+        let keys: Vec<_> = state.dict_mut(DATABASE).keys().cloned().collect();
         assert_eq!(keys, [Key::text("1"), Key::text("3")]);
         assert!(correct(&out, &out));
     }
@@ -109,7 +109,7 @@ mod tests {
             out["exception"],
             "You have no alarm clock at time : 2023-03-17 07:00:00"
         );
-        assert_eq!(state.dict(DATABASE).len(), 3);
+        assert_eq!(state.dict_mut(DATABASE).len(), 3);
         let out = call(&API, &mut state, json!({"token": "t-john", "time": ""}));
         assert_eq!(
             out["exception"],

@@ -40,7 +40,7 @@ fn delete(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     let (meeting_topic, start_time) = (args.value("meeting_topic"), args.value("start_time"));
     meeting_request(meeting_topic, start_time, args.value("end_time"))?;
     let username = owner(state, args.value("token"))?;
-    let meetings = state.dict(DATABASE);
+    let meetings = state.dict_mut(DATABASE);
     let found = first_own(meetings, &username, |meeting| {
         Ok(field_is(meeting, "meeting_topic", meeting_topic)?
             || field_is(meeting, "start_time", start_time)?)
@@ -100,7 +100,7 @@ mod tests {
         let mut state = state(&[accounts(), meetings()]);
         let out = call(&API, &mut state, args("Budget", ""));
         assert_eq!(out["output"], "success");
-        let keys: Vec<_> = state.dict(DATABASE).keys().cloned().collect();
+        let keys: Vec<_> = state.dict_mut(DATABASE).keys().cloned().collect();
         assert_eq!(keys, [Key::text("1")]);
         // The reference's check reads a `time` these inputs lack.
         assert!(!correct(&out, &out));
@@ -122,6 +122,6 @@ mod tests {
             out["exception"],
             "Meeting Topic and start_time should not be null both"
         );
-        assert_eq!(state.dict(DATABASE).len(), 2);
+        assert_eq!(state.dict_mut(DATABASE).len(), 2);
     }
 }

@@ -51,7 +51,7 @@ fn delete(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
         return Err("Content should not be null".into());
     }
     let username = owner(state, args.value("token"))?;
-    let reminders = state.dict(DATABASE);
+    let reminders = state.dict_mut(DATABASE);
     let key = first_own(reminders, &username, |reminder| {
         Ok(field_is(reminder, "content", content)? || field_is(reminder, "time", time)?)
     })?
@@ -99,7 +99,7 @@ mod tests {
             json!({"token": "t-john", "content": "Pay bills", "time": "2023-03-16 14:30:00"}),
         );
         assert_eq!(out["output"], "success");
-        let keys: Vec<_> = state.dict(DATABASE).keys().cloned().collect();
+        let keys: Vec<_> = state.dict_mut(DATABASE).keys().cloned().collect();
         assert_eq!(keys, [Key::text("2")]);
         let mut other_time = out.clone();
         other_time["input"]["time"] = json!("2023-03-20 12:00:00");
@@ -119,7 +119,7 @@ mod tests {
             out["exception"],
             "You have no reminder about Call mom or at time : 2023-03-16 14:30:00"
         );
-        assert_eq!(state.dict(DATABASE).len(), 2);
+        assert_eq!(state.dict_mut(DATABASE).len(), 2);
         assert!(correct(&out, &out));
         let out = call(
             &API,

@@ -42,7 +42,7 @@ fn delete(state: &mut State, name: &Value) -> Result<&'static str, String> {
         return Err("Scene name cannot be empty.".into());
     }
     state
-        .dict(DATABASE)
+        .dict_mut(DATABASE)
         .remove(&Key::Text(name))
         .map(|_| "success")
         .ok_or_else(|| "The scene does not exist.".to_string())
@@ -66,7 +66,7 @@ mod tests {
             out,
             json!({"api_name": "DeleteScene", "input": {"name": "Bedtime "}, "output": "success", "exception": null})
         );
-        assert!(!state.dict(DATABASE).contains("bedtime"));
+        assert!(!state.dict_mut(DATABASE).contains("bedtime"));
         assert!((API.correct)(&out, &out));
     }
 
@@ -79,6 +79,6 @@ mod tests {
         assert_eq!(out["exception"], "The scene does not exist.");
         let out = call(&API, &mut state, json!({"name": " "}));
         assert_eq!(out["exception"], "Scene name cannot be empty.");
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 }

@@ -101,7 +101,7 @@ fn reset(state: &mut State, args: &Args<'_>) -> Result<Value, String> {
             return Err("The username and email are required for the first call.".into());
         };
         let key = account_key(username)?;
-        let accounts = state.dict(Source::Shared(ACCOUNT));
+        let accounts = state.dict_mut(Source::Shared(ACCOUNT));
         let account = key
             .as_ref()
             .and_then(|key| accounts.get_key(key))
@@ -130,7 +130,7 @@ fn reset(state: &mut State, args: &Args<'_>) -> Result<Value, String> {
         // The account may have been deleted since the first call.
         let account = username
             .as_ref()
-            .and_then(|key| state.dict(Source::Shared(ACCOUNT)).get_key_mut(key))
+            .and_then(|key| state.dict_mut(Source::Shared(ACCOUNT)).get_key_mut(key))
             .ok_or_else(|| match &username {
                 Some(Key::Text(name)) => key_error(name),
                 Some(Key::Int(id)) => id.to_string(),
@@ -185,7 +185,7 @@ mod tests {
         assert!(correct(&out, &out));
         assert_eq!(
             state
-                .dict(Source::Shared(ACCOUNT))
+                .dict_mut(Source::Shared(ACCOUNT))
                 .get("JaneSmith")
                 .unwrap()["password"],
             "fresh"
@@ -244,7 +244,7 @@ mod tests {
         );
         assert_eq!(
             state
-                .dict(Source::Shared(ACCOUNT))
+                .dict_mut(Source::Shared(ACCOUNT))
                 .get("JaneSmith")
                 .unwrap()["password"],
             "pass456"

@@ -52,7 +52,7 @@ fn modify(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
         strptime(time, TIMESTAMP)?;
     }
     let username = owner(state, args.value("token"))?;
-    let agenda = state.dict(DATABASE);
+    let agenda = state.dict_mut(DATABASE);
     let found = first_own(agenda, &username, |item| {
         Ok(field_is(item, "content", content)? || field_is(item, "time", time)?)
     })?;
@@ -111,7 +111,7 @@ mod tests {
         let out = call(&API, &mut state, args("Gym", "2023-03-19 09:00:00"));
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get("2"),
+            state.dict_mut(DATABASE).get("2"),
             Some(
                 &json!({"username": "JohnDoe", "content": "Gym", "time": "2023-03-19 09:00:00", "location": "Park"})
             )
@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(out["output"], "Error");
         assert_eq!(out["exception"], Value::Null);
         assert_eq!(
-            state.dict(DATABASE).get("1").unwrap()["location"],
+            state.dict_mut(DATABASE).get("1").unwrap()["location"],
             "Main St"
         );
     }

@@ -66,7 +66,7 @@ fn modify(
     strptime(from_time, TIMESTAMP)?;
     strptime(to_time, TIMESTAMP)?;
     let username = owner(state, token)?;
-    let alarms = state.dict(DATABASE);
+    let alarms = state.dict_mut(DATABASE);
     let key = first_own(alarms, &username, |alarm| {
         field_is(alarm, "time", from_time)
     })?
@@ -106,7 +106,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert!(correct(&out, &out));
-        let alarms = state.dict(DATABASE);
+        let alarms = state.dict_mut(DATABASE);
         assert_eq!(
             alarms.iter().next(),
             Some((
@@ -138,7 +138,7 @@ mod tests {
             "time data 'soon' does not match format '%Y-%m-%d %H:%M:%S'"
         );
         assert_eq!(
-            state.dict(DATABASE).get("1").unwrap()["time"],
+            state.dict_mut(DATABASE).get("1").unwrap()["time"],
             "2023-03-16 07:00:00"
         );
     }

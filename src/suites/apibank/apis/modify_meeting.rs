@@ -38,7 +38,7 @@ fn modify(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     let end_time = args.value("end_time");
     meeting_request(meeting_topic, start_time, end_time)?;
     let username = owner(state, args.value("token"))?;
-    let meetings = state.dict(DATABASE);
+    let meetings = state.dict_mut(DATABASE);
     let found = first_own(meetings, &username, |meeting| {
         Ok(field_is(meeting, "meeting_topic", meeting_topic)?
             || field_is(meeting, "start_time", start_time)?)
@@ -112,7 +112,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get("1"),
+            state.dict_mut(DATABASE).get("1"),
             Some(
                 &json!({"meeting_topic": "Sales Meeting", "start_time": "2023-03-21 14:00:00",
                          "end_time": "2023-03-21 15:00:00", "location": "Room A", "attendees": ["Ann"], "username": "JohnDoe"})
@@ -123,7 +123,7 @@ mod tests {
         assert_eq!(out["exception"], "You have no meeting about Sales sync");
         let out = call(&API, &mut state, args("", "2023-03-21 14:00:00", ""));
         assert_eq!(out["output"], "success");
-        assert_eq!(state.dict(DATABASE).get("1").unwrap()["end_time"], "");
+        assert_eq!(state.dict_mut(DATABASE).get("1").unwrap()["end_time"], "");
         assert!(correct(&out, &out));
     }
 

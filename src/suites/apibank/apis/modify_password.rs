@@ -49,7 +49,7 @@ fn modify(
 ) -> Result<&'static str, String> {
     let username = owner(state, token)?;
     let account = state
-        .dict(Source::Shared(ACCOUNT))
+        .dict_mut(Source::Shared(ACCOUNT))
         .get_key_mut(&Key::text(username.as_str()))
         .ok_or_else(|| key_error(&username))?;
     if !py_eq(py_item(account, "password")?, old_password) {
@@ -87,7 +87,10 @@ mod tests {
         );
         assert!(correct(&out, &out));
         assert_eq!(
-            state.dict(Source::Shared(ACCOUNT)).get("JohnDoe").unwrap()["password"],
+            state
+                .dict_mut(Source::Shared(ACCOUNT))
+                .get("JohnDoe")
+                .unwrap()["password"],
             "s3cret"
         );
     }
@@ -109,7 +112,10 @@ mod tests {
         );
         assert_eq!(out["exception"], "The token is invalid.");
         assert_eq!(
-            state.dict(Source::Shared(ACCOUNT)).get("JohnDoe").unwrap()["password"],
+            state
+                .dict_mut(Source::Shared(ACCOUNT))
+                .get("JohnDoe")
+                .unwrap()["password"],
             "pass123"
         );
     }

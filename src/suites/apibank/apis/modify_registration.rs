@@ -61,7 +61,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 
 fn modify(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     let id = Key::text(py_strip(str_method(args.value("appointment_id"), "strip")?));
-    if state.dict(DATABASE).get_key(&id).is_none() {
+    if state.dict_mut(DATABASE).get_key(&id).is_none() {
         return Err("The appointment ID does not exist.".into());
     }
     let date = match args.get("new_appointment_date") {
@@ -80,7 +80,7 @@ fn modify(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
     };
     let date = date.transpose()?;
     let appointment = state
-        .dict(DATABASE)
+        .dict_mut(DATABASE)
         .get_key_mut(&id)
         .expect("looked up above");
     let stored = |appointment: &Value, field: &str| -> Result<Value, String> {
@@ -196,7 +196,7 @@ mod tests {
             out["input"],
             json!({"appointment_id": "90123456", "new_appointment_date": "2023-10-15", "new_appointment_doctor": "Dr. Lee"})
         );
-        let stored = state.dict(DATABASE).get("90123456").cloned().unwrap();
+        let stored = state.dict_mut(DATABASE).get("90123456").cloned().unwrap();
         assert_eq!(stored["date"], "2023-10-15");
         assert_eq!(stored["doctor_name"], "Dr. Lee");
         let out = modify(
@@ -205,7 +205,7 @@ mod tests {
         );
         assert_eq!(out["input"]["new_appointment_doctor"], Value::Null);
         assert_eq!(
-            state.dict(DATABASE).get("90123456").unwrap()["date"],
+            state.dict_mut(DATABASE).get("90123456").unwrap()["date"],
             "2023-10-09"
         );
     }
@@ -260,7 +260,7 @@ mod tests {
             "time data 'soon' does not match format '%Y-%m-%d'"
         );
         assert_eq!(
-            state.dict(DATABASE).get("90123456").unwrap()["doctor_name"],
+            state.dict_mut(DATABASE).get("90123456").unwrap()["doctor_name"],
             "Dr. Smith"
         );
     }

@@ -48,7 +48,7 @@ fn modify(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
         return Err("Content should not be null".into());
     }
     let username = owner(state, args.value("token"))?;
-    let reminders = state.dict(DATABASE);
+    let reminders = state.dict_mut(DATABASE);
     let key = first_own(reminders, &username, |reminder| {
         Ok(field_is(reminder, "content", content)? || field_is(reminder, "time", time)?)
     })?
@@ -102,7 +102,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get("2"),
+            state.dict_mut(DATABASE).get("2"),
             Some(
                 &json!({"content": "Pay bills", "time": "2023-03-21 12:00:00", "username": "JohnDoe"})
             )
@@ -126,7 +126,7 @@ mod tests {
             "You have no reminder about Pay bills or at time : 2023-03-21 12:00:00"
         );
         assert_eq!(
-            state.dict(DATABASE).get("2").unwrap()["time"],
+            state.dict_mut(DATABASE).get("2").unwrap()["time"],
             "2023-03-20 12:00:00"
         );
     }

@@ -54,7 +54,7 @@ fn modify(state: &mut State, name: &Value, devices: &mut Value) -> Result<&'stat
         return Err("Scene name cannot be empty.".into());
     }
     tidy_devices(devices)?;
-    let scenes = state.dict(DATABASE);
+    let scenes = state.dict_mut(DATABASE);
     if !scenes.contains(&name) {
         return Err("The scene does not exist.".into());
     }
@@ -105,8 +105,8 @@ mod tests {
         let tidied =
             json!([{"name": "hood", "description": "Fan"}, {"name": "oven", "description": "Hot"}]);
         assert_eq!(out["input"]["devices"], tidied);
-        assert_eq!(state.dict(DATABASE).get("cooking time"), Some(&tidied));
-        let first = state.dict(DATABASE).keys().next().cloned();
+        assert_eq!(state.dict_mut(DATABASE).get("cooking time"), Some(&tidied));
+        let first = state.dict_mut(DATABASE).keys().next().cloned();
         assert_eq!(first, Some(Key::text("cooking time")));
         assert!(correct(&out, &out));
     }
@@ -130,6 +130,6 @@ mod tests {
             out["input"]["devices"],
             json!([{"name": "x", "description": "y"}])
         );
-        assert_eq!(state.dict(DATABASE).len(), 2);
+        assert_eq!(state.dict_mut(DATABASE).len(), 2);
     }
 }

@@ -42,7 +42,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 }
 
 fn open(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
-    let accounts = state.dict(ACCOUNTS);
+    let accounts = state.dict_mut(ACCOUNTS);
     if accounts.is_empty() {
         // The instance's starting dict (it never shrinks, so empty means
         // not yet used in this dialogue).
@@ -95,7 +95,7 @@ mod tests {
             out,
             json!({"api_name": "OpenBankAccount", "input": {"account": "john123", "password": "pw", "name": "John"}, "output": "success", "exception": null})
         );
-        let keys: Vec<Key> = state.dict(ACCOUNTS).keys().cloned().collect();
+        let keys: Vec<Key> = state.dict_mut(ACCOUNTS).keys().cloned().collect();
         assert_eq!(keys, [Key::Int(0), Key::Int(2)]);
         assert!(correct(&out, &out));
     }
@@ -108,6 +108,6 @@ mod tests {
         let out = open(&mut state, "john123");
         assert_eq!(out["output"], "failed");
         assert_eq!(out["exception"], Value::Null);
-        assert_eq!(state.dict(ACCOUNTS).len(), 2);
+        assert_eq!(state.dict_mut(ACCOUNTS).len(), 2);
     }
 }

@@ -104,7 +104,7 @@ fn record(state: &mut State, args: &Args<'_>) -> Result<&'static str, String> {
         }
         names.push(name);
     }
-    let database = state.dict(DATABASE);
+    let database = state.dict_mut(DATABASE);
     let user = Key::text(user);
     if database.get_key(&user).is_none() {
         database.insert(user.clone(), Value::Array(Vec::new()));
@@ -185,7 +185,7 @@ mod tests {
         let out = record(&mut state, "b1 ", "2023-8-6 9:00:00", readings);
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get("B1"),
+            state.dict_mut(DATABASE).get("B1"),
             Some(
                 &json!([{"time": "2023-08-06 09:00:00", "blood_pressure": "120/80", "heart_rate": "80"}])
             )
@@ -198,7 +198,7 @@ mod tests {
         );
         assert_eq!(out["output"], "success");
         assert_eq!(
-            state.dict(DATABASE).get("A12345").unwrap()[1],
+            state.dict_mut(DATABASE).get("A12345").unwrap()[1],
             json!({"time": "2023-03-20 08:00:00", "heart_rate": 70, "weight": 60})
         );
     }
@@ -246,7 +246,7 @@ mod tests {
         );
         // A reading without a value fails after the user's list is made.
         assert_eq!(exception("B1", at, json!([{"name": "a"}])), "'value'");
-        assert_eq!(state.dict(DATABASE).get("B1"), Some(&json!([])));
+        assert_eq!(state.dict_mut(DATABASE).get("B1"), Some(&json!([])));
     }
 
     #[test]

@@ -70,7 +70,11 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
     // A `None` or fractional username (text calls cannot pass one) is kept
     // under its repr: Account's keys are text or integers here.
     let key = account_key(username)?.unwrap_or_else(|| Key::Text(repr(username)));
-    if state.dict(Source::Shared(ACCOUNT)).get_key(&key).is_some() {
+    if state
+        .dict_mut(Source::Shared(ACCOUNT))
+        .get_key(&key)
+        .is_some()
+    {
         return Err("The username already exists.".into());
     }
     let recorded_token = |recorded: &Value| {
@@ -81,7 +85,7 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
             .map(str::to_string)
     };
     let token = state.unseeded(recorded_token, fresh_token);
-    state.dict(Source::Shared(ACCOUNT)).insert(
+    state.dict_mut(Source::Shared(ACCOUNT)).insert(
         key,
         json!({
             "password": args.value("password"),

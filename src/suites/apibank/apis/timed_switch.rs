@@ -73,7 +73,7 @@ fn switch(
         return Err("Name cannot be empty.".into());
     }
     let time = format_check(time)?;
-    let switches = state.dict(DATABASE);
+    let switches = state.dict_mut(DATABASE);
     let Some(schedule) = switches.get_mut(&device) else {
         switches.insert(Key::Text(device), json!([{"time": time, "on": on}]));
         return Ok("success");
@@ -156,13 +156,13 @@ mod tests {
             json!({"device_id": "light", "time": "2023-03-16 18:30:00", "on": true}),
         );
         assert_eq!(
-            state.dict(DATABASE).get("light"),
+            state.dict_mut(DATABASE).get("light"),
             Some(
                 &json!([{"time": "2023-03-15 18:30:00", "on": false}, {"time": "2023-03-16 18:30:00", "on": true}])
             )
         );
         assert_eq!(
-            state.dict(DATABASE).get("12345"),
+            state.dict_mut(DATABASE).get("12345"),
             Some(&json!([{"time": "2021-08-05 19:00:00", "on": true}]))
         );
     }
@@ -186,7 +186,7 @@ mod tests {
             "time data 'tonight' does not match format '%Y-%m-%d %H:%M:%S'"
         );
         assert!(!correct(&out, &out));
-        assert_eq!(state.dict(DATABASE).len(), 1);
+        assert_eq!(state.dict_mut(DATABASE).len(), 1);
     }
 
     #[test]
