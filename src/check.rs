@@ -17,6 +17,7 @@ use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
 use crate::suite::{Suite, WorldOptions};
 use crate::verify::{verify_files, Difference, Unchecked};
+use crate::words::{count, verb};
 use crate::Error;
 
 /// How one step went.
@@ -58,6 +59,10 @@ pub struct CheckReport {
     /// How many tools the dataset's suite has.
     #[serde(skip)]
     pub catalog_tools: usize,
+    /// How many of those the gold calls use (a tool the catalog lacks is
+    /// lint's to report, not counted here).
+    #[serde(skip)]
+    pub catalog_tools_used: usize,
 }
 
 const SHOWN_PROBLEMS: usize = 8;
@@ -118,6 +123,14 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
             Outcome::Broken => 2,
         })
         .unwrap_or(Outcome::Passed);
+    let catalog_tools_used = stats.as_ref().map_or(0, |stats| {
+        suite
+            .catalog()
+            .tools()
+            .iter()
+            .filter(|tool| stats.by_tool.get(tool.name).is_some_and(|&n| n > 0))
+            .count()
+    });
     Ok(CheckReport {
         root: root.display().to_string(),
         outcome,
@@ -127,6 +140,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         not_checked,
         stats,
         catalog_tools: suite.catalog().tools().len(),
+        catalog_tools_used,
     })
 }
 
@@ -163,12 +177,17 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
         Ok(violations) => violations,
         Err(e) => return (broken(e.to_string()), None),
     };
-    let count = databases.names().count();
+    let loaded = databases.names().count();
     let step = if violations.is_empty() {
         Step {
             name: "databases",
             outcome: Outcome::Passed,
-            summary: format!("{count} databases load and match their schemas"),
+            summary: format!(
+                "{} {} and {} their schemas",
+                count(loaded, "database"),
+                verb(loaded, "loads", "load"),
+                verb(loaded, "matches", "match")
+            ),
             problems: Vec::new(),
         }
     } else {
@@ -176,8 +195,9 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
             name: "databases",
             outcome: Outcome::Failed,
             summary: format!(
-                "{} schema violations in {count} databases",
-                violations.len()
+                "{} in {}",
+                count(violations.len(), "schema violation"),
+                count(loaded, "database")
             ),
             problems: violations.iter().map(|v| v.to_string()).collect(),
         }
@@ -195,7 +215,7 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
             (Some(line), Some(column)) => format!("{}:{line}:{column}", f.file),
             _ => f.file.clone(),
         };
-        format!("{place}: {} [{}] {}", f.severity.name(), f.rule, f.message)
+        format!("{place}: {}[{}] {}", f.severity.name(), f.rule, f.message)
     }));
     let outcome = if !report.errors.is_empty() {
         Outcome::Broken
@@ -205,10 +225,17 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
         Outcome::Passed
     };
     let mut summary = format!(
-        "{conversations} conversations and {pools} scenario pools: {errors} errors, {warnings} warnings"
+        "{} and {}: {}, {}",
+        count(conversations, "conversation"),
+        count(pools, "scenario pool"),
+        count(errors, "error"),
+        count(warnings, "warning")
     );
     if !report.errors.is_empty() {
-        summary.push_str(&format!(", {} unreadable files", report.errors.len()));
+        summary.push_str(&format!(
+            ", {}",
+            count(report.errors.len(), "unreadable file")
+        ));
     }
     Step {
         name: "lint",
@@ -234,8 +261,11 @@ fn verify_step(
         Outcome::Passed
     };
     let mut summary = format!(
-        "{} of {calls} gold calls in {verified} conversations reproduce",
-        report.reproduced
+        "{} of {} in {} {}",
+        report.reproduced,
+        count(calls, "gold call"),
+        count(verified, "conversation"),
+        verb(report.reproduced, "reproduces", "reproduce")
     );
     if !report.not_checked.is_empty() {
         summary.push_str(&format!(
@@ -286,7 +316,6 @@ pub fn render(report: &CheckReport) -> String {
         }
     }
     if let Some(stats) = &report.stats {
-        let used = stats.by_tool.values().filter(|&&n| n > 0).count();
         let subsets: Vec<String> = stats
             .by_subset
             .iter()
@@ -294,13 +323,14 @@ pub fn render(report: &CheckReport) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{:<10} {:<7} {} conversations ({}), {} gold calls, {used} of {} tools used",
+            "{:<10} {:<7} {} ({}), {}, {} of {} used",
             "dataset",
             "",
-            stats.conversations,
+            count(stats.conversations, "conversation"),
             subsets.join(", "),
-            stats.gold_calls,
-            report.catalog_tools
+            count(stats.gold_calls, "gold call"),
+            report.catalog_tools_used,
+            count(report.catalog_tools, "tool"),
         );
     }
     let verdict = match report.outcome {

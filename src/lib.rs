@@ -28,5 +28,6 @@ pub mod suites;
 #[doc(hidden)]
 pub mod test_support;
 pub mod verify;
+pub mod words;
 
 pub use error::{Error, Result};

@@ -142,7 +142,7 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
         "{human}"
     );
     assert!(
-        human.ends_with("1 conversations, 2 gold calls: 1 reproduce, 1 differ\n"),
+        human.ends_with("1 conversation, 2 gold calls: 1 reproduces, 1 differs\n"),
         "{human}"
     );
 }
@@ -324,7 +324,7 @@ fn check_gates_an_api_bank_dataset() {
     };
     let out = String::from_utf8(check(0)).unwrap();
     assert!(
-        out.contains("2 of 2 gold calls in 1 conversations reproduce"),
+        out.contains("2 of 2 gold calls in 1 conversation reproduce"),
         "{out}"
     );
     assert!(out.contains("check passed"), "{out}");
@@ -349,7 +349,7 @@ fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
         format!("{ASK}\n\n{{\"role\": \"AI\", \"text\": oops}}\n"),
     )
     .unwrap();
-    let place = format!("{}:3:24: expected value", file.display());
+    let place = format!("{}:3:24: a JSON value should start here", file.display());
     for command in ["verify", "fill", "stats"] {
         let mut cmd = talkforge();
         cmd.arg(command).arg(&file);

@@ -60,7 +60,7 @@ fn bad_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
     add(
         "missing-field.json",
         serde_json::to_vec_pretty(&missing).unwrap(),
-        "missing field `conversation_id`",
+        "the field `conversation_id` is missing",
     );
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     add("deep.json", deep.into_bytes(), "deep.json:1:");
@@ -373,4 +373,30 @@ fn api_bank_dialogues_are_not_evaluated_yet() {
         .arg(&file)
         .assert()
         .success();
+}
+
+#[test]
+fn a_missing_default_databases_folder_says_to_pass_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("ok.json"),
+        serde_json::to_vec_pretty(&good_conversation()).unwrap(),
+    )
+    .unwrap();
+    for args in [
+        &["verify", "ok.json"][..],
+        &["fill", "--check", "ok.json"],
+        &["evaluate", "ok.json", "--predictor", "oracle"],
+    ] {
+        let assert = talkforge().current_dir(dir.path()).args(args).assert();
+        assert_clean_failure(assert, 2, "databases: no such folder");
+        let assert = talkforge().current_dir(dir.path()).args(args).assert();
+        assert_clean_failure(assert, 2, "hint: pass --databases DIR");
+    }
+    // A folder named by --databases that is missing is named as it is.
+    let assert = talkforge()
+        .current_dir(dir.path())
+        .args(["verify", "ok.json", "--databases", "elsewhere"])
+        .assert();
+    assert_clean_failure(assert, 2, "elsewhere: cannot read the databases folder");
 }

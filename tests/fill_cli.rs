@@ -317,5 +317,5 @@ fn an_unknown_suite_is_a_usage_error_and_a_known_one_is_used() {
         .arg("--databases")
         .arg(&databases)
         .assert()
-        .stdout(predicates::str::contains("1 conversations, 1 gold calls"));
+        .stdout(predicates::str::contains("1 conversation, 1 gold call:"));
 }

@@ -56,6 +56,28 @@ fn explain_prints_the_rule_doc() {
 }
 
 #[test]
+fn list_rules_names_every_rule_once_with_its_severity() {
+    let (code, stdout, _) = lint(&["--list-rules"]);
+    assert_eq!(code, 0);
+    let lines: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    let names: Vec<&str> = lines.iter().map(|words| words[0]).collect();
+    for rule in talkforge::lint::all_rules() {
+        let line = lines
+            .iter()
+            .find(|words| words[0] == rule.name)
+            .unwrap_or_else(|| panic!("{} is not listed:\n{stdout}", rule.name));
+        assert_eq!(line[1], rule.severity.name(), "{stdout}");
+        assert!(line.len() > 2, "{} has no summary", rule.name);
+    }
+    assert_eq!(names.len(), talkforge::lint::all_rules().len(), "{stdout}");
+    let (code, _, stderr) = lint(&["--list-rules", "--explain", "schema"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
 fn json_follows_the_contract() {
     let (code, stdout, _) = lint(&["--format", "json", &format!("{BROKEN}/unknown-tool")]);
     assert_eq!(code, 1);
@@ -298,7 +320,7 @@ fn apibank_lines_saved_as_json_are_read_or_refused_with_a_hint() {
     let saved = saved.to_str().unwrap();
     let (code, stdout, stderr) = lint(&[saved]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert_eq!(stdout, "All checks passed (1 files).\n");
+    assert_eq!(stdout, "All checks passed (1 file).\n");
     let (code, _, stderr) = lint(&["--input-format", "tooltalk", saved]);
     assert_eq!(code, 2);
     assert!(stderr.contains("agenda.json:2:1"), "{stderr}");

@@ -11,6 +11,7 @@ pub struct Args {
     /// Repository root holding conversations/, databases/ and scenarios/.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }

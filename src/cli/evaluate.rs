@@ -52,6 +52,7 @@ pub struct Args {
     /// The suite the dialogues belong to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
+    /// Who answers: the gold calls (oracle), a model (openai) or a file of predictions (replay).
     #[arg(long, value_enum)]
     pub predictor: PredictorKind,
     /// The JSONL file the replay predictor reads (see `talkforge::eval::replay`).
@@ -69,6 +70,7 @@ pub struct Args {
     /// Blank every tool and parameter description (documentation ablation).
     #[arg(long)]
     pub no_docs: bool,
+    /// Sampling temperature sent to the model [default: the server's].
     #[arg(long)]
     pub temperature: Option<f32>,
     /// Conversations evaluated at once (default: 4 for openai, all cores otherwise).
@@ -103,6 +105,7 @@ pub struct Args {
     /// Evaluate again conversations that --out already holds.
     #[arg(long)]
     pub reset: bool,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -135,10 +138,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = crate::formats::discover(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
-    let databases_dir = args
-        .databases
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let predictor: Box<dyn Predictor> = match args.predictor {
         PredictorKind::Oracle => Box::new(Oracle),

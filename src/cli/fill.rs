@@ -1,5 +1,6 @@
 //! `talkforge fill`: record the simulator's results in the gold calls.
 
+use crate::words::count as plural;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
@@ -27,6 +28,7 @@ pub struct Args {
     pub seed: bool,
     #[command(flatten)]
     pub retrieval: super::RetrievalArgs,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -35,10 +37,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &extensions(forced))?;
     let suite = of_files(&files, forced)?;
-    let databases = args
-        .databases
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
+    let databases = super::databases_dir(args.databases.as_deref(), suite)?;
     let options = FillOptions {
         check: args.check,
         seed: args.seed,
@@ -81,11 +80,11 @@ fn render(report: &FillReport) -> String {
     }
     let _ = write!(
         out,
-        "{} conversations, {} gold calls: {} {fill_verb} in {} files",
-        report.files,
-        report.calls,
+        "{}, {}: {} {fill_verb} in {}",
+        plural(report.files, "conversation"),
+        plural(report.calls, "gold call"),
         report.filled.len(),
-        report.changed_files.len()
+        plural(report.changed_files.len(), "file")
     );
     if !report.seeded.is_empty() || !report.changed_databases.is_empty() {
         let _ = write!(
@@ -97,13 +96,4 @@ fn render(report: &FillReport) -> String {
     }
     out.push('\n');
     out
-}
-
-/// "1 record", "2 records".
-fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("{count} {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
 }

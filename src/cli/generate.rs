@@ -32,13 +32,16 @@ pub struct Args {
     /// for, and enforced by the filter).
     #[arg(long, default_value_t = 3)]
     pub min_tools: usize,
+    /// The chat model to ask.
     #[arg(long, default_value = "gpt-4")]
     pub model: String,
     /// The OpenAI-compatible endpoint; else OPENAI_BASE_URL, else OpenAI's.
     #[arg(long)]
     pub base_url: Option<String>,
+    /// Sampling temperature sent to the model [default: the server's].
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
+    /// The most tokens one reply may hold.
     #[arg(long, default_value_t = 2048)]
     pub max_tokens: u32,
     /// Only the first N prompts.
@@ -65,12 +68,14 @@ pub struct Args {
     /// Where replies are cached, keyed by the request.
     #[arg(long, default_value = ".talkforge-cache/llm")]
     pub cache: PathBuf,
+    /// Ask the server again even when a reply is cached (and cache nothing).
     #[arg(long)]
     pub no_cache: bool,
     /// Where pools go (with --dry-run: the rendered prompts and a manifest,
     /// only when given).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }

@@ -16,6 +16,7 @@ pub struct Args {
     /// How to read the input: by extension and content, or forced.
     #[arg(long, default_value = "auto", value_parser = input_format())]
     pub input_format: InputFormat,
+    /// How to print the result.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Run only these rules (comma-separated names).
@@ -27,6 +28,9 @@ pub struct Args {
     /// Print a rule's documentation and exit.
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
+    /// List every rule (name, severity, what it finds) and exit.
+    #[arg(long, conflicts_with = "explain")]
+    pub list_rules: bool,
     /// Settings file (default: the nearest talkforge.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -80,7 +84,28 @@ pub fn options(args: &Args) -> Result<Options, Error> {
     })
 }
 
+/// The rule list `--list-rules` prints: one rule a line, aligned.
+fn rule_list() -> String {
+    let rules = crate::lint::all_rules();
+    let width = rules.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    rules
+        .iter()
+        .map(|r| {
+            format!(
+                "{:<width$}  {:<7}  {}\n",
+                r.name,
+                r.severity.name(),
+                r.summary
+            )
+        })
+        .collect()
+}
+
 pub fn run(args: &Args) -> Result<Status, Error> {
+    if args.list_rules {
+        print!("{}", rule_list());
+        return Ok(Status::Clean);
+    }
     if let Some(name) = &args.explain {
         let rule = rules(std::slice::from_ref(name))?[0];
         print!("{}", rule.explain());

@@ -2,6 +2,7 @@
 //! and its `run`. A `run` returns the exit status for a command that ran
 //! (0 all good, 1 findings) and an [`Error`] for one that could not (2).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -179,6 +180,27 @@ pub fn suite_named(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Err
     })
 }
 
+/// The databases folder a command runs over: `--databases` when given,
+/// else the suite's own folder, which must then exist (a missing default
+/// is the usual first-run mistake, so the error says how to name another).
+pub fn databases_dir(given: Option<&Path>, suite: &dyn Suite) -> Result<PathBuf, Error> {
+    if let Some(dir) = given {
+        return Ok(dir.to_path_buf());
+    }
+    let dir = PathBuf::from(suite.default_databases());
+    if !dir.is_dir() {
+        return Err(Error::input(
+            &dir,
+            format!(
+                "no such folder (the default databases folder for {} dialogues, \
+                 relative to the current folder); hint: pass --databases DIR",
+                suite.name()
+            ),
+        ));
+    }
+    Ok(dir)
+}
+
 /// Rust ignores SIGPIPE, so `talkforge stats | head` would panic on the
 /// first failed print; the default disposition ends the process quietly
 /// instead, as other command-line tools do.
@@ -187,5 +209,40 @@ fn restore_default_sigpipe() {
     // SAFETY: called once at start-up, before any other thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every argument of every subcommand, as `command path: --name`,
+    /// that `--help` would list without a sentence.
+    fn undocumented(command: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            if arg.is_hide_set() || arg.get_help().is_some() {
+                continue;
+            }
+            let name = arg
+                .get_long()
+                .map_or_else(|| arg.get_id().to_string(), |long| format!("--{long}"));
+            out.push(format!("{path}: {name}"));
+        }
+        for sub in command.get_subcommands() {
+            undocumented(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_flag_has_help_text() {
+        let mut command = super::Cli::command();
+        command.build();
+        let mut missing = Vec::new();
+        undocumented(&command, "talkforge", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "without help text:\n{}",
+            missing.join("\n")
+        );
     }
 }

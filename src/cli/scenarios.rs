@@ -23,13 +23,16 @@ pub struct SampleArgs {
     /// The folder of pool files.
     #[arg(long, default_value = "scenarios")]
     pub pools: PathBuf,
+    /// How many scenarios to pick for each required tool.
     #[arg(long, default_value_t = 1)]
     pub per_tool: usize,
+    /// Seed of the pick: the same seed and pools give the same sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Also write the sample to this file (JSON).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }

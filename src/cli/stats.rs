@@ -1,6 +1,7 @@
 //! `talkforge stats`: how many conversations and gold calls, and how they
 //! cover the subsets, plugins and tools.
 
+use crate::words::count;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
@@ -13,6 +14,7 @@ pub struct Args {
     /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
     /// The suite the dialogues belong to [default: by file extension].
@@ -46,13 +48,13 @@ pub fn render(stats: &Stats) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "{} conversations ({}), {} gold calls ({} actions, {} failing), {} turns",
-        stats.conversations,
+        "{} ({}), {} ({}, {} failing), {}",
+        count(stats.conversations, "conversation"),
         subsets.join(", "),
-        stats.gold_calls,
-        stats.action_calls,
+        count(stats.gold_calls, "gold call"),
+        count(stats.action_calls, "action"),
         stats.failing_calls,
-        stats.turns
+        count(stats.turns, "turn")
     );
     let _ = writeln!(out, "\n{:<14} {:>6}", "plugin", "calls");
     for (plugin, n) in &stats.by_plugin {

@@ -19,6 +19,7 @@ pub enum ToolsFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// How to print the result.
     #[arg(long, value_enum, default_value_t)]
     pub format: ToolsFormat,
     /// Whose catalog [default: the first suite, tooltalk].

@@ -22,6 +22,7 @@ pub struct Args {
     pub suite: Option<String>,
     #[command(flatten)]
     pub retrieval: super::RetrievalArgs,
+    /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -30,10 +31,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &extensions(forced))?;
     let suite = of_files(&files, forced)?;
-    let databases_dir = args
-        .databases
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retrieval.world_options()?;
     let run = Run {
@@ -56,9 +54,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     }
     if !report.errors.is_empty() {
         return Err(Error::Other(format!(
-            "{} of {} files could not be verified",
+            "{} of {} could not be verified",
             report.errors.len(),
-            files.len()
+            crate::words::count(files.len(), "file")
         )));
     }
     Ok(Status::from_findings(report.differing() > 0))

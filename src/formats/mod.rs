@@ -5,6 +5,7 @@
 
 pub mod apibank;
 pub mod discover;
+pub mod plain;
 pub mod read;
 pub mod scenario;
 pub mod write;

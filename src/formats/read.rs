@@ -74,9 +74,10 @@ pub fn json_error(path: &Path, err: &serde_json::Error) -> Error {
     let message = err.to_string();
     // serde_json appends " at line L column C"; the place goes in front instead.
     let message = match message.rfind(" at line ") {
-        Some(pos) => message[..pos].to_string(),
-        None => message,
+        Some(pos) => &message[..pos],
+        None => &message,
     };
+    let message = super::plain::plain_json_message(message);
     Error::syntax(path, err.line().max(1), err.column().max(1), message)
 }
 

@@ -2,6 +2,7 @@
 //! contract in DESIGN.md), SARIF 2.1.0 (GitHub code scanning) and GitHub
 //! workflow annotations.
 
+use crate::words::count as plural;
 use std::fmt::Write;
 
 use serde_json::{json, Value};
@@ -48,7 +49,7 @@ pub fn human(report: &Report) -> String {
     if report.findings.is_empty() && report.errors.is_empty() && report.files == 0 {
         let _ = writeln!(out, "No files to lint.");
     } else if report.findings.is_empty() && report.errors.is_empty() {
-        let _ = writeln!(out, "All checks passed ({} files).", report.files);
+        let _ = writeln!(out, "All checks passed ({}).", plural(report.files, "file"));
     } else if report.findings.is_empty() {
         let _ = writeln!(out, "No findings in {}.", plural(report.files, "file"));
     } else {
@@ -56,11 +57,11 @@ pub fn human(report: &Report) -> String {
             report.findings.iter().map(|f| f.file.as_str()).collect();
         let _ = writeln!(
             out,
-            "Found {} and {} in {} of {} files.",
+            "Found {} and {} in {} of {}.",
             plural(errors, "error"),
             plural(warnings, "warning"),
             files_with.len(),
-            report.files
+            plural(report.files, "file")
         );
     }
     if !report.errors.is_empty() {
@@ -83,14 +84,6 @@ fn error_file(error: &crate::Error) -> Option<String> {
             Some(path.display().to_string())
         }
         _ => None,
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }
 

@@ -5,6 +5,7 @@
 //! after the lists: in the JSON object after `differs`, `not_checked` and
 //! `retrieval`, and in the human report on the last line.
 
+use crate::words::{count, verb};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -79,11 +80,13 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
     }
     write!(
         out,
-        "{} conversations, {} gold calls: {} reproduce, {} differ",
-        report.conversations,
-        report.calls,
+        "{}, {}: {} {}, {} {}",
+        count(report.conversations, "conversation"),
+        count(report.calls, "gold call"),
         report.reproduced,
-        report.differing()
+        verb(report.reproduced, "reproduces", "reproduce"),
+        report.differing(),
+        verb(report.differing(), "differs", "differ")
     )?;
     if !report.not_checked.is_empty() {
         write!(out, ", {} not checked", report.not_checked.len())?;
@@ -246,7 +249,7 @@ mod tests {
         assert_eq!(
             last,
             format!(
-                "{} conversations, {} gold calls: {} reproduce, 1 differ",
+                "{} conversations, {} gold calls: {} reproduce, 1 differs",
                 files.len(),
                 report.calls,
                 report.calls - 1

@@ -1,5 +1,6 @@
 use crate::lint::registry::{Check, FileInput};
 use crate::lint::{Anchor, Diagnostic};
+use crate::words::noun_for;
 
 crate::declare_rule! {
     /// Finds conversations whose `apis_used` or `suites_used` disagree with
@@ -72,7 +73,8 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
             Diagnostic::new(
                 NAME,
                 format!(
-                    "`{field}` misses the {what}(s) the gold calls use: {}",
+                    "`{field}` misses the {} the gold calls use: {}",
+                    noun_for(missing.len(), what),
                     missing.join(", ")
                 ),
             )
@@ -85,7 +87,12 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
             Diagnostic::new(
                 NAME,
                 format!(
-                    "`{field}` lists {what}(s) no gold call uses: {}",
+                    "`{field}` lists {} no gold call uses: {}",
+                    if extra.len() == 1 {
+                        format!("a {what}")
+                    } else {
+                        noun_for(extra.len(), what)
+                    },
                     extra.join(", ")
                 ),
             )
