@@ -5,6 +5,7 @@
 //! (which includes the `schema` rule), and every gold call reproduces or
 //! cannot be checked offline by design.
 
+use crate::style;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -296,12 +297,13 @@ pub fn render(report: &CheckReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     for step in &report.steps {
-        let mark = match step.outcome {
-            Outcome::Passed => "ok",
-            Outcome::Failed => "FAILED",
-            Outcome::Broken => "BROKEN",
+        let (mark, look) = match step.outcome {
+            Outcome::Passed => ("ok", style::GOOD),
+            Outcome::Failed => ("FAILED", style::ERROR),
+            Outcome::Broken => ("BROKEN", style::ERROR),
         };
-        let _ = writeln!(out, "{:<10} {mark:<7} {}", step.name, step.summary);
+        let mark = style::paint(look, &format!("{mark:<7}"));
+        let _ = writeln!(out, "{:<10} {mark} {}", step.name, step.summary);
         for problem in step.problems.iter().take(SHOWN_PROBLEMS) {
             let _ = writeln!(out, "           {problem}");
         }
@@ -334,9 +336,9 @@ pub fn render(report: &CheckReport) -> String {
         );
     }
     let verdict = match report.outcome {
-        Outcome::Passed => "check passed",
-        Outcome::Failed => "check failed",
-        Outcome::Broken => "check could not read all of its input",
+        Outcome::Passed => style::paint(style::GOOD, "check passed"),
+        Outcome::Failed => style::paint(style::ERROR, "check failed"),
+        Outcome::Broken => style::paint(style::ERROR, "check could not read all of its input"),
     };
     let _ = writeln!(out, "{verdict}");
     out

@@ -23,6 +23,7 @@ pub mod scaffold;
 pub mod schema;
 pub mod sim;
 pub mod stats;
+pub mod style;
 pub mod suite;
 pub mod suites;
 #[doc(hidden)]

@@ -289,14 +289,7 @@ fn the_first_failure_stops_the_run_as_file_by_file_would() {
         // One worker: which files are started is then certain.
         let output = evaluate(
             root,
-            &[
-                "--predictor",
-                "oracle",
-                "--concurrency",
-                "1",
-                "--out",
-                "out",
-            ],
+            &["--predictor", "oracle", "--jobs", "1", "--out", "out"],
         );
         assert_eq!(output.status.code(), Some(2));
         assert!(output.stdout.is_empty());
@@ -375,7 +368,7 @@ fn the_report_does_not_depend_on_the_number_of_workers() {
                 "p.jsonl",
                 "--format",
                 "json",
-                "--concurrency",
+                "--jobs",
                 workers,
             ],
         );

@@ -116,8 +116,8 @@ fn evaluate(root: &Path, url: &str, extra: &[&str]) -> std::process::Output {
             "stub-model",
             "--base-url",
             url,
-            "--retry-base-ms",
-            "5",
+            "--retry-base",
+            "0.005",
         ])
         .args(["--format", "json"])
         .args(extra)
@@ -459,7 +459,7 @@ fn concurrency_bounds_the_requests_in_flight() {
         now.fetch_sub(1, SeqCst);
         (200, text_answer("ok"))
     }));
-    let output = evaluate(root, &stub.url, &["--concurrency", "2"]);
+    let output = evaluate(root, &stub.url, &["--concurrency", "2", "--no-cache"]);
     assert_eq!(
         output.status.code(),
         Some(1),

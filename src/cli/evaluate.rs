@@ -6,8 +6,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
+use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
@@ -16,7 +16,7 @@ use crate::eval::oracle::Oracle;
 use crate::eval::replay::{Replay, Shape};
 use crate::eval::run::write_json;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
-use crate::llm::endpoint::{Endpoint, EndpointSettings};
+use crate::llm::endpoint::Endpoint;
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
 use crate::Error;
@@ -61,9 +61,6 @@ pub struct Args {
     /// The chat model (openai predictor).
     #[arg(long, default_value = "gpt-4o")]
     pub model: String,
-    /// The endpoint; default OPENAI_BASE_URL, else OpenAI's.
-    #[arg(long)]
-    pub base_url: Option<String>,
     /// Which tools' documentation the model gets.
     #[arg(long, value_enum, default_value = "all")]
     pub api_mode: ApiMode,
@@ -73,9 +70,6 @@ pub struct Args {
     /// Sampling temperature sent to the model [default: the server's].
     #[arg(long)]
     pub temperature: Option<f32>,
-    /// Conversations evaluated at once (default: 4 for openai, all cores otherwise).
-    #[arg(long)]
-    pub concurrency: Option<usize>,
     /// Stop an assistant turn that asks for more calls than this.
     #[arg(long, default_value_t = DEFAULT_MAX_CALLS_PER_TURN)]
     pub max_calls_per_turn: usize,
@@ -85,44 +79,38 @@ pub struct Args {
     /// The embedding model (--similarity embeddings).
     #[arg(long, default_value = "text-embedding-3-small")]
     pub embedding_model: String,
-    /// Seconds one request may take before it is retried.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
-    /// How often a timed-out request is retried.
-    #[arg(long, default_value_t = 4)]
-    pub retries: u32,
-    /// First retry delay in milliseconds (doubles each retry, with jitter).
-    #[arg(long, default_value_t = 1000, hide = true)]
-    pub retry_base_ms: u64,
-    /// Seconds to keep retrying 429 and 5xx answers (a server's
-    /// Retry-After is honoured, up to 60 s a wait).
-    #[arg(long, default_value_t = 600)]
-    pub retry_for: u64,
+    /// Worker threads for a run that asks no server (the oracle and
+    /// replay predictors with offline similarity) [default: every core].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Write per-conversation files, summary.json and report.md here; an
     /// existing folder is resumed.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// Evaluate again conversations that --out already holds.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub reset: bool,
     /// Human-readable text, or one JSON document on stdout.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = "Output")]
     pub format: OutputFormat,
+    // A conversation makes one request at a time, so a run that asks a
+    // server (the openai predictor, embeddings similarity) evaluates at
+    // most `--concurrency` conversations at once; other runs use every core.
+    #[command(flatten)]
+    pub requests: RequestArgs,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 impl Args {
     fn endpoint(&self) -> Result<Endpoint, Error> {
-        Endpoint::new(EndpointSettings {
-            base_url: EndpointSettings::base_url_from(self.base_url.as_deref()),
-            timeout: Duration::from_secs(self.timeout.max(1)),
-            retries: self.retries,
-            retry_base: Duration::from_millis(self.retry_base_ms),
-            retry_for: Duration::from_secs(self.retry_for),
-        })
+        Endpoint::new(self.requests.http()?)
     }
 
-    fn cache(&self, kind: &str) -> Option<PathBuf> {
-        self.out.as_ref().map(|d| d.join("cache").join(kind))
+    /// Whether the run sends requests (and so is bounded by
+    /// `--concurrency`).
+    fn asks_a_server(&self) -> bool {
+        self.predictor == PredictorKind::Openai || self.similarity == SimilarityKind::Embeddings
     }
 }
 
@@ -132,8 +120,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             "--max-calls-per-turn must be at least 1".into(),
         ));
     }
-    if args.concurrency == Some(0) {
-        return Err(Error::Usage("--concurrency must be at least 1".into()));
+    args.requests.http()?;
+    if args.jobs == Some(0) {
+        return Err(Error::Usage("--jobs must be at least 1".into()));
     }
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = crate::formats::discover(&args.paths, &crate::suites::extensions(forced))?;
@@ -162,7 +151,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 api_mode: args.api_mode,
                 docs: !args.no_docs,
                 temperature: args.temperature,
-                cache: args.cache("chat"),
+                cache: args.cache.folder("chat"),
             },
         )),
     };
@@ -172,13 +161,13 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
             args.endpoint()?,
             args.embedding_model.clone(),
-            args.cache("embeddings"),
+            args.cache.folder("embeddings"),
         )),
     };
-    let threads = match (args.concurrency, args.predictor) {
-        (Some(n), _) => Some(n),
-        (None, PredictorKind::Openai) => Some(4),
-        (None, _) => None,
+    let threads = if args.asks_a_server() {
+        Some(args.requests.concurrency)
+    } else {
+        args.jobs
     };
     let options = RunOptions {
         suite,

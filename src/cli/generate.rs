@@ -3,15 +3,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
 
+use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
 use crate::formats::scenario::ScenarioPool;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
 use crate::llm::client::{Client, Reply, Settings};
-use crate::llm::http::HttpSettings;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -35,10 +34,7 @@ pub struct Args {
     /// The chat model to ask.
     #[arg(long, default_value = "gpt-4")]
     pub model: String,
-    /// The OpenAI-compatible endpoint; else OPENAI_BASE_URL, else OpenAI's.
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Sampling temperature sent to the model [default: the server's].
+    /// Sampling temperature sent to the model.
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,
     /// The most tokens one reply may hold.
@@ -50,39 +46,17 @@ pub struct Args {
     /// Render and count without sending anything.
     #[arg(long)]
     pub dry_run: bool,
-    /// At most this many requests in flight.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// Seconds one attempt may take.
-    #[arg(long, default_value_t = 120.0)]
-    pub timeout: f64,
-    /// First retry delay in seconds (doubled each retry, with jitter).
-    #[arg(long, default_value_t = 1.0)]
-    pub retry_base: f64,
-    /// Seconds to keep retrying 429 and 5xx answers.
-    #[arg(long, default_value_t = 300.0)]
-    pub retry_for: f64,
-    /// Retries of an attempt that timed out.
-    #[arg(long, default_value_t = 3)]
-    pub retries: u32,
-    /// Where replies are cached, keyed by the request.
-    #[arg(long, default_value = ".talkforge-cache/llm")]
-    pub cache: PathBuf,
-    /// Ask the server again even when a reply is cached (and cache nothing).
-    #[arg(long)]
-    pub no_cache: bool,
+    #[command(flatten)]
+    pub requests: RequestArgs,
+    #[command(flatten)]
+    pub cache: CacheArgs,
     /// Where pools go (with --dry-run: the rendered prompts and a manifest,
     /// only when given).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// Human-readable text, or one JSON document on stdout.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = "Output")]
     pub format: OutputFormat,
-}
-
-fn seconds(flag: &str, value: f64) -> Result<Duration, Error> {
-    Duration::try_from_secs_f64(value)
-        .map_err(|_| Error::Usage(format!("--{flag} must be a non-negative number of seconds")))
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
@@ -166,23 +140,13 @@ fn dry_run(args: &Args, prompts: &[Prompt]) -> Result<serde_json::Value, Error> 
 }
 
 fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
-    if args.concurrency == 0 {
-        return Err(Error::Usage("--concurrency must be at least 1".into()));
-    }
-    let base_url = HttpSettings::base_url_from(args.base_url.as_deref());
     let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
     let settings = Settings {
-        http: HttpSettings {
-            base_url,
-            timeout: seconds("timeout", args.timeout)?,
-            retries: args.retries,
-            retry_base: seconds("retry-base", args.retry_base)?,
-            retry_for: seconds("retry-for", args.retry_for)?,
-        },
+        http: args.requests.http()?,
         model: args.model.clone(),
         temperature: args.temperature,
         max_tokens: args.max_tokens,
-        cache: (!args.no_cache).then(|| args.cache.clone()),
+        cache: args.cache.root().map(Path::to_path_buf),
     };
     let out = args
         .out
@@ -199,7 +163,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} prompts {msg}")
             .expect("valid template"),
     );
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.requests.concurrency));
     // Pools are written as replies arrive, so an interrupted run keeps
     // what it got (and the cache keeps every reply).
     let (mut scenarios, mut accepted, mut files, mut first_error) = (0, 0, Vec::new(), None);

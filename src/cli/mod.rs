@@ -15,6 +15,7 @@ pub mod evaluate;
 pub mod fill;
 pub mod generate;
 pub mod lint;
+pub mod requests;
 pub mod scaffold;
 pub mod scenarios;
 pub mod stats;
@@ -30,6 +31,9 @@ pub mod verify;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t, global = true)]
+    pub color: crate::style::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -143,11 +147,13 @@ impl Status {
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
     let cli = Cli::parse();
+    crate::style::init(cli.color);
     match run(cli.command) {
         Ok(Status::Clean) => ExitCode::SUCCESS,
         Ok(Status::Findings) => ExitCode::from(1),
         Err(err) => {
-            eprintln!("error: {err}");
+            let label = crate::style::paint_stderr(crate::style::ERROR, "error");
+            eprintln!("{label}: {err}");
             ExitCode::from(2)
         }
     }
@@ -230,6 +236,46 @@ mod tests {
         }
         for sub in command.get_subcommands() {
             undocumented(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn generate_and_evaluate_share_their_request_options() {
+        let mut command = super::Cli::command();
+        command.build();
+        let find = |name: &str| command.find_subcommand(name).unwrap().clone();
+        let (generate, evaluate) = (find("generate"), find("evaluate"));
+        let shared = [
+            ("base-url", "Requests"),
+            ("concurrency", "Requests"),
+            ("timeout", "Requests"),
+            ("retries", "Requests"),
+            ("retry-base", "Requests"),
+            ("retry-for", "Requests"),
+            ("cache", "Cache"),
+            ("no-cache", "Cache"),
+            ("out", "Output"),
+            ("format", "Output"),
+        ];
+        for (flag, heading) in shared {
+            let arg = |command: &clap::Command| {
+                command
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(flag))
+                    .unwrap_or_else(|| panic!("{} has no --{flag}", command.get_name()))
+                    .clone()
+            };
+            let (g, e) = (arg(&generate), arg(&evaluate));
+            assert_eq!(g.get_help_heading(), Some(heading), "--{flag}");
+            assert_eq!(e.get_help_heading(), Some(heading), "--{flag}");
+            assert_eq!(g.get_default_values(), e.get_default_values(), "--{flag}");
+            if heading != "Output" {
+                assert_eq!(
+                    g.get_help().map(ToString::to_string),
+                    e.get_help().map(ToString::to_string),
+                    "--{flag}"
+                );
+            }
         }
     }
 

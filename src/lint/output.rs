@@ -2,6 +2,7 @@
 //! contract in DESIGN.md), SARIF 2.1.0 (GitHub code scanning) and GitHub
 //! workflow annotations.
 
+use crate::style;
 use crate::words::count as plural;
 use std::fmt::Write;
 
@@ -49,7 +50,8 @@ pub fn human(report: &Report) -> String {
     if report.findings.is_empty() && report.errors.is_empty() && report.files == 0 {
         let _ = writeln!(out, "No files to lint.");
     } else if report.findings.is_empty() && report.errors.is_empty() {
-        let _ = writeln!(out, "All checks passed ({}).", plural(report.files, "file"));
+        let passed = style::paint(style::GOOD, "All checks passed");
+        let _ = writeln!(out, "{passed} ({}).", plural(report.files, "file"));
     } else if report.findings.is_empty() {
         let _ = writeln!(out, "No findings in {}.", plural(report.files, "file"));
     } else {
@@ -92,7 +94,17 @@ fn finding_human(f: &Finding, out: &mut String) {
         (Some(l), Some(c)) => format!("{}:{l}:{c}", f.file),
         _ => f.file.clone(),
     };
-    let _ = writeln!(out, "{place}: {}[{}] {}", f.severity, f.rule, f.message);
+    let severity = match f.severity {
+        Severity::Error => style::ERROR,
+        Severity::Warning => style::WARNING,
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} {}",
+        style::paint(style::PLACE, &place),
+        style::paint(severity, &format!("{}[{}]", f.severity, f.rule)),
+        f.message
+    );
     if let (Some(snippet), Some(line), Some(column)) = (&f.snippet, f.line, f.column) {
         let number = line.to_string();
         let pad = " ".repeat(number.len());
@@ -103,13 +115,13 @@ fn finding_human(f: &Finding, out: &mut String) {
             out,
             "{pad} | {}{}",
             " ".repeat(caret_at),
-            "^".repeat(snippet.width.clamp(1, CONTEXT))
+            style::paint(severity, &"^".repeat(snippet.width.clamp(1, CONTEXT)))
         );
         if let Some(help) = &f.help {
-            let _ = writeln!(out, "{pad} = help: {help}");
+            let _ = writeln!(out, "{pad} = {}: {help}", style::paint(style::NOTE, "help"));
         }
     } else if let Some(help) = &f.help {
-        let _ = writeln!(out, "  = help: {help}");
+        let _ = writeln!(out, "  = {}: {help}", style::paint(style::NOTE, "help"));
     }
     out.push('\n');
 }

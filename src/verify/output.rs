@@ -5,6 +5,7 @@
 //! after the lists: in the JSON object after `differs`, `not_checked` and
 //! `retrieval`, and in the human report on the last line.
 
+use crate::style;
 use crate::words::{count, verb};
 use std::cell::RefCell;
 use std::io::Write;
@@ -48,8 +49,13 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
             if written.is_ok() {
                 written = writeln!(
                     out,
-                    "{} turn {} call {} ({}) differs:\n{}",
-                    d.file, d.turn, d.call, d.api_name, d.diff
+                    "{} turn {} call {} ({}) {}:\n{}",
+                    style::paint(style::PLACE, &d.file),
+                    d.turn,
+                    d.call,
+                    d.api_name,
+                    style::paint(style::ERROR, "differs"),
+                    style::paint_diff(&d.diff)
                 );
             }
         }
