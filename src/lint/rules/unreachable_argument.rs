@@ -30,14 +30,41 @@ crate::declare_rule! {
     /// digits or words; clock times ("2pm", "2:00 PM", "two pm", "14:00"
     /// and "1400 hours" are all 14:00:00; "half past two", "quarter to
     /// seven"); dates ("September 12th", "9/12", "12 Sep", "March
-    /// twenty-first"); times a mentioned duration away ("30 minutes
-    /// before"). Relative dates are resolved against the anchor date (the
-    /// conversation's timestamp, an API-Bank `GetToday` result, or "today
-    /// is 2023-03-17" said in the dialogue) to the days they can mean:
-    /// "Friday" is the coming or the last one, "next Friday" the coming one
-    /// or next week's, "next week" the days of next week, "the 12th" the
-    /// nearest 12th either side. Without an anchor only dates stated in
-    /// full count. Lists are checked element by element.
+    /// twenty-first"). Relative dates are resolved against the anchor
+    /// date (the conversation's timestamp, an API-Bank `GetToday` result,
+    /// or "today is 2023-03-17" said in the dialogue) to the days they can
+    /// mean: "Friday" is the coming or the last one, "next Friday" the
+    /// coming one or next week's, "next week" the days of next week, "the
+    /// 12th" the nearest 12th either side. Without an anchor only dates
+    /// stated in full count.
+    ///
+    /// Times and dates computed from known ones are known when the
+    /// dialogue states the offset: a known moment or day (said, shown, or
+    /// in an earlier call's arguments or result) moved by a mentioned
+    /// number of minutes, hours or days ("30 minutes later", "an hour
+    /// before", "an hour and a half", "two and a half hours", "three
+    /// nights from the 15th") or by one day ("the day before", "the day
+    /// after", "the next day", "the following day"), across midnight too.
+    /// A result no stated offset gives is unreachable: "move it later"
+    /// does not make 10:45 of a 10:00 meeting known. The offset is not
+    /// tied to the value it was said about: any mentioned offset from any
+    /// known time counts.
+    ///
+    /// Lists and objects are walked down to their leaves, and every
+    /// string and number inside (an attendee, a reading in a list of
+    /// health records, a device in a scene) is judged on its own: a value
+    /// the user never gave is invented even when the rest of its list or
+    /// record was given. A leaf is read as the catalog describes its
+    /// member (a device's `description` is composed text and left alone),
+    /// or else by its shape: a timestamp, date or clock time as tools
+    /// write them, a number, or words. Each unreachable leaf is reported
+    /// with its path (`attendees[1]`, `health_data[1].value`) as the
+    /// finding's argument, at the leaf's own line and column in ToolTalk
+    /// JSON and in API-Bank lines that write the list as JSON. API-Bank
+    /// dialogues mostly write lists and dicts as the text of a Python
+    /// literal (`"[{'name': 'heart_rate', 'value': '80'}]"`, read as
+    /// Python's `ast.literal_eval` reads it); the file has no place for a
+    /// leaf inside that text, so the finding points at the text itself.
     ///
     /// The ends of a search window (`QueryCalendar`'s `start_time` and
     /// `end_time`, `SearchInbox`'s and `SearchMessages`' `start_date` and
@@ -68,6 +95,15 @@ crate::declare_rule! {
     /// assistant -> AddAlarm {"time": "07:30:00"}
     /// ```
     /// Nobody said when the meeting is: 07:30:00 is unreachable.
+    ///
+    /// ```text
+    /// user: Record my blood pressure, 126/84, and my heart rate.
+    /// assistant -> RecordHealthData {"health_data": [
+    ///     {"name": "blood_pressure", "value": "126/84"},
+    ///     {"name": "heart_rate", "value": "91"}]}
+    /// ```
+    /// The heart rate was never given: `health_data[1].value` = "91" is
+    /// unreachable, though the rest of the list is known.
     name: "unreachable-argument",
     severity: Error,
     summary: "an argument value could not have been known at that point",
