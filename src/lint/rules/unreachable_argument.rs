@@ -739,6 +739,26 @@ mod tests {
     }
 
     #[test]
+    fn members_the_catalog_does_not_describe_are_read_by_their_shape() {
+        let user = "user u-77: on 2024-02-06 at 7:15 am my blood pressure was 118/76";
+        let reading = |pressure: &str| {
+            format!("[{{'time': '2024-02-06 07:15:00', 'blood_pressure': {pressure}}}]")
+        };
+        assert!(record_health(user, json!(reading("[118, 76]"))).is_empty());
+        let found = record_health(user, json!(reading("[118, 79]")));
+        assert_eq!(
+            arguments(&found),
+            ["health_data[0].blood_pressure[1]"],
+            "{found:#?}"
+        );
+        let found = record_health(
+            user,
+            json!("[{'time': '2024-02-07 07:15:00', 'blood_pressure': [118, 76]}]"),
+        );
+        assert_eq!(arguments(&found), ["health_data[0].time"], "{found:#?}");
+    }
+
+    #[test]
     fn members_the_catalog_marks_as_composed_are_left_alone() {
         let scene = |devices: serde_json::Value| {
             let user =
