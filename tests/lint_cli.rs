@@ -27,7 +27,7 @@ fn lint(args: &[&str]) -> (i32, String, String) {
 fn clean_input_exits_zero() {
     let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
     assert_eq!(code, 0, "{stdout}");
-    assert_eq!(stdout, "All checks passed (5 files).\n");
+    assert_eq!(stdout, "All checks passed (7 files).\n");
 }
 
 #[test]

@@ -86,3 +86,35 @@ fn apibank_positions_are_lines_and_api_indices() {
     let at: String = line.chars().skip(finding.column.unwrap() - 1).collect();
     assert!(at.starts_with("\"z9x8c7v6b5n4\""), "{at}");
 }
+
+/// The line and column of a finding, as the text from there on.
+fn text_at(file: &Path, finding: &talkforge::lint::Finding) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let line = text.lines().nth(finding.line.unwrap() - 1).unwrap();
+    line.chars().skip(finding.column.unwrap() - 1).collect()
+}
+
+#[test]
+fn leaves_of_lists_and_objects_are_reported_at_their_own_place() {
+    let broken = corpus().join("broken/unreachable-argument");
+    let only = |name: &str| {
+        let file = broken.join(name);
+        let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+        let [finding] = report.findings.as_slice() else {
+            panic!("{:#?}", report.findings)
+        };
+        (finding.argument.clone(), text_at(&file, finding))
+    };
+    // A list of strings (ToolTalk JSON): the element itself.
+    let (argument, at) = only("attendee-nobody-named.json");
+    assert_eq!(argument.as_deref(), Some("attendees[1]"));
+    assert!(at.starts_with("\"dmorales\""), "{at}");
+    // A list of objects as JSON in an API-Bank line: the member's value.
+    let (argument, at) = only("apibank-health-reading-in-a-json-list.jsonl");
+    assert_eq!(argument.as_deref(), Some("health_data[1].value"));
+    assert!(at.starts_with("\"91\"}]"), "{at}");
+    // The same list written as a Python literal: the text holding it.
+    let (argument, at) = only("apibank-health-reading-never-given.jsonl");
+    assert_eq!(argument.as_deref(), Some("health_data[1].value"));
+    assert!(at.starts_with("\"[{'name': 'blood_pressure'"), "{at}");
+}

@@ -94,14 +94,41 @@ fn apibank_lints_without_a_crash() {
         [Some("username"), Some("password"), Some("time")],
         "{creds:#?}"
     );
-    // Attendees the assistant names just before the call, nobody else.
+    // Attendees the assistant names just before the call, nobody else:
+    // each one reported with its place in the list.
     let attendees = findings_for(
         &report.findings,
         "level-1-given-desc/QueryMeeting-level-1-1.jsonl",
         "unreachable-argument",
     );
-    assert_eq!(attendees.len(), 1, "{attendees:#?}");
-    assert_eq!(attendees[0].argument.as_deref(), Some("attendees"));
+    let arguments: Vec<_> = attendees.iter().map(|f| f.argument.as_deref()).collect();
+    assert_eq!(arguments, [Some("attendees[0]"), Some("attendees[1]")]);
+    // Readings inside a list of records that the user never gave ("I want
+    // to record my blood pressure and heart rate", no figures), while the
+    // record's other parts (user id, time, the readings' names) were given.
+    for file in [
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-4.jsonl",
+        "RecordHealthData-AppointmentRegistration-QueryRegistration-level-2-2.jsonl",
+    ] {
+        let readings = findings_for(&report.findings, file, "unreachable-argument");
+        let arguments: Vec<_> = readings.iter().map(|f| f.argument.as_deref()).collect();
+        assert_eq!(
+            arguments,
+            [Some("health_data[0].value"), Some("health_data[1].value")],
+            "{file}"
+        );
+    }
+    // Readings the user stated, in lists of records, are reachable.
+    for file in [
+        "level-1-given-desc/RecordHealthData-level-1-1.jsonl",
+        "CancelRegistration-RecordHealthData-level-2-2.jsonl",
+    ] {
+        let wrong: Vec<_> = findings_for(&report.findings, file, "unreachable-argument")
+            .into_iter()
+            .filter(|f| f.argument.as_deref().is_some_and(|a| a.contains('[')))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
     // Reachable: "Today is 2023-03-17" anchors "tomorrow"; "Next Monday.
     // 2022-03-14." then "Friday"; "12-10" typed as asked; "on 7-15".
     for file in [

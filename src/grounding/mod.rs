@@ -10,8 +10,12 @@
 //! after normalising both sides: case, whitespace and punctuation, numbers
 //! in digits or words, clock times ("2pm" = "14:00" = "two pm" = 14:00:00,
 //! "half past two", "0730"), dates ("September 12th", "March twenty-first",
-//! "9/12") and times shifted by a mentioned duration ("30 minutes
-//! before"). Lists are grounded element by element.
+//! "9/12") and times and dates shifted by a mentioned duration ("30
+//! minutes before", "two and a half hours later", "the day after").
+//! Lists are grounded element by element; a caller that wants every leaf
+//! of a structured value judged on its own walks it
+//! ([`crate::json::leaves`]) and reads each leaf by its
+//! [`ValueKind::of_shape`] when nothing else says how.
 //!
 //! Relative dates ("tomorrow", "next Friday", "the 12th", "next week") are
 //! resolved against the anchor date (the conversation's timestamp, a
@@ -91,6 +95,31 @@ pub enum ValueKind {
     /// `%m-%d`
     MonthDay,
     Number,
+}
+
+impl ValueKind {
+    /// How to read a leaf nothing describes (a member of an object the
+    /// catalog does not detail), by its shape: a timestamp, date or clock
+    /// time written as tools write them, a number, or else words. None
+    /// for booleans and nulls, which are not judged.
+    pub fn of_shape(value: &Json<'_>) -> Option<ValueKind> {
+        match value {
+            Json::Number(_) => Some(ValueKind::Number),
+            Json::String(s) => {
+                let s = s.trim();
+                Some(if when::parse_timestamp(s).is_some() {
+                    ValueKind::Timestamp
+                } else if when::parse_date(s).is_some() {
+                    ValueKind::Date
+                } else if when::parse_clock(s).is_some() {
+                    ValueKind::Time
+                } else {
+                    ValueKind::Text
+                })
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The verdict on one value.

@@ -580,3 +580,61 @@ fn the_closest_text_shares_a_word() {
     let e = evidence(&["are there more than three meetings?"]);
     assert_eq!(e.closest("Karen Zhang", ValueKind::Text), None);
 }
+
+#[test]
+fn arithmetic_from_grounded_times_and_dates() {
+    let e = evidence(&["the review is at 3pm, set an alarm an hour before"]);
+    assert!(ok(&e, json!("14:00:00"), ValueKind::Time));
+    assert!(!ok(&e, json!("13:00:00"), ValueKind::Time));
+    let e = evidence(&["my talk on September 20th at 10am, move it 30 minutes later"]);
+    assert!(ok(&e, json!("2023-09-20 10:30:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-09-20 10:45:00"), ValueKind::Timestamp));
+    let e = evidence(&["my talk on September 20th at 10am, move it later"]);
+    assert!(!ok(&e, json!("2023-09-20 10:30:00"), ValueKind::Timestamp));
+    // Halves: "an hour and a half", "two and a half hours".
+    let e = evidence(&["the workshop on September 20th at 9am runs an hour and a half"]);
+    assert!(ok(&e, json!("2023-09-20 10:30:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-09-20 11:00:00"), ValueKind::Timestamp));
+    let e = evidence(&["the workshop on September 20th at 9am runs two and a half hours"]);
+    assert!(ok(&e, json!("2023-09-20 11:30:00"), ValueKind::Timestamp));
+    assert!(!ok(&e, json!("2023-09-20 11:00:00"), ValueKind::Timestamp));
+    // Across midnight.
+    let e = evidence(&["the party on September 20th starts at 11pm; pick me up 2 hours later"]);
+    assert!(ok(&e, json!("2023-09-21 01:00:00"), ValueKind::Timestamp));
+}
+
+#[test]
+fn the_day_before_and_after_a_known_date() {
+    for said in [
+        "my flight is on September 20th, remind me the day before",
+        "my flight is on September 20th, book a room for the day after",
+        "my flight is on September 20th, and the tour is the following day",
+        "my flight is on September 20th, and the tour is the next day",
+        "my flight is on September 20th, I pack the previous day",
+    ] {
+        let e = evidence(&[said]);
+        let near = ["2023-09-19", "2023-09-21"].map(|d| ok(&e, json!(d), ValueKind::Date));
+        assert!(near.contains(&true), "{said}");
+        assert!(!ok(&e, json!("2023-09-22"), ValueKind::Date), "{said}");
+        assert!(!ok(&e, json!("2023-09-18"), ValueKind::Date), "{said}");
+    }
+    let e = evidence(&["my flight is on September 20th, remind me a day before"]);
+    assert!(ok(&e, json!("2023-09-19"), ValueKind::Date));
+    let e = evidence(&["my flight is on September 20th, the day is busy"]);
+    assert!(!ok(&e, json!("2023-09-19"), ValueKind::Date));
+}
+
+#[test]
+fn leaves_nothing_describes_are_read_by_their_shape() {
+    let kind = |v: serde_json::Value| ValueKind::of_shape(&Json::from(&v));
+    assert_eq!(
+        kind(json!("2024-02-06 07:15:00")),
+        Some(ValueKind::Timestamp)
+    );
+    assert_eq!(kind(json!("2024-02-06")), Some(ValueKind::Date));
+    assert_eq!(kind(json!("07:15:00")), Some(ValueKind::Time));
+    assert_eq!(kind(json!(84)), Some(ValueKind::Number));
+    assert_eq!(kind(json!("126/84")), Some(ValueKind::Text));
+    assert_eq!(kind(json!(true)), None);
+    assert_eq!(kind(json!(null)), None);
+}

@@ -156,7 +156,7 @@ fn duration() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"\b([0-9]+(?:\.[0-9]+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half an?|a half|quarter of an?|a quarter of an?)\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?)\b",
+        r"\b([0-9]+(?:\.[0-9]+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half an?|a half|quarter of an?|a quarter of an?)(\s+and\s+a\s+half)?\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?)(\s+and\s+a\s+half)?\b",
     )
 }
 
@@ -835,7 +835,13 @@ fn regex_phase(text: &str, hints: &Hints, out: &mut Vec<Found>, taken: &mut Vec<
         for c in duration().captures_iter(text) {
             let m = c.get(0).expect("match");
             let count = c.get(1).map_or("", |g| g.as_str());
-            let unit = c.get(2).map_or("", |g| g.as_str());
+            let unit = c.get(3).map_or("", |g| g.as_str());
+            // "two and a half hours", "an hour and a half".
+            let half = if c.get(2).is_some() || c.get(4).is_some() {
+                0.5
+            } else {
+                0.0
+            };
             let seconds_per = if unit.starts_with("sec") {
                 1.0
             } else if unit.starts_with("min") {
@@ -860,7 +866,7 @@ fn regex_phase(text: &str, hints: &Hints, out: &mut Vec<Found>, taken: &mut Vec<
             if let Some(count) = count {
                 push(
                     out,
-                    Mention::Duration((count * seconds_per).round() as i64),
+                    Mention::Duration(((count + half) * seconds_per).round() as i64),
                     m.start(),
                     m.end(),
                 );
@@ -935,6 +941,18 @@ fn word_phase(text: &str, words: &[Word<'_>], taken: &[(usize, usize)], out: &mu
         let mention = match word {
             "today" | "tonight" => Mention::Relative(0, 0),
             "day" if matches!(previous, Some("every" | "each" | "per")) => Mention::Duration(86400),
+            // "the day before", "the day after", "the next day", "the
+            // following day", "the previous day": a day from a known date.
+            "day"
+                if matches!(previous, Some("next" | "following" | "previous" | "prior"))
+                    || (previous == Some("the")
+                        && matches!(
+                            words.get(i + 1).map(|w| w.text),
+                            Some("before" | "after")
+                        )) =>
+            {
+                Mention::Duration(86400)
+            }
             "year"
                 if i >= 3
                     && words[i - 3].text == "rest"

@@ -245,6 +245,21 @@ fn array_index(token: &str) -> Option<usize> {
 }
 
 impl<'a> Object<'a> {
+    /// An object of these members, in order; a key given twice keeps its
+    /// first place and takes the last value (as parsing reads it).
+    pub fn from_members(members: Vec<(Cow<'a, str>, Json<'a>)>) -> Object<'a> {
+        let mut object = Object {
+            members: Vec::with_capacity(members.len()),
+        };
+        for (key, value) in members {
+            match object.members.iter_mut().find(|(k, _)| *k == key) {
+                Some(member) => member.1 = value,
+                None => object.members.push((key, value)),
+            }
+        }
+        object
+    }
+
     pub fn len(&self) -> usize {
         self.members.len()
     }

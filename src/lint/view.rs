@@ -52,8 +52,14 @@ impl CallRef<'_> {
     }
 
     pub fn argument_anchor(&self, name: &str) -> Anchor {
+        self.argument_part_anchor(name, "")
+    }
+
+    /// A place inside an argument's value: `below` holds the pointer
+    /// tokens from the value down (`/1/value`), "" for the value itself.
+    pub fn argument_part_anchor(&self, name: &str, below: &str) -> Anchor {
         Anchor::value(format!(
-            "{}/{}",
+            "{}/{}{below}",
             self.arguments_pointer(),
             pointer_token(name)
         ))

@@ -101,6 +101,10 @@ pub struct ParamSpec {
     /// becomes the month's first and last second), so they are judged more
     /// loosely than values the user must have given.
     pub bound: bool,
+    /// For an object, or a list of objects: the members it may have, when
+    /// the catalog describes them (members not listed are read by their
+    /// shape).
+    pub fields: &'static [ParamSpec],
 }
 
 impl ParamSpec {
@@ -120,6 +124,7 @@ impl ParamSpec {
             format: ValueFormat::Any,
             free_text: false,
             bound: false,
+            fields: &[],
         }
     }
 }

@@ -4,9 +4,10 @@ use std::collections::HashSet;
 use crate::grounding::{
     leaves_of, leaves_of_members, Evidence, Grounding, Reading, Source, ValueKind,
 };
+use crate::json::leaves::{leaves, Leaf};
+use crate::json::pyliteral;
 use crate::json::tree::Json;
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::rules::argument_type::python_str_list;
 use crate::lint::rules::auth_order::credentials;
 use crate::lint::view::{CallRef, Event, Speaker, View};
 use crate::lint::Diagnostic;
@@ -29,14 +30,41 @@ crate::declare_rule! {
     /// digits or words; clock times ("2pm", "2:00 PM", "two pm", "14:00"
     /// and "1400 hours" are all 14:00:00; "half past two", "quarter to
     /// seven"); dates ("September 12th", "9/12", "12 Sep", "March
-    /// twenty-first"); times a mentioned duration away ("30 minutes
-    /// before"). Relative dates are resolved against the anchor date (the
-    /// conversation's timestamp, an API-Bank `GetToday` result, or "today
-    /// is 2023-03-17" said in the dialogue) to the days they can mean:
-    /// "Friday" is the coming or the last one, "next Friday" the coming one
-    /// or next week's, "next week" the days of next week, "the 12th" the
-    /// nearest 12th either side. Without an anchor only dates stated in
-    /// full count. Lists are checked element by element.
+    /// twenty-first"). Relative dates are resolved against the anchor
+    /// date (the conversation's timestamp, an API-Bank `GetToday` result,
+    /// or "today is 2023-03-17" said in the dialogue) to the days they can
+    /// mean: "Friday" is the coming or the last one, "next Friday" the
+    /// coming one or next week's, "next week" the days of next week, "the
+    /// 12th" the nearest 12th either side. Without an anchor only dates
+    /// stated in full count.
+    ///
+    /// Times and dates computed from known ones are known when the
+    /// dialogue states the offset: a known moment or day (said, shown, or
+    /// in an earlier call's arguments or result) moved by a mentioned
+    /// number of minutes, hours or days ("30 minutes later", "an hour
+    /// before", "an hour and a half", "two and a half hours", "three
+    /// nights from the 15th") or by one day ("the day before", "the day
+    /// after", "the next day", "the following day"), across midnight too.
+    /// A result no stated offset gives is unreachable: "move it later"
+    /// does not make 10:45 of a 10:00 meeting known. The offset is not
+    /// tied to the value it was said about: any mentioned offset from any
+    /// known time counts.
+    ///
+    /// Lists and objects are walked down to their leaves, and every
+    /// string and number inside (an attendee, a reading in a list of
+    /// health records, a device in a scene) is judged on its own: a value
+    /// the user never gave is invented even when the rest of its list or
+    /// record was given. A leaf is read as the catalog describes its
+    /// member (a device's `description` is composed text and left alone),
+    /// or else by its shape: a timestamp, date or clock time as tools
+    /// write them, a number, or words. Each unreachable leaf is reported
+    /// with its path (`attendees[1]`, `health_data[1].value`) as the
+    /// finding's argument, at the leaf's own line and column in ToolTalk
+    /// JSON and in API-Bank lines that write the list as JSON. API-Bank
+    /// dialogues mostly write lists and dicts as the text of a Python
+    /// literal (`"[{'name': 'heart_rate', 'value': '80'}]"`, read as
+    /// Python's `ast.literal_eval` reads it); the file has no place for a
+    /// leaf inside that text, so the finding points at the text itself.
     ///
     /// The ends of a search window (`QueryCalendar`'s `start_time` and
     /// `end_time`, `SearchInbox`'s and `SearchMessages`' `start_date` and
@@ -67,6 +95,15 @@ crate::declare_rule! {
     /// assistant -> AddAlarm {"time": "07:30:00"}
     /// ```
     /// Nobody said when the meeting is: 07:30:00 is unreachable.
+    ///
+    /// ```text
+    /// user: Record my blood pressure, 126/84, and my heart rate.
+    /// assistant -> RecordHealthData {"health_data": [
+    ///     {"name": "blood_pressure", "value": "126/84"},
+    ///     {"name": "heart_rate", "value": "91"}]}
+    /// ```
+    /// The heart rate was never given: `health_data[1].value` = "91" is
+    /// unreachable, though the rest of the list is known.
     name: "unreachable-argument",
     severity: Error,
     summary: "an argument value could not have been known at that point",
@@ -154,34 +191,99 @@ fn needs_dates(view: &View<'_>, call: &CallRef<'_>) -> bool {
     let Some(tool) = view.tool(call.api_name) else {
         return false;
     };
-    call.arguments.iter().any(|(name, value)| {
-        let Some(kind) = tool.parameter(name).and_then(kind_of) else {
-            return false;
-        };
-        match kind {
-            ValueKind::Text => names_a_month(value),
+    let mut needs = false;
+    for_each_leaf(view, tool, call, |leaf| {
+        needs |= match leaf.kind {
+            ValueKind::Text => leaf.leaf.value.as_str().is_some_and(names_a_month),
             ValueKind::Exact | ValueKind::Number => false,
             _ => true,
-        }
-    })
+        };
+    });
+    needs
 }
 
-/// Whether a text value (or an element of a list, or of an API-Bank list
-/// written as text) may be a month name, which is judged against the
+/// Whether a text value may be a month name, which is judged against the
 /// months the dialogue mentions.
-fn names_a_month(value: &Json<'_>) -> bool {
-    let month = |s: &str| {
-        let s = s.trim();
-        (3..=10).contains(&s.len())
-            && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'.')
-            && crate::grounding::when::month_number(&s.to_ascii_lowercase()).is_some()
-    };
-    match value {
-        Json::String(s) => {
-            month(s) || (s.contains('[') && s.split(['\'', '"', ',', '[', ']']).any(month))
+fn names_a_month(s: &str) -> bool {
+    let s = s.trim();
+    (3..=10).contains(&s.len())
+        && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'.')
+        && crate::grounding::when::month_number(&s.to_ascii_lowercase()).is_some()
+}
+
+/// One value to judge: an argument, or a leaf inside a list or object
+/// argument, and how to read it.
+struct Judged<'l, 'v, 'a> {
+    name: &'l str,
+    param: &'l ParamSpec,
+    leaf: &'l Leaf<'v, 'a>,
+    kind: ValueKind,
+    /// The argument was a Python literal written as text (API-Bank): the
+    /// file holds no place for the leaf apart from the argument's own.
+    in_text: bool,
+}
+
+/// Call `judge` for every value of the call's arguments that is judged:
+/// each argument left alone is skipped, a scalar argument is one value,
+/// and a list or object argument (as JSON, or as a Python literal written
+/// as text) is walked down to its leaves.
+fn for_each_leaf(
+    view: &View<'_>,
+    tool: &ToolSpec,
+    call: &CallRef<'_>,
+    mut judge: impl FnMut(Judged<'_, '_, '_>),
+) {
+    for (name, value) in call.arguments {
+        if view.is_injected(tool, name) {
+            continue;
         }
-        Json::Array(items) => items.iter().any(names_a_month),
-        _ => false,
+        let Some(param) = tool.parameter(name) else {
+            continue;
+        };
+        if param.format == ValueFormat::Token || param.free_text || !param.enum_values.is_empty() {
+            continue;
+        }
+        let (value, in_text) = structured_value(view, param, name, value, call);
+        let mut one = |leaf: &Leaf<'_, '_>| {
+            if let Some(kind) = leaf_kind(param, leaf) {
+                judge(Judged {
+                    name,
+                    param,
+                    leaf,
+                    kind,
+                    in_text,
+                });
+            }
+        };
+        match value.as_ref() {
+            Json::Array(_) | Json::Object(_) => leaves(&value).iter().for_each(&mut one),
+            // Most arguments are one value: judged without walking.
+            scalar => one(&Leaf {
+                steps: Vec::new(),
+                value: scalar,
+            }),
+        }
+    }
+}
+
+/// How to read a leaf of an argument: by the catalog's word on the member
+/// it belongs to, by the parameter's own, or (inside objects the catalog
+/// does not detail) by its shape; None for those left alone.
+fn leaf_kind(param: &ParamSpec, leaf: &Leaf<'_, '_>) -> Option<ValueKind> {
+    if let Some(field) = leaf
+        .key()
+        .and_then(|key| param.fields.iter().find(|f| f.name == key))
+    {
+        if field.free_text || !field.enum_values.is_empty() {
+            return None;
+        }
+        return kind_of(field).or_else(|| ValueKind::of_shape(leaf.value));
+    }
+    match param.ty {
+        ParamType::Object | ParamType::Array(ParamType::Object | ParamType::Array(_)) => {
+            ValueKind::of_shape(leaf.value)
+        }
+        _ => kind_of(param),
     }
 }
 
@@ -194,71 +296,77 @@ fn check_call(
     out: &mut Vec<Diagnostic>,
 ) {
     for (name, value) in call.arguments {
-        if view.is_injected(tool, name) {
-            continue;
-        }
         let Some(param) = tool.parameter(name) else {
             continue;
         };
-        if param.format == ValueFormat::Token {
-            // Without any token handed out yet, `auth-order` reports the call.
-            let given = value.as_str().unwrap_or_default();
-            if !tokens.is_empty() && !tokens.contains(given) {
-                out.push(
-                    Diagnostic::new(
-                        NAME,
-                        format!(
-                            "`{}` argument `{name}` = {value} is not a token {} returned",
-                            tool.name,
-                            view.suite.lint_help().credential_source
-                        ),
-                    )
-                    .call(call.turn, call.call)
-                    .argument(name)
-                    .at(call.argument_anchor(name))
-                    .help(format!("tokens handed out so far: {}", sorted(tokens))),
-                );
-            }
+        // Without any token handed out yet, `auth-order` reports the call.
+        if param.format != ValueFormat::Token || view.is_injected(tool, name) || tokens.is_empty() {
             continue;
         }
-        let Some(kind) = kind_of(param) else {
-            continue;
-        };
-        let value = grounding_value(view, param, name, value, call);
-        let verdict = if param.bound {
-            evidence.ground_bound(&value, kind)
-        } else {
-            evidence.ground(&value, kind)
-        };
-        if let Grounding::Unreachable { value: missing } = verdict {
-            let shown = if value.is_array() {
-                format!("element {missing:?} of {value}")
-            } else {
-                value.to_string()
-            };
-            let help = match evidence.closest(&missing, kind) {
-                Some(c) => format!("closest text before the call: {:?} ({})", c.text, c.source),
-                None => "nothing like it appears before the call".to_owned(),
-            };
+        let given = value.as_str().unwrap_or_default();
+        if !tokens.contains(given) {
             out.push(
                 Diagnostic::new(
                     NAME,
                     format!(
-                        "`{}` argument `{name}` = {shown} appears nowhere before the call (turn {})",
+                        "`{}` argument `{name}` = {value} is not a token {} returned",
                         tool.name,
-                        call.turn
+                        view.suite.lint_help().credential_source
                     ),
                 )
                 .call(call.turn, call.call)
                 .argument(name)
                 .at(call.argument_anchor(name))
-                .help(help),
+                .help(format!("tokens handed out so far: {}", sorted(tokens))),
             );
         }
     }
+    for_each_leaf(view, tool, call, |judged| {
+        let Judged {
+            name,
+            param,
+            leaf,
+            kind,
+            in_text,
+        } = judged;
+        // A search window's ends are the assistant's choice; inside a
+        // list or object nothing is.
+        let verdict = if param.bound && leaf.steps.is_empty() {
+            evidence.ground_bound(leaf.value, kind)
+        } else {
+            evidence.ground(leaf.value, kind)
+        };
+        let Grounding::Unreachable { value: missing } = verdict else {
+            return;
+        };
+        let help = match evidence.closest(&missing, kind) {
+            Some(c) => format!("closest text before the call: {:?} ({})", c.text, c.source),
+            None => "nothing like it appears before the call".to_owned(),
+        };
+        let path = leaf.path(name);
+        let at = if in_text {
+            call.argument_anchor(name)
+        } else {
+            call.argument_part_anchor(name, &leaf.pointer())
+        };
+        out.push(
+            Diagnostic::new(
+                NAME,
+                format!(
+                    "`{}` argument `{path}` = {} appears nowhere before the call (turn {})",
+                    tool.name, leaf.value, call.turn
+                ),
+            )
+            .call(call.turn, call.call)
+            .argument(path)
+            .at(at)
+            .help(help),
+        );
+    });
 }
 
-/// How to read a parameter's values; None for those left alone.
+/// How to read a parameter's values; None for those left alone (and for
+/// lists and objects, whose leaves are read one by one).
 fn kind_of(param: &ParamSpec) -> Option<ValueKind> {
     if param.free_text || !param.enum_values.is_empty() {
         return None;
@@ -284,29 +392,36 @@ fn kind_of(param: &ParamSpec) -> Option<ValueKind> {
     }
 }
 
-/// Lists typed as text are Python literals: judge their elements.
-fn grounding_value<'v>(
+/// A list or object argument written as the text of a Python literal (as
+/// API-Bank dialogues write them) read as the value it stands for, and
+/// whether it was; any other value as it is.
+fn structured_value<'v>(
     view: &View<'_>,
     param: &ParamSpec,
     name: &str,
     value: &'v Json<'v>,
     call: &CallRef<'v>,
-) -> Cow<'v, Json<'v>> {
-    if view.encoding() != ArgumentEncoding::PythonText
-        || param.ty != ParamType::Array(&ParamType::String)
-    {
-        return Cow::Borrowed(value);
+) -> (Cow<'v, Json<'v>>, bool) {
+    let structured = matches!(param.ty, ParamType::Array(_) | ParamType::Object);
+    let Some(text) = value.as_str().filter(|_| structured) else {
+        return (Cow::Borrowed(value), false);
+    };
+    if view.encoding() != ArgumentEncoding::PythonText {
+        return (Cow::Borrowed(value), false);
     }
-    if let Some(converted) = call
+    let is_structured = |v: &Json<'_>| v.is_array() || v.is_object();
+    if let Some(read) = pyliteral::parse(text).filter(is_structured) {
+        return (Cow::Owned(read), true);
+    }
+    // What the recording says the tool was given, when the text is no
+    // literal this reader knows.
+    match call
         .converted
         .and_then(|c| c.get(name))
-        .filter(|v| v.is_array())
+        .filter(|v| is_structured(v))
     {
-        return Cow::Borrowed(converted);
-    }
-    match value.as_str().and_then(python_str_list) {
-        Some(items) => Cow::Owned(Json::from(items)),
-        None => Cow::Borrowed(value),
+        Some(converted) => (Cow::Borrowed(converted), true),
+        None => (Cow::Borrowed(value), false),
     }
 }
 
@@ -523,5 +638,203 @@ mod tests {
         // Adding an item: its content is the assistant's wording.
         let composed = dialogue(&[user, login, item("AddAgenda", "Team lunch")]);
         assert!(run(&RULE, "d.jsonl", &composed).is_empty());
+    }
+
+    fn record_health(user: &str, health_data: serde_json::Value) -> Vec<Diagnostic> {
+        let record = api(
+            "RecordHealthData",
+            json!({"user_id": "u-77", "time": "2024-02-06 07:15:00", "health_data": health_data}),
+            json!("success"),
+        );
+        let user = json!({"role": "User", "text": user});
+        run(&RULE, "d.jsonl", &dialogue(&[user, record]))
+    }
+
+    fn arguments(found: &[Diagnostic]) -> Vec<&str> {
+        found.iter().filter_map(|d| d.argument.as_deref()).collect()
+    }
+
+    #[test]
+    fn each_element_of_a_list_of_strings_is_judged_at_its_place() {
+        let found = run_on(
+            &RULE,
+            &conversation(&[
+                ("user", "book lunch with priya_k today at noon", vec![]),
+                (
+                    "assistant",
+                    "done",
+                    vec![(
+                        "CreateEvent",
+                        json!({"name": "Lunch", "event_type": "meeting",
+                               "start_time": "2023-09-11 12:00:00",
+                               "attendees": ["priya_k", "dmorales", "jdoe"]}),
+                        json!({"event_id": "e1"}),
+                    )],
+                ),
+            ]),
+        );
+        assert_eq!(arguments(&found), ["attendees[1]"], "{found:#?}");
+        assert!(found[0].message.contains("`attendees[1]` = \"dmorales\""));
+        let at = found[0].at.as_ref().unwrap();
+        assert_eq!(
+            at.pointer,
+            "/conversation/1/apis/0/request/parameters/attendees/1"
+        );
+    }
+
+    #[test]
+    fn every_reading_in_a_list_of_records_is_judged() {
+        let user =
+            "Record for user u-77 at 2024-02-06 07:15:00: blood pressure 126/84 and my heart rate";
+        let given =
+            "Record for user u-77 at 2024-02-06 07:15:00: blood pressure 126/84, heart rate 91";
+        let text = "[{'name': 'blood_pressure', 'value': '126/84'}, {'name': 'heart_rate', 'value': '91'}]";
+        let list = json!([{"name": "blood_pressure", "value": "126/84"},
+                          {"name": "heart_rate", "value": "91"}]);
+        // As a Python literal written as text (API-Bank): the leaf's path,
+        // placed at the text that holds it.
+        let found = record_health(user, json!(text));
+        assert_eq!(arguments(&found), ["health_data[1].value"], "{found:#?}");
+        assert_eq!(
+            found[0].at.as_ref().unwrap().pointer,
+            "/param_dict/health_data"
+        );
+        // As JSON: placed at the leaf itself.
+        let found = record_health(user, list.clone());
+        assert_eq!(arguments(&found), ["health_data[1].value"], "{found:#?}");
+        assert_eq!(
+            found[0].at.as_ref().unwrap().pointer,
+            "/param_dict/health_data/1/value"
+        );
+        // Every reading given: nothing to report, in either form.
+        assert!(record_health(given, json!(text)).is_empty());
+        assert!(record_health(given, list).is_empty());
+        // Readings named but never given (the upstream case): two findings.
+        let named = "Record my blood pressure and heart rate, user u-77, at 2024-02-06 07:15:00";
+        let found = record_health(named, json!(text));
+        assert_eq!(
+            arguments(&found),
+            ["health_data[0].value", "health_data[1].value"]
+        );
+    }
+
+    #[test]
+    fn nested_objects_are_walked_down_to_their_leaves() {
+        let user = "user u-77, at 2024-02-06 07:15:00, blood pressure 126 over 80";
+        let nested = json!([{"name": "blood_pressure",
+                             "value": {"systolic": 126, "diastolic": 84, "taken": "2024-02-06 07:15:00"}}]);
+        let found = record_health(user, nested);
+        assert_eq!(
+            arguments(&found),
+            ["health_data[0].value.diastolic"],
+            "{found:#?}"
+        );
+        let text = "[{'name': 'blood_pressure', 'value': {'systolic': 126, 'diastolic': 84, 'at': '08:45:00'}}]";
+        let found = record_health(user, json!(text));
+        assert_eq!(
+            arguments(&found),
+            ["health_data[0].value.diastolic", "health_data[0].value.at"],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn members_the_catalog_does_not_describe_are_read_by_their_shape() {
+        let user = "user u-77: on 2024-02-06 at 7:15 am my blood pressure was 118/76";
+        let reading = |pressure: &str| {
+            format!("[{{'time': '2024-02-06 07:15:00', 'blood_pressure': {pressure}}}]")
+        };
+        assert!(record_health(user, json!(reading("[118, 76]"))).is_empty());
+        let found = record_health(user, json!(reading("[118, 79]")));
+        assert_eq!(
+            arguments(&found),
+            ["health_data[0].blood_pressure[1]"],
+            "{found:#?}"
+        );
+        let found = record_health(
+            user,
+            json!("[{'time': '2024-02-07 07:15:00', 'blood_pressure': [118, 76]}]"),
+        );
+        assert_eq!(arguments(&found), ["health_data[0].time"], "{found:#?}");
+    }
+
+    #[test]
+    fn members_the_catalog_marks_as_composed_are_left_alone() {
+        let scene = |devices: serde_json::Value| {
+            let user =
+                json!({"role": "User", "text": "Make a scene called night with the bedroom lamp."});
+            let call = api(
+                "AddScene",
+                json!({"name": "night", "devices": devices}),
+                json!("success"),
+            );
+            run(&RULE, "d.jsonl", &dialogue(&[user, call]))
+        };
+        let devices = "[{'name': 'bedroom lamp', 'description': 'Dims itself to ten percent at dusk'}, {'name': 'coffee maker', 'description': 'Brews at six'}]";
+        let found = scene(json!(devices));
+        assert_eq!(arguments(&found), ["devices[1].name"], "{found:#?}");
+    }
+
+    #[test]
+    fn times_computed_from_grounded_values() {
+        let moved = |new_start: &str| {
+            run_on(
+                &RULE,
+                &conversation(&[
+                    (
+                        "user",
+                        "push my dentist appointment tomorrow 45 minutes later",
+                        vec![],
+                    ),
+                    (
+                        "assistant",
+                        "done",
+                        vec![
+                            (
+                                "QueryCalendar",
+                                json!({"start_time": "2023-09-12 00:00:00", "end_time": "2023-09-12 23:59:59"}),
+                                json!([{"event_id": "ev-9", "name": "Dentist",
+                                        "start_time": "2023-09-12 10:00:00",
+                                        "end_time": "2023-09-12 10:30:00"}]),
+                            ),
+                            (
+                                "ModifyEvent",
+                                json!({"event_id": "ev-9", "new_start_time": new_start}),
+                                json!({"status": "success"}),
+                            ),
+                        ],
+                    ),
+                ]),
+            )
+        };
+        // 10:00 (or the 10:30 end) from the calendar, 45 minutes from
+        // the user.
+        assert!(moved("2023-09-12 10:45:00").is_empty());
+        assert!(moved("2023-09-12 11:15:00").is_empty());
+        // Arithmetic nothing supports.
+        let found = moved("2023-09-12 11:00:00");
+        assert_eq!(arguments(&found), ["new_start_time"], "{found:#?}");
+        // An offset in days, and "the day after".
+        let alarm = |user: &str, time: &str| {
+            let login = api(
+                "GetUserToken",
+                json!({"username": "okafor", "password": "reed"}),
+                json!({"token": "t1"}),
+            );
+            let add = api(
+                "AddAlarm",
+                json!({"token": "t1", "time": time}),
+                json!("success"),
+            );
+            let user =
+                json!({"role": "User", "text": format!("I'm okafor, password reed. {user}")});
+            run(&RULE, "d.jsonl", &dialogue(&[user, login, add]))
+        };
+        let flight =
+            "My flight is on 2024-05-10 at 6 am; wake me an hour before it, the day after too.";
+        assert!(alarm(flight, "2024-05-10 05:00:00").is_empty());
+        assert!(alarm(flight, "2024-05-11 05:00:00").is_empty());
+        assert_eq!(alarm(flight, "2024-05-12 05:00:00").len(), 1);
+        assert_eq!(alarm(flight, "2024-05-10 04:00:00").len(), 1);
     }
 }

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::catalog::{p, spec, text};
+use super::super::catalog::{composed, p, spec, text};
 use super::super::state::{Key, Source, State};
 use super::home::{key_name, tidied_scene, tidy_devices};
 use super::{result, Api, Reference};
@@ -19,7 +19,12 @@ const DATABASE: Source = Source::Shared("Scenes");
 /// The scene APIs' parameters as the dialogues pass them.
 pub(super) const SCENE: &[ParamSpec] = &[
     text("name"),
-    p("devices", ParamType::Array(&ParamType::Object)),
+    ParamSpec {
+        // A device's description is the assistant's wording ("Smart light
+        // in the kitchen"); its name is what the user asked for.
+        fields: &[text("name"), composed("description")],
+        ..p("devices", ParamType::Array(&ParamType::Object))
+    },
 ];
 
 pub static API: Api = Api {

@@ -14,7 +14,7 @@ use super::query_health_data::DATABASE;
 use super::{input_of, result, Api, Reference};
 use crate::sim::pyargs::{display, py_eq, py_in, py_strip, str_method, subscript, type_name, Args};
 use crate::sim::pytime::TIMESTAMP;
-use crate::suite::ParamType;
+use crate::suite::{ParamSpec, ParamType};
 
 pub static API: Api = Api {
     spec: spec(
@@ -23,7 +23,10 @@ pub static API: Api = Api {
         &[
             text("user_id"),
             timestamp("time"),
-            optional(p("health_data", ParamType::Array(&ParamType::Object))),
+            optional(ParamSpec {
+                fields: &[text("name"), text("value")],
+                ..p("health_data", ParamType::Array(&ParamType::Object))
+            }),
         ],
         true,
     ),
