@@ -400,3 +400,25 @@ fn a_missing_default_databases_folder_says_to_pass_databases() {
         .assert();
     assert_clean_failure(assert, 2, "elsewhere: cannot read the databases folder");
 }
+
+#[test]
+fn a_folder_without_dialogues_is_an_error_for_every_command() {
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("notes.txt"), "not a dialogue").unwrap();
+    let databases = repo().join("databases");
+    for args in [
+        &["verify"][..],
+        &["fill", "--check"],
+        &["stats"],
+        &["lint"],
+        &["evaluate", "--predictor", "oracle"],
+    ] {
+        let mut command = talkforge();
+        command.args(args).arg(empty.path());
+        if !matches!(args[0], "stats" | "lint") {
+            command.arg("--databases").arg(&databases);
+        }
+        let assert = command.assert().stdout(predicate::str::is_empty());
+        assert_clean_failure(assert, 2, "holds no dialogue file");
+    }
+}

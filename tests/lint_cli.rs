@@ -361,9 +361,9 @@ fn unreadable_files_show_in_the_summary_and_an_empty_folder_warns() {
         .ends_with("bad.json"));
     let empty = tempfile::tempdir().unwrap();
     let (code, stdout, stderr) = lint(&[empty.path().to_str().unwrap()]);
-    assert_eq!(code, 0);
-    assert_eq!(stdout, "No files to lint.\n");
-    assert!(stderr.contains("warning: no files to lint"), "{stderr}");
+    assert_eq!(code, 2, "a folder with nothing to lint is no pass");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("holds no dialogue file"), "{stderr}");
 }
 
 /// Lint reads a group of files and then runs each rule over the group;

@@ -125,7 +125,8 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         return Err(Error::Usage("--jobs must be at least 1".into()));
     }
     let forced = super::suite_named(args.suite.as_deref())?;
-    let files = crate::formats::discover(&args.paths, &crate::suites::extensions(forced))?;
+    let files =
+        crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::fill::{fill_files, FillOptions, FillReport};
-use crate::formats::discover;
+use crate::formats::discover_dialogues as discover;
 use crate::suites::{extensions, of_files};
 use crate::Error;
 

@@ -113,23 +113,6 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     }
     let options = options(args)?;
     let mut report = lint_paths(&args.paths, &options)?;
-    if report.files == 0 && report.errors.is_empty() {
-        let looked_for: Vec<String> = options
-            .input_format
-            .extensions()
-            .iter()
-            .map(|e| format!(".{e}"))
-            .collect();
-        eprintln!(
-            "warning: no files to lint in {} (looked for {})",
-            args.paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            looked_for.join(" and ")
-        );
-    }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if args.format == Format::Json {
         // Streamed: a run over thousands of files may report tens of

@@ -5,7 +5,7 @@ use crate::words::count;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::formats::discover;
+use crate::formats::discover_dialogues as discover;
 use crate::stats::{stats_files, Stats};
 use crate::Error;
 

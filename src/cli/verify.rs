@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::formats::discover;
+use crate::formats::discover_dialogues as discover;
 use crate::suites::{extensions, of_files};
 use crate::verify::output::{write_human, write_json, Run};
 use crate::Error;

@@ -39,6 +39,25 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
     Ok(files)
 }
 
+/// The dialogue files under `paths`, as [`discover`] finds them, for a
+/// command to work on. A path that holds none is an error (a folder given
+/// by mistake, a typo'd extension), never a silent pass over nothing.
+pub fn discover_dialogues(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> {
+    for path in paths.iter().filter(|p| p.is_dir()) {
+        if discover(std::slice::from_ref(path), extensions)?.is_empty() {
+            let looked_for: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+            return Err(Error::input(
+                path,
+                format!(
+                    "holds no dialogue file (looked for {} files in it and its subfolders)",
+                    looked_for.join(" and ")
+                ),
+            ));
+        }
+    }
+    discover(paths, extensions)
+}
+
 /// The name of an entry walkdir listed, as `Path::file_name` gives it (and
 /// in the same encoding, so names compare as `OsStr`s do), read off the end
 /// of its path: a listed entry's path is its folder's path joined with its

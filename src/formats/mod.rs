@@ -10,7 +10,7 @@ pub mod read;
 pub mod scenario;
 pub mod write;
 
-pub use discover::{discover, folder_name};
+pub use discover::{discover, discover_dialogues, folder_name};
 pub use read::{load_conversation, read_conversation, read_json, LoadedConversation};
 pub use scenario::{Scenario, ScenarioPool};
 pub use write::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};

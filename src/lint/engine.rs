@@ -77,7 +77,7 @@ impl Report {
 
 /// Lint the files under `paths`.
 pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
-    let files = crate::formats::discover(paths, &options.input_format.extensions())?;
+    let files = crate::formats::discover_dialogues(paths, &options.input_format.extensions())?;
     Ok(lint_files(&files, options))
 }
 
