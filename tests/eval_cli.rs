@@ -235,6 +235,25 @@ fn resume_re_evaluates_what_other_settings_or_inputs_produced() {
     );
     assert_eq!(json_of(&edited)["resumed"], 1);
 
+    // Edited databases: every conversation is evaluated again, since it
+    // ran on the old ones.
+    let db = root.join("db/Alarm.json");
+    let text = std::fs::read_to_string(&db).unwrap();
+    std::fs::write(&db, format!("{}\n", text.trim_end())).unwrap();
+    let rerun = replay(&["--max-calls-per-turn", "1", "--similarity", "exact"]);
+    let stderr = String::from_utf8_lossy(&rerun.stderr);
+    assert_eq!(stderr.matches("databases_sha256").count(), 2, "{stderr}");
+    assert_eq!(json_of(&rerun)["resumed"], 0);
+    assert_eq!(
+        json_of(&replay(&[
+            "--max-calls-per-turn",
+            "1",
+            "--similarity",
+            "exact"
+        ]))["resumed"],
+        2
+    );
+
     // An output file from before settings were recorded: evaluated again.
     let out = root.join("out/conversations/add.json");
     let mut old: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

@@ -317,6 +317,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     let options = talkforge::eval::RunOptions {
         suite: &Counting,
         databases: &databases,
+        databases_sha256: talkforge::sim::databases::folder_sha256(&databases_dir).unwrap(),
         max_calls_per_turn: 10,
         out: None,
         reset: false,

@@ -173,6 +173,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let options = RunOptions {
         suite,
         databases: &databases,
+        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
         max_calls_per_turn: args.max_calls_per_turn,
         out: args.out.clone(),
         reset: args.reset,

@@ -30,6 +30,11 @@ pub struct RunInfo {
     /// "lexical", "exact" or "embeddings:MODEL".
     pub similarity: String,
     pub max_calls_per_turn: usize,
+    /// The databases the conversations ran on ([`crate::sim::databases::folder_sha256`]).
+    pub databases_sha256: String,
+    /// The talkforge that evaluated (its simulators and comparators decide
+    /// the scores).
+    pub talkforge_version: String,
 }
 
 /// The key of the conversation file's hash in an output's `evaluation`.

@@ -61,6 +61,10 @@ pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
     pub databases: &'a Databases,
+    /// The fingerprint of the databases folder
+    /// ([`crate::sim::databases::folder_sha256`]), recorded so that a
+    /// resumed run evaluates again what ran on other databases.
+    pub databases_sha256: String,
     pub max_calls_per_turn: usize,
     /// Where output files go; `None` writes nothing.
     pub out: Option<PathBuf>,
@@ -93,6 +97,8 @@ pub fn evaluate_files(
         settings: predictor.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
+        databases_sha256: options.databases_sha256.clone(),
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     // Only an output folder mirrors the dataset's folders.
     let base = options.out.as_ref().map(|_| common_dir(files));
