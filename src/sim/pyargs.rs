@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::formats::write::python_float;
+
 /// Arguments bound to a tool's Python signature.
 #[derive(Debug, Clone, Copy)]
 pub struct Args<'a> {
@@ -132,13 +134,17 @@ pub fn repr_str(s: &str) -> String {
     out
 }
 
-/// Python's `repr()` of a JSON value (dicts and lists as Python prints them).
+/// Python's `repr()` of a JSON value (dicts and lists as Python prints them,
+/// floats as Python writes them: `1e-07`, `1e+20`, `2.0`).
 pub fn repr(value: &Value) -> String {
     match value {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if n.is_f64() => python_float(x),
+            _ => n.to_string(),
+        },
         Value::String(s) => repr_str(s),
         Value::Array(items) => format!(
             "[{}]",
@@ -201,6 +207,35 @@ mod tests {
             repr(&json!({"a": [1, null, true]})),
             "{'a': [1, None, True]}"
         );
+    }
+
+    /// Floats read as Python's `repr` and f-strings write them: in
+    /// scientific notation below 1e-4 and from 1e16, with a signed
+    /// two-digit exponent, and with `.0` when whole.
+    #[test]
+    fn floats_are_written_as_python_writes_them() {
+        // python3: [repr(x) for x in xs]
+        for (x, want) in [
+            (1e-07, "1e-07"),
+            (1e-05, "1e-05"),
+            (0.0001, "0.0001"),
+            (1e20, "1e+20"),
+            (2.0, "2.0"),
+            (1.5, "1.5"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (-0.0, "-0.0"),
+            (-2.5e-10, "-2.5e-10"),
+            (123456789012345.6, "123456789012345.6"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(repr(&json!(x)), want);
+            assert_eq!(display(&json!(x)), want);
+        }
+        assert_eq!(repr(&json!([1e-07, {"a": 2.0}])), "[1e-07, {'a': 2.0}]");
+        assert_eq!(repr(&json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(repr(&json!(-3)), "-3");
     }
 }
 

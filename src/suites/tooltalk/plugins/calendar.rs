@@ -712,6 +712,52 @@ mod tests {
         );
     }
 
+    /// Values the reference writes into its exception texts with an
+    /// f-string read as Python writes them: floats with Python's exponent
+    /// (`1e-07`, `1e+20`), `None`, `True`, lists and dicts as Python
+    /// prints them; a null time is named `None` by `strptime`.
+    #[test]
+    fn values_in_exception_texts_are_written_as_python_writes_them() {
+        let mut w = logged_in(Some("ann"));
+        let with = |k: &str, v: Value| {
+            let mut p = meeting();
+            p[k] = v;
+            p
+        };
+        for (event_type, shown) in [
+            (json!(1e-07), "1e-07"),
+            (json!(1e20), "1e+20"),
+            (json!(2.0), "2.0"),
+            (json!(true), "True"),
+            (json!(["meeting"]), "['meeting']"),
+            (json!({"a": null}), "{'a': None}"),
+        ] {
+            assert_eq!(
+                call(&mut w, "CreateEvent", with("event_type", event_type)).unwrap_err(),
+                format!("Event type {shown} not supported.")
+            );
+        }
+        for tool in ["DeleteEvent", "ModifyEvent"] {
+            assert_eq!(
+                call(&mut w, tool, json!({"event_id": 1e-05})).unwrap_err(),
+                "Event 1e-05 not found."
+            );
+        }
+        for field in ["start_time", "end_time"] {
+            let mut params =
+                json!({"start_time": "2023-09-11 00:00:00", "end_time": "2023-09-12 00:00:00"});
+            params[field] = json!(null);
+            assert_eq!(
+                call(&mut w, "QueryCalendar", params).unwrap_err(),
+                "strptime() argument 1 must be str, not None"
+            );
+            assert_eq!(
+                call(&mut w, "CreateEvent", with(field, json!(null))).unwrap_err(),
+                "strptime() argument 1 must be str, not None"
+            );
+        }
+    }
+
     #[test]
     fn delete_event_removes_only_existing_events() {
         let mut w = logged_in(Some("ann"));
