@@ -505,6 +505,44 @@ pub fn dict_key(key: &Value) -> Result<Option<&str>, String> {
     }
 }
 
+/// What starts a table key that stands for a Python value other than a
+/// string (see [`py_key`]); no key read from a JSON database starts so.
+const NON_TEXT_KEY: char = '\u{0}';
+
+/// The table key for `key` in a dict whose keys a simulator writes from
+/// argument values (ToolTalk keys accounts, and each user's records, by
+/// whatever `username` was registered): a string is its own key; `None`,
+/// booleans and numbers get a key no string has, one per Python-equal
+/// value (`True`, `1` and `1.0` are one key, as in a Python dict); lists
+/// and dicts are unhashable.
+pub fn py_key(key: &Value) -> Result<std::borrow::Cow<'_, str>, String> {
+    let canonical = match key {
+        Value::String(k) => return Ok(std::borrow::Cow::Borrowed(k)),
+        Value::Array(_) | Value::Object(_) => {
+            return Err(format!("unhashable type: '{}'", type_name(key)))
+        }
+        Value::Null => "None".to_string(),
+        Value::Bool(b) => u8::from(*b).to_string(),
+        Value::Number(n) if !n.is_f64() => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            // An integral float equals the int of its exact value.
+            Some(x) if x == 0.0 => "0".to_string(),
+            Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
+            Some(x) => python_float(x),
+            None => n.to_string(),
+        },
+    };
+    Ok(std::borrow::Cow::Owned(format!(
+        "{NON_TEXT_KEY}{canonical}"
+    )))
+}
+
+/// Whether a table key was made by [`py_key`] for a value other than a
+/// string.
+pub fn is_non_text_key(key: &str) -> bool {
+    key.starts_with(NON_TEXT_KEY)
+}
+
 #[cfg(test)]
 mod dict_key_tests {
     use super::*;
@@ -520,6 +558,36 @@ mod dict_key_tests {
             "unhashable type: 'list'"
         );
         assert_eq!(dict_key(&json!({})).unwrap_err(), "unhashable type: 'dict'");
+    }
+
+    #[test]
+    fn python_equal_values_share_a_key_that_no_string_has() {
+        let key = |v: Value| py_key(&v).map(|k| k.into_owned());
+        assert_eq!(key(json!("5")).unwrap(), "5");
+        for (a, b) in [
+            (json!(true), json!(1)),
+            (json!(1), json!(1.0)),
+            (json!(false), json!(-0.0)),
+            (json!(4.0), json!(4)),
+        ] {
+            assert_eq!(key(a.clone()), key(b.clone()), "{a} and {b}");
+        }
+        for (a, b) in [
+            (json!(5), json!("5")),
+            (json!(null), json!("None")),
+            (json!(null), json!(0)),
+            (json!(1.5), json!(1)),
+            (json!(true), json!("True")),
+        ] {
+            assert_ne!(key(a.clone()), key(b.clone()), "{a} and {b}");
+        }
+        assert_eq!(key(json!(1e20)).unwrap(), "\u{0}100000000000000000000");
+        assert_eq!(key(json!(-2.5)).unwrap(), "\u{0}-2.5");
+        assert!(is_non_text_key(&key(json!(null)).unwrap()));
+        assert!(is_non_text_key(&key(json!(1e-07)).unwrap()));
+        assert!(!is_non_text_key(&key(json!("ann")).unwrap()));
+        assert_eq!(key(json!(["a"])).unwrap_err(), "unhashable type: 'list'");
+        assert_eq!(key(json!({"a": 1})).unwrap_err(), "unhashable type: 'dict'");
     }
 }
 
