@@ -525,8 +525,9 @@ pub fn py_key(key: &Value) -> Result<std::borrow::Cow<'_, str>, String> {
         Value::Bool(b) => u8::from(*b).to_string(),
         Value::Number(n) if !n.is_f64() => n.to_string(),
         Value::Number(n) => match n.as_f64() {
-            // An integral float equals the int of its exact value.
-            Some(x) if x == 0.0 => "0".to_string(),
+            // An integral float equals the int of its exact value (the
+            // pattern 0.0 also takes -0.0, which `{:.0}` writes "-0").
+            Some(0.0) => "0".to_string(),
             Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
             Some(x) => python_float(x),
             None => n.to_string(),
