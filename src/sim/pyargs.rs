@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::formats::write::python_float;
+
 /// Arguments bound to a tool's Python signature.
 #[derive(Debug, Clone, Copy)]
 pub struct Args<'a> {
@@ -132,13 +134,17 @@ pub fn repr_str(s: &str) -> String {
     out
 }
 
-/// Python's `repr()` of a JSON value (dicts and lists as Python prints them).
+/// Python's `repr()` of a JSON value (dicts and lists as Python prints them,
+/// floats as Python writes them: `1e-07`, `1e+20`, `2.0`).
 pub fn repr(value: &Value) -> String {
     match value {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if n.is_f64() => python_float(x),
+            _ => n.to_string(),
+        },
         Value::String(s) => repr_str(s),
         Value::Array(items) => format!(
             "[{}]",
@@ -201,6 +207,35 @@ mod tests {
             repr(&json!({"a": [1, null, true]})),
             "{'a': [1, None, True]}"
         );
+    }
+
+    /// Floats read as Python's `repr` and f-strings write them: in
+    /// scientific notation below 1e-4 and from 1e16, with a signed
+    /// two-digit exponent, and with `.0` when whole.
+    #[test]
+    fn floats_are_written_as_python_writes_them() {
+        // python3: [repr(x) for x in xs]
+        for (x, want) in [
+            (1e-07, "1e-07"),
+            (1e-05, "1e-05"),
+            (0.0001, "0.0001"),
+            (1e20, "1e+20"),
+            (2.0, "2.0"),
+            (1.5, "1.5"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (-0.0, "-0.0"),
+            (-2.5e-10, "-2.5e-10"),
+            (123456789012345.6, "123456789012345.6"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(repr(&json!(x)), want);
+            assert_eq!(display(&json!(x)), want);
+        }
+        assert_eq!(repr(&json!([1e-07, {"a": 2.0}])), "[1e-07, {'a': 2.0}]");
+        assert_eq!(repr(&json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(repr(&json!(-3)), "-3");
     }
 }
 
@@ -470,6 +505,45 @@ pub fn dict_key(key: &Value) -> Result<Option<&str>, String> {
     }
 }
 
+/// What starts a table key that stands for a Python value other than a
+/// string (see [`py_key`]); no key read from a JSON database starts so.
+const NON_TEXT_KEY: char = '\u{0}';
+
+/// The table key for `key` in a dict whose keys a simulator writes from
+/// argument values (ToolTalk keys accounts, and each user's records, by
+/// whatever `username` was registered): a string is its own key; `None`,
+/// booleans and numbers get a key no string has, one per Python-equal
+/// value (`True`, `1` and `1.0` are one key, as in a Python dict); lists
+/// and dicts are unhashable.
+pub fn py_key(key: &Value) -> Result<std::borrow::Cow<'_, str>, String> {
+    let canonical = match key {
+        Value::String(k) => return Ok(std::borrow::Cow::Borrowed(k)),
+        Value::Array(_) | Value::Object(_) => {
+            return Err(format!("unhashable type: '{}'", type_name(key)))
+        }
+        Value::Null => "None".to_string(),
+        Value::Bool(b) => u8::from(*b).to_string(),
+        Value::Number(n) if !n.is_f64() => n.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            // An integral float equals the int of its exact value (the
+            // pattern 0.0 also takes -0.0, which `{:.0}` writes "-0").
+            Some(0.0) => "0".to_string(),
+            Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
+            Some(x) => python_float(x),
+            None => n.to_string(),
+        },
+    };
+    Ok(std::borrow::Cow::Owned(format!(
+        "{NON_TEXT_KEY}{canonical}"
+    )))
+}
+
+/// Whether a table key was made by [`py_key`] for a value other than a
+/// string.
+pub fn is_non_text_key(key: &str) -> bool {
+    key.starts_with(NON_TEXT_KEY)
+}
+
 #[cfg(test)]
 mod dict_key_tests {
     use super::*;
@@ -485,6 +559,36 @@ mod dict_key_tests {
             "unhashable type: 'list'"
         );
         assert_eq!(dict_key(&json!({})).unwrap_err(), "unhashable type: 'dict'");
+    }
+
+    #[test]
+    fn python_equal_values_share_a_key_that_no_string_has() {
+        let key = |v: Value| py_key(&v).map(|k| k.into_owned());
+        assert_eq!(key(json!("5")).unwrap(), "5");
+        for (a, b) in [
+            (json!(true), json!(1)),
+            (json!(1), json!(1.0)),
+            (json!(false), json!(-0.0)),
+            (json!(4.0), json!(4)),
+        ] {
+            assert_eq!(key(a.clone()), key(b.clone()), "{a} and {b}");
+        }
+        for (a, b) in [
+            (json!(5), json!("5")),
+            (json!(null), json!("None")),
+            (json!(null), json!(0)),
+            (json!(1.5), json!(1)),
+            (json!(true), json!("True")),
+        ] {
+            assert_ne!(key(a.clone()), key(b.clone()), "{a} and {b}");
+        }
+        assert_eq!(key(json!(1e20)).unwrap(), "\u{0}100000000000000000000");
+        assert_eq!(key(json!(-2.5)).unwrap(), "\u{0}-2.5");
+        assert!(is_non_text_key(&key(json!(null)).unwrap()));
+        assert!(is_non_text_key(&key(json!(1e-07)).unwrap()));
+        assert!(!is_non_text_key(&key(json!("ann")).unwrap()));
+        assert_eq!(key(json!(["a"])).unwrap_err(), "unhashable type: 'list'");
+        assert_eq!(key(json!({"a": 1})).unwrap_err(), "unhashable type: 'dict'");
     }
 }
 

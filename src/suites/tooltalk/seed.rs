@@ -60,7 +60,12 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
     for (turn, call, gold) in loaded.conversation.gold_calls() {
         let api_name = gold.request.api_name.as_str();
         if let Some(listed) = listed_records(api_name, gold) {
-            if let Some(user) = world.logged_in_user() {
+            // A user registered under a username that is not text has no
+            // records a database file could hold.
+            let user = world
+                .logged_in_user()
+                .filter(|user| !crate::sim::pyargs::is_non_text_key(user));
+            if let Some(user) = user {
                 let database = tool(api_name).and_then(|t| t.database).unwrap_or_default();
                 let present: BTreeSet<&str> = world
                     .table(database)

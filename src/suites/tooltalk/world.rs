@@ -123,7 +123,9 @@ impl World {
         self.session_token.as_deref()
     }
 
-    /// The username of the logged-in user, if any.
+    /// The Account key of the logged-in user, if any: their username, or
+    /// for one registered under a value other than text, the key
+    /// `pyargs::py_key` gave it.
     pub fn logged_in_user(&self) -> Option<String> {
         let token = Value::String(self.session_token.clone()?);
         self.tables
@@ -175,7 +177,14 @@ impl World {
             return Err("User is not logged in".to_string());
         }
         if opens_session(api_name) && self.session_token.is_some() {
-            let current = self.logged_in_user().unwrap_or_default();
+            // The reference names the account's `username` field, in an f-string.
+            let current = self
+                .logged_in_user()
+                .and_then(|key| {
+                    let record = self.tables.get(ACCOUNT_DB)?.get(&key)?;
+                    Some(crate::sim::pyargs::display(record.get("username")?))
+                })
+                .unwrap_or_default();
             return Err(format!(
                 "Only one user can be logged in at a time. Current user is {current}."
             ));

@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::Tool;
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, display, key_error, py_eq, repr, type_name};
+use crate::sim::pyargs::{bind, is_non_text_key, key_error, py_eq, py_key, repr, type_name};
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::reply::Reply;
 use crate::sim::table::Record;
@@ -92,6 +92,14 @@ pub(crate) fn item_field<'a>(item: &'a Value, name: &str) -> Result<&'a Value, S
 pub(crate) fn session_username(ctx: &ToolCtx<'_>, token: &Value) -> Result<Value, String> {
     let key = ctx.check_session_token(token)?;
     field(&ctx.accounts()[&key], "username").cloned()
+}
+
+/// [`session_username`] and the key the user's records are kept under in
+/// the other databases (`self.database[username]`).
+pub(crate) fn session_user(ctx: &ToolCtx<'_>, token: &Value) -> Result<(Value, String), String> {
+    let username = session_username(ctx, token)?;
+    let key = py_key(&username)?.into_owned();
+    Ok((username, key))
 }
 
 /// `KeyError` for a lookup by a value (its repr, as Python prints it).
@@ -182,9 +190,11 @@ fn is_phone_text(text: &str) -> bool {
         })
 }
 
-/// An account by a username the caller gave, if it exists.
+/// An account by a username the caller gave, if it exists (`username in
+/// self.database`: an account registered under a username that is not text
+/// is found by an equal value).
 fn existing<'a>(ctx: &'a ToolCtx<'_>, username: &Value) -> Result<Option<&'a Record>, String> {
-    Ok(dict_key(username)?.and_then(|k| ctx.accounts().get(k)))
+    Ok(ctx.accounts().get(&py_key(username)?))
 }
 
 /// Set `record[name] = value` on the account stored under `key`.
@@ -206,10 +216,10 @@ fn set_field_by_username(
     name: &str,
     value: Value,
 ) -> Result<(), String> {
-    let key = dict_key(username)?
-        .filter(|k| ctx.accounts().contains_key(k))
-        .ok_or_else(|| key_error_for(username))?
-        .to_string();
+    let key = py_key(username)?.into_owned();
+    if !ctx.accounts().contains_key(&key) {
+        return Err(key_error_for(username));
+    }
     set_field(ctx, &key, name, value);
     Ok(())
 }
@@ -288,11 +298,10 @@ fn delete_account(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
     if !py_eq(field(record, "password")?, args.value("password")) {
         return Err("The password is incorrect.".to_string());
     }
-    let stored = dict_key(&username)?
-        .filter(|k| ctx.accounts().contains_key(k))
-        .ok_or_else(|| key_error_for(&username))?
-        .to_string();
-    ctx.accounts_mut().shift_remove(&stored);
+    let stored = py_key(&username)?.into_owned();
+    if ctx.accounts_mut().shift_remove(&stored).is_none() {
+        return Err(key_error_for(&username));
+    }
     Ok(json!({"status": "success"}))
 }
 
@@ -326,7 +335,7 @@ fn user_login(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
     if !field(record, "session_token")?.is_null() {
         return Err("The user is already logged in.".to_string());
     }
-    let key = display(username);
+    let key = py_key(username)?.into_owned();
     let token = new_session_token(ctx.rng);
     set_field(ctx, &key, "session_token", json!(token));
     Ok(object!({ "session_token": token }))
@@ -454,7 +463,8 @@ fn register_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<V
         "phone": phone,
         "name": name,
     });
-    ctx.accounts_mut().insert(display(username), record);
+    ctx.accounts_mut()
+        .insert(py_key(username)?.into_owned(), record);
     Ok(object!({
         "session_token": token,
         "user": object!({"username": username, "email": email, "phone": phone, "name": name}),
@@ -492,7 +502,7 @@ fn send_verification_code(
         return Err("The email is incorrect.".to_string());
     }
     let code = format!("{:06}", ctx.rng.randint(0, 999_999));
-    set_field(ctx, &display(username), "verification_code", json!(code));
+    set_field(ctx, &py_key(username)?, "verification_code", json!(code));
     Ok(json!({"status": "success"}))
 }
 
@@ -539,7 +549,7 @@ fn reset_password(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
     }
     set_field(
         ctx,
-        &display(username),
+        &py_key(username)?,
         "password",
         args.value("new_password").clone(),
     );
@@ -603,7 +613,13 @@ fn query_user(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Valu
             let mut users = Vec::new();
             for (key, record) in ctx.accounts() {
                 if py_eq(field(record, "email")?, email) {
-                    users.push(public_info(json!(key), record)?);
+                    // A key that is not text is the registered username.
+                    let username = if is_non_text_key(key) {
+                        field(record, "username")?.clone()
+                    } else {
+                        json!(key)
+                    };
+                    users.push(public_info(username, record)?);
                 }
             }
             users
@@ -756,6 +772,81 @@ mod tests {
 
     fn account(w: &World, user: &str) -> Value {
         w.table("Account").unwrap()[user].to_value()
+    }
+
+    /// An account registered under a username that is not text is kept
+    /// under that value, as a Python dict keeps it: an equal value (`5.0`
+    /// for `5`) finds it, its text (`"5"`) does not, and the tools name it
+    /// and store it as the value it is.
+    #[test]
+    fn a_username_that_is_not_text_is_a_key_of_its_own() {
+        let mut w = world(None, None);
+        let register = json!({"username": 5, "password": "pw", "email": "five@x.com"});
+        let five = json!({"username": 5, "email": "five@x.com", "phone": null, "name": null});
+        assert_eq!(
+            call(&mut w, "RegisterUser", register.clone()).unwrap(),
+            json!({"session_token": FIRST_TOKEN, "user": five})
+        );
+        assert_eq!(
+            call(&mut w, "RegisterUser", register).unwrap_err(),
+            "Only one user can be logged in at a time. Current user is 5."
+        );
+        let mut five_point_o = five.clone();
+        five_point_o["username"] = json!(5.0);
+        for (query, users) in [
+            (json!({"username": 5.0}), json!([five_point_o])),
+            (json!({"username": "5"}), json!([])),
+            (json!({"email": "five@x.com"}), json!([five])),
+        ] {
+            let found = call(&mut w, "QueryUser", query.clone()).unwrap();
+            assert_eq!(found, json!({ "users": users }), "{query}");
+        }
+        // The user's records in the other databases are kept under the
+        // value too, and the value is what the tools write.
+        let day = json!({"start_time": "2023-09-12 00:00:00", "end_time": "2023-09-13 00:00:00"});
+        assert_eq!(
+            call(&mut w, "QueryCalendar", day.clone()).unwrap_err(),
+            "User 5 has no events."
+        );
+        let meeting = |attendees: Value| {
+            json!({"name": "n", "event_type": "meeting", "start_time": "2023-09-12 10:00:00",
+                   "end_time": "2023-09-12 11:00:00", "attendees": attendees})
+        };
+        call(&mut w, "CreateEvent", meeting(json!(["ann"]))).unwrap();
+        assert_eq!(
+            call(&mut w, "CreateEvent", meeting(json!("ann"))).unwrap_err(),
+            "'in <string>' requires string as left operand, not int"
+        );
+        let events = call(&mut w, "QueryCalendar", day).unwrap();
+        assert_eq!(events["events"][0]["attendees"], json!(["ann", 5]));
+
+        call(&mut w, "LogoutUser", json!({})).unwrap();
+        let login =
+            |username: Value, password: &str| json!({"username": username, "password": password});
+        assert_eq!(
+            call(&mut w, "UserLogin", login(json!("5"), "pw")).unwrap_err(),
+            "The username does not exist."
+        );
+        assert_eq!(
+            call(&mut w, "UserLogin", login(json!(5.0), "pw")).unwrap(),
+            json!({ "session_token": FIRST_TOKEN })
+        );
+        call(&mut w, "LogoutUser", json!({})).unwrap();
+        let code = json!({"username": 5, "email": "five@x.com"});
+        call(&mut w, "SendVerificationCode", code).unwrap();
+        let reset = json!({"username": 5, "verification_code": FIRST_CODE, "new_password": "new"});
+        call(&mut w, "ResetPassword", reset).unwrap();
+        assert_eq!(
+            call(&mut w, "UserLogin", login(json!(true), "new")).unwrap_err(),
+            "The username does not exist."
+        );
+        assert_eq!(
+            call(&mut w, "UserLogin", login(json!(5), "new")).unwrap(),
+            json!({ "session_token": SECOND_TOKEN })
+        );
+        let accounts = w.table("Account").unwrap().len();
+        call(&mut w, "DeleteAccount", json!({"password": "new"})).unwrap();
+        assert_eq!(w.table("Account").unwrap().len(), accounts - 1);
     }
 
     #[test]

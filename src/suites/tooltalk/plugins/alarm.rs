@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
-use crate::sim::pyargs::bind;
+use crate::sim::pyargs::{bind, dict_key, display};
 use crate::sim::pytime::{strptime, TIME};
 use crate::sim::reply::Reply;
 use crate::sim::table::Record;
@@ -107,13 +107,14 @@ fn delete_alarm(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     let args = bind("DeleteAlarm", params, &["session_token", "alarm_id"], &[])?;
     let alarm_id = args.value("alarm_id");
     let username = ctx.check_session_token(args.value("session_token"))?;
-    let not_found = || format!("Alarm {} not found.", crate::sim::pyargs::display(alarm_id));
+    let not_found = || format!("Alarm {} not found.", display(alarm_id));
     let alarms = ctx
         .own_mut()
         .get_mut(&username)
         .and_then(Record::as_object_mut)
         .ok_or_else(not_found)?;
-    let key = alarm_id.as_str().ok_or_else(not_found)?;
+    // `alarm_id not in alarms`: a list or dict cannot be a key at all.
+    let key = dict_key(alarm_id)?.ok_or_else(not_found)?;
     alarms.shift_remove(key).ok_or_else(not_found)?;
     Ok(json!({"status": "success"}))
 }
@@ -212,4 +213,97 @@ fn find_alarms_matches(
 ) -> bool {
     same_outcome_and_user(prediction, gold)
         && lists_at_least(prediction, gold, "alarms", "alarm_id")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Databases;
+    use crate::suites::tooltalk::plugins::testing::{self, call};
+    use crate::suites::tooltalk::World;
+
+    fn databases() -> Databases {
+        testing::databases([
+            (
+                "Account",
+                json!({
+                    "ann": {"username": "ann", "session_token": null},
+                    "bob": {"username": "bob", "session_token": null},
+                }),
+            ),
+            (
+                "Alarm",
+                json!({"ann": {"a1": {"alarm_id": "a1", "time": "07:30:00"}}}),
+            ),
+        ])
+    }
+
+    fn logged_in(user: &str) -> World {
+        testing::world(&databases(), Some(user), None)
+    }
+
+    /// `alarm_id not in alarms` raises for a list or dict id, as in the
+    /// other tools that look an id up; a user with no alarms is told the
+    /// alarm is not found first, whatever the id.
+    #[test]
+    fn delete_alarm_with_a_list_or_dict_id_is_unhashable() {
+        let mut w = logged_in("ann");
+        for (id, want) in [
+            (json!(["a1"]), "unhashable type: 'list'"),
+            (json!([]), "unhashable type: 'list'"),
+            (json!({"a1": 1}), "unhashable type: 'dict'"),
+            (json!(5), "Alarm 5 not found."),
+            (json!(null), "Alarm None not found."),
+            (json!(true), "Alarm True not found."),
+        ] {
+            let params = json!({ "alarm_id": id });
+            assert_eq!(
+                call(&mut w, "DeleteAlarm", params).unwrap_err(),
+                want,
+                "{id}"
+            );
+        }
+        let table = w.table("Alarm").unwrap();
+        assert!(table["ann"].get("a1").is_some(), "nothing was deleted");
+
+        let mut w = logged_in("bob");
+        assert_eq!(
+            call(&mut w, "DeleteAlarm", json!({"alarm_id": ["a1"]})).unwrap_err(),
+            "Alarm ['a1'] not found."
+        );
+        let mut w = logged_in("ann");
+        assert_eq!(
+            call(&mut w, "DeleteAlarm", json!({"alarm_id": "a1"})).unwrap(),
+            json!({"status": "success"})
+        );
+    }
+
+    /// A time that is not text raises what `datetime.strptime` raises,
+    /// naming `None` itself rather than its type.
+    #[test]
+    fn alarm_times_that_are_not_text_raise_strptime_texts() {
+        let mut w = logged_in("ann");
+        for (time, want) in [
+            (json!(null), "None"),
+            (json!(7), "int"),
+            (json!(7.5), "float"),
+            (json!(false), "bool"),
+            (json!(["07:00:00"]), "list"),
+            (json!({}), "dict"),
+        ] {
+            let want = format!("strptime() argument 1 must be str, not {want}");
+            let params = json!({ "time": time });
+            assert_eq!(call(&mut w, "AddAlarm", params).unwrap_err(), want);
+            let params = json!({"start_range": "06:00:00", "end_range": time});
+            if !time.is_null() {
+                assert_eq!(call(&mut w, "FindAlarms", params).unwrap_err(), want);
+            }
+        }
+        // A null range is no bound at all.
+        let params = json!({"start_range": null, "end_range": null});
+        assert_eq!(
+            call(&mut w, "FindAlarms", params).unwrap(),
+            json!({"alarms": [{"alarm_id": "a1", "time": "07:30:00"}]})
+        );
+    }
 }

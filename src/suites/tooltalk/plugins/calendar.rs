@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::account::session_user;
 use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, display, lookup, py_eq, truthy, type_name};
+use crate::sim::pyargs::{bind, display, lookup, py_eq, py_in, truthy, type_name};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
 use crate::sim::table::{Items, Record};
@@ -24,7 +25,6 @@ use crate::suite::catalog::{
 };
 use crate::suite::TextSimilarity;
 use crate::suites::tooltalk::compare::{lists_at_least, same_outcome_and_user};
-use crate::suites::tooltalk::world::Session;
 
 pub const DESCRIPTION: &str = "Create, change, remove and look up events in the user's calendar.";
 
@@ -129,7 +129,7 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
     if event_type == "meeting" && !attendees.is_some_and(truthy) {
         return Err("Meeting must have attendees.".to_string());
     }
-    let username = ctx.check_session_token(args.value("session_token"))?;
+    let (username, user) = session_user(ctx, args.value("session_token"))?;
     let start_time = args.value("start_time");
     let end_time = args.value("end_time");
     let (start, end) = (
@@ -157,7 +157,7 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         "location": args.value("location"),
         "attendees": attendees,
     });
-    let events = ctx.own_mut().get_or_insert_with(&username, Record::new);
+    let events = ctx.own_mut().get_or_insert_with(&user, Record::new);
     if let Some(events) = events.as_object_mut() {
         events.insert(&event_id, event);
     }
@@ -167,25 +167,14 @@ fn create_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
 /// The reference's `if username not in attendees: attendees = attendees +
 /// [username]`, with Python's behaviour (and errors) for whatever the caller
 /// passed: a list gains the user, a string is searched as text.
-fn with_user(attendees: &Value, username: &str) -> Result<Value, String> {
-    let present = match attendees {
-        Value::String(s) => s.contains(username),
-        Value::Array(items) => items.iter().any(|i| i.as_str() == Some(username)),
-        Value::Object(keys) => keys.contains_key(username),
-        other => {
-            return Err(format!(
-                "argument of type '{}' is not iterable",
-                type_name(other)
-            ))
-        }
-    };
-    if present {
+fn with_user(attendees: &Value, username: &Value) -> Result<Value, String> {
+    if py_in(username, attendees)? {
         return Ok(attendees.clone());
     }
     match attendees {
         Value::Array(items) => {
             let mut items = items.clone();
-            items.push(Value::String(username.to_string()));
+            items.push(username.clone());
             Ok(Value::Array(items))
         }
         Value::String(_) => Err("can only concatenate str (not \"list\") to str".to_string()),
@@ -272,12 +261,10 @@ pub static DELETE_EVENT: Tool = Tool {
 fn delete_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Value, String> {
     let args = bind("DeleteEvent", params, &["session_token", "event_id"], &[])?;
     let event_id = args.value("event_id");
-    let username = ctx.check_session_token(args.value("session_token"))?;
-    find_event(ctx, &username, event_id)?;
+    let (_, user) = session_user(ctx, args.value("session_token"))?;
+    find_event(ctx, &user, event_id)?;
     if let (Some(events), Some(key)) = (
-        ctx.own_mut()
-            .get_mut(&username)
-            .and_then(Record::as_object_mut),
+        ctx.own_mut().get_mut(&user).and_then(Record::as_object_mut),
         event_id.as_str(),
     ) {
         events.shift_remove(key);
@@ -363,12 +350,12 @@ fn modify_event(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<Va
         ],
     )?;
     let event_id = args.value("event_id");
-    let username = ctx.check_session_token(args.value("session_token"))?;
-    find_event(ctx, &username, event_id)?;
+    let (username, user) = session_user(ctx, args.value("session_token"))?;
+    find_event(ctx, &user, event_id)?;
     let now = ctx.now;
     let Some(event) = ctx
         .own_mut()
-        .get_mut(&username)
+        .get_mut(&user)
         .and_then(|events| events.get_mut(event_id.as_str().unwrap_or_default()))
         .and_then(Value::as_object_mut)
     else {
@@ -495,9 +482,9 @@ fn query_calendar(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result<
         &["session_token", "start_time", "end_time"],
         &[],
     )?;
-    let username = ctx.check_session_token(args.value("session_token"))?;
-    let Some(events) = ctx.own().get(&username) else {
-        return Err(format!("User {username} has no events."));
+    let (username, user) = session_user(ctx, args.value("session_token"))?;
+    let Some(events) = ctx.own().get(&user) else {
+        return Err(format!("User {} has no events.", display(&username)));
     };
     let start = strptime(args.value("start_time"), TIMESTAMP)?;
     let end = strptime(args.value("end_time"), TIMESTAMP)?;
@@ -710,6 +697,52 @@ mod tests {
             call(&mut w, "CreateEvent", meeting()).unwrap_err(),
             "User is not logged in"
         );
+    }
+
+    /// Values the reference writes into its exception texts with an
+    /// f-string read as Python writes them: floats with Python's exponent
+    /// (`1e-07`, `1e+20`), `None`, `True`, lists and dicts as Python
+    /// prints them; a null time is named `None` by `strptime`.
+    #[test]
+    fn values_in_exception_texts_are_written_as_python_writes_them() {
+        let mut w = logged_in(Some("ann"));
+        let with = |k: &str, v: Value| {
+            let mut p = meeting();
+            p[k] = v;
+            p
+        };
+        for (event_type, shown) in [
+            (json!(1e-07), "1e-07"),
+            (json!(1e20), "1e+20"),
+            (json!(2.0), "2.0"),
+            (json!(true), "True"),
+            (json!(["meeting"]), "['meeting']"),
+            (json!({"a": null}), "{'a': None}"),
+        ] {
+            assert_eq!(
+                call(&mut w, "CreateEvent", with("event_type", event_type)).unwrap_err(),
+                format!("Event type {shown} not supported.")
+            );
+        }
+        for tool in ["DeleteEvent", "ModifyEvent"] {
+            assert_eq!(
+                call(&mut w, tool, json!({"event_id": 1e-05})).unwrap_err(),
+                "Event 1e-05 not found."
+            );
+        }
+        for field in ["start_time", "end_time"] {
+            let mut params =
+                json!({"start_time": "2023-09-11 00:00:00", "end_time": "2023-09-12 00:00:00"});
+            params[field] = json!(null);
+            assert_eq!(
+                call(&mut w, "QueryCalendar", params).unwrap_err(),
+                "strptime() argument 1 must be str, not None"
+            );
+            assert_eq!(
+                call(&mut w, "CreateEvent", with(field, json!(null))).unwrap_err(),
+                "strptime() argument 1 must be str, not None"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::account::{item_field, session_username};
 use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, lookup, lower, py_eq, py_split, truthy};
+use crate::sim::pyargs::{bind, lookup, lower, py_eq, py_key, py_split, truthy};
 use crate::sim::pytime::{strptime, TIMESTAMP};
 use crate::sim::reply::Reply;
 use crate::sim::ToolCtx;
@@ -203,7 +203,7 @@ fn search_messages(ctx: &mut ToolCtx<'_>, params: &Map<String, Value>) -> Result
     let username = session_username(ctx, args.value("session_token"))?;
     // A user with no messages gets an empty answer before any argument is
     // checked.
-    let Some(messages) = dict_key(&username)?.and_then(|u| ctx.own().get(u)) else {
+    let Some(messages) = ctx.own().get(&py_key(&username)?) else {
         return Ok(json!({"messages": []}).into());
     };
     let (query, sender) = (args.get("query"), args.get("sender"));

@@ -11,7 +11,9 @@ use super::account::{item_field, key_error_for, session_username};
 use super::Tool;
 use crate::dialogue::GoldCall;
 use crate::sim::object::object;
-use crate::sim::pyargs::{bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects};
+use crate::sim::pyargs::{
+    bind, dict_key, display, lookup, no_attribute, py_eq, py_eq_objects, py_key,
+};
 use crate::sim::pytime::{strptime, strptime_str, TIMESTAMP};
 use crate::sim::reply::Reply;
 use crate::sim::table::Record;
@@ -49,11 +51,10 @@ const fn reminder_id(description: &'static str) -> ParamSpec {
     }
 }
 
-/// Where the user's reminders live in the database: their username (a
-/// non-string username, which only a hand-made database could hold, is
-/// keyed by its text).
+/// Where the user's reminders live in the database: under their username
+/// (one registered as a value other than text has a key no string has).
 fn user_key(username: &Value) -> Result<String, String> {
-    Ok(dict_key(username)?.map_or_else(|| display(username), str::to_string))
+    Ok(py_key(username)?.into_owned())
 }
 
 pub static ADD_REMINDER: Tool = Tool {
