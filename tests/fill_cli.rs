@@ -319,3 +319,48 @@ fn an_unknown_suite_is_a_usage_error_and_a_known_one_is_used() {
         .assert()
         .stdout(predicates::str::contains("1 conversation, 1 gold call:"));
 }
+
+#[test]
+fn fmt_lays_out_hand_edited_files_and_check_lists_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("c.json");
+    let edited = r#"{"conversation": [{"role": "user", "text": "Hi", "index": 4}],
+        "name": "n", "conversation_id": "c", "suites_used": [], "apis_used": [],
+        "user": {}, "metadata": {"location": "Here", "timestamp": "2023-01-01 09:00:00"}}"#;
+    std::fs::write(&file, edited).unwrap();
+    talkforge()
+        .args(["fmt", "--check"])
+        .arg(tmp.path())
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("would reformat"));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        edited,
+        "--check writes nothing"
+    );
+    talkforge().arg("fmt").arg(tmp.path()).assert().code(0);
+    let laid_out = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        laid_out.starts_with("{\n    \"name\": \"n\","),
+        "{laid_out}"
+    );
+    assert!(laid_out.contains("\"index\": 0,"), "{laid_out}");
+    talkforge()
+        .args(["fmt", "--check"])
+        .arg(tmp.path())
+        .assert()
+        .code(0)
+        .stdout("");
+    // A file that is no JSON: named, exit 2, nothing written.
+    let other = tmp.path().join("d.json");
+    std::fs::write(&other, "{\"name\": ").unwrap();
+    std::fs::write(&file, edited).unwrap();
+    talkforge()
+        .arg("fmt")
+        .arg(tmp.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("d.json:1:"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
+}

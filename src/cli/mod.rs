@@ -13,6 +13,7 @@ use crate::Error;
 pub mod check;
 pub mod evaluate;
 pub mod fill;
+pub mod fmt;
 pub mod generate;
 pub mod lint;
 pub mod requests;
@@ -44,6 +45,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Write the simulator's result into every gold call.
     Fill(fill::Args),
+    /// Put hand-edited dialogue files in their canonical layout.
+    Fmt(fmt::Args),
     /// Find hallucinated tools, unreachable arguments and broken dialogues.
     Lint(lint::Args),
     /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
@@ -164,6 +167,7 @@ pub fn run(command: Command) -> Result<Status, Error> {
         Command::Check(args) => check::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Fill(args) => fill::run(&args),
+        Command::Fmt(args) => fmt::run(&args),
         Command::Lint(args) => lint::run(&args),
         Command::Evaluate(args) => evaluate::run(&args),
         Command::Generate(args) => generate::run(&args),

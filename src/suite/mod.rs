@@ -203,6 +203,12 @@ pub trait Suite: Sync {
         self.parse_dialogue(path, &crate::formats::read::read_text(path)?)
     }
 
+    /// One dialogue file's text in its format's canonical layout (`fmt`):
+    /// the same values, laid out as the format's own writer lays them out.
+    fn canonical_layout(&self, path: &Path, text: &str) -> Result<String> {
+        crate::formats::canonical::tooltalk(path, text)
+    }
+
     /// Read one dialogue file to record results in it (`fill`): its text,
     /// its model, and which gold calls the file records no result for.
     fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {

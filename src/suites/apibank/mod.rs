@@ -71,6 +71,10 @@ impl Suite for ApiBank {
         crate::formats::apibank::read_conversation(path, text)
     }
 
+    fn canonical_layout(&self, path: &Path, text: &str) -> Result<String> {
+        crate::formats::canonical::apibank(path, text)
+    }
+
     fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
         crate::formats::apibank::load(path)
     }

@@ -1,0 +1,63 @@
+//! `talkforge fmt`: put hand-edited dialogue files back in their format's
+//! canonical layout (see `formats::canonical`), or with `--check` list the
+//! files that are not, for CI.
+//!
+//! Exit status: 0 when every file is (or now is) canonical, 1 with
+//! `--check` when some would change, 2 when a file cannot be read.
+
+use std::path::PathBuf;
+
+use super::Status;
+use crate::formats::{atomic_write, discover_dialogues};
+use crate::suites::{extensions, of_files};
+use crate::words::count;
+use crate::Error;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Dialogue files or folders (searched recursively for the suite's files).
+    #[arg(default_value = "conversations")]
+    pub paths: Vec<PathBuf>,
+    /// The suite the dialogues belong to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Write nothing; list the files that would change and exit 1 if any.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(args: &Args) -> Result<Status, Error> {
+    let forced = super::suite_named(args.suite.as_deref())?;
+    let files = discover_dialogues(&args.paths, &extensions(forced))?;
+    let suite = of_files(&files, forced)?;
+    // Every file is laid out before any is written: one that cannot be
+    // read leaves the others as they were.
+    let mut changed = Vec::new();
+    for path in &files {
+        let text = crate::formats::read::read_text(path)?;
+        let canonical = suite.canonical_layout(path, &text)?;
+        if canonical != text {
+            changed.push((path, canonical));
+        }
+    }
+    for (path, canonical) in &changed {
+        if args.check {
+            println!("would reformat {}", path.display());
+        } else {
+            atomic_write(path, canonical.as_bytes())?;
+            println!("reformatted {}", path.display());
+        }
+    }
+    let verb = if args.check {
+        "would be reformatted"
+    } else {
+        "reformatted"
+    };
+    eprintln!(
+        "{}: {} {verb}, {} already canonical",
+        count(files.len(), "file"),
+        changed.len(),
+        files.len() - changed.len()
+    );
+    Ok(Status::from_findings(args.check && !changed.is_empty()))
+}
