@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::dialogue::Conversation;
 use crate::formats::discover;
 use crate::lint::{lint_files, Config, Options};
+use crate::policy::Policy;
 use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
@@ -114,6 +116,9 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         });
     }
     let stats = stats_files(&conversations, suite).ok();
+    if let Some(policy) = Policy::load(root)? {
+        steps.push(policy_step(&policy, root, suite, &conversations));
+    }
 
     let outcome = steps
         .iter()
@@ -143,6 +148,54 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         catalog_tools: suite.catalog().tools().len(),
         catalog_tools_used,
     })
+}
+
+/// The dataset's files read into the model (those that cannot be read are
+/// lint's and verify's to report), with their paths.
+pub fn read_dataset(files: &[PathBuf], suite: &dyn Suite) -> Vec<(PathBuf, Conversation)> {
+    files
+        .iter()
+        .filter_map(|path| Some((path.clone(), suite.read_dialogue(path).ok()?)))
+        .collect()
+}
+
+/// The dataset policy of talkforge.toml, and the card's tables being
+/// current.
+fn policy_step(policy: &Policy, root: &Path, suite: &dyn Suite, files: &[PathBuf]) -> Step {
+    let dataset = read_dataset(files, suite);
+    let mut problems = policy.problems(root, suite.catalog(), &dataset);
+    if let Some(card) = &policy.card {
+        let path = root.join(card);
+        let tables = crate::card::tables(policy, root, suite.catalog(), &dataset);
+        match crate::formats::read::read_text(&path)
+            .and_then(|text| Ok((crate::card::fill(&path, &text, &tables)?, text)))
+        {
+            Ok((current, text)) if current != text => problems.push(format!(
+                "{}: the card's tables are out of date (`talkforge card --write` writes them)",
+                path.display()
+            )),
+            Ok(_) => {}
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    let checked = count(policy.subsets.len(), "subset");
+    Step {
+        name: "policy",
+        outcome: if problems.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        },
+        summary: if problems.is_empty() {
+            format!("{checked} and the card follow talkforge.toml's [dataset] policy")
+        } else {
+            format!(
+                "{} of talkforge.toml's [dataset] policy",
+                count(problems.len(), "breach")
+            )
+        },
+        problems,
+    }
 }
 
 /// The scenario pools under `dir`: JSON files holding a `scenarios` list

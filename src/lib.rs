@@ -7,6 +7,7 @@
 //! seam) and `suites` (the families) -> `sim`, `dialogue`, `formats` ->
 //! `json`.
 
+pub mod card;
 pub mod check;
 pub mod cli;
 pub mod dialogue;
@@ -19,6 +20,7 @@ pub mod grounding;
 pub mod json;
 pub mod lint;
 pub mod llm;
+pub mod policy;
 pub mod scaffold;
 pub mod schema;
 pub mod sim;

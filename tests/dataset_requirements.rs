@@ -1,141 +1,155 @@
-//! The project's own benchmark keeps the shape its card promises: one easy
-//! conversation per tool, hard conversations with several calls over several
-//! plugins led by several user turns, every tool used at least 3 times in
-//! the hard set, and the card's coverage table matching the files.
+//! The project's own benchmark keeps the shape its card promises, and the
+//! promise lives in talkforge.toml's `[dataset]` policy, so that
+//! `talkforge check` (what a maintainer runs) fails exactly when these
+//! tests do: one easy conversation per tool, hard conversations with
+//! several calls over several plugins led by several user turns, every
+//! tool called at least 3 times in hard/, file names that follow the
+//! conventions, and the card's generated tables current.
+//!
+//! Each test breaks a copy of the repository's dataset in one way and
+//! expects check to name it.
 
-use std::collections::BTreeMap;
+use std::fs;
 use std::path::{Path, PathBuf};
 
-use talkforge::dialogue::{Conversation, Role};
-use talkforge::formats::{discover, load_conversation};
-use talkforge::suites::tooltalk::{catalog, tool};
+use assert_cmd::Command;
 
-fn load(subset: &str) -> Vec<(PathBuf, Conversation)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("conversations")
-        .join(subset);
-    discover(&[dir], &["json"])
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A copy of the repository's dataset, policy and card.
+fn copy() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for folder in ["conversations/easy", "conversations/hard", "databases"] {
+        let to = tmp.path().join(folder);
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(repo().join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    for file in ["talkforge.toml", "conversations/README.md"] {
+        fs::copy(repo().join(file), tmp.path().join(file)).unwrap();
+    }
+    tmp
+}
+
+/// `check`'s exit code and its output.
+fn check(root: &Path) -> (i32, String) {
+    let out = Command::cargo_bin("talkforge")
         .unwrap()
-        .into_iter()
-        .map(|p| {
-            let c = load_conversation(&p).unwrap().conversation;
-            (p, c)
-        })
-        .collect()
-}
-
-#[test]
-fn easy_has_exactly_one_call_of_each_tool() {
-    let easy = load("easy");
-    assert_eq!(easy.len(), 28);
-    let mut seen = Vec::new();
-    for (path, conversation) in &easy {
-        let calls: Vec<_> = conversation.gold_calls().collect();
-        assert_eq!(calls.len(), 1, "{}", path.display());
-        let name = calls[0].2.request.api_name.clone();
-        assert_eq!(
-            path.file_name().unwrap().to_string_lossy(),
-            format!("{name}-easy.json")
-        );
-        seen.push(name);
-    }
-    seen.sort();
-    let mut all: Vec<String> = catalog()
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    all.sort();
-    assert_eq!(seen, all);
-}
-
-/// User turns whose next assistant turn makes at least one call.
-fn user_turns_leading_to_calls(conversation: &Conversation) -> usize {
-    conversation
-        .conversation
-        .windows(2)
-        .filter(|w| {
-            w[0].role == Role::User && w[1].role == Role::Assistant && !w[1].calls().is_empty()
-        })
-        .count()
-}
-
-fn hard_usage() -> BTreeMap<String, (usize, usize)> {
-    let mut usage: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (_, conversation) in load("hard") {
-        let mut tools: Vec<String> = Vec::new();
-        for (_, _, call) in conversation.gold_calls() {
-            usage.entry(call.request.api_name.clone()).or_default().0 += 1;
-            if !tools.contains(&call.request.api_name) {
-                tools.push(call.request.api_name.clone());
-            }
-        }
-        for t in tools {
-            usage.entry(t).or_default().1 += 1;
-        }
-    }
-    usage
-}
-
-#[test]
-fn hard_conversations_are_hard_enough() {
-    let hard = load("hard");
-    assert!(hard.len() >= 50, "{} hard conversations", hard.len());
-    for (path, conversation) in &hard {
-        let calls: Vec<_> = conversation.gold_calls().collect();
-        assert!(
-            calls.len() >= 3,
-            "{}: {} calls",
-            path.display(),
-            calls.len()
-        );
-        let mut plugins: Vec<&str> = calls
-            .iter()
-            .map(|(_, _, c)| tool(&c.request.api_name).unwrap().group)
-            .collect();
-        plugins.sort();
-        plugins.dedup();
-        assert!(
-            plugins.len() >= 2,
-            "{}: plugins {plugins:?}",
-            path.display()
-        );
-        assert!(
-            user_turns_leading_to_calls(conversation) >= 2,
-            "{}: fewer than 2 user turns lead to calls",
-            path.display()
-        );
-    }
-    let usage = hard_usage();
-    for spec in catalog().tools() {
-        let (calls, _) = usage.get(spec.name).copied().unwrap_or_default();
-        assert!(calls >= 3, "{} is called {calls} times in hard/", spec.name);
-    }
-}
-
-#[test]
-fn the_dataset_card_coverage_table_is_current() {
-    let card = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("conversations/README.md"),
+        .args(["check", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
     )
-    .unwrap();
-    let usage = hard_usage();
-    let mut rows = 0;
-    for line in card.lines() {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        // | plugin | tool | easy | hard calls | hard conversations |
-        if cells.len() != 7 || tool(cells[2]).is_none() {
-            continue;
+}
+
+#[test]
+fn the_repository_follows_its_policy_and_its_card_is_current() {
+    let (code, out) = check(&repo());
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("policy     ok      2 subsets and the card follow"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_missing_easy_conversation_and_a_stale_card_are_named() {
+    let root = copy();
+    fs::remove_file(root.path().join("conversations/easy/AddAlarm-easy.json")).unwrap();
+    let (code, out) = check(root.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("no conversation is named for AddAlarm, the policy asks for one per tool"),
+        "{out}"
+    );
+    assert!(out.contains("the card's tables are out of date"), "{out}");
+    // The card written again: only the policy's own breach is left.
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["card", "--write", "--root"])
+        .arg(root.path())
+        .assert()
+        .success();
+    let (_, out) = check(root.path());
+    assert!(!out.contains("out of date"), "{out}");
+    assert!(out.contains("1 breach of talkforge.toml"), "{out}");
+}
+
+#[test]
+fn names_calls_plugins_and_turns_of_hard_conversations_are_held_to_the_policy() {
+    let root = copy();
+    let hard = root.path().join("conversations/hard");
+    let mut files: Vec<PathBuf> = fs::read_dir(&hard)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    // A name whose plugins are out of order.
+    let first = files[0].file_name().unwrap().to_string_lossy().to_string();
+    let mut parts: Vec<&str> = first.split('-').collect();
+    parts.swap(0, 1);
+    fs::rename(&files[0], hard.join(parts.join("-"))).unwrap();
+    // A conversation cut down to its first gold call.
+    let text = fs::read_to_string(&files[1]).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let turns = value["conversation"].as_array_mut().unwrap();
+    let first_call = turns
+        .iter()
+        .position(|t| {
+            t.get("apis")
+                .is_some_and(|a| !a.as_array().unwrap().is_empty())
+        })
+        .unwrap();
+    turns.truncate(first_call + 1);
+    fs::write(&files[1], serde_json::to_string_pretty(&value).unwrap()).unwrap();
+
+    let (code, out) = check(root.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("the name does not follow `{plugins}-{tool}-{n}.json`: its plugins are not distinct and in alphabetical order"),
+        "{out}"
+    );
+    let cut = files[1].file_name().unwrap().to_string_lossy();
+    assert!(
+        out.contains(&format!(
+            "{cut}: 1 gold calls, the policy asks for at least 3"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{cut}: 1 user turns lead to calls, the policy asks for at least 2"
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn too_few_hard_conversations_or_calls_of_a_tool_are_named() {
+    let root = copy();
+    let hard = root.path().join("conversations/hard");
+    for entry in fs::read_dir(&hard).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .contains("-HistoricWeather-")
+        {
+            fs::remove_file(path).unwrap();
         }
-        let (calls, conversations) = usage.get(cells[2]).copied().unwrap_or_default();
-        assert_eq!(cells[4], calls.to_string(), "hard calls of {}", cells[2]);
-        assert_eq!(
-            cells[5],
-            conversations.to_string(),
-            "hard conversations of {}",
-            cells[2]
-        );
-        rows += 1;
     }
-    assert_eq!(rows, 28, "the card lists every tool once");
+    let (code, out) = check(root.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("conversations, the policy asks for at least 50"),
+        "{out}"
+    );
 }

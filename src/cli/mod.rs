@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::suite::Suite;
 use crate::Error;
 
+pub mod card;
 pub mod check;
 pub mod evaluate;
 pub mod fill;
@@ -41,6 +42,8 @@ pub struct Cli {
 pub enum Command {
     /// The main job: schemas, lint and verify over this repository's dataset.
     Check(check::Args),
+    /// Print the dataset card's tables, or write them into the card.
+    Card(card::Args),
     /// Replay every gold call and compare it with the recorded result.
     Verify(verify::Args),
     /// Write the simulator's result into every gold call.
@@ -165,6 +168,7 @@ pub fn main() -> ExitCode {
 pub fn run(command: Command) -> Result<Status, Error> {
     match command {
         Command::Check(args) => check::run(&args),
+        Command::Card(args) => card::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Fill(args) => fill::run(&args),
         Command::Fmt(args) => fmt::run(&args),
