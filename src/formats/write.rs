@@ -261,8 +261,22 @@ fn replace_with(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::NamedTempFile::new_in(dir)
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    if existing.is_none() {
+        // What a plain create gives (0666 less the umask), not 0600.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder
+        .tempfile_in(dir)
         .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
+    if let Some(permissions) = existing {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(|e| Error::input(path, format!("cannot keep its permissions: {e}")))?;
+    }
     let mut buffered = std::io::BufWriter::new(tmp);
     write(&mut buffered)
         .and_then(|()| buffered.flush())
@@ -299,6 +313,28 @@ mod tests {
         assert!(failed.unwrap_err().to_string().contains("disk full"));
         assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewritten_file_keeps_its_permissions_and_a_new_one_follows_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("conversation.json");
+        std::fs::write(&path, b"old").unwrap();
+        for mode in [0o664, 0o644, 0o600, 0o755] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            atomic_write(&path, b"new").unwrap();
+            let kept = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(kept, mode, "{mode:o} became {kept:o}");
+        }
+        // A new file gets what std::fs::write gives it.
+        let plain = dir.path().join("plain.json");
+        std::fs::write(&plain, b"x").unwrap();
+        let fresh = dir.path().join("fresh.json");
+        atomic_write_unsynced(&fresh, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&fresh), mode(&plain));
     }
 
     #[test]
