@@ -84,6 +84,11 @@ impl Stub {
         };
         let mut extra_headers = "";
         let (status, text) = match failure {
+            // A server that echoes the key it was sent.
+            Some(4011) => (
+                "401 Unauthorized",
+                format!(r#"{{"error": {{"message": "Incorrect API key provided: {KEY}. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}}}"#),
+            ),
             Some(429) => (
                 "429 Too Many Requests",
                 r#"{"error": {"message": "slow down", "type": "rate_limit_exceeded", "param": null, "code": null}}"#.to_owned(),
@@ -420,4 +425,19 @@ fn a_failed_run_resumes_without_resending_answered_prompts() {
     assert_eq!(stub.requests.load(Ordering::SeqCst), 4);
     let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(summary["files"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_key_the_server_echoes_is_redacted() {
+    let (_stub, url) = Stub::start(vec![4011], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1", "--no-cache"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Incorrect API key provided: [redacted]"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(KEY), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
 }
