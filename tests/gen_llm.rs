@@ -84,6 +84,11 @@ impl Stub {
         };
         let mut extra_headers = "";
         let (status, text) = match failure {
+            // Hang up without a word.
+            Some(0) => {
+                self.in_flight.fetch_sub(1, Ordering::SeqCst);
+                return;
+            }
             // A server that echoes the key it was sent.
             Some(4011) => (
                 "401 Unauthorized",
@@ -425,6 +430,21 @@ fn a_failed_run_resumes_without_resending_answered_prompts() {
     assert_eq!(stub.requests.load(Ordering::SeqCst), 4);
     let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(summary["files"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_connection_closed_without_an_answer_is_retried_like_a_5xx() {
+    let (stub, url) = Stub::start(vec![0, 0], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1", "--no-cache"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 3);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["files"].as_array().unwrap().len(), 1);
 }
 
 #[test]

@@ -16,6 +16,8 @@
 //!   after the first attempt.
 //! - an attempt with no complete answer within `timeout` is retried with
 //!   the same backoff, `retries` times at most.
+//! - a connection the server closes (or resets) without answering is
+//!   retried like a 5xx answer.
 //! - a connection that cannot be made is not retried: the error names the
 //!   URL at once. Other 4xx answers are not retried either.
 //!
@@ -177,8 +179,21 @@ impl Http {
                         describe(&e)
                     ))
                 }
-                Ok(Err(e)) if !e.is_timeout() => {
+                Ok(Err(e)) if e.is_builder() || e.is_redirect() || e.is_decode() => {
                     return Err(format!("{url} failed {what}: {}", describe(&e)))
+                }
+                // The connection was closed or reset before a whole answer
+                // came: as passing as a 5xx.
+                Ok(Err(e)) if !e.is_timeout() => {
+                    let wait = backoff.next();
+                    if started.elapsed() + wait > self.settings.retry_for {
+                        return Err(format!(
+                            "{url} closed the connection without answering {what} ({}); gave up after {attempts} attempts in {:.1}s (--retry-for)",
+                            describe(&e),
+                            started.elapsed().as_secs_f64()
+                        ));
+                    }
+                    wait
                 }
                 // A timeout, ours or reqwest's.
                 Ok(Err(_)) | Err(_) => {
