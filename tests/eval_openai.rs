@@ -428,7 +428,8 @@ fn a_429_for_an_exhausted_quota_is_not_retried() {
         stderr.contains("429") && stderr.contains("quota"),
         "{stderr}"
     );
-    assert_eq!(stub.requests().len(), 1);
+    // One request per conversation, none retried.
+    assert_eq!(stub.requests().len(), 2);
 }
 
 #[test]
