@@ -433,3 +433,34 @@ fn a_key_written_twice_is_refused_as_the_other_commands_refuse_it() {
     assert!(stderr.contains("twice.json:7:33:"), "{stderr}");
     assert!(stderr.contains("duplicate key `username`"), "{stderr}");
 }
+
+#[test]
+fn a_huge_tool_name_is_not_repeated_in_full() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "X".repeat(1_000_000);
+    let conversation = json!({
+        "name": "n", "conversation_id": "c", "suites_used": ["Alarm"], "apis_used": ["AddAlarm"],
+        "user": {"username": "ann"}, "metadata": {"timestamp": "2023-09-11 09:00:00"},
+        "conversation": [
+            {"index": 0, "role": "user", "text": "wake me at 7"},
+            {"index": 1, "role": "assistant", "text": "done", "apis": [
+                {"request": {"api_name": name, "parameters": {}}, "response": null, "exception": null}
+            ]}
+        ]
+    });
+    let path = tmp.path().join("huge.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&conversation).unwrap()).unwrap();
+    let started = std::time::Instant::now();
+    let output = Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("lint")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("unknown-tool"), "{stdout}");
+    assert!(stdout.contains("(1000000 characters)"), "{stdout}");
+    assert!(stdout.len() < 5_000, "{} bytes of output", stdout.len());
+}

@@ -1,4 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
+use crate::lint::view::shown;
 use crate::lint::{Anchor, Diagnostic};
 
 crate::declare_rule! {
@@ -73,7 +74,7 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
                 NAME,
                 format!(
                     "`{field}` misses the {what}(s) the gold calls use: {}",
-                    missing.join(", ")
+                    listed_shown(&missing)
                 ),
             )
             .at(Anchor::value(format!("/{field}")))
@@ -86,7 +87,7 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
                 NAME,
                 format!(
                     "`{field}` lists {what}(s) no gold call uses: {}",
-                    extra.join(", ")
+                    listed_shown(&extra)
                 ),
             )
             .at(Anchor::value(format!("/{field}")))
@@ -99,10 +100,18 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
     }
 }
 
+fn listed_shown(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| shown(n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn quoted(names: &[&str]) -> String {
     names
         .iter()
-        .map(|n| format!("\"{n}\""))
+        .map(|n| format!("\"{}\"", shown(n)))
         .collect::<Vec<_>>()
         .join(", ")
 }
