@@ -317,7 +317,10 @@ fn every_failure_is_reported_and_the_other_files_are_evaluated() {
     assert_eq!(failed.len(), 2);
     assert!(failed[0].ends_with("c12.json") && failed[1].ends_with("c22.json"));
     let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
-    assert!(report.contains("2 conversations could not be evaluated"), "{report}");
+    assert!(
+        report.contains("2 conversations could not be evaluated"),
+        "{report}"
+    );
 }
 
 /// One worker and eight give the same bytes, entries in file order.

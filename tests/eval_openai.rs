@@ -501,9 +501,10 @@ fn a_reply_without_choices_fails_its_conversation_once_and_is_not_cached() {
     assert!(stderr.contains("without a choice"), "{stderr}");
     assert!(!stderr.contains(KEY));
     // summary.json is written, with the failures listed.
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(setup.root.join("out/summary.json")).unwrap())
-            .unwrap();
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(setup.root.join("out/summary.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(summary["conversations"], 0);
     let failures = summary["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 2, "{summary}");

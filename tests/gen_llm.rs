@@ -485,7 +485,10 @@ fn every_failed_prompt_is_named_and_a_reply_without_choices_is_neither_written_n
     assert!(failed.iter().any(|l| l.contains("no choices")), "{stderr}");
     assert!(failed.iter().any(|l| l.contains("bad request")), "{stderr}");
     // Only the answered prompt has a pool.
-    assert_eq!(std::fs::read_dir(dir.path().join("out")).unwrap().count(), 1);
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("out")).unwrap().count(),
+        1
+    );
     // Neither failure was cached: the rerun asks both again, and names
     // the prompts the failures named.
     let second = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);

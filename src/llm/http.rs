@@ -389,7 +389,10 @@ mod tests {
     fn the_key_is_taken_out_of_messages() {
         let key = "sk-SECRET-123";
         assert_eq!(
-            redact(format!("401: Incorrect API key provided: {key}; {key}"), Some(key)),
+            redact(
+                format!("401: Incorrect API key provided: {key}; {key}"),
+                Some(key)
+            ),
             "401: Incorrect API key provided: [redacted]; [redacted]"
         );
         assert_eq!(redact("no key here".into(), None), "no key here");
