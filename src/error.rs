@@ -49,4 +49,26 @@ impl Error {
     }
 }
 
+/// One error for a batch that reports every file: the only failure as it
+/// is, or every failure one a line under `heading` (given their number);
+/// `None` when nothing failed.
+pub fn every_failure(
+    mut errors: Vec<Error>,
+    heading: impl FnOnce(usize) -> String,
+) -> Option<Error> {
+    match errors.len() {
+        0 => None,
+        1 => errors.pop(),
+        n => Some(Error::Other(format!(
+            "{}:\n{}",
+            heading(n),
+            errors
+                .iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))),
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,6 +19,25 @@ use crate::suite::docs::CatalogDoc;
 use crate::suite::Suite;
 use crate::Result;
 
+/// The `format` of a date and time written `%Y-%m-%d %H:%M:%S`: the
+/// pattern says its shape, the format that it is a real date and time
+/// (no 30 February, no 25:61).
+pub const TIMESTAMP_FORMAT: &str = "timestamp";
+/// The `format` of a clock time written `%H:%M:%S`.
+pub const CLOCK_TIME_FORMAT: &str = "clock-time";
+
+/// Whether `text` has the shape `pattern` gives, `d` standing for a digit.
+/// A date or time of another shape breaks the schema's `pattern`; its
+/// `format` only says whether one of the right shape exists, so that each
+/// problem is reported once.
+fn shaped(text: &str, pattern: &str) -> bool {
+    text.len() == pattern.len()
+        && text.bytes().zip(pattern.bytes()).all(|(t, p)| match p {
+            b'd' => t.is_ascii_digit(),
+            _ => t == p,
+        })
+}
+
 /// What kind of file a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemaKind {
@@ -91,7 +110,18 @@ impl SchemaKind {
             SchemaKind::all()
                 .into_iter()
                 .map(|kind| {
-                    let validator = jsonschema::validator_for(&kind.schema())
+                    let validator = jsonschema::options()
+                        .should_validate_formats(true)
+                        .with_format(TIMESTAMP_FORMAT, |s: &str| {
+                            !shaped(s, "dddd-dd-dd dd:dd:dd")
+                                || chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S")
+                                    .is_ok()
+                        })
+                        .with_format(CLOCK_TIME_FORMAT, |s: &str| {
+                            !shaped(s, "dd:dd:dd")
+                                || chrono::NaiveTime::parse_from_str(s, "%H:%M:%S").is_ok()
+                        })
+                        .build(&kind.schema())
                         .expect("the project's schemas compile");
                     (kind, validator)
                 })
@@ -190,7 +220,7 @@ mod tests {
 
     #[test]
     fn a_violation_names_pointer_line_and_column() {
-        let text = "{\n  \"ann\": {\n    \"a1\": {\"alarm_id\": \"a1\", \"time\": \"7am\"}\n  }\n}";
+        let text = "{\n  \"ann\": {\n    \"a1\": {\"alarm_id\": \"a1\", \"time\": 700}\n  }\n}";
         let value: Value = serde_json::from_str(text).unwrap();
         let found = validate(
             Path::new("Alarm.json"),
@@ -204,6 +234,30 @@ mod tests {
         assert!(found[0]
             .to_string()
             .starts_with("Alarm.json:3:38: /ann/a1/time: "));
+    }
+
+    #[test]
+    fn impossible_dates_and_times_break_the_schema() {
+        let alarm = |time: &str| json!({"ann": {"a1": {"alarm_id": "a1", "time": time}}});
+        let alarms = SchemaKind::Database("Alarm").validator();
+        assert!(alarms.is_valid(&alarm("23:59:59")));
+        assert!(!alarms.is_valid(&alarm("25:61:00")));
+        let email = |date: &str| {
+            json!({"ann": {"e1": {"email_id": "e1", "date": date, "sender": "a@x.com",
+                                   "receivers": [], "subject": "s", "body": "b"}}})
+        };
+        let emails = SchemaKind::Database("Email").validator();
+        assert!(emails.is_valid(&email("2024-02-29 10:00:00")));
+        assert!(!emails.is_valid(&email("2023-02-29 10:00:00")));
+        assert!(!emails.is_valid(&email("2023-09-31 10:00:00")));
+        let day = |date: &str| json!({"lisbon": {date: {"date": date, "high": 1, "low": 0, "conditions": "sunny"}}});
+        let weather = SchemaKind::Database("Weather").validator();
+        assert!(weather.is_valid(&day("2023-09-30")));
+        assert!(!weather.is_valid(&day("2023-13-01")));
+        let reminder = |due: Value| json!({"ann": {"r1": {"reminder_id": "r1", "task": "t", "due_date": due, "status": "pending"}}});
+        let reminders = SchemaKind::Database("Reminder").validator();
+        assert!(reminders.is_valid(&reminder(Value::Null)));
+        assert!(!reminders.is_valid(&reminder(json!("2023-04-31 09:00:00"))));
     }
 
     #[test]

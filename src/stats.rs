@@ -124,38 +124,36 @@ pub fn subset_of(path: &Path) -> String {
 
 /// Count every file; parsing runs in parallel and each worker keeps only
 /// its running counts, so memory does not grow with the dataset. The counts
-/// do not depend on the order; an unreadable file stops the count (exit 2),
-/// and the one reported is the first in file order.
+/// do not depend on the order. Every unreadable file is reported (exit 2),
+/// in file order; one bad file does not hide the others.
 pub fn stats_files(files: &[PathBuf], suite: &dyn Suite) -> Result<Stats> {
     let catalog = suite.catalog();
-    let (stats, first_error) = files
+    type Partial = (Stats, Vec<(usize, Error)>);
+    let (stats, mut errors) = files
         .par_iter()
         .enumerate()
         .fold(
-            || (Stats::empty(catalog), None),
-            |(mut stats, error): (Stats, Option<(usize, Error)>), (i, path)| {
-                if error.is_none() {
-                    match suite.read_dialogue(path) {
-                        Ok(conversation) => stats.add(catalog, subset_of(path), &conversation),
-                        Err(e) => return (stats, Some((i, e))),
-                    }
+            || (Stats::empty(catalog), Vec::new()),
+            |(mut stats, mut errors): Partial, (i, path)| {
+                match suite.read_dialogue(path) {
+                    Ok(conversation) => stats.add(catalog, subset_of(path), &conversation),
+                    Err(e) => errors.push((i, e)),
                 }
-                (stats, error)
+                (stats, errors)
             },
         )
         .reduce(
-            || (Stats::empty(catalog), None),
-            |(mut a, ea), (b, eb)| {
+            || (Stats::empty(catalog), Vec::new()),
+            |(mut a, mut ea), (b, eb)| {
                 a.merge(b);
-                let first = match (ea, eb) {
-                    (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-                    (x, y) => x.or(y),
-                };
-                (a, first)
+                ea.extend(eb);
+                (a, ea)
             },
         );
-    match first_error {
-        Some((_, e)) => Err(e),
+    errors.sort_by_key(|(i, _)| *i);
+    let errors = errors.into_iter().map(|(_, e)| e).collect();
+    match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
+        Some(e) => Err(e),
         None => Ok(stats),
     }
 }

@@ -422,3 +422,62 @@ fn a_folder_without_dialogues_is_an_error_for_every_command() {
         assert_clean_failure(assert, 2, "holds no dialogue file");
     }
 }
+
+#[test]
+fn a_database_folder_missing_or_holding_the_wrong_databases_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let conversation = repo().join("conversations/easy/SearchInbox-easy.json");
+    let copy = |name: &str| {
+        let databases = tmp.path().join(name);
+        fs::create_dir_all(&databases).unwrap();
+        for entry in fs::read_dir(repo().join("databases")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        databases
+    };
+    // An unknown database (a misspelt name).
+    let unknown = copy("unknown");
+    fs::write(unknown.join("Alarms.json"), "{}").unwrap();
+    // A database a gold call needs is missing.
+    let missing = copy("missing");
+    fs::remove_file(missing.join("Email.json")).unwrap();
+    // A malformed Account record: named in Account.json, not the conversation.
+    let account = copy("account");
+    let mut accounts: Value =
+        serde_json::from_str(&fs::read_to_string(account.join("Account.json")).unwrap()).unwrap();
+    let first = accounts.as_object().unwrap().keys().next().unwrap().clone();
+    accounts[&first]["session_token"] = json!(5);
+    fs::write(
+        account.join("Account.json"),
+        serde_json::to_string_pretty(&accounts).unwrap(),
+    )
+    .unwrap();
+    let cases = [
+        (&unknown, "Alarms.json: not a ToolTalk database"),
+        (&missing, "no Email.json, which SearchInbox needs"),
+        (&account, "Account.json:"),
+    ];
+    for (databases, expect) in cases {
+        for command in ["verify", "fill", "evaluate"] {
+            let mut cmd = talkforge();
+            cmd.arg(command)
+                .arg(&conversation)
+                .arg("--databases")
+                .arg(databases);
+            if command == "evaluate" {
+                cmd.args(["--predictor", "oracle"]);
+            }
+            if command == "fill" {
+                cmd.arg("--check");
+            }
+            let output = cmd.output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+            assert!(stderr.contains(expect), "{command}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}

@@ -279,73 +279,67 @@ fn human_output_and_exit_codes() {
     assert!(!root.join("out").exists());
 }
 
-/// The first failing file is reported, and (with one worker) no file
-/// after it is evaluated.
+/// One bad file never hides the rest: every failing file is reported,
+/// every other file is evaluated, and summary.json is written for them
+/// with the failures listed.
 #[test]
-fn the_first_failure_stops_the_run_as_file_by_file_would() {
+fn every_failure_is_reported_and_the_other_files_are_evaluated() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write_databases(&root.join("db"));
     let names: Vec<String> = (0..40).map(|i| format!("c{i:02}")).collect();
-    let write_all = || {
-        for name in &names {
-            let c = conversation(name, "My alarms?", &[("FindAlarms", json!({}))], "One.");
-            write_conversation(
-                &root.join(format!("data/easy/{name}.json")),
-                &c,
-                &root.join("db"),
-            );
-        }
-    };
-    let unknown_user = |name: &str| {
-        let path = root.join(format!("data/easy/{name}.json"));
-        let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        c["user"]["username"] = json!("nobody");
-        std::fs::write(&path, serde_json::to_string_pretty(&c).unwrap()).unwrap();
-    };
-    let run = || {
-        let _ = std::fs::remove_dir_all(root.join("out"));
-        // One worker: which files are started is then certain.
-        let output = evaluate(
-            root,
-            &["--predictor", "oracle", "--jobs", "1", "--out", "out"],
+    for name in &names {
+        let c = conversation(name, "My alarms?", &[("FindAlarms", json!({}))], "One.");
+        write_conversation(
+            &root.join(format!("data/easy/{name}.json")),
+            &c,
+            &root.join("db"),
         );
-        assert_eq!(output.status.code(), Some(2));
-        assert!(output.stdout.is_empty());
-        let written: Vec<String> = names
-            .iter()
-            .filter(|n| root.join(format!("out/conversations/{n}.json")).exists())
-            .cloned()
-            .collect();
-        (
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-            written,
-        )
-    };
-
+    }
     // A file that does not parse (found while reading it), and a later one
     // whose user is unknown (found while simulating).
-    write_all();
     std::fs::write(
         root.join("data/easy/c12.json"),
         "{\"name\": \"x\",\n  oops}",
     )
     .unwrap();
-    unknown_user("c22");
-    let (stderr, written) = run();
-    assert!(stderr.contains("c12.json:2:3"), "{stderr}");
-    assert!(!stderr.contains("c22.json"), "{stderr}");
-    assert_eq!(written, names[..12], "evaluated: the files before c12");
+    let path = root.join("data/easy/c22.json");
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    c["user"]["username"] = json!("nobody");
+    std::fs::write(&path, serde_json::to_string_pretty(&c).unwrap()).unwrap();
 
-    // Only the unknown user: the files after it are not evaluated.
-    write_all();
-    unknown_user("c22");
-    let (stderr, written) = run();
+    let output = evaluate(root, &["--predictor", "oracle", "--out", "out"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("2 of 40 conversations"), "{stderr}");
+    assert!(stderr.contains("c12.json:2:3"), "{stderr}");
     assert!(
         stderr.contains("c22.json") && stderr.contains("nobody"),
         "{stderr}"
     );
-    assert_eq!(written, names[..22], "evaluated: the files before c22");
+    let written: Vec<&String> = names
+        .iter()
+        .filter(|n| root.join(format!("out/conversations/{n}.json")).exists())
+        .collect();
+    assert_eq!(written.len(), 38, "{written:?}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["conversations"], 38);
+    let failed: Vec<&str> = summary["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed.len(), 2);
+    assert!(failed[0].ends_with("c12.json") && failed[1].ends_with("c22.json"));
+    let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
+    assert!(
+        report.contains("2 conversations could not be evaluated"),
+        "{report}"
+    );
 }
 
 /// One worker and eight give the same bytes, entries in file order.

@@ -428,7 +428,8 @@ fn a_429_for_an_exhausted_quota_is_not_retried() {
         stderr.contains("429") && stderr.contains("quota"),
         "{stderr}"
     );
-    assert_eq!(stub.requests().len(), 1);
+    // One request per conversation, none retried.
+    assert_eq!(stub.requests().len(), 2);
 }
 
 #[test]
@@ -470,4 +471,52 @@ fn concurrency_bounds_the_requests_in_flight() {
     let most = most.load(std::sync::atomic::Ordering::SeqCst);
     // Never above the bound, and really parallel.
     assert_eq!(most, 2, "at most {most} requests in flight");
+}
+
+#[test]
+fn a_reply_without_choices_fails_its_conversation_once_and_is_not_cached() {
+    let setup = setup();
+    // The first request of each conversation gets a reply with no choices;
+    // later ones are answered.
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = answered.clone();
+    let stub = Stub::start_raw(Box::new(move |_: &str, _: &Value, _| {
+        if flag.load(std::sync::atomic::Ordering::SeqCst) {
+            Raw::json(200, &text_answer("Done."))
+        } else {
+            Raw::json(
+                200,
+                &json!({"id": "x", "object": "chat.completion", "created": 1,
+                        "model": "stub-model", "choices": []}),
+            )
+        }
+    }));
+    let first = evaluate(&setup.root, &stub.url, &["--out", "out"]);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(2), "{stderr}");
+    // Every failed conversation is named, not only the first.
+    assert!(stderr.contains("2 of 2 conversations"), "{stderr}");
+    assert!(stderr.contains("wake.json"), "{stderr}");
+    assert!(stderr.contains("list.json"), "{stderr}");
+    assert!(stderr.contains("without a choice"), "{stderr}");
+    assert!(!stderr.contains(KEY));
+    // summary.json is written, with the failures listed.
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(setup.root.join("out/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["conversations"], 0);
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2, "{summary}");
+    assert!(failures[0]["file"].as_str().unwrap().ends_with("wake.json"));
+    // Nothing was cached: the rerun asks again and gets answers.
+    answered.store(true, std::sync::atomic::Ordering::SeqCst);
+    let before = stub.requests().len();
+    let second = evaluate(&setup.root, &stub.url, &["--out", "out"]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    assert!(stub.requests().len() > before);
+    let summary: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(summary["conversations"], 2);
+    assert!(summary.get("failures").is_none());
 }

@@ -364,3 +364,36 @@ fn fmt_lays_out_hand_edited_files_and_check_lists_them() {
         .stderr(predicates::str::contains("d.json:1:"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
 }
+
+#[test]
+fn check_reports_every_bad_file_including_those_that_fail_after_parsing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let data = tmp.path().join("data");
+    fs::create_dir(&data).unwrap();
+    let good = data.join("a-good.json");
+    write_json(&good, &conversation(json!([search_call(Value::Null)])));
+    let bad = data.join("b-bad.json");
+    fs::write(&bad, "{\n  \"name\": \"x\",\n  \"conversation\": [1, 2,\n").unwrap();
+    // Parses, but its user is not in the databases: fails while filling.
+    let mut stranger = conversation(json!([search_call(Value::Null)]));
+    stranger["user"]["username"] = json!("nobody");
+    stranger["metadata"]["username"] = json!("nobody");
+    let stranger_path = data.join("c-stranger.json");
+    write_json(&stranger_path, &stranger);
+    for check in [true, false] {
+        let mut command = talkforge();
+        command.arg("fill").arg(&data).arg("--databases").arg(&db);
+        if check {
+            command.arg("--check");
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("2 files cannot be filled"), "{stderr}");
+        assert!(stderr.contains("b-bad.json:4:"), "{stderr}");
+        assert!(stderr.contains("c-stranger.json"), "{stderr}");
+        assert!(!stderr.contains("a-good.json"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -84,6 +84,23 @@ impl Stub {
         };
         let mut extra_headers = "";
         let (status, text) = match failure {
+            // Hang up without a word.
+            Some(0) => {
+                self.in_flight.fetch_sub(1, Ordering::SeqCst);
+                return;
+            }
+            // A server that echoes the key it was sent.
+            Some(4011) => (
+                "401 Unauthorized",
+                format!(r#"{{"error": {{"message": "Incorrect API key provided: {KEY}. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}}}"#),
+            ),
+            // A reply with no choices at all.
+            Some(2000) => (
+                "200 OK",
+                serde_json::json!({"id": "stub", "object": "chat.completion", "created": 0,
+                                   "model": SERVED_MODEL, "choices": []})
+                .to_string(),
+            ),
             Some(429) => (
                 "429 Too Many Requests",
                 r#"{"error": {"message": "slow down", "type": "rate_limit_exceeded", "param": null, "code": null}}"#.to_owned(),
@@ -420,4 +437,77 @@ fn a_failed_run_resumes_without_resending_answered_prompts() {
     assert_eq!(stub.requests.load(Ordering::SeqCst), 4);
     let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(summary["files"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_connection_closed_without_an_answer_is_retried_like_a_5xx() {
+    let (stub, url) = Stub::start(vec![0, 0], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1", "--no-cache"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 3);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["files"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_key_the_server_echoes_is_redacted() {
+    let (_stub, url) = Stub::start(vec![4011], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(&url, dir.path(), &["--limit", "1", "--no-cache"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Incorrect API key provided: [redacted]"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(KEY), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
+}
+
+#[test]
+fn every_failed_prompt_is_named_and_a_reply_without_choices_is_neither_written_nor_cached() {
+    let (stub, url) = Stub::start(vec![2000, 400], Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let first = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
+    assert_eq!(first.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(stderr.contains("2 of 3 prompts failed"), "{stderr}");
+    let failed: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("prompt "))
+        .collect();
+    assert_eq!(failed.len(), 2, "{stderr}");
+    assert!(failed.iter().any(|l| l.contains("no choices")), "{stderr}");
+    assert!(failed.iter().any(|l| l.contains("bad request")), "{stderr}");
+    // Only the answered prompt has a pool.
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("out")).unwrap().count(),
+        1
+    );
+    // Neither failure was cached: the rerun asks both again, and names
+    // the prompts the failures named.
+    let second = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 5);
+    let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    let files = summary["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    for line in failed {
+        let name = line.split(':').next().unwrap();
+        assert!(
+            files
+                .iter()
+                .any(|f| f.as_str().unwrap().ends_with(&format!("/{name}.json"))),
+            "{name} in {files:?}"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const BROKEN: &str = "tests/lint-corpus/broken";
 
@@ -418,4 +418,71 @@ fn the_report_does_not_depend_on_how_files_are_grouped() {
     }
     assert!(doc["findings"].as_array().unwrap().len() > 10);
     assert_eq!(grouped, run("8"));
+}
+
+#[test]
+fn a_key_written_twice_is_refused_as_the_other_commands_refuse_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let conversation = json!({
+        "name": "n", "conversation_id": "c", "suites_used": [], "apis_used": [],
+        "user": {"username": "ann"}, "metadata": {"timestamp": "2023-09-11 09:00:00"},
+        "conversation": [{"index": 0, "role": "user", "text": "hi"}]
+    });
+    let text = serde_json::to_string_pretty(&conversation)
+        .unwrap()
+        .replacen(
+            "\"username\": \"ann\"",
+            "\"username\": \"ann\", \"username\": \"bo\"",
+            1,
+        );
+    let path = tmp.path().join("twice.json");
+    std::fs::write(&path, &text).unwrap();
+    let verify = Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("stats")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(2));
+    let lint = Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("lint")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&lint.stderr);
+    assert_eq!(lint.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("twice.json:7:33:"), "{stderr}");
+    assert!(stderr.contains("duplicate key `username`"), "{stderr}");
+}
+
+#[test]
+fn a_huge_tool_name_is_not_repeated_in_full() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "X".repeat(1_000_000);
+    let conversation = json!({
+        "name": "n", "conversation_id": "c", "suites_used": ["Alarm"], "apis_used": ["AddAlarm"],
+        "user": {"username": "ann"}, "metadata": {"timestamp": "2023-09-11 09:00:00"},
+        "conversation": [
+            {"index": 0, "role": "user", "text": "wake me at 7"},
+            {"index": 1, "role": "assistant", "text": "done", "apis": [
+                {"request": {"api_name": name, "parameters": {}}, "response": null, "exception": null}
+            ]}
+        ]
+    });
+    let path = tmp.path().join("huge.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&conversation).unwrap()).unwrap();
+    let started = std::time::Instant::now();
+    let output = Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("lint")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("unknown-tool"), "{stdout}");
+    assert!(stdout.contains("(1000000 characters)"), "{stdout}");
+    assert!(stdout.len() < 5_000, "{} bytes of output", stdout.len());
 }

@@ -59,3 +59,43 @@ fn a_malformed_file_names_its_place_and_exits_2() {
         .code(2)
         .stderr(predicates::str::contains("bad.json:2:"));
 }
+
+#[test]
+fn every_malformed_file_is_reported_not_only_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let upstream = Path::new("../shared/upstream/tooltalk/easy");
+    let good = tmp.path().join("good.json");
+    let source = std::fs::read_dir(upstream)
+        .ok()
+        .and_then(|mut d| d.next())
+        .map(|e| e.unwrap().path());
+    // Any readable conversation will do; the project's own when upstream is absent.
+    let source = source.unwrap_or_else(|| {
+        walkdir::WalkDir::new("conversations")
+            .into_iter()
+            .flatten()
+            .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .unwrap()
+            .into_path()
+    });
+    std::fs::copy(source, &good).unwrap();
+    std::fs::write(
+        tmp.path().join("a-bad.json"),
+        "{\"name\": \"x\",\n  \"conversation\": [}\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("z-bad.json"), "[1,\n2,\n").unwrap();
+    let output = Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("stats")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("2 files cannot be read"), "{stderr}");
+    let a = stderr.find("a-bad.json:2:").expect(&stderr);
+    let z = stderr.find("z-bad.json:").expect(&stderr);
+    assert!(a < z, "in file order: {stderr}");
+    assert!(!stderr.contains("good.json"), "{stderr}");
+}

@@ -166,7 +166,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
     let semaphore = Arc::new(tokio::sync::Semaphore::new(args.requests.concurrency));
     // Pools are written as replies arrive, so an interrupted run keeps
     // what it got (and the cache keeps every reply).
-    let (mut scenarios, mut accepted, mut files, mut first_error) = (0, 0, Vec::new(), None);
+    let (mut scenarios, mut accepted, mut files, mut failures) = (0, 0, Vec::new(), Vec::new());
     runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for (i, prompt) in prompts.iter().enumerate() {
@@ -187,18 +187,27 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
                     accepted += ok;
                     files.push((i, file));
                 }
-                Err(err) => {
-                    first_error.get_or_insert(err);
-                }
+                Err(err) => failures.push((i, err)),
             }
         }
     });
     progress.finish_and_clear();
     files.sort();
     let files: Vec<String> = files.into_iter().map(|(_, f)| f).collect();
-    if let Some(err) = first_error {
+    if !failures.is_empty() {
         // Pools already answered are written and cached; a rerun resumes.
-        return Err(err);
+        failures.sort_by_key(|(i, _)| *i);
+        let lines: Vec<String> = failures
+            .iter()
+            .map(|(i, err)| format!("  prompt {}: {err}", prompts[*i].name))
+            .collect();
+        return Err(Error::Other(format!(
+            "{} of {} prompts failed ({} pools written; a rerun sends only the failed ones):\n{}",
+            failures.len(),
+            prompts.len(),
+            files.len(),
+            lines.join("\n")
+        )));
     }
     Ok(json!({
         "prompts": prompts.len(),

@@ -85,7 +85,9 @@ impl OpenAiPredictor {
         if let Some(cached) = cache_path
             .as_deref()
             .and_then(|p| read_cache(p, "response"))
-            .and_then(|v| serde_json::from_value(v).ok())
+            .and_then(|v| serde_json::from_value::<CreateChatCompletionResponse>(v).ok())
+            // An entry without a choice (kept by earlier versions) is asked again.
+            .filter(|r| !r.choices.is_empty())
         {
             return Ok(cached);
         }
@@ -94,7 +96,9 @@ impl OpenAiPredictor {
         let response: CreateChatCompletionResponse = endpoint
             .post("chat/completions", &request, "a chat completion")
             .map_err(PredictError)?;
-        if let Some(path) = &cache_path {
+        // A reply without a choice fails the conversation; it is not kept,
+        // so a rerun asks again.
+        if let Some(path) = cache_path.as_ref().filter(|_| !response.choices.is_empty()) {
             let entry = json!({"request": body, "response": response});
             write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
         }

@@ -19,7 +19,8 @@
 //!   (`"parameters": null` for arguments that could not be parsed; any
 //!   `response`, `exception`, `match` or `metadata` given is ignored: the
 //!   world runs the call again), and `{"role": "assistant", "text"}` for
-//!   the answer, last.
+//!   the answer (a string), at most one and last: a call after the answer,
+//!   a second answer or a text that is not a string is an input error.
 //!
 //! Every line must name a conversation being evaluated and one of its
 //! assistant turns: a line for another conversation, a user turn or a turn
@@ -168,7 +169,14 @@ impl Shape {
 
 fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
     let mut turn = RecordedTurn::default();
+    // The step holding the answer, once there is one.
+    let mut answered: Option<usize> = None;
     for (k, step) in steps.iter().enumerate() {
+        if let Some(answer) = answered {
+            return Err(format!(
+                "predictions[{k}] comes after the answer in predictions[{answer}]: the answer is the turn's last step"
+            ));
+        }
         match step.get("role").and_then(Value::as_str) {
             Some("api") => {
                 let api_name = step
@@ -197,8 +205,9 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
                 turn.text = step
                     .get("text")
                     .and_then(Value::as_str)
-                    .unwrap_or_default()
+                    .ok_or_else(|| format!("predictions[{k}]: \"text\" must be a string"))?
                     .to_string();
+                answered = Some(k);
             }
             _ => {
                 return Err(format!(
@@ -242,6 +251,55 @@ impl Predictor for Replay {
                 text: recorded.text.clone(),
                 metadata: None,
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn steps(value: Value) -> std::result::Result<RecordedTurn, String> {
+        parse_steps(value.as_array().unwrap())
+    }
+
+    #[test]
+    fn calls_then_one_answer_are_read() {
+        let turn = steps(json!([
+            {"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": "07:00:00"}}},
+            {"role": "assistant", "text": "Set."}
+        ]))
+        .unwrap();
+        assert_eq!(turn.calls.len(), 1);
+        assert_eq!(turn.text, "Set.");
+        assert_eq!(steps(json!([])).unwrap(), RecordedTurn::default());
+    }
+
+    #[test]
+    fn malformed_turns_are_refused() {
+        let call = json!({"role": "api", "request": {"api_name": "AddAlarm", "parameters": {}}});
+        let cases = [
+            (
+                json!([{"role": "assistant", "text": 5}]),
+                "predictions[0]: \"text\" must be a string",
+            ),
+            (
+                json!([{"role": "assistant"}]),
+                "predictions[0]: \"text\" must be a string",
+            ),
+            (
+                json!([{"role": "assistant", "text": "Done."}, call]),
+                "predictions[1] comes after the answer in predictions[0]",
+            ),
+            (
+                json!([{"role": "assistant", "text": "a"}, {"role": "assistant", "text": "b"}]),
+                "predictions[1] comes after the answer in predictions[0]",
+            ),
+        ];
+        for (value, want) in cases {
+            let err = steps(value.clone()).unwrap_err();
+            assert!(err.starts_with(want), "{value}: {err}");
         }
     }
 }

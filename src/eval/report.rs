@@ -76,6 +76,16 @@ pub fn render(summary: &Summary) -> String {
             s.resumed, s.rates.conversations
         );
     }
+    if !s.failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} conversations could not be evaluated and are not counted:\n",
+            s.failures.len()
+        );
+        for f in &s.failures {
+            let _ = writeln!(out, "- {}", f.error);
+        }
+    }
     out.push('\n');
 
     let _ = writeln!(out, "## Results by subset (the paper's Table 1)\n");

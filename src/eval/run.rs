@@ -7,7 +7,6 @@
 //! grows.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -16,7 +15,7 @@ use serde_json::Value;
 use super::embeddings::Embeddings;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::summary::{Summary, Tally};
+use super::summary::{Failure, Summary, Tally};
 use crate::formats::read::{json_error, read_text};
 use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
 use crate::llm::endpoint::sha256_hex;
@@ -83,9 +82,10 @@ pub const CONVERSATIONS_DIR: &str = "conversations";
 const WINDOW: usize = 256;
 
 /// Evaluate `files` and summarise them; with `options.out`, also write
-/// each conversation's file, `summary.json` and `report.md` there. After
-/// the first failure no further conversation is started, and the first
-/// failure in file order is returned.
+/// each conversation's file, `summary.json` and `report.md` there. A
+/// conversation that cannot be evaluated does not stop the others: the
+/// summary (and `summary.json`) is over those evaluated and lists the
+/// failures, and an error naming every failed file is returned.
 pub fn evaluate_files(
     files: &[PathBuf],
     predictor: &dyn Predictor,
@@ -103,17 +103,14 @@ pub fn evaluate_files(
     // Only an output folder mirrors the dataset's folders.
     let base = options.out.as_ref().map(|_| common_dir(files));
     let bar = progress_bar(files.len() as u64, options.progress);
-    let failed = AtomicBool::new(false);
+    let mut failures = Vec::new();
     let mut tally = Tally::default();
     let mut per_conversation = Vec::with_capacity(files.len());
     let mut job = || -> Result<()> {
         for window in files.chunks(WINDOW) {
-            let results: Vec<Option<Result<ConversationResult>>> = window
+            let results: Vec<Result<ConversationResult>> = window
                 .par_iter()
                 .map(|path| {
-                    if failed.load(Ordering::Relaxed) {
-                        return None;
-                    }
                     let out = options
                         .out
                         .as_ref()
@@ -121,15 +118,21 @@ pub fn evaluate_files(
                         .map(|(dir, base)| dir.join(CONVERSATIONS_DIR).join(relative(path, base)));
                     let result =
                         evaluate_one(path, out.as_deref(), predictor, similarity, options, &info);
-                    if result.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
                     bar.inc(1);
-                    Some(result)
+                    result
                 })
                 .collect();
-            for result in results.into_iter().flatten() {
-                let mut result = result?;
+            for (path, result) in window.iter().zip(results) {
+                let mut result = match result {
+                    Ok(result) => result,
+                    Err(e) => {
+                        failures.push(Failure {
+                            file: path.display().to_string(),
+                            error: e.to_string(),
+                        });
+                        continue;
+                    }
+                };
                 tally.add(&result);
                 // The summary's per-tool table has them now.
                 result.tools = Default::default();
@@ -150,13 +153,36 @@ pub fn evaluate_files(
     };
     bar.finish_and_clear();
     run?;
-    let summary = tally.summary(info, per_conversation);
+    let mut summary = tally.summary(info, per_conversation);
+    summary.failures = failures;
     if let Some(dir) = &options.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
         atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
         atomic_write(
             &dir.join("report.md"),
             super::report::render(&summary).as_bytes(),
         )?;
+    }
+    if !summary.failures.is_empty() {
+        let lines: Vec<String> = summary
+            .failures
+            .iter()
+            .map(|f| format!("  {}", f.error))
+            .collect();
+        let written = match &options.out {
+            Some(dir) => format!(
+                "; {} lists them beside the results of the others",
+                dir.join("summary.json").display()
+            ),
+            None => String::new(),
+        };
+        return Err(Error::Other(format!(
+            "{} of {} conversations could not be evaluated{written}:\n{}",
+            summary.failures.len(),
+            files.len(),
+            lines.join("\n")
+        )));
     }
     Ok(summary)
 }

@@ -117,6 +117,17 @@ pub struct Summary {
     /// Per tool, sorted by name.
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationResult>,
+    /// Conversations that could not be evaluated (none: the key is left
+    /// out); the figures above are over the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
+}
+
+/// A conversation that could not be evaluated, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    pub file: String,
+    pub error: String,
 }
 
 /// The summary's figures, gathered one conversation at a time (a run
@@ -198,6 +209,7 @@ impl Tally {
             by_subset,
             tools,
             per_conversation,
+            failures: Vec::new(),
         }
     }
 }

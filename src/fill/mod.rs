@@ -122,8 +122,12 @@ pub struct FillOptions {
     pub world: WorldOptions,
 }
 
-/// Fill every file. Every file is read and filled in memory first; when any
-/// cannot be read, every such file is named and nothing at all is written.
+/// Fill every file. Every file is read and filled first, one at a time per
+/// worker and keeping only what changes, so memory stays flat as the
+/// dataset grows; when any cannot be read or filled, every such file is
+/// named and nothing at all is written. Then the files that change are
+/// filled again and written, one at a time. (`--seed` looks at every
+/// dialogue at once, so it holds them all.)
 pub fn fill_files(
     files: &[PathBuf],
     suite: &dyn Suite,
@@ -131,14 +135,14 @@ pub fn fill_files(
     options: FillOptions,
 ) -> Result<FillReport> {
     let mut databases = suite.load_databases(databases_dir)?;
-    let loaded = load_all(files, suite)?;
     let mut report = FillReport {
-        files: loaded.len(),
+        files: files.len(),
         written: !options.check,
         ..FillReport::default()
     };
     let mut database_writes = Vec::new();
     if options.seed {
+        let loaded = collect_all(files.par_iter().map(|p| suite.load_dialogue(p)).collect())?;
         let seeded = suite.seed_databases(&loaded, &databases)?;
         for name in seeded.changed_tables() {
             let path = databases_dir.join(format!("{name}.json"));
@@ -150,16 +154,22 @@ pub fn fill_files(
         report.seeded = seeded.records;
         databases = seeded.databases;
     }
-    let fills: Vec<Result<FileFill>> = loaded
+    let fill_one = |path: &PathBuf| -> Result<FileFill> {
+        let loaded = suite.load_dialogue(path)?;
+        fill_conversation(&loaded, suite, &databases, &options.world)
+    };
+    // The new texts are made again in the second pass, not kept.
+    let outcomes: Vec<Result<(usize, Vec<FilledCall>, bool)>> = files
         .par_iter()
-        .map(|l| fill_conversation(l, suite, &databases, &options.world))
+        .map(|path| fill_one(path).map(|f| (f.calls, f.filled, f.new_text.is_some())))
         .collect();
-    let fills = collect_all(fills)?;
-    for fill in &fills {
-        report.calls += fill.calls;
-        report.filled.extend(fill.filled.iter().cloned());
-        if fill.new_text.is_some() {
-            report.changed_files.push(fill.path.display().to_string());
+    let mut changed = Vec::new();
+    for (path, (calls, filled, changes)) in files.iter().zip(collect_all(outcomes)?) {
+        report.calls += calls;
+        report.filled.extend(filled);
+        if changes {
+            report.changed_files.push(path.display().to_string());
+            changed.push(path);
         }
     }
     if options.check {
@@ -168,16 +178,21 @@ pub fn fill_files(
     for (path, text) in database_writes {
         atomic_write(&path, text.as_bytes())?;
     }
-    for fill in &fills {
-        if let Some(text) = &fill.new_text {
-            atomic_write(&fill.path, text.as_bytes())?;
-        }
+    let written: Vec<Result<()>> = changed
+        .par_iter()
+        .map(|path| match fill_one(path)?.new_text {
+            Some(text) => atomic_write(path, text.as_bytes()),
+            None => Ok(()),
+        })
+        .collect();
+    if let Some(err) =
+        crate::error::every_failure(written.into_iter().filter_map(Result::err).collect(), |n| {
+            format!("{n} files could not be written")
+        })
+    {
+        return Err(err);
     }
     Ok(report)
-}
-
-fn load_all(files: &[PathBuf], suite: &dyn Suite) -> Result<Vec<LoadedConversation>> {
-    collect_all(files.par_iter().map(|p| suite.load_dialogue(p)).collect())
 }
 
 /// All the values, or one error that lists every failure.
@@ -190,16 +205,10 @@ fn collect_all<T>(results: Vec<Result<T>>) -> Result<Vec<T>> {
             Err(err) => failed.push(err),
         }
     }
-    match failed.len() {
-        0 => Ok(ok),
-        1 => Err(failed.remove(0)),
-        n => Err(Error::Other(format!(
-            "{n} files cannot be filled; nothing was written:\n{}",
-            failed
-                .iter()
-                .map(|e| format!("  {e}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ))),
+    match crate::error::every_failure(failed, |n| {
+        format!("{n} files cannot be filled; nothing was written")
+    }) {
+        Some(err) => Err(err),
+        None => Ok(ok),
     }
 }

@@ -225,7 +225,9 @@ pub fn record_results(
 }
 
 /// Write `contents` to `path` through a temporary file in the same folder
-/// and a rename, so a reader never sees half a file.
+/// and a rename, so a reader never sees half a file. The file keeps its
+/// permissions; a temporary file that a killed write of the same file left
+/// behind is removed first.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
     replace_file(path, contents, true)
 }
@@ -261,8 +263,29 @@ fn replace_with(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::NamedTempFile::new_in(dir)
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::input(path, "is not a file name"))?
+        .to_string_lossy();
+    remove_leftovers(dir, &name);
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let prefix = format!("{}{}-", leftover_prefix(&name), std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(LEFTOVER_SUFFIX);
+    #[cfg(unix)]
+    if existing.is_none() {
+        // What a plain create gives (0666 less the umask), not 0600.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder
+        .tempfile_in(dir)
         .map_err(|e| Error::input(path, format!("cannot create a temporary file: {e}")))?;
+    if let Some(permissions) = existing {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(|e| Error::input(path, format!("cannot keep its permissions: {e}")))?;
+    }
     let mut buffered = std::io::BufWriter::new(tmp);
     write(&mut buffered)
         .and_then(|()| buffered.flush())
@@ -278,6 +301,59 @@ fn replace_with(
     tmp.persist(path)
         .map_err(|e| Error::input(path, format!("cannot replace the file: {}", e.error)))?;
     Ok(())
+}
+
+/// The temporary file written before a rename is
+/// `.NAME.talkforge-PID-RANDOM.tmp`, beside NAME: a later write of NAME can
+/// tell the leftovers of a killed run from anything else.
+fn leftover_prefix(name: &str) -> String {
+    format!(".{name}.talkforge-")
+}
+
+const LEFTOVER_SUFFIX: &str = ".tmp";
+
+/// Remove the temporary files that a write of `name` in `dir` left when
+/// its process was killed (those of a process still running are its own).
+fn remove_leftovers(dir: &Path, name: &str) {
+    let prefix = leftover_prefix(name);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(LEFTOVER_SUFFIX))
+        else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split_once('-')
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !process_is_running(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_is_running(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // Signal 0 checks that the process exists without signalling it.
+    // SAFETY: kill with signal 0 has no effect beyond the check.
+    let answer = unsafe { libc::kill(pid, 0) };
+    answer == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_is_running(pid: u32) -> bool {
+    pid == std::process::id()
 }
 
 #[cfg(test)]
@@ -299,6 +375,61 @@ mod tests {
         assert!(failed.unwrap_err().to_string().contains("disk full"));
         assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewritten_file_keeps_its_permissions_and_a_new_one_follows_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("conversation.json");
+        std::fs::write(&path, b"old").unwrap();
+        for mode in [0o664, 0o644, 0o600, 0o755] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            atomic_write(&path, b"new").unwrap();
+            let kept = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(kept, mode, "{mode:o} became {kept:o}");
+        }
+        // A new file gets what std::fs::write gives it.
+        let plain = dir.path().join("plain.json");
+        std::fs::write(&plain, b"x").unwrap();
+        let fresh = dir.path().join("fresh.json");
+        atomic_write_unsynced(&fresh, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&fresh), mode(&plain));
+    }
+
+    #[test]
+    fn a_write_removes_what_a_killed_write_of_the_same_file_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        // A process that has exited: its id names no running process.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let leftover = dir
+            .path()
+            .join(format!(".a.json.talkforge-{dead}-Xy12ab.tmp"));
+        std::fs::write(&leftover, b"half").unwrap();
+        // This process's own temporary files, and anything else, stay.
+        let live = dir.path().join(format!(
+            ".a.json.talkforge-{}-Zz99zz.tmp",
+            std::process::id()
+        ));
+        std::fs::write(&live, b"mine").unwrap();
+        let other = dir
+            .path()
+            .join(format!(".b.json.talkforge-{dead}-Xy12ab.tmp"));
+        std::fs::write(&other, b"b's").unwrap();
+        atomic_write(&path, b"whole").unwrap();
+        assert!(!leftover.exists(), "the dead run's leftover stays");
+        assert!(live.exists() && other.exists());
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 3, "{names:?}");
     }
 
     #[test]

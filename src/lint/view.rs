@@ -306,17 +306,71 @@ fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> V
     }
 }
 
-/// Do two names differ by little (a typo)? For "did you mean" hints.
+/// Do two names differ by little (a typo)? For "did you mean" hints. A
+/// candidate whose length alone puts it too far is not compared, so a
+/// huge name costs one pass over it, not an edit distance per candidate.
 pub fn closest_name<'n>(name: &str, candidates: &[&'n str]) -> Option<&'n str> {
+    const CLOSE: f64 = 0.7;
+    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+    // The distance is at least the difference in length.
+    let length = name.chars().take(longest * 2 + 1).count();
+    if length > longest * 2 {
+        return None;
+    }
+    let name = name.to_lowercase();
     candidates
         .iter()
+        .filter(|c| {
+            let other = c.chars().count();
+            let most = length.max(other).max(1) as f64;
+            1.0 - length.abs_diff(other) as f64 / most >= CLOSE
+        })
         .map(|c| {
             (
-                strsim::normalized_damerau_levenshtein(&name.to_lowercase(), &c.to_lowercase()),
+                strsim::normalized_damerau_levenshtein(&name, &c.to_lowercase()),
                 *c,
             )
         })
-        .filter(|(score, _)| *score >= 0.7)
+        .filter(|(score, _)| *score >= CLOSE)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
+}
+
+/// A name as a message shows it: whole up to [`SHOWN_CHARS`] characters,
+/// else its start and how long it is (the file holds the rest).
+pub fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(SHOWN_CHARS) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!(
+            "{}… ({} characters)",
+            &name[..cut],
+            name.chars().count()
+        )),
+    }
+}
+
+/// The longest name a message shows whole.
+pub const SHOWN_CHARS: usize = 60;
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn hints_are_bounded_and_long_names_shortened() {
+        let names = ["AddAlarm", "DeleteAlarm", "FindAlarms"];
+        assert_eq!(closest_name("addalarm", &names), Some("AddAlarm"));
+        assert_eq!(closest_name("AddAlarms", &names), Some("AddAlarm"));
+        assert_eq!(closest_name("Weather", &names), None);
+        // A 10 MB name is dismissed by its length, at once.
+        let huge = "A".repeat(10_000_000);
+        let started = std::time::Instant::now();
+        assert_eq!(closest_name(&huge, &names), None);
+        assert!(started.elapsed() < std::time::Duration::from_millis(500));
+        assert_eq!(shown("AddAlarm"), "AddAlarm");
+        let long = shown(&huge);
+        assert!(long.starts_with(&"A".repeat(SHOWN_CHARS)));
+        assert!(long.ends_with("… (10000000 characters)"), "{long}");
+        assert!(long.len() < 100);
+    }
 }

@@ -98,11 +98,15 @@ impl Client {
             .post("chat/completions", &request, "a chat completion")
             .await
             .map_err(Error::Other)?;
-        let text = response
-            .choices
-            .first()
-            .and_then(|c| c.message.content.clone())
-            .unwrap_or_default();
+        // No choice at all is a failed request, not an empty reply: it is
+        // reported and never cached.
+        let choice = response.choices.first().ok_or_else(|| {
+            Error::Other(format!(
+                "{} answered a chat completion with no choices",
+                self.http.base_url()
+            ))
+        })?;
+        let text = choice.message.content.clone().unwrap_or_default();
         let model = Some(response.model).filter(|m| !m.is_empty());
         // An empty reply is not worth keeping: a rerun asks again.
         if let Some(path) = cache_path.as_ref().filter(|_| !text.is_empty()) {

@@ -16,11 +16,15 @@
 //!   after the first attempt.
 //! - an attempt with no complete answer within `timeout` is retried with
 //!   the same backoff, `retries` times at most.
+//! - a connection the server closes (or resets) without answering is
+//!   retried like a 5xx answer.
 //! - a connection that cannot be made is not retried: the error names the
 //!   URL at once. Other 4xx answers are not retried either.
 //!
 //! The API key goes into the Authorization header (marked sensitive) and
-//! nowhere else; no error message, log line or cache entry holds it.
+//! nowhere else; no error message, log line or cache entry holds it. A
+//! server that echoes it in an error body has it replaced by
+//! `[redacted]` in the message.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -65,6 +69,8 @@ impl HttpSettings {
 pub struct Http {
     client: reqwest::Client,
     authorization: Option<HeaderValue>,
+    /// The key, only to take it out of error messages.
+    redact: Option<String>,
     settings: HttpSettings,
 }
 
@@ -96,6 +102,7 @@ impl Http {
         Ok(Http {
             client,
             authorization,
+            redact: (!api_key.is_empty()).then(|| api_key.to_string()),
             settings,
         })
     }
@@ -112,6 +119,16 @@ impl Http {
     /// `T`, with the retry policy above. `what` names the request in
     /// error messages ("a chat completion").
     pub async fn post<B, T>(&self, path: &str, body: &B, what: &str) -> Result<T, String>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned,
+    {
+        self.post_unredacted(path, body, what)
+            .await
+            .map_err(|message| redact(message, self.redact.as_deref()))
+    }
+
+    async fn post_unredacted<B, T>(&self, path: &str, body: &B, what: &str) -> Result<T, String>
     where
         B: Serialize + ?Sized,
         T: DeserializeOwned,
@@ -136,11 +153,12 @@ impl Http {
                         return serde_json::from_slice(&bytes).map_err(|e| {
                             format!(
                                 "{url} answered {what} with something unexpected: {e}: {}",
-                                snippet(&bytes)
+                                snippet(self.redacted(&bytes).as_bytes())
                             )
                         });
                     }
-                    let message = error_message(&bytes);
+                    // Redacted before it is cut short, so no part of the key shows.
+                    let message = error_message(self.redacted(&bytes).as_bytes());
                     if !retryable(status, &bytes) {
                         return Err(format!("{url} refused {what}: {status}: {message}"));
                     }
@@ -161,8 +179,21 @@ impl Http {
                         describe(&e)
                     ))
                 }
-                Ok(Err(e)) if !e.is_timeout() => {
+                Ok(Err(e)) if e.is_builder() || e.is_redirect() || e.is_decode() => {
                     return Err(format!("{url} failed {what}: {}", describe(&e)))
+                }
+                // The connection was closed or reset before a whole answer
+                // came: as passing as a 5xx.
+                Ok(Err(e)) if !e.is_timeout() => {
+                    let wait = backoff.next();
+                    if started.elapsed() + wait > self.settings.retry_for {
+                        return Err(format!(
+                            "{url} closed the connection without answering {what} ({}); gave up after {attempts} attempts in {:.1}s (--retry-for)",
+                            describe(&e),
+                            started.elapsed().as_secs_f64()
+                        ));
+                    }
+                    wait
                 }
                 // A timeout, ours or reqwest's.
                 Ok(Err(_)) | Err(_) => {
@@ -178,6 +209,14 @@ impl Http {
             };
             tokio::time::sleep(wait).await;
         }
+    }
+
+    /// A body as text, the key taken out.
+    fn redacted(&self, body: &[u8]) -> String {
+        redact(
+            String::from_utf8_lossy(body).into_owned(),
+            self.redact.as_deref(),
+        )
     }
 
     async fn attempt(
@@ -198,6 +237,14 @@ impl Http {
         let headers = response.headers().clone();
         let bytes = response.bytes().await?.to_vec();
         Ok((status, headers, bytes))
+    }
+}
+
+/// `message` with every occurrence of the key replaced.
+fn redact(message: String, key: Option<&str>) -> String {
+    match key {
+        Some(key) if message.contains(key) => message.replace(key, "[redacted]"),
+        _ => message,
     }
 }
 
@@ -336,6 +383,19 @@ mod tests {
             s(429),
             br#"{"error":{"message":"quota","type":"insufficient_quota"}}"#
         ));
+    }
+
+    #[test]
+    fn the_key_is_taken_out_of_messages() {
+        let key = "sk-SECRET-123";
+        assert_eq!(
+            redact(
+                format!("401: Incorrect API key provided: {key}; {key}"),
+                Some(key)
+            ),
+            "401: Incorrect API key provided: [redacted]; [redacted]"
+        );
+        assert_eq!(redact("no key here".into(), None), "no key here");
     }
 
     #[test]

@@ -1,4 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
+use crate::lint::view::shown;
 use crate::lint::{Anchor, Diagnostic};
 use crate::words::noun_for;
 
@@ -75,7 +76,7 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
                 format!(
                     "`{field}` misses the {} the gold calls use: {}",
                     noun_for(missing.len(), what),
-                    missing.join(", ")
+                    listed_shown(&missing)
                 ),
             )
             .at(Anchor::value(format!("/{field}")))
@@ -93,7 +94,7 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
                     } else {
                         noun_for(extra.len(), what)
                     },
-                    extra.join(", ")
+                    listed_shown(&extra)
                 ),
             )
             .at(Anchor::value(format!("/{field}")))
@@ -106,10 +107,18 @@ fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Ve
     }
 }
 
+fn listed_shown(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| shown(n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn quoted(names: &[&str]) -> String {
     names
         .iter()
-        .map(|n| format!("\"{n}\""))
+        .map(|n| format!("\"{}\"", shown(n)))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -1,6 +1,6 @@
 use crate::lint::document::Document;
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::closest_name;
+use crate::lint::view::{closest_name, shown};
 use crate::lint::{Anchor, Diagnostic};
 
 crate::declare_rule! {
@@ -41,7 +41,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             NAME,
             format!(
                 "the required tool `{}` is not in the catalog",
-                pool.required_tool
+                shown(&pool.required_tool)
             ),
         )
         .at(Anchor::value("/required_tool"));
@@ -70,7 +70,10 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             };
             let mut d = Diagnostic::new(
                 NAME,
-                format!("accepted scenario {i} mentions `{name}`, which is not in the catalog"),
+                format!(
+                    "accepted scenario {i} mentions `{}`, which is not in the catalog",
+                    shown(&name)
+                ),
             )
             .at(Anchor::value(pointer));
             if let Some(h) = hint(&name) {

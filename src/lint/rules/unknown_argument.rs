@@ -1,5 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::closest_name;
+use crate::lint::view::{closest_name, shown};
 use crate::lint::Diagnostic;
 
 crate::declare_rule! {
@@ -35,11 +35,13 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             if names.contains(&name) || view.is_injected(tool, name) {
                 continue;
             }
-            let mut d =
-                Diagnostic::new(NAME, format!("`{}` takes no argument `{name}`", tool.name))
-                    .call(call.turn, call.call)
-                    .argument(name)
-                    .at(call.argument_key_anchor(name));
+            let mut d = Diagnostic::new(
+                NAME,
+                format!("`{}` takes no argument `{}`", tool.name, shown(name)),
+            )
+            .call(call.turn, call.call)
+            .argument(name)
+            .at(call.argument_key_anchor(name));
             d = match closest_name(name, &names) {
                 Some(near) => d.help(format!("did you mean `{near}`?")),
                 None => d.help(format!("`{}` takes: {}", tool.name, list(&names))),

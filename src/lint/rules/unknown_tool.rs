@@ -1,5 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::closest_name;
+use crate::lint::view::{closest_name, shown};
 use crate::lint::Diagnostic;
 
 crate::declare_rule! {
@@ -33,7 +33,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         }
         let mut d = Diagnostic::new(
             NAME,
-            format!("`{}` is not a tool of the catalog", call.api_name),
+            format!("`{}` is not a tool of the catalog", shown(call.api_name)),
         )
         .call(call.turn, call.call)
         .at(call.name_anchor());

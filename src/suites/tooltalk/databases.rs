@@ -71,7 +71,7 @@ pub struct Account {
 pub struct Alarm {
     pub alarm_id: String,
     /// `%H:%M:%S`.
-    #[schemars(regex(pattern = CLOCK_TIME))]
+    #[schemars(regex(pattern = CLOCK_TIME), extend("format" = crate::schema::CLOCK_TIME_FORMAT))]
     pub time: String,
 }
 
@@ -89,9 +89,9 @@ pub struct Event {
     pub event_id: String,
     pub name: String,
     pub event_type: EventType,
-    #[schemars(regex(pattern = TIMESTAMP))]
+    #[schemars(regex(pattern = TIMESTAMP), extend("format" = crate::schema::TIMESTAMP_FORMAT))]
     pub start_time: String,
-    #[schemars(regex(pattern = TIMESTAMP))]
+    #[schemars(regex(pattern = TIMESTAMP), extend("format" = crate::schema::TIMESTAMP_FORMAT))]
     pub end_time: String,
     #[schemars(required, extend("type" = ["string", "null"]))]
     pub location: Option<String>,
@@ -107,7 +107,7 @@ pub struct Event {
 pub struct Email {
     pub email_id: String,
     /// When it arrived; mail dated after a conversation's now is hidden.
-    #[schemars(regex(pattern = TIMESTAMP))]
+    #[schemars(regex(pattern = TIMESTAMP), extend("format" = crate::schema::TIMESTAMP_FORMAT))]
     pub date: String,
     pub sender: String,
     pub receivers: Vec<String>,
@@ -130,7 +130,7 @@ pub struct MonthClimate {
 #[serde(deny_unknown_fields)]
 pub struct Message {
     pub message_id: String,
-    #[schemars(regex(pattern = TIMESTAMP))]
+    #[schemars(regex(pattern = TIMESTAMP), extend("format" = crate::schema::TIMESTAMP_FORMAT))]
     pub timestamp: String,
     /// The sender's username.
     pub sender: String,
@@ -149,7 +149,7 @@ pub enum ReminderStatus {
 pub struct Reminder {
     pub reminder_id: String,
     pub task: String,
-    #[schemars(required, regex(pattern = TIMESTAMP), extend("type" = ["string", "null"]))]
+    #[schemars(required, regex(pattern = TIMESTAMP), extend("type" = ["string", "null"], "format" = crate::schema::TIMESTAMP_FORMAT))]
     pub due_date: Option<String>,
     pub status: ReminderStatus,
 }
@@ -157,7 +157,7 @@ pub struct Reminder {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DayWeather {
-    #[schemars(regex(pattern = DATE))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date: String,
     pub high: i64,
     pub low: i64,

@@ -40,12 +40,38 @@ impl Suite for ToolTalk {
         "databases"
     }
 
+    /// Every file must be one of ToolTalk's databases (a misspelt name
+    /// would otherwise be loaded and never read), `Account.json` must be
+    /// there, and its records must match their schema: the world reads
+    /// them for every conversation, so a malformed one is reported here,
+    /// in its own file, rather than as a failure of each conversation.
     fn load_databases(&self, dir: &Path) -> Result<Databases> {
         let databases = Databases::load(dir)?;
+        let known: Vec<&str> = databases::SCHEMAS.iter().map(|(name, _)| *name).collect();
+        if let Some(unknown) = databases.names().find(|name| !known.contains(name)) {
+            return Err(Error::input(
+                dir.join(format!("{unknown}.json")),
+                format!(
+                    "not a ToolTalk database (they are {}.json)",
+                    known.join(".json, ")
+                ),
+            ));
+        }
         if databases.get(ACCOUNT_DB).is_none() {
             return Err(Error::input(
                 dir,
                 format!("account database {ACCOUNT_DB}.json not found"),
+            ));
+        }
+        let account = dir.join(format!("{ACCOUNT_DB}.json"));
+        let (text, value) = crate::formats::read_json(&account)?;
+        let kind = crate::schema::SchemaKind::Database(ACCOUNT_DB);
+        if let Some(violation) = crate::schema::validate(&account, &text, &value, kind).first() {
+            return Err(Error::syntax(
+                &account,
+                violation.line,
+                violation.column,
+                format!("{}: {}", violation.pointer, violation.message),
             ));
         }
         Ok(databases)
@@ -86,8 +112,29 @@ impl Suite for ToolTalk {
         dialogue: &Conversation,
         _options: &crate::suite::WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
+        missing_database(databases, dialogue)?;
         Ok(Box::new(World::for_conversation(databases, dialogue)?))
     }
+}
+
+/// A gold call whose tool reads a database the folder does not hold: run
+/// on an empty one, it would record or compare nonsense.
+fn missing_database(
+    databases: &Databases,
+    dialogue: &Conversation,
+) -> std::result::Result<(), String> {
+    for (turn, call, gold) in dialogue.gold_calls() {
+        let Some(spec) = tool(&gold.request.api_name) else {
+            continue;
+        };
+        if let Some(database) = spec.database.filter(|d| databases.get(d).is_none()) {
+            return Err(format!(
+                "the databases folder has no {database}.json, which {} needs (turn {turn} call {call})",
+                spec.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// ToolTalk's simulators are seeded: a recording changes nothing about
