@@ -143,7 +143,7 @@ macro_rules! declare_rule {
 /// Every rule, in documentation order.
 pub fn all_rules() -> &'static [&'static Rule] {
     use super::rules::*;
-    static RULES: [&Rule; 13] = [
+    static RULES: [&Rule; 14] = [
         &schema::RULE,
         &turn_order::RULE,
         &unknown_tool::RULE,
@@ -152,6 +152,7 @@ pub fn all_rules() -> &'static [&'static Rule] {
         &argument_type::RULE,
         &unreachable_argument::RULE,
         &auth_order::RULE,
+        &session_token::RULE,
         &metadata_mismatch::RULE,
         &duplicate_id::RULE,
         &placeholder_text::RULE,

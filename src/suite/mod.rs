@@ -211,17 +211,28 @@ pub trait Suite: Sync {
 
     /// The text of `loaded` with the given gold calls' recorded results
     /// replaced by what the world returned (calls by their position in the
-    /// model: turn, call in that turn), written in the file's format.
+    /// model: turn, call in that turn), written in the file's format. The
+    /// argument the world supplies ([`Suite::injected_argument`]) is
+    /// written into the request as the call ran with it: its value
+    /// replaced where the request has it, put first where it lacks it
+    /// (the tools that take it take it first).
     fn record_results(
         &self,
         loaded: &LoadedConversation,
         results: &[(usize, usize, &Execution)],
     ) -> Result<String> {
-        let results: Vec<(usize, usize, Value, Option<String>)> = results
+        let injected = self.injected_argument();
+        let results: Vec<crate::formats::write::Recorded> = results
             .iter()
-            .map(|&(turn, call, executed)| {
-                let response = executed.response.clone().into_value();
-                (turn, call, response, executed.exception.clone())
+            .map(|&(turn, call, executed)| crate::formats::write::Recorded {
+                turn,
+                call,
+                response: executed.response.clone().into_value(),
+                exception: executed.exception.clone(),
+                argument: injected.and_then(|name| {
+                    let value = executed.request.parameters.get(name)?;
+                    Some((name, value.clone()))
+                }),
             })
             .collect();
         crate::formats::write::record_results(loaded, &results)

@@ -10,6 +10,7 @@ pub mod placeholder_text;
 pub mod scenario_missing_required_tool;
 pub mod scenario_unknown_tool;
 pub mod schema;
+pub mod session_token;
 pub mod turn_order;
 pub mod unknown_argument;
 pub mod unknown_tool;
