@@ -2,7 +2,7 @@
 //! and judged real are reported, while values we judged reachable are not.
 //! Skipped (with a note) when ../shared/upstream is absent, failed under CI.
 
-use talkforge::lint::{lint_paths, Finding, Options};
+use talkforge::lint::{lint_paths, Finding, Options, Severity};
 use talkforge::test_support::upstream;
 
 fn findings_for<'a>(findings: &'a [Finding], file: &str, rule: &str) -> Vec<&'a Finding> {
@@ -10,6 +10,10 @@ fn findings_for<'a>(findings: &'a [Finding], file: &str, rule: &str) -> Vec<&'a 
         .iter()
         .filter(|f| f.file.ends_with(file) && f.rule == rule)
         .collect()
+}
+
+fn rule_findings<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.rule == rule).collect()
 }
 
 #[test]
@@ -21,6 +25,17 @@ fn tooltalk_lints_without_a_crash() {
     let report = lint_paths(&paths, &Options::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 78);
+    // 42 conversations end on a closing remark after the last answer
+    // ("Thanks!", "No that's it"): warnings, as nothing is lost there.
+    let closing = rule_findings(&report.findings, "ends-on-user-turn");
+    assert_eq!(closing.len(), 42, "{closing:#?}");
+    assert!(closing.iter().all(|f| f.severity == Severity::Warning));
+    // Every gold call carries the session's token, and every
+    // metadata.username is the user's.
+    for rule in ["session-token", "username-mismatch"] {
+        let found = rule_findings(&report.findings, rule);
+        assert!(found.is_empty(), "{found:#?}");
+    }
     // Indices 8, 7, 8, 9 at positions 7..10: a real upstream slip.
     let index = findings_for(&report.findings, "golden_conversation_1.json", "turn-order");
     assert_eq!(index.len(), 4, "{index:#?}");
@@ -68,6 +83,10 @@ fn apibank_lints_without_a_crash() {
     let report = lint_paths(&paths, &Options::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 264);
+    // Five dialogues end on the user's thanks.
+    let closing = rule_findings(&report.findings, "ends-on-user-turn");
+    assert_eq!(closing.len(), 5, "{closing:#?}");
+    assert!(rule_findings(&report.findings, "session-token").is_empty());
     // The one empty file.
     let empty = findings_for(&report.findings, "SearchEngine-level-1-1.jsonl", "schema");
     assert_eq!(empty.len(), 1);

@@ -143,9 +143,10 @@ macro_rules! declare_rule {
 /// Every rule, in documentation order.
 pub fn all_rules() -> &'static [&'static Rule] {
     use super::rules::*;
-    static RULES: [&Rule; 14] = [
+    static RULES: [&Rule; 16] = [
         &schema::RULE,
         &turn_order::RULE,
+        &ends_on_user_turn::RULE,
         &unknown_tool::RULE,
         &unknown_argument::RULE,
         &missing_argument::RULE,
@@ -154,6 +155,7 @@ pub fn all_rules() -> &'static [&'static Rule] {
         &auth_order::RULE,
         &session_token::RULE,
         &metadata_mismatch::RULE,
+        &username_mismatch::RULE,
         &duplicate_id::RULE,
         &placeholder_text::RULE,
         &scenario_unknown_tool::RULE,

@@ -4,6 +4,7 @@
 pub mod argument_type;
 pub mod auth_order;
 pub mod duplicate_id;
+pub mod ends_on_user_turn;
 pub mod metadata_mismatch;
 pub mod missing_argument;
 pub mod placeholder_text;
@@ -15,6 +16,7 @@ pub mod turn_order;
 pub mod unknown_argument;
 pub mod unknown_tool;
 pub mod unreachable_argument;
+pub mod username_mismatch;
 
 /// Helpers for the rules' unit tests: small documents built in memory.
 #[cfg(test)]
