@@ -22,7 +22,21 @@ fn tooltalk_lints_without_a_crash() {
         return;
     };
     let paths = [up.join("easy"), up.join("tooltalk")];
-    let report = lint_paths(&paths, &Options::default()).unwrap();
+    // With the dates of upstream's own databases, as
+    // `talkforge lint --databases` takes them.
+    let suite = talkforge::suites::tooltalk::ToolTalk;
+    let range = talkforge::suite::Suite::database_dates(&suite, &up.join("databases"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (range.first.to_string(), range.last.to_string()),
+        ("2023-05-05".to_string(), "2023-12-14".to_string())
+    );
+    let options = Options {
+        date_ranges: vec![("tooltalk", range)],
+        ..Options::default()
+    };
+    let report = lint_paths(&paths, &options).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 78);
     // 42 conversations end on a closing remark after the last answer
@@ -32,7 +46,13 @@ fn tooltalk_lints_without_a_crash() {
     assert!(closing.iter().all(|f| f.severity == Severity::Warning));
     // Every gold call carries the session's token, and every
     // metadata.username is the user's.
-    for rule in ["session-token", "username-mismatch"] {
+    // Every timestamp lies within the databases' dates (2023-09-05 to
+    // 2023-12-11).
+    for rule in [
+        "session-token",
+        "username-mismatch",
+        "timestamp-out-of-range",
+    ] {
         let found = rule_findings(&report.findings, rule);
         assert!(found.is_empty(), "{found:#?}");
     }
