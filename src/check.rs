@@ -92,8 +92,18 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
     steps.push(database_step);
 
     let config = Config::discover(root)?;
+    let date_ranges = match &databases {
+        Some(_) => suite
+            .database_dates(&databases_dir)
+            .ok()
+            .flatten()
+            .map(|range| vec![(suite.name(), range)])
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
     let options = Options {
         config,
+        date_ranges,
         ..Options::default()
     };
     let mut linted = conversations.clone();

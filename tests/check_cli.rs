@@ -120,6 +120,65 @@ fn a_hallucinated_tool_fails_lint() {
         .stdout(predicate::str::contains("[unknown-tool]"));
 }
 
+/// Issue 22: a last-turn gold call without the session token used to pass
+/// lint, verify and check (the world supplies the token when it runs), while
+/// the oracle then scored recall 2/3 on the file. Now lint's
+/// `session-token` fails the check, and `fill` writes the token back, in
+/// the place and style the file had, after which the check passes and the
+/// oracle scores it perfectly.
+#[test]
+fn a_gold_call_without_its_session_token_fails_the_check_until_filled() {
+    let tmp = small_repo();
+    let name = "Calendar-Email-Messages-SearchInbox-0.json";
+    let original = fs::read_to_string(repo().join("conversations/hard").join(name)).unwrap();
+    let file = tmp.path().join("conversations/easy").join(name);
+    // The last call's token line goes; everything else stays as written.
+    let token_line = "                            \"session_token\": \"f15e138b-33a4-1589\",\n";
+    let at = original.rfind(token_line).unwrap();
+    let call = original[..at].rsplit("\"api_name\"").next().unwrap();
+    assert!(call.contains("\"SendMessage\""), "{call}");
+    let broken = format!("{}{}", &original[..at], &original[at + token_line.len()..]);
+    fs::write(&file, broken).unwrap();
+    check(tmp.path())
+        .code(1)
+        .stdout(predicate::str::contains("lint       FAILED"))
+        .stdout(predicate::str::contains("[session-token]"))
+        .stdout(predicate::str::contains("verify     ok"));
+
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["fill", "--check"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(tmp.path().join("databases"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "(SendMessage; request session_token)",
+        ));
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(tmp.path().join("databases"))
+        .assert()
+        .success();
+    assert_eq!(fs::read_to_string(&file).unwrap(), original);
+    check(tmp.path()).success();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["evaluate", "--predictor", "oracle", "--format", "json"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(tmp.path().join("databases"))
+        .arg("--out")
+        .arg(tmp.path().join("eval"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"recall\": 1.0"));
+}
+
 #[test]
 fn malformed_json_breaks_the_check_but_the_summary_still_names_it() {
     let tmp = small_repo();

@@ -178,6 +178,76 @@ fn check_reports_without_writing_and_fill_then_changes_only_what_differs() {
     assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), modified);
 }
 
+/// A request written without the session token gets the session's token
+/// as its first argument (where the tools take it), a wrong one is
+/// corrected in its place, and `--check` counts both as needing a fill.
+#[test]
+fn the_session_token_is_written_where_missing_and_corrected_where_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let file = tmp.path().join("inbox.json");
+    let mut missing = search_call(json!({"emails": []}));
+    missing["request"]["parameters"] = json!({"query": "invoice"});
+    let mut wrong = search_call(json!({"emails": []}));
+    wrong["request"]["parameters"] = json!({"query": "invoice", "session_token": "tok-bob"});
+    write_json(&file, &conversation(json!([missing, wrong])));
+    let before = fs::read(&file).unwrap();
+
+    let out = talkforge()
+        .args(["fill", "--check", "--format", "json"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(fs::read(&file).unwrap(), before);
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let filled = report["filled"].as_array().unwrap();
+    assert_eq!(filled.len(), 2, "{report:#}");
+    for call in filled {
+        assert_eq!(call["arguments"], json!(["session_token"]));
+    }
+
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&file).unwrap();
+    let after: Value = serde_json::from_str(&text).unwrap();
+    let parameters = |call: usize| {
+        let p = after["conversation"][1]["apis"][call]["request"]["parameters"]
+            .as_object()
+            .unwrap();
+        p.iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(parameters(0), ["session_token=tok-ann", "query=invoice"]);
+    assert_eq!(parameters(1), ["query=invoice", "session_token=tok-ann"]);
+    // Nothing left to do; the file stays as it is.
+    talkforge()
+        .args(["fill", "--check"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(0);
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .success();
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+}
+
 #[test]
 fn seed_adds_listed_records_the_database_lacks_and_nothing_else() {
     let tmp = tempfile::tempdir().unwrap();

@@ -24,6 +24,42 @@ fn lint(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
+fn timestamps_are_compared_with_the_dates_of_the_databases_given() {
+    let file = format!("{BROKEN}/timestamp-out-of-range/next-winter.json");
+    // From the repository root the suite's own databases/ are used.
+    let (code, stdout, _) = lint(&[&file]);
+    assert_eq!(code, 0, "a warning is not an error: {stdout}");
+    assert!(
+        stdout.contains("warning[timestamp-out-of-range]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2019-06-01 to 2024-05-27"), "{stdout}");
+    // Databases whose dates take it in: nothing to say.
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("databases")).unwrap()
+    {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, tmp.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let email = tmp.path().join("Email.json");
+    let text = std::fs::read_to_string(&email).unwrap();
+    let first_date = text.find("\"2024-05-").unwrap();
+    let later = format!(
+        "{}\"2025-02{}",
+        &text[..first_date],
+        &text[first_date + 8..]
+    );
+    std::fs::write(&email, later).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let (code, stdout, _) = lint(&[&file, "--databases", dir]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.contains("timestamp-out-of-range"), "{stdout}");
+    // Databases that cannot be read: the command cannot run.
+    let (code, _, stderr) = lint(&[&file, "--databases", "tests/no-such-folder"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
 fn clean_input_exits_zero() {
     let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
     assert_eq!(code, 0, "{stdout}");

@@ -11,9 +11,22 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint-corpus")
 }
 
+/// As `talkforge lint` runs from the repository root: with the dates of
+/// the repository's ToolTalk databases.
+fn options() -> Options {
+    use talkforge::suite::Suite;
+    let suite = talkforge::suites::tooltalk::ToolTalk;
+    let databases = Path::new(env!("CARGO_MANIFEST_DIR")).join("databases");
+    let range = suite.database_dates(&databases).unwrap().unwrap();
+    Options {
+        date_ranges: vec![(suite.name(), range)],
+        ..Options::default()
+    }
+}
+
 #[test]
 fn clean_files_stay_clean() {
-    let report = lint_paths(&[corpus().join("clean")], &Options::default()).unwrap();
+    let report = lint_paths(&[corpus().join("clean")], &options()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.files >= 5, "{} files", report.files);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
@@ -30,7 +43,7 @@ fn every_rule_catches_its_broken_files_and_only_those() {
             talkforge::lint::rule(&rule).is_some(),
             "folder {rule} is not a rule"
         );
-        let report = lint_paths(std::slice::from_ref(&folder), &Options::default()).unwrap();
+        let report = lint_paths(std::slice::from_ref(&folder), &options()).unwrap();
         assert!(report.errors.is_empty(), "{:?}", report.errors);
         for finding in &report.findings {
             assert_eq!(finding.rule, rule, "{finding:#?}");

@@ -2,7 +2,7 @@
 //! and judged real are reported, while values we judged reachable are not.
 //! Skipped (with a note) when ../shared/upstream is absent, failed under CI.
 
-use talkforge::lint::{lint_paths, Finding, Options};
+use talkforge::lint::{lint_paths, Finding, Options, Severity};
 use talkforge::test_support::upstream;
 
 fn findings_for<'a>(findings: &'a [Finding], file: &str, rule: &str) -> Vec<&'a Finding> {
@@ -12,15 +12,50 @@ fn findings_for<'a>(findings: &'a [Finding], file: &str, rule: &str) -> Vec<&'a 
         .collect()
 }
 
+fn rule_findings<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.rule == rule).collect()
+}
+
 #[test]
 fn tooltalk_lints_without_a_crash() {
     let Some(up) = upstream("tooltalk") else {
         return;
     };
     let paths = [up.join("easy"), up.join("tooltalk")];
-    let report = lint_paths(&paths, &Options::default()).unwrap();
+    // With the dates of upstream's own databases, as
+    // `talkforge lint --databases` takes them.
+    let suite = talkforge::suites::tooltalk::ToolTalk;
+    let range = talkforge::suite::Suite::database_dates(&suite, &up.join("databases"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (range.first.to_string(), range.last.to_string()),
+        ("2023-05-05".to_string(), "2023-12-14".to_string())
+    );
+    let options = Options {
+        date_ranges: vec![("tooltalk", range)],
+        ..Options::default()
+    };
+    let report = lint_paths(&paths, &options).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 78);
+    // 42 conversations end on a closing remark after the last answer
+    // ("Thanks!", "No that's it"): warnings, as nothing is lost there.
+    let closing = rule_findings(&report.findings, "ends-on-user-turn");
+    assert_eq!(closing.len(), 42, "{closing:#?}");
+    assert!(closing.iter().all(|f| f.severity == Severity::Warning));
+    // Every gold call carries the session's token, and every
+    // metadata.username is the user's.
+    // Every timestamp lies within the databases' dates (2023-09-05 to
+    // 2023-12-11).
+    for rule in [
+        "session-token",
+        "username-mismatch",
+        "timestamp-out-of-range",
+    ] {
+        let found = rule_findings(&report.findings, rule);
+        assert!(found.is_empty(), "{found:#?}");
+    }
     // Indices 8, 7, 8, 9 at positions 7..10: a real upstream slip.
     let index = findings_for(&report.findings, "golden_conversation_1.json", "turn-order");
     assert_eq!(index.len(), 4, "{index:#?}");
@@ -68,6 +103,10 @@ fn apibank_lints_without_a_crash() {
     let report = lint_paths(&paths, &Options::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 264);
+    // Five dialogues end on the user's thanks.
+    let closing = rule_findings(&report.findings, "ends-on-user-turn");
+    assert_eq!(closing.len(), 5, "{closing:#?}");
+    assert!(rule_findings(&report.findings, "session-token").is_empty());
     // The one empty file.
     let empty = findings_for(&report.findings, "SearchEngine-level-1-1.jsonl", "schema");
     assert_eq!(empty.len(), 1);

@@ -72,9 +72,13 @@ fn render(report: &FillReport) -> String {
         );
     }
     for f in &report.filled {
+        let arguments = match f.arguments.as_slice() {
+            [] => String::new(),
+            names => format!("; request {}", names.join(", ")),
+        };
         let _ = writeln!(
             out,
-            "{fill_verb} {} turn {} call {} ({})",
+            "{fill_verb} {} turn {} call {} ({}{arguments})",
             f.file, f.turn, f.call, f.api_name
         );
     }

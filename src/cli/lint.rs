@@ -34,6 +34,11 @@ pub struct Args {
     /// Settings file (default: the nearest talkforge.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// The databases whose dates `timestamp-out-of-range` compares the
+    /// conversations' timestamps with [default: the suite's folder, when
+    /// there is one].
+    #[arg(long, value_name = "DIR")]
+    pub databases: Option<PathBuf>,
 }
 
 /// `--input-format`'s values: `auto` or a suite's name.
@@ -81,7 +86,36 @@ pub fn options(args: &Args) -> Result<Options, Error> {
         ignore: rules(&args.ignore)?,
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
+        date_ranges: date_ranges(args)?,
     })
+}
+
+/// The dates each suite's databases hold: from `--databases` (which must
+/// load), else from the suite's default folder when it is there.
+fn date_ranges(args: &Args) -> Result<Vec<(&'static str, crate::suite::DateRange)>, Error> {
+    let suites = match args.input_format {
+        InputFormat::Suite(suite) => vec![suite],
+        InputFormat::Auto => crate::suites::all().into_iter().collect(),
+    };
+    let mut ranges = Vec::new();
+    for suite in suites {
+        let dates = match &args.databases {
+            Some(dir) => suite.database_dates(dir)?,
+            None => {
+                let dir = PathBuf::from(suite.default_databases());
+                if !dir.is_dir() {
+                    continue;
+                }
+                // A default folder that does not load is verify's and
+                // check's to report; lint goes on without its dates.
+                suite.database_dates(&dir).ok().flatten()
+            }
+        };
+        if let Some(range) = dates {
+            ranges.push((suite.name(), range));
+        }
+    }
+    Ok(ranges)
 }
 
 /// The rule list `--list-rules` prints: one rule a line, aligned.

@@ -35,6 +35,11 @@ pub struct FilledCall {
     /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
+    /// Request arguments written besides the result: the argument the
+    /// world supplies (ToolTalk's `session_token`) where the request
+    /// lacked it or held another value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<String>,
 }
 
 /// What filling one file changes, and its new text when it changes.
@@ -63,7 +68,11 @@ pub fn fill_conversation(
         loaded.conversation.gold_calls().zip(&replayed.executions)
     {
         let recorded = !loaded.unrecorded.contains(&(turn, call));
-        if recorded && (executed.not_checked.is_some() || suite.reproduces(gold, executed)) {
+        let arguments = supplied_arguments_to_write(suite, gold, executed);
+        if recorded
+            && arguments.is_empty()
+            && (executed.not_checked.is_some() || suite.reproduces(gold, executed))
+        {
             continue;
         }
         results.push((turn, call, executed));
@@ -73,6 +82,7 @@ pub fn fill_conversation(
             turn: place.turn,
             call: place.call,
             api_name: gold.request.api_name.clone(),
+            arguments,
         });
     }
     let new_text = if results.is_empty() {
@@ -86,6 +96,24 @@ pub fn fill_conversation(
         filled,
         new_text,
     })
+}
+
+/// The arguments the world supplied to a call (the suite's injected
+/// argument, put in for a tool that needs a logged-in user) that the gold
+/// request lacks or gives another value: the request must say what the
+/// call ran with, or comparing a prediction with it goes wrong.
+fn supplied_arguments_to_write(
+    suite: &dyn Suite,
+    gold: &crate::dialogue::GoldCall,
+    executed: &crate::suite::Execution,
+) -> Vec<String> {
+    let Some(name) = suite.injected_argument() else {
+        return Vec::new();
+    };
+    match executed.request.parameters.get(name) {
+        Some(value) if gold.request.parameters.get(name) != Some(value) => vec![name.to_owned()],
+        _ => Vec::new(),
+    }
 }
 
 /// The outcome of `talkforge fill`.

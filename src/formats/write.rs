@@ -194,27 +194,54 @@ pub fn python_float(value: f64) -> String {
     format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
+/// One gold call's recording for [`record_results`].
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The call's turn position in `conversation`.
+    pub turn: usize,
+    /// Its position in the turn's `apis`.
+    pub call: usize,
+    pub response: Value,
+    pub exception: Option<String>,
+    /// A request argument to write as the call ran with it (name, value):
+    /// replaced in place when the request has it, otherwise put first.
+    pub argument: Option<(&'static str, Value)>,
+}
+
 /// ToolTalk's writer: the conversation file's text with the gold calls
-/// at `results` (turn position, call position, response, exception)
-/// given their `response` and `exception`, in the upstream style, the
-/// final newline kept as it was.
-pub fn record_results(
-    loaded: &LoadedConversation,
-    results: &[(usize, usize, Value, Option<String>)],
-) -> Result<String> {
+/// at `results` given their `response` and `exception` (and the request
+/// argument each names), in the upstream style, the final newline kept
+/// as it was.
+pub fn record_results(loaded: &LoadedConversation, results: &[Recorded]) -> Result<String> {
     let path = &loaded.path;
     let mut tree: Value =
         serde_json::from_str(&loaded.text).map_err(|e| super::read::json_error(path, &e))?;
-    for (turn, call, response, exception) in results {
-        let pointer = format!("/conversation/{turn}/apis/{call}");
+    for recorded in results {
+        let pointer = format!("/conversation/{}/apis/{}", recorded.turn, recorded.call);
         let slot = tree
             .pointer_mut(&pointer)
             .and_then(Value::as_object_mut)
             .ok_or_else(|| Error::input(path, format!("{pointer} is not a gold call object")))?;
-        slot.insert("response".into(), response.clone());
+        if let Some((name, value)) = &recorded.argument {
+            let parameters = slot
+                .get_mut("request")
+                .and_then(|r| r.get_mut("parameters"))
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| {
+                    Error::input(
+                        path,
+                        format!("{pointer}/request/parameters is not an object"),
+                    )
+                })?;
+            set_argument(parameters, name, value);
+        }
+        slot.insert("response".into(), recorded.response.clone());
         slot.insert(
             "exception".into(),
-            exception.clone().map_or(Value::Null, Value::String),
+            recorded
+                .exception
+                .clone()
+                .map_or(Value::Null, Value::String),
         );
     }
     let mut text = to_python_json(&tree);
@@ -222,6 +249,18 @@ pub fn record_results(
         text.push('\n');
     }
     Ok(text)
+}
+
+/// Give `parameters[name]` the value `value`: in its place when it is
+/// there (key order kept), otherwise as the first member.
+fn set_argument(parameters: &mut serde_json::Map<String, Value>, name: &str, value: &Value) {
+    if let Some(slot) = parameters.get_mut(name) {
+        *slot = value.clone();
+        return;
+    }
+    let rest = std::mem::take(parameters);
+    parameters.insert(name.to_owned(), value.clone());
+    parameters.extend(rest);
 }
 
 /// Write `contents` to `path` through a temporary file in the same folder
@@ -359,6 +398,24 @@ fn process_is_running(pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_argument_keeps_its_place_or_goes_first() {
+        let mut present = serde_json::json!({"a": 1, "session_token": "old", "b": 2});
+        let present = present.as_object_mut().unwrap();
+        set_argument(present, "session_token", &Value::from("new"));
+        assert_eq!(
+            serde_json::to_string(present).unwrap(),
+            r#"{"a":1,"session_token":"new","b":2}"#
+        );
+        let mut absent = serde_json::json!({"receiver": "x", "message": "y"});
+        let absent = absent.as_object_mut().unwrap();
+        set_argument(absent, "session_token", &Value::from("tok"));
+        assert_eq!(
+            serde_json::to_string(absent).unwrap(),
+            r#"{"session_token":"tok","receiver":"x","message":"y"}"#
+        );
+    }
 
     #[test]
     fn a_streamed_write_replaces_the_file_whole() {

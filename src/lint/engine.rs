@@ -27,6 +27,9 @@ pub struct Options {
     /// Leave out the source lines under findings (for outputs that do not
     /// show them: JSON, GitHub annotations).
     pub skip_snippets: bool,
+    /// The dates each suite's databases hold, by suite name (for
+    /// `timestamp-out-of-range`; a suite not listed is not checked).
+    pub date_ranges: Vec<(&'static str, crate::suite::DateRange)>,
 }
 
 impl Options {
@@ -229,10 +232,18 @@ fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Optio
     let conversation = FileInput::conversation_of(&document);
     let trees = conversation.map(CallTrees::of);
     let view = View::of(&document, conversation.zip(trees.as_ref()));
+    let date_range = document.suite().and_then(|suite| {
+        options
+            .date_ranges
+            .iter()
+            .find(|(name, _)| *name == suite.name())
+            .map(|(_, range)| *range)
+    });
     let input = FileInput {
         document: &document,
         conversation,
         view: view.as_ref(),
+        date_range,
     };
     let mut findings = Vec::new();
     let mut diagnostics = Vec::new();

@@ -44,6 +44,8 @@ pub struct FileInput<'a> {
     pub document: &'a Document<'a>,
     pub conversation: Option<&'a Conversation>,
     pub view: Option<&'a View<'a>>,
+    /// The dates the suite's databases hold, when they were loaded.
+    pub date_range: Option<crate::suite::DateRange>,
 }
 
 impl<'a> FileInput<'a> {
@@ -143,16 +145,20 @@ macro_rules! declare_rule {
 /// Every rule, in documentation order.
 pub fn all_rules() -> &'static [&'static Rule] {
     use super::rules::*;
-    static RULES: [&Rule; 13] = [
+    static RULES: [&Rule; 17] = [
         &schema::RULE,
         &turn_order::RULE,
+        &ends_on_user_turn::RULE,
         &unknown_tool::RULE,
         &unknown_argument::RULE,
         &missing_argument::RULE,
         &argument_type::RULE,
         &unreachable_argument::RULE,
         &auth_order::RULE,
+        &session_token::RULE,
         &metadata_mismatch::RULE,
+        &username_mismatch::RULE,
+        &timestamp_out_of_range::RULE,
         &duplicate_id::RULE,
         &placeholder_text::RULE,
         &scenario_unknown_tool::RULE,

@@ -165,6 +165,35 @@ impl Seeded {
 /// A database file's stem and the function that makes its JSON Schema.
 pub type DatabaseSchema = (&'static str, fn() -> Value);
 
+/// The first and last dates a suite's databases hold, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateRange {
+    pub first: chrono::NaiveDate,
+    pub last: chrono::NaiveDate,
+}
+
+impl DateRange {
+    /// The range that holds every date given, None for none.
+    pub fn of(dates: impl IntoIterator<Item = chrono::NaiveDate>) -> Option<DateRange> {
+        dates.into_iter().fold(None, |range, date| {
+            Some(match range {
+                None => DateRange {
+                    first: date,
+                    last: date,
+                },
+                Some(r) => DateRange {
+                    first: r.first.min(date),
+                    last: r.last.max(date),
+                },
+            })
+        })
+    }
+
+    pub fn contains(&self, date: chrono::NaiveDate) -> bool {
+        self.first <= date && date <= self.last
+    }
+}
+
 /// Help lines `lint` words in a suite's own terms.
 #[derive(Debug, Clone, Copy)]
 pub struct LintHelp {
@@ -217,17 +246,28 @@ pub trait Suite: Sync {
 
     /// The text of `loaded` with the given gold calls' recorded results
     /// replaced by what the world returned (calls by their position in the
-    /// model: turn, call in that turn), written in the file's format.
+    /// model: turn, call in that turn), written in the file's format. The
+    /// argument the world supplies ([`Suite::injected_argument`]) is
+    /// written into the request as the call ran with it: its value
+    /// replaced where the request has it, put first where it lacks it
+    /// (the tools that take it take it first).
     fn record_results(
         &self,
         loaded: &LoadedConversation,
         results: &[(usize, usize, &Execution)],
     ) -> Result<String> {
-        let results: Vec<(usize, usize, Value, Option<String>)> = results
+        let injected = self.injected_argument();
+        let results: Vec<crate::formats::write::Recorded> = results
             .iter()
-            .map(|&(turn, call, executed)| {
-                let response = executed.response.clone().into_value();
-                (turn, call, response, executed.exception.clone())
+            .map(|&(turn, call, executed)| crate::formats::write::Recorded {
+                turn,
+                call,
+                response: executed.response.clone().into_value(),
+                exception: executed.exception.clone(),
+                argument: injected.and_then(|name| {
+                    let value = executed.request.parameters.get(name)?;
+                    Some((name, value.clone()))
+                }),
             })
             .collect();
         crate::formats::write::record_results(loaded, &results)
@@ -295,6 +335,15 @@ pub trait Suite: Sync {
 
     /// What `lint` tells the author of one of the suite's dialogues.
     fn lint_help(&self) -> &'static LintHelp;
+
+    /// The first and last calendar dates the records of the databases in
+    /// `dir` hold, for suites whose dialogues have a clock
+    /// (`timestamp-out-of-range`); None where the suite's dialogues have
+    /// none, or the records no date.
+    fn database_dates(&self, dir: &Path) -> Result<Option<DateRange>> {
+        let _ = dir;
+        Ok(None)
+    }
 
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(

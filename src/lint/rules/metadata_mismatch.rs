@@ -21,6 +21,10 @@ crate::declare_rule! {
     /// {"apis_used": ["AddAlarm"], "suites_used": ["Alarm"], ...}
     /// ```
     /// while a gold call uses `FindAlarms`: `apis_used` misses it.
+    ///
+    /// A called tool that is not in the catalog is never asked for in
+    /// `apis_used` (`unknown-tool` reports the call; listing the name
+    /// would fix nothing), and listing it is not reported either.
     name: "metadata-mismatch",
     severity: Error,
     summary: "apis_used/suites_used differ from the tools the gold calls use",
@@ -37,7 +41,14 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             .map(|(_, _, call)| call.request.api_name.as_str()),
     );
     let listed = sorted_set(conv.apis_used.iter().map(String::as_str));
-    compare("apis_used", "tool", &listed, &called, out);
+    // A tool the catalog lacks is `unknown-tool`'s to report: listing it
+    // would hide nothing from the model, so it is never asked for here.
+    let known: Vec<&str> = called
+        .iter()
+        .copied()
+        .filter(|name| catalog.tool(name).is_some())
+        .collect();
+    compare("apis_used", "tool", &listed, &known, &called, out);
 
     let used_plugins = sorted_set(
         called
@@ -46,7 +57,14 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             .map(|t| t.group),
     );
     let listed_plugins = sorted_set(conv.suites_used.iter().map(String::as_str));
-    compare("suites_used", "plugin", &listed_plugins, &used_plugins, out);
+    compare(
+        "suites_used",
+        "plugin",
+        &listed_plugins,
+        &used_plugins,
+        &used_plugins,
+        out,
+    );
 }
 
 /// The names in order without repeats, as a set holds them (a file names
@@ -66,8 +84,17 @@ fn difference<'a>(set: &[&'a str], other: &[&str]) -> Vec<&'a str> {
         .collect()
 }
 
-fn compare(field: &str, what: &str, listed: &[&str], used: &[&str], out: &mut Vec<Diagnostic>) {
-    let missing = difference(used, listed);
+/// `listed` against the names the gold calls use: those of `wanted`
+/// missing from it are errors, those it lists that `used` lacks warnings.
+fn compare(
+    field: &str,
+    what: &str,
+    listed: &[&str],
+    wanted: &[&str],
+    used: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
+    let missing = difference(wanted, listed);
     let extra = difference(listed, used);
     if !missing.is_empty() {
         out.push(
@@ -189,5 +216,36 @@ mod tests {
             .as_deref()
             .unwrap()
             .starts_with("remove \"Email\""));
+    }
+
+    #[test]
+    fn a_tool_the_catalog_lacks_is_never_to_be_added_to_apis_used() {
+        let mut c = conversation(&[
+            ("user", "wake me at 7am", vec![]),
+            (
+                "assistant",
+                "done",
+                vec![
+                    (
+                        "AddAlarm",
+                        json!({"time": "07:00:00"}),
+                        json!({"alarm_id": "a1"}),
+                    ),
+                    ("CreateAlarm", json!({"time": "07:00:00"}), json!(null)),
+                ],
+            ),
+        ]);
+        assert_eq!(c["apis_used"], json!(["AddAlarm"]));
+        assert!(run_on(&RULE, &c).is_empty(), "{:#?}", run_on(&RULE, &c));
+        c["apis_used"] = json!([]);
+        let found = run_on(&RULE, &c);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(
+            found[0].help.as_deref(),
+            Some("add \"AddAlarm\" to `apis_used`")
+        );
+        // Listed as well as called: not an extra.
+        c["apis_used"] = json!(["AddAlarm", "CreateAlarm"]);
+        assert!(run_on(&RULE, &c).is_empty());
     }
 }

@@ -4,16 +4,20 @@
 pub mod argument_type;
 pub mod auth_order;
 pub mod duplicate_id;
+pub mod ends_on_user_turn;
 pub mod metadata_mismatch;
 pub mod missing_argument;
 pub mod placeholder_text;
 pub mod scenario_missing_required_tool;
 pub mod scenario_unknown_tool;
 pub mod schema;
+pub mod session_token;
+pub mod timestamp_out_of_range;
 pub mod turn_order;
 pub mod unknown_argument;
 pub mod unknown_tool;
 pub mod unreachable_argument;
+pub mod username_mismatch;
 
 /// Helpers for the rules' unit tests: small documents built in memory.
 #[cfg(test)]
@@ -30,6 +34,16 @@ pub(crate) mod testing {
     /// Run a per-file rule over a file's text; `name` gives the
     /// extension (".jsonl" reads as API-Bank).
     pub fn run(rule: &Rule, name: &str, text: &str) -> Vec<Diagnostic> {
+        run_with_dates(rule, name, text, None)
+    }
+
+    /// [`run`] with the dates the suite's databases hold.
+    pub fn run_with_dates(
+        rule: &Rule,
+        name: &str,
+        text: &str,
+        date_range: Option<crate::suite::DateRange>,
+    ) -> Vec<Diagnostic> {
         let document = Document::parse(Path::new(name), text, InputFormat::Auto)
             .expect("the test document reads");
         let conversation = FileInput::conversation_of(&document);
@@ -39,6 +53,7 @@ pub(crate) mod testing {
             document: &document,
             conversation,
             view: view.as_ref(),
+            date_range,
         };
         let mut out = Vec::new();
         match rule.check {

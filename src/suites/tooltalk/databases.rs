@@ -26,6 +26,41 @@ pub const SCHEMAS: &[DatabaseSchema] = &[
     ("Weather", schema::<WeatherDatabase>),
 ];
 
+/// The first and last dates the records hold: every text value, at any
+/// depth, that is exactly a date (`2023-09-11`) or a time stamp
+/// (`2023-09-11 09:00:00`) counts by its date; keys, clock times and
+/// other texts do not.
+pub fn date_range(databases: &crate::sim::Databases) -> Option<crate::suite::DateRange> {
+    fn dates(value: &Value, out: &mut Vec<chrono::NaiveDate>) {
+        match value {
+            Value::String(text) => out.extend(date_of(text)),
+            Value::Array(items) => items.iter().for_each(|v| dates(v, out)),
+            Value::Object(members) => members.values().for_each(|v| dates(v, out)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    let mut found = Vec::new();
+    for name in databases.names() {
+        if let Some(table) = databases.get(name) {
+            for (_, record) in table.iter() {
+                dates(&record.to_value(), &mut found);
+            }
+        }
+    }
+    crate::suite::DateRange::of(found)
+}
+
+/// The date of a text that is exactly a date or a time stamp.
+fn date_of(text: &str) -> Option<chrono::NaiveDate> {
+    match text.len() {
+        10 => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok(),
+        19 => chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
+            .ok()
+            .map(|t| t.date()),
+        _ => None,
+    }
+}
+
 fn schema<T: JsonSchema>() -> Value {
     serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise")
 }
@@ -162,4 +197,40 @@ pub struct DayWeather {
     pub high: i64,
     pub low: i64,
     pub conditions: String,
+}
+
+#[cfg(test)]
+mod date_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_range_takes_dates_and_time_stamps_at_any_depth_and_nothing_else() {
+        let databases = crate::sim::Databases::from_tables(
+            [
+                (
+                    "Calendar",
+                    json!({"ann": {"e1": {"start_time": "2023-09-12 10:00:00",
+                                          "notes": ["2023-09-02"]}}}),
+                ),
+                (
+                    "Weather",
+                    json!({"2020-01-01": {"date": "2023-09-30", "time": "07:00:00",
+                                          "text": "2019-01-01 was cold", "odd": "2023-13-40"}}),
+                ),
+            ]
+            .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
+        );
+        let range = date_range(&databases).unwrap();
+        assert_eq!(
+            (range.first.to_string(), range.last.to_string()),
+            ("2023-09-02".to_string(), "2023-09-30".to_string())
+        );
+        let empty = crate::sim::Databases::from_tables(
+            [("Alarm", json!({"ann": {"a1": {"time": "07:00:00"}}}))]
+                .map(|(name, t)| (name.to_string(), t.as_object().unwrap().clone())),
+        );
+        assert_eq!(date_range(&empty), None);
+    }
 }

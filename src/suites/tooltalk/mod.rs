@@ -97,6 +97,13 @@ impl Suite for ToolTalk {
         Some(SESSION_TOKEN)
     }
 
+    /// Every text in every record of every database that is a date
+    /// (`%Y-%m-%d`) or a time stamp (`%Y-%m-%d %H:%M:%S`), by its date.
+    fn database_dates(&self, dir: &Path) -> Result<Option<crate::suite::DateRange>> {
+        let databases = self.load_databases(dir)?;
+        Ok(databases::date_range(&databases))
+    }
+
     fn lint_help(&self) -> &'static LintHelp {
         &LintHelp {
             unknown_tool: "`talkforge tools` lists the catalog",
