@@ -615,3 +615,50 @@ fn upstream_dialogues_verify_as_documented_before_and_after_seeding() {
     assert_eq!(cancels(&seeded), 0);
     assert_eq!(seeded["reproduced"].as_u64(), Some(444));
 }
+
+#[test]
+fn a_database_a_call_needs_or_an_unknown_file_is_named() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    fs::write(
+        &file,
+        format!(
+            "{ASK}\n{}\n{}\n{DONE}\n",
+            recorded(LOGIN, LOGIN_RESULT),
+            recorded(ADD, ADD_RESULT)
+        ),
+    )
+    .unwrap();
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(0);
+    // A misspelt database: named, before anything runs.
+    fs::write(databases.join("Agendas.json"), "{}").unwrap();
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "Agendas.json: not one of API-Bank's databases",
+        ));
+    fs::remove_file(databases.join("Agendas.json")).unwrap();
+    // The database AddAgenda writes is missing: that dialogue is refused.
+    fs::remove_file(databases.join("Agenda.json")).unwrap();
+    talkforge()
+        .arg("verify")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the databases folder has no Agenda.json, which AddAgenda needs",
+        ));
+}

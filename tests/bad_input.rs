@@ -456,7 +456,7 @@ fn a_database_folder_missing_or_holding_the_wrong_databases_is_named() {
     )
     .unwrap();
     let cases = [
-        (&unknown, "Alarms.json: not a ToolTalk database"),
+        (&unknown, "Alarms.json: not one of ToolTalk's databases"),
         (&missing, "no Email.json, which SearchInbox needs"),
         (&account, "Account.json:"),
     ];

@@ -205,6 +205,12 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// This spec, naming the database its tool reads or writes.
+    pub const fn reading(mut self, database: &'static str) -> Self {
+        self.database = Some(database);
+        self
+    }
+
     pub fn parameter(&self, name: &str) -> Option<&'static ParamSpec> {
         self.parameters.iter().find(|p| p.name == name)
     }

@@ -194,6 +194,51 @@ impl DateRange {
     }
 }
 
+/// Why a dialogue cannot run on `databases`: a gold call whose tool reads
+/// a database the folder does not hold (run on an empty one, it would
+/// record or compare nonsense).
+pub fn missing_database(
+    catalog: &Catalog,
+    databases: &Databases,
+    dialogue: &Conversation,
+) -> std::result::Result<(), String> {
+    for (turn, call, gold) in dialogue.gold_calls() {
+        let Some(spec) = catalog.tool(&gold.request.api_name) else {
+            continue;
+        };
+        if let Some(database) = spec
+            .database
+            .filter(|d| !databases.names().any(|name| name == *d))
+        {
+            return Err(format!(
+                "the databases folder has no {database}.json, which {} needs (turn {turn} call {call})",
+                spec.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A file in a databases folder that is none of the suite's databases (a
+/// misspelt name would otherwise load and never be read).
+pub fn unknown_database(
+    dir: &Path,
+    databases: &Databases,
+    known: &[&str],
+    suite: &str,
+) -> Result<()> {
+    match databases.names().find(|name| !known.contains(name)) {
+        Some(unknown) => Err(crate::Error::input(
+            dir.join(format!("{unknown}.json")),
+            format!(
+                "not one of {suite}'s databases (they are {}.json)",
+                known.join(".json, ")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Help lines `lint` words in a suite's own terms.
 #[derive(Debug, Clone, Copy)]
 pub struct LintHelp {

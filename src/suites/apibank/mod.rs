@@ -54,8 +54,23 @@ impl Suite for ApiBank {
         "databases/apibank"
     }
 
+    /// Every file must be one of the databases API-Bank's APIs read (a
+    /// misspelt name would otherwise load and never be read), and
+    /// `Account.json` must be there; a dialogue whose gold calls need a
+    /// database the folder lacks is refused when its world is set up. (The
+    /// reference runs such an API on an empty dict and ignores other
+    /// files: a silent wrong answer for a maintainer.)
     fn load_databases(&self, dir: &Path) -> Result<Databases> {
         let databases = Databases::load_documents(dir)?;
+        let mut known: Vec<&str> = catalog()
+            .tools()
+            .iter()
+            .filter_map(|t| t.database)
+            .collect();
+        known.push(state::ACCOUNT);
+        known.sort_unstable();
+        known.dedup();
+        crate::suite::unknown_database(dir, &databases, &known, "API-Bank")?;
         let dicts = state::InitialDicts::new(&databases);
         let databases = databases.with_prepared(dicts);
         if databases.document(state::ACCOUNT).is_none() {
@@ -147,9 +162,10 @@ impl Suite for ApiBank {
     fn world(
         &self,
         databases: &Databases,
-        _dialogue: &Conversation,
+        dialogue: &Conversation,
         options: &WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
+        crate::suite::missing_database(catalog(), databases, dialogue)?;
         Ok(Box::new(ApiBankWorld::new(databases, options)?))
     }
 }

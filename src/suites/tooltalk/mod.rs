@@ -48,15 +48,7 @@ impl Suite for ToolTalk {
     fn load_databases(&self, dir: &Path) -> Result<Databases> {
         let databases = Databases::load(dir)?;
         let known: Vec<&str> = databases::SCHEMAS.iter().map(|(name, _)| *name).collect();
-        if let Some(unknown) = databases.names().find(|name| !known.contains(name)) {
-            return Err(Error::input(
-                dir.join(format!("{unknown}.json")),
-                format!(
-                    "not a ToolTalk database (they are {}.json)",
-                    known.join(".json, ")
-                ),
-            ));
-        }
+        crate::suite::unknown_database(dir, &databases, &known, "ToolTalk")?;
         if databases.get(ACCOUNT_DB).is_none() {
             return Err(Error::input(
                 dir,
@@ -115,29 +107,9 @@ impl Suite for ToolTalk {
         dialogue: &Conversation,
         _options: &crate::suite::WorldOptions,
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
-        missing_database(databases, dialogue)?;
+        crate::suite::missing_database(catalog(), databases, dialogue)?;
         Ok(Box::new(World::for_conversation(databases, dialogue)?))
     }
-}
-
-/// A gold call whose tool reads a database the folder does not hold: run
-/// on an empty one, it would record or compare nonsense.
-fn missing_database(
-    databases: &Databases,
-    dialogue: &Conversation,
-) -> std::result::Result<(), String> {
-    for (turn, call, gold) in dialogue.gold_calls() {
-        let Some(spec) = tool(&gold.request.api_name) else {
-            continue;
-        };
-        if let Some(database) = spec.database.filter(|d| databases.get(d).is_none()) {
-            return Err(format!(
-                "the databases folder has no {database}.json, which {} needs (turn {turn} call {call})",
-                spec.name
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// ToolTalk's simulators are seeded: a recording changes nothing about

@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Puts an item on the user's agenda.",
         AGENDA,
         true,
-    ),
+    )
+    .reading("Agenda"),
     reference: Reference {
         description: "The API for adding a agenda item includes content, time and location.",
         input_parameters: &[

@@ -22,7 +22,8 @@ pub static API: Api = Api {
         "Sets an alarm for the user at a moment.",
         ALARM,
         true,
-    ),
+    )
+    .reading("Alarm"),
     reference: Reference {
         description: "The API for setting an alarm includes a parameter for the alarm time.",
         input_parameters: &[

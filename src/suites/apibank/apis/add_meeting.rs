@@ -61,7 +61,8 @@ pub static API: Api = Api {
         "Books a meeting with attendees.",
         MEETING,
         true,
-    ),
+    )
+    .reading("Meeting"),
     reference: Reference {
         description: "This API allows users to make a reservation for a meeting and store the meeting information (e.g., topic, time, location, attendees) in the database.",
         input_parameters: MEETING_PARAMETERS,

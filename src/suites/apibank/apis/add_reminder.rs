@@ -21,7 +21,8 @@ pub static API: Api = Api {
         "Sets a reminder for the user.",
         REMINDER,
         true,
-    ),
+    )
+    .reading("Reminder"),
     reference: Reference {
         description: "The API for adding a reminder item includes content and time.",
         input_parameters: &[

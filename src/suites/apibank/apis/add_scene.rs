@@ -33,7 +33,8 @@ pub static API: Api = Api {
         "Defines a smart-home scene from a list of devices.",
         SCENE,
         true,
-    ),
+    )
+    .reading("Scenes"),
     reference: Reference {
         description: "This API adds a scene of smart home system, given the scene name and a list of smart devices",
         input_parameters: &[

@@ -29,7 +29,8 @@ pub static API: Api = Api {
         "Books a doctor's appointment for a patient on a day.",
         &[text("patient_name"), date("date"), text("doctor_name")],
         true,
-    ),
+    )
+    .reading("Appointments"),
     reference: Reference {
         description: "This API registers an appointment of hospital.",
         input_parameters: &[

@@ -39,7 +39,8 @@ pub static API: Api = Api {
             p("child_count", ParamType::Integer),
         ],
         true,
-    ),
+    )
+    .reading("Hotel"),
     reference: Reference {
         description: "This API orders a hotel room. Two rooms are ordered if the number of adults is greater than 2. Only one order can be made at same time.",
         input_parameters: &[

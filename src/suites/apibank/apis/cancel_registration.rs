@@ -17,7 +17,8 @@ pub static API: Api = Api {
         "Cancels a doctor's appointment by its id.",
         &[text("appointment_id")],
         true,
-    ),
+    )
+    .reading("Appointments"),
     reference: Reference {
         description: "This API cancels the registration of a patient given appointment ID.",
         input_parameters: &[("appointment_id", "str", "The ID of appointment.")],

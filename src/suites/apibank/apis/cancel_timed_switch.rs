@@ -27,7 +27,8 @@ pub static API: Api = Api {
         "Cancels a scheduled on/off switch of a device.",
         &[text("device_id"), timestamp("time")],
         true,
-    ),
+    )
+    .reading("TimeSwitch"),
     reference: Reference {
         description: "Cancels a timed switch for a smart device.",
         input_parameters: &[

@@ -22,7 +22,8 @@ pub static API: Api = Api {
         "Removes an agenda item.",
         AGENDA_LOOKUP,
         true,
-    ),
+    )
+    .reading("Agenda"),
     reference: Reference {
         description: "The API for deleting a schedule item includes parameters for token, content, time, and location.",
         input_parameters: &[

@@ -15,7 +15,7 @@ use crate::sim::pytime::{strptime, TIMESTAMP};
 const DATABASE: Source = Source::Shared("Alarm");
 
 pub static API: Api = Api {
-    spec: spec("DeleteAlarm", "Removes an alarm.", ALARM, true),
+    spec: spec("DeleteAlarm", "Removes an alarm.", ALARM, true).reading("Alarm"),
     reference: Reference {
         description: "The API for removing an alarm includes a parameter for the time.",
         input_parameters: &[

@@ -20,7 +20,8 @@ use crate::sim::pyargs::{display, truthy, Args};
 const DATABASE: Source = Source::Shared("Meeting");
 
 pub static API: Api = Api {
-    spec: spec("DeleteMeeting", "Cancels a meeting.", MEETING_LOOKUP, true),
+    spec: spec("DeleteMeeting", "Cancels a meeting.", MEETING_LOOKUP, true)
+    .reading("Meeting"),
     reference: Reference {
         description: "This API allows users to delete a reservation for a meeting and remove the meeting information in the database.",
         input_parameters: MEETING_PARAMETERS,

@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Removes a reminder.",
         REMINDER_LOOKUP,
         true,
-    ),
+    )
+    .reading("Reminder"),
     reference: Reference {
         description: "The API for deleting a reminder item includes content and time.",
         input_parameters: &[

@@ -19,7 +19,8 @@ pub static API: Api = Api {
         "Removes a smart-home scene.",
         &[text("name")],
         true,
-    ),
+    )
+    .reading("Scenes"),
     reference: Reference {
         description: "This API deletes a scene by its name.",
         input_parameters: &[("name", "str", "The name of the scene.")],

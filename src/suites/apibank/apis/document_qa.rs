@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Answers a question about a text document at a URL.",
         &[text("url"), composed("question")],
         false,
-    ),
+    )
+    .reading("QuestionAnswering"),
     reference: Reference {
         description: "This API answers the question from a given document url.",
         input_parameters: &[

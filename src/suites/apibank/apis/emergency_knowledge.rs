@@ -23,7 +23,8 @@ pub static API: Api = Api {
         "Gives first-aid advice for a symptom.",
         &[text("symptom")],
         false,
-    ),
+    )
+    .reading("Symptom"),
     reference: Reference {
         description: "This API searches for a given symptom for emergency knowledge.",
         input_parameters: &[("symptom", "str", "The symptom to search.")],

@@ -18,7 +18,8 @@ pub static API: Api = Api {
         "Describes the picture at a URL.",
         &[text("url")],
         false,
-    ),
+    )
+    .reading("ImageCaptioning"),
     reference: Reference {
         description: "This API generates a caption for a given image.",
         input_parameters: &[(

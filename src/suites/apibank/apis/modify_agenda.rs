@@ -21,7 +21,8 @@ use crate::sim::pytime::{strptime, TIMESTAMP};
 const DATABASE: Source = Source::Shared("Agenda");
 
 pub static API: Api = Api {
-    spec: spec("ModifyAgenda", "Changes an agenda item.", AGENDA, true),
+    spec: spec("ModifyAgenda", "Changes an agenda item.", AGENDA, true)
+    .reading("Agenda"),
     reference: Reference {
         description: "The API for modifying a schedule item includes parameters for content, time, and location.",
         input_parameters: &[

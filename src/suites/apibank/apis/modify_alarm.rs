@@ -22,7 +22,8 @@ pub static API: Api = Api {
         "Moves an alarm to another moment.",
         &[TOKEN, timestamp("from_time"), timestamp("to_time")],
         true,
-    ),
+    )
+    .reading("Alarm"),
     reference: Reference {
         description:
             "The API for modifying an alarm includes a parameter for the from_time to to_time.",

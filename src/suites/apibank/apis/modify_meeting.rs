@@ -17,7 +17,7 @@ use crate::sim::pyargs::{display, truthy, Args};
 const DATABASE: Source = Source::Shared("Meeting");
 
 pub static API: Api = Api {
-    spec: spec("ModifyMeeting", "Changes a meeting.", MEETING, true),
+    spec: spec("ModifyMeeting", "Changes a meeting.", MEETING, true).reading("Meeting"),
     reference: Reference {
         description: "This API allows users to modify a reservation for a meeting",
         input_parameters: MEETING_PARAMETERS,

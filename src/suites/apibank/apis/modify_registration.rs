@@ -25,7 +25,8 @@ pub static API: Api = Api {
             optional(text("new_appointment_doctor")),
         ],
         true,
-    ),
+    )
+    .reading("Appointments"),
     reference: Reference {
         description: "This API modifies the registration of a patient given appointment ID.",
         input_parameters: &[

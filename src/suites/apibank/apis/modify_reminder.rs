@@ -16,7 +16,7 @@ use crate::sim::pytime::{strptime, TIMESTAMP};
 const DATABASE: Source = Source::Shared("Reminder");
 
 pub static API: Api = Api {
-    spec: spec("ModifyReminder", "Changes a reminder.", REMINDER, true),
+    spec: spec("ModifyReminder", "Changes a reminder.", REMINDER, true).reading("Reminder"),
     reference: Reference {
         // Verbatim: the reference's class describes itself as deleting.
         description: "The API for deleting a reminder item includes content and time.",

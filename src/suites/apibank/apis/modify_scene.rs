@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Replaces the devices of a smart-home scene.",
         SCENE,
         true,
-    ),
+    )
+    .reading("Scenes"),
     reference: Reference {
         description: "This API modifies a scene of smart home system, given the scene name and a list of smart devices",
         input_parameters: &[

@@ -21,7 +21,8 @@ pub static API: Api = Api {
         "Looks up agenda items.",
         AGENDA_LOOKUP,
         false,
-    ),
+    )
+    .reading("Agenda"),
     reference: Reference {
         description: "The API for getting a schedule item includes parameters for token, content, time, and location.",
         input_parameters: &[

@@ -16,7 +16,7 @@ use crate::sim::pytime::{strptime, TIMESTAMP};
 const DATABASE: Source = Source::Shared("Alarm");
 
 pub static API: Api = Api {
-    spec: spec("QueryAlarm", "Looks up an alarm.", ALARM, false),
+    spec: spec("QueryAlarm", "Looks up an alarm.", ALARM, false).reading("Alarm"),
     reference: Reference {
         description:
             "The API for querying alarm clock, help user to check the alarm clock they have set.",

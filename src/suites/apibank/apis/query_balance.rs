@@ -17,7 +17,8 @@ pub static API: Api = Api {
         "Tells the user's bank balance.",
         &[TOKEN],
         false,
-    ),
+    )
+    .reading("Bank"),
     reference: Reference {
         description: "This API queries the balance of a given user.",
         input_parameters: &[("token", "str", "The token of the user.")],

@@ -26,7 +26,8 @@ pub static API: Api = Api {
             bound(timestamp("end_time")),
         ],
         false,
-    ),
+    )
+    .reading("HealthData"),
     reference: Reference {
         description:
             "This API queries the recorded health data in database of a given user and time span.",

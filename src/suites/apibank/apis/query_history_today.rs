@@ -29,7 +29,8 @@ pub static API: Api = Api {
             ..text("date")
         }],
         false,
-    ),
+    )
+    .reading("History"),
     reference: Reference {
         description: "This API queries the history of the given date.",
         input_parameters: &[("date", "str", "The date of the history. Format: %m-%d")],

@@ -19,7 +19,7 @@ use crate::sim::pyargs::{display, truthy, Args};
 const DATABASE: Source = Source::Shared("Meeting");
 
 pub static API: Api = Api {
-    spec: spec("QueryMeeting", "Looks up a meeting.", MEETING_LOOKUP, false),
+    spec: spec("QueryMeeting", "Looks up a meeting.", MEETING_LOOKUP, false).reading("Meeting"),
     reference: Reference {
         description: "This API allows users to query the information of a meeting.",
         input_parameters: MEETING_PARAMETERS,

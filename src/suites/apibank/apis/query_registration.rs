@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Lists a patient's appointments on a day.",
         &[text("patient_name"), date("date")],
         false,
-    ),
+    )
+    .reading("Appointments"),
     reference: Reference {
         description: "This API queries the registration of a patient, given patient ID.",
         input_parameters: &[

@@ -20,7 +20,8 @@ pub static API: Api = Api {
         "Looks up a reminder.",
         REMINDER_LOOKUP,
         false,
-    ),
+    )
+    .reading("Reminder"),
     reference: Reference {
         description: "The API for querying a reminder item includes content and time.",
         input_parameters: &[

@@ -19,7 +19,8 @@ pub static API: Api = Api {
         "Shows the devices of a smart-home scene.",
         &[text("name")],
         false,
-    ),
+    )
+    .reading("Scenes"),
     reference: Reference {
         description: "This API queries a scene of smart home system, given the scene name",
         input_parameters: &[("name", "str", "The name of the scene.")],

@@ -20,7 +20,8 @@ pub static API: Api = Api {
         // A ticker is the model's translation of a company name it was told.
         &[composed("stock_code"), date("date")],
         false,
-    ),
+    )
+    .reading("Stock"),
     reference: Reference {
         description: "This API queries the stock price of a given stock code and date.",
         input_parameters: &[

@@ -29,7 +29,8 @@ pub static API: Api = Api {
             }),
         ],
         true,
-    ),
+    )
+    .reading("HealthData"),
     reference: Reference {
         description: "This API records the health data of a user.",
         input_parameters: &[

@@ -29,7 +29,8 @@ pub static API: Api = Api {
         "Searches the web.",
         &[composed("keyword")],
         false,
-    ),
+    )
+    .reading("SearchEngine"),
     reference: Reference {
         description: "This API searches for a given keyword for search engine.",
         input_parameters: &[("keyword", "str", "The keyword to search.")],

@@ -16,7 +16,8 @@ pub static API: Api = Api {
         "Transcribes the audio at a URL.",
         &[text("url")],
         false,
-    ),
+    )
+    .reading("SpeechRecognition"),
     reference: Reference {
         description: "This API recognizes the speech from a given audio url.",
         input_parameters: &[(

@@ -18,7 +18,8 @@ pub static API: Api = Api {
         "Lists possible illnesses for a symptom.",
         &[text("symptom")],
         false,
-    ),
+    )
+    .reading("Symptom"),
     reference: Reference {
         description: "This API searches for a given symptom.",
         input_parameters: &[("symptom", "str", "The symptom to search.")],

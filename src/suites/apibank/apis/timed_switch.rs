@@ -32,7 +32,8 @@ pub static API: Api = Api {
             p("on", ParamType::Boolean),
         ],
         true,
-    ),
+    )
+    .reading("TimeSwitch"),
     reference: Reference {
         description: "This API for setting a timed switch for a smart device.",
         input_parameters: &[

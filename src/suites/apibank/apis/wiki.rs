@@ -19,7 +19,8 @@ pub static API: Api = Api {
         "Looks a subject up in an encyclopedia.",
         &[text("keyword")],
         false,
-    ),
+    )
+    .reading("Wiki"),
     reference: Reference {
         description: "This API for searching a keyword in Wikipedia.",
         input_parameters: &[("keyword", "str", "The keyword to search.")],
