@@ -195,15 +195,17 @@ pub fn run(args: &Args) -> Result<Status, Error> {
 fn human(s: &Summary) -> String {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let mut out = format!(
-        "{} conversations, predictor {}, similarity {}\n",
-        s.rates.conversations, s.predictor, s.similarity
+        "{}, predictor {}, similarity {}\n",
+        crate::words::count(s.rates.conversations, "conversation"),
+        s.predictor,
+        s.similarity
     );
     for (name, subset) in &s.by_subset {
         let r = &subset.rates;
         out += &format!(
-            "  {name}: success {} ({} conversations), precision {}, recall {}, incorrect actions {}\n",
+            "  {name}: success {} ({}), precision {}, recall {}, incorrect actions {}\n",
             pct(r.success_rate),
-            r.conversations,
+            crate::words::count(r.conversations, "conversation"),
             pct(r.precision),
             pct(r.recall),
             pct(r.incorrect_action_rate)
@@ -232,7 +234,10 @@ fn human(s: &Summary) -> String {
         );
     }
     if s.resumed > 0 {
-        out += &format!("{} conversations resumed from --out\n", s.resumed);
+        out += &format!(
+            "{} resumed from --out\n",
+            crate::words::count(s.resumed, "conversation")
+        );
     }
     out
 }

@@ -88,16 +88,21 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
         OutputFormat::Human => {
             println!(
-                "{} prompts, {} scenarios ({} accepted, {} rejected), {} files written",
-                summary["prompts"],
-                summary["scenarios"],
+                "{}, {} ({} accepted, {} rejected), {} written",
+                number(&summary["prompts"], "prompt"),
+                number(&summary["scenarios"], "scenario"),
                 summary["accepted"],
                 summary["rejected"],
-                summary["files"].as_array().map_or(0, Vec::len)
+                crate::words::count(summary["files"].as_array().map_or(0, Vec::len), "file")
             );
         }
     }
     Ok(Status::Clean)
+}
+
+/// A count from the summary with its noun ("1 prompt").
+fn number(value: &serde_json::Value, noun: &str) -> String {
+    crate::words::count(value.as_u64().unwrap_or_default() as usize, noun)
 }
 
 fn create_dir(dir: &Path) -> Result<(), Error> {
@@ -202,10 +207,10 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
             .map(|(i, err)| format!("  prompt {}: {err}", prompts[*i].name))
             .collect();
         return Err(Error::Other(format!(
-            "{} of {} prompts failed ({} pools written; a rerun sends only the failed ones):\n{}",
+            "{} of {} failed ({} written; a rerun sends only the failed ones):\n{}",
             failures.len(),
-            prompts.len(),
-            files.len(),
+            crate::words::count(prompts.len(), "prompt"),
+            crate::words::count(files.len(), "pool"),
             lines.join("\n")
         )));
     }

@@ -60,7 +60,11 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
             for s in &picked {
                 println!("{}\t{}\t{}", s.required_tool, s.reference, s.text);
             }
-            eprintln!("{} scenarios from {} pools", picked.len(), pools.len());
+            eprintln!(
+                "{} from {}",
+                crate::words::count(picked.len(), "scenario"),
+                crate::words::count(pools.len(), "pool")
+            );
             let mut counts = std::collections::BTreeMap::new();
             for (_, pool) in &pools {
                 counts.entry(pool.required_tool.as_str()).or_insert(0);

@@ -72,15 +72,18 @@ pub fn render(summary: &Summary) -> String {
     if s.resumed > 0 {
         let _ = writeln!(
             out,
-            "{} of the {} conversations were taken from an earlier run with the same settings and inputs.",
-            s.resumed, s.rates.conversations
+            "{} of the {} {} taken from an earlier run with the same settings and inputs.",
+            s.resumed,
+            crate::words::count(s.rates.conversations, "conversation"),
+            crate::words::verb(s.resumed, "was", "were"),
         );
     }
     if !s.failures.is_empty() {
         let _ = writeln!(
             out,
-            "\n{} conversations could not be evaluated and are not counted:\n",
-            s.failures.len()
+            "\n{} could not be evaluated and {} not counted:\n",
+            crate::words::count(s.failures.len(), "conversation"),
+            crate::words::verb(s.failures.len(), "is", "are")
         );
         for f in &s.failures {
             let _ = writeln!(out, "- {}", f.error);
@@ -155,8 +158,10 @@ pub fn render(summary: &Summary) -> String {
     let _ = writeln!(out, "\n## Call bound\n");
     let _ = writeln!(
         out,
-        "{} of {} assistant turns were stopped after {} calls.",
-        s.turns_stopped_by_bound, s.assistant_turns, s.max_calls_per_turn
+        "{} of {} stopped after {}.",
+        s.turns_stopped_by_bound,
+        crate::words::count(s.assistant_turns, "assistant turn"),
+        crate::words::count(s.max_calls_per_turn, "call")
     );
     out
 }

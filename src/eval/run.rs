@@ -178,9 +178,9 @@ pub fn evaluate_files(
             None => String::new(),
         };
         return Err(Error::Other(format!(
-            "{} of {} conversations could not be evaluated{written}:\n{}",
+            "{} of {} could not be evaluated{written}:\n{}",
             summary.failures.len(),
-            files.len(),
+            crate::words::count(files.len(), "conversation"),
             lines.join("\n")
         )));
     }
