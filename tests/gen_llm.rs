@@ -262,11 +262,33 @@ fn full_run_retries_filters_caches_and_never_leaks_the_key() {
         .any(|r| r.contains("not mentioned")));
     assert_eq!(pool.scenarios[2].reasons, ["duplicate of scenario 0"]);
 
-    // A second run is served from the cache: zero requests, same result.
+    // A second run keeps the pools of the same prompts: zero requests,
+    // the same pools, counted as kept.
+    let pools_before: Vec<Vec<u8>> = files_under(&dir.path().join("out"))
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
     let second = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
     assert!(second.status.success());
     assert_eq!(stub.requests.load(Ordering::SeqCst), 6);
-    assert_eq!(second.stdout, first.stdout);
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&first.stdout).unwrap(),
+        serde_json::from_slice(&second.stdout).unwrap(),
+    );
+    assert_eq!((a["kept"].clone(), b["kept"].clone()), (0.into(), 3.into()));
+    for key in ["prompts", "scenarios", "accepted", "rejected", "files"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    // --force asks again, and the cache answers: still zero requests.
+    let forced = generate(&url, dir.path(), &["--limit", "3", "--force"]);
+    assert!(forced.status.success());
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 6);
+    assert_eq!(forced.stdout, first.stdout);
+    let pools_after: Vec<Vec<u8>> = files_under(&dir.path().join("out"))
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    assert_eq!(pools_before, pools_after);
 
     // ... and appears nowhere we wrote.
     for output in [&first, &second] {
@@ -510,4 +532,33 @@ fn every_failed_prompt_is_named_and_a_reply_without_choices_is_neither_written_n
             "{name} in {files:?}"
         );
     }
+}
+
+#[test]
+fn a_pool_of_another_prompt_is_never_overwritten_without_force() {
+    let (stub, url) = Stub::start(Vec::new(), Duration::ZERO);
+    let dir = tempfile::tempdir().unwrap();
+    let first = generate(&url, dir.path(), &["--limit", "1"]);
+    assert!(first.status.success());
+    let summary: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let pool = std::path::PathBuf::from(summary["files"][0].as_str().unwrap());
+    // Hand-edited (or another prompt's): the run refuses before asking.
+    std::fs::write(&pool, "{\"edited\": true}").unwrap();
+    let refused = generate(&url, dir.path(), &["--limit", "1"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("would be overwritten") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&pool).unwrap(),
+        "{\"edited\": true}"
+    );
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 1);
+    let forced = generate(&url, dir.path(), &["--limit", "1", "--force"]);
+    assert!(forced.status.success());
+    assert!(std::fs::read_to_string(&pool)
+        .unwrap()
+        .contains("prompt_sha256"));
 }

@@ -73,6 +73,16 @@ fn dry_run_counts_and_sends_nothing() {
     assert_eq!(summary["prompts"], catalog().tools().len() * 15);
     assert_eq!(summary["scenarios"], 0);
     assert_eq!(summary["files"].as_array().unwrap().len(), 0);
+    let human = Command::cargo_bin("talkforge")
+        .unwrap()
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+        .args(["generate", "--dry-run", "--limit", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&human.stdout),
+        "2 prompts rendered, nothing sent; 0 files written\n"
+    );
 }
 
 #[test]

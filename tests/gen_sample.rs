@@ -77,3 +77,32 @@ fn samples_evenly_and_deterministically() {
         "the seed changes the pick"
     );
 }
+
+#[test]
+fn no_pools_is_an_error_and_human_output_has_a_header() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["scenarios", "sample", "--pools"])
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no scenario pool"));
+    assert!(out.stdout.is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    let text = serde_json::to_string(&pool("A-AddAlarm", "AddAlarm", 2)).unwrap();
+    std::fs::write(dir.path().join("A-AddAlarm.json"), text).unwrap();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["scenarios", "sample", "--pools"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "required tool\tscenario\ttext");
+    assert!(lines[1].starts_with("AddAlarm\t"), "{stdout}");
+}

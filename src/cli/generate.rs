@@ -57,6 +57,11 @@ pub struct Args {
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t, help_heading = "Output")]
     pub format: OutputFormat,
+    /// Ask again for every prompt, replacing the pools --out already holds
+    /// (without it, a pool of the same prompt is kept and any other is
+    /// refused).
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
@@ -86,7 +91,19 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     };
     match args.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
+        OutputFormat::Human if args.dry_run => println!(
+            "{} rendered, nothing sent; {} written",
+            number(&summary["prompts"], "prompt"),
+            crate::words::count(summary["files"].as_array().map_or(0, Vec::len), "file")
+        ),
         OutputFormat::Human => {
+            let kept = summary["kept"].as_u64().unwrap_or_default();
+            if kept > 0 {
+                println!(
+                    "{} kept from an earlier run (--force asks again)",
+                    number(&summary["kept"], "pool")
+                );
+            }
             println!(
                 "{}, {} ({} accepted, {} rejected), {} written",
                 number(&summary["prompts"], "prompt"),
@@ -158,6 +175,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("scenarios"));
     create_dir(&out)?;
+    let (to_send, kept) = existing_pools(args, &out, &prompts)?;
     let client = Arc::new(Client::new(settings, &api_key)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -172,9 +190,17 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
     // Pools are written as replies arrive, so an interrupted run keeps
     // what it got (and the cache keeps every reply).
     let (mut scenarios, mut accepted, mut files, mut failures) = (0, 0, Vec::new(), Vec::new());
+    for (i, pool, path) in &kept {
+        scenarios += pool.scenarios.len();
+        accepted += pool.scenarios.iter().filter(|s| s.accepted).count();
+        files.push((*i, path.display().to_string()));
+    }
     runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for (i, prompt) in prompts.iter().enumerate() {
+            if !to_send.contains(&i) {
+                continue;
+            }
             let client = Arc::clone(&client);
             let semaphore = Arc::clone(&semaphore);
             let text = prompt.text.clone();
@@ -220,7 +246,46 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         "accepted": accepted,
         "rejected": scenarios - accepted,
         "files": files,
+        "kept": kept.len(),
     }))
+}
+
+/// The pools `out` already holds for `prompts`: a pool of the same prompt
+/// text is kept (a rerun after a failure asks only for the rest), any other
+/// file of a pool's name is refused unless `--force`, which asks again for
+/// every prompt. Returns the prompts to send (by index) and the kept pools.
+#[allow(clippy::type_complexity)]
+fn existing_pools(
+    args: &Args,
+    out: &Path,
+    prompts: &[Prompt],
+) -> Result<(Vec<usize>, Vec<(usize, ScenarioPool, PathBuf)>), Error> {
+    let (mut to_send, mut kept, mut clashes) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, prompt) in prompts.iter().enumerate() {
+        let path = out.join(format!("{}.json", prompt.name));
+        if args.force || !path.exists() {
+            to_send.push(i);
+            continue;
+        }
+        let same = crate::formats::read_json(&path)
+            .ok()
+            .and_then(|(_, value)| serde_json::from_value::<ScenarioPool>(value).ok())
+            .filter(|pool| pool.prompt_sha256 == prompt.sha256());
+        match same {
+            Some(pool) => kept.push((i, pool, path)),
+            None => clashes.push(path.display().to_string()),
+        }
+    }
+    if !clashes.is_empty() {
+        return Err(Error::Usage(format!(
+            "{} in {} would be overwritten: {} (another prompt's pool, or not a pool); \
+             pass --force to replace them, or --out to write elsewhere",
+            crate::words::count(clashes.len(), "file"),
+            out.display(),
+            clashes.join(", ")
+        )));
+    }
+    Ok((to_send, kept))
 }
 
 /// Filter a reply and write its pool; (scenarios, accepted, file).

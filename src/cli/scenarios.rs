@@ -48,6 +48,12 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
         return Err(Error::input(&args.pools, "not a folder of scenario pools"));
     }
     let pools = crate::gen::sample::load_pools(&args.pools)?;
+    if pools.is_empty() {
+        return Err(Error::input(
+            &args.pools,
+            "holds no scenario pool (`talkforge generate --out DIR` writes them)",
+        ));
+    }
     let picked = crate::gen::sample::sample(&pools, args.per_tool, args.seed);
     let doc = serde_json::json!({"pools": pools.len(), "sampled": picked});
     if let Some(out) = &args.out {
@@ -57,6 +63,7 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
     match args.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc).expect("json")),
         OutputFormat::Human => {
+            println!("required tool\tscenario\ttext");
             for s in &picked {
                 println!("{}\t{}\t{}", s.required_tool, s.reference, s.text);
             }
