@@ -37,14 +37,14 @@ pub fn parse_reference(reference: &str) -> (&str, Option<usize>) {
     }
 }
 
-/// The scenario's text and tools from a pool file. A scenario the
-/// generation filter rejected is refused (with its reasons) unless
-/// `allow_rejected`.
+/// The scenario's text, the pool's required tool and the scenario's tools
+/// from a pool file. A scenario the generation filter rejected is refused
+/// (with its reasons) unless `allow_rejected`.
 pub fn load_scenario(
     path: &Path,
     index: Option<usize>,
     allow_rejected: bool,
-) -> Result<(String, Vec<String>)> {
+) -> Result<(String, String, Vec<String>)> {
     let (_, value) = crate::formats::read_json(path)?;
     let pool: ScenarioPool = serde_json::from_value(value)
         .map_err(|e| Error::input(path, format!("not a scenario pool: {e}")))?;
@@ -76,36 +76,134 @@ pub fn load_scenario(
             ),
         ));
     }
-    Ok((scenario.text.clone(), scenario.tools.clone()))
+    Ok((
+        scenario.text.clone(),
+        pool.required_tool.clone(),
+        scenario.tools.clone(),
+    ))
 }
 
-/// The first account of `databases/Account.json`, or placeholders when the
-/// database is missing.
-pub fn pick_user(databases: &Path) -> Result<User> {
+/// How the conversation's user was chosen (for the message scaffold
+/// prints).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserChoice {
+    /// `--user` named them.
+    Named,
+    /// The scenario names them (their name, first name or username).
+    FromScenario,
+    /// Nobody the scenario names is in the Account database: the first
+    /// account, to be changed with `--user` if it does not fit.
+    FirstAccount,
+    /// No Account database: placeholders to write.
+    Placeholders,
+}
+
+/// The conversation's user from `databases/Account.json`: the account
+/// `username` names (an error listing the accounts when there is none),
+/// else the one the scenario text names, else the first account;
+/// placeholders when the database is missing.
+pub fn pick_user(
+    databases: &Path,
+    username: Option<&str>,
+    scenario: &str,
+) -> Result<(User, UserChoice)> {
     let path = databases.join("Account.json");
     if !path.exists() {
-        return Ok(User {
+        if let Some(username) = username {
+            return Err(Error::input(
+                &path,
+                format!("no such file, so --user {username} cannot be looked up"),
+            ));
+        }
+        let user = User {
             username: Some(placeholder("username")),
             email: Some(placeholder("email")),
             phone: Some(placeholder("phone")),
             name: Some(placeholder("name")),
             password: Some(placeholder("password")),
             ..User::default()
-        });
+        };
+        return Ok((user, UserChoice::Placeholders));
     }
     let (_, value) = crate::formats::read_json(&path)?;
-    let first = value
+    let accounts = value
         .as_object()
-        .and_then(|accounts| accounts.values().next())
+        .filter(|accounts| !accounts.is_empty())
         .ok_or_else(|| Error::input(&path, "no account in the Account database"))?;
-    let field = |name: &str| first.get(name).and_then(Value::as_str).map(str::to_owned);
-    Ok(User {
+    let text = |account: &Value, field: &str| {
+        account
+            .get(field)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (account, choice) = match username {
+        Some(wanted) => {
+            let found = accounts.values().find(|a| text(a, "username") == wanted);
+            let known: Vec<String> = accounts.values().map(|a| text(a, "username")).collect();
+            let account = found.ok_or_else(|| {
+                Error::Usage(format!(
+                    "--user {wanted}: no such account in {} (its usernames: {})",
+                    path.display(),
+                    known.join(", ")
+                ))
+            })?;
+            (account, UserChoice::Named)
+        }
+        None => match accounts.values().find(|a| names_them(scenario, a)) {
+            Some(account) => (account, UserChoice::FromScenario),
+            None => (
+                accounts.values().next().expect("not empty"),
+                UserChoice::FirstAccount,
+            ),
+        },
+    };
+    let field = |name: &str| account.get(name).and_then(Value::as_str).map(str::to_owned);
+    let user = User {
         username: field("username"),
         email: field("email"),
         phone: field("phone"),
         name: field("name"),
         password: field("password"),
         ..User::default()
+    };
+    Ok((user, choice))
+}
+
+/// Whether `scenario` names the account's person: their full name, first
+/// name or username as a whole word.
+fn names_them(scenario: &str, account: &Value) -> bool {
+    let words: Vec<String> = scenario
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .map(str::to_lowercase)
+        .collect();
+    let has_word = |w: &str| !w.is_empty() && words.iter().any(|x| x == &w.to_lowercase());
+    let field = |name: &str| {
+        account
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let name = field("name");
+    let first = name.split_whitespace().next().unwrap_or_default();
+    let full = !name.is_empty() && scenario.to_lowercase().contains(&name.to_lowercase());
+    full || has_word(first) || has_word(field("username"))
+}
+
+/// The moment a new conversation happens: 09:00 on the middle date the
+/// databases' records hold (so that "today" falls among the data, as the
+/// `timestamp-out-of-range` rule asks), or the current hour when they hold
+/// no date.
+pub fn moment(databases: &Path) -> Result<String> {
+    let mut dates = match crate::sim::Databases::load(databases) {
+        Ok(loaded) => crate::suites::tooltalk::databases::record_dates(&loaded),
+        Err(_) if !databases.exists() => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    dates.sort_unstable();
+    Ok(match dates.get(dates.len() / 2) {
+        Some(date) => format!("{} 09:00:00", date.format("%Y-%m-%d")),
+        None => chrono::Utc::now().format("%Y-%m-%d %H:00:00").to_string(),
     })
 }
 
@@ -141,6 +239,7 @@ pub fn fresh_session_token() -> String {
 pub fn skeleton(
     name: &str,
     scenario: &str,
+    required: Option<&str>,
     tools: &[String],
     mut user: User,
     now: &str,
@@ -152,7 +251,8 @@ pub fn skeleton(
         .map(|g| g.name)
         .filter(|&g| tools.iter().filter_map(|t| tool(t)).any(|t| t.group == g))
         .collect();
-    let mut apis: Vec<String> = Vec::new();
+    // The scenario's required tool first, as the upstream files list it.
+    let mut apis: Vec<String> = required.into_iter().map(str::to_owned).collect();
     for t in tools {
         if !apis.contains(t) {
             apis.push(t.clone());
@@ -199,13 +299,14 @@ pub fn skeleton(
 }
 
 /// Write the skeleton for `reference` (`FILE[#N]`) to `out`, never
-/// overwriting an existing file.
+/// overwriting an existing file; with `username`, for that account.
 pub fn scaffold(
     reference: &str,
     out: &Path,
     databases: &Path,
+    username: Option<&str>,
     allow_rejected: bool,
-) -> Result<Conversation> {
+) -> Result<(Conversation, UserChoice)> {
     if out.exists() {
         return Err(Error::input(
             out,
@@ -213,14 +314,14 @@ pub fn scaffold(
         ));
     }
     let (file, index) = parse_reference(reference);
-    let (text, tools) = load_scenario(Path::new(file), index, allow_rejected)?;
-    let user = pick_user(databases)?;
+    let (text, required, tools) = load_scenario(Path::new(file), index, allow_rejected)?;
+    let (user, choice) = pick_user(databases, username, &text)?;
     let name = out
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "conversation".to_owned());
-    let now = chrono::Utc::now().format("%Y-%m-%d %H:00:00").to_string();
-    let conversation = skeleton(&name, &text, &tools, user, &now);
+    let now = moment(databases)?;
+    let conversation = skeleton(&name, &text, Some(&required), &tools, user, &now);
     let json = crate::formats::to_python_json(&conversation);
     // A new conversation often starts a new folder (a subset).
     if let Some(folder) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -228,7 +329,7 @@ pub fn scaffold(
             .map_err(|e| Error::input(folder, format!("cannot create the folder: {e}")))?;
     }
     crate::formats::atomic_write(out, format!("{json}\n").as_bytes())?;
-    Ok(conversation)
+    Ok((conversation, choice))
 }
 
 #[cfg(test)]

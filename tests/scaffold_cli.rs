@@ -320,3 +320,115 @@ fn the_output_folder_is_created() {
     let skeleton = scaffold(&pool, 0, &out, &databases(dir.path()));
     assert_eq!(skeleton["name"], "alarm");
 }
+
+/// A pool whose accepted scenario has `text`, required tool FindAlarms,
+/// its tools listed with the required one last.
+fn fitting_pool(dir: &Path, text: &str) -> std::path::PathBuf {
+    let pool = ScenarioPool {
+        name: "Alarm-Email-Weather-FindAlarms".into(),
+        plugins: vec!["Alarm".into(), "Email".into(), "Weather".into()],
+        required_tool: "FindAlarms".into(),
+        model: "stub".into(),
+        prompt_sha256: "0".repeat(64),
+        raw_reply: "irrelevant".into(),
+        scenarios: vec![Scenario {
+            text: text.into(),
+            tools: vec![
+                "CurrentWeather".into(),
+                "SendEmail".into(),
+                "FindAlarms".into(),
+            ],
+            accepted: true,
+            reasons: vec![],
+        }],
+    };
+    let path = dir.join("pool.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&pool).unwrap()).unwrap();
+    path
+}
+
+/// Scaffold with the repository's databases; (exit code, stderr, skeleton).
+fn scaffold_here(dir: &Path, pool: &Path, extra: &[&str]) -> (i32, String, Option<Conversation>) {
+    let out = dir.join(format!("c{}.json", extra.len()));
+    let output = talkforge()
+        .args(["scaffold", "--scenario"])
+        .arg(pool)
+        .arg("--out")
+        .arg(&out)
+        .arg("--databases")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("databases"))
+        .args(extra)
+        .output()
+        .unwrap();
+    let written = std::fs::read_to_string(&out)
+        .ok()
+        .map(|text| serde_json::from_str(&text).unwrap());
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        written,
+    )
+}
+
+#[test]
+fn the_skeleton_fits_the_dataset_user_moment_and_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let named = fitting_pool(
+        dir.path(),
+        "Priya checks the weather (CurrentWeather), her alarms (FindAlarms) and emails Ravi (SendEmail).",
+    );
+    let (code, stderr, skeleton) = scaffold_here(dir.path(), &named, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let skeleton = skeleton.unwrap();
+    assert_eq!(
+        skeleton.user.username.as_deref(),
+        Some("priya_n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("whom the scenario names"), "{stderr}");
+    // The required tool first; the moment inside the databases' dates.
+    assert_eq!(
+        skeleton.apis_used,
+        ["FindAlarms", "CurrentWeather", "SendEmail"]
+    );
+    assert!(
+        skeleton.metadata.timestamp.starts_with("2024-05-"),
+        "{}",
+        skeleton.metadata.timestamp
+    );
+    let indices: Vec<Option<u64>> = skeleton.conversation.iter().map(|t| t.index).collect();
+    assert_eq!(indices, [Some(0), Some(1)]);
+
+    // --user picks the account; an unknown one lists the usernames.
+    let (code, _, skeleton) = scaffold_here(dir.path(), &named, &["--user", "yukit"]);
+    assert_eq!(code, 0);
+    assert_eq!(skeleton.unwrap().user.username.as_deref(), Some("yukit"));
+    let (code, stderr, skeleton) = scaffold_here(
+        dir.path(),
+        &named,
+        &["--user", "nobody", "--allow-rejected"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--user nobody: no such account") && stderr.contains("priya_n"),
+        "{stderr}"
+    );
+    assert!(skeleton.is_none(), "nothing written");
+
+    // Nobody the scenario names is known: the first account, said plainly.
+    let anonymous = dir.path().join("anonymous");
+    std::fs::create_dir(&anonymous).unwrap();
+    let pool = fitting_pool(
+        &anonymous,
+        "Someone checks the weather, their alarms and sends an email.",
+    );
+    let (code, stderr, skeleton) = scaffold_here(&anonymous, &pool, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(skeleton.unwrap().user.username.as_deref(), Some("mariel"));
+    assert!(
+        stderr.contains(
+            "nobody the scenario names is in Account.json (--user USERNAME picks another)"
+        ),
+        "{stderr}"
+    );
+}

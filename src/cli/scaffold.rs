@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::Status;
+use crate::scaffold::UserChoice;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -17,22 +18,37 @@ pub struct Args {
     /// Where the Account database is (a user is taken from it).
     #[arg(long, default_value = "databases")]
     pub databases: PathBuf,
+    /// The account the conversation is with [default: the person the
+    /// scenario names, when Account.json has them; else its first account].
+    #[arg(long, value_name = "USERNAME")]
+    pub user: Option<String>,
     /// Scaffold a scenario the generation filter rejected.
     #[arg(long)]
     pub allow_rejected: bool,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let conversation = crate::scaffold::scaffold(
+    let (conversation, choice) = crate::scaffold::scaffold(
         &args.scenario,
         &args.out,
         &args.databases,
+        args.user.as_deref(),
         args.allow_rejected,
     )?;
+    let who = conversation.user.username.as_deref().unwrap_or_default();
+    let how = match choice {
+        UserChoice::Named => format!("for {who}"),
+        UserChoice::FromScenario => format!("for {who}, whom the scenario names"),
+        UserChoice::FirstAccount => format!(
+            "for {who}, the first account: nobody the scenario names is in Account.json (--user USERNAME picks another)"
+        ),
+        UserChoice::Placeholders => "with a placeholder user (no Account.json)".to_string(),
+    };
     eprintln!(
-        "wrote {} ({} tools); replace every `{}` text, then run `talkforge fill` and `talkforge lint`",
+        "wrote {} ({}) {how}, at {}; replace every `{}` text, then run `talkforge fill` and `talkforge lint`",
         args.out.display(),
-        conversation.apis_used.len(),
+        crate::words::count(conversation.apis_used.len(), "tool"),
+        conversation.metadata.timestamp,
         crate::scaffold::PLACEHOLDER
     );
     Ok(Status::Clean)

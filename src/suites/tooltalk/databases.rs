@@ -31,6 +31,12 @@ pub const SCHEMAS: &[DatabaseSchema] = &[
 /// (`2023-09-11 09:00:00`) counts by its date; keys, clock times and
 /// other texts do not.
 pub fn date_range(databases: &crate::sim::Databases) -> Option<crate::suite::DateRange> {
+    crate::suite::DateRange::of(record_dates(databases))
+}
+
+/// Every date the records hold (as [`date_range`] reads them), in the
+/// databases' order, repeats kept.
+pub fn record_dates(databases: &crate::sim::Databases) -> Vec<chrono::NaiveDate> {
     fn dates(value: &Value, out: &mut Vec<chrono::NaiveDate>) {
         match value {
             Value::String(text) => out.extend(date_of(text)),
@@ -47,7 +53,7 @@ pub fn date_range(databases: &crate::sim::Databases) -> Option<crate::suite::Dat
             }
         }
     }
-    crate::suite::DateRange::of(found)
+    found
 }
 
 /// The date of a text that is exactly a date or a time stamp.
