@@ -126,6 +126,10 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         });
     }
     let stats = stats_files(&conversations, suite).ok();
+    let manifest = root.join("scenarios").join(MANIFEST);
+    if manifest.is_file() {
+        steps.push(manifest_step(root, &manifest));
+    }
     if let Some(policy) = Policy::load(root)? {
         steps.push(policy_step(&policy, root, suite, &conversations));
     }
@@ -158,6 +162,72 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
         catalog_tools: suite.catalog().tools().len(),
         catalog_tools_used,
     })
+}
+
+/// The committed record of the prompts `generate` renders (see
+/// scenarios/README.md).
+const MANIFEST: &str = "dry-run-manifest.json";
+
+/// The manifest lists the prompts the catalog and its template render now
+/// (names and text hashes): a pool's `prompt_sha256` is looked up there.
+fn manifest_step(root: &Path, path: &Path) -> Step {
+    let problem = match manifest_differs(root, path) {
+        Ok(false) => None,
+        Ok(true) => Some(format!(
+            "{}: stale, the prompts render differently now \
+             (`talkforge generate --dry-run --out DIR` writes it again, see scenarios/README.md)",
+            path.display()
+        )),
+        Err(e) => Some(e.to_string()),
+    };
+    Step {
+        name: "scenarios",
+        outcome: if problem.is_none() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        },
+        summary: match &problem {
+            None => format!("{MANIFEST} lists the prompts the template renders"),
+            Some(_) => format!("{MANIFEST} is stale"),
+        },
+        problems: problem.into_iter().collect(),
+    }
+}
+
+fn manifest_differs(root: &Path, path: &Path) -> Result<bool, Error> {
+    let (_, manifest) = crate::formats::read_json(path)?;
+    let template_name = manifest["template"]
+        .as_str()
+        .unwrap_or("prompts/scenarios.j2");
+    let template = match root.join(template_name) {
+        file if file.is_file() => crate::formats::read::read_text(&file)?,
+        _ => crate::gen::DEFAULT_TEMPLATE.to_string(),
+    };
+    let per_prompt = manifest["plugins_per_prompt"].as_u64().unwrap_or(3) as usize;
+    let rendered =
+        crate::gen::render_all(&template, template_name, per_prompt, Default::default())?;
+    let listed: Vec<(&str, &str)> = manifest["prompts"]
+        .as_array()
+        .map(|prompts| {
+            prompts
+                .iter()
+                .map(|p| {
+                    (
+                        p["name"].as_str().unwrap_or_default(),
+                        p["prompt_sha256"].as_str().unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let hashes: Vec<String> = rendered.iter().map(|p| p.sha256()).collect();
+    let now: Vec<(&str, &str)> = rendered
+        .iter()
+        .zip(&hashes)
+        .map(|(p, hash)| (p.name.as_str(), hash.as_str()))
+        .collect();
+    Ok(listed != now)
 }
 
 /// The dataset's files read into the model (those that cannot be read are

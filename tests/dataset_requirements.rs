@@ -153,3 +153,21 @@ fn too_few_hard_conversations_or_calls_of_a_tool_are_named() {
         "{out}"
     );
 }
+
+#[test]
+fn a_stale_prompt_manifest_is_named() {
+    let root = copy();
+    fs::create_dir_all(root.path().join("scenarios")).unwrap();
+    let manifest = root.path().join("scenarios/dry-run-manifest.json");
+    fs::copy(repo().join("scenarios/dry-run-manifest.json"), &manifest).unwrap();
+    let (code, out) = check(root.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("scenarios  ok"), "{out}");
+    let text = fs::read_to_string(&manifest).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value["prompts"][0]["prompt_sha256"] = "0".repeat(64).into();
+    fs::write(&manifest, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let (code, out) = check(root.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dry-run-manifest.json: stale"), "{out}");
+}
