@@ -629,36 +629,24 @@ fn a_database_a_call_needs_or_an_unknown_file_is_named() {
         ),
     )
     .unwrap();
-    talkforge()
-        .arg("verify")
-        .arg(&file)
-        .arg("--databases")
-        .arg(&databases)
-        .assert()
-        .code(0);
+    let verify = || {
+        talkforge()
+            .arg("verify")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases)
+            .assert()
+    };
+    verify().code(0);
     // A misspelt database: named, before anything runs.
     fs::write(databases.join("Agendas.json"), "{}").unwrap();
-    talkforge()
-        .arg("verify")
-        .arg(&file)
-        .arg("--databases")
-        .arg(&databases)
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            "Agendas.json: not one of API-Bank's databases",
-        ));
+    verify().code(2).stderr(predicates::str::contains(
+        "Agendas.json: not one of API-Bank's databases",
+    ));
     fs::remove_file(databases.join("Agendas.json")).unwrap();
     // The database AddAgenda writes is missing: that dialogue is refused.
     fs::remove_file(databases.join("Agenda.json")).unwrap();
-    talkforge()
-        .arg("verify")
-        .arg(&file)
-        .arg("--databases")
-        .arg(&databases)
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            "the databases folder has no Agenda.json, which AddAgenda needs",
-        ));
+    verify().code(2).stderr(predicates::str::contains(
+        "the databases folder has no Agenda.json, which AddAgenda needs",
+    ));
 }

@@ -9,31 +9,13 @@
 //! Each test breaks a copy of the repository's dataset in one way and
 //! expects check to name it.
 
+mod repo_support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A copy of the repository's dataset, policy and card.
-fn copy() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for folder in ["conversations/easy", "conversations/hard", "databases"] {
-        let to = tmp.path().join(folder);
-        fs::create_dir_all(&to).unwrap();
-        for entry in fs::read_dir(repo().join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    for file in ["talkforge.toml", "conversations/README.md"] {
-        fs::copy(repo().join(file), tmp.path().join(file)).unwrap();
-    }
-    tmp
-}
+use repo_support::{copy_of_the_repository, repo};
 
 /// `check`'s exit code and its output.
 fn check(root: &Path) -> (i32, String) {
@@ -61,7 +43,7 @@ fn the_repository_follows_its_policy_and_its_card_is_current() {
 
 #[test]
 fn a_missing_easy_conversation_and_a_stale_card_are_named() {
-    let root = copy();
+    let root = copy_of_the_repository();
     fs::remove_file(root.path().join("conversations/easy/AddAlarm-easy.json")).unwrap();
     let (code, out) = check(root.path());
     assert_eq!(code, 1, "{out}");
@@ -84,7 +66,7 @@ fn a_missing_easy_conversation_and_a_stale_card_are_named() {
 
 #[test]
 fn names_calls_plugins_and_turns_of_hard_conversations_are_held_to_the_policy() {
-    let root = copy();
+    let root = copy_of_the_repository();
     let hard = root.path().join("conversations/hard");
     let mut files: Vec<PathBuf> = fs::read_dir(&hard)
         .unwrap()
@@ -133,7 +115,7 @@ fn names_calls_plugins_and_turns_of_hard_conversations_are_held_to_the_policy() 
 
 #[test]
 fn too_few_hard_conversations_or_calls_of_a_tool_are_named() {
-    let root = copy();
+    let root = copy_of_the_repository();
     let hard = root.path().join("conversations/hard");
     for entry in fs::read_dir(&hard).unwrap() {
         let path = entry.unwrap().path();
@@ -156,7 +138,7 @@ fn too_few_hard_conversations_or_calls_of_a_tool_are_named() {
 
 #[test]
 fn a_stale_prompt_manifest_is_named() {
-    let root = copy();
+    let root = copy_of_the_repository();
     fs::create_dir_all(root.path().join("scenarios")).unwrap();
     let manifest = root.path().join("scenarios/dry-run-manifest.json");
     fs::copy(repo().join("scenarios/dry-run-manifest.json"), &manifest).unwrap();

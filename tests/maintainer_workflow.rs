@@ -7,33 +7,15 @@
 
 mod eval_support;
 
+mod repo_support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 use eval_support::{text_answer, Stub};
+use repo_support::copy_of_the_repository;
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A copy of the repository's dataset, policy and card.
-fn copy_of_the_repository() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for folder in ["conversations/easy", "conversations/hard", "databases"] {
-        let to = tmp.path().join(folder);
-        fs::create_dir_all(&to).unwrap();
-        for entry in fs::read_dir(repo().join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    for file in ["talkforge.toml", "conversations/README.md"] {
-        fs::copy(repo().join(file), tmp.path().join(file)).unwrap();
-    }
-    tmp
-}
 
 /// Run talkforge in `root`; (exit code, stdout, stderr).
 fn talkforge(root: &Path, args: &[&str]) -> (i32, String, String) {
