@@ -18,7 +18,9 @@ pub enum ColorChoice {
     /// On a terminal, unless NO_COLOR is set (to anything but empty).
     #[default]
     Auto,
+    /// Colour even when the output is not a terminal.
     Always,
+    /// Never colour.
     Never,
 }
 

@@ -40,7 +40,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The main job: schemas, lint and verify over this repository's dataset.
+    /// The main job: schemas, lint, verify and the dataset policy over this repository's dataset.
     Check(check::Args),
     /// Print the dataset card's tables, or write them into the card.
     Card(card::Args),
