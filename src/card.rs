@@ -37,10 +37,9 @@ pub fn tables(
         .subsets
         .iter()
         .map(|subset| {
-            let folder = root.join("conversations").join(&subset.folder);
-            let members = conversations
-                .iter()
-                .filter(|(path, _)| path.starts_with(&folder))
+            let members = subset
+                .members(root, conversations)
+                .into_iter()
                 .map(|(_, c)| c)
                 .collect();
             (subset.folder.as_str(), members)

@@ -109,18 +109,32 @@ impl Policy {
     ) -> Vec<String> {
         let mut problems = Vec::new();
         for subset in &self.subsets {
-            let folder = root.join("conversations").join(&subset.folder);
-            let members: Vec<&(PathBuf, Conversation)> = conversations
-                .iter()
-                .filter(|(path, _)| path.starts_with(&folder))
-                .collect();
-            subset.check(&folder, catalog, &members, &mut problems);
+            let members = subset.members(root, conversations);
+            subset.check(&subset.path(root), catalog, &members, &mut problems);
         }
         problems
     }
 }
 
 impl Subset {
+    /// The subset's folder under `root/conversations`.
+    pub fn path(&self, root: &Path) -> PathBuf {
+        root.join("conversations").join(&self.folder)
+    }
+
+    /// The conversations of the dataset that lie in this subset's folder.
+    pub fn members<'c>(
+        &self,
+        root: &Path,
+        conversations: &'c [(PathBuf, Conversation)],
+    ) -> Vec<&'c (PathBuf, Conversation)> {
+        let folder = self.path(root);
+        conversations
+            .iter()
+            .filter(|(path, _)| path.starts_with(&folder))
+            .collect()
+    }
+
     fn check(
         &self,
         folder: &Path,
@@ -137,10 +151,16 @@ impl Subset {
                 ));
             }
         }
-        let name = self
-            .file_name
-            .as_deref()
-            .map(|template| FileName::new(template).expect("checked when loaded"));
+        // `Policy::load` refuses a bad template; one built otherwise is
+        // reported here rather than trusted.
+        let name = match self.file_name.as_deref().map(FileName::new) {
+            Some(Ok(name)) => Some(name),
+            Some(Err(why)) => {
+                problems.push(format!("{shown}: {why}"));
+                None
+            }
+            None => None,
+        };
         let mut named_tools: BTreeMap<&str, Vec<&Path>> = BTreeMap::new();
         let mut calls_per_tool: BTreeMap<&str, usize> = BTreeMap::new();
         for (path, conversation) in members {

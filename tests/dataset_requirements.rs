@@ -153,3 +153,23 @@ fn a_stale_prompt_manifest_is_named() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("dry-run-manifest.json: stale"), "{out}");
 }
+
+#[test]
+fn a_policy_that_cannot_be_read_names_talkforge_toml() {
+    let root = copy_of_the_repository();
+    let toml = root.path().join("talkforge.toml");
+    let text = fs::read_to_string(&toml).unwrap();
+    fs::write(&toml, text.replace("{tool}-easy.json", "{what}-easy.json")).unwrap();
+    let out = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["check", "--root"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("talkforge.toml") && stderr.contains("unknown placeholder `{what}`"),
+        "{stderr}"
+    );
+}

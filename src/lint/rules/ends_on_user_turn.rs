@@ -1,5 +1,5 @@
 use crate::lint::registry::{Check, FileInput};
-use crate::lint::view::{Event, Speaker};
+use crate::lint::view::{shown, Event, Speaker};
 use crate::lint::{Anchor, Diagnostic};
 
 crate::declare_rule! {
@@ -45,22 +45,13 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             NAME,
             format!(
                 "the dialogue ends on a user turn, which no assistant turn answers and evaluation never reaches: {:?}",
-                shorten(text)
+                shown(text)
             ),
         )
         .turn(*turn)
         .at(at)
         .help("write the assistant turn that answers it, or end on the assistant's last answer"),
     );
-}
-
-/// The first words of a text, for a one-line message.
-fn shorten(text: &str) -> String {
-    const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -114,9 +105,12 @@ mod tests {
     }
 
     #[test]
-    fn long_texts_are_shortened_on_a_character_boundary() {
+    fn a_long_last_text_is_shown_cut_on_a_character_boundary() {
         let text = "é".repeat(100);
-        assert_eq!(shorten(&text), format!("{}...", "é".repeat(60)));
-        assert_eq!(shorten("Thanks!"), "Thanks!");
+        let left = dialogue(&[json!({"role": "User", "text": text})]);
+        let found = run(&RULE, "d.jsonl", &left);
+        assert_eq!(found.len(), 1);
+        let shown = format!("{}… (100 characters)", "é".repeat(60));
+        assert!(found[0].message.contains(&shown), "{}", found[0].message);
     }
 }
