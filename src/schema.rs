@@ -44,6 +44,8 @@ pub enum SchemaKind {
     Conversation,
     ScenarioPool,
     Catalog,
+    /// An API-Bank level-3 scenario in our own format (`.lv3.json`).
+    ApiBankLevel3,
     /// A database file, by its stem (`Account`, `Calendar`, ...).
     Database(&'static str),
 }
@@ -62,6 +64,7 @@ impl SchemaKind {
             SchemaKind::Conversation,
             SchemaKind::ScenarioPool,
             SchemaKind::Catalog,
+            SchemaKind::ApiBankLevel3,
         ];
         kinds.extend(databases().map(SchemaKind::Database));
         kinds
@@ -73,6 +76,7 @@ impl SchemaKind {
             SchemaKind::Conversation => "conversation.schema.json".into(),
             SchemaKind::ScenarioPool => "scenario-pool.schema.json".into(),
             SchemaKind::Catalog => "catalog.schema.json".into(),
+            SchemaKind::ApiBankLevel3 => "apibank-level3-scenario.schema.json".into(),
             SchemaKind::Database(name) => format!("databases/{name}.schema.json"),
         }
     }
@@ -86,6 +90,7 @@ impl SchemaKind {
             SchemaKind::Conversation => of::<Conversation>(),
             SchemaKind::ScenarioPool => of::<ScenarioPool>(),
             SchemaKind::Catalog => of::<CatalogDoc>(),
+            SchemaKind::ApiBankLevel3 => crate::suites::apibank::level3::format::schema(),
             SchemaKind::Database(name) => crate::suites::all()
                 .into_iter()
                 .flat_map(|suite| suite.database_schemas())
@@ -215,7 +220,7 @@ mod tests {
         }
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 11);
+        assert_eq!(names.len(), 12);
     }
 
     #[test]

@@ -103,6 +103,10 @@ pub struct Dialogue<'t> {
     pub path: PathBuf,
     pub text: &'t str,
     pub lines: Vec<DialogueLine<'t>>,
+    /// The file's own text when the dialogue was made from a file of
+    /// another format whose lines it keeps (a level-3 scenario): reports
+    /// show its lines.
+    pub source: Option<&'t str>,
 }
 
 impl<'t> Dialogue<'t> {
@@ -127,6 +131,7 @@ impl<'t> Dialogue<'t> {
             path: path.to_path_buf(),
             text,
             lines,
+            source: None,
         })
     }
 

@@ -112,6 +112,17 @@ fn folder_name_by_components(path: &Path) -> Option<String> {
 /// `Path::extension` reads: the text after the last dot, unless that dot
 /// starts the name.
 fn has_extension(name: &[u8], extensions: &[&str]) -> bool {
+    // An ending of several parts (`lv3.json`) ends the name after a
+    // non-empty stem.
+    let ends_in = |ending: &str| {
+        let ending = ending.as_bytes();
+        name.len() > ending.len() + 1
+            && name[name.len() - ending.len() - 1] == b'.'
+            && name[name.len() - ending.len()..].eq_ignore_ascii_case(ending)
+    };
+    if extensions.iter().any(|e| e.contains('.') && ends_in(e)) {
+        return true;
+    }
     let Some(dot) = name.iter().rposition(|&b| b == b'.').filter(|&dot| dot > 0) else {
         return false;
     };

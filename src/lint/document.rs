@@ -43,8 +43,8 @@ impl InputFormat {
     /// Extensions to look for in folders.
     pub fn extensions(self) -> Vec<&'static str> {
         match self {
-            InputFormat::Auto => crate::suites::all().iter().map(|s| s.extension()).collect(),
-            InputFormat::Suite(suite) => vec![suite.extension()],
+            InputFormat::Auto => crate::suites::extensions(None),
+            InputFormat::Suite(suite) => crate::suites::extensions(Some(suite)),
         }
     }
 
@@ -95,7 +95,50 @@ pub enum Document<'t> {
     Pool(Box<JsonFile<'t, ScenarioPool>>),
 }
 
+/// A file's text as the linter reads it: the file's own, or for a file a
+/// suite reads as a dialogue of another format (API-Bank's level-3
+/// scenarios), the dialogue the suite makes of it, the file's own text
+/// kept beside for showing its lines.
+#[derive(Debug, Clone)]
+pub struct LintText {
+    pub text: String,
+    pub source: Option<String>,
+}
+
+impl LintText {
+    /// Read `path` for the linter; a scenario that cannot be read is an
+    /// error naming the file (exit 2).
+    pub fn read(path: &Path, format: InputFormat) -> Result<LintText> {
+        let text = crate::formats::read::read_text(path)?;
+        let forced = match format {
+            InputFormat::Auto => None,
+            InputFormat::Suite(suite) => Some(suite),
+        };
+        match crate::suites::for_path(path, forced)
+            .and_then(|suite| suite.scenario_dialogue_text(path, &text))
+        {
+            Some(dialogue) => Ok(LintText {
+                text: dialogue?,
+                source: Some(text),
+            }),
+            None => Ok(LintText { text, source: None }),
+        }
+    }
+}
+
 impl<'t> Document<'t> {
+    /// A file as [`LintText::read`] read it.
+    pub fn of_text(path: &Path, read: &'t LintText, format: InputFormat) -> Result<Document<'t>> {
+        match &read.source {
+            Some(source) => {
+                let mut dialogue = Dialogue::parse(path, &read.text)?;
+                dialogue.source = Some(source);
+                Ok(Document::Lines(dialogue))
+            }
+            None => Document::parse(path, &read.text, format),
+        }
+    }
+
     /// Read a file's text (from `formats::read::read_text`); fails (exit 2)
     /// only when it cannot be read as JSON at all.
     pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::config::Config;
-use super::document::{Document, InputFormat};
+use super::document::{Document, InputFormat, LintText};
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::{CallTrees, View};
 use super::{Diagnostic, Finding, Snippet};
-use crate::formats::read::{line_column, read_text};
+use crate::formats::read::line_column;
 use crate::json::locate::locate;
+use crate::formats::apibank::Dialogue;
 use crate::json::tree::Json;
 use crate::{Error, Result};
 
@@ -192,10 +193,10 @@ fn place_dataset(
         // The file's name as displayed was kept with its identifiers.
         (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
         _ => {
-            let Ok(text) = read_text(path) else {
+            let Ok(text) = LintText::read(path, options.input_format) else {
                 return;
             };
-            let Ok(document) = Document::parse(path, &text, options.input_format) else {
+            let Ok(document) = Document::of_text(path, &text, options.input_format) else {
                 return;
             };
             place(&document, rule, diagnostic, options)
@@ -221,11 +222,11 @@ fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Optio
         ids: None,
         error: Some(error),
     };
-    let text = match read_text(path) {
+    let text = match LintText::read(path, options.input_format) {
         Ok(text) => text,
         Err(e) => return failed(e),
     };
-    let document = match Document::parse(path, &text, options.input_format) {
+    let document = match Document::of_text(path, &text, options.input_format) {
         Ok(document) => document,
         Err(e) => return failed(e),
     };
@@ -290,7 +291,7 @@ fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
 
 /// Turn a diagnostic into a finding at its line and column.
 fn place(document: &Document<'_>, rule: &Rule, d: Diagnostic, options: &Options) -> Finding {
-    let text = document.text();
+    let text = shown_text(document);
     let mut position = d.place.map(|(line, column)| {
         let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
         (line, column, line_text.to_owned(), 1)
@@ -346,6 +347,17 @@ fn finding(
     }
 }
 
+/// The text whose lines findings show: a scenario's own, else the file's.
+fn shown_text<'t>(document: &Document<'t>) -> &'t str {
+    match document {
+        Document::Lines(Dialogue {
+            source: Some(source),
+            ..
+        }) => source,
+        other => other.text(),
+    }
+}
+
 /// (line, column, the line's text, underline width) of an anchor.
 fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Position> {
     let text = document.text();
@@ -374,6 +386,18 @@ fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Po
     };
     let offset = scope_start + start;
     let (line, column) = line_column(text, offset);
+    if let Document::Lines(Dialogue {
+        source: Some(source),
+        ..
+    }) = document
+    {
+        // A scenario read as a dialogue: its lines are the file's, and the
+        // place is the line's text in the file.
+        let line_text = source.lines().nth(line - 1).unwrap_or("");
+        let column = line_text.chars().take_while(|c| c.is_whitespace()).count() + 1;
+        let width = line_text.trim().chars().count().max(1);
+        return Some((line, column, line_text.to_owned(), width));
+    }
     let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
     let line_end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
     let line_text = &text[line_start..line_end];

@@ -121,6 +121,10 @@ pub struct View<'a> {
     pub shown: Vec<Shown>,
     /// A session is open before the first turn.
     pub starts_logged_in: bool,
+    /// Whether calls record their results. A scenario's ground-truth calls
+    /// (API-Bank level 3) record none: a login among them is taken to
+    /// succeed (whether it does is `verify`'s to say).
+    pub records_results: bool,
 }
 
 impl<'a> View<'a> {
@@ -261,6 +265,7 @@ fn conversation_view<'a>(
         now: NaiveDateTime::parse_from_str(&meta.timestamp, "%Y-%m-%d %H:%M:%S").ok(),
         shown,
         starts_logged_in: conv.user.session_token.is_some() || meta.session_token.is_some(),
+        records_results: true,
     }
 }
 
@@ -303,6 +308,7 @@ fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> V
         now: None,
         shown: Vec::new(),
         starts_logged_in: false,
+        records_results: dialogue.source.is_none(),
     }
 }
 

@@ -59,16 +59,11 @@ impl Client {
         Ok(Client { http, settings })
     }
 
-    fn request(&self, prompt: &str) -> CreateChatCompletionRequest {
+    fn request(&self, messages: Vec<ChatCompletionRequestMessage>) -> CreateChatCompletionRequest {
         #[allow(deprecated)]
         CreateChatCompletionRequest {
             model: self.settings.model.clone(),
-            messages: vec![ChatCompletionRequestMessage::User(
-                ChatCompletionRequestUserMessage {
-                    content: prompt.to_owned().into(),
-                    name: None,
-                },
-            )],
+            messages,
             temperature: Some(self.settings.temperature),
             max_tokens: Some(self.settings.max_tokens),
             ..Default::default()
@@ -77,7 +72,20 @@ impl Client {
 
     /// The model's reply to `prompt`, from the cache when it is there.
     pub async fn complete(&self, prompt: &str) -> Result<Reply> {
-        let request = self.request(prompt);
+        self.chat(vec![ChatCompletionRequestMessage::User(
+            ChatCompletionRequestUserMessage {
+                content: prompt.to_owned().into(),
+                name: None,
+            },
+        )])
+        .await
+    }
+
+    /// The model's next message after `messages` (a whole conversation:
+    /// system, user and assistant messages), from the cache when it is
+    /// there.
+    pub async fn chat(&self, messages: Vec<ChatCompletionRequestMessage>) -> Result<Reply> {
+        let request = self.request(messages);
         let cache_path = self
             .settings
             .cache

@@ -263,6 +263,21 @@ pub trait Suite: Sync {
     /// The extension of the dialogue files it reads (without the dot).
     fn extension(&self) -> &'static str;
 
+    /// The endings of the names of files that are not dialogues but that
+    /// every command reads as one (API-Bank's level-3 scenarios: `txt`,
+    /// `lv3.json`); an ending longer than another suite's extension wins.
+    fn scenario_extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The text of an API-Bank-style dialogue (one JSON object a line)
+    /// that `lint` reads for a scenario file, its lines standing where the
+    /// file has them; None for the suite's own dialogues.
+    fn scenario_dialogue_text(&self, path: &Path, text: &str) -> Option<Result<String>> {
+        let _ = (path, text);
+        None
+    }
+
     /// The databases folder used when `--databases` is not given, relative
     /// to the working directory.
     fn default_databases(&self) -> &'static str;

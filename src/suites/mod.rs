@@ -26,8 +26,24 @@ pub fn for_path(
     forced: Option<&'static dyn Suite>,
 ) -> Option<&'static dyn Suite> {
     forced.or_else(|| {
-        let extension = path.extension()?.to_str()?;
-        all().into_iter().find(|s| s.extension() == extension)
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let ends_in = |ending: &str| {
+            name.strip_suffix(ending)
+                .and_then(|rest| rest.strip_suffix('.'))
+                .is_some_and(|stem| !stem.is_empty())
+        };
+        // The longest ending that fits: `x.lv3.json` is API-Bank's
+        // scenario, not a ToolTalk conversation.
+        all()
+            .into_iter()
+            .flat_map(|s| {
+                std::iter::once(s.extension())
+                    .chain(s.scenario_extensions().iter().copied())
+                    .map(move |ending| (ending, s))
+            })
+            .filter(|(ending, _)| ends_in(ending))
+            .max_by_key(|(ending, _)| ending.len())
+            .map(|(_, s)| s)
     })
 }
 
@@ -59,11 +75,15 @@ pub fn of_files(
     Ok(suite.unwrap_or(all()[0]))
 }
 
-/// The extensions of the dialogue files a run looks for: the forced
-/// suite's, or every suite's.
+/// The name endings of the files a run looks for (dialogues and the
+/// scenarios read as dialogues): the forced suite's, or every suite's.
 pub fn extensions(forced: Option<&'static dyn Suite>) -> Vec<&'static str> {
-    match forced {
-        Some(suite) => vec![suite.extension()],
-        None => all().map(|s| s.extension()).to_vec(),
-    }
+    let suites = match forced {
+        Some(suite) => vec![suite],
+        None => all().to_vec(),
+    };
+    suites
+        .iter()
+        .flat_map(|s| std::iter::once(s.extension()).chain(s.scenario_extensions().iter().copied()))
+        .collect()
 }

@@ -9,7 +9,8 @@ crate::declare_rule! {
     /// conversation's `user.session_token` or a successful `UserLogin` or
     /// `RegisterUser`, and ends with a successful `LogoutUser` or
     /// `DeleteAccount`. In API-Bank a token-taking API needs an earlier
-    /// successful `GetUserToken` (or `RegisterUser`).
+    /// successful `GetUserToken` (or `RegisterUser`); in a level-3
+    /// scenario, whose calls record no results, an earlier one.
     ///
     /// ## Why
     /// The simulators refuse such calls, so the recorded result cannot be
@@ -51,7 +52,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         }
         match tool.map(|t| t.session) {
             Some(SessionEffect::Opens) => {
-                logged_in |= call.result.is_some_and(hands_out_credential)
+                logged_in |= !view.records_results || call.result.is_some_and(hands_out_credential)
             }
             Some(SessionEffect::Closes) => logged_in = false,
             Some(SessionEffect::None) | None => {}

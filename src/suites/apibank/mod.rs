@@ -21,6 +21,7 @@ pub mod apis;
 pub mod bm25;
 pub mod call_text;
 pub mod catalog;
+pub mod level3;
 pub mod seed;
 pub mod state;
 pub mod word_tokenize;
@@ -55,6 +56,17 @@ impl Suite for ApiBank {
         "databases/apibank"
     }
 
+    /// Level-3 scenarios: upstream's sheets and our JSON format.
+    fn scenario_extensions(&self) -> &'static [&'static str] {
+        &[level3::SHEET_EXTENSION, level3::JSON_EXTENSION]
+    }
+
+    fn scenario_dialogue_text(&self, path: &Path, text: &str) -> Option<Result<String>> {
+        level3::is_scenario_path(path).then(|| {
+            level3::parse_scenario(path, text).map(|s| level3::dialogue::dialogue_text(&s))
+        })
+    }
+
     /// Every file must be one of the databases API-Bank's APIs read (a
     /// misspelt name would otherwise load and never be read), and
     /// `Account.json` must be there; a dialogue whose gold calls need a
@@ -83,15 +95,37 @@ impl Suite for ApiBank {
         Ok(databases)
     }
 
+    /// A dialogue, or a level-3 scenario as the dialogue of its
+    /// ground-truth calls ([`level3::dialogue`]).
     fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
+        if level3::is_scenario_path(path) {
+            let scenario = level3::parse_scenario(path, text)?;
+            return Ok(level3::dialogue::conversation(&scenario));
+        }
         crate::formats::apibank::read_conversation(path, text)
     }
 
+    /// A scenario is kept as it is written (a sheet is prose).
     fn canonical_layout(&self, path: &Path, text: &str) -> Result<String> {
+        if level3::is_scenario_path(path) {
+            level3::parse_scenario(path, text)?;
+            return Ok(text.to_string());
+        }
         crate::formats::canonical::apibank(path, text)
     }
 
+    /// A scenario records no results: nothing in it is left to record.
     fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
+        if level3::is_scenario_path(path) {
+            let text = crate::formats::read::read_text(path)?;
+            let conversation = self.parse_dialogue(path, &text)?;
+            return Ok(LoadedConversation {
+                path: path.to_path_buf(),
+                text,
+                conversation,
+                unrecorded: Vec::new(),
+            });
+        }
         crate::formats::apibank::load(path)
     }
 
@@ -102,6 +136,12 @@ impl Suite for ApiBank {
         loaded: &LoadedConversation,
         results: &[(usize, usize, &Execution)],
     ) -> Result<String> {
+        if level3::is_scenario_path(&loaded.path) {
+            return Err(Error::input(
+                &loaded.path,
+                "a level-3 scenario records no results: its ground-truth calls are expected to run without raising (see `talkforge verify`)",
+            ));
+        }
         let values: Vec<(usize, serde_json::Value)> = results
             .iter()
             .map(|&(turn, call, executed)| {
@@ -117,8 +157,14 @@ impl Suite for ApiBank {
     }
 
     /// The whole recorded `result` object against the simulated one, with
-    /// Python's `==` (as the reference's own comparisons go).
+    /// Python's `==` (as the reference's own comparisons go); a recorded
+    /// result that holds only an `exception` (a level-3 scenario's
+    /// expectation) against the exception alone.
     fn reproduces(&self, recorded: &GoldCall, executed: &Execution) -> bool {
+        if level3::dialogue::is_expectation(&recorded.response) {
+            return recorded.response.get("exception").and_then(|e| e.as_str())
+                == executed.exception.as_deref();
+        }
         executed.response.as_response().py_eq(&recorded.response)
     }
 

@@ -1,0 +1,56 @@
+//! The assistant under test: it reads the conversation so far and answers
+//! with either a call in the paper's text form (`[ApiName(key='value')]`,
+//! sent to the APIs) or words for the user.
+//!
+//! The model is told about the setting in our own prompt
+//! (`prompts/apibank-level3-assistant.j2`); the user's words reach it as
+//! `(User) ...` and API results as `(API) ...`, both as user messages, its
+//! own calls and replies as assistant messages.
+
+use super::chat::{ChatModel, Role};
+use super::run::{Message, Speaker};
+
+const SYSTEM_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-assistant.j2");
+
+/// Whoever answers the user in a level-3 conversation.
+pub trait Assistant: Send {
+    /// Its name in reports.
+    fn name(&self) -> String;
+
+    /// The next message, given everything said and returned so far.
+    fn reply(&mut self, transcript: &[Message]) -> Result<String, String>;
+}
+
+/// A model behind an OpenAI-compatible server.
+pub struct LlmAssistant {
+    model: std::sync::Arc<ChatModel>,
+}
+
+impl LlmAssistant {
+    pub fn new(model: std::sync::Arc<ChatModel>) -> Self {
+        LlmAssistant { model }
+    }
+}
+
+/// The messages the assistant's model is sent for `transcript`.
+pub fn messages(transcript: &[Message]) -> Vec<(Role, String)> {
+    let mut out = vec![(Role::System, SYSTEM_PROMPT.trim_end().to_string())];
+    for message in transcript {
+        out.push(match message.from {
+            Speaker::User => (Role::User, format!("(User) {}", message.text)),
+            Speaker::Api => (Role::User, format!("(API) {}", message.text)),
+            Speaker::Assistant | Speaker::Call => (Role::Assistant, message.text.clone()),
+        });
+    }
+    out
+}
+
+impl Assistant for LlmAssistant {
+    fn name(&self) -> String {
+        format!("llm:{}", self.model.model())
+    }
+
+    fn reply(&mut self, transcript: &[Message]) -> Result<String, String> {
+        self.model.reply(&messages(transcript))
+    }
+}

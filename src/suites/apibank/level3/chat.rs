@@ -1,0 +1,91 @@
+//! A chat model that the level-3 conversation waits on: the shared LLM
+//! client (`llm::client`: retries, cache, key hygiene) driven from the
+//! conversation's thread. The assistant under test and the simulated user
+//! are each one.
+
+use std::sync::Arc;
+
+use async_openai::types::{
+    ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage,
+    ChatCompletionRequestSystemMessage, ChatCompletionRequestUserMessage,
+};
+
+use crate::llm::client::{Client, Settings};
+use crate::{Error, Result};
+
+/// Who a chat message is from, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One model behind an OpenAI-compatible server.
+pub struct ChatModel {
+    client: Client,
+    model: String,
+    runtime: Arc<tokio::runtime::Runtime>,
+}
+
+impl ChatModel {
+    /// The key is read from OPENAI_API_KEY into the client's
+    /// Authorization header and kept nowhere else.
+    pub fn new(settings: Settings, runtime: Arc<tokio::runtime::Runtime>) -> Result<ChatModel> {
+        let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+        let model = settings.model.clone();
+        Ok(ChatModel {
+            client: Client::new(settings, &api_key)?,
+            model,
+            runtime,
+        })
+    }
+
+    /// A runtime for the models of one run to share.
+    pub fn runtime() -> Result<Arc<tokio::runtime::Runtime>> {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map(Arc::new)
+            .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The model's next message after `messages` (from a worker thread,
+    /// never from inside the runtime).
+    pub fn reply(&self, messages: &[(Role, String)]) -> std::result::Result<String, String> {
+        let messages = messages
+            .iter()
+            .map(|(role, text)| message(*role, text))
+            .collect();
+        self.runtime
+            .block_on(self.client.chat(messages))
+            .map(|reply| reply.text)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn message(role: Role, text: &str) -> ChatCompletionRequestMessage {
+    let content = text.to_owned();
+    match role {
+        Role::System => ChatCompletionRequestMessage::System(ChatCompletionRequestSystemMessage {
+            content: content.into(),
+            name: None,
+        }),
+        Role::User => ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
+            content: content.into(),
+            name: None,
+        }),
+        #[allow(deprecated)]
+        Role::Assistant => {
+            ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+                content: Some(content.into()),
+                ..Default::default()
+            })
+        }
+    }
+}

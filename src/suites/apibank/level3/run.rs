@@ -1,0 +1,390 @@
+//! A level-3 conversation and its score.
+//!
+//! The user opens with the scenario's first utterance. The assistant then
+//! answers: while its message is a call (read by `call_text`), the call
+//! runs in the scenario's world (fresh databases, ToolSearcher with the
+//! run's retriever) and the result goes back to it, up to
+//! `max_calls_per_turn` calls; its first message that is no call goes to
+//! the user, who answers in turn. A turn is one user message and
+//! everything the assistant does until it speaks to the user again.
+//!
+//! The scenario is complete as soon as every ground-truth call has been
+//! made with equal arguments ([`super::matching`]), in any order; its
+//! score is the number of turns that took (the paper's Table 4, "the
+//! minimal number of turns between the user and the model"). A scenario
+//! still incomplete after `max_turns` turns, or whose user leaves, is not
+//! complete. The run's `mean_turns` is the mean over completed scenarios.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::assistant::Assistant;
+use super::matching::same_call;
+use super::user::{Turn, User};
+use super::{dialogue, Scenario};
+use crate::sim::Databases;
+use crate::suite::{Suite, World, WorldOptions};
+use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
+use crate::suites::apibank::ApiBank;
+
+/// Who a message of the conversation is from (and to).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    /// The user, to the assistant.
+    User,
+    /// The assistant, to the user.
+    Assistant,
+    /// The assistant, calling an API.
+    Call,
+    /// An API's result, to the assistant.
+    Api,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Message {
+    pub from: Speaker,
+    pub text: String,
+}
+
+/// How a run goes, beyond its scenarios and players.
+#[derive(Debug, Clone)]
+pub struct Level3Options<'a> {
+    pub databases: &'a Databases,
+    pub world: &'a WorldOptions,
+    /// A scenario still incomplete after this many turns is not complete.
+    pub max_turns: usize,
+    /// Calls the assistant may make in one turn before it must answer
+    /// the user (the turn ends there).
+    pub max_calls_per_turn: usize,
+    /// Scenarios run at once (1 for a person at the terminal).
+    pub parallel: usize,
+}
+
+/// Why a conversation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    Completed,
+    MaxTurns,
+    UserLeft,
+    Error,
+}
+
+/// A ground-truth call not made, or one that raises as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallAt {
+    /// The 1-based line of the scenario file it is written on.
+    pub line: usize,
+    pub api_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+}
+
+/// One scenario's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioOutcome {
+    pub file: String,
+    pub scenario: String,
+    pub scene: String,
+    pub completed: bool,
+    /// Turns to completion (None when not complete).
+    pub turns: Option<usize>,
+    /// Turns held, complete or not.
+    pub turns_taken: usize,
+    pub stopped: Stop,
+    pub ground_truth: usize,
+    /// Ground-truth calls made with equal arguments.
+    pub ground_truth_made: usize,
+    /// Calls the assistant made (ToolSearcher included).
+    pub calls: usize,
+    pub missing: Vec<CallAt>,
+    /// Ground-truth calls that raise when run as written, in order from
+    /// fresh databases (a scenario can still be completed by making them).
+    pub ground_truth_raising: Vec<CallAt>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub transcript: Vec<Message>,
+}
+
+/// The run's summary (DESIGN.md: level 3 of `evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub suite: &'static str,
+    pub level: u8,
+    pub scenarios: usize,
+    pub completed: usize,
+    pub completion_rate: f64,
+    /// Mean turns to completion over completed scenarios (None: none).
+    pub mean_turns: Option<f64>,
+    pub max_turns: usize,
+    pub assistant: String,
+    pub user: String,
+    pub per_scenario: Vec<ScenarioOutcome>,
+}
+
+/// A ground-truth call as the world runs it.
+struct Gold {
+    api_name: String,
+    arguments: Map<String, Value>,
+    line: usize,
+}
+
+/// Run every scenario with a fresh assistant and user from the factories
+/// and sum up. Scenarios run `options.parallel` at a time; the summary
+/// lists them in the order given.
+pub fn run_scenarios(
+    scenarios: &[(PathBuf, Scenario)],
+    assistant: &(dyn Fn() -> Result<Box<dyn Assistant>, String> + Sync),
+    user: &(dyn Fn(&Scenario) -> Result<Box<dyn User>, String> + Sync),
+    options: &Level3Options<'_>,
+) -> Summary {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<ScenarioOutcome>>> = Mutex::new(vec![None; scenarios.len()]);
+    let names: Mutex<(String, String)> = Mutex::default();
+    std::thread::scope(|scope| {
+        for _ in 0..options.parallel.clamp(1, scenarios.len().max(1)) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some((path, scenario)) = scenarios.get(index) else {
+                    break;
+                };
+                let file = path.display().to_string();
+                let outcome = match (assistant(), user(scenario)) {
+                    (Ok(mut a), Ok(mut u)) => {
+                        *names.lock().expect("names") = (a.name(), u.name());
+                        run_scenario(&file, scenario, a.as_mut(), u.as_mut(), options)
+                    }
+                    (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
+                };
+                outcomes.lock().expect("outcomes")[index] = Some(outcome);
+            });
+        }
+    });
+    let per_scenario: Vec<ScenarioOutcome> = outcomes
+        .into_inner()
+        .expect("outcomes")
+        .into_iter()
+        .flatten()
+        .collect();
+    let (assistant, user) = names.into_inner().expect("names");
+    summarise(per_scenario, options.max_turns, assistant, user)
+}
+
+fn summarise(
+    per_scenario: Vec<ScenarioOutcome>,
+    max_turns: usize,
+    assistant: String,
+    user: String,
+) -> Summary {
+    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
+    let scenarios = per_scenario.len();
+    Summary {
+        suite: "apibank",
+        level: 3,
+        scenarios,
+        completed: turns.len(),
+        completion_rate: if scenarios == 0 {
+            0.0
+        } else {
+            turns.len() as f64 / scenarios as f64
+        },
+        mean_turns: (!turns.is_empty())
+            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
+        max_turns,
+        assistant,
+        user,
+        per_scenario,
+    }
+}
+
+fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
+    ScenarioOutcome {
+        file: file.to_string(),
+        scenario: scenario.name.clone(),
+        scene: scenario.scene.clone(),
+        completed: false,
+        turns: None,
+        turns_taken: 0,
+        stopped: Stop::Error,
+        ground_truth: scenario.ground_truth.len(),
+        ground_truth_made: 0,
+        calls: 0,
+        missing: Vec::new(),
+        ground_truth_raising: Vec::new(),
+        error: Some(error),
+        transcript: Vec::new(),
+    }
+}
+
+/// One conversation, from the first utterance to completion or a stop.
+pub fn run_scenario(
+    file: &str,
+    scenario: &Scenario,
+    assistant: &mut dyn Assistant,
+    user: &mut dyn User,
+    options: &Level3Options<'_>,
+) -> ScenarioOutcome {
+    let conversation = dialogue::conversation(scenario);
+    let world = |what: &str| {
+        ApiBank
+            .world(options.databases, &conversation, options.world)
+            .map_err(|e| format!("{what}: {e}"))
+    };
+    let (mut world, mut gold_world) = match (world("the world"), world("the world")) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return failed(file, scenario, e),
+    };
+    // The ground truth as the world runs it, in order from fresh
+    // databases: the arguments after conversion, and what raises.
+    let mut gold = Vec::new();
+    let mut raising = Vec::new();
+    for call in &scenario.ground_truth {
+        let executed = gold_world.execute(&call.api_name, call.param_dict.clone(), None);
+        if let Some(exception) = executed.exception {
+            raising.push(CallAt {
+                line: call.line,
+                api_name: call.api_name.clone(),
+                exception: Some(exception),
+            });
+        }
+        gold.push(Gold {
+            api_name: call.api_name.clone(),
+            arguments: executed.request.parameters,
+            line: call.line,
+        });
+    }
+    let mut made = vec![false; gold.len()];
+    let mut transcript = vec![Message {
+        from: Speaker::User,
+        text: scenario.first_utterance.clone(),
+    }];
+    let mut turns = 1;
+    let mut calls = 0;
+    let stop = loop {
+        match assistant_turn(
+            world.as_mut(),
+            assistant,
+            &mut transcript,
+            &gold,
+            &mut made,
+            &mut calls,
+            options.max_calls_per_turn,
+        ) {
+            Err(e) => break (Stop::Error, Some(e)),
+            Ok(()) if made.iter().all(|m| *m) => break (Stop::Completed, None),
+            Ok(()) => {}
+        }
+        if turns >= options.max_turns {
+            break (Stop::MaxTurns, None);
+        }
+        let progress = (made.iter().filter(|m| **m).count(), made.len());
+        match user.reply(&transcript, progress) {
+            Err(e) => break (Stop::Error, Some(e)),
+            Ok(Turn::Leaves) => break (Stop::UserLeft, None),
+            Ok(Turn::Says(text)) => {
+                transcript.push(Message {
+                    from: Speaker::User,
+                    text,
+                });
+                turns += 1;
+            }
+        }
+    };
+    let completed = stop.0 == Stop::Completed;
+    ScenarioOutcome {
+        file: file.to_string(),
+        scenario: scenario.name.clone(),
+        scene: scenario.scene.clone(),
+        completed,
+        turns: completed.then_some(turns),
+        turns_taken: turns,
+        stopped: stop.0,
+        ground_truth: gold.len(),
+        ground_truth_made: made.iter().filter(|m| **m).count(),
+        calls,
+        missing: gold
+            .iter()
+            .zip(&made)
+            .filter(|(_, made)| !**made)
+            .map(|(g, _)| CallAt {
+                line: g.line,
+                api_name: g.api_name.clone(),
+                exception: None,
+            })
+            .collect(),
+        ground_truth_raising: raising,
+        error: stop.1,
+        transcript,
+    }
+}
+
+/// The assistant's side of one turn: calls until it speaks to the user
+/// (or makes its last allowed call, or every ground-truth call is made).
+fn assistant_turn(
+    world: &mut dyn World,
+    assistant: &mut dyn Assistant,
+    transcript: &mut Vec<Message>,
+    gold: &[Gold],
+    made: &mut [bool],
+    calls: &mut usize,
+    max_calls: usize,
+) -> Result<(), String> {
+    for _ in 0..max_calls {
+        let text = assistant.reply(transcript)?;
+        let result = match parse_api_request(&text) {
+            Err(ParseFailure::NoCall) => {
+                transcript.push(Message {
+                    from: Speaker::Assistant,
+                    text,
+                });
+                return Ok(());
+            }
+            Err(failure) => format!("Exception: cannot read the call: {failure}"),
+            Ok(request) => {
+                let executed = world.execute(&request.api_name, request.param_dict, None);
+                let arguments = &executed.request.parameters;
+                if let Some(i) = (0..gold.len()).find(|&i| {
+                    !made[i]
+                        && same_call(
+                            &request.api_name,
+                            arguments,
+                            &gold[i].api_name,
+                            &gold[i].arguments,
+                        )
+                }) {
+                    made[i] = true;
+                }
+                api_text(&executed.response.into_value(), executed.exception)
+            }
+        };
+        *calls += 1;
+        transcript.push(Message {
+            from: Speaker::Call,
+            text,
+        });
+        transcript.push(Message {
+            from: Speaker::Api,
+            text: result,
+        });
+        if made.iter().all(|m| *m) {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// What the assistant is told a call returned: its exception, or its
+/// output as JSON.
+fn api_text(result: &Value, exception: Option<String>) -> String {
+    match exception {
+        Some(exception) => format!("Exception: {exception}"),
+        None => result
+            .get("output")
+            .map_or_else(|| "null".to_string(), Value::to_string),
+    }
+}
