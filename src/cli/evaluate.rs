@@ -1,5 +1,6 @@
 //! `talkforge evaluate`: score an assistant on a dataset with its suite's
-//! evaluation protocol (ToolTalk: Algorithms 1 and 2).
+//! evaluation protocol (ToolTalk: Algorithms 1 and 2), or with `--level 3`
+//! by conversations with a user over the suite's scenarios.
 //!
 //! Exit status: 0 when every conversation succeeded, 1 when some failed,
 //! 2 when the evaluation could not run.
@@ -100,6 +101,41 @@ pub struct Args {
     pub requests: RequestArgs,
     #[command(flatten)]
     pub cache: CacheArgs,
+    #[command(flatten)]
+    pub conversation: ConversationArgs,
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
+}
+
+/// Who plays the user in a conversational evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UserKind {
+    /// A model (--user-model), told the scenario's first utterance and key
+    /// information, answering only what it is asked.
+    Llm,
+    /// You, at the terminal: the conversation is written to stderr, your
+    /// turns are read from stdin a line each (/quit ends a scenario).
+    Human,
+}
+
+/// Evaluation by conversation with a user (API-Bank level 3).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Conversation with a user (--level 3)")]
+pub struct ConversationArgs {
+    /// The level to evaluate: 3 runs the suite's scenarios (API-Bank's
+    /// level-3 sheets and .lv3.json files) as conversations with a user,
+    /// scored by the turns it takes to make every ground-truth call.
+    #[arg(long, value_name = "N")]
+    pub level: Option<u8>,
+    /// Who plays the user.
+    #[arg(long, value_enum, default_value = "llm")]
+    pub user: UserKind,
+    /// The model that plays the user [default: --model].
+    #[arg(long, value_name = "MODEL")]
+    pub user_model: Option<String>,
+    /// A scenario not completed after this many turns counts as not completed.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_turns: usize,
 }
 
 impl Args {
@@ -128,6 +164,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let files =
         crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
+    if let Some(level) = args.conversation.level.filter(|l| *l == 3) {
+        return conversation(args, level, suite, &files);
+    }
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let predictor: Box<dyn Predictor> = match args.predictor {
@@ -190,6 +229,81 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     Ok(Status::from_findings(
         summary.successes < summary.rates.conversations,
     ))
+}
+
+/// `--level 3`: the suite's conversational evaluation over the scenario
+/// files among `files`.
+fn conversation(
+    args: &Args,
+    level: u8,
+    suite: &'static dyn crate::suite::Suite,
+    files: &[PathBuf],
+) -> Result<Status, Error> {
+    use crate::llm::client::Settings;
+    use crate::suite::interactive::{InteractiveRun, UserSettings};
+    let interactive = suite
+        .interactive()
+        .filter(|i| i.level() == level)
+        .ok_or_else(|| {
+            Error::Usage(format!("the {} suite has no level {level}", suite.name()))
+        })?;
+    if args.predictor != PredictorKind::Openai {
+        return Err(Error::Usage(format!(
+            "--level {level} talks to the assistant as it goes: use --predictor openai"
+        )));
+    }
+    if args.conversation.max_turns == 0 {
+        return Err(Error::Usage("--max-turns must be at least 1".into()));
+    }
+    let scenarios: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| interactive.is_scenario(f))
+        .cloned()
+        .collect();
+    if scenarios.is_empty() {
+        return Err(Error::Usage(format!(
+            "no level-{level} scenario among the files given ({} scenarios are {})",
+            suite.name(),
+            suite.scenario_extensions().iter().map(|e| format!("*.{e}")).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&databases_dir)?;
+    let world = args.retrieval.world_options()?;
+    let settings = |model: &str| -> Result<Settings, Error> {
+        Ok(Settings {
+            http: args.requests.http()?,
+            model: model.to_string(),
+            temperature: args.temperature.unwrap_or(0.0),
+            max_tokens: 1024,
+            cache: args.cache.folder("chat"),
+        })
+    };
+    let user = match args.conversation.user {
+        UserKind::Llm => UserSettings::Llm(settings(
+            args.conversation.user_model.as_deref().unwrap_or(&args.model),
+        )?),
+        UserKind::Human => UserSettings::Human,
+    };
+    let summary = interactive.run(&InteractiveRun {
+        files: &scenarios,
+        databases: &databases,
+        world: &world,
+        assistant: settings(&args.model)?,
+        user,
+        max_turns: args.conversation.max_turns,
+        max_calls_per_turn: args.max_calls_per_turn,
+        parallel: args.requests.concurrency,
+    })?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = match args.format {
+        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &summary.json)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(summary.human.as_bytes()),
+    };
+    let _ = stdout.flush();
+    Ok(Status::from_findings(!summary.all_completed))
 }
 
 fn human(s: &Summary) -> String {

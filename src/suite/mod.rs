@@ -17,6 +17,7 @@ use crate::Result;
 
 pub mod catalog;
 pub mod docs;
+pub mod interactive;
 pub mod predict;
 pub mod protocol;
 pub mod similarity;
@@ -346,6 +347,12 @@ pub trait Suite: Sync {
     /// How `evaluate` runs a predictor through a dialogue and scores it
     /// (ToolTalk: Algorithms 1 and 2).
     fn protocol(&self) -> &'static dyn protocol::Protocol;
+
+    /// How `evaluate --level N` runs conversations with a user over the
+    /// suite's scenarios (API-Bank's level 3); None where it has none.
+    fn interactive(&self) -> Option<&'static dyn interactive::Interactive> {
+        None
+    }
 
     /// The JSON Schemas of the suite's database files, by file stem
     /// (`schemas/databases/<stem>.schema.json`).

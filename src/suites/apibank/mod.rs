@@ -193,6 +193,10 @@ impl Suite for ApiBank {
         &NotWritten
     }
 
+    fn interactive(&self) -> Option<&'static dyn crate::suite::interactive::Interactive> {
+        Some(&level3::Level3)
+    }
+
     fn argument_encoding(&self) -> ArgumentEncoding {
         ArgumentEncoding::PythonText
     }

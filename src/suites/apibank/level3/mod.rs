@@ -27,12 +27,14 @@ use crate::Result;
 pub mod assistant;
 pub mod chat;
 pub mod dialogue;
+pub mod evaluate;
 pub mod format;
 pub mod matching;
 pub mod run;
 pub mod sheet;
 pub mod user;
 
+pub use evaluate::Level3;
 pub use run::{run_scenarios, Level3Options, ScenarioOutcome, Summary};
 
 /// The file-name endings of level-3 scenarios: upstream's sheets and our

@@ -388,3 +388,170 @@ fn api_text(result: &Value, exception: Option<String>) -> String {
             .map_or_else(|| "null".to_string(), Value::to_string),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// Says its lines in order, then only "Done." (a call already made
+    /// twice is not made again).
+    struct Scripted(VecDeque<&'static str>);
+
+    impl Assistant for Scripted {
+        fn name(&self) -> String {
+            "scripted".into()
+        }
+        fn reply(&mut self, _: &[Message]) -> Result<String, String> {
+            Ok(self.0.pop_front().unwrap_or("Done.").to_string())
+        }
+    }
+
+    /// Answers every question with the same words, `leave_after` times.
+    struct Answers {
+        text: &'static str,
+        leave_after: usize,
+        heard: Vec<String>,
+    }
+
+    impl User for Answers {
+        fn name(&self) -> String {
+            "answers".into()
+        }
+        fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
+            self.heard.push(transcript.last().unwrap().text.clone());
+            if self.heard.len() > self.leave_after {
+                return Ok(Turn::Leaves);
+            }
+            Ok(Turn::Says(self.text.into()))
+        }
+    }
+
+    fn databases() -> Databases {
+        let dir = tempfile::tempdir().unwrap();
+        let (name, accounts) = crate::suites::apibank::apis::testing::accounts();
+        std::fs::write(dir.path().join(format!("{name}.json")), accounts.to_string()).unwrap();
+        std::fs::write(dir.path().join("Alarm.json"), "{}").unwrap();
+        ApiBank.load_databases(dir.path()).unwrap()
+    }
+
+    const SHEET: &str = "Scene: Alarm\nFirst Utterance: Set an alarm for me.\nKey Info:\nusername JohnDoe, password pass123, alarm 2023-04-01 07:00:00\nAPI Calls:\nGetUserToken(username=\"JohnDoe\", password=\"pass123\")\nAddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")\n";
+
+    fn run(
+        assistant: Vec<&'static str>,
+        user: &mut Answers,
+        max_turns: usize,
+    ) -> ScenarioOutcome {
+        let scenario = super::super::sheet::parse(std::path::Path::new("Alarm.txt"), SHEET).unwrap();
+        let databases = databases();
+        let options = Level3Options {
+            databases: &databases,
+            world: &WorldOptions::default(),
+            max_turns,
+            max_calls_per_turn: 5,
+            parallel: 1,
+        };
+        run_scenario(
+            "Alarm.txt",
+            &scenario,
+            &mut Scripted(assistant.into()),
+            user,
+            &options,
+        )
+    }
+
+    #[test]
+    fn a_scenario_completes_at_the_turn_its_last_ground_truth_call_is_made() {
+        let mut user = Answers {
+            text: "JohnDoe, pass123, 7am on 2023-04-01",
+            leave_after: 5,
+            heard: Vec::new(),
+        };
+        let outcome = run(
+            vec![
+                "[ToolSearcher(keywords='set an alarm')]",
+                "Sure. What are your username, password and the alarm time?",
+                "[GetUserToken(username='JohnDoe', password='pass123')]",
+                // Not the ground truth: another time.
+                "[AddAlarm(token='t-john', time='2023-04-01 08:00:00')]",
+                "[AddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")]",
+            ],
+            &mut user,
+            10,
+        );
+        assert_eq!(outcome.stopped, Stop::Completed);
+        assert!(outcome.completed);
+        assert_eq!((outcome.turns, outcome.turns_taken), (Some(2), 2));
+        assert_eq!((outcome.calls, outcome.ground_truth_made), (4, 2));
+        assert!(outcome.missing.is_empty() && outcome.ground_truth_raising.is_empty());
+        // The user heard the question only, never a call or a result.
+        assert_eq!(
+            user.heard,
+            ["Sure. What are your username, password and the alarm time?"]
+        );
+        let froms: Vec<Speaker> = outcome.transcript.iter().map(|m| m.from).collect();
+        use Speaker::*;
+        assert_eq!(
+            froms,
+            [User, Call, Api, Assistant, User, Call, Api, Call, Api, Call, Api]
+        );
+        // Results go back as the API gave them.
+        assert_eq!(outcome.transcript[6].text, "{\"token\":\"t-john\"}");
+    }
+
+    #[test]
+    fn an_assistant_that_never_finishes_stops_at_the_turn_cap_or_when_the_user_leaves() {
+        let mut user = Answers {
+            text: "JohnDoe",
+            leave_after: 10,
+            heard: Vec::new(),
+        };
+        let outcome = run(
+            vec!["[GetUserToken(username='JohnDoe', password='pass123')]"],
+            &mut user,
+            3,
+        );
+        assert_eq!((outcome.stopped, outcome.turns, outcome.turns_taken), (Stop::MaxTurns, None, 3));
+        assert_eq!(outcome.ground_truth_made, 1);
+        assert_eq!(outcome.missing.len(), 1);
+        assert_eq!(outcome.missing[0].api_name, "AddAlarm");
+        assert_eq!(outcome.missing[0].line, 7);
+        let mut leaving = Answers {
+            text: "JohnDoe",
+            leave_after: 1,
+            heard: Vec::new(),
+        };
+        let outcome = run(vec![], &mut leaving, 10);
+        assert_eq!((outcome.stopped, outcome.turns_taken), (Stop::UserLeft, 2));
+        // A call that cannot be read is answered as a failed call.
+        let mut user = Answers {
+            text: "ok",
+            leave_after: 0,
+            heard: Vec::new(),
+        };
+        let outcome = run(vec!["[AddAlarm(token='t-john'"], &mut user, 10);
+        assert_eq!(outcome.calls, 1);
+        assert!(outcome.transcript[2].text.starts_with("Exception: cannot read the call"));
+    }
+
+    #[test]
+    fn the_summary_counts_completed_scenarios_and_their_mean_turns() {
+        let outcome = |turns: Option<usize>| ScenarioOutcome {
+            turns,
+            completed: turns.is_some(),
+            ..failed("f", &super::super::sheet::parse(std::path::Path::new("A.txt"), SHEET).unwrap(), String::new())
+        };
+        let s = summarise(vec![outcome(Some(2)), outcome(None), outcome(Some(5))], 20, "a".into(), "u".into());
+        assert_eq!((s.scenarios, s.completed), (3, 2));
+        assert_eq!(s.mean_turns, Some(3.5));
+        assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
+        let none = summarise(vec![outcome(None)], 20, "a".into(), "u".into());
+        assert_eq!(none.mean_turns, None);
+        let json = serde_json::to_value(&s).unwrap();
+        for key in ["suite", "level", "scenarios", "completed", "mean_turns", "per_scenario"] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        assert_eq!(json["level"], 3);
+    }
+}

@@ -5,7 +5,7 @@
 //! Either one hears only what the assistant says to the user: its calls
 //! and their results stay between the assistant and the APIs.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 use super::chat::{ChatModel, Role};
@@ -94,19 +94,25 @@ impl User for LlmUser {
     }
 }
 
+/// Reads one line into the buffer (as `BufRead::read_line`: 0 at the end
+/// of the input). Standard input is read with `Stdin::read_line`, whose
+/// buffer outlives each scenario, so piped lines are never lost between
+/// scenarios.
+pub type ReadLine = Box<dyn FnMut(&mut String) -> std::io::Result<usize> + Send>;
+
 /// A person plays the user: the assistant's words are written to `output`
 /// and the person's read from `input`, a line a turn. An empty line is
 /// asked for again; `/quit` or the end of the input ends the conversation.
-pub struct HumanUser<R, W> {
-    input: R,
+pub struct HumanUser<W> {
+    input: ReadLine,
     output: W,
     shown: usize,
 }
 
-impl<R: BufRead + Send, W: Write + Send> HumanUser<R, W> {
+impl<W: Write + Send> HumanUser<W> {
     /// Shows the person the scenario: the scene, what they know, and the
     /// first utterance, said for them.
-    pub fn new(input: R, mut output: W, scenario: &Scenario) -> Result<Self, String> {
+    pub fn new(input: ReadLine, mut output: W, scenario: &Scenario) -> Result<Self, String> {
         let write = |output: &mut W| -> std::io::Result<()> {
             writeln!(output, "== {} ({})", scenario.scene, scenario.name)?;
             writeln!(output, "What you know (tell it when asked):")?;
@@ -126,7 +132,7 @@ impl<R: BufRead + Send, W: Write + Send> HumanUser<R, W> {
     }
 }
 
-impl<R: BufRead + Send, W: Write + Send> User for HumanUser<R, W> {
+impl<W: Write + Send> User for HumanUser<W> {
     fn name(&self) -> String {
         "human".into()
     }
@@ -149,7 +155,7 @@ impl<R: BufRead + Send, W: Write + Send> User for HumanUser<R, W> {
             write!(self.output, "you> ").map_err(io)?;
             self.output.flush().map_err(io)?;
             let mut line = String::new();
-            if self.input.read_line(&mut line).map_err(io)? == 0 {
+            if (self.input)(&mut line).map_err(io)? == 0 {
                 return Ok(Turn::Leaves);
             }
             let line = line.trim();
@@ -161,5 +167,103 @@ impl<R: BufRead + Send, W: Write + Send> User for HumanUser<R, W> {
                 return Ok(Turn::Says(line.to_string()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::BufRead;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    fn scenario() -> Scenario {
+        super::super::sheet::parse(
+            std::path::Path::new("Alarm.txt"),
+            "Scene: Alarm\nFirst Utterance: Wake me up.\nKey Info:\nusername Ann\nAPI Calls:\nGetToday()\n",
+        )
+        .unwrap()
+    }
+
+    /// Writes into a buffer the test reads afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn said(from: Speaker, text: &str) -> Message {
+        Message {
+            from,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn a_person_reads_the_assistant_and_types_a_line_a_turn() {
+        let mut input = std::io::Cursor::new(b"\n  Ann  \n/quit\nnever read\n".to_vec());
+        let output = Shared::default();
+        let mut user = HumanUser::new(
+            Box::new(move |line: &mut String| input.read_line(line)),
+            output.clone(),
+            &scenario(),
+        )
+        .unwrap();
+        let mut transcript = vec![
+            said(Speaker::User, "Wake me up."),
+            said(Speaker::Call, "[ToolSearcher(keywords='alarm')]"),
+            said(Speaker::Api, "{...}"),
+            said(Speaker::Assistant, "Your username?"),
+        ];
+        // The blank line is asked for again.
+        assert_eq!(user.reply(&transcript, (0, 1)).unwrap(), Turn::Says("Ann".into()));
+        transcript.push(said(Speaker::User, "Ann"));
+        transcript.push(said(Speaker::Assistant, "And the time?"));
+        assert_eq!(user.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
+        let shown = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            shown,
+            "== Alarm (Alarm)\nWhat you know (tell it when asked):\n  username Ann\nyou> Wake me up.\n\
+             assistant> Your username?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> you> \
+             assistant> And the time?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> "
+        );
+        // The end of the input leaves too.
+        let mut empty = HumanUser::new(Box::new(|_: &mut String| Ok(0)), Shared::default(), &scenario()).unwrap();
+        assert_eq!(empty.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
+    }
+
+    #[test]
+    fn the_simulated_user_hears_the_assistant_as_the_other_side() {
+        let system = system_prompt(&scenario()).unwrap();
+        insta::assert_snapshot!("level3_user_prompt", system);
+        let transcript = vec![
+            said(Speaker::User, "Wake me up."),
+            said(Speaker::Call, "[GetToday()]"),
+            said(Speaker::Api, "\"2023-03-31\""),
+            said(Speaker::Assistant, "When?"),
+        ];
+        let messages = messages(&system, &transcript);
+        let roles: Vec<Role> = messages.iter().map(|(r, _)| *r).collect();
+        assert_eq!(roles, [Role::System, Role::Assistant, Role::User]);
+        assert_eq!(messages[2].1, "When?");
+        let assistant = super::super::assistant::messages(&transcript);
+        let shown: Vec<(Role, &str)> = assistant.iter().skip(1).map(|(r, t)| (*r, t.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                (Role::User, "(User) Wake me up."),
+                (Role::Assistant, "[GetToday()]"),
+                (Role::User, "(API) \"2023-03-31\""),
+                (Role::Assistant, "When?"),
+            ]
+        );
+        insta::assert_snapshot!("level3_assistant_prompt", &assistant[0].1);
     }
 }
