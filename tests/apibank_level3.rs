@@ -1,0 +1,390 @@
+//! API-Bank level 3: upstream's eight scenario sheets read, verified and
+//! linted as they are; our own `.lv3.json` format; and `evaluate --level
+//! 3` with a model as the assistant and a model or a person (stdin) as
+//! the user, against a stub server on 127.0.0.1.
+
+mod eval_support;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+use eval_support::{text_answer, Stub};
+use talkforge::suites::apibank::level3::read_scenario;
+
+/// `../shared/upstream/apibank` when it is there (under CI it must be).
+fn upstream_apibank() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/upstream/apibank");
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} not found under CI",
+        dir.display()
+    );
+    eprintln!("skipped: {} not found", dir.display());
+    None
+}
+
+fn talkforge() -> Command {
+    let mut command = Command::cargo_bin("talkforge").unwrap();
+    command
+        .env("OPENAI_API_KEY", "sk-level3-secret")
+        .env_remove("OPENAI_BASE_URL");
+    command
+}
+
+fn json_of(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// The ground-truth calls of the sheets that raise when run as written,
+/// in order from upstream's databases: (sheet, line, API, why).
+const RAISING: &[(&str, usize, &str, &str)] = &[
+    // A token that is no account's.
+    ("Financial Management", 22, "QueryBalance", "The token is incorrect."),
+    // health_data written as a dict; the API takes a list of
+    // {"name", "value"} records.
+    ("Health Management", 22, "RecordHealthData", "The health data has invalid format."),
+    // Dates without their time of day.
+    ("Health Management", 23, "QueryHealthData", "time data '2023-03-01' does not match"),
+    // Every call after the login uses a token that is no account's.
+    ("Shopping", 22, "AddAgenda", "The token is invalid."),
+    ("Shopping", 23, "AddReminder", "The token is invalid."),
+    ("Shopping", 24, "AddReminder", "The token is invalid."),
+    ("Shopping", 25, "QueryBalance", "The token is incorrect."),
+    ("Shopping", 26, "QueryAgenda", "The token is invalid."),
+];
+
+#[test]
+fn upstream_sheets_are_read_as_they_are() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let files = talkforge::formats::discover(&[upstream.join("lv3-samples")], &["txt"]).unwrap();
+    assert_eq!(files.len(), 8);
+    let scenarios: Vec<_> = files.iter().map(|f| read_scenario(f).unwrap()).collect();
+    let calls: usize = scenarios.iter().map(|s| s.ground_truth.len()).sum();
+    assert_eq!(calls, 34);
+    let mut apis: Vec<&str> = scenarios
+        .iter()
+        .flat_map(|s| s.ground_truth.iter().map(|c| c.api_name.as_str()))
+        .collect();
+    apis.sort_unstable();
+    apis.dedup();
+    assert_eq!(apis.len(), 14, "{apis:?}");
+    let hotel = scenarios.iter().find(|s| s.name == "Hotel Booking").unwrap();
+    assert_eq!(hotel.first_utterance, "Please help me plan my business trip next week.");
+    assert!(hotel.key_info.contains("Beijing Hilton Hotel"));
+    // An unquoted value and a bare number read as text, as the model wrote them.
+    let booking = &hotel.ground_truth[0];
+    assert_eq!(booking.param_dict["room_count"], "1");
+    let hospital = scenarios.iter().find(|s| s.name == "Hospital").unwrap();
+    assert_eq!(hospital.ground_truth[3].param_dict["token"], "a9s8d7f6g5h4j3k2l1");
+    // A note after the call is not part of it.
+    let personal = scenarios.iter().find(|s| s.name == "Personal Assistant").unwrap();
+    assert_eq!(personal.ground_truth[0].param_dict.len(), 2);
+}
+
+#[test]
+fn verify_names_the_eight_upstream_ground_truth_calls_that_raise() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let output = talkforge()
+        .args(["verify", "--format", "json", "--databases"])
+        .arg(upstream.join("init_database"))
+        .arg(upstream.join("lv3-samples"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_of(&output);
+    assert_eq!(report["conversations"], 8);
+    assert_eq!(report["calls"], 34);
+    assert_eq!(report["reproduced"], 26);
+    assert!(report.get("not_checked").is_none(), "{report}");
+    let differs = report["differs"].as_array().unwrap();
+    assert_eq!(differs.len(), RAISING.len());
+    for (found, (sheet, line, api, why)) in differs.iter().zip(RAISING) {
+        let file = found["file"].as_str().unwrap();
+        assert!(file.ends_with(&format!("{sheet}.txt")), "{file}");
+        // `turn` is the 0-based line of the file.
+        assert_eq!(found["turn"], line - 1, "{sheet}");
+        assert_eq!(found["api_name"], *api);
+        let diff = found["diff"].as_str().unwrap();
+        assert!(diff.contains(why), "{sheet} {api}: {diff}");
+    }
+}
+
+#[test]
+fn lint_reads_sheets_and_points_at_their_own_lines() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let output = talkforge()
+        .args(["lint", "--format", "json"])
+        .arg(upstream.join("lv3-samples"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_of(&output);
+    assert_eq!(report["files"], 8);
+    let findings = report["findings"].as_array().unwrap();
+    let has = |sheet: &str, line: u64, rule: &str| {
+        findings.iter().any(|f| {
+            f["file"].as_str().unwrap().ends_with(&format!("{sheet}.txt"))
+                && f["line"] == line
+                && f["rule"] == rule
+        })
+    };
+    // Dates without a time, a time of one digit, a login that never happens.
+    assert!(has("Health Management", 23, "argument-type"));
+    assert!(has("Personal Assistant", 24, "argument-type"));
+    assert!(has("Health Management", 24, "auth-order"));
+    // A value the user's key information holds is reachable.
+    assert!(!has("Meeting Schedule", 19, "unreachable-argument"));
+    // A sheet records no results: no complaint about missing ones.
+    assert!(findings.iter().all(|f| f["rule"] != "schema"), "{findings:?}");
+    // The human report shows the sheet's own line.
+    let output = talkforge()
+        .arg("lint")
+        .arg(upstream.join("lv3-samples/Health Management.txt"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("23 | QueryHealthData(user_id=\"JohnDoe\", start_time=\"2023-03-01\""),
+        "{text}"
+    );
+}
+
+/// A databases folder and one scenario in our format, GetUserToken then
+/// AddAlarm.
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    std::fs::create_dir_all(root.join("db")).unwrap();
+    std::fs::write(
+        root.join("db/Account.json"),
+        json!({"JohnDoe": {"password": "pass123", "token": "t-john", "email": "john@example.com"}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(root.join("db/Alarm.json"), "{}").unwrap();
+    std::fs::create_dir_all(root.join("scenarios")).unwrap();
+    let scenario = json!({
+        "scene": "Alarm",
+        "first_utterance": "Please set an alarm for me.",
+        "key_info": ["username: JohnDoe", "password: pass123", "alarm: 2023-04-01 07:00:00"],
+        "ground_truth": [
+            {"api_name": "GetUserToken", "param_dict": {"username": "JohnDoe", "password": "pass123"}},
+            {"api_name": "AddAlarm", "param_dict": {"token": "t-john", "time": "2023-04-01 07:00:00"}}
+        ]
+    });
+    std::fs::write(
+        root.join("scenarios/alarm.lv3.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    Setup { _dir: dir, root }
+}
+
+/// The assistant's side of the stub: search, ask, log in, add the alarm,
+/// say it is done; each step chosen by what the conversation holds.
+fn assistant_step(messages: &[Value]) -> &'static str {
+    let said = |prefix: &str| {
+        messages
+            .iter()
+            .filter(|m| m["role"] == "user" && m["content"].as_str().unwrap().starts_with(prefix))
+            .count()
+    };
+    match (said("(User)"), said("(API)")) {
+        (1, 0) => "[ToolSearcher(keywords='alarm')]",
+        (1, _) => "What are your username and password, and when should it ring?",
+        (_, 1) => "[GetUserToken(username='JohnDoe', password='pass123')]",
+        (_, 2) => "[AddAlarm(token='t-john', time='2023-04-01 07:00:00')]",
+        _ => "Your alarm is set.",
+    }
+}
+
+fn is_assistant(body: &Value) -> bool {
+    body["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("You are an assistant"))
+}
+
+#[test]
+fn a_model_talks_to_a_simulated_user_until_every_ground_truth_call_is_made() {
+    let setup = setup();
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let answer = if is_assistant(body) {
+            assistant_step(messages)
+        } else {
+            "I am JohnDoe, password pass123; at 2023-04-01 07:00:00."
+        };
+        (200, text_answer(answer))
+    }));
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args([
+            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
+            "stub-assistant", "--user-model", "stub-user", "--databases", "db", "--no-cache",
+            "--format", "json", "--base-url", &stub.url,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = json_of(&output);
+    assert_eq!(summary["suite"], "apibank");
+    assert_eq!(summary["level"], 3);
+    assert_eq!((summary["scenarios"].clone(), summary["completed"].clone()), (json!(1), json!(1)));
+    assert_eq!(summary["mean_turns"], 2.0);
+    assert_eq!(summary["assistant"], "llm:stub-assistant");
+    assert_eq!(summary["user"], "llm:stub-user");
+    let scenario = &summary["per_scenario"][0];
+    assert_eq!(scenario["turns"], 2);
+    assert_eq!(scenario["calls"], 3);
+    assert_eq!(scenario["ground_truth_made"], 2);
+    // The user model was asked once, by its own prompt, hearing only the
+    // assistant's question.
+    let requests = stub.requests();
+    let user_requests: Vec<&Value> = requests
+        .iter()
+        .map(|r| &r.body)
+        .filter(|b| !is_assistant(b))
+        .collect();
+    assert_eq!(user_requests.len(), 1);
+    let heard = user_requests[0]["messages"].as_array().unwrap();
+    assert_eq!(heard.len(), 3);
+    assert_eq!(heard[0]["role"], "system");
+    assert!(heard[0]["content"].as_str().unwrap().contains("alarm: 2023-04-01 07:00:00"));
+    assert_eq!(heard[1]["content"], "Please set an alarm for me.");
+    assert_eq!(heard[1]["role"], "assistant");
+    assert_eq!(heard[2]["role"], "user");
+    assert!(user_requests[0]["model"] == "stub-user");
+    // The key goes in the header only.
+    assert!(requests.iter().all(|r| r.authorization.as_deref() == Some("Bearer sk-level3-secret")));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("sk-level3-secret"));
+}
+
+#[test]
+fn a_person_plays_the_user_from_stdin() {
+    let setup = setup();
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        assert!(is_assistant(body), "only the assistant is a model here");
+        (200, text_answer(assistant_step(body["messages"].as_array().unwrap())))
+    }));
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args([
+            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
+            "stub-assistant", "--user", "human", "--databases", "db", "--no-cache",
+            "--format", "json", "--base-url", &stub.url,
+        ])
+        .write_stdin("JohnDoe / pass123, at 7 on 2023-04-01\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = json_of(&output);
+    assert_eq!(summary["user"], "human");
+    assert_eq!(summary["completed"], 1);
+    assert_eq!(summary["per_scenario"][0]["turns"], 2);
+    let user_turn = &summary["per_scenario"][0]["transcript"][4];
+    assert_eq!(user_turn, &json!({"from": "user", "text": "JohnDoe / pass123, at 7 on 2023-04-01"}));
+    // The conversation is on stderr, the summary alone on stdout.
+    let terminal = String::from_utf8_lossy(&output.stderr);
+    assert!(terminal.contains("you> Please set an alarm for me."), "{terminal}");
+    assert!(
+        terminal.contains("assistant> What are your username and password, and when should it ring?"),
+        "{terminal}"
+    );
+    // A person who leaves at once: not completed, exit 1.
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args([
+            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
+            "stub-assistant", "--user", "human", "--databases", "db", "--no-cache",
+            "--base-url", &stub.url,
+        ])
+        .write_stdin("/quit\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("alarm: not completed: the user left after 1 turn"), "{text}");
+    assert!(text.contains("completed 0/1 (0.0%), mean turns to completion none completed"), "{text}");
+}
+
+#[test]
+fn level_3_needs_scenarios_and_a_model() {
+    let setup = setup();
+    let run = |args: &[&str]| {
+        talkforge()
+            .current_dir(&setup.root)
+            .args(["evaluate", "--databases", "db", "--level", "3"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["scenarios", "--predictor", "oracle"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--predictor openai"));
+    let output = run(&["scenarios", "--predictor", "openai", "--max-turns", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    // A scenario that breaks the schema is named, nothing is asked.
+    std::fs::write(setup.root.join("scenarios/bad.lv3.json"), "{\"scene\": 1}").unwrap();
+    let output = run(&["scenarios", "--predictor", "openai", "--base-url", "http://127.0.0.1:9"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.lv3.json"), "{stderr}");
+}
+
+#[test]
+fn our_format_verifies_and_lints_like_the_sheets() {
+    let setup = setup();
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args(["verify", "scenarios", "--databases", "db", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = json_of(&output);
+    assert_eq!((report["calls"].clone(), report["reproduced"].clone()), (json!(2), json!(2)));
+    // A wrong token raises, and verify says where the call is written.
+    let path = setup.root.join("scenarios/alarm.lv3.json");
+    let text = std::fs::read_to_string(&path).unwrap().replace("\"t-john\"", "\"t-nobody\"");
+    std::fs::write(&path, text).unwrap();
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args(["verify", "scenarios", "--databases", "db", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_of(&output);
+    assert_eq!(report["differs"][0]["api_name"], "AddAlarm");
+    // The call's object opens on the line before its "api_name".
+    let written = std::fs::read_to_string(&path).unwrap();
+    let name_line = written.lines().position(|l| l.contains("\"AddAlarm\"")).unwrap();
+    assert_eq!(report["differs"][0]["turn"], name_line - 1);
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args(["lint", "scenarios", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json_of(&output);
+    assert_eq!(report["files"], 1);
+}
