@@ -31,6 +31,23 @@ pub fn has_role(value: &serde_json::Value) -> bool {
         .is_some_and(|r| matches!(r, "User" | "AI" | "API"))
 }
 
+/// The ending of API-Bank's level-3 scenario sheets (prose; read by
+/// `suites::apibank::level3::sheet`).
+pub const SHEET_ENDING: &str = "txt";
+
+/// Whether the opening bytes of a text file are a level-3 sheet's: its
+/// first non-blank line is the `Scene:` heading.
+pub fn opens_as_sheet(opening: &[u8]) -> bool {
+    let opening = opening.strip_prefix(b"\xef\xbb\xbf").unwrap_or(opening);
+    let first = opening
+        .split(|&b| b == b'\n')
+        .map(|line| line.trim_ascii())
+        .find(|line| !line.is_empty());
+    first.is_some_and(|line| {
+        line.len() >= 6 && line[..6].eq_ignore_ascii_case(b"scene:")
+    })
+}
+
 /// Why a dialogue saved under another extension is not read as one.
 pub const DIALOGUE_AS_JSON: &str = "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)";
 

@@ -26,7 +26,10 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
             .sort_by(|a, b| listed_name(a).cmp(listed_name(b)));
         for entry in walk {
             let entry = entry.map_err(|e| Error::input(path, e.to_string()))?;
-            if entry.file_type().is_file() && has_extension(listed_name(&entry), extensions) {
+            if entry.file_type().is_file()
+                && has_extension(listed_name(&entry), extensions)
+                && opens_as_its_ending_says(entry.path())
+            {
                 files.push(entry.into_path());
             }
         }
@@ -56,6 +59,25 @@ pub fn discover_dialogues(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<
         }
     }
     discover(paths, extensions)
+}
+
+/// Whether a file found in a folder is what its ending stands for. Most
+/// endings are the format's own; a `.txt` file is an API-Bank level-3
+/// sheet only when it opens with its `Scene:` heading (other text files,
+/// notes and licences, are passed over). A file named on the command line
+/// is always taken, and refused with its reason when it is no sheet.
+fn opens_as_its_ending_says(path: &Path) -> bool {
+    let is_text = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(super::apibank::SHEET_ENDING));
+    if !is_text {
+        return true;
+    }
+    use std::io::Read;
+    let mut opening = Vec::with_capacity(256);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(256).read_to_end(&mut opening))
+        .is_ok_and(|_| super::apibank::opens_as_sheet(&opening))
 }
 
 /// The name of an entry walkdir listed, as `Path::file_name` gives it (and
@@ -199,6 +221,18 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_text_file_in_a_folder_is_taken_only_when_it_opens_as_a_sheet() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a dialogue").unwrap();
+        std::fs::write(dir.path().join("Shop.txt"), "\n  scene: Shopping\nFirst Utterance: hi\n").unwrap();
+        let found = discover(&[dir.path().to_path_buf()], &["txt"]).unwrap();
+        assert_eq!(found, [dir.path().join("Shop.txt")]);
+        // Named on the command line, a file is taken as given.
+        let named = discover(&[dir.path().join("notes.txt")], &["txt"]).unwrap();
+        assert_eq!(named.len(), 1);
     }
 
     #[test]

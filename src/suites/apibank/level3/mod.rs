@@ -39,7 +39,7 @@ pub use run::{run_scenarios, Level3Options, ScenarioOutcome, Summary};
 
 /// The file-name endings of level-3 scenarios: upstream's sheets and our
 /// JSON format.
-pub const SHEET_EXTENSION: &str = "txt";
+pub const SHEET_EXTENSION: &str = crate::formats::apibank::SHEET_ENDING;
 pub const JSON_EXTENSION: &str = "lv3.json";
 
 /// One level-3 scenario, whichever file it came from.
