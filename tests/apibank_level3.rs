@@ -50,12 +50,27 @@ fn json_of(output: &std::process::Output) -> Value {
 /// in order from upstream's databases: (sheet, line, API, why).
 const RAISING: &[(&str, usize, &str, &str)] = &[
     // A token that is no account's.
-    ("Financial Management", 22, "QueryBalance", "The token is incorrect."),
+    (
+        "Financial Management",
+        22,
+        "QueryBalance",
+        "The token is incorrect.",
+    ),
     // health_data written as a dict; the API takes a list of
     // {"name", "value"} records.
-    ("Health Management", 22, "RecordHealthData", "The health data has invalid format."),
+    (
+        "Health Management",
+        22,
+        "RecordHealthData",
+        "The health data has invalid format.",
+    ),
     // Dates without their time of day.
-    ("Health Management", 23, "QueryHealthData", "time data '2023-03-01' does not match"),
+    (
+        "Health Management",
+        23,
+        "QueryHealthData",
+        "time data '2023-03-01' does not match",
+    ),
     // Every call after the login uses a token that is no account's.
     ("Shopping", 22, "AddAgenda", "The token is invalid."),
     ("Shopping", 23, "AddReminder", "The token is invalid."),
@@ -81,16 +96,28 @@ fn upstream_sheets_are_read_as_they_are() {
     apis.sort_unstable();
     apis.dedup();
     assert_eq!(apis.len(), 14, "{apis:?}");
-    let hotel = scenarios.iter().find(|s| s.name == "Hotel Booking").unwrap();
-    assert_eq!(hotel.first_utterance, "Please help me plan my business trip next week.");
+    let hotel = scenarios
+        .iter()
+        .find(|s| s.name == "Hotel Booking")
+        .unwrap();
+    assert_eq!(
+        hotel.first_utterance,
+        "Please help me plan my business trip next week."
+    );
     assert!(hotel.key_info.contains("Beijing Hilton Hotel"));
     // An unquoted value and a bare number read as text, as the model wrote them.
     let booking = &hotel.ground_truth[0];
     assert_eq!(booking.param_dict["room_count"], "1");
     let hospital = scenarios.iter().find(|s| s.name == "Hospital").unwrap();
-    assert_eq!(hospital.ground_truth[3].param_dict["token"], "a9s8d7f6g5h4j3k2l1");
+    assert_eq!(
+        hospital.ground_truth[3].param_dict["token"],
+        "a9s8d7f6g5h4j3k2l1"
+    );
     // A note after the call is not part of it.
-    let personal = scenarios.iter().find(|s| s.name == "Personal Assistant").unwrap();
+    let personal = scenarios
+        .iter()
+        .find(|s| s.name == "Personal Assistant")
+        .unwrap();
     assert_eq!(personal.ground_truth[0].param_dict.len(), 2);
 }
 
@@ -140,7 +167,10 @@ fn lint_reads_sheets_and_points_at_their_own_lines() {
     let findings = report["findings"].as_array().unwrap();
     let has = |sheet: &str, line: u64, rule: &str| {
         findings.iter().any(|f| {
-            f["file"].as_str().unwrap().ends_with(&format!("{sheet}.txt"))
+            f["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("{sheet}.txt"))
                 && f["line"] == line
                 && f["rule"] == rule
         })
@@ -152,7 +182,10 @@ fn lint_reads_sheets_and_points_at_their_own_lines() {
     // A value the user's key information holds is reachable.
     assert!(!has("Meeting Schedule", 19, "unreachable-argument"));
     // A sheet records no results: no complaint about missing ones.
-    assert!(findings.iter().all(|f| f["rule"] != "schema"), "{findings:?}");
+    assert!(
+        findings.iter().all(|f| f["rule"] != "schema"),
+        "{findings:?}"
+    );
     // The human report shows the sheet's own line.
     let output = talkforge()
         .arg("lint")
@@ -241,17 +274,39 @@ fn a_model_talks_to_a_simulated_user_until_every_ground_truth_call_is_made() {
     let output = talkforge()
         .current_dir(&setup.root)
         .args([
-            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
-            "stub-assistant", "--user-model", "stub-user", "--databases", "db", "--no-cache",
-            "--format", "json", "--base-url", &stub.url,
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "openai",
+            "--model",
+            "stub-assistant",
+            "--user-model",
+            "stub-user",
+            "--databases",
+            "db",
+            "--no-cache",
+            "--format",
+            "json",
+            "--base-url",
+            &stub.url,
         ])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let summary = json_of(&output);
     assert_eq!(summary["suite"], "apibank");
     assert_eq!(summary["level"], 3);
-    assert_eq!((summary["scenarios"].clone(), summary["completed"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (summary["scenarios"].clone(), summary["completed"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(summary["mean_turns"], 2.0);
     assert_eq!(summary["assistant"], "llm:stub-assistant");
     assert_eq!(summary["user"], "llm:stub-user");
@@ -271,13 +326,18 @@ fn a_model_talks_to_a_simulated_user_until_every_ground_truth_call_is_made() {
     let heard = user_requests[0]["messages"].as_array().unwrap();
     assert_eq!(heard.len(), 3);
     assert_eq!(heard[0]["role"], "system");
-    assert!(heard[0]["content"].as_str().unwrap().contains("alarm: 2023-04-01 07:00:00"));
+    assert!(heard[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("alarm: 2023-04-01 07:00:00"));
     assert_eq!(heard[1]["content"], "Please set an alarm for me.");
     assert_eq!(heard[1]["role"], "assistant");
     assert_eq!(heard[2]["role"], "user");
     assert!(user_requests[0]["model"] == "stub-user");
     // The key goes in the header only.
-    assert!(requests.iter().all(|r| r.authorization.as_deref() == Some("Bearer sk-level3-secret")));
+    assert!(requests
+        .iter()
+        .all(|r| r.authorization.as_deref() == Some("Bearer sk-level3-secret")));
     assert!(!String::from_utf8_lossy(&output.stdout).contains("sk-level3-secret"));
 }
 
@@ -286,47 +346,94 @@ fn a_person_plays_the_user_from_stdin() {
     let setup = setup();
     let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
         assert!(is_assistant(body), "only the assistant is a model here");
-        (200, text_answer(assistant_step(body["messages"].as_array().unwrap())))
+        (
+            200,
+            text_answer(assistant_step(body["messages"].as_array().unwrap())),
+        )
     }));
     let output = talkforge()
         .current_dir(&setup.root)
         .args([
-            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
-            "stub-assistant", "--user", "human", "--databases", "db", "--no-cache",
-            "--format", "json", "--base-url", &stub.url,
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "openai",
+            "--model",
+            "stub-assistant",
+            "--user",
+            "human",
+            "--databases",
+            "db",
+            "--no-cache",
+            "--format",
+            "json",
+            "--base-url",
+            &stub.url,
         ])
         .write_stdin("JohnDoe / pass123, at 7 on 2023-04-01\n")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let summary = json_of(&output);
     assert_eq!(summary["user"], "human");
     assert_eq!(summary["completed"], 1);
     assert_eq!(summary["per_scenario"][0]["turns"], 2);
     let user_turn = &summary["per_scenario"][0]["transcript"][4];
-    assert_eq!(user_turn, &json!({"from": "user", "text": "JohnDoe / pass123, at 7 on 2023-04-01"}));
+    assert_eq!(
+        user_turn,
+        &json!({"from": "user", "text": "JohnDoe / pass123, at 7 on 2023-04-01"})
+    );
     // The conversation is on stderr, the summary alone on stdout.
     let terminal = String::from_utf8_lossy(&output.stderr);
-    assert!(terminal.contains("you> Please set an alarm for me."), "{terminal}");
     assert!(
-        terminal.contains("assistant> What are your username and password, and when should it ring?"),
+        terminal.contains("you> Please set an alarm for me."),
+        "{terminal}"
+    );
+    assert!(
+        terminal
+            .contains("assistant> What are your username and password, and when should it ring?"),
         "{terminal}"
     );
     // A person who leaves at once: not completed, exit 1.
     let output = talkforge()
         .current_dir(&setup.root)
         .args([
-            "evaluate", "scenarios", "--level", "3", "--predictor", "openai", "--model",
-            "stub-assistant", "--user", "human", "--databases", "db", "--no-cache",
-            "--base-url", &stub.url,
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "openai",
+            "--model",
+            "stub-assistant",
+            "--user",
+            "human",
+            "--databases",
+            "db",
+            "--no-cache",
+            "--base-url",
+            &stub.url,
         ])
         .write_stdin("/quit\n")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("alarm: not completed: the user left after 1 turn"), "{text}");
-    assert!(text.contains("completed 0/1 (0.0%), mean turns to completion none completed"), "{text}");
+    assert!(
+        text.contains("alarm: not completed: the user left after 1 turn"),
+        "{text}"
+    );
+    assert!(
+        text.contains("completed 0/1 (0.0%), mean turns to completion none completed"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -347,7 +454,13 @@ fn level_3_needs_scenarios_and_a_model() {
     assert_eq!(output.status.code(), Some(2));
     // A scenario that breaks the schema is named, nothing is asked.
     std::fs::write(setup.root.join("scenarios/bad.lv3.json"), "{\"scene\": 1}").unwrap();
-    let output = run(&["scenarios", "--predictor", "openai", "--base-url", "http://127.0.0.1:9"]);
+    let output = run(&[
+        "scenarios",
+        "--predictor",
+        "openai",
+        "--base-url",
+        "http://127.0.0.1:9",
+    ]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("bad.lv3.json"), "{stderr}");
@@ -358,19 +471,43 @@ fn our_format_verifies_and_lints_like_the_sheets() {
     let setup = setup();
     let output = talkforge()
         .current_dir(&setup.root)
-        .args(["verify", "scenarios", "--databases", "db", "--format", "json"])
+        .args([
+            "verify",
+            "scenarios",
+            "--databases",
+            "db",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report = json_of(&output);
-    assert_eq!((report["calls"].clone(), report["reproduced"].clone()), (json!(2), json!(2)));
+    assert_eq!(
+        (report["calls"].clone(), report["reproduced"].clone()),
+        (json!(2), json!(2))
+    );
     // A wrong token raises, and verify says where the call is written.
     let path = setup.root.join("scenarios/alarm.lv3.json");
-    let text = std::fs::read_to_string(&path).unwrap().replace("\"t-john\"", "\"t-nobody\"");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"t-john\"", "\"t-nobody\"");
     std::fs::write(&path, text).unwrap();
     let output = talkforge()
         .current_dir(&setup.root)
-        .args(["verify", "scenarios", "--databases", "db", "--format", "json"])
+        .args([
+            "verify",
+            "scenarios",
+            "--databases",
+            "db",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
@@ -378,7 +515,10 @@ fn our_format_verifies_and_lints_like_the_sheets() {
     assert_eq!(report["differs"][0]["api_name"], "AddAlarm");
     // The call's object opens on the line before its "api_name".
     let written = std::fs::read_to_string(&path).unwrap();
-    let name_line = written.lines().position(|l| l.contains("\"AddAlarm\"")).unwrap();
+    let name_line = written
+        .lines()
+        .position(|l| l.contains("\"AddAlarm\""))
+        .unwrap();
     assert_eq!(report["differs"][0]["turn"], name_line - 1);
     let output = talkforge()
         .current_dir(&setup.root)

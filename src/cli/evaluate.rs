@@ -244,9 +244,7 @@ fn conversation(
     let interactive = suite
         .interactive()
         .filter(|i| i.level() == level)
-        .ok_or_else(|| {
-            Error::Usage(format!("the {} suite has no level {level}", suite.name()))
-        })?;
+        .ok_or_else(|| Error::Usage(format!("the {} suite has no level {level}", suite.name())))?;
     if args.predictor != PredictorKind::Openai {
         return Err(Error::Usage(format!(
             "--level {level} talks to the assistant as it goes: use --predictor openai"
@@ -264,7 +262,12 @@ fn conversation(
         return Err(Error::Usage(format!(
             "no level-{level} scenario among the files given ({} scenarios are {})",
             suite.name(),
-            suite.scenario_extensions().iter().map(|e| format!("*.{e}")).collect::<Vec<_>>().join(", ")
+            suite
+                .scenario_extensions()
+                .iter()
+                .map(|e| format!("*.{e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
@@ -281,7 +284,10 @@ fn conversation(
     };
     let user = match args.conversation.user {
         UserKind::Llm => UserSettings::Llm(settings(
-            args.conversation.user_model.as_deref().unwrap_or(&args.model),
+            args.conversation
+                .user_model
+                .as_deref()
+                .unwrap_or(&args.model),
         )?),
         UserKind::Human => UserSettings::Human,
     };

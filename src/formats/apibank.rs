@@ -43,9 +43,7 @@ pub fn opens_as_sheet(opening: &[u8]) -> bool {
         .split(|&b| b == b'\n')
         .map(|line| line.trim_ascii())
         .find(|line| !line.is_empty());
-    first.is_some_and(|line| {
-        line.len() >= 6 && line[..6].eq_ignore_ascii_case(b"scene:")
-    })
+    first.is_some_and(|line| line.len() >= 6 && line[..6].eq_ignore_ascii_case(b"scene:"))
 }
 
 /// Why a dialogue saved under another extension is not read as one.

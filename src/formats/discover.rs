@@ -227,7 +227,11 @@ mod tests {
     fn a_text_file_in_a_folder_is_taken_only_when_it_opens_as_a_sheet() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "not a dialogue").unwrap();
-        std::fs::write(dir.path().join("Shop.txt"), "\n  scene: Shopping\nFirst Utterance: hi\n").unwrap();
+        std::fs::write(
+            dir.path().join("Shop.txt"),
+            "\n  scene: Shopping\nFirst Utterance: hi\n",
+        )
+        .unwrap();
         let found = discover(&[dir.path().to_path_buf()], &["txt"]).unwrap();
         assert_eq!(found, [dir.path().join("Shop.txt")]);
         // Named on the command line, a file is taken as given.

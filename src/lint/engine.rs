@@ -11,9 +11,9 @@ use super::document::{Document, InputFormat, LintText};
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::{CallTrees, View};
 use super::{Diagnostic, Finding, Snippet};
+use crate::formats::apibank::Dialogue;
 use crate::formats::read::line_column;
 use crate::json::locate::locate;
-use crate::formats::apibank::Dialogue;
 use crate::json::tree::Json;
 use crate::{Error, Result};
 

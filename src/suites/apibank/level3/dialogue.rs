@@ -54,7 +54,10 @@ pub fn conversation(scenario: &Scenario) -> Conversation {
                 },
                 response: expectation(),
                 exception: None,
-                place: Some(Place { turn: line, call: i }),
+                place: Some(Place {
+                    turn: line,
+                    call: i,
+                }),
             }]),
         });
     }

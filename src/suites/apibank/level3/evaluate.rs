@@ -59,7 +59,11 @@ impl Interactive for Level3 {
             world: run.world,
             max_turns: run.max_turns,
             max_calls_per_turn: run.max_calls_per_turn,
-            parallel: if user_model.is_some() { run.parallel } else { 1 },
+            parallel: if user_model.is_some() {
+                run.parallel
+            } else {
+                1
+            },
         };
         let summary = run_scenarios(&scenarios, &assistant, &user, &options);
         Ok(InteractiveSummary {
@@ -80,18 +84,32 @@ pub fn human(s: &Summary) -> String {
         s.max_turns
     );
     for o in &s.per_scenario {
-        let made = format!("{}/{} ground-truth calls", o.ground_truth_made, o.ground_truth);
+        let made = format!(
+            "{}/{} ground-truth calls",
+            o.ground_truth_made, o.ground_truth
+        );
         let how = match (o.turns, o.stopped) {
             (Some(turns), _) => format!("completed in {}", crate::words::count(turns, "turn")),
-            (None, Stop::MaxTurns) => format!("not completed in {}", crate::words::count(o.turns_taken, "turn")),
-            (None, Stop::UserLeft) => format!("not completed: the user left after {}", crate::words::count(o.turns_taken, "turn")),
+            (None, Stop::MaxTurns) => format!(
+                "not completed in {}",
+                crate::words::count(o.turns_taken, "turn")
+            ),
+            (None, Stop::UserLeft) => format!(
+                "not completed: the user left after {}",
+                crate::words::count(o.turns_taken, "turn")
+            ),
             (None, _) => format!("failed: {}", o.error.as_deref().unwrap_or("unknown error")),
         };
-        out += &format!("  {}: {how} ({made}, {} made)\n", o.scenario, crate::words::count(o.calls, "call"));
+        out += &format!(
+            "  {}: {how} ({made}, {} made)\n",
+            o.scenario,
+            crate::words::count(o.calls, "call")
+        );
         if !o.ground_truth_raising.is_empty() {
+            let n = o.ground_truth_raising.len();
             out += &format!(
-                "    {} of its ground-truth calls raise as written\n",
-                o.ground_truth_raising.len()
+                "    {n} of its ground-truth calls {} as written\n",
+                if n == 1 { "raises" } else { "raise" }
             );
         }
     }

@@ -85,9 +85,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
             format!("{shown}: {}", violation.message),
         ));
     }
-    let file: ScenarioFile = serde_json::from_value(value).map_err(|e| {
-        Error::input(path, format!("not a level-3 scenario: {e}"))
-    })?;
+    let file: ScenarioFile = serde_json::from_value(value)
+        .map_err(|e| Error::input(path, format!("not a level-3 scenario: {e}")))?;
     let place = |pointer: &str| {
         let offset = locate(text, pointer).map_or(0, |found| found.value);
         line_column(text, offset)
@@ -158,8 +157,13 @@ mod tests {
         assert_eq!(*line, 6, "{message}");
         let number = FILE.replace("\"pw\"}", "3}");
         let err = parse(Path::new("a.lv3.json"), &number).unwrap_err();
-        assert!(err.to_string().contains("/ground_truth/0/param_dict/password"), "{err}");
-        let empty = r#"{"scene": "x", "first_utterance": "hi", "key_info": [], "ground_truth": []}"#;
+        assert!(
+            err.to_string()
+                .contains("/ground_truth/0/param_dict/password"),
+            "{err}"
+        );
+        let empty =
+            r#"{"scene": "x", "first_utterance": "hi", "key_info": [], "ground_truth": []}"#;
         let err = parse(Path::new("a.lv3.json"), empty).unwrap_err();
         assert!(err.to_string().contains("/ground_truth"), "{err}");
         let err = parse(Path::new("a.lv3.json"), "{").unwrap_err();

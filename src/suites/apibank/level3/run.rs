@@ -134,13 +134,19 @@ struct Gold {
     line: usize,
 }
 
+/// Makes the assistant for one conversation.
+pub type AssistantFactory<'a> = dyn Fn() -> Result<Box<dyn Assistant>, String> + Sync + 'a;
+
+/// Makes the user for one scenario's conversation.
+pub type UserFactory<'a> = dyn Fn(&Scenario) -> Result<Box<dyn User>, String> + Sync + 'a;
+
 /// Run every scenario with a fresh assistant and user from the factories
 /// and sum up. Scenarios run `options.parallel` at a time; the summary
 /// lists them in the order given.
 pub fn run_scenarios(
     scenarios: &[(PathBuf, Scenario)],
-    assistant: &(dyn Fn() -> Result<Box<dyn Assistant>, String> + Sync),
-    user: &(dyn Fn(&Scenario) -> Result<Box<dyn User>, String> + Sync),
+    assistant: &AssistantFactory<'_>,
+    user: &UserFactory<'_>,
     options: &Level3Options<'_>,
 ) -> Summary {
     let next = AtomicUsize::new(0);
@@ -431,19 +437,20 @@ mod tests {
     fn databases() -> Databases {
         let dir = tempfile::tempdir().unwrap();
         let (name, accounts) = crate::suites::apibank::apis::testing::accounts();
-        std::fs::write(dir.path().join(format!("{name}.json")), accounts.to_string()).unwrap();
+        std::fs::write(
+            dir.path().join(format!("{name}.json")),
+            accounts.to_string(),
+        )
+        .unwrap();
         std::fs::write(dir.path().join("Alarm.json"), "{}").unwrap();
         ApiBank.load_databases(dir.path()).unwrap()
     }
 
     const SHEET: &str = "Scene: Alarm\nFirst Utterance: Set an alarm for me.\nKey Info:\nusername JohnDoe, password pass123, alarm 2023-04-01 07:00:00\nAPI Calls:\nGetUserToken(username=\"JohnDoe\", password=\"pass123\")\nAddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")\n";
 
-    fn run(
-        assistant: Vec<&'static str>,
-        user: &mut Answers,
-        max_turns: usize,
-    ) -> ScenarioOutcome {
-        let scenario = super::super::sheet::parse(std::path::Path::new("Alarm.txt"), SHEET).unwrap();
+    fn run(assistant: Vec<&'static str>, user: &mut Answers, max_turns: usize) -> ScenarioOutcome {
+        let scenario =
+            super::super::sheet::parse(std::path::Path::new("Alarm.txt"), SHEET).unwrap();
         let databases = databases();
         let options = Level3Options {
             databases: &databases,
@@ -512,7 +519,10 @@ mod tests {
             &mut user,
             3,
         );
-        assert_eq!((outcome.stopped, outcome.turns, outcome.turns_taken), (Stop::MaxTurns, None, 3));
+        assert_eq!(
+            (outcome.stopped, outcome.turns, outcome.turns_taken),
+            (Stop::MaxTurns, None, 3)
+        );
         assert_eq!(outcome.ground_truth_made, 1);
         assert_eq!(outcome.missing.len(), 1);
         assert_eq!(outcome.missing[0].api_name, "AddAlarm");
@@ -532,7 +542,9 @@ mod tests {
         };
         let outcome = run(vec!["[AddAlarm(token='t-john'"], &mut user, 10);
         assert_eq!(outcome.calls, 1);
-        assert!(outcome.transcript[2].text.starts_with("Exception: cannot read the call"));
+        assert!(outcome.transcript[2]
+            .text
+            .starts_with("Exception: cannot read the call"));
     }
 
     #[test]
@@ -540,16 +552,32 @@ mod tests {
         let outcome = |turns: Option<usize>| ScenarioOutcome {
             turns,
             completed: turns.is_some(),
-            ..failed("f", &super::super::sheet::parse(std::path::Path::new("A.txt"), SHEET).unwrap(), String::new())
+            ..failed(
+                "f",
+                &super::super::sheet::parse(std::path::Path::new("A.txt"), SHEET).unwrap(),
+                String::new(),
+            )
         };
-        let s = summarise(vec![outcome(Some(2)), outcome(None), outcome(Some(5))], 20, "a".into(), "u".into());
+        let s = summarise(
+            vec![outcome(Some(2)), outcome(None), outcome(Some(5))],
+            20,
+            "a".into(),
+            "u".into(),
+        );
         assert_eq!((s.scenarios, s.completed), (3, 2));
         assert_eq!(s.mean_turns, Some(3.5));
         assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
         let none = summarise(vec![outcome(None)], 20, "a".into(), "u".into());
         assert_eq!(none.mean_turns, None);
         let json = serde_json::to_value(&s).unwrap();
-        for key in ["suite", "level", "scenarios", "completed", "mean_turns", "per_scenario"] {
+        for key in [
+            "suite",
+            "level",
+            "scenarios",
+            "completed",
+            "mean_turns",
+            "per_scenario",
+        ] {
             assert!(json.get(key).is_some(), "{key}");
         }
         assert_eq!(json["level"], 3);

@@ -148,8 +148,14 @@ mod tests {
         let s = parse(Path::new("d/Alarm.txt"), SHEET).unwrap();
         assert_eq!(s.name, "Alarm");
         assert_eq!(s.scene, "Alarm");
-        assert_eq!((s.first_utterance.as_str(), s.first_utterance_line), ("Wake me up.", 3));
-        assert_eq!(s.key_info, "\"Ann\":{\n\"password\":\"pw\"\n},\n- time: 07:00");
+        assert_eq!(
+            (s.first_utterance.as_str(), s.first_utterance_line),
+            ("Wake me up.", 3)
+        );
+        assert_eq!(
+            s.key_info,
+            "\"Ann\":{\n\"password\":\"pw\"\n},\n- time: 07:00"
+        );
         let calls: Vec<(&str, usize, usize)> = s
             .ground_truth
             .iter()

@@ -30,11 +30,7 @@ pub trait User: Send {
 
     /// The user's next turn, the assistant having just answered.
     /// `progress` is (ground-truth calls made, ground-truth calls).
-    fn reply(
-        &mut self,
-        transcript: &[Message],
-        progress: (usize, usize),
-    ) -> Result<Turn, String>;
+    fn reply(&mut self, transcript: &[Message], progress: (usize, usize)) -> Result<Turn, String>;
 }
 
 /// A model plays the user.
@@ -114,7 +110,10 @@ impl<W: Write + Send> HumanUser<W> {
     /// first utterance, said for them.
     pub fn new(input: ReadLine, mut output: W, scenario: &Scenario) -> Result<Self, String> {
         let write = |output: &mut W| -> std::io::Result<()> {
-            writeln!(output, "== {} ({})", scenario.scene, scenario.name)?;
+            match scenario.name == scenario.scene {
+                true => writeln!(output, "== {}", scenario.scene)?,
+                false => writeln!(output, "== {} ({})", scenario.scene, scenario.name)?,
+            }
             writeln!(output, "What you know (tell it when asked):")?;
             for line in scenario.key_info.lines() {
                 writeln!(output, "  {line}")?;
@@ -223,19 +222,27 @@ mod tests {
             said(Speaker::Assistant, "Your username?"),
         ];
         // The blank line is asked for again.
-        assert_eq!(user.reply(&transcript, (0, 1)).unwrap(), Turn::Says("Ann".into()));
+        assert_eq!(
+            user.reply(&transcript, (0, 1)).unwrap(),
+            Turn::Says("Ann".into())
+        );
         transcript.push(said(Speaker::User, "Ann"));
         transcript.push(said(Speaker::Assistant, "And the time?"));
         assert_eq!(user.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
         let shown = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             shown,
-            "== Alarm (Alarm)\nWhat you know (tell it when asked):\n  username Ann\nyou> Wake me up.\n\
+            "== Alarm\nWhat you know (tell it when asked):\n  username Ann\nyou> Wake me up.\n\
              assistant> Your username?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> you> \
              assistant> And the time?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> "
         );
         // The end of the input leaves too.
-        let mut empty = HumanUser::new(Box::new(|_: &mut String| Ok(0)), Shared::default(), &scenario()).unwrap();
+        let mut empty = HumanUser::new(
+            Box::new(|_: &mut String| Ok(0)),
+            Shared::default(),
+            &scenario(),
+        )
+        .unwrap();
         assert_eq!(empty.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
     }
 
@@ -254,7 +261,11 @@ mod tests {
         assert_eq!(roles, [Role::System, Role::Assistant, Role::User]);
         assert_eq!(messages[2].1, "When?");
         let assistant = super::super::assistant::messages(&transcript);
-        let shown: Vec<(Role, &str)> = assistant.iter().skip(1).map(|(r, t)| (*r, t.as_str())).collect();
+        let shown: Vec<(Role, &str)> = assistant
+            .iter()
+            .skip(1)
+            .map(|(r, t)| (*r, t.as_str()))
+            .collect();
         assert_eq!(
             shown,
             [
