@@ -527,4 +527,56 @@ fn our_format_verifies_and_lints_like_the_sheets() {
         .unwrap();
     let report = json_of(&output);
     assert_eq!(report["files"], 1);
+    // fill records nothing in a scenario and passes over it.
+    let before = std::fs::read_to_string(&path).unwrap();
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args(["fill", "scenarios", "--databases", "db"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+#[test]
+fn a_model_that_fails_is_an_error_naming_the_scenario_after_the_summary() {
+    let setup = setup();
+    let stub = Stub::start(Box::new(|_: &str, _: &Value, _| {
+        (
+            200,
+            json!({"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}),
+        )
+    }));
+    let output = talkforge()
+        .current_dir(&setup.root)
+        .args([
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "openai",
+            "--databases",
+            "db",
+            "--no-cache",
+            "--format",
+            "json",
+            "--base-url",
+            &stub.url,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let summary = json_of(&output);
+    assert_eq!(summary["per_scenario"][0]["stopped"], "error");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("alarm.lv3.json: ") && stderr.contains("no choices"),
+        "{stderr}"
+    );
 }

@@ -309,6 +309,18 @@ fn conversation(
         OutputFormat::Human => stdout.write_all(summary.human.as_bytes()),
     };
     let _ = stdout.flush();
+    drop(stdout);
+    // A scenario that could not be run to the end is an error (exit 2),
+    // after the summary of the others.
+    for error in &summary.errors {
+        eprintln!("error: {error}");
+    }
+    if !summary.errors.is_empty() {
+        return Err(Error::Other(format!(
+            "{} could not be run to the end",
+            crate::words::count(summary.errors.len(), "scenario")
+        )));
+    }
     Ok(Status::from_findings(!summary.all_completed))
 }
 

@@ -46,6 +46,9 @@ pub struct InteractiveSummary {
     pub human: String,
     /// Whether every scenario was completed.
     pub all_completed: bool,
+    /// Scenarios that could not be run to the end (a request that kept
+    /// failing), each message naming its file.
+    pub errors: Vec<String>,
 }
 
 /// A suite's conversational evaluation.

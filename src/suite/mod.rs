@@ -271,6 +271,13 @@ pub trait Suite: Sync {
         &[]
     }
 
+    /// Whether a file of the suite records its calls' results (`fill`
+    /// writes them); a scenario's ground-truth calls record none.
+    fn records_results(&self, path: &Path) -> bool {
+        let _ = path;
+        true
+    }
+
     /// The text of an API-Bank-style dialogue (one JSON object a line)
     /// that `lint` reads for a scenario file, its lines standing where the
     /// file has them; None for the suite's own dialogues.

@@ -61,6 +61,10 @@ impl Suite for ApiBank {
         &[level3::SHEET_EXTENSION, level3::JSON_EXTENSION]
     }
 
+    fn records_results(&self, path: &Path) -> bool {
+        !level3::is_scenario_path(path)
+    }
+
     fn scenario_dialogue_text(&self, path: &Path, text: &str) -> Option<Result<String>> {
         level3::is_scenario_path(path).then(|| {
             level3::parse_scenario(path, text).map(|s| level3::dialogue::dialogue_text(&s))

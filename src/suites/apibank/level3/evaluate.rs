@@ -70,6 +70,11 @@ impl Interactive for Level3 {
             json: serde_json::to_value(&summary).expect("the summary serialises"),
             human: human(&summary),
             all_completed: summary.completed == summary.scenarios,
+            errors: summary
+                .per_scenario
+                .iter()
+                .filter_map(|o| Some(format!("{}: {}", o.file, o.error.as_ref()?)))
+                .collect(),
         })
     }
 }
