@@ -250,6 +250,11 @@ fn conversation(
             "--level {level} talks to the assistant as it goes: use --predictor openai"
         )));
     }
+    if args.out.is_some() {
+        return Err(Error::Usage(format!(
+            "--out is not used with --level {level}: the JSON output (--format json) holds every conversation"
+        )));
+    }
     if args.conversation.max_turns == 0 {
         return Err(Error::Usage("--max-turns must be at least 1".into()));
     }

@@ -129,3 +129,53 @@ pub fn human(s: &Summary) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::apibank::level3::run::{CallAt, ScenarioOutcome};
+
+    fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
+        ScenarioOutcome {
+            file: format!("{name}.txt"),
+            scenario: name.into(),
+            scene: name.into(),
+            completed: turns.is_some(),
+            turns,
+            turns_taken: turns.unwrap_or(20),
+            stopped,
+            ground_truth: 4,
+            ground_truth_made: if turns.is_some() { 4 } else { 1 },
+            calls: 6,
+            missing: Vec::new(),
+            ground_truth_raising: vec![CallAt {
+                line: 22,
+                api_name: "QueryBalance".into(),
+                exception: Some("The token is incorrect.".into()),
+            }],
+            error: None,
+            transcript: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_human_report_has_a_line_a_scenario_and_the_totals() {
+        let summary = Summary {
+            suite: "apibank",
+            level: 3,
+            scenarios: 3,
+            completed: 1,
+            completion_rate: 1.0 / 3.0,
+            mean_turns: Some(4.0),
+            max_turns: 20,
+            assistant: "llm:m".into(),
+            user: "human".into(),
+            per_scenario: vec![
+                outcome("Financial Management", Some(4), Stop::Completed),
+                outcome("Shopping", None, Stop::MaxTurns),
+                outcome("Reminder", None, Stop::UserLeft),
+            ],
+        };
+        insta::assert_snapshot!("level3_human_report", human(&summary));
+    }
+}

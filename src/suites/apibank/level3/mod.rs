@@ -16,7 +16,10 @@
 //! For `verify` and `lint` a scenario becomes a dialogue ([`dialogue`]):
 //! the first utterance, then one API line per ground-truth call placed at
 //! the call's line of the file. `evaluate --level 3` runs scenarios with an
-//! assistant and a user ([`run`]).
+//! assistant ([`assistant`]) and a user ([`user`]), both models through
+//! [`chat`] or a person at the terminal, in the conversation of [`run`];
+//! [`matching`] says when a call is a ground-truth call, and [`evaluate`]
+//! is what the seam's `Interactive` hands `evaluate`.
 
 use std::path::Path;
 
