@@ -1,7 +1,9 @@
 //! A level-3 conversation and its score.
 //!
 //! The user opens with the scenario's first utterance. The assistant then
-//! answers: while its message is a call (read by `call_text`), the call
+//! answers: while its message holds a call (read by `call_text`; a call
+//! that does not read is answered as a failed call when it is bracketed
+//! or names an API, and is prose otherwise), the call
 //! runs in the scenario's world (fresh databases, ToolSearcher with the
 //! run's retriever) and the result goes back to it, up to
 //! `max_calls_per_turn` calls; its first message that is no call goes to
@@ -343,7 +345,7 @@ fn assistant_turn(
     for _ in 0..max_calls {
         let text = assistant.reply(transcript)?;
         let result = match parse_api_request(&text) {
-            Err(ParseFailure::NoCall) => {
+            Err(failure) if !attempted_call(&failure, &text) => {
                 transcript.push(Message {
                     from: Speaker::Assistant,
                     text,
@@ -382,6 +384,21 @@ fn assistant_turn(
         }
     }
     Ok(())
+}
+
+/// Whether a message that holds no readable call still tried to make one
+/// (a bracketed call, or one to an API of the catalog, that does not
+/// read), rather than speak to the user: words in parentheses after a
+/// capitalised word ("the Sales Review (09:00)") are prose.
+fn attempted_call(failure: &ParseFailure, text: &str) -> bool {
+    let api_name = match failure {
+        ParseFailure::NoCall => return false,
+        ParseFailure::Unclosed { api_name } | ParseFailure::BadArgument { api_name, .. } => {
+            api_name
+        }
+    };
+    crate::suites::apibank::catalog().tool(api_name).is_some()
+        || text.contains(&format!("[{api_name}("))
 }
 
 /// What the assistant is told a call returned: its exception, or its
@@ -534,6 +551,22 @@ mod tests {
         };
         let outcome = run(vec![], &mut leaving, 10);
         assert_eq!((outcome.stopped, outcome.turns_taken), (Stop::UserLeft, 2));
+        // Prose with words in parentheses goes to the user.
+        let mut user = Answers {
+            text: "ok",
+            leave_after: 0,
+            heard: Vec::new(),
+        };
+        let outcome = run(
+            vec!["Your Sales Review (2023-04-15 09:00) is booked."],
+            &mut user,
+            10,
+        );
+        assert_eq!(outcome.calls, 0);
+        assert_eq!(
+            user.heard,
+            ["Your Sales Review (2023-04-15 09:00) is booked."]
+        );
         // A call that cannot be read is answered as a failed call.
         let mut user = Answers {
             text: "ok",
