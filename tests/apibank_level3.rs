@@ -436,6 +436,52 @@ fn a_person_plays_the_user_from_stdin() {
     );
 }
 
+/// The oracle makes each sheet's ground-truth calls as written: every
+/// call reads back with equal arguments (the dict, the lists, the bare
+/// values), so every scenario completes in one turn, raising calls
+/// included; no model is asked.
+#[test]
+fn the_oracle_completes_every_upstream_sheet_in_one_turn() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let output = talkforge()
+        .args([
+            "evaluate",
+            "--level",
+            "3",
+            "--predictor",
+            "oracle",
+            "--user",
+            "human",
+        ])
+        .args(["--format", "json", "--databases"])
+        .arg(upstream.join("init_database"))
+        .arg(upstream.join("lv3-samples"))
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = json_of(&output);
+    assert_eq!(
+        (summary["scenarios"].clone(), summary["completed"].clone()),
+        (json!(8), json!(8))
+    );
+    assert_eq!(summary["mean_turns"], 1.0);
+    let raising: usize = summary["per_scenario"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["ground_truth_raising"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(raising, RAISING.len());
+}
+
 #[test]
 fn level_3_needs_scenarios_and_a_model() {
     let setup = setup();
@@ -447,9 +493,11 @@ fn level_3_needs_scenarios_and_a_model() {
             .output()
             .unwrap()
     };
-    let output = run(&["scenarios", "--predictor", "oracle"]);
+    let output = run(&["scenarios", "--predictor", "replay"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--predictor openai"));
+    let output = run(&["scenarios", "--predictor", "oracle", "--out", "x"]);
+    assert_eq!(output.status.code(), Some(2));
     let output = run(&["scenarios", "--predictor", "openai", "--max-turns", "0"]);
     assert_eq!(output.status.code(), Some(2));
     // A scenario that breaks the schema is named, nothing is asked.

@@ -240,14 +240,14 @@ fn conversation(
     files: &[PathBuf],
 ) -> Result<Status, Error> {
     use crate::llm::client::Settings;
-    use crate::suite::interactive::{InteractiveRun, UserSettings};
+    use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
     let interactive = suite
         .interactive()
         .filter(|i| i.level() == level)
         .ok_or_else(|| Error::Usage(format!("the {} suite has no level {level}", suite.name())))?;
-    if args.predictor != PredictorKind::Openai {
+    if args.predictor == PredictorKind::Replay {
         return Err(Error::Usage(format!(
-            "--level {level} talks to the assistant as it goes: use --predictor openai"
+            "--level {level} talks to the assistant as it goes: use --predictor openai (or oracle, to check the scenarios)"
         )));
     }
     if args.out.is_some() {
@@ -300,7 +300,10 @@ fn conversation(
         files: &scenarios,
         databases: &databases,
         world: &world,
-        assistant: settings(&args.model)?,
+        assistant: match args.predictor {
+            PredictorKind::Oracle => AssistantSettings::Oracle,
+            _ => AssistantSettings::Llm(settings(&args.model)?),
+        },
         user,
         max_turns: args.conversation.max_turns,
         max_calls_per_turn: args.max_calls_per_turn,

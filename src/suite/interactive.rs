@@ -10,6 +10,15 @@ use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
 
+/// Who answers the user.
+#[derive(Debug, Clone)]
+pub enum AssistantSettings {
+    /// The model under test.
+    Llm(Settings),
+    /// The scenario's own ground-truth calls (checks the scenarios).
+    Oracle,
+}
+
 /// Who plays the user.
 #[derive(Debug, Clone)]
 pub enum UserSettings {
@@ -27,7 +36,7 @@ pub struct InteractiveRun<'a> {
     pub databases: &'a Databases,
     pub world: &'a WorldOptions,
     /// The assistant under test.
-    pub assistant: Settings,
+    pub assistant: AssistantSettings,
     pub user: UserSettings,
     /// A scenario still incomplete after this many turns is not complete.
     pub max_turns: usize,

@@ -9,6 +9,8 @@
 
 use super::chat::{ChatModel, Role};
 use super::run::{Message, Speaker};
+use super::Scenario;
+use crate::suites::apibank::call_text::render_api_request;
 
 const SYSTEM_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-assistant.j2");
 
@@ -52,5 +54,38 @@ impl Assistant for LlmAssistant {
 
     fn reply(&mut self, transcript: &[Message]) -> Result<String, String> {
         self.model.reply(&messages(transcript))
+    }
+}
+
+/// The ground truth itself: the scenario's calls as written, one a
+/// message in the paper's form, then a closing word to the user. It
+/// checks the scenarios and the loop, not a model: every scenario whose
+/// calls read back as written completes in one turn.
+pub struct Oracle {
+    calls: std::collections::VecDeque<String>,
+}
+
+impl Oracle {
+    pub fn new(scenario: &Scenario) -> Self {
+        Oracle {
+            calls: scenario
+                .ground_truth
+                .iter()
+                .map(|call| render_api_request(&call.api_name, &call.param_dict))
+                .collect(),
+        }
+    }
+}
+
+impl Assistant for Oracle {
+    fn name(&self) -> String {
+        "oracle".into()
+    }
+
+    fn reply(&mut self, _: &[Message]) -> Result<String, String> {
+        Ok(self
+            .calls
+            .pop_front()
+            .unwrap_or_else(|| "That is everything you asked for.".into()))
     }
 }

@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::assistant::{Assistant, LlmAssistant};
+use super::assistant::{Assistant, LlmAssistant, Oracle};
 use super::chat::ChatModel;
 use super::run::{run_scenarios, Level3Options, Stop, Summary};
 use super::user::{HumanUser, LlmUser, User};
 use super::{is_scenario_path, read_scenario, Scenario};
-use crate::suite::interactive::{Interactive, InteractiveRun, InteractiveSummary, UserSettings};
+use crate::suite::interactive::{
+    AssistantSettings, Interactive, InteractiveRun, InteractiveSummary, UserSettings,
+};
 use crate::{Error, Result};
 
 /// API-Bank's level 3.
@@ -34,15 +36,23 @@ impl Interactive for Level3 {
             scenarios.push((path.clone(), scenario));
         }
         let runtime = ChatModel::runtime()?;
-        let assistant_model = Arc::new(ChatModel::new(run.assistant.clone(), runtime.clone())?);
+        let assistant_model = match &run.assistant {
+            AssistantSettings::Llm(settings) => {
+                Some(Arc::new(ChatModel::new(settings.clone(), runtime.clone())?))
+            }
+            AssistantSettings::Oracle => None,
+        };
         let user_model = match &run.user {
             UserSettings::Llm(settings) => {
                 Some(Arc::new(ChatModel::new(settings.clone(), runtime.clone())?))
             }
             UserSettings::Human => None,
         };
-        let assistant = || -> std::result::Result<Box<dyn Assistant>, String> {
-            Ok(Box::new(LlmAssistant::new(assistant_model.clone())))
+        let assistant = |scenario: &Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
+            Ok(match &assistant_model {
+                Some(model) => Box::new(LlmAssistant::new(model.clone())),
+                None => Box::new(Oracle::new(scenario)),
+            })
         };
         let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
             match &user_model {

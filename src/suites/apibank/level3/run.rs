@@ -137,7 +137,7 @@ struct Gold {
 }
 
 /// Makes the assistant for one conversation.
-pub type AssistantFactory<'a> = dyn Fn() -> Result<Box<dyn Assistant>, String> + Sync + 'a;
+pub type AssistantFactory<'a> = dyn Fn(&Scenario) -> Result<Box<dyn Assistant>, String> + Sync + 'a;
 
 /// Makes the user for one scenario's conversation.
 pub type UserFactory<'a> = dyn Fn(&Scenario) -> Result<Box<dyn User>, String> + Sync + 'a;
@@ -162,7 +162,7 @@ pub fn run_scenarios(
                     break;
                 };
                 let file = path.display().to_string();
-                let outcome = match (assistant(), user(scenario)) {
+                let outcome = match (assistant(scenario), user(scenario)) {
                     (Ok(mut a), Ok(mut u)) => {
                         *names.lock().expect("names") = (a.name(), u.name());
                         run_scenario(&file, scenario, a.as_mut(), u.as_mut(), options)
