@@ -28,7 +28,7 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
             let entry = entry.map_err(|e| Error::input(path, e.to_string()))?;
             if entry.file_type().is_file()
                 && has_extension(listed_name(&entry), extensions)
-                && opens_as_its_ending_says(entry.path())
+                && opens_as_its_ending_says(&entry)
             {
                 files.push(entry.into_path());
             }
@@ -66,13 +66,11 @@ pub fn discover_dialogues(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<
 /// sheet only when it opens with its `Scene:` heading (other text files,
 /// notes and licences, are passed over). A file named on the command line
 /// is always taken, and refused with its reason when it is no sheet.
-fn opens_as_its_ending_says(path: &Path) -> bool {
-    let is_text = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case(super::apibank::SHEET_ENDING));
-    if !is_text {
+fn opens_as_its_ending_says(entry: &walkdir::DirEntry) -> bool {
+    if !has_extension(listed_name(entry), &[super::apibank::SHEET_ENDING]) {
         return true;
     }
+    let path = entry.path();
     use std::io::Read;
     let mut opening = Vec::with_capacity(256);
     std::fs::File::open(path)
