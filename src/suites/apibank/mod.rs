@@ -19,6 +19,7 @@ use crate::{Error, Result};
 
 pub mod apis;
 pub mod bm25;
+pub mod call_text;
 pub mod catalog;
 pub mod seed;
 pub mod state;
