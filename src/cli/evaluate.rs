@@ -17,8 +17,10 @@ use crate::eval::replay::{Replay, Shape};
 use crate::eval::run::write_json;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::Endpoint;
+use crate::suite::levels::{ChatSettings, LevelProtocol, LevelRun, SamplePredictor, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
+use crate::suite::{Evaluation, Suite};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -61,9 +63,11 @@ pub struct Args {
     /// The chat model (openai predictor).
     #[arg(long, default_value = "gpt-4o")]
     pub model: String,
-    /// Which tools' documentation the model gets.
-    #[arg(long, value_enum, default_value = "all")]
-    pub api_mode: ApiMode,
+    /// Which tools' documentation the model gets [default: all; for
+    /// suites evaluated at levels, the level decides and `functions`
+    /// offers the APIs as tools instead of the text form].
+    #[arg(long, value_enum)]
+    pub api_mode: Option<ApiMode>,
     /// Blank every tool and parameter description (documentation ablation).
     #[arg(long)]
     pub no_docs: bool,
@@ -79,6 +83,23 @@ pub struct Args {
     /// The embedding model (--similarity embeddings).
     #[arg(long, default_value = "text-embedding-3-small")]
     pub embedding_model: String,
+    /// The level to evaluate at, for suites evaluated by samples at levels
+    /// (API-Bank: 1 the dialogue's APIs documented, 2 found with
+    /// ToolSearcher).
+    #[arg(long, help_heading = "Levels (API-Bank)")]
+    pub level: Option<u8>,
+    /// What each sample's world holds before the predicted call runs: the
+    /// initial databases (fresh, as the reference's evaluator) or those
+    /// after the dialogue's earlier gold calls (replayed, as the paper
+    /// describes).
+    #[arg(long, value_enum, help_heading = "Levels (API-Bank)")]
+    pub state: Option<StartState>,
+    /// A prompt template to use instead of prompts/apibank-eval.j2 (for
+    /// instance one with the paper's wording).
+    #[arg(long, value_name = "FILE", help_heading = "Levels (API-Bank)")]
+    pub template: Option<PathBuf>,
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
     /// Worker threads for a run that asks no server (the oracle and
     /// replay predictors with offline similarity) [default: every core].
     #[arg(long, value_name = "N")]
@@ -128,6 +149,10 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let files =
         crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
+    if let Evaluation::Levels(protocol) = suite.evaluation() {
+        return run_levels(args, suite, protocol, &files);
+    }
+    refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let predictor: Box<dyn Predictor> = match args.predictor {
@@ -149,7 +174,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             OpenAiSettings {
                 catalog: suite.catalog(),
                 model: args.model.clone(),
-                api_mode: args.api_mode,
+                api_mode: args.api_mode.unwrap_or(ApiMode::All),
                 docs: !args.no_docs,
                 temperature: args.temperature,
                 cache: args.cache.folder("chat"),
@@ -190,6 +215,125 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     Ok(Status::from_findings(
         summary.successes < summary.rates.conversations,
     ))
+}
+
+/// Options that only suites evaluated at levels take are usage errors for
+/// the others.
+fn refuse_level_options(args: &Args, suite: &dyn Suite) -> Result<(), Error> {
+    let given = [
+        ("--level", args.level.is_some()),
+        ("--state", args.state.is_some()),
+        ("--template", args.template.is_some()),
+        (
+            "--api-mode functions",
+            args.api_mode == Some(ApiMode::Functions),
+        ),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+        return Err(Error::Usage(format!(
+            "{flag} is for suites evaluated by samples at levels (API-Bank); the {} suite is evaluated by whole conversations",
+            suite.name()
+        )));
+    }
+    Ok(())
+}
+
+/// `evaluate` for a suite evaluated by samples at levels.
+fn run_levels(
+    args: &Args,
+    suite: &dyn Suite,
+    protocol: &dyn LevelProtocol,
+    files: &[PathBuf],
+) -> Result<Status, Error> {
+    let levels = protocol.levels();
+    let listed = || {
+        levels
+            .iter()
+            .map(|l| format!("{} ({})", l.number, l.summary))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let level = match args.level {
+        Some(level) if levels.iter().any(|l| l.number == level) => level,
+        Some(level) => {
+            return Err(Error::Usage(format!(
+                "the {} suite has no level {level}: --level takes {}",
+                suite.name(),
+                listed()
+            )))
+        }
+        None => {
+            return Err(Error::Usage(format!(
+                "the {} suite is evaluated at a level: give --level, one of {}",
+                suite.name(),
+                listed()
+            )))
+        }
+    };
+    let functions = match args.api_mode {
+        None => false,
+        Some(ApiMode::Functions) => true,
+        Some(other) => {
+            let name = clap::ValueEnum::to_possible_value(&other)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
+            return Err(Error::Usage(format!(
+                "--api-mode {name} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools"
+            )));
+        }
+    };
+    if args.template.is_some() && args.predictor != PredictorKind::Openai {
+        return Err(Error::Usage(
+            "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
+        ));
+    }
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&databases_dir)?;
+    let predictor = match args.predictor {
+        PredictorKind::Oracle => SamplePredictor::Oracle,
+        PredictorKind::Replay => SamplePredictor::Replay {
+            path: args.predictions.clone().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?,
+        },
+        PredictorKind::Openai => SamplePredictor::Chat(ChatSettings {
+            endpoint: args.endpoint()?,
+            model: args.model.clone(),
+            temperature: args.temperature,
+            cache: args.cache.folder("chat"),
+            template: args.template.clone(),
+            functions,
+            no_docs: args.no_docs,
+        }),
+    };
+    let threads = if args.predictor == PredictorKind::Openai {
+        Some(args.requests.concurrency)
+    } else {
+        args.jobs
+    };
+    let run = LevelRun {
+        level,
+        files,
+        databases: &databases,
+        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        world: args.retrieval.world_options()?,
+        state: args.state.unwrap_or_default(),
+        predictor,
+        out: args.out.clone(),
+        reset: args.reset,
+        threads,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let outcome = protocol.evaluate(&run)?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = match args.format {
+        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
+    };
+    let _ = stdout.flush();
+    Ok(Status::from_findings(outcome.findings))
 }
 
 fn human(s: &Summary) -> String {

@@ -1,0 +1,284 @@
+//! Scoring one call sample as the reference's evaluator does
+//! (`Evaluator.evaluate`): read the call out of the model's text, compare
+//! its API name with the gold call's, run it through `ToolManager.api_call`
+//! in the sample's world, and ask the gold API's own correctness check
+//! whether its result object counts as the gold one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::super::apis::{api, Api};
+use super::super::call_text::{parse_api_request, ParseFailure};
+use super::super::world::ApiBankWorld;
+use crate::sim::pyargs::py_eq;
+
+/// Why a call sample is wrong: the error causes of the paper's analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The answer holds no API call.
+    NoApiCall,
+    /// The answer holds something call-shaped that cannot be read.
+    ParseFailure,
+    /// The call names no API-Bank API.
+    UnknownApi,
+    /// The call names another API than the gold call.
+    WrongApi,
+    /// The call raised: before its API ran (a parameter the API does not
+    /// take, a value that does not convert, a missing argument) or in it,
+    /// where the gold call did not.
+    Exception,
+    /// The call ran, and its check says it is not the gold call.
+    WrongArguments,
+}
+
+impl Cause {
+    /// Every cause, in the report's order.
+    pub const ALL: [Cause; 6] = [
+        Cause::NoApiCall,
+        Cause::UnknownApi,
+        Cause::WrongApi,
+        Cause::WrongArguments,
+        Cause::Exception,
+        Cause::ParseFailure,
+    ];
+
+    /// The cause as the report words it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Cause::NoApiCall => "no API call",
+            Cause::ParseFailure => "parse failure",
+            Cause::UnknownApi => "unknown API",
+            Cause::WrongApi => "wrong API",
+            Cause::Exception => "exception",
+            Cause::WrongArguments => "wrong arguments",
+        }
+    }
+}
+
+/// A call as the model made it: its API and its arguments as `param_dict`
+/// holds them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Predicted {
+    pub api_name: String,
+    pub param_dict: Map<String, Value>,
+}
+
+/// The verdict on one call sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub correct: bool,
+    pub cause: Option<Cause>,
+    /// Why it is wrong, in words.
+    pub reason: Option<String>,
+    pub predicted: Option<Predicted>,
+    /// The result object the call returned, when it ran.
+    pub result: Option<Value>,
+}
+
+impl Verdict {
+    fn wrong(cause: Cause, reason: String, predicted: Option<Predicted>) -> Self {
+        Verdict {
+            correct: false,
+            cause: Some(cause),
+            reason: Some(reason),
+            predicted,
+            result: None,
+        }
+    }
+}
+
+/// Read the call out of `text` (see [`super::super::call_text`]).
+pub fn read_call(text: &str) -> Result<Predicted, (Cause, String)> {
+    parse_api_request(text)
+        .map(|request| Predicted {
+            api_name: request.api_name,
+            param_dict: request.param_dict,
+        })
+        .map_err(|failure| match failure {
+            ParseFailure::NoCall => (Cause::NoApiCall, failure.to_string()),
+            other => (Cause::ParseFailure, other.to_string()),
+        })
+}
+
+/// Score `predicted` against the gold call named `gold_api` whose recorded
+/// result object is `gold_result`, running it in `world`.
+///
+/// `gold_result` is the gold line's result as the reference's evaluator
+/// holds it across the line's samples: a check that deletes fields from
+/// its ground truth ([`Api::check_removes`]) deletes them here too, so
+/// that the line's second sample is checked against what is left.
+pub fn score_call(
+    predicted: Predicted,
+    gold_api: &str,
+    gold_result: &mut Value,
+    world: &mut ApiBankWorld,
+) -> Verdict {
+    if predicted.api_name != gold_api {
+        let (cause, reason) = match api(&predicted.api_name) {
+            None => (
+                Cause::UnknownApi,
+                format!("{} is no API-Bank API", predicted.api_name),
+            ),
+            Some(_) => (
+                Cause::WrongApi,
+                format!(
+                    "called {} where the gold call is {gold_api}",
+                    predicted.api_name
+                ),
+            ),
+        };
+        return Verdict::wrong(cause, reason, Some(predicted));
+    }
+    let Some(api) = api(gold_api) else {
+        return Verdict::wrong(
+            Cause::UnknownApi,
+            format!("{gold_api} is no API-Bank API"),
+            Some(predicted),
+        );
+    };
+    let arguments = match catalog_names(api, &predicted.param_dict) {
+        Ok(arguments) => arguments,
+        Err(exception) => return Verdict::wrong(Cause::Exception, exception, Some(predicted)),
+    };
+    let result = match world.call_predicted(gold_api, arguments) {
+        Ok(result) => result,
+        Err(exception) => return Verdict::wrong(Cause::Exception, exception, Some(predicted)),
+    };
+    let removed: Vec<&str> = api
+        .check_removes
+        .iter()
+        .copied()
+        .filter(|field| {
+            gold_result
+                .get("input")
+                .and_then(|i| i.get(field))
+                .is_none()
+        })
+        .collect();
+    let correct = (api.correct)(&result, gold_result);
+    consume(api, &result, gold_result);
+    let mut verdict = Verdict {
+        correct,
+        cause: None,
+        reason: None,
+        predicted: Some(predicted),
+        result: None,
+    };
+    if !correct {
+        let (cause, reason) = if !removed.is_empty() {
+            (
+                Cause::WrongArguments,
+                format!(
+                    "the reference's check of {gold_api} deleted {} from this gold call when it checked the line's first sample, and fails on it now (KeyError)",
+                    removed.join(", ")
+                ),
+            )
+        } else {
+            explain(&result, gold_result)
+        };
+        verdict.cause = Some(cause);
+        verdict.reason = Some(reason);
+    }
+    verdict.result = Some(result);
+    verdict
+}
+
+/// The arguments under the names the catalog's API takes. The reference's
+/// `ToolManager` accepts only the names its class declares; where the
+/// catalog names a parameter otherwise (TimedSwitch's `device_id` is the
+/// reference's `name`), the reference's name is taken and renamed, and
+/// the catalog's own name is refused as the reference refuses it.
+fn catalog_names(api: &Api, param_dict: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let declared = api.reference.input_parameters;
+    param_dict
+        .iter()
+        .map(|(name, value)| {
+            let position = declared
+                .iter()
+                .position(|(known, _, _)| known == name)
+                .ok_or_else(|| format!("invalid parameter name. parameter: {name}"))?;
+            let catalog = api
+                .spec
+                .parameters
+                .get(position)
+                .filter(|p| api.spec.parameter(name).is_none() && p.name != *name)
+                .map_or(name.as_str(), |p| p.name);
+            Ok((catalog.to_string(), value.clone()))
+        })
+        .collect()
+}
+
+/// What the reference's check leaves of its ground truth: the fields it
+/// deletes are gone once it got as far as deleting them (the response
+/// must hold them, or it stops on a KeyError first).
+fn consume(api: &Api, result: &Value, gold_result: &mut Value) {
+    let in_response = |field: &&str| result.get("input").and_then(|i| i.get(*field)).is_some();
+    if api.check_removes.is_empty() || !api.check_removes.iter().all(in_response) {
+        return;
+    }
+    if let Some(Value::Object(input)) = gold_result.get_mut("input") {
+        if api
+            .check_removes
+            .iter()
+            .all(|field| input.contains_key(*field))
+        {
+            for field in api.check_removes {
+                input.shift_remove(*field);
+            }
+        }
+    }
+}
+
+/// Why a call that ran is not the gold call: an exception the gold call
+/// did not raise, else the fields of the result that differ.
+fn explain(result: &Value, gold: &Value) -> (Cause, String) {
+    let exception = result.get("exception").filter(|e| !e.is_null());
+    if let Some(exception) = exception {
+        if !gold.get("exception").is_some_and(|g| py_eq(g, exception)) {
+            let text = exception
+                .as_str()
+                .map_or_else(|| exception.to_string(), str::to_string);
+            return (Cause::Exception, format!("the call raised: {text}"));
+        }
+    }
+    let empty = Map::new();
+    let inputs = |v: &Value| {
+        v.get("input")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_else(|| empty.clone())
+    };
+    let (ours, theirs) = (inputs(result), inputs(gold));
+    let mut differing: Vec<String> = Vec::new();
+    for key in theirs
+        .keys()
+        .chain(ours.keys().filter(|k| !theirs.contains_key(*k)))
+    {
+        let same = match (ours.get(key), theirs.get(key)) {
+            (Some(a), Some(b)) => py_eq(a, b),
+            _ => false,
+        };
+        if !same {
+            differing.push(key.clone());
+        }
+    }
+    let output_differs = !match (result.get("output"), gold.get("output")) {
+        (Some(a), Some(b)) => py_eq(a, b),
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    let reason = match (differing.is_empty(), output_differs) {
+        (false, _) => format!(
+            "the check of the gold call rejects it (input {} differs{})",
+            differing.join(", "),
+            if output_differs {
+                ", and the output"
+            } else {
+                ""
+            }
+        ),
+        (true, true) => "the check of the gold call rejects it (the output differs)".to_string(),
+        (true, false) => "the check of the gold call rejects it".to_string(),
+    };
+    (Cause::WrongArguments, reason)
+}
