@@ -70,6 +70,7 @@ fn cause_key(cause: Cause) -> &'static str {
 impl Summary {
     pub fn new(
         level: u8,
+        dialogues: usize,
         evaluation: &Value,
         per_sample: Vec<SampleRecord>,
         resumed: usize,
@@ -98,8 +99,6 @@ impl Summary {
         for cause in per_sample.iter().filter_map(|s| s.cause) {
             *causes.entry(cause_key(cause)).or_default() += 1;
         }
-        let mut dialogues: Vec<&str> = per_sample.iter().map(|s| s.file.as_str()).collect();
-        dialogues.dedup();
         Summary {
             suite: "apibank",
             level,
@@ -113,7 +112,7 @@ impl Summary {
                 .unwrap_or_default()
                 .to_string(),
             evaluation: evaluation.clone(),
-            dialogues: dialogues.len(),
+            dialogues,
             resumed,
             by_api,
             causes,

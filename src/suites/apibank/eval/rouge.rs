@@ -119,3 +119,80 @@ fn lcs_tokens<'a>(x: &[&'a str], y: &[&'a str]) -> Vec<&'a str> {
 fn round4(x: f64) -> f64 {
     format!("{x:.4}").parse().unwrap_or(x)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected values computed once, outside the repository, with the
+    /// `rouge` package itself: `pip install rouge==1.0.1` in a virtual
+    /// environment, then for each pair
+    /// `Rouge().get_scores(reply, reference)[0]["rouge-l"]["f"]` (the
+    /// unrounded F, printed with `repr`).
+    const FROM_THE_PACKAGE: &[(&str, &str, f64)] = &[
+        (
+            "The meeting is set for 3 pm tomorrow.",
+            "Your meeting has been scheduled for 3 pm tomorrow.",
+            0.5882352891349482,
+        ),
+        (
+            "the cat the cat sat",
+            "the cat sat on the mat",
+            0.49999999531250006,
+        ),
+        (
+            "Done. Your alarm is set. Anything else?",
+            "Your alarm has been set for 6:30 am. Is there anything else?",
+            0.4210526269252078,
+        ),
+        (
+            "It costs 3.5 dollars",
+            "The price is 3.5 dollars.",
+            0.5454545404958678,
+        ),
+        ("Paris, France", "paris france", 0.0),
+        ("a b c d", "d c b a", 0.24999999500000009),
+        ("x  y\tz", "x y z", 0.999999995),
+        ("Hello world", "Hello world", 0.999999995),
+        (". hello", "hello", 0.999999995),
+        // The traced-back subsequence decides: "b" is kept from "b a".
+        ("b a. a", "a b", 0.999999995),
+        ("b a. b", "a b", 0.4999999950000001),
+        (
+            "the cat. the dog",
+            "the cat and the dog",
+            0.8571428522448981,
+        ),
+    ];
+
+    #[test]
+    fn scores_as_the_rouge_package_does() {
+        for (reply, reference, expected) in FROM_THE_PACKAGE {
+            let f = rouge_l_f(reply, reference);
+            assert!(
+                (f - expected).abs() < 1e-12,
+                "{reply:?} against {reference:?}: {f} where the package gives {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn rounds_to_four_places_as_the_evaluator_does() {
+        assert_eq!(
+            rouge_l(
+                "The meeting is set for 3 pm tomorrow.",
+                "Your meeting has been scheduled for 3 pm tomorrow."
+            ),
+            0.5882
+        );
+        assert_eq!(rouge_l("Hello world", "Hello world"), 1.0);
+        assert_eq!(rouge_l("the cat. the dog", "the cat and the dog"), 0.8571);
+    }
+
+    #[test]
+    fn a_text_without_a_sentence_scores_zero() {
+        assert_eq!(rouge_l("", "Hello"), 0.0);
+        assert_eq!(rouge_l("...", "Hello"), 0.0);
+        assert_eq!(rouge_l("Hello", "."), 0.0);
+    }
+}

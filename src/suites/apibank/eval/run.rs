@@ -142,7 +142,14 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             }
         }
     }
-    let summary = Summary::new(run.level, &info, records, resumed, failures);
+    let summary = Summary::new(
+        run.level,
+        run.files.len(),
+        &info,
+        records,
+        resumed,
+        failures,
+    );
     let document = serde_json::to_value(&summary).expect("the summary serializes");
     if let Some(dir) = &run.out {
         std::fs::create_dir_all(dir)

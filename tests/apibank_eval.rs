@@ -1,0 +1,472 @@
+//! `evaluate --suite apibank --level 1|2`: the oracle, replayed answers
+//! (every error cause), resume, the openai predictor against a stub
+//! server on 127.0.0.1 (text and functions modes, what each level shows),
+//! usage errors, and the oracle's counts on the upstream dialogues.
+
+mod eval_support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use eval_support::{text_answer, tool_answer, Stub};
+use serde_json::{json, Value};
+
+fn talkforge() -> Command {
+    Command::cargo_bin("talkforge").unwrap()
+}
+
+/// Databases (Account, Agenda) and one dialogue, `dentist.jsonl`: the user
+/// asks, the AI logs in and adds the visit (two API lines in a row, so the
+/// second is a target twice), then replies.
+fn dataset() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = tmp.path().join("databases");
+    fs::create_dir_all(&databases).unwrap();
+    let accounts = json!({
+        "lwong": {"password": "tulip-88", "token": "q1w2e3r4t5y6", "email": "lwong@example.com"}
+    });
+    fs::write(databases.join("Account.json"), accounts.to_string()).unwrap();
+    fs::write(databases.join("Agenda.json"), "{}").unwrap();
+    let dialogues = tmp.path().join("dialogues");
+    fs::create_dir_all(&dialogues).unwrap();
+    let lines = [
+        json!({"role": "User", "text": "Please put a dentist visit on my agenda for May 2nd at 3:30 pm at Pearl Dental. Username lwong, password tulip-88."}),
+        json!({"role": "API", "api_name": "GetUserToken", "param_dict": {"username": "lwong", "password": "tulip-88"},
+               "result": {"api_name": "GetUserToken", "input": {"username": "lwong", "password": "tulip-88"}, "output": {"token": "q1w2e3r4t5y6"}, "exception": null}}),
+        json!({"role": "API", "api_name": "AddAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"},
+               "result": {"api_name": "AddAgenda", "input": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}, "output": "success", "exception": null}}),
+        json!({"role": "AI", "text": "Your dentist visit is on the agenda."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dialogues.join("dentist.jsonl"), text).unwrap();
+    (tmp, databases, dialogues)
+}
+
+fn evaluate(dialogues: &Path, databases: &Path, extra: &[&str], code: i32) -> Value {
+    let out = talkforge()
+        .arg("evaluate")
+        .arg(dialogues)
+        .arg("--databases")
+        .arg(databases)
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .code(code)
+        .get_output()
+        .clone();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn sample<'a>(summary: &'a Value, turn: u64, occurrence: u64) -> &'a Value {
+    summary["per_sample"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["turn"] == turn && s["occurrence"] == occurrence)
+        .unwrap_or_else(|| panic!("no sample at turn {turn} occurrence {occurrence}"))
+}
+
+#[test]
+fn the_oracle_answers_every_sample_of_a_clean_dialogue() {
+    let (_tmp, databases, dialogues) = dataset();
+    let summary = evaluate(
+        &dialogues,
+        &databases,
+        &["--level", "1", "--predictor", "oracle"],
+        0,
+    );
+    assert_eq!(summary["suite"], "apibank");
+    assert_eq!(summary["level"], 1);
+    assert_eq!(summary["samples"], 3);
+    assert_eq!(summary["correct"], 3);
+    assert_eq!(summary["accuracy"], 1.0);
+    assert_eq!(summary["rouge_l"], 1.0);
+    let keys: Vec<&str> = sample(&summary, 2, 1)
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "file",
+        "turn",
+        "occurrence",
+        "api_name",
+        "correct",
+        "reason",
+        "rouge_l",
+    ] {
+        assert!(keys.contains(&key), "per_sample lacks {key}");
+    }
+    assert_eq!(sample(&summary, 1, 0)["api_name"], "GetUserToken");
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], 1.0);
+    assert_eq!(sample(&summary, 2, 1)["rouge_l"], Value::Null);
+    assert_eq!(sample(&summary, 2, 1)["file"], "dentist.jsonl");
+}
+
+/// Replayed answers: what models write well and badly, and the cause each
+/// wrong one is given.
+#[test]
+fn replayed_answers_are_scored_with_their_causes_and_resumed() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let lines = [
+        json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0,
+               "output": "Sure, logging in first.\nAPI-Request: [GetUserToken(username=\"lwong\", password='tulip-88')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental')]",
+               "reply": "Your dentist visit is now on the agenda."}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='May 2nd', location='Pearl Dental')]"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&predictions, text).unwrap();
+    let out = tmp.path().join("out");
+    let args = [
+        "--level",
+        "1",
+        "--predictor",
+        "replay",
+        "--predictions",
+        predictions.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(
+        (summary["samples"].clone(), summary["correct"].clone()),
+        (json!(3), json!(2))
+    );
+    assert_eq!(sample(&summary, 1, 0)["correct"], true);
+    let wrong = sample(&summary, 2, 1);
+    assert_eq!(wrong["correct"], false);
+    assert_eq!(wrong["cause"], "exception");
+    assert!(
+        wrong["reason"].as_str().unwrap().contains("May 2nd"),
+        "{wrong}"
+    );
+    let expected = talkforge::suites::apibank::eval::rouge::rouge_l(
+        "Your dentist visit is now on the agenda.",
+        "Your dentist visit is on the agenda.",
+    );
+    assert!(expected > 0.5 && expected < 1.0);
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], expected);
+    assert_eq!(summary["rouge_l"], expected);
+    assert_eq!(summary["causes"]["exception"], 1);
+    assert_eq!(summary["by_api"]["AddAgenda"]["error_rate"], 0.5);
+    for file in ["summary.json", "report.md", "samples/dentist.jsonl.json"] {
+        assert!(out.join(file).is_file(), "{file} was not written");
+    }
+    let detail: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("samples/dentist.jsonl.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        detail["samples"][1]["reply"],
+        "Your dentist visit is now on the agenda."
+    );
+    assert_eq!(
+        detail["samples"][0]["predicted"]["param_dict"]["username"],
+        "lwong"
+    );
+    insta::assert_snapshot!(
+        "apibank_replay_report",
+        fs::read_to_string(out.join("report.md")).unwrap()
+    );
+    // A second run takes the dialogue from --out.
+    let again = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(again["resumed"], 1);
+    assert_eq!(again["per_sample"], summary["per_sample"]);
+}
+
+#[test]
+fn every_error_cause_is_told_apart() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let lines = [
+        json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "output": "[CheckToken(token='q1w2e3r4t5y6')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0, "output": "[AddAgendaItem(token='q1w2e3r4t5y6')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1, "output": "[AddAgenda(token='q1w2e3r4t5y6, content='x')]"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&predictions, text).unwrap();
+    let args = [
+        "--level",
+        "2",
+        "--predictor",
+        "replay",
+        "--predictions",
+        predictions.to_str().unwrap(),
+    ];
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(summary["correct"], 0);
+    assert_eq!(sample(&summary, 1, 0)["cause"], "wrong_api");
+    assert_eq!(sample(&summary, 2, 0)["cause"], "unknown_api");
+    assert_eq!(sample(&summary, 2, 1)["cause"], "parse_failure");
+    // No line for the reply: scored as an empty reply.
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], 0.0);
+
+    fs::write(
+        &predictions,
+        format!(
+            "{}\n{}\n",
+            json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "output": "I cannot help with that."}),
+            json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
+                   "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental', room='3')]"}),
+        ),
+    )
+    .unwrap();
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(sample(&summary, 1, 0)["cause"], "no_api_call");
+    assert_eq!(sample(&summary, 2, 0)["cause"], "exception");
+    assert_eq!(
+        sample(&summary, 2, 0)["reason"],
+        "invalid parameter name. parameter: room"
+    );
+    // The second sample has no line: an empty answer.
+    assert_eq!(sample(&summary, 2, 1)["cause"], "no_api_call");
+}
+
+#[test]
+fn a_bad_replay_line_is_named_with_its_line() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    fs::write(
+        &predictions,
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1, \"occurrence\": 0, \"output\": \"x\"}\n{\"file\": \"other.jsonl\", \"turn\": 1, \"output\": \"x\"}\n",
+    )
+    .unwrap();
+    talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(["--level", "1", "--predictor", "replay", "--predictions"])
+        .arg(&predictions)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("predictions.jsonl:2"))
+        .stderr(predicates::str::contains("none of the evaluated dialogues"));
+}
+
+#[test]
+fn levels_are_checked_and_refused_for_conversation_suites() {
+    let (_tmp, databases, dialogues) = dataset();
+    let run = |args: &[&str]| {
+        talkforge()
+            .arg("evaluate")
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone()
+    };
+    let stderr = String::from_utf8(run(&["--predictor", "oracle"])).unwrap();
+    assert!(
+        stderr.contains("evaluated at a level: give --level"),
+        "{stderr}"
+    );
+    let stderr = String::from_utf8(run(&["--predictor", "oracle", "--level", "3"])).unwrap();
+    assert!(stderr.contains("has no level 3"), "{stderr}");
+    let stderr = String::from_utf8(run(&[
+        "--predictor",
+        "oracle",
+        "--level",
+        "1",
+        "--api-mode",
+        "exact",
+    ]))
+    .unwrap();
+    assert!(
+        stderr.contains("--api-mode exact is for conversation suites"),
+        "{stderr}"
+    );
+
+    let tooltalk = Path::new(env!("CARGO_MANIFEST_DIR")).join("conversations/easy");
+    let out = talkforge()
+        .arg("evaluate")
+        .arg(&tooltalk)
+        .args(["--predictor", "oracle", "--level", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8(out).unwrap();
+    assert!(
+        stderr.contains("--level is for suites evaluated by samples at levels (API-Bank); the tooltalk suite is evaluated by whole conversations"),
+        "{stderr}"
+    );
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap().to_string()
+}
+
+/// The scripted model: a reply request gets a reply, a call request the
+/// gold call of the line it is asked about (the last message tells).
+fn model(_path: &str, body: &Value, _count: usize) -> (u16, Value) {
+    let system = system_prompt(body);
+    if system.contains("next message to the user") {
+        return (
+            200,
+            text_answer("Done: your dentist visit is on the agenda."),
+        );
+    }
+    let messages = body["messages"].as_array().unwrap();
+    let after_login = messages.len() > 2;
+    if body.get("tools").is_some() {
+        return (
+            200,
+            if after_login {
+                tool_answer(&[(
+                    "AddAgenda",
+                    r#"{"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}"#,
+                )])
+            } else {
+                tool_answer(&[(
+                    "GetUserToken",
+                    r#"{"username": "lwong", "password": "tulip-88"}"#,
+                )])
+            },
+        );
+    }
+    let text = if after_login {
+        "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental')]"
+    } else {
+        "[GetUserToken(username='lwong', password='tulip-88')]"
+    };
+    (200, text_answer(text))
+}
+
+#[test]
+fn a_chat_model_is_asked_what_each_level_shows() {
+    let (tmp, databases, dialogues) = dataset();
+    let stub = Stub::start(Box::new(model));
+    let cache = tmp.path().join("cache");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--predictor",
+            "openai",
+            "--model",
+            "stub-model",
+            "--base-url",
+            &stub.url,
+            "--cache",
+            cache.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        evaluate(&dialogues, &databases, &args, 0)
+    };
+    let summary = run(&["--level", "1"]);
+    assert_eq!(summary["correct"], 3);
+    let requests = stub.requests();
+    // Three call samples and one reply; the line's second sample asks
+    // exactly what its first asked, and is answered from the cache.
+    assert_eq!(requests.len(), 3);
+    let call = requests
+        .iter()
+        .find(|r| !system_prompt(&r.body).contains("next message"))
+        .unwrap();
+    let system = system_prompt(&call.body);
+    assert!(system.contains("\"name\":\"AddAgenda\""), "{system}");
+    assert!(system.contains("\"name\":\"GetUserToken\""), "{system}");
+    assert!(!system.contains("\"name\":\"ToolSearcher\""), "{system}");
+    // The second call sample sees the login as an API line.
+    let second = requests
+        .iter()
+        .find(|r| r.body["messages"].as_array().unwrap().len() == 3)
+        .unwrap();
+    assert_eq!(second.body["messages"][2]["role"], "system");
+    assert!(second.body["messages"][2]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("[GetUserToken(username='lwong', password='tulip-88')] Response: "));
+
+    // Level 2 shows ToolSearcher alone.
+    let summary = run(&["--level", "2"]);
+    assert_eq!(summary["samples"], 3);
+    let level2 = &stub.requests()[3..];
+    let call = level2
+        .iter()
+        .find(|r| !system_prompt(&r.body).contains("next message"))
+        .unwrap();
+    let system = system_prompt(&call.body);
+    assert!(system.contains("\"name\":\"ToolSearcher\""), "{system}");
+    assert!(!system.contains("\"name\":\"AddAgenda\""), "{system}");
+
+    // Functions mode: the APIs as tools, answered with tool calls.
+    let summary = run(&["--level", "1", "--api-mode", "functions"]);
+    assert_eq!(summary["correct"], 3);
+    let functions = stub.requests();
+    let with_tools: Vec<_> = functions
+        .iter()
+        .filter(|r| r.body.get("tools").is_some())
+        .collect();
+    // Two distinct requests (the line's second sample is the first's).
+    assert_eq!(with_tools.len(), 2);
+    assert_eq!(with_tools[1].body["messages"][2]["role"], "assistant");
+    assert_eq!(
+        with_tools[1].body["messages"][2]["tool_calls"][0]["function"]["name"],
+        "GetUserToken"
+    );
+
+    // A rerun is answered from the cache.
+    let before = stub.requests().len();
+    run(&["--level", "1"]);
+    assert_eq!(stub.requests().len(), before);
+}
+
+/// The reference's evaluator, scoring the gold calls as predictions,
+/// counts 338 of 399 level-1 and 95 of 135 level-2 samples correct.
+#[test]
+fn the_oracle_reproduces_the_reference_counts_on_upstream() {
+    let Some(upstream) = talkforge::test_support::upstream("apibank") else {
+        eprintln!("skipped: ../shared/upstream/apibank is absent");
+        return;
+    };
+    let databases = upstream.join("init_database");
+    for (level, folder, samples, correct) in [
+        ("1", "level-1-given-desc", 399, 338),
+        ("2", "level-2-toolsearcher", 135, 95),
+    ] {
+        let summary = evaluate(
+            &upstream.join("lv1-lv2-samples").join(folder),
+            &databases,
+            &["--level", level, "--predictor", "oracle"],
+            1,
+        );
+        assert_eq!(summary["samples"], samples, "level {level}");
+        assert_eq!(summary["correct"], correct, "level {level}");
+        let wrong = |file: &str, turn: u64, occurrence: u64| {
+            summary["per_sample"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["file"] == file && s["turn"] == turn && s["occurrence"] == occurrence)
+                .map(|s| (s["correct"].clone(), s["cause"].clone()))
+        };
+        if level == "1" {
+            // A meeting line after another API line: the first sample's
+            // check deletes meeting_topic from the shared gold result.
+            let file = "AddAgenda-AddMeeting-GetUserToken-level-2-3.jsonl";
+            assert_eq!(wrong(file, 4, 1).unwrap().0, false);
+            // The dialogues' device_id is no parameter of the reference's TimedSwitch.
+            assert_eq!(
+                wrong("TimedSwitch-level-1-1.jsonl", 10, 0).unwrap(),
+                (json!(false), json!("exception"))
+            );
+        }
+    }
+}
