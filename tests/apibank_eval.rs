@@ -470,3 +470,41 @@ fn the_oracle_reproduces_the_reference_counts_on_upstream() {
         }
     }
 }
+
+/// A deletion of what the dialogue added earlier: from the initial
+/// databases (`--state fresh`, the reference's way) there is nothing to
+/// delete; after the earlier gold calls (`--state replayed`) there is.
+#[test]
+fn the_start_state_decides_a_call_that_needs_what_the_dialogue_made() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    let mut text = fs::read_to_string(&file).unwrap();
+    text += &format!(
+        "{}\n{}\n{}\n",
+        json!({"role": "User", "text": "Actually, remove that visit again."}),
+        json!({"role": "API", "api_name": "DeleteAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}}),
+        json!({"role": "AI", "text": "The dentist visit is off your agenda."}),
+    );
+    fs::write(&file, text).unwrap();
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+    let oracle = |state: &str, code: i32| {
+        evaluate(
+            &dialogues,
+            &databases,
+            &["--level", "1", "--predictor", "oracle", "--state", state],
+            code,
+        )
+    };
+    let fresh = oracle("fresh", 1);
+    assert_eq!(sample(&fresh, 5, 0)["correct"], false);
+    assert_eq!(sample(&fresh, 5, 0)["cause"], "exception");
+    let replayed = oracle("replayed", 0);
+    assert_eq!(replayed["correct"], 4);
+    assert_eq!(replayed["evaluation"]["state"], "replayed");
+}

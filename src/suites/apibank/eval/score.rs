@@ -282,3 +282,87 @@ fn explain(result: &Value, gold: &Value) -> (Cause, String) {
     };
     (Cause::WrongArguments, reason)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::sim::Databases;
+    use crate::suite::WorldOptions;
+
+    fn world() -> ApiBankWorld {
+        let dir = tempfile::tempdir().unwrap();
+        let (name, accounts) = super::super::super::apis::testing::accounts();
+        std::fs::write(
+            dir.path().join(format!("{name}.json")),
+            accounts.to_string(),
+        )
+        .unwrap();
+        for database in ["Meeting", "TimeSwitch"] {
+            std::fs::write(dir.path().join(format!("{database}.json")), "{}").unwrap();
+        }
+        ApiBankWorld::new(
+            &Databases::load_documents(dir.path()).unwrap(),
+            &WorldOptions::default(),
+        )
+        .unwrap()
+    }
+
+    fn call(text: &str) -> Predicted {
+        read_call(text).unwrap()
+    }
+
+    #[test]
+    fn a_meeting_lines_second_check_fails_as_in_the_reference() {
+        let text = "[AddMeeting(token='t-john', meeting_topic='Budget review', start_time='2023-03-20 14:00:00', end_time='2023-03-20 15:00:00', location='Room A', attendees='Ann')]";
+        let mut gold = world()
+            .call_predicted("AddMeeting", call(text).param_dict)
+            .unwrap();
+        let first = score_call(call(text), "AddMeeting", &mut gold, &mut world());
+        assert!(first.correct, "{first:?}");
+        assert!(gold["input"].get("meeting_topic").is_none());
+        let second = score_call(call(text), "AddMeeting", &mut gold, &mut world());
+        assert!(!second.correct);
+        assert!(second.reason.unwrap().contains("deleted meeting_topic"));
+    }
+
+    #[test]
+    fn argument_names_are_the_references() {
+        // The reference's TimedSwitch takes `name`; the dialogues' (and the
+        // catalog's) `device_id` is refused as the reference refuses it.
+        let mut gold = json!({"api_name": "TimedSwitch", "input": {"device_id": "lamp", "time": "2023-03-20 07:00:00", "on": true}, "output": "success", "exception": null});
+        let refused = score_call(
+            call("[TimedSwitch(device_id='lamp', time='2023-03-20 07:00:00', on='True')]"),
+            "TimedSwitch",
+            &mut gold,
+            &mut world(),
+        );
+        assert_eq!(refused.cause, Some(Cause::Exception));
+        assert_eq!(
+            refused.reason.as_deref(),
+            Some("invalid parameter name. parameter: device_id")
+        );
+        let renamed = score_call(
+            call("[TimedSwitch(name='lamp', time='2023-03-20 07:00:00', on='True')]"),
+            "TimedSwitch",
+            &mut gold,
+            &mut world(),
+        );
+        assert!(renamed.correct, "{renamed:?}");
+    }
+
+    #[test]
+    fn the_call_is_read_and_named_before_it_runs() {
+        let mut gold = json!({});
+        assert_eq!(read_call("no call here").unwrap_err().0, Cause::NoApiCall);
+        assert_eq!(
+            read_call("[GetToday(x=)]").unwrap_err().0,
+            Cause::ParseFailure
+        );
+        let wrong = score_call(call("[GetToday()]"), "AddAlarm", &mut gold, &mut world());
+        assert_eq!(wrong.cause, Some(Cause::WrongApi));
+        let unknown = score_call(call("[SetAlarm()]"), "AddAlarm", &mut gold, &mut world());
+        assert_eq!(unknown.cause, Some(Cause::UnknownApi));
+    }
+}
