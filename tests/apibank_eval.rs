@@ -64,7 +64,7 @@ fn evaluate(dialogues: &Path, databases: &Path, extra: &[&str], code: i32) -> Va
     })
 }
 
-fn sample<'a>(summary: &'a Value, turn: u64, occurrence: u64) -> &'a Value {
+fn sample(summary: &Value, turn: u64, occurrence: u64) -> &Value {
     summary["per_sample"]
         .as_array()
         .unwrap()

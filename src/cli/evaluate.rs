@@ -296,7 +296,7 @@ fn run_levels(
                 Error::Usage("--predictor replay needs --predictions FILE".into())
             })?,
         },
-        PredictorKind::Openai => SamplePredictor::Chat(ChatSettings {
+        PredictorKind::Openai => SamplePredictor::Chat(Box::new(ChatSettings {
             endpoint: args.endpoint()?,
             model: args.model.clone(),
             temperature: args.temperature,
@@ -304,7 +304,7 @@ fn run_levels(
             template: args.template.clone(),
             functions,
             no_docs: args.no_docs,
-        }),
+        })),
     };
     let threads = if args.predictor == PredictorKind::Openai {
         Some(args.requests.concurrency)

@@ -60,7 +60,7 @@ pub enum SamplePredictor {
     /// The model's answers read from a JSONL file.
     Replay { path: PathBuf },
     /// A model behind an OpenAI-compatible chat completions endpoint.
-    Chat(ChatSettings),
+    Chat(Box<ChatSettings>),
 }
 
 /// How to ask a chat model.

@@ -31,6 +31,12 @@ use crate::sim::pyargs::{bind, py_eq, type_name};
 use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, NotChecked, Note, ParamType, RetrieverKind, WorldOptions};
 
+/// The arguments a call ran with and its result object.
+type Ran = (Map<String, Value>, Value);
+/// The arguments of a call that raised before its API ran, and the
+/// exception.
+type Raised = (Map<String, Value>, String);
+
 /// One dialogue's world.
 #[derive(Debug, Clone)]
 pub struct ApiBankWorld {
@@ -96,7 +102,7 @@ impl ApiBankWorld {
         api_name: &str,
         parameters: Map<String, Value>,
         recorded_input: Option<&Map<String, Value>>,
-    ) -> Result<(Map<String, Value>, Value), (Map<String, Value>, String)> {
+    ) -> Result<Ran, Raised> {
         let Some(api) = api(api_name) else {
             return Err((parameters, "invalid tool name.".into()));
         };
