@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
-use crate::suite::ToolSpec;
+use crate::suite::{ToolSpec, ValueFormat};
 use crate::{Error, Result};
 
 /// The template shipped with talkforge.
@@ -92,7 +92,10 @@ impl Template {
     }
 }
 
-/// One API's documentation as the prompt shows it.
+/// One API's documentation as the prompt shows it: its description and
+/// each parameter's type, whether it is required and, where the value has
+/// a fixed shape, that shape (a timestamp's pattern, a token from an
+/// earlier call). `docs` false blanks the descriptions.
 pub fn api_doc(spec: &ToolSpec, docs: bool) -> Value {
     let describe = |text: &str| {
         if docs {
@@ -105,14 +108,34 @@ pub fn api_doc(spec: &ToolSpec, docs: bool) -> Value {
         .parameters
         .iter()
         .map(|p| {
-            (
-                p.name.to_string(),
-                json!({"type": p.ty.json_name(), "description": describe(p.description),
-                       "required": p.required}),
-            )
+            let mut doc = Map::new();
+            doc.insert("type".into(), p.ty.json_name().into());
+            if !p.description.is_empty() {
+                doc.insert("description".into(), describe(p.description).into());
+            }
+            if let Some(shape) = shape(p.format) {
+                doc.insert("format".into(), shape.into());
+            }
+            doc.insert("required".into(), p.required.into());
+            (p.name.to_string(), Value::Object(doc))
         })
         .collect();
     json!({"name": spec.name, "description": describe(spec.description), "parameters": parameters})
+}
+
+/// How a value of `format` is written, for the model.
+fn shape(format: ValueFormat) -> Option<&'static str> {
+    match format {
+        ValueFormat::Timestamp => Some("%Y-%m-%d %H:%M:%S"),
+        ValueFormat::Date => Some("%Y-%m-%d"),
+        ValueFormat::Time => Some("%H:%M:%S"),
+        ValueFormat::MonthDay => Some("%m-%d"),
+        ValueFormat::Email => Some("an email address"),
+        ValueFormat::Phone => Some("ddd-ddd-dddd"),
+        ValueFormat::Token => Some("the token an earlier GetUserToken returned"),
+        ValueFormat::Id => Some("an id an earlier call returned"),
+        ValueFormat::Any => None,
+    }
 }
 
 /// The APIs a sample shows: for a call sample at level 2, ToolSearcher
@@ -166,25 +189,20 @@ pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Va
 
 /// The APIs offered as tools in functions mode: those the level shows,
 /// and at level 2 also every API an earlier ToolSearcher answer in the
-/// history documented.
+/// history documented (GetUserToken beside an API that takes a token).
 pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: bool) -> Vec<Value> {
     let mut apis = shown_apis(dialogue, Task::Call, level);
     if level == 2 {
-        for turn in &dialogue.conversation[..lines] {
-            for call in turn
-                .calls()
-                .iter()
-                .filter(|c| c.request.api_name == "ToolSearcher")
-            {
-                let Some(name) = super::super::apis::tool_search::recorded_pick(&call.response)
-                else {
-                    continue;
-                };
-                if let Some(spec) = catalog()
-                    .tool(&name)
-                    .filter(|s| !apis.iter().any(|a| a.name == s.name))
-                {
-                    apis.push(spec);
+        let searches = dialogue.conversation[..lines]
+            .iter()
+            .flat_map(|turn| turn.calls())
+            .filter(|call| call.request.api_name == "ToolSearcher");
+        for call in searches {
+            for name in found(call.response.get("output").unwrap_or(&Value::Null)) {
+                if let Some(spec) = catalog().tool(name) {
+                    if !apis.iter().any(|a| a.name == spec.name) {
+                        apis.push(spec);
+                    }
                 }
             }
         }
@@ -192,4 +210,66 @@ pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: boo
     apis.into_iter()
         .map(|spec| crate::suite::docs::openai_tool(spec, docs))
         .collect()
+}
+
+/// The names of the APIs a ToolSearcher answer documents: one entry, or a
+/// list of them.
+fn found(output: &Value) -> Vec<&str> {
+    let entries = match output {
+        Value::Array(entries) => entries.iter().collect(),
+        entry => vec![entry],
+    };
+    entries
+        .into_iter()
+        .filter_map(|entry| entry.get("name")?.as_str())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialogue() -> Conversation {
+        let search = json!({"role": "API", "api_name": "ToolSearcher", "param_dict": {"keywords": "agenda"},
+            "result": {"api_name": "ToolSearcher", "input": {"keywords": "agenda"},
+                       "output": [{"name": "GetUserToken"}, {"name": "AddAgenda"}], "exception": null}});
+        let text = format!(
+            "{}\n{search}\n{}\n",
+            json!({"role": "User", "text": "Add a dentist visit."}),
+            json!({"role": "AI", "text": "Your username and password?"})
+        );
+        crate::formats::apibank::read_conversation(Path::new("d.jsonl"), &text).unwrap()
+    }
+
+    fn names(tools: &[Value]) -> Vec<&str> {
+        tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn level_two_offers_toolsearcher_and_what_earlier_searches_found() {
+        let d = dialogue();
+        assert_eq!(names(&offered_tools(&d, 1, 2, true)), ["ToolSearcher"]);
+        assert_eq!(
+            names(&offered_tools(&d, 3, 2, true)),
+            ["ToolSearcher", "GetUserToken", "AddAgenda"]
+        );
+        assert_eq!(names(&offered_tools(&d, 3, 1, true)), ["ToolSearcher"]);
+    }
+
+    #[test]
+    fn the_builtin_template_renders_each_task() {
+        let template = Template::builtin();
+        let apis = shown_apis(&dialogue(), Task::Call, 1);
+        let call = template.render(Task::Call, 1, &apis, true).unwrap();
+        assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
+        assert!(call.contains("\"name\":\"ToolSearcher\""));
+        let level2 = template.render(Task::Call, 2, &apis, true).unwrap();
+        assert!(level2.contains("call ToolSearcher"));
+        let reply = template.render(Task::Reply, 1, &apis, true).unwrap();
+        assert!(reply.contains("next message to the user"));
+        assert!(!reply.contains("key1"));
+    }
 }

@@ -365,4 +365,81 @@ mod tests {
         let unknown = score_call(call("[SetAlarm()]"), "AddAlarm", &mut gold, &mut world());
         assert_eq!(unknown.cause, Some(Cause::UnknownApi));
     }
+
+    /// What models write in practice around and inside the call, and how
+    /// each is read (the parser is `call_text`'s; these are the answers
+    /// the evaluation sees).
+    #[test]
+    fn answers_as_models_write_them() {
+        let read = |text: &str| read_call(text).map(|p| (p.api_name, p.param_dict));
+        let args = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect()
+        };
+        let alarm = || {
+            Ok((
+                "AddAlarm".to_string(),
+                args(&[("token", "t-john"), ("time", "2023-03-20 07:00:00")]),
+            ))
+        };
+        // Prose and a label around it, a code fence, a full stop after it.
+        assert_eq!(
+            read("Sure! First I set the alarm.\nAPI-Request: [AddAlarm(token='t-john', time='2023-03-20 07:00:00')]"),
+            alarm()
+        );
+        assert_eq!(
+            read("```\n[AddAlarm(token=\"t-john\", time=\"2023-03-20 07:00:00\")]\n```"),
+            alarm()
+        );
+        assert_eq!(
+            read("[AddAlarm(token='t-john', time='2023-03-20 07:00:00')]."),
+            alarm()
+        );
+        // Spaces around the equals signs and a line break inside.
+        assert_eq!(
+            read("[AddAlarm( token = 't-john',\n  time = '2023-03-20 07:00:00' )]"),
+            alarm()
+        );
+        // No brackets at all.
+        assert_eq!(
+            read("AddAlarm(token='t-john', time='2023-03-20 07:00:00')"),
+            alarm()
+        );
+        // Numbers, lists and an apostrophe inside double quotes.
+        assert_eq!(
+            read("[AddMeeting(attendees=['Ann', 'Bo'], n=3, meeting_topic=\"Bob's review\")]"),
+            Ok((
+                "AddMeeting".to_string(),
+                args(&[
+                    ("attendees", "['Ann', 'Bo']"),
+                    ("n", "3"),
+                    ("meeting_topic", "Bob's review")
+                ])
+            ))
+        );
+        // What cannot be read says why.
+        assert_eq!(
+            read("[AddAlarm(token='t-john, time='2023-03-20 07:00:00')]")
+                .unwrap_err()
+                .0,
+            Cause::ParseFailure
+        );
+        assert_eq!(
+            read("[AddAlarm('t-john')]").unwrap_err().0,
+            Cause::ParseFailure
+        );
+        // A JSON function call or plain prose holds no call of the form.
+        assert_eq!(
+            read("{\"name\": \"AddAlarm\", \"arguments\": {\"time\": \"7am\"}}")
+                .unwrap_err()
+                .0,
+            Cause::NoApiCall
+        );
+        assert_eq!(
+            read("I have set your alarm.").unwrap_err().0,
+            Cause::NoApiCall
+        );
+    }
 }
