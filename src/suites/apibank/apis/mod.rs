@@ -25,6 +25,8 @@ mod calculator;
 mod cancel_registration;
 mod cancel_timed_switch;
 mod check_token;
+#[cfg(test)]
+mod correctness;
 mod delete_account;
 mod delete_agenda;
 mod delete_alarm;
