@@ -432,6 +432,41 @@ fn a_chat_model_is_asked_what_each_level_shows() {
         "GetUserToken"
     );
 
+    // A template of one's own (here one line) replaces the system prompt;
+    // one that does not compile is refused, naming the file.
+    let template = tmp.path().join("mine.j2");
+    fs::write(
+        &template,
+        "Task {{ task }} at level {{ level }}: {% for api in apis %}{{ api.name }} {% endfor %}",
+    )
+    .unwrap();
+    let before = stub.requests().len();
+    run(&["--level", "1", "--template", template.to_str().unwrap()]);
+    let mine = &stub.requests()[before..];
+    assert!(mine
+        .iter()
+        .any(|r| system_prompt(&r.body) == "Task call at level 1: AddAgenda GetUserToken"));
+    fs::write(&template, "{% for api in apis %}").unwrap();
+    talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args([
+            "--level",
+            "1",
+            "--predictor",
+            "openai",
+            "--base-url",
+            &stub.url,
+            "--template",
+        ])
+        .arg(&template)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("mine.j2"))
+        .stderr(predicates::str::contains("does not compile"));
+
     // A rerun is answered from the cache.
     let before = stub.requests().len();
     run(&["--level", "1"]);

@@ -179,7 +179,7 @@ impl Summary {
 pub fn render_report(s: &Summary) -> String {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let mut out = format!(
-        "# API-Bank level {}: {}\n\n{} evaluated, samples started from the {} state, retriever {}.\n\n",
+        "# API-Bank level {}: {}\n\n{} evaluated; each call sample started from the {} state; ToolSearcher answered the dialogues' recorded searches as recorded, and others with the {} retriever.\n\n",
         s.level,
         s.predictor,
         crate::words::count(s.dialogues, "dialogue"),
