@@ -253,6 +253,32 @@ fn a_bad_replay_line_is_named_with_its_line() {
         .code(2)
         .stderr(predicates::str::contains("predictions.jsonl:2"))
         .stderr(predicates::str::contains("none of the evaluated dialogues"));
+    let refused = |text: &str, message: &str| {
+        fs::write(&predictions, text).unwrap();
+        talkforge()
+            .arg("evaluate")
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--level", "1", "--predictor", "replay", "--predictions"])
+            .arg(&predictions)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("predictions.jsonl:1"))
+            .stderr(predicates::str::contains(message.to_string()));
+    };
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 3, \"output\": \"x\"}\n",
+        "dentist.jsonl has no call sample at turn 3 occurrence 0 (its call samples: turn 1 occurrence 0, turn 2 occurrence 0, turn 2 occurrence 1)",
+    );
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1, \"output\": \"x\", \"reply\": \"Hi\"}\n",
+        "no reply sample follows turn 1",
+    );
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1}\n",
+        "missing field `output`",
+    );
 }
 
 #[test]

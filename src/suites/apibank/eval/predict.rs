@@ -90,8 +90,8 @@ impl Answerer for Oracle {
 }
 
 /// One line of a replay file (see DESIGN.md: API-Bank replay predictions).
+/// Other keys are ignored (a generator may record its model, its prompt).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct ReplayLine {
     file: String,
     turn: usize,
@@ -111,6 +111,8 @@ pub struct Replay {
     path: PathBuf,
     sha256: String,
     answers: HashMap<(String, usize, u8), (String, Option<String>)>,
+    /// The file's line of each answer, for [`Replay::check`].
+    lines: HashMap<(String, usize, u8), usize>,
 }
 
 impl Replay {
@@ -131,6 +133,7 @@ impl Replay {
                 .or_insert_with(|| Some(file.clone()));
         }
         let mut answers = HashMap::new();
+        let mut lines = HashMap::new();
         for (number, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -167,6 +170,7 @@ impl Replay {
                 }
             };
             let key = (file, parsed.turn, parsed.occurrence);
+            lines.insert(key.clone(), number + 1);
             if answers.insert(key, (parsed.output, parsed.reply)).is_some() {
                 return Err(Error::syntax(
                     path,
@@ -180,7 +184,46 @@ impl Replay {
             path: path.to_path_buf(),
             sha256: crate::llm::sha256_hex(text.as_bytes()),
             answers,
+            lines,
         })
+    }
+
+    /// Refuse a line that answers no sample: `samples` gives, per evaluated
+    /// file, its call samples `(turn, occurrence)` and the API lines a
+    /// reply sample follows. The error names the replay file's line.
+    pub fn check(&self, samples: &HashMap<String, (Vec<(usize, u8)>, Vec<usize>)>) -> Result<()> {
+        let mut keys: Vec<_> = self.answers.keys().collect();
+        keys.sort_by_key(|key| self.lines[*key]);
+        for key in keys {
+            let (file, turn, occurrence) = key;
+            let (calls, replied) = &samples[file];
+            let line = self.lines[key];
+            if !calls.contains(&(*turn, *occurrence)) {
+                let known: Vec<String> = calls
+                    .iter()
+                    .map(|(t, o)| format!("turn {t} occurrence {o}"))
+                    .collect();
+                return Err(Error::syntax(
+                    &self.path,
+                    line,
+                    1,
+                    format!(
+                        "{file} has no call sample at turn {turn} occurrence {occurrence} (its call samples: {})",
+                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    ),
+                ));
+            }
+            let reply_given = self.answers[key].1.is_some();
+            if reply_given && (*occurrence != 0 || !replied.contains(turn)) {
+                return Err(Error::syntax(
+                    &self.path,
+                    line,
+                    1,
+                    format!("{file}: no reply sample follows turn {turn} occurrence {occurrence} (a reply goes on the occurrence-0 line of an API line the AI answers right after)"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn answer(&self, input: &Input<'_>, line: usize) -> Option<&(String, Option<String>)> {

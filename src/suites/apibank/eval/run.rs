@@ -92,7 +92,11 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
         .collect();
     let answerer: Box<dyn Answerer + '_> = match &run.predictor {
         SamplePredictor::Oracle => Box::new(Oracle),
-        SamplePredictor::Replay { path } => Box::new(Replay::load(path, &relative)?),
+        SamplePredictor::Replay { path } => {
+            let replay = Replay::load(path, &relative)?;
+            replay.check(&sample_keys(run.files, &relative)?)?;
+            Box::new(replay)
+        }
         SamplePredictor::Chat(settings) => Box::new(Chat::new(settings)?),
     };
     let info = json!({
@@ -176,6 +180,29 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
         findings: summary.correct < summary.samples,
         document,
     })
+}
+
+/// Per evaluated file (by its relative path): its call samples and the
+/// API lines a reply sample follows.
+fn sample_keys(
+    files: &[PathBuf],
+    relative: &[String],
+) -> Result<HashMap<String, (Vec<(usize, u8)>, Vec<usize>)>> {
+    files
+        .iter()
+        .zip(relative)
+        .map(|(path, rel)| {
+            let dialogue = ApiBank.read_dialogue(path)?;
+            let samples = samples(&dialogue);
+            let calls = samples
+                .calls
+                .iter()
+                .map(|s| (s.line, s.occurrence))
+                .collect();
+            let replied = samples.replies.iter().map(|r| r.after).collect();
+            Ok((rel.clone(), (calls, replied)))
+        })
+        .collect()
 }
 
 fn retriever_name(run: &LevelRun<'_>) -> String {
