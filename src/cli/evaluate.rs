@@ -98,13 +98,14 @@ pub struct Args {
     /// instance one with the paper's wording).
     #[arg(long, value_name = "FILE", help_heading = "Levels (API-Bank)")]
     pub template: Option<PathBuf>,
-    #[command(flatten)]
-    pub retrieval: super::RetrievalArgs,
     /// Worker threads for a run that asks no server (the oracle and
     /// replay predictors with offline similarity) [default: every core].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Write per-conversation files, summary.json and report.md here; an
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
+    /// Write per-conversation files (API-Bank: one file of samples per
+    /// dialogue), summary.json and report.md here; an
     /// existing folder is resumed.
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
