@@ -191,7 +191,7 @@ impl Replay {
     /// Refuse a line that answers no sample: `samples` gives, per evaluated
     /// file, its call samples `(turn, occurrence)` and the API lines a
     /// reply sample follows. The error names the replay file's line.
-    pub fn check(&self, samples: &HashMap<String, (Vec<(usize, u8)>, Vec<usize>)>) -> Result<()> {
+    pub fn check(&self, samples: &HashMap<String, SampleKeys>) -> Result<()> {
         let mut keys: Vec<_> = self.answers.keys().collect();
         keys.sort_by_key(|key| self.lines[*key]);
         for key in keys {
@@ -257,6 +257,10 @@ impl Answerer for Replay {
             .unwrap_or_default())
     }
 }
+
+/// One dialogue's samples as replay lines name them: its call samples
+/// `(turn, occurrence)`, and the API lines a reply sample follows.
+pub type SampleKeys = (Vec<(usize, u8)>, Vec<usize>);
 
 /// A chat model behind an OpenAI-compatible endpoint.
 pub struct Chat<'s> {

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
-use super::predict::{Answerer, CallAnswer, Chat, Input, Oracle, Replay};
+use super::predict::{Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
 use super::report::{render_report, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
@@ -184,10 +184,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
 
 /// Per evaluated file (by its relative path): its call samples and the
 /// API lines a reply sample follows.
-fn sample_keys(
-    files: &[PathBuf],
-    relative: &[String],
-) -> Result<HashMap<String, (Vec<(usize, u8)>, Vec<usize>)>> {
+fn sample_keys(files: &[PathBuf], relative: &[String]) -> Result<HashMap<String, SampleKeys>> {
     files
         .iter()
         .zip(relative)
