@@ -227,7 +227,7 @@ fn every_error_cause_is_told_apart() {
     assert_eq!(sample(&summary, 2, 0)["cause"], "exception");
     assert_eq!(
         sample(&summary, 2, 0)["reason"],
-        "invalid parameter name. parameter: room"
+        "the call raised before its API ran: invalid parameter name. parameter: room"
     );
     // The second sample has no line: an empty answer.
     assert_eq!(sample(&summary, 2, 1)["cause"], "no_api_call");

@@ -137,13 +137,18 @@ pub fn score_call(
             Some(predicted),
         );
     };
+    let raised = |exception: String| format!("the call raised before its API ran: {exception}");
     let arguments = match catalog_names(api, &predicted.param_dict) {
         Ok(arguments) => arguments,
-        Err(exception) => return Verdict::wrong(Cause::Exception, exception, Some(predicted)),
+        Err(exception) => {
+            return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
+        }
     };
     let result = match world.call_predicted(gold_api, arguments) {
         Ok(result) => result,
-        Err(exception) => return Verdict::wrong(Cause::Exception, exception, Some(predicted)),
+        Err(exception) => {
+            return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
+        }
     };
     let removed: Vec<&str> = api
         .check_removes
@@ -267,18 +272,25 @@ fn explain(result: &Value, gold: &Value) -> (Cause, String) {
         (Some(a), Some(b)) => py_eq(a, b),
         (a, b) => a.is_none() && b.is_none(),
     };
-    let reason = match (differing.is_empty(), output_differs) {
-        (false, _) => format!(
-            "the check of the gold call rejects it (input {} differs{})",
-            differing.join(", "),
-            if output_differs {
-                ", and the output"
-            } else {
-                ""
+    let mut parts: Vec<String> = differing
+        .iter()
+        .map(|k| match (ours.get(k), theirs.get(k)) {
+            (Some(Value::String(_)), Some(Value::Array(_))) => {
+                format!("input {k} (a list given as text stays text, as the reference's ToolManager leaves it)")
             }
-        ),
-        (true, true) => "the check of the gold call rejects it (the output differs)".to_string(),
-        (true, false) => "the check of the gold call rejects it".to_string(),
+            _ => format!("input {k}"),
+        })
+        .collect();
+    if output_differs {
+        parts.push("output".into());
+    }
+    let reason = if parts.is_empty() {
+        "the gold API's check rejects it".to_string()
+    } else {
+        format!(
+            "the gold API's check rejects it; it differs from the gold call in {}",
+            parts.join(", ")
+        )
     };
     (Cause::WrongArguments, reason)
 }
@@ -341,7 +353,9 @@ mod tests {
         assert_eq!(refused.cause, Some(Cause::Exception));
         assert_eq!(
             refused.reason.as_deref(),
-            Some("invalid parameter name. parameter: device_id")
+            Some(
+                "the call raised before its API ran: invalid parameter name. parameter: device_id"
+            )
         );
         let renamed = score_call(
             call("[TimedSwitch(name='lamp', time='2023-03-20 07:00:00', on='True')]"),
