@@ -170,6 +170,10 @@ impl World for CountingWorld {
     fn boxed_clone(&self) -> Box<dyn World> {
         Box::new(self.clone())
     }
+
+    fn databases(&self) -> Databases {
+        Databases::from_shared_tables(self.tables.clone())
+    }
 }
 
 impl Suite for Counting {

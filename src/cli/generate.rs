@@ -2,19 +2,23 @@
 //! `--dry-run`, ask the model and write one scenario pool per prompt.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::json;
 
 use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
 use crate::formats::scenario::ScenarioPool;
+use crate::gen::ask::ask_all;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
-use crate::llm::client::{Client, Reply, Settings};
+use crate::llm::client::{Reply, Settings};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// Without a subcommand: scenario pools, one per plugin-subset prompt.
+    #[command(subcommand)]
+    pub what: Option<What>,
     /// A minijinja template; the built-in prompts/scenarios.j2 by default.
     #[arg(long)]
     pub template: Option<PathBuf>,
@@ -64,7 +68,23 @@ pub struct Args {
     pub force: bool,
 }
 
+/// What else `generate` drafts with the model.
+#[derive(Debug, clap::Subcommand)]
+pub enum What {
+    /// Draft dialogues, keep those whose calls are well formed and grounded,
+    /// and record what the calls really return.
+    Dialogues(Box<super::drafts::DialogueArgs>),
+    /// Propose add-record calls, run them, and write a new databases folder
+    /// holding what they added.
+    Database(Box<super::drafts::DatabaseArgs>),
+}
+
 pub fn run(args: &Args) -> Result<Status, Error> {
+    match &args.what {
+        Some(What::Dialogues(args)) => return super::drafts::dialogues(args),
+        Some(What::Database(args)) => return super::drafts::database(args),
+        None => {}
+    }
     let (template, template_name) = match &args.template {
         Some(path) => (
             crate::formats::read::read_text(path)?,
@@ -162,7 +182,6 @@ fn dry_run(args: &Args, prompts: &[Prompt]) -> Result<serde_json::Value, Error> 
 }
 
 fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
-    let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
     let settings = Settings {
         http: args.requests.http()?,
         model: args.model.clone(),
@@ -176,17 +195,6 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         .unwrap_or_else(|| PathBuf::from("scenarios"));
     create_dir(&out)?;
     let (to_send, kept) = existing_pools(args, &out, &prompts)?;
-    let client = Arc::new(Client::new(settings, &api_key)?);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let progress = indicatif::ProgressBar::new(prompts.len() as u64);
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} prompts {msg}")
-            .expect("valid template"),
-    );
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.requests.concurrency));
     // Pools are written as replies arrive, so an interrupted run keeps
     // what it got (and the cache keeps every reply).
     let (mut scenarios, mut accepted, mut files, mut failures) = (0, 0, Vec::new(), Vec::new());
@@ -195,23 +203,14 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         accepted += pool.scenarios.iter().filter(|s| s.accepted).count();
         files.push((*i, path.display().to_string()));
     }
-    runtime.block_on(async {
-        let mut tasks = tokio::task::JoinSet::new();
-        for (i, prompt) in prompts.iter().enumerate() {
-            if !to_send.contains(&i) {
-                continue;
-            }
-            let client = Arc::clone(&client);
-            let semaphore = Arc::clone(&semaphore);
-            let text = prompt.text.clone();
-            tasks.spawn(async move {
-                let _permit = semaphore.acquire_owned().await.expect("never closed");
-                (i, client.complete(&text).await)
-            });
-        }
-        while let Some(joined) = tasks.join_next().await {
-            let (i, result) = joined.expect("generation task panicked");
-            progress.inc(1);
+    let texts = to_send.iter().map(|&i| prompts[i].text.clone()).collect();
+    ask_all(
+        settings,
+        texts,
+        args.requests.concurrency,
+        "prompts",
+        |k, result| {
+            let i = to_send[k];
             match result.and_then(|reply| write_pool(args, &out, &prompts[i], reply)) {
                 Ok((n, ok, file)) => {
                     scenarios += n;
@@ -220,9 +219,8 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
                 }
                 Err(err) => failures.push((i, err)),
             }
-        }
-    });
-    progress.finish_and_clear();
+        },
+    )?;
     files.sort();
     let files: Vec<String> = files.into_iter().map(|(_, f)| f).collect();
     if !failures.is_empty() {

@@ -12,6 +12,7 @@ use crate::Error;
 
 pub mod card;
 pub mod check;
+pub mod drafts;
 pub mod evaluate;
 pub mod fill;
 pub mod fmt;
@@ -54,7 +55,8 @@ pub enum Command {
     Lint(lint::Args),
     /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
     Evaluate(evaluate::Args),
-    /// Generate scenario pools with an LLM from plugin-triplet prompts.
+    /// Generate scenario pools with an LLM from plugin-triplet prompts
+    /// (`generate dialogues`, `generate database`: drafts and records).
     Generate(generate::Args),
     /// Work with generated scenario pools.
     Scenarios(scenarios::Args),

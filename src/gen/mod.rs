@@ -2,6 +2,8 @@
 //! sent through the LLM client, scenario extraction and filtering, and even
 //! sampling across tools.
 
+pub mod ask;
+pub mod drafts;
 pub mod extract;
 pub mod prompts;
 pub mod sample;

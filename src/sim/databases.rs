@@ -156,6 +156,15 @@ impl Databases {
         Arc::make_mut(&mut documents[index].1)
     }
 
+    /// Databases made of tables a world holds (shared, not copied).
+    pub fn from_shared_tables(tables: Tables) -> Self {
+        Databases {
+            tables: Arc::new(tables),
+            documents: Arc::default(),
+            prepared: None,
+        }
+    }
+
     pub fn from_tables<T: Into<Table>>(tables: impl IntoIterator<Item = (String, T)>) -> Self {
         Databases {
             tables: Arc::new(

@@ -17,6 +17,7 @@ use crate::Result;
 
 pub mod catalog;
 pub mod docs;
+pub mod drafting;
 pub mod levels;
 pub mod predict;
 pub mod protocol;
@@ -125,6 +126,11 @@ pub trait World: Send {
 
     /// An independent copy of the world as it stands.
     fn boxed_clone(&self) -> Box<dyn World>;
+
+    /// The world's databases as they stand, what its calls wrote included,
+    /// in the shape its suite loads them (`generate database` writes them
+    /// out as new initial data).
+    fn databases(&self) -> Databases;
 }
 
 /// One record added to a database by [`Suite::seed_databases`].
@@ -391,6 +397,12 @@ pub trait Suite: Sync {
 
     /// What `lint` tells the author of one of the suite's dialogues.
     fn lint_help(&self) -> &'static LintHelp;
+
+    /// How an LLM drafts the suite's dialogues and database records
+    /// (`generate dialogues`, `generate database`); None when it cannot.
+    fn drafting(&self) -> Option<&'static dyn drafting::Drafting> {
+        None
+    }
 
     /// The first and last calendar dates the records of the databases in
     /// `dir` hold, for suites whose dialogues have a clock

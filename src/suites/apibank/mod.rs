@@ -16,6 +16,7 @@ pub mod apis;
 pub mod bm25;
 pub mod call_text;
 pub mod catalog;
+pub mod drafting;
 pub mod eval;
 pub mod seed;
 pub mod state;
@@ -145,6 +146,10 @@ impl Suite for ApiBank {
 
     fn argument_encoding(&self) -> ArgumentEncoding {
         ArgumentEncoding::PythonText
+    }
+
+    fn drafting(&self) -> Option<&'static dyn crate::suite::drafting::Drafting> {
+        Some(&drafting::ApiBankDrafting)
     }
 
     fn lint_help(&self) -> &'static LintHelp {

@@ -112,6 +112,20 @@ impl Dict {
     pub fn keys(&self) -> impl Iterator<Item = &Key> {
         self.entries.keys()
     }
+
+    /// The dict as `json.dump` writes it: every key as text.
+    pub fn to_object(&self) -> serde_json::Map<String, Value> {
+        self.entries
+            .iter()
+            .map(|(key, value)| {
+                let key = match key {
+                    Key::Text(text) => text.clone(),
+                    Key::Int(n) => n.to_string(),
+                };
+                (key, (**value).clone())
+            })
+            .collect()
+    }
 }
 
 /// Where a database an API uses comes from.
@@ -179,6 +193,14 @@ impl InitialDicts {
                 .map(|name| (Arc::from(name), OnceLock::new()))
                 .collect(),
         }
+    }
+
+    /// Database `name` as converted so far, None when no state read it yet.
+    fn converted(&self, name: &str) -> Option<Arc<Dict>> {
+        self.converted
+            .iter()
+            .find(|(known, _)| &**known == name)
+            .and_then(|(_, slot)| slot.get().cloned())
     }
 
     /// Database `name` of `databases` as a dict: empty when there is no
@@ -346,6 +368,25 @@ impl State {
         };
         self.dicts.push((source, dict));
         self.dicts.len() - 1
+    }
+
+    /// The databases as they stand: the loaded documents with every
+    /// database an API wrote replaced by its dict (an API's own dict, as
+    /// OpenBankAccount's, is no database and is left out).
+    pub fn databases(&self) -> Databases {
+        let mut databases = self.initial.clone();
+        for (source, dict) in &self.dicts {
+            if let Source::Shared(name) = source {
+                let unchanged = self
+                    .shared
+                    .converted(name)
+                    .is_some_and(|d| Arc::ptr_eq(&d, dict));
+                if !unchanged {
+                    *databases.document_mut(name) = Value::Object(dict.to_object());
+                }
+            }
+        }
+        databases
     }
 
     /// A loaded database as its JSON, for APIs that only read it; `None`

@@ -166,6 +166,10 @@ impl crate::suite::World for ApiBankWorld {
     fn boxed_clone(&self) -> Box<dyn crate::suite::World> {
         Box::new(self.clone())
     }
+
+    fn databases(&self) -> Databases {
+        self.state.databases()
+    }
 }
 
 /// What the call that ran last marked in the state: why its result cannot

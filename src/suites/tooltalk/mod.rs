@@ -11,6 +11,7 @@ use crate::{Error, Result};
 pub mod catalog;
 pub mod compare;
 pub mod databases;
+pub mod drafting;
 pub mod eval;
 pub mod plugins;
 pub mod seed;
@@ -92,6 +93,10 @@ impl Suite for ToolTalk {
         Ok(databases::date_range(&databases))
     }
 
+    fn drafting(&self) -> Option<&'static dyn crate::suite::drafting::Drafting> {
+        Some(&drafting::ToolTalkDrafting)
+    }
+
     fn lint_help(&self) -> &'static LintHelp {
         &LintHelp {
             unknown_tool: "`talkforge tools` lists the catalog",
@@ -126,5 +131,9 @@ impl crate::suite::World for World {
 
     fn boxed_clone(&self) -> Box<dyn crate::suite::World> {
         Box::new(self.clone())
+    }
+
+    fn databases(&self) -> crate::sim::Databases {
+        crate::sim::Databases::from_shared_tables(self.tables().clone())
     }
 }

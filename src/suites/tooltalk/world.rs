@@ -141,6 +141,11 @@ impl World {
         self.tables.get(name)
     }
 
+    /// Every database as it stands now.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
     /// Execute a call as the reference's `execute_tool` does: the request
     /// as run (with the session token put in for a tool that needs one)
     /// and its outcome.

@@ -1,0 +1,469 @@
+//! `talkforge generate dialogues` and `talkforge generate database`: LLM
+//! drafts filtered by lint and grounded by execution (see `gen::drafts`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::requests::{CacheArgs, RequestArgs};
+use super::{OutputFormat, Status};
+use crate::gen::ask::ask_all;
+use crate::gen::drafts::database::{self, SeedSummary};
+use crate::gen::drafts::{self, DraftOutcome, DraftSummary, Output, Template};
+use crate::llm::client::Settings;
+use crate::suite::drafting::{DraftRequest, Drafting};
+use crate::suite::Suite;
+use crate::Error;
+
+/// How drafts are grouped into prompts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum GroupBy {
+    /// One prompt per API.
+    #[default]
+    Api,
+    /// One prompt for all the APIs that read the same database.
+    Database,
+}
+
+/// What both subcommands ask the model with.
+#[derive(Debug, clap::Args)]
+pub struct ModelArgs {
+    /// The chat model to ask.
+    #[arg(long, default_value = "gpt-4")]
+    pub model: String,
+    /// Sampling temperature sent to the model (some variety helps drafts).
+    #[arg(long, default_value_t = 0.7)]
+    pub temperature: f32,
+    /// The most tokens one reply may hold.
+    #[arg(long, default_value_t = 2048)]
+    pub max_tokens: u32,
+    #[command(flatten)]
+    pub requests: RequestArgs,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+impl ModelArgs {
+    fn settings(&self) -> Result<Settings, Error> {
+        Ok(Settings {
+            http: self.requests.http()?,
+            model: self.model.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            cache: self.cache.root().map(Path::to_path_buf),
+        })
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DialogueArgs {
+    /// The suite whose dialogues to draft (apibank, tooltalk).
+    #[arg(long)]
+    pub suite: String,
+    /// The databases folder [default: the suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
+    /// Draft for these APIs only (comma-separated) [default: every API;
+    /// ToolTalk: scenarios that use one of them].
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub apis: Vec<String>,
+    /// One prompt per API, or one per database for the APIs reading it.
+    #[arg(long, value_enum, default_value_t)]
+    pub by: GroupBy,
+    /// Prompts per API (or database), each with another record drawn.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub drafts: usize,
+    /// Seeds the records drawn into prompts.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Scenario pool files or folders to draft from (ToolTalk).
+    #[arg(long, value_name = "PATH")]
+    pub scenarios: Vec<PathBuf>,
+    /// A minijinja template [default: the suite's prompts/draft-<suite>.j2].
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// Only the first N prompts.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Render the prompts (written under --out/prompts when --out is
+    /// given) without sending anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Where drafts go, one folder per verdict (accepted, raised, dropped,
+    /// discarded), with summary.json [default: drafts/<suite>].
+    #[arg(long, help_heading = "Output")]
+    pub out: Option<PathBuf>,
+    /// Draft again the prompts whose drafts --out already holds (without
+    /// it they are kept as they are: a reviewer may have edited them).
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
+    /// Human-readable text, or one JSON document on stdout.
+    #[arg(long, value_enum, default_value_t, help_heading = "Output")]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DatabaseArgs {
+    /// The suite whose databases to seed (apibank).
+    #[arg(long)]
+    pub suite: String,
+    /// The databases folder to start from (never written) [default: the
+    /// suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
+    /// The new databases folder: every database, with the added records.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Propose calls of these APIs only (comma-separated) [default: every
+    /// API that adds records].
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub apis: Vec<String>,
+    /// Calls each prompt asks for.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub count: usize,
+    /// Seeds the example records shown in prompts.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// A minijinja template [default: the suite's prompts/seed-<suite>.j2].
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// Render the prompts without sending anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Write into --out even when it holds files.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
+    /// Human-readable text, or one JSON document on stdout.
+    #[arg(long, value_enum, default_value_t, help_heading = "Output")]
+    pub format: OutputFormat,
+}
+
+fn drafting_suite(name: &str) -> Result<(&'static dyn Suite, &'static dyn Drafting), Error> {
+    let suite = super::suite_named(Some(name))?.expect("named");
+    let drafting = suite
+        .drafting()
+        .ok_or_else(|| Error::Usage(format!("the {name} suite cannot draft with an LLM")))?;
+    Ok((suite, drafting))
+}
+
+fn template(given: Option<&Path>, built_in: (&str, &str)) -> Result<Template, Error> {
+    Ok(match given {
+        Some(path) => Template {
+            name: path.display().to_string(),
+            text: crate::formats::read::read_text(path)?,
+        },
+        None => Template {
+            name: built_in.0.to_string(),
+            text: built_in.1.to_string(),
+        },
+    })
+}
+
+pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
+    if args.drafts == 0 {
+        return Err(Error::Usage("--drafts must be at least 1".into()));
+    }
+    args.model.requests.http()?;
+    let (suite, drafting) = drafting_suite(&args.suite)?;
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&databases_dir)?;
+    let request = DraftRequest {
+        databases: &databases,
+        databases_dir: &databases_dir,
+        tools: &args.apis,
+        by_database: args.by == GroupBy::Database,
+        per_group: args.drafts,
+        seed: args.seed,
+        scenarios: &args.scenarios,
+    };
+    let mut jobs = drafting.dialogue_jobs(&request)?;
+    if let Some(limit) = args.limit {
+        jobs.truncate(limit);
+    }
+    let template = template(args.template.as_deref(), drafting.dialogue_template())?;
+    let prompts = drafts::render(suite, &template, jobs)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("drafts").join(suite.name()));
+    if args.dry_run {
+        let mut files = Vec::new();
+        if args.out.is_some() {
+            for prompt in &prompts {
+                let path = out
+                    .join("prompts")
+                    .join(format!("{}.prompt.md", prompt.job.name));
+                create_dir(path.parent().expect("a folder"))?;
+                crate::formats::atomic_write(&path, prompt.text.as_bytes())?;
+                files.push(path.display().to_string());
+            }
+        }
+        let summary = json!({"prompts": prompts.len(), "drafts": 0, "files": files});
+        match args.format {
+            OutputFormat::Json => {
+                println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
+            }
+            OutputFormat::Human => println!(
+                "{} rendered, nothing sent; {} written",
+                crate::words::count(prompts.len(), "prompt"),
+                crate::words::count(files.len(), "file")
+            ),
+        }
+        return Ok(Status::Clean);
+    }
+    create_dir(&out)?;
+    let output = Output {
+        dir: out.clone(),
+        extension: suite.extension(),
+    };
+    let earlier = earlier_outcomes(&out.join("summary.json"));
+    let (mut to_send, mut kept) = (Vec::new(), Vec::new());
+    for (i, prompt) in prompts.iter().enumerate() {
+        if args.force {
+            output.clear(&prompt.job.name)?;
+            to_send.push(i);
+        } else if output.existing(&prompt.job.name).is_some() {
+            kept.push(prompt.job.name.clone());
+        } else {
+            to_send.push(i);
+        }
+    }
+    let mut outcomes: Vec<DraftOutcome> = kept
+        .iter()
+        .filter_map(|name| earlier.get(name).cloned())
+        .collect();
+    let mut failures = Vec::new();
+    let texts = to_send.iter().map(|&i| prompts[i].text.clone()).collect();
+    ask_all(
+        args.model.settings()?,
+        texts,
+        args.model.requests.concurrency,
+        "prompts",
+        |k, reply| {
+            let job = &prompts[to_send[k]].job;
+            let judged = reply.and_then(|reply| {
+                drafts::judge(
+                    suite,
+                    drafting,
+                    &databases,
+                    job,
+                    &reply.text,
+                    reply.model,
+                    &output,
+                )
+            });
+            match judged {
+                Ok(outcome) => outcomes.push(outcome),
+                Err(e) => failures.push(format!("  prompt {}: {e}", job.name)),
+            }
+        },
+    )?;
+    let summary = DraftSummary::new(prompts.len(), outcomes, kept);
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&summary).expect("json")
+    );
+    crate::formats::atomic_write(&out.join("summary.json"), text.as_bytes())?;
+    if !failures.is_empty() {
+        failures.sort();
+        return Err(Error::Other(format!(
+            "{} of {} failed (the others are written and cached; a rerun sends only the failed ones):\n{}",
+            failures.len(),
+            crate::words::count(prompts.len(), "prompt"),
+            failures.join("\n")
+        )));
+    }
+    match args.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
+        OutputFormat::Human => print!("{}", human_drafts(&summary, &out)),
+    }
+    Ok(Status::Clean)
+}
+
+/// The outcomes an earlier run recorded, by draft name.
+fn earlier_outcomes(path: &Path) -> HashMap<String, DraftOutcome> {
+    #[derive(serde::Deserialize)]
+    struct Earlier {
+        per_draft: Vec<serde_json::Value>,
+    }
+    let Ok((_, value)) = crate::formats::read_json(path) else {
+        return HashMap::new();
+    };
+    let Ok(earlier) = serde_json::from_value::<Earlier>(value) else {
+        return HashMap::new();
+    };
+    earlier
+        .per_draft
+        .into_iter()
+        .filter_map(|v| DraftOutcome::from_json(&v))
+        .map(|o| (o.name.clone(), o))
+        .collect()
+}
+
+fn human_drafts(s: &DraftSummary, out: &Path) -> String {
+    let mut text = format!(
+        "{}: {} accepted, {} raised (kept apart), {} dropped (ungrounded), {} discarded; drop rate {:.1}%\n",
+        crate::words::count(s.drafts, "draft"),
+        s.accepted,
+        s.raised,
+        s.dropped,
+        s.discarded,
+        s.drop_rate * 100.0
+    );
+    if !s.by_reason.is_empty() {
+        let reasons: Vec<String> = s
+            .by_reason
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        text += &format!("  reasons: {}\n", reasons.join(", "));
+    }
+    if !s.kept.is_empty() {
+        text += &format!(
+            "  {} kept from an earlier run (--force drafts them again)\n",
+            crate::words::count(s.kept.len(), "draft")
+        );
+    }
+    text += &format!(
+        "written under {} (accepted/, raised/, dropped/, discarded/, summary.json)\n",
+        out.display()
+    );
+    text
+}
+
+pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
+    if args.count == 0 {
+        return Err(Error::Usage("--count must be at least 1".into()));
+    }
+    args.model.requests.http()?;
+    let (suite, drafting) = drafting_suite(&args.suite)?;
+    let built_in = drafting.seed_template().ok_or_else(|| {
+        Error::Usage(format!(
+            "the {} suite cannot seed its databases with an LLM",
+            suite.name()
+        ))
+    })?;
+    let source = super::databases_dir(args.databases.as_deref(), suite)?;
+    refuse_to_overwrite(&source, &args.out, args.force)?;
+    let databases = suite.load_databases(&source)?;
+    let jobs = drafting.seed_jobs(&databases, &args.apis, args.seed)?;
+    let template = template(args.template.as_deref(), built_in)?;
+    let prompts = database::render(suite, &template, jobs, args.count)?;
+    if args.dry_run {
+        let summary = json!({"prompts": prompts.len(), "proposals": 0, "files": []});
+        match args.format {
+            OutputFormat::Json => {
+                println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
+            }
+            OutputFormat::Human => println!(
+                "{} rendered, nothing sent",
+                crate::words::count(prompts.len(), "prompt")
+            ),
+        }
+        return Ok(Status::Clean);
+    }
+    let mut replies: Vec<Option<String>> = vec![None; prompts.len()];
+    let mut failures = Vec::new();
+    let texts = prompts.iter().map(|p| p.text.clone()).collect();
+    ask_all(
+        args.model.settings()?,
+        texts,
+        args.model.requests.concurrency,
+        "prompts",
+        |i, reply| match reply {
+            Ok(reply) => replies[i] = Some(reply.text),
+            Err(e) => failures.push(format!("  prompt {}: {e}", prompts[i].job.name)),
+        },
+    )?;
+    if !failures.is_empty() {
+        // Nothing is written from part of the proposals: the order they
+        // run in decides what each adds. The replies are cached.
+        failures.sort();
+        return Err(Error::Other(format!(
+            "{} of {} failed, so nothing was written (the others are cached; rerun):\n{}",
+            failures.len(),
+            crate::words::count(prompts.len(), "prompt"),
+            failures.join("\n")
+        )));
+    }
+    let answered: Vec<_> = prompts
+        .into_iter()
+        .zip(replies)
+        .map(|(prompt, reply)| (prompt.job, reply.unwrap_or_default()))
+        .collect();
+    let (seeded, per_proposal) = database::run_proposals(suite, drafting, &databases, &answered)?;
+    let changed = database::changed_databases(&databases, &seeded);
+    let files = database::write_folder(suite, &source, &seeded, &changed, &args.out)?;
+    let mut by_reason = std::collections::BTreeMap::new();
+    for reason in per_proposal.iter().filter_map(|p| p.reason) {
+        *by_reason.entry(reason).or_default() += 1;
+    }
+    let added = per_proposal.iter().filter(|p| p.added).count();
+    let summary = SeedSummary {
+        prompts: answered.len(),
+        proposals: per_proposal.len(),
+        added,
+        invalid: per_proposal.len() - added,
+        by_reason,
+        changed,
+        files,
+        per_proposal,
+    };
+    match args.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
+        OutputFormat::Human => {
+            println!(
+                "{}: {} added, {} invalid; {} written to {} ({} changed: {})",
+                crate::words::count(summary.proposals, "proposed call"),
+                summary.added,
+                summary.invalid,
+                crate::words::count(summary.files.len(), "database"),
+                args.out.display(),
+                summary.changed.len(),
+                summary.changed.join(", ")
+            );
+            for p in summary.per_proposal.iter().filter(|p| !p.added) {
+                println!(
+                    "  {} line {}: {} ({})",
+                    p.prompt,
+                    p.line,
+                    p.reason.unwrap_or_default(),
+                    p.detail.as_deref().unwrap_or_default()
+                );
+            }
+        }
+    }
+    Ok(Status::Clean)
+}
+
+/// The new folder must not be the source, nor a folder holding files
+/// (unless `force`).
+fn refuse_to_overwrite(source: &Path, out: &Path, force: bool) -> Result<(), Error> {
+    let same = match (source.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(Error::Usage(format!(
+            "--out {} is the databases folder it starts from; write the seeded databases to a new folder",
+            out.display()
+        )));
+    }
+    let holds_files = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
+    if holds_files && !force {
+        return Err(Error::Usage(format!(
+            "{} already holds files; pass --force to write into it, or name a new folder",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+fn create_dir(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::input(dir, format!("cannot create: {e}")))
+}

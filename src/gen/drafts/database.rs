@@ -1,0 +1,301 @@
+//! Seeding databases with an LLM (the API-Bank paper's section 3.4): the
+//! model proposes calls of the APIs that add records; each proposal runs
+//! in one world, in order, and counts only when it adds to the databases
+//! and changes nothing they held; what the accepted calls added becomes
+//! the initial data of a new databases folder.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dialogue::{Conversation, Metadata, User};
+use crate::sim::Databases;
+use crate::suite::drafting::{Drafting, SeedJob};
+use crate::suite::{Suite, WorldOptions};
+use crate::{Error, Result};
+
+use super::Template;
+
+/// A rendered add-record prompt.
+#[derive(Debug, Clone)]
+pub struct SeedPrompt {
+    pub job: SeedJob,
+    pub text: String,
+}
+
+/// Render a prompt per job; the template gets `tool` (its documentation),
+/// `count` and the job's own variables.
+pub fn render(
+    suite: &dyn Suite,
+    template: &Template,
+    jobs: Vec<SeedJob>,
+    count: usize,
+) -> Result<Vec<SeedPrompt>> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_template(&template.name, &template.text)
+        .map_err(|e| Error::input(&template.name, e.to_string()))?;
+    let compiled = env.get_template(&template.name).expect("just added");
+    jobs.into_iter()
+        .map(|job| {
+            let spec = suite.catalog().tool(job.tool).expect("a suite's own tool");
+            let mut variables = match &job.context {
+                Value::Object(map) => map.clone(),
+                _ => serde_json::Map::new(),
+            };
+            variables.insert(
+                "tool".into(),
+                serde_json::to_value(super::documented(suite, spec)).expect("json"),
+            );
+            variables.insert("count".into(), count.into());
+            let text = compiled
+                .render(minijinja::Value::from_serialize(&variables))
+                .map_err(|e| Error::input(&template.name, e.to_string()))?;
+            Ok(SeedPrompt { job, text })
+        })
+        .collect()
+}
+
+/// What became of one proposed call.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proposal {
+    /// The prompt (its tool) that asked for it.
+    pub prompt: String,
+    /// 1-based line of the reply.
+    pub line: usize,
+    pub call: String,
+    pub added: bool,
+    /// Why it was refused: `malformed-call`, `other-api`,
+    /// `unknown-argument`, `raised`, `changes-existing`, `adds-nothing`.
+    pub reason: Option<&'static str>,
+    pub detail: Option<String>,
+}
+
+/// What `generate database` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeedSummary {
+    pub prompts: usize,
+    pub proposals: usize,
+    pub added: usize,
+    pub invalid: usize,
+    pub by_reason: BTreeMap<&'static str, usize>,
+    /// The databases that received records.
+    pub changed: Vec<String>,
+    /// Every file written to the new folder.
+    pub files: Vec<String>,
+    pub per_proposal: Vec<Proposal>,
+}
+
+/// Run the proposals of every reply (in prompt order) over `databases`;
+/// the databases they leave, and what became of each.
+pub fn run_proposals(
+    suite: &dyn Suite,
+    drafting: &dyn Drafting,
+    databases: &Databases,
+    replies: &[(SeedJob, String)],
+) -> Result<(Databases, Vec<Proposal>)> {
+    let mut world = suite
+        .world(databases, &no_dialogue(), &WorldOptions::default())
+        .map_err(Error::Other)?;
+    let mut proposals = Vec::new();
+    for (job, reply) in replies {
+        for (index, line) in reply.lines().enumerate() {
+            let text = line.trim();
+            // Prose and fences around the calls are no proposal.
+            if !text.contains('(') || text.starts_with("```") {
+                continue;
+            }
+            let mut proposal = Proposal {
+                prompt: job.name.clone(),
+                line: index + 1,
+                call: text.to_string(),
+                added: false,
+                reason: None,
+                detail: None,
+            };
+            let refuse = |mut p: Proposal, reason, detail: String| {
+                p.reason = Some(reason);
+                p.detail = Some(detail);
+                p
+            };
+            let (api_name, parameters) = match drafting.read_call(text) {
+                Ok(call) => call,
+                Err(why) => {
+                    proposals.push(refuse(proposal, "malformed-call", why));
+                    continue;
+                }
+            };
+            if api_name != job.tool {
+                proposals.push(refuse(
+                    proposal,
+                    "other-api",
+                    format!("a call of {api_name}, where {} was asked for", job.tool),
+                ));
+                continue;
+            }
+            let spec = suite.catalog().tool(job.tool).expect("a suite's own tool");
+            if let Some(unknown) = parameters.keys().find(|k| spec.parameter(k).is_none()) {
+                proposals.push(refuse(
+                    proposal,
+                    "unknown-argument",
+                    format!("{api_name} takes no argument {unknown}"),
+                ));
+                continue;
+            }
+            let before = world.databases();
+            let mut trial = world.boxed_clone();
+            let executed = trial.execute(&api_name, parameters, None);
+            if let Some(exception) = executed.exception {
+                proposals.push(refuse(proposal, "raised", exception));
+                continue;
+            }
+            let after = trial.databases();
+            match change(&before, &after) {
+                Change::Extends => {
+                    world = trial;
+                    proposal.added = true;
+                    proposals.push(proposal);
+                }
+                Change::Nothing => proposals.push(refuse(
+                    proposal,
+                    "adds-nothing",
+                    "the databases are as before".into(),
+                )),
+                Change::Alters(database) => proposals.push(refuse(
+                    proposal,
+                    "changes-existing",
+                    format!("it changes or removes what {database} held"),
+                )),
+            }
+        }
+    }
+    Ok((world.databases(), proposals))
+}
+
+/// Write `seeded` to `out`, a new folder: each database the proposals
+/// changed in the suite's own layout, every other file copied as it was.
+/// Returns the files written.
+pub fn write_folder(
+    suite: &dyn Suite,
+    source: &Path,
+    seeded: &Databases,
+    changed: &[String],
+    out: &Path,
+) -> Result<Vec<String>> {
+    std::fs::create_dir_all(out).map_err(|e| Error::input(out, format!("cannot create: {e}")))?;
+    let mut files = Vec::new();
+    let mut names: Vec<&str> = seeded.names().collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let from = source.join(format!("{name}.json"));
+        let old = std::fs::read_to_string(&from).ok();
+        let text = if changed.iter().any(|c| c == name) {
+            suite.database_text(seeded, name, old.as_deref())
+        } else {
+            match old {
+                Some(text) => text,
+                None => continue,
+            }
+        };
+        let to = out.join(format!("{name}.json"));
+        crate::formats::atomic_write(&to, text.as_bytes())?;
+        files.push(to.display().to_string());
+    }
+    Ok(files)
+}
+
+/// The databases whose content differs between `before` and `after`.
+pub fn changed_databases(before: &Databases, after: &Databases) -> Vec<String> {
+    after
+        .names()
+        .filter(|name| document(before, name) != document(after, name))
+        .map(str::to_string)
+        .collect()
+}
+
+enum Change {
+    Nothing,
+    /// Something was added and nothing held before changed.
+    Extends,
+    /// A database lost or changed something it held.
+    Alters(String),
+}
+
+fn change(before: &Databases, after: &Databases) -> Change {
+    let mut added = false;
+    for name in after.names() {
+        let (old, new) = (document(before, name), document(after, name));
+        if old == new {
+            continue;
+        }
+        if !extends(&new, &old) {
+            return Change::Alters(name.to_string());
+        }
+        added = true;
+    }
+    if added {
+        Change::Extends
+    } else {
+        Change::Nothing
+    }
+}
+
+fn document(databases: &Databases, name: &str) -> Value {
+    databases
+        .document(name)
+        .map(|d| (**d).clone())
+        .unwrap_or(Value::Null)
+}
+
+/// Whether `new` holds everything `old` held, unchanged: every key of an
+/// object (its value extended in turn), every element of a list in its
+/// place; a missing database (null) is extended by anything.
+fn extends(new: &Value, old: &Value) -> bool {
+    match (new, old) {
+        (_, Value::Null) => true,
+        (Value::Object(new), Value::Object(old)) => old
+            .iter()
+            .all(|(key, value)| new.get(key).is_some_and(|n| extends(n, value))),
+        (Value::Array(new), Value::Array(old)) => {
+            new.len() >= old.len() && new.iter().zip(old).all(|(n, o)| n == o)
+        }
+        (new, old) => new == old,
+    }
+}
+
+/// The dialogue a seeding world runs in: none (API-Bank's worlds need
+/// nothing from it).
+fn no_dialogue() -> Conversation {
+    Conversation {
+        name: "seed".into(),
+        conversation_id: "seed".into(),
+        suites_used: Vec::new(),
+        apis_used: Vec::new(),
+        scenario: None,
+        user: User::default(),
+        metadata: Metadata::default(),
+        conversation: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn extending_keeps_everything_held_before() {
+        assert!(extends(
+            &json!({"1": {"a": 1}, "2": {"b": 2}}),
+            &json!({"1": {"a": 1}})
+        ));
+        assert!(extends(&json!({"u": [1, 2]}), &json!({"u": [1]})));
+        assert!(!extends(&json!({"u": [2]}), &json!({"u": [1]})));
+        assert!(!extends(&json!({"2": {}}), &json!({"1": {}})));
+        assert!(!extends(&json!({"1": {"a": 2}}), &json!({"1": {"a": 1}})));
+        assert!(extends(&json!({"1": {}}), &Value::Null));
+    }
+}

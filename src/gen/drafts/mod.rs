@@ -1,0 +1,449 @@
+//! Drafting dialogues with an LLM and keeping only what holds up, as the
+//! API-Bank paper built its data (sections 3.3 and 3.4), for any suite
+//! that provides [`Drafting`]:
+//!
+//! 1. a prompt per job (the suite's: one API and a record from its
+//!    database, or one accepted scenario) rendered from a minijinja
+//!    template;
+//! 2. the model writes the dialogue ([`transcript`]);
+//! 3. the draft is judged, in this order:
+//!    - **discarded** when it holds no dialogue or no call, a call cannot
+//!      be read (`malformed-call`), names an API the suite lacks
+//!      (`unknown-api`) or an argument the API does not take
+//!      (`unknown-argument`);
+//!    - otherwise its calls are executed (`fill`) and what they returned
+//!      is recorded, then it is linted:
+//!    - **dropped** when a call uses an argument the dialogue never
+//!      grounds (lint's `unreachable-argument`: the paper's "information
+//!      the dialogue never mentions", which it dropped by hand);
+//!    - **kept apart** (`raised`) when a call raised;
+//!    - **discarded** (`invalid`) when lint finds another error
+//!      (placeholders excepted: ToolTalk's location is the reviewer's to
+//!      write, as in a scaffolded file);
+//!    - **accepted** otherwise.
+//!
+//! Grounding is judged after execution, so an argument taken from an
+//! earlier call's real result counts as grounded.
+//!
+//! [`database`] seeds databases the same way.
+
+pub mod database;
+pub mod transcript;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::sim::Databases;
+use crate::suite::docs::{tool_doc, ToolDoc};
+use crate::suite::drafting::{DraftJob, DraftTurn, Drafting};
+use crate::suite::{Suite, WorldOptions};
+use crate::{Error, Result};
+use transcript::Line;
+
+/// What happened to a draft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Accepted,
+    /// Executed and recorded, but a call raised: kept apart for review.
+    Raised,
+    /// An argument the dialogue never grounds.
+    Dropped,
+    /// Not a usable dialogue (unreadable, unknown API or argument).
+    Discarded,
+}
+
+impl Verdict {
+    /// The folder of `--out` its files go to.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Raised => "raised",
+            Verdict::Dropped => "dropped",
+            Verdict::Discarded => "discarded",
+        }
+    }
+}
+
+/// One draft's fate.
+#[derive(Debug, Clone, Serialize)]
+pub struct DraftOutcome {
+    pub name: String,
+    pub verdict: Verdict,
+    /// Why it was not accepted: `no-dialogue`, `no-call`,
+    /// `malformed-call`, `unknown-api`, `unknown-argument`, `invalid`,
+    /// `ungrounded-argument`, `raised`.
+    pub reason: Option<&'static str>,
+    /// The reason in words (which call, which argument, what was raised).
+    pub detail: Option<String>,
+    /// The file written: the dialogue (discarded: the model's reply).
+    pub file: Option<String>,
+    /// What the model wrote as API results, dropped.
+    pub guessed_results: usize,
+    /// The model the server says answered.
+    pub model: Option<String>,
+}
+
+/// Every reason a draft is not accepted.
+pub const REASONS: &[&str] = &[
+    "no-dialogue",
+    "no-call",
+    "malformed-call",
+    "unknown-api",
+    "unknown-argument",
+    "invalid",
+    "ungrounded-argument",
+    "raised",
+];
+
+impl DraftOutcome {
+    /// An outcome as an earlier run's summary.json records it; None when
+    /// it does not read as one.
+    pub fn from_json(value: &Value) -> Option<DraftOutcome> {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+        let reason = match value.get("reason")? {
+            Value::Null => None,
+            Value::String(r) => Some(*REASONS.iter().find(|known| **known == r)?),
+            _ => return None,
+        };
+        Some(DraftOutcome {
+            name: text("name")?,
+            verdict: serde_json::from_value(value.get("verdict")?.clone()).ok()?,
+            reason,
+            detail: text("detail"),
+            file: text("file"),
+            guessed_results: value.get("guessed_results")?.as_u64()? as usize,
+            model: text("model"),
+        })
+    }
+}
+
+/// The template's text and its name (a path, or the built-in's).
+#[derive(Debug, Clone)]
+pub struct Template {
+    pub name: String,
+    pub text: String,
+}
+
+/// A rendered prompt.
+#[derive(Debug, Clone)]
+pub struct DraftPrompt {
+    pub job: DraftJob,
+    pub text: String,
+}
+
+/// Render a prompt per job. The template gets `tools` (names), `tool_docs`
+/// (each tool's documentation, without the argument the world supplies)
+/// and the job's own variables.
+pub fn render(
+    suite: &dyn Suite,
+    template: &Template,
+    jobs: Vec<DraftJob>,
+) -> Result<Vec<DraftPrompt>> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_template(&template.name, &template.text)
+        .map_err(|e| Error::input(&template.name, e.to_string()))?;
+    let compiled = env.get_template(&template.name).expect("just added");
+    jobs.into_iter()
+        .map(|job| {
+            let docs: Vec<ToolDoc> = job
+                .tools
+                .iter()
+                .filter_map(|name| suite.catalog().tool(name))
+                .map(|spec| documented(suite, spec))
+                .collect();
+            let mut variables = match &job.context {
+                Value::Object(map) => map.clone(),
+                _ => serde_json::Map::new(),
+            };
+            variables.insert("tools".into(), serde_json::json!(job.tools));
+            variables.insert(
+                "tool_docs".into(),
+                serde_json::to_value(&docs).expect("json"),
+            );
+            let text = compiled
+                .render(minijinja::Value::from_serialize(&variables))
+                .map_err(|e| Error::input(&template.name, e.to_string()))?;
+            Ok(DraftPrompt { job, text })
+        })
+        .collect()
+}
+
+/// A tool's documentation as a prompt shows it: without the argument the
+/// world supplies.
+pub fn documented(suite: &dyn Suite, spec: &crate::suite::ToolSpec) -> ToolDoc {
+    let mut doc = tool_doc(spec);
+    if let Some(injected) = suite.injected_argument() {
+        doc.parameters.retain(|p| p.name != injected);
+    }
+    doc
+}
+
+/// Where a run writes: `out/<verdict>/<name>.<ext>`.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub dir: PathBuf,
+    pub extension: &'static str,
+}
+
+impl Output {
+    fn path(&self, verdict: Verdict, name: &str) -> PathBuf {
+        let extension = match verdict {
+            Verdict::Discarded => "txt",
+            _ => self.extension,
+        };
+        self.dir
+            .join(verdict.folder())
+            .join(format!("{name}.{extension}"))
+    }
+
+    /// A draft of this name already written by an earlier run (a reviewer
+    /// may have edited it).
+    pub fn existing(&self, name: &str) -> Option<PathBuf> {
+        [
+            Verdict::Accepted,
+            Verdict::Raised,
+            Verdict::Dropped,
+            Verdict::Discarded,
+        ]
+        .into_iter()
+        .map(|v| self.path(v, name))
+        .find(|p| p.exists())
+    }
+
+    fn write(&self, verdict: Verdict, name: &str, text: &str) -> Result<String> {
+        let path = self.path(verdict, name);
+        let folder = path.parent().expect("under out");
+        std::fs::create_dir_all(folder)
+            .map_err(|e| Error::input(folder, format!("cannot create: {e}")))?;
+        crate::formats::atomic_write(&path, text.as_bytes())?;
+        Ok(path.display().to_string())
+    }
+
+    /// Remove what an earlier run wrote for `name` (with --force).
+    pub fn clear(&self, name: &str) -> Result<()> {
+        while let Some(path) = self.existing(name) {
+            std::fs::remove_file(&path)
+                .map_err(|e| Error::input(&path, format!("cannot remove: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// Judge one reply and write what it yields.
+pub fn judge(
+    suite: &dyn Suite,
+    drafting: &dyn Drafting,
+    databases: &Databases,
+    job: &DraftJob,
+    reply: &str,
+    model: Option<String>,
+    out: &Output,
+) -> Result<DraftOutcome> {
+    let (lines, guessed_results) = transcript::read(reply);
+    let mut outcome = DraftOutcome {
+        name: job.name.clone(),
+        verdict: Verdict::Discarded,
+        reason: None,
+        detail: None,
+        file: None,
+        guessed_results,
+        model,
+    };
+    let discard = |mut outcome: DraftOutcome, reason, detail: String| -> Result<DraftOutcome> {
+        outcome.reason = Some(reason);
+        outcome.detail = Some(detail);
+        outcome.file = Some(out.write(Verdict::Discarded, &job.name, reply)?);
+        Ok(outcome)
+    };
+    let turns = match read_turns(suite, drafting, &lines) {
+        Ok(turns) => turns,
+        Err((reason, detail)) => return discard(outcome, reason, detail),
+    };
+    let text = match drafting.dialogue_text(job, &turns) {
+        Ok(text) => text,
+        Err(why) => return discard(outcome, "no-dialogue", why),
+    };
+    // Executed in a scratch file of its own (the suite's reader and
+    // `fill` work on files), then moved under its verdict.
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("{}.", job.name))
+        .suffix(&format!(".{}", out.extension))
+        .tempfile_in(&out.dir)
+        .map_err(|e| Error::input(&out.dir, format!("cannot write a draft: {e}")))?;
+    let scratch_path = scratch.path().to_path_buf();
+    std::fs::write(&scratch_path, &text).map_err(|e| Error::input(&scratch_path, e.to_string()))?;
+    let loaded = match suite.load_dialogue(&scratch_path) {
+        Ok(loaded) => loaded,
+        Err(e) => return discard(outcome, "invalid", e.to_string()),
+    };
+    let filled =
+        match crate::fill::fill_conversation(&loaded, suite, databases, &WorldOptions::default()) {
+            Ok(filled) => filled,
+            Err(e) => return discard(outcome, "invalid", e.to_string()),
+        };
+    let text = filled.new_text.unwrap_or(text);
+    std::fs::write(&scratch_path, &text).map_err(|e| Error::input(&scratch_path, e.to_string()))?;
+    let (verdict, reason, detail) = verdict_of(suite, &scratch_path, &text)?;
+    drop(scratch);
+    outcome.verdict = verdict;
+    outcome.reason = reason;
+    outcome.detail = detail;
+    outcome.file = Some(out.write(verdict, &job.name, &text)?);
+    Ok(outcome)
+}
+
+/// The draft's turns with their calls read and checked against the
+/// catalog, or the reason to discard it.
+fn read_turns(
+    suite: &dyn Suite,
+    drafting: &dyn Drafting,
+    lines: &[Line],
+) -> std::result::Result<Vec<DraftTurn>, (&'static str, String)> {
+    if !lines.iter().any(|l| matches!(l, Line::User(_))) {
+        return Err(("no-dialogue", "the reply holds no `User:` line".into()));
+    }
+    if !lines.iter().any(|l| matches!(l, Line::Call { .. })) {
+        return Err(("no-call", "the dialogue makes no API call".into()));
+    }
+    let mut turns = Vec::with_capacity(lines.len());
+    for line in lines {
+        turns.push(match line {
+            Line::User(text) => DraftTurn::User(text.clone()),
+            Line::Assistant(text) => DraftTurn::Assistant(text.clone()),
+            Line::Call { line, text } => {
+                let (api_name, parameters) = drafting
+                    .read_call(text)
+                    .map_err(|why| ("malformed-call", format!("line {line}: {why}")))?;
+                let Some(spec) = suite.catalog().tool(&api_name) else {
+                    return Err((
+                        "unknown-api",
+                        format!("line {line}: there is no API named {api_name}"),
+                    ));
+                };
+                if let Some(unknown) = parameters.keys().find(|name| {
+                    spec.parameter(name).is_none()
+                        && Some(name.as_str()) != suite.injected_argument()
+                }) {
+                    return Err((
+                        "unknown-argument",
+                        format!("line {line}: {api_name} takes no argument {unknown}"),
+                    ));
+                }
+                DraftTurn::Call {
+                    api_name,
+                    parameters,
+                }
+            }
+        });
+    }
+    Ok(turns)
+}
+
+/// Lint the executed draft: an ungrounded argument drops it; then a call
+/// that raised puts it apart; then any other lint error discards it.
+fn verdict_of(
+    suite: &dyn Suite,
+    path: &Path,
+    text: &str,
+) -> Result<(Verdict, Option<&'static str>, Option<String>)> {
+    let options = crate::lint::engine::Options {
+        skip_snippets: true,
+        ..Default::default()
+    };
+    let report = crate::lint::engine::lint_files(&[path.to_path_buf()], &options);
+    if let Some(error) = report.errors.into_iter().next() {
+        return Ok((Verdict::Discarded, Some("invalid"), Some(error.to_string())));
+    }
+    // A placeholder (ToolTalk's location) is the reviewer's to fill, as
+    // in a scaffolded file; `check` fails until it is.
+    let errors: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::lint::Severity::Error && f.rule != "placeholder-text")
+        .collect();
+    let describe = |f: &crate::lint::Finding| match f.turn {
+        Some(turn) => format!("turn {turn}: {} ({})", f.message, f.rule),
+        None => format!("{} ({})", f.message, f.rule),
+    };
+    let ungrounded: Vec<String> = errors
+        .iter()
+        .filter(|f| f.rule == "unreachable-argument")
+        .map(|f| describe(f))
+        .collect();
+    if !ungrounded.is_empty() {
+        return Ok((
+            Verdict::Dropped,
+            Some("ungrounded-argument"),
+            Some(ungrounded.join("; ")),
+        ));
+    }
+    let dialogue = suite.parse_dialogue(path, text)?;
+    let raised: Vec<String> = dialogue
+        .gold_calls()
+        .filter_map(|(turn, call, gold)| {
+            let exception = gold.exception.as_ref()?;
+            let place = gold.place(turn, call);
+            Some(format!(
+                "turn {} {}: {exception}",
+                place.turn, gold.request.api_name
+            ))
+        })
+        .collect();
+    // A call that raised puts the draft apart whatever else lint says
+    // (a value in the wrong format is often why it raised).
+    if !raised.is_empty() {
+        return Ok((Verdict::Raised, Some("raised"), Some(raised.join("; "))));
+    }
+    if !errors.is_empty() {
+        let all: Vec<String> = errors.iter().map(|f| describe(f)).collect();
+        return Ok((Verdict::Discarded, Some("invalid"), Some(all.join("; "))));
+    }
+    Ok((Verdict::Accepted, None, None))
+}
+
+/// What a run did, as `generate dialogues` reports it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DraftSummary {
+    pub prompts: usize,
+    /// Replies judged in this run (drafts an earlier run wrote are kept).
+    pub drafts: usize,
+    pub accepted: usize,
+    pub raised: usize,
+    pub dropped: usize,
+    pub discarded: usize,
+    /// (dropped + discarded) / drafts: what the filter threw away.
+    pub drop_rate: f64,
+    pub by_reason: BTreeMap<&'static str, usize>,
+    /// Drafts an earlier run wrote, left as they are (--force drafts again).
+    pub kept: Vec<String>,
+    pub per_draft: Vec<DraftOutcome>,
+}
+
+impl DraftSummary {
+    pub fn new(prompts: usize, mut outcomes: Vec<DraftOutcome>, kept: Vec<String>) -> Self {
+        outcomes.sort_by(|a, b| a.name.cmp(&b.name));
+        let count = |v: Verdict| outcomes.iter().filter(|o| o.verdict == v).count();
+        let mut by_reason = BTreeMap::new();
+        for reason in outcomes.iter().filter_map(|o| o.reason) {
+            *by_reason.entry(reason).or_default() += 1;
+        }
+        let (dropped, discarded) = (count(Verdict::Dropped), count(Verdict::Discarded));
+        DraftSummary {
+            prompts,
+            drafts: outcomes.len(),
+            accepted: count(Verdict::Accepted),
+            raised: count(Verdict::Raised),
+            dropped,
+            discarded,
+            drop_rate: crate::suite::protocol::ratio(dropped + discarded, outcomes.len(), 0.0),
+            by_reason,
+            kept,
+            per_draft: outcomes,
+        }
+    }
+}
