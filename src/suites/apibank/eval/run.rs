@@ -257,7 +257,8 @@ fn evaluate_dialogue(
 }
 
 /// The records `out` holds, when it was written by a run with the same
-/// settings from the same dialogue text.
+/// settings (level, state, predictor and its settings, retriever,
+/// databases, talkforge version) from the same dialogue text.
 fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<SampleRecord>> {
     let text = std::fs::read_to_string(out).ok()?;
     let stored: DialogueOutput = match serde_json::from_str(&text) {
@@ -273,11 +274,9 @@ fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<Sam
     };
     let decisive = |v: &Value| -> Value {
         let mut v = v.clone();
-        if let Some(object) = v.as_object_mut() {
-            object.remove("talkforge_version");
-            if let Some(Value::Object(settings)) = object.get_mut("settings") {
-                settings.remove("predictions");
-            }
+        // The predictions file's path is informative: its hash decides.
+        if let Some(Value::Object(settings)) = v.get_mut("settings") {
+            settings.remove("predictions");
         }
         v
     };
