@@ -183,6 +183,11 @@ fn replayed_answers_are_scored_with_their_causes_and_resumed() {
     let again = evaluate(&dialogues, &databases, &args, 1);
     assert_eq!(again["resumed"], 1);
     assert_eq!(again["per_sample"], summary["per_sample"]);
+    // Other settings evaluate it again.
+    let mut other = args.to_vec();
+    other.extend(["--state", "replayed"]);
+    let replayed = evaluate(&dialogues, &databases, &other, 1);
+    assert_eq!(replayed["resumed"], 0);
 }
 
 #[test]
