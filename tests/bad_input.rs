@@ -345,28 +345,48 @@ fn dialogues_of_two_suites_need_a_suite_named() {
         ));
 }
 
-/// API-Bank dialogues are not evaluated yet: `evaluate` says so (exit 2)
-/// rather than misreading them; the other commands read them
-/// (tests/apibank_cli.rs).
+/// API-Bank dialogues are evaluated at a level: without `--level`,
+/// `evaluate` says so (exit 2); a malformed line is named with its line
+/// (exit 2), and the other dialogues' results are still written.
 #[test]
-fn api_bank_dialogues_are_not_evaluated_yet() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("d.jsonl");
+fn api_bank_evaluation_needs_a_level_and_names_a_bad_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dialogues");
+    fs::create_dir(&dir).unwrap();
+    let file = dir.join("d.jsonl");
     fs::write(&file, "{\"role\": \"User\", \"text\": \"Hi\"}\n").unwrap();
-    let databases = dir.path().join("databases");
+    let databases = tmp.path().join("databases");
     fs::create_dir(&databases).unwrap();
     fs::write(databases.join("Account.json"), "{}").unwrap();
-    Command::cargo_bin("talkforge")
-        .unwrap()
-        .arg("evaluate")
-        .arg(&file)
-        .args(["--predictor", "oracle", "--databases"])
-        .arg(&databases)
+    let evaluate = || {
+        let mut command = Command::cargo_bin("talkforge").unwrap();
+        command
+            .arg("evaluate")
+            .arg(&dir)
+            .args(["--predictor", "oracle", "--databases"])
+            .arg(&databases);
+        command
+    };
+    evaluate().assert().code(2).stderr(predicate::str::contains(
+        "the apibank suite is evaluated at a level: give --level",
+    ));
+    evaluate().args(["--level", "1"]).assert().success();
+    fs::write(
+        dir.join("broken.jsonl"),
+        "{\"role\": \"User\", \"text\": \"Hi\"}\n{\"role\": \"API\", \"param_dict\": {}}\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    evaluate()
+        .args(["--level", "1", "--out"])
+        .arg(&out)
         .assert()
         .code(2)
+        .stderr(predicate::str::contains("broken.jsonl:2"))
         .stderr(predicate::str::contains(
-            "API-Bank's evaluation protocol (levels 1 to 3) is not written yet",
+            "an API line needs an \"api_name\"",
         ));
+    assert!(out.join("summary.json").is_file());
     Command::cargo_bin("talkforge")
         .unwrap()
         .arg("lint")

@@ -9,7 +9,6 @@ use talkforge::dialogue::{Conversation, GoldCall};
 use talkforge::sim::pyrandom::PyRandom;
 use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
-use talkforge::suite::protocol::Protocol;
 use talkforge::suite::{
     CallRef, Catalog, Execution, Group, LintHelp, NotChecked, Note, ParamSpec, ParamType,
     SessionEffect, Suite, TextSimilarity, ToolSpec, World, WorldOptions,
@@ -201,10 +200,10 @@ impl Suite for Counting {
     fn load_databases(&self, dir: &Path) -> talkforge::Result<Databases> {
         Databases::load(dir)
     }
-    fn protocol(&self) -> &'static dyn Protocol {
+    fn evaluation(&self) -> talkforge::suite::Evaluation {
         // Evaluated as ToolTalk evaluates: its Algorithms 1 and 2 are
         // written against the seam.
-        &Algorithms
+        talkforge::suite::Evaluation::Conversations(&Algorithms)
     }
     fn world(
         &self,

@@ -18,8 +18,11 @@ use crate::eval::replay::{Replay, Shape};
 use crate::eval::run::write_json;
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::Endpoint;
+use crate::suite::interactive::Interactive;
+use crate::suite::levels::{ChatSettings, LevelProtocol, LevelRun, SamplePredictor, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
+use crate::suite::{Evaluation, Suite};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -62,9 +65,11 @@ pub struct Args {
     /// The chat model (openai predictor).
     #[arg(long, default_value = "gpt-4o")]
     pub model: String,
-    /// Which tools' documentation the model gets.
-    #[arg(long, value_enum, default_value = "all")]
-    pub api_mode: ApiMode,
+    /// Which tools' documentation the model gets [default: all; for
+    /// suites evaluated at levels, the level decides and `functions`
+    /// offers the APIs as tools instead of the text form].
+    #[arg(long, value_enum)]
+    pub api_mode: Option<ApiMode>,
     /// Blank every tool and parameter description (documentation ablation).
     #[arg(long)]
     pub no_docs: bool,
@@ -80,11 +85,29 @@ pub struct Args {
     /// The embedding model (--similarity embeddings).
     #[arg(long, default_value = "text-embedding-3-small")]
     pub embedding_model: String,
+    /// The level to evaluate at, for suites evaluated at levels (API-Bank:
+    /// 1 the dialogue's APIs documented, 2 found with ToolSearcher, 3 its
+    /// scenarios as conversations with a user).
+    #[arg(long, help_heading = "Levels (API-Bank)")]
+    pub level: Option<u8>,
+    /// What each sample's world holds before the predicted call runs: the
+    /// initial databases (fresh, as the reference's evaluator) or those
+    /// after the dialogue's earlier gold calls (replayed, as the paper
+    /// describes).
+    #[arg(long, value_enum, help_heading = "Levels (API-Bank)")]
+    pub state: Option<StartState>,
+    /// A prompt template to use instead of prompts/apibank-eval.j2 (for
+    /// instance one with the paper's wording).
+    #[arg(long, value_name = "FILE", help_heading = "Levels (API-Bank)")]
+    pub template: Option<PathBuf>,
     /// Worker threads for a run that asks no server (the oracle and
     /// replay predictors with offline similarity) [default: every core].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Write per-conversation files, summary.json and report.md here; an
+    #[command(flatten)]
+    pub retrieval: super::RetrievalArgs,
+    /// Write per-conversation files (API-Bank: one file of samples per
+    /// dialogue), summary.json and report.md here; an
     /// existing folder is resumed.
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
@@ -103,8 +126,6 @@ pub struct Args {
     pub cache: CacheArgs,
     #[command(flatten)]
     pub conversation: ConversationArgs,
-    #[command(flatten)]
-    pub retrieval: super::RetrievalArgs,
 }
 
 /// Who plays the user in a conversational evaluation.
@@ -118,15 +139,12 @@ pub enum UserKind {
     Human,
 }
 
-/// Evaluation by conversation with a user (API-Bank level 3).
+/// Evaluation by conversation with a user (API-Bank's level 3: its
+/// scenarios, `.txt` sheets and `.lv3.json` files, scored by the turns it
+/// takes to make every ground-truth call).
 #[derive(Debug, Clone, clap::Args)]
-#[command(next_help_heading = "Conversation with a user (--level 3)")]
+#[command(next_help_heading = "Level 3 (API-Bank): conversations with a user")]
 pub struct ConversationArgs {
-    /// The level to evaluate: 3 runs the suite's scenarios (API-Bank's
-    /// level-3 sheets and .lv3.json files) as conversations with a user,
-    /// scored by the turns it takes to make every ground-truth call.
-    #[arg(long, value_name = "N")]
-    pub level: Option<u8>,
     /// Who plays the user.
     #[arg(long, value_enum, default_value = "llm")]
     pub user: UserKind,
@@ -164,9 +182,28 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let files =
         crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
-    if let Some(level) = args.conversation.level.filter(|l| *l == 3) {
-        return conversation(args, level, suite, &files);
+    if let Some(interactive) = args
+        .level
+        .and_then(|level| suite.interactive().filter(|i| i.level() == level))
+    {
+        return conversation(args, interactive, suite, &files);
     }
+    if let Evaluation::Levels(protocol) = suite.evaluation() {
+        // A scenario is no dialogue of samples.
+        let dialogues: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| suite.records_results(f))
+            .cloned()
+            .collect();
+        if dialogues.is_empty() {
+            return Err(Error::Usage(format!(
+                "no {} dialogue among the files given (level-3 scenarios are evaluated with --level 3)",
+                suite.name()
+            )));
+        }
+        return run_levels(args, suite, protocol, &dialogues);
+    }
+    refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let predictor: Box<dyn Predictor> = match args.predictor {
@@ -188,7 +225,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             OpenAiSettings {
                 catalog: suite.catalog(),
                 model: args.model.clone(),
-                api_mode: args.api_mode,
+                api_mode: args.api_mode.unwrap_or(ApiMode::All),
                 docs: !args.no_docs,
                 temperature: args.temperature,
                 cache: args.cache.folder("chat"),
@@ -235,16 +272,18 @@ pub fn run(args: &Args) -> Result<Status, Error> {
 /// files among `files`.
 fn conversation(
     args: &Args,
-    level: u8,
-    suite: &'static dyn crate::suite::Suite,
+    interactive: &dyn Interactive,
+    suite: &dyn Suite,
     files: &[PathBuf],
 ) -> Result<Status, Error> {
     use crate::llm::client::Settings;
     use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
-    let interactive = suite
-        .interactive()
-        .filter(|i| i.level() == level)
-        .ok_or_else(|| Error::Usage(format!("the {} suite has no level {level}", suite.name())))?;
+    let level = interactive.level();
+    if args.state.is_some() || args.template.is_some() || args.api_mode.is_some() {
+        return Err(Error::Usage(format!(
+            "--state, --template and --api-mode are for levels scored by samples; --level {level} is a conversation"
+        )));
+    }
     if args.predictor == PredictorKind::Replay {
         return Err(Error::Usage(format!(
             "--level {level} talks to the assistant as it goes: use --predictor openai (or oracle, to check the scenarios)"
@@ -330,6 +369,125 @@ fn conversation(
         )));
     }
     Ok(Status::from_findings(!summary.all_completed))
+}
+
+/// Options that only suites evaluated at levels take are usage errors for
+/// the others.
+fn refuse_level_options(args: &Args, suite: &dyn Suite) -> Result<(), Error> {
+    let given = [
+        ("--level", args.level.is_some()),
+        ("--state", args.state.is_some()),
+        ("--template", args.template.is_some()),
+        (
+            "--api-mode functions",
+            args.api_mode == Some(ApiMode::Functions),
+        ),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+        return Err(Error::Usage(format!(
+            "{flag} is for suites evaluated by samples at levels (API-Bank); the {} suite is evaluated by whole conversations",
+            suite.name()
+        )));
+    }
+    Ok(())
+}
+
+/// `evaluate` for a suite evaluated by samples at levels.
+fn run_levels(
+    args: &Args,
+    suite: &dyn Suite,
+    protocol: &dyn LevelProtocol,
+    files: &[PathBuf],
+) -> Result<Status, Error> {
+    let levels = protocol.levels();
+    let listed = || {
+        levels
+            .iter()
+            .map(|l| format!("{} ({})", l.number, l.summary))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let level = match args.level {
+        Some(level) if levels.iter().any(|l| l.number == level) => level,
+        Some(level) => {
+            return Err(Error::Usage(format!(
+                "the {} suite has no level {level}: --level takes {}",
+                suite.name(),
+                listed()
+            )))
+        }
+        None => {
+            return Err(Error::Usage(format!(
+                "the {} suite is evaluated at a level: give --level, one of {}",
+                suite.name(),
+                listed()
+            )))
+        }
+    };
+    let functions = match args.api_mode {
+        None => false,
+        Some(ApiMode::Functions) => true,
+        Some(other) => {
+            let name = clap::ValueEnum::to_possible_value(&other)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
+            return Err(Error::Usage(format!(
+                "--api-mode {name} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools"
+            )));
+        }
+    };
+    if args.template.is_some() && args.predictor != PredictorKind::Openai {
+        return Err(Error::Usage(
+            "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
+        ));
+    }
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&databases_dir)?;
+    let predictor = match args.predictor {
+        PredictorKind::Oracle => SamplePredictor::Oracle,
+        PredictorKind::Replay => SamplePredictor::Replay {
+            path: args.predictions.clone().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?,
+        },
+        PredictorKind::Openai => SamplePredictor::Chat(Box::new(ChatSettings {
+            endpoint: args.endpoint()?,
+            model: args.model.clone(),
+            temperature: args.temperature,
+            cache: args.cache.folder("chat"),
+            template: args.template.clone(),
+            functions,
+            no_docs: args.no_docs,
+        })),
+    };
+    let threads = if args.predictor == PredictorKind::Openai {
+        Some(args.requests.concurrency)
+    } else {
+        args.jobs
+    };
+    let run = LevelRun {
+        level,
+        files,
+        databases: &databases,
+        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        world: args.retrieval.world_options()?,
+        state: args.state.unwrap_or_default(),
+        predictor,
+        out: args.out.clone(),
+        reset: args.reset,
+        threads,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let outcome = protocol.evaluate(&run)?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = match args.format {
+        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
+    };
+    let _ = stdout.flush();
+    Ok(Status::from_findings(outcome.findings))
 }
 
 fn human(s: &Summary) -> String {

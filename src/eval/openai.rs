@@ -45,6 +45,11 @@ pub enum ApiMode {
     Suite,
     /// The whole catalog.
     All,
+    /// For suites evaluated at levels (API-Bank): offer the level's APIs
+    /// as tools (function calling) instead of asking for the call in the
+    /// text form. Conversation suites always offer tools, so it is refused
+    /// for them.
+    Functions,
 }
 
 #[derive(Debug, Clone)]
@@ -76,34 +81,44 @@ impl OpenAiPredictor {
     }
 
     fn complete(&self, body: &Value) -> Result<CreateChatCompletionResponse, PredictError> {
-        let endpoint = &self.endpoint;
-        let cache_path = self.settings.cache.as_ref().map(|dir| {
-            let text = serde_json::to_string(body).expect("JSON values serialize");
-            let key = sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes());
-            dir.join(format!("{key}.json"))
-        });
-        if let Some(cached) = cache_path
-            .as_deref()
-            .and_then(|p| read_cache(p, "response"))
-            .and_then(|v| serde_json::from_value::<CreateChatCompletionResponse>(v).ok())
-            // An entry without a choice (kept by earlier versions) is asked again.
-            .filter(|r| !r.choices.is_empty())
-        {
-            return Ok(cached);
-        }
-        let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
-            .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
-        let response: CreateChatCompletionResponse = endpoint
-            .post("chat/completions", &request, "a chat completion")
-            .map_err(PredictError)?;
-        // A reply without a choice fails the conversation; it is not kept,
-        // so a rerun asks again.
-        if let Some(path) = cache_path.as_ref().filter(|_| !response.choices.is_empty()) {
-            let entry = json!({"request": body, "response": response});
-            write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
-        }
-        Ok(response)
+        chat_completion(&self.endpoint, self.settings.cache.as_deref(), body)
     }
+}
+
+/// The endpoint's answer to a chat request body, from the cache folder
+/// when it is there (keyed by the endpoint and the body); an answer with a
+/// choice is kept there.
+pub fn chat_completion(
+    endpoint: &Endpoint,
+    cache: Option<&std::path::Path>,
+    body: &Value,
+) -> Result<CreateChatCompletionResponse, PredictError> {
+    let cache_path = cache.map(|dir| {
+        let text = serde_json::to_string(body).expect("JSON values serialize");
+        let key = sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes());
+        dir.join(format!("{key}.json"))
+    });
+    if let Some(cached) = cache_path
+        .as_deref()
+        .and_then(|p| read_cache(p, "response"))
+        .and_then(|v| serde_json::from_value::<CreateChatCompletionResponse>(v).ok())
+        // An entry without a choice (kept by earlier versions) is asked again.
+        .filter(|r| !r.choices.is_empty())
+    {
+        return Ok(cached);
+    }
+    let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
+        .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
+    let response: CreateChatCompletionResponse = endpoint
+        .post("chat/completions", &request, "a chat completion")
+        .map_err(PredictError)?;
+    // A reply without a choice fails the conversation; it is not kept,
+    // so a rerun asks again.
+    if let Some(path) = cache_path.as_ref().filter(|_| !response.choices.is_empty()) {
+        let entry = json!({"request": body, "response": response});
+        write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
+    }
+    Ok(response)
 }
 
 impl Predictor for OpenAiPredictor {
@@ -203,7 +218,7 @@ pub fn tools_for(
     conversation: &Conversation,
 ) -> Vec<&'static ToolSpec> {
     match mode {
-        ApiMode::All => catalog.tools().to_vec(),
+        ApiMode::All | ApiMode::Functions => catalog.tools().to_vec(),
         ApiMode::Exact => catalog
             .tools()
             .iter()

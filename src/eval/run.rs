@@ -232,7 +232,12 @@ fn evaluate_one(
         }
     }
     let conversation = options.suite.parse_dialogue(path, &text)?;
-    let protocol = options.suite.protocol();
+    let crate::suite::Evaluation::Conversations(protocol) = options.suite.evaluation() else {
+        return Err(Error::Usage(format!(
+            "the {} suite is evaluated by samples at levels, not by conversations",
+            options.suite.name()
+        )));
+    };
     let simulation = protocol
         .simulate(
             options.suite,
@@ -328,7 +333,7 @@ fn resume(
 }
 
 /// The deepest folder holding every file.
-fn common_dir(files: &[PathBuf]) -> PathBuf {
+pub fn common_dir(files: &[PathBuf]) -> PathBuf {
     let mut common: Option<Vec<Component<'_>>> = None;
     for file in files {
         let parent: Vec<Component<'_>> = file
@@ -349,7 +354,7 @@ fn common_dir(files: &[PathBuf]) -> PathBuf {
 }
 
 /// `path` below `base`, for mirroring the dataset's folders in `--out`.
-fn relative(path: &Path, base: &Path) -> PathBuf {
+pub fn relative(path: &Path, base: &Path) -> PathBuf {
     match path.strip_prefix(base) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
         _ => PathBuf::from(path.file_name().unwrap_or(path.as_os_str())),

@@ -19,6 +19,7 @@ pub mod catalog;
 pub mod docs;
 pub mod drafting;
 pub mod interactive;
+pub mod levels;
 pub mod predict;
 pub mod protocol;
 pub mod similarity;
@@ -246,6 +247,17 @@ pub fn unknown_database(
     }
 }
 
+/// How a suite's dialogues are evaluated.
+#[derive(Clone, Copy)]
+pub enum Evaluation {
+    /// Each conversation is run with the predictor and scored as a whole
+    /// (ToolTalk's Algorithms 1 and 2).
+    Conversations(&'static dyn protocol::Protocol),
+    /// Each gold call is a sample of its own, at levels of difficulty
+    /// (API-Bank's levels 1 and 2).
+    Levels(&'static dyn levels::LevelProtocol),
+}
+
 /// Help lines `lint` words in a suite's own terms.
 #[derive(Debug, Clone, Copy)]
 pub struct LintHelp {
@@ -357,9 +369,8 @@ pub trait Suite: Sync {
     /// suite needs.
     fn load_databases(&self, dir: &Path) -> Result<Databases>;
 
-    /// How `evaluate` runs a predictor through a dialogue and scores it
-    /// (ToolTalk: Algorithms 1 and 2).
-    fn protocol(&self) -> &'static dyn protocol::Protocol;
+    /// How `evaluate` scores an assistant on the suite's dialogues.
+    fn evaluation(&self) -> Evaluation;
 
     /// How `evaluate --level N` runs conversations with a user over the
     /// suite's scenarios (API-Bank's level 3); None where it has none.

@@ -9,12 +9,7 @@ use std::path::Path;
 use crate::dialogue::{Conversation, GoldCall};
 use crate::formats::LoadedConversation;
 use crate::sim::Databases;
-use crate::suite::predict::Predictor;
-use crate::suite::protocol::{Metrics, Protocol};
-use crate::suite::protocol::{Scoring, SimulateError, Simulation};
-use crate::suite::{
-    ArgumentEncoding, Catalog, Execution, LintHelp, Suite, TextSimilarity, WorldOptions,
-};
+use crate::suite::{ArgumentEncoding, Catalog, Execution, LintHelp, Suite, WorldOptions};
 use crate::{Error, Result};
 
 pub mod apis;
@@ -22,6 +17,7 @@ pub mod bm25;
 pub mod call_text;
 pub mod catalog;
 pub mod drafting;
+pub mod eval;
 pub mod level3;
 pub mod seed;
 pub mod state;
@@ -194,8 +190,8 @@ impl Suite for ApiBank {
         crate::formats::write::to_python_json_like(&document, old)
     }
 
-    fn protocol(&self) -> &'static dyn Protocol {
-        &NotWritten
+    fn evaluation(&self) -> crate::suite::Evaluation {
+        crate::suite::Evaluation::Levels(&eval::ApiBankLevels)
     }
 
     fn interactive(&self) -> Option<&'static dyn crate::suite::interactive::Interactive> {
@@ -227,38 +223,5 @@ impl Suite for ApiBank {
     ) -> std::result::Result<Box<dyn crate::suite::World>, String> {
         crate::suite::missing_database(catalog(), databases, dialogue)?;
         Ok(Box::new(ApiBankWorld::new(databases, options)?))
-    }
-}
-
-/// Why `evaluate` refuses API-Bank dialogues for now.
-const NOT_EVALUATED: &str = "API-Bank's evaluation protocol (levels 1 to 3) is not written yet: verify, fill, stats, check and lint read API-Bank dialogues";
-
-/// Evaluation refuses every dialogue until API-Bank's protocol exists.
-struct NotWritten;
-
-impl Protocol for NotWritten {
-    fn simulate<'c>(
-        &self,
-        _suite: &dyn Suite,
-        _databases: &Databases,
-        _conversation: &'c Conversation,
-        _predictor: &dyn Predictor,
-        _max_calls_per_turn: usize,
-    ) -> std::result::Result<Simulation<'c>, SimulateError> {
-        Err(SimulateError::Setup(NOT_EVALUATED.to_owned()))
-    }
-
-    /// Nothing was simulated, so nothing was predicted or matched.
-    fn score(
-        &self,
-        _suite: &dyn Suite,
-        _simulation: &Simulation<'_>,
-        _text: &dyn TextSimilarity,
-    ) -> Scoring {
-        Scoring {
-            predictions: Vec::new(),
-            gold_matched: Vec::new(),
-            metrics: Metrics::from_counts(0, 0, 0, 0, 0, 0),
-        }
     }
 }

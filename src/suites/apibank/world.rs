@@ -32,6 +32,12 @@ use crate::sim::pyargs::{bind, py_eq, type_name};
 use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, NotChecked, Note, ParamType, RetrieverKind, WorldOptions};
 
+/// The arguments a call ran with and its result object.
+type Ran = (Map<String, Value>, Value);
+/// The arguments of a call that raised before its API ran, and the
+/// exception.
+type Raised = (Map<String, Value>, String);
+
 /// One dialogue's world.
 #[derive(Debug, Clone)]
 pub struct ApiBankWorld {
@@ -67,14 +73,45 @@ impl ApiBankWorld {
         parameters: Map<String, Value>,
         recorded_input: Option<&Map<String, Value>>,
     ) -> (Map<String, Value>, Value) {
+        match self.call(api_name, parameters, recorded_input) {
+            Ok(ran) => ran,
+            Err((arguments, exception)) => raised(api_name, arguments, exception),
+        }
+    }
+
+    /// Run a predicted call as the reference's evaluator does: through
+    /// `ToolManager.api_call`, from whatever state the world is in. The
+    /// API's result object, or the exception `api_call` raised before the
+    /// API answered (an unknown API or parameter, a value that does not
+    /// convert, a missing argument), which the evaluator counts as a wrong
+    /// call whatever the gold call recorded.
+    pub fn call_predicted(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+    ) -> Result<Value, String> {
+        self.state.replaying(None);
+        self.call(api_name, parameters, None)
+            .map(|(_, result)| result)
+            .map_err(|(_, exception)| exception)
+    }
+
+    /// The call, or the arguments and the exception of a call that raised
+    /// before its API ran.
+    fn call(
+        &mut self,
+        api_name: &str,
+        parameters: Map<String, Value>,
+        recorded_input: Option<&Map<String, Value>>,
+    ) -> Result<Ran, Raised> {
         let Some(api) = api(api_name) else {
-            return raised(api_name, parameters, "invalid tool name.".into());
+            return Err((parameters, "invalid tool name.".into()));
         };
         let arguments = match recorded_input {
             Some(input) => input.clone(),
             None => match convert(api, &parameters) {
                 Ok(arguments) => arguments,
-                Err(e) => return raised(api_name, parameters, e),
+                Err(e) => return Err((parameters, e)),
             },
         };
         let names = |required: bool| -> Vec<&str> {
@@ -85,11 +122,13 @@ impl ApiBankWorld {
                 .map(|p| p.name)
                 .collect()
         };
-        let result = match bind(api_name, &arguments, &names(true), &names(false)) {
-            Ok(args) => (api.call)(&mut self.state, args),
-            Err(e) => return raised(api_name, arguments, e),
-        };
-        (arguments, result)
+        match bind(api_name, &arguments, &names(true), &names(false)) {
+            Ok(args) => {
+                let result = (api.call)(&mut self.state, args);
+                Ok((arguments, result))
+            }
+            Err(e) => Err((arguments, e)),
+        }
     }
 }
 

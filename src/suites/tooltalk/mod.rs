@@ -66,8 +66,8 @@ impl Suite for ToolTalk {
         Ok(databases)
     }
 
-    fn protocol(&self) -> &'static dyn crate::suite::protocol::Protocol {
-        &eval::Algorithms
+    fn evaluation(&self) -> crate::suite::Evaluation {
+        crate::suite::Evaluation::Conversations(&eval::Algorithms)
     }
 
     fn database_schemas(&self) -> &'static [crate::suite::DatabaseSchema] {

@@ -49,6 +49,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 /// The input `{"name", "devices"}` as the reference reports it: the name

@@ -59,6 +59,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 fn call(_state: &mut State, args: Args<'_>) -> Value {

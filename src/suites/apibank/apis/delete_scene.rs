@@ -29,6 +29,7 @@ pub static API: Api = Api {
     call,
     // The same check as QueryScene's: name, output, exception.
     correct: super::query_scene::correct,
+    check_removes: &[],
 };
 
 fn call(state: &mut State, args: Args<'_>) -> Value {

@@ -24,6 +24,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 fn call(_state: &mut State, _args: Args<'_>) -> Value {

@@ -25,6 +25,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &["meeting_topic"],
 };
 
 fn call(state: &mut State, args: Args<'_>) -> Value {

@@ -46,6 +46,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 const FIELDS: [&str; 3] = [

@@ -56,6 +56,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 const FIELDS: [&str; 3] = ["user_id", "start_time", "end_time"];

@@ -35,6 +35,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 /// A username as a key of Account: text, or an integer (Python keeps

@@ -31,6 +31,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 fn call(state: &mut State, args: Args<'_>) -> Value {

@@ -60,6 +60,7 @@ pub static API: Api = Api {
     },
     call,
     correct,
+    check_removes: &[],
 };
 
 /// The reference's failure when nothing scores above zero.

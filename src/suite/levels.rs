@@ -1,0 +1,110 @@
+//! Evaluation by samples, at levels (API-Bank's levels 1 and 2): each gold
+//! call of a dialogue is a sample of its own, predicted from the dialogue
+//! before it and scored apart, and the reply after a call's result is
+//! scored against the gold reply. `evaluate` hands such a suite the files
+//! and the run's settings; the suite builds its samples, asks the
+//! predictor, scores, writes its outputs and gives back the summary.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::llm::endpoint::Endpoint;
+use crate::sim::Databases;
+use crate::suite::WorldOptions;
+use crate::Result;
+
+/// One level a suite evaluates at.
+#[derive(Debug, Clone, Copy)]
+pub struct Level {
+    pub number: u8,
+    /// What the level asks of the assistant, in a line.
+    pub summary: &'static str,
+}
+
+/// A suite's evaluation by samples.
+pub trait LevelProtocol: Sync {
+    /// The levels `--level` takes.
+    fn levels(&self) -> &'static [Level];
+
+    /// Evaluate `run.files` at `run.level` (one of [`Self::levels`]).
+    fn evaluate(&self, run: &LevelRun<'_>) -> Result<LevelOutcome>;
+}
+
+/// What each sample's world holds before the predicted call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StartState {
+    /// The initial databases, as the reference's evaluator starts every
+    /// sample.
+    #[default]
+    Fresh,
+    /// The initial databases after the dialogue's earlier gold calls have
+    /// run, as the paper describes a sample.
+    Replayed,
+}
+
+impl StartState {
+    pub fn name(self) -> &'static str {
+        match self {
+            StartState::Fresh => "fresh",
+            StartState::Replayed => "replayed",
+        }
+    }
+}
+
+/// Who answers each sample.
+pub enum SamplePredictor {
+    /// The gold call and the gold reply themselves, written out as a model
+    /// would write them.
+    Oracle,
+    /// The model's answers read from a JSONL file.
+    Replay { path: PathBuf },
+    /// A model behind an OpenAI-compatible chat completions endpoint.
+    Chat(Box<ChatSettings>),
+}
+
+/// How to ask a chat model.
+pub struct ChatSettings {
+    pub endpoint: Endpoint,
+    pub model: String,
+    pub temperature: Option<f32>,
+    /// The reply cache folder; `None` disables it.
+    pub cache: Option<PathBuf>,
+    /// A prompt template to use instead of the suite's own.
+    pub template: Option<PathBuf>,
+    /// Offer the APIs as the endpoint's tools (function calling) instead
+    /// of asking for the call in text.
+    pub functions: bool,
+    /// Blank the APIs' descriptions (documentation ablation).
+    pub no_docs: bool,
+}
+
+/// One evaluation run by samples.
+pub struct LevelRun<'a> {
+    pub level: u8,
+    pub files: &'a [PathBuf],
+    pub databases: &'a Databases,
+    /// The fingerprint of the databases folder, recorded so that a resumed
+    /// run evaluates again what ran on other databases.
+    pub databases_sha256: String,
+    pub world: WorldOptions,
+    pub state: StartState,
+    pub predictor: SamplePredictor,
+    /// Where output files go; `None` writes nothing.
+    pub out: Option<PathBuf>,
+    /// Evaluate again what `out` already holds.
+    pub reset: bool,
+    /// Worker threads; `None` uses every core.
+    pub threads: Option<usize>,
+    pub progress: bool,
+}
+
+/// What a run found.
+pub struct LevelOutcome {
+    /// The summary `--format json` prints.
+    pub document: Value,
+    /// The summary in words.
+    pub human: String,
+    /// Whether some sample was not answered correctly (exit status 1).
+    pub findings: bool,
+}

@@ -1,0 +1,275 @@
+//! The chat messages a model is asked with: a system prompt rendered from
+//! a template (`prompts/apibank-eval.j2`, or `--template FILE`) with the
+//! documentation of the APIs the level shows, then the dialogue before the
+//! sample as chat messages.
+//!
+//! Level 1 shows the APIs the dialogue calls; level 2 shows ToolSearcher
+//! alone, and the model finds the others through it (its answers, in the
+//! history, document them). A reply sample shows the dialogue's APIs at
+//! both levels, as the reference's evaluator does. The documentation is
+//! the catalog's (our own words), as one line of JSON per API.
+//!
+//! The history follows the reference's evaluator: the user's lines as
+//! user messages, the AI's as assistant messages, and each API line as a
+//! system message `[ApiName(key='value', ...)] Response: <output>`. With
+//! `--api-mode functions` the APIs are offered as tools instead, and each
+//! API line is an assistant tool call followed by its tool message.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::super::call_text::render_api_request;
+use super::super::catalog::catalog;
+use crate::dialogue::{Conversation, Role};
+use crate::suite::{ToolSpec, ValueFormat};
+use crate::{Error, Result};
+
+/// The template shipped with talkforge.
+pub const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
+
+/// What the model is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// The next API call.
+    Call,
+    /// The reply after an API's result.
+    Reply,
+}
+
+impl Task {
+    fn name(self) -> &'static str {
+        match self {
+            Task::Call => "call",
+            Task::Reply => "reply",
+        }
+    }
+}
+
+/// A prompt template, checked when it is loaded.
+#[derive(Debug, Clone)]
+pub struct Template {
+    source: String,
+}
+
+impl Template {
+    /// talkforge's own template.
+    pub fn builtin() -> Self {
+        Template {
+            source: DEFAULT_TEMPLATE.to_string(),
+        }
+    }
+
+    /// A template file (`--template`), refused with its file named when
+    /// it does not compile.
+    pub fn load(path: &Path) -> Result<Self> {
+        let source = crate::formats::read::read_text(path)?;
+        let env = minijinja::Environment::new();
+        env.template_from_str(&source)
+            .map_err(|e| Error::input(path, format!("the template does not compile: {e}")))?;
+        Ok(Template { source })
+    }
+
+    /// The template's text (recorded with the results: another template
+    /// is another run).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The system prompt for `task` at `level`, showing `apis`.
+    pub fn render(&self, task: Task, level: u8, apis: &[&ToolSpec], docs: bool) -> Result<String> {
+        let apis: Vec<Value> = apis
+            .iter()
+            .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, docs).to_string()}))
+            .collect();
+        let env = minijinja::Environment::new();
+        env.render_str(
+            &self.source,
+            minijinja::context! { task => task.name(), level => level, apis => apis },
+        )
+        .map(|text| text.trim().to_string())
+        .map_err(|e| Error::Other(format!("the prompt template does not render: {e}")))
+    }
+}
+
+/// One API's documentation as the prompt shows it: its description and
+/// each parameter's type, whether it is required and, where the value has
+/// a fixed shape, that shape (a timestamp's pattern, a token from an
+/// earlier call). `docs` false blanks the descriptions.
+pub fn api_doc(spec: &ToolSpec, docs: bool) -> Value {
+    let describe = |text: &str| {
+        if docs {
+            text.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let parameters: Map<String, Value> = spec
+        .parameters
+        .iter()
+        .map(|p| {
+            let mut doc = Map::new();
+            doc.insert("type".into(), p.ty.json_name().into());
+            if !p.description.is_empty() {
+                doc.insert("description".into(), describe(p.description).into());
+            }
+            if let Some(shape) = shape(p.format) {
+                doc.insert("format".into(), shape.into());
+            }
+            doc.insert("required".into(), p.required.into());
+            (p.name.to_string(), Value::Object(doc))
+        })
+        .collect();
+    json!({"name": spec.name, "description": describe(spec.description), "parameters": parameters})
+}
+
+/// How a value of `format` is written, for the model.
+fn shape(format: ValueFormat) -> Option<&'static str> {
+    match format {
+        ValueFormat::Timestamp => Some("%Y-%m-%d %H:%M:%S"),
+        ValueFormat::Date => Some("%Y-%m-%d"),
+        ValueFormat::Time => Some("%H:%M:%S"),
+        ValueFormat::MonthDay => Some("%m-%d"),
+        ValueFormat::Email => Some("an email address"),
+        ValueFormat::Phone => Some("ddd-ddd-dddd"),
+        ValueFormat::Token => Some("the token an earlier GetUserToken returned"),
+        ValueFormat::Id => Some("an id an earlier call returned"),
+        ValueFormat::Any => None,
+    }
+}
+
+/// The APIs a sample shows: for a call sample at level 2, ToolSearcher
+/// alone; otherwise every API the dialogue calls, in the catalog's order.
+pub fn shown_apis(dialogue: &Conversation, task: Task, level: u8) -> Vec<&'static ToolSpec> {
+    let tools = catalog().tools().iter().copied();
+    if task == Task::Call && level == 2 {
+        return tools.filter(|t| t.name == "ToolSearcher").collect();
+    }
+    tools
+        .filter(|t| dialogue.apis_used.iter().any(|used| used == t.name))
+        .collect()
+}
+
+/// The dialogue's first `lines` lines as chat messages; with `functions`,
+/// API lines as tool calls.
+pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Value> {
+    let mut messages = Vec::new();
+    for (position, turn) in dialogue.conversation[..lines].iter().enumerate() {
+        match (turn.role, turn.calls().first()) {
+            (Role::User, _) => messages.push(json!({"role": "user", "content": turn.text})),
+            (Role::Assistant, None) => {
+                messages.push(json!({"role": "assistant", "content": turn.text}))
+            }
+            (Role::Assistant, Some(call)) => {
+                let output = call.response.get("output").cloned().unwrap_or(Value::Null);
+                if functions {
+                    let id = format!("call_{position}");
+                    let arguments = Value::Object(call.request.parameters.clone()).to_string();
+                    messages.push(json!({
+                        "role": "assistant",
+                        "tool_calls": [{"id": id, "type": "function",
+                                        "function": {"name": call.request.api_name, "arguments": arguments}}],
+                    }));
+                    let content =
+                        json!({"output": output, "exception": call.response.get("exception")});
+                    messages.push(
+                        json!({"role": "tool", "tool_call_id": id, "content": content.to_string()}),
+                    );
+                } else {
+                    let text = render_api_request(&call.request.api_name, &call.request.parameters);
+                    messages.push(
+                        json!({"role": "system", "content": format!("{text} Response: {output}")}),
+                    );
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// The APIs offered as tools in functions mode: those the level shows,
+/// and at level 2 also every API an earlier ToolSearcher answer in the
+/// history documented (GetUserToken beside an API that takes a token).
+pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: bool) -> Vec<Value> {
+    let mut apis = shown_apis(dialogue, Task::Call, level);
+    if level == 2 {
+        let searches = dialogue.conversation[..lines]
+            .iter()
+            .flat_map(|turn| turn.calls())
+            .filter(|call| call.request.api_name == "ToolSearcher");
+        for call in searches {
+            for name in found(call.response.get("output").unwrap_or(&Value::Null)) {
+                if let Some(spec) = catalog().tool(name) {
+                    if !apis.iter().any(|a| a.name == spec.name) {
+                        apis.push(spec);
+                    }
+                }
+            }
+        }
+    }
+    apis.into_iter()
+        .map(|spec| crate::suite::docs::openai_tool(spec, docs))
+        .collect()
+}
+
+/// The names of the APIs a ToolSearcher answer documents: one entry, or a
+/// list of them.
+fn found(output: &Value) -> Vec<&str> {
+    let entries = match output {
+        Value::Array(entries) => entries.iter().collect(),
+        entry => vec![entry],
+    };
+    entries
+        .into_iter()
+        .filter_map(|entry| entry.get("name")?.as_str())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialogue() -> Conversation {
+        let search = json!({"role": "API", "api_name": "ToolSearcher", "param_dict": {"keywords": "agenda"},
+            "result": {"api_name": "ToolSearcher", "input": {"keywords": "agenda"},
+                       "output": [{"name": "GetUserToken"}, {"name": "AddAgenda"}], "exception": null}});
+        let text = format!(
+            "{}\n{search}\n{}\n",
+            json!({"role": "User", "text": "Add a dentist visit."}),
+            json!({"role": "AI", "text": "Your username and password?"})
+        );
+        crate::formats::apibank::read_conversation(Path::new("d.jsonl"), &text).unwrap()
+    }
+
+    fn names(tools: &[Value]) -> Vec<&str> {
+        tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn level_two_offers_toolsearcher_and_what_earlier_searches_found() {
+        let d = dialogue();
+        assert_eq!(names(&offered_tools(&d, 1, 2, true)), ["ToolSearcher"]);
+        assert_eq!(
+            names(&offered_tools(&d, 3, 2, true)),
+            ["ToolSearcher", "GetUserToken", "AddAgenda"]
+        );
+        assert_eq!(names(&offered_tools(&d, 3, 1, true)), ["ToolSearcher"]);
+    }
+
+    #[test]
+    fn the_builtin_template_renders_each_task() {
+        let template = Template::builtin();
+        let apis = shown_apis(&dialogue(), Task::Call, 1);
+        let call = template.render(Task::Call, 1, &apis, true).unwrap();
+        assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
+        assert!(call.contains("\"name\":\"ToolSearcher\""));
+        let level2 = template.render(Task::Call, 2, &apis, true).unwrap();
+        assert!(level2.contains("call ToolSearcher"));
+        let reply = template.render(Task::Reply, 1, &apis, true).unwrap();
+        assert!(reply.contains("next message to the user"));
+        assert!(!reply.contains("key1"));
+    }
+}

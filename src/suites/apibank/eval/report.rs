@@ -1,0 +1,241 @@
+//! The summary of a level's run (`--format json`, `summary.json`) and
+//! `report.md`, with the paper's tables: API-call accuracy and ROUGE-L,
+//! the error rate per API, and the causes of the wrong calls.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::run::SampleRecord;
+use super::score::Cause;
+
+/// One API's samples.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiTally {
+    pub samples: usize,
+    pub correct: usize,
+    /// Wrong samples / samples.
+    pub error_rate: f64,
+}
+
+/// A level's results over every dialogue evaluated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub suite: &'static str,
+    pub level: u8,
+    /// Call samples.
+    pub samples: usize,
+    pub correct: usize,
+    /// correct / samples (0 without samples).
+    pub accuracy: f64,
+    /// The mean ROUGE-L of the replies scored; null without any.
+    pub rouge_l: Option<f64>,
+    /// Reply samples scored with ROUGE-L.
+    pub replies: usize,
+    pub predictor: String,
+    /// The run's settings (`evaluation` in every dialogue's output file).
+    pub evaluation: Value,
+    pub dialogues: usize,
+    /// Dialogues taken from `--out` instead of evaluated again.
+    pub resumed: usize,
+    /// Per gold API, in name order.
+    pub by_api: BTreeMap<String, ApiTally>,
+    /// Wrong samples per cause, every cause listed.
+    pub causes: BTreeMap<&'static str, usize>,
+    /// Dialogues that could not be evaluated: `{"file", "error"}`.
+    pub failures: Vec<Value>,
+    pub per_sample: Vec<SampleRecord>,
+}
+
+fn ratio(num: usize, den: usize) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+fn cause_key(cause: Cause) -> &'static str {
+    match cause {
+        Cause::NoApiCall => "no_api_call",
+        Cause::ParseFailure => "parse_failure",
+        Cause::UnknownApi => "unknown_api",
+        Cause::WrongApi => "wrong_api",
+        Cause::Exception => "exception",
+        Cause::WrongArguments => "wrong_arguments",
+    }
+}
+
+impl Summary {
+    pub fn new(
+        level: u8,
+        dialogues: usize,
+        evaluation: &Value,
+        per_sample: Vec<SampleRecord>,
+        resumed: usize,
+        failures: Vec<Value>,
+    ) -> Self {
+        let samples = per_sample.len();
+        let correct = per_sample.iter().filter(|s| s.correct).count();
+        let scores: Vec<f64> = per_sample.iter().filter_map(|s| s.rouge_l).collect();
+        let rouge_l =
+            (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
+        let mut by_api: BTreeMap<String, ApiTally> = BTreeMap::new();
+        for s in &per_sample {
+            let tally = by_api.entry(s.api_name.clone()).or_insert(ApiTally {
+                samples: 0,
+                correct: 0,
+                error_rate: 0.0,
+            });
+            tally.samples += 1;
+            tally.correct += usize::from(s.correct);
+        }
+        for tally in by_api.values_mut() {
+            tally.error_rate = ratio(tally.samples - tally.correct, tally.samples);
+        }
+        let mut causes: BTreeMap<&'static str, usize> =
+            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
+        for cause in per_sample.iter().filter_map(|s| s.cause) {
+            *causes.entry(cause_key(cause)).or_default() += 1;
+        }
+        Summary {
+            suite: "apibank",
+            level,
+            samples,
+            correct,
+            accuracy: ratio(correct, samples),
+            rouge_l,
+            replies: scores.len(),
+            predictor: evaluation["predictor"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            evaluation: evaluation.clone(),
+            dialogues,
+            resumed,
+            by_api,
+            causes,
+            failures,
+            per_sample,
+        }
+    }
+
+    /// The wrong samples.
+    pub fn wrong(&self) -> impl Iterator<Item = &SampleRecord> {
+        self.per_sample.iter().filter(|s| !s.correct)
+    }
+
+    /// What the command prints: the scores, then every wrong sample and
+    /// why (the first hundred; `report.md` and the JSON list them all).
+    pub fn human(&self) -> String {
+        const SHOWN: usize = 100;
+        let mut out = format!(
+            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {:.1}% ({}/{}), ROUGE-L {} over {}\n",
+            self.level,
+            crate::words::count(self.dialogues, "dialogue"),
+            self.predictor,
+            self.accuracy * 100.0,
+            self.correct,
+            self.samples,
+            self.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}")),
+            crate::words::count(self.replies, "reply"),
+        );
+        let wrong: Vec<&SampleRecord> = self.wrong().collect();
+        if !wrong.is_empty() {
+            out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
+            for s in wrong.iter().take(SHOWN) {
+                out += &format!(
+                    "  {} line {}{} {}: {}\n",
+                    s.file,
+                    s.turn,
+                    if s.occurrence > 0 {
+                        " (second sample)"
+                    } else {
+                        ""
+                    },
+                    s.api_name,
+                    s.reason.as_deref().unwrap_or("wrong")
+                );
+            }
+            if wrong.len() > SHOWN {
+                out += &format!(
+                    "  ... and {} more (report.md and --format json list them all)\n",
+                    wrong.len() - SHOWN
+                );
+            }
+        }
+        if self.resumed > 0 {
+            out += &format!(
+                "{} resumed from --out\n",
+                crate::words::count(self.resumed, "dialogue")
+            );
+        }
+        out
+    }
+}
+
+/// `report.md`.
+pub fn render_report(s: &Summary) -> String {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let mut out = format!(
+        "# API-Bank level {}: {}\n\n{} evaluated; each call sample started from the {} state; ToolSearcher answered the dialogues' recorded searches as recorded, and others with the {} retriever.\n\n",
+        s.level,
+        s.predictor,
+        crate::words::count(s.dialogues, "dialogue"),
+        s.evaluation["state"].as_str().unwrap_or("fresh"),
+        s.evaluation["retriever"].as_str().unwrap_or("lexical"),
+    );
+    out += "| Level | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n";
+    out += "|---|---:|---:|---:|---:|---:|\n";
+    out += &format!(
+        "| {} | {} | {} | {} | {} | {} |\n\n",
+        s.level,
+        s.samples,
+        s.correct,
+        pct(s.accuracy),
+        s.replies,
+        s.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}"))
+    );
+    out +=
+        "## Error rate per API\n\n| API | Samples | Wrong | Error rate |\n|---|---:|---:|---:|\n";
+    for (name, tally) in &s.by_api {
+        out += &format!(
+            "| {name} | {} | {} | {} |\n",
+            tally.samples,
+            tally.samples - tally.correct,
+            pct(tally.error_rate)
+        );
+    }
+    let wrong = s.samples - s.correct;
+    out += "\n## Error causes\n\n| Cause | Samples | Share of the wrong |\n|---|---:|---:|\n";
+    for cause in Cause::ALL {
+        let n = s.causes.get(cause_key(cause)).copied().unwrap_or(0);
+        out += &format!("| {} | {n} | {} |\n", cause.label(), pct(ratio(n, wrong)));
+    }
+    if wrong > 0 {
+        out += "\n## Wrong samples\n\n| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
+        for r in s.wrong() {
+            out += &format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                r.file,
+                r.turn,
+                r.occurrence + 1,
+                r.api_name,
+                r.cause.map_or("", Cause::label),
+                r.reason
+                    .as_deref()
+                    .unwrap_or("")
+                    .replace('|', "\\|")
+                    .replace('\n', " ")
+            );
+        }
+    }
+    if !s.failures.is_empty() {
+        out += "\n## Dialogues that could not be evaluated\n\n";
+        for f in &s.failures {
+            out += &format!("- {}\n", f["error"].as_str().unwrap_or_default());
+        }
+    }
+    out
+}

@@ -1,0 +1,414 @@
+//! Evaluating a set of API-Bank dialogues at one level: every dialogue's
+//! samples in the reference's order (a line's second sample is checked
+//! after its first, see [`score::score_call`]), dialogues in parallel, one
+//! output file per dialogue under `--out/samples/` (its samples with what
+//! the model wrote and what its call returned), reused by a later run with
+//! the same settings on the same dialogue.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::super::world::ApiBankWorld;
+use super::super::ApiBank;
+use super::predict::{Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
+use super::report::{render_report, Summary};
+use super::retrieval::KnownPicks;
+use super::rouge::rouge_l;
+use super::samples::samples;
+use super::score::{read_call, score_call, Cause, Predicted, Verdict};
+use crate::dialogue::Conversation;
+use crate::formats::read::read_text;
+use crate::formats::{atomic_write, atomic_write_unsynced};
+use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
+use crate::suite::{Suite, World};
+use crate::{Error, Result};
+
+/// Subfolder of `--out` holding the per-dialogue files.
+pub const SAMPLES_DIR: &str = "samples";
+
+/// One call sample's verdict, as the summary lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    pub file: String,
+    /// The 0-based line of the gold API line.
+    pub turn: usize,
+    pub occurrence: u8,
+    /// The gold call's API.
+    pub api_name: String,
+    pub correct: bool,
+    pub reason: Option<String>,
+    /// The ROUGE-L of the reply after this line's result (on the line's
+    /// first sample, when the AI replies right after the line).
+    pub rouge_l: Option<f64>,
+    pub cause: Option<Cause>,
+}
+
+/// A sample as its dialogue's output file keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleDetail {
+    #[serde(flatten)]
+    pub record: SampleRecord,
+    /// What the model wrote.
+    pub output: String,
+    /// The call read out of it.
+    pub predicted: Option<Predicted>,
+    /// What the call returned, when it ran.
+    pub result: Option<Value>,
+    /// The model's reply after the gold result, when scored.
+    pub reply: Option<String>,
+}
+
+/// A dialogue's output file.
+#[derive(Debug, Serialize, Deserialize)]
+struct DialogueOutput {
+    evaluation: Value,
+    file: String,
+    dialogue_sha256: String,
+    samples: Vec<SampleDetail>,
+}
+
+/// One dialogue's records, and whether they came from `--out`.
+struct DialogueResult {
+    records: Vec<SampleRecord>,
+    resumed: bool,
+}
+
+/// Evaluate `run.files` at `run.level`.
+pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    let base = crate::eval::run::common_dir(run.files);
+    let relative: Vec<String> = run
+        .files
+        .iter()
+        .map(|f| {
+            crate::eval::run::relative(f, &base)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let answerer: Box<dyn Answerer + '_> = match &run.predictor {
+        SamplePredictor::Oracle => Box::new(Oracle),
+        SamplePredictor::Replay { path } => {
+            let replay = Replay::load(path, &relative)?;
+            replay.check(&sample_keys(run.files, &relative)?)?;
+            Box::new(replay)
+        }
+        SamplePredictor::Chat(settings) => Box::new(Chat::new(settings)?),
+    };
+    let info = json!({
+        "suite": "apibank",
+        "level": run.level,
+        "state": run.state.name(),
+        "predictor": answerer.name(),
+        "settings": answerer.settings(),
+        "retriever": retriever_name(run),
+        "databases_sha256": run.databases_sha256,
+        "talkforge_version": env!("CARGO_PKG_VERSION"),
+    });
+    let bar = progress_bar(run.files.len() as u64, run.progress);
+    let job = || -> Vec<Result<DialogueResult>> {
+        run.files
+            .par_iter()
+            .zip(relative.par_iter())
+            .map(|(path, rel)| {
+                let out = run.out.as_deref().map(|dir| output_path(dir, rel));
+                let result =
+                    evaluate_dialogue(path, rel, out.as_deref(), run, answerer.as_ref(), &info);
+                bar.inc(1);
+                result
+            })
+            .collect()
+    };
+    let results = match run.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| Error::Other(format!("cannot start {n} worker threads: {e}")))?
+            .install(job),
+        None => job(),
+    };
+    bar.finish_and_clear();
+    let mut records = Vec::new();
+    let mut failures = Vec::new();
+    let mut resumed = 0;
+    for (path, result) in run.files.iter().zip(results) {
+        match result {
+            Ok(result) => {
+                resumed += usize::from(result.resumed);
+                records.extend(result.records);
+            }
+            Err(e) => {
+                failures.push(json!({"file": path.display().to_string(), "error": e.to_string()}))
+            }
+        }
+    }
+    let summary = Summary::new(
+        run.level,
+        run.files.len(),
+        &info,
+        records,
+        resumed,
+        failures,
+    );
+    let document = serde_json::to_value(&summary).expect("the summary serializes");
+    if let Some(dir) = &run.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+        let text = serde_json::to_string_pretty(&document).expect("JSON serializes") + "\n";
+        atomic_write(&dir.join("summary.json"), text.as_bytes())?;
+        atomic_write(&dir.join("report.md"), render_report(&summary).as_bytes())?;
+    }
+    if !summary.failures.is_empty() {
+        let lines: Vec<String> = summary
+            .failures
+            .iter()
+            .map(|f| format!("  {}", f["error"].as_str().unwrap_or_default()))
+            .collect();
+        return Err(Error::Other(format!(
+            "{} of {} could not be evaluated:\n{}",
+            summary.failures.len(),
+            crate::words::count(run.files.len(), "dialogue"),
+            lines.join("\n")
+        )));
+    }
+    Ok(LevelOutcome {
+        human: summary.human(),
+        findings: summary.correct < summary.samples,
+        document,
+    })
+}
+
+/// Per evaluated file (by its relative path): its call samples and the
+/// API lines a reply sample follows.
+fn sample_keys(files: &[PathBuf], relative: &[String]) -> Result<HashMap<String, SampleKeys>> {
+    files
+        .iter()
+        .zip(relative)
+        .map(|(path, rel)| {
+            let dialogue = ApiBank.read_dialogue(path)?;
+            let samples = samples(&dialogue);
+            let calls = samples
+                .calls
+                .iter()
+                .map(|s| (s.line, s.occurrence))
+                .collect();
+            let replied = samples.replies.iter().map(|r| r.after).collect();
+            Ok((rel.clone(), (calls, replied)))
+        })
+        .collect()
+}
+
+fn retriever_name(run: &LevelRun<'_>) -> String {
+    match (&run.world.retriever, &run.world.embedder) {
+        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
+            format!("embeddings:{}", embedder.model())
+        }
+        (kind, _) => kind.name().to_string(),
+    }
+}
+
+/// Evaluate one dialogue, or take its records from `out` when an earlier
+/// run with the same settings left them there.
+fn evaluate_dialogue(
+    path: &Path,
+    rel: &str,
+    out: Option<&Path>,
+    run: &LevelRun<'_>,
+    answerer: &dyn Answerer,
+    info: &Value,
+) -> Result<DialogueResult> {
+    let text = read_text(path)?;
+    let sha256 = crate::llm::sha256_hex(text.as_bytes());
+    if let (Some(out), false) = (out, run.reset) {
+        if let Some(records) = resume(path, out, info, &sha256) {
+            return Ok(DialogueResult {
+                records,
+                resumed: true,
+            });
+        }
+    }
+    let dialogue = ApiBank.parse_dialogue(path, &text)?;
+    crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
+        .map_err(|m| Error::input(path, m))?;
+    let details = score_dialogue(&dialogue, rel, run, answerer)
+        .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+    if let Some(out) = out {
+        let output = DialogueOutput {
+            evaluation: info.clone(),
+            file: rel.to_string(),
+            dialogue_sha256: sha256,
+            samples: details.clone(),
+        };
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+        }
+        let text = serde_json::to_string_pretty(&output).expect("JSON serializes") + "\n";
+        atomic_write_unsynced(out, text.as_bytes())?;
+    }
+    Ok(DialogueResult {
+        records: details.into_iter().map(|d| d.record).collect(),
+        resumed: false,
+    })
+}
+
+/// The records `out` holds, when it was written by a run with the same
+/// settings (level, state, predictor and its settings, retriever,
+/// databases, talkforge version) from the same dialogue text.
+fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<SampleRecord>> {
+    let text = std::fs::read_to_string(out).ok()?;
+    let stored: DialogueOutput = match serde_json::from_str(&text) {
+        Ok(stored) => stored,
+        Err(e) => {
+            eprintln!(
+                "warning: {}: {e}; evaluating {} again",
+                out.display(),
+                path.display()
+            );
+            return None;
+        }
+    };
+    let decisive = |v: &Value| -> Value {
+        let mut v = v.clone();
+        // The predictions file's path is informative: its hash decides.
+        if let Some(Value::Object(settings)) = v.get_mut("settings") {
+            settings.remove("predictions");
+        }
+        v
+    };
+    if decisive(&stored.evaluation) != decisive(info) || stored.dialogue_sha256 != sha256 {
+        eprintln!(
+            "note: {} was made with other settings or from another version of the dialogue; evaluating {} again",
+            out.display(),
+            path.display()
+        );
+        return None;
+    }
+    Some(stored.samples.into_iter().map(|d| d.record).collect())
+}
+
+/// Every sample of `dialogue`, answered and scored in the reference's
+/// order; the reply scores land on the API line's first sample.
+fn score_dialogue(
+    dialogue: &Conversation,
+    rel: &str,
+    run: &LevelRun<'_>,
+    answerer: &dyn Answerer,
+) -> Result<Vec<SampleDetail>> {
+    let samples = samples(dialogue);
+    // The gold lines' result objects as the reference's evaluator holds
+    // them: shared by a line's two samples, and changed by checks that
+    // delete from them.
+    let mut gold_results: HashMap<usize, Value> = HashMap::new();
+    let mut details = Vec::with_capacity(samples.calls.len());
+    for sample in &samples.calls {
+        let gold = &dialogue.conversation[sample.line].calls()[0];
+        let input = Input {
+            file: rel,
+            dialogue,
+            level: run.level,
+            line: sample.line,
+            occurrence: sample.occurrence,
+        };
+        let answer = answerer.call(&input)?;
+        let predicted = match &answer {
+            CallAnswer::Text(text) => read_call(text),
+            CallAnswer::Function { predicted, .. } => Ok(predicted.clone()),
+        };
+        let verdict = match predicted {
+            Err((cause, reason)) => Verdict {
+                correct: false,
+                cause: Some(cause),
+                reason: Some(reason),
+                predicted: None,
+                result: None,
+            },
+            Ok(predicted) => {
+                let mut world = sample_world(dialogue, sample.line, run)?;
+                let gold_result = gold_results
+                    .entry(sample.line)
+                    .or_insert_with(|| gold.response.clone());
+                score_call(predicted, &gold.request.api_name, gold_result, &mut world)
+            }
+        };
+        details.push(SampleDetail {
+            record: SampleRecord {
+                file: rel.to_string(),
+                turn: sample.line,
+                occurrence: sample.occurrence,
+                api_name: gold.request.api_name.clone(),
+                correct: verdict.correct,
+                reason: verdict.reason,
+                rouge_l: None,
+                cause: verdict.cause,
+            },
+            output: answer.raw().to_string(),
+            predicted: verdict.predicted,
+            result: verdict.result,
+            reply: None,
+        });
+    }
+    for reply in &samples.replies {
+        let input = Input {
+            file: rel,
+            dialogue,
+            level: run.level,
+            line: reply.line,
+            occurrence: 0,
+        };
+        let text = answerer.reply(&input)?;
+        let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
+        if let Some(detail) = details
+            .iter_mut()
+            .find(|d| d.record.turn == reply.after && d.record.occurrence == 0)
+        {
+            detail.record.rouge_l = Some(score);
+            detail.reply = Some(text);
+        }
+    }
+    Ok(details)
+}
+
+/// The world a call sample's prediction runs in: the initial databases,
+/// after the dialogue's earlier gold calls with `--state replayed`; its
+/// ToolSearcher answers the dialogue's recorded searches as recorded (see
+/// [`super::retrieval`]).
+fn sample_world(dialogue: &Conversation, line: usize, run: &LevelRun<'_>) -> Result<ApiBankWorld> {
+    let mut world = ApiBankWorld::new(run.databases, &run.world).map_err(Error::Other)?;
+    let fallback = world.state_mut().retriever();
+    world
+        .state_mut()
+        .set_retriever(Arc::new(KnownPicks::new(dialogue, fallback)));
+    if run.state == StartState::Replayed {
+        for (_, _, gold) in dialogue.gold_calls().filter(|(turn, _, _)| *turn < line) {
+            world.execute(
+                &gold.request.api_name,
+                gold.request.parameters.clone(),
+                Some(gold),
+            );
+        }
+    }
+    Ok(world)
+}
+
+/// Where a dialogue's output file goes: its path relative to the folder
+/// evaluated, under `--out/samples/`, with `.json` added.
+pub fn output_path(out: &Path, rel: &str) -> PathBuf {
+    out.join(SAMPLES_DIR).join(format!("{rel}.json"))
+}
+
+fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} dialogues {elapsed}") {
+        bar.set_style(style);
+    }
+    bar
+}

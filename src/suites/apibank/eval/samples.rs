@@ -1,0 +1,148 @@
+//! The samples of one dialogue, as the reference's evaluator builds them
+//! (`Sample.from_chat_history`): for every API line, one sample whose
+//! target is that line (the dialogue before it as history) and one whose
+//! target is the line after it (the dialogue up to and including the API
+//! line). The second is a reply sample when the next line is the AI's, and
+//! a second sample of the next call when that line is an API line too: an
+//! API line right after another is a target twice, with the same history.
+//! A line after the last API line that is the user's is no sample; an API
+//! line that ends the file has no second sample (the reference fails
+//! there).
+
+use crate::dialogue::{Conversation, Role};
+
+/// A sample whose target is a gold API line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSample {
+    /// The 0-based line of the gold API line; the history is every line
+    /// before it.
+    pub line: usize,
+    /// 0 for the line's first sample, 1 for its second (the line follows
+    /// another API line).
+    pub occurrence: u8,
+}
+
+/// A sample whose target is the AI's reply right after an API line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplySample {
+    /// The API line the reply follows (the history ends with it).
+    pub after: usize,
+    /// The 0-based line of the gold reply.
+    pub line: usize,
+}
+
+/// A dialogue's samples, each list in the reference's order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Samples {
+    pub calls: Vec<CallSample>,
+    pub replies: Vec<ReplySample>,
+}
+
+/// Whether turn `line` of an API-Bank dialogue is an API line.
+pub fn is_api_line(dialogue: &Conversation, line: usize) -> bool {
+    dialogue.conversation[line].apis.is_some()
+}
+
+fn is_ai_line(dialogue: &Conversation, line: usize) -> bool {
+    let turn = &dialogue.conversation[line];
+    turn.role == Role::Assistant && turn.apis.is_none()
+}
+
+/// The samples of `dialogue` (one turn per line, as API-Bank dialogues
+/// read).
+pub fn samples(dialogue: &Conversation) -> Samples {
+    let lines = dialogue.conversation.len();
+    let mut samples = Samples::default();
+    let call = |samples: &mut Samples, line: usize| {
+        let occurrence = samples.calls.iter().filter(|s| s.line == line).count() as u8;
+        samples.calls.push(CallSample { line, occurrence });
+    };
+    for line in (0..lines).filter(|&line| is_api_line(dialogue, line)) {
+        call(&mut samples, line);
+        let next = line + 1;
+        if next >= lines {
+            continue;
+        }
+        if is_api_line(dialogue, next) {
+            call(&mut samples, next);
+        } else if is_ai_line(dialogue, next) {
+            samples.replies.push(ReplySample {
+                after: line,
+                line: next,
+            });
+        }
+    }
+    samples
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialogue(roles: &[&str]) -> Conversation {
+        let text: String = roles
+            .iter()
+            .map(|role| match *role {
+                "API" => "{\"role\": \"API\", \"api_name\": \"GetToday\", \"param_dict\": {}}\n"
+                    .to_string(),
+                role => format!("{{\"role\": \"{role}\", \"text\": \"hi\"}}\n"),
+            })
+            .collect();
+        crate::formats::apibank::read_conversation(std::path::Path::new("d.jsonl"), &text).unwrap()
+    }
+
+    #[test]
+    fn one_sample_per_api_line_and_a_reply_sample_after_it() {
+        let s = samples(&dialogue(&["User", "API", "AI", "User", "API", "AI"]));
+        assert_eq!(
+            s.calls,
+            vec![
+                CallSample {
+                    line: 1,
+                    occurrence: 0
+                },
+                CallSample {
+                    line: 4,
+                    occurrence: 0
+                }
+            ]
+        );
+        assert_eq!(
+            s.replies,
+            vec![
+                ReplySample { after: 1, line: 2 },
+                ReplySample { after: 4, line: 5 }
+            ]
+        );
+    }
+
+    #[test]
+    fn an_api_line_after_another_is_a_target_twice() {
+        let s = samples(&dialogue(&["User", "API", "API", "AI"]));
+        assert_eq!(
+            s.calls,
+            vec![
+                CallSample {
+                    line: 1,
+                    occurrence: 0
+                },
+                CallSample {
+                    line: 2,
+                    occurrence: 0
+                },
+                CallSample {
+                    line: 2,
+                    occurrence: 1
+                }
+            ]
+        );
+        assert_eq!(s.replies, vec![ReplySample { after: 2, line: 3 }]);
+    }
+
+    #[test]
+    fn a_user_line_after_a_call_and_a_last_api_line_make_no_second_sample() {
+        let s = samples(&dialogue(&["User", "API", "User", "API"]));
+        assert_eq!(s.calls.len(), 2);
+        assert!(s.replies.is_empty());
+    }
+}

@@ -1,0 +1,819 @@
+//! `evaluate --suite apibank --level 1|2`: the oracle, replayed answers
+//! (every error cause), resume, the openai predictor against a stub
+//! server on 127.0.0.1 (text and functions modes, what each level shows),
+//! usage errors, and the oracle's counts on the upstream dialogues.
+
+mod eval_support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use eval_support::{text_answer, tool_answer, Stub};
+use serde_json::{json, Value};
+
+fn talkforge() -> Command {
+    Command::cargo_bin("talkforge").unwrap()
+}
+
+/// Databases (Account, Agenda) and one dialogue, `dentist.jsonl`: the user
+/// asks, the AI logs in and adds the visit (two API lines in a row, so the
+/// second is a target twice), then replies.
+fn dataset() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = tmp.path().join("databases");
+    fs::create_dir_all(&databases).unwrap();
+    let accounts = json!({
+        "lwong": {"password": "tulip-88", "token": "q1w2e3r4t5y6", "email": "lwong@example.com"}
+    });
+    fs::write(databases.join("Account.json"), accounts.to_string()).unwrap();
+    fs::write(databases.join("Agenda.json"), "{}").unwrap();
+    let dialogues = tmp.path().join("dialogues");
+    fs::create_dir_all(&dialogues).unwrap();
+    let lines = [
+        json!({"role": "User", "text": "Please put a dentist visit on my agenda for May 2nd at 3:30 pm at Pearl Dental. Username lwong, password tulip-88."}),
+        json!({"role": "API", "api_name": "GetUserToken", "param_dict": {"username": "lwong", "password": "tulip-88"},
+               "result": {"api_name": "GetUserToken", "input": {"username": "lwong", "password": "tulip-88"}, "output": {"token": "q1w2e3r4t5y6"}, "exception": null}}),
+        json!({"role": "API", "api_name": "AddAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"},
+               "result": {"api_name": "AddAgenda", "input": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}, "output": "success", "exception": null}}),
+        json!({"role": "AI", "text": "Your dentist visit is on the agenda."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dialogues.join("dentist.jsonl"), text).unwrap();
+    (tmp, databases, dialogues)
+}
+
+fn evaluate(dialogues: &Path, databases: &Path, extra: &[&str], code: i32) -> Value {
+    let out = talkforge()
+        .arg("evaluate")
+        .arg(dialogues)
+        .arg("--databases")
+        .arg(databases)
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .code(code)
+        .get_output()
+        .clone();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn sample(summary: &Value, turn: u64, occurrence: u64) -> &Value {
+    summary["per_sample"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["turn"] == turn && s["occurrence"] == occurrence)
+        .unwrap_or_else(|| panic!("no sample at turn {turn} occurrence {occurrence}"))
+}
+
+#[test]
+fn the_oracle_answers_every_sample_of_a_clean_dialogue() {
+    let (_tmp, databases, dialogues) = dataset();
+    let summary = evaluate(
+        &dialogues,
+        &databases,
+        &["--level", "1", "--predictor", "oracle"],
+        0,
+    );
+    assert_eq!(summary["suite"], "apibank");
+    assert_eq!(summary["level"], 1);
+    assert_eq!(summary["samples"], 3);
+    assert_eq!(summary["correct"], 3);
+    assert_eq!(summary["accuracy"], 1.0);
+    assert_eq!(summary["rouge_l"], 1.0);
+    let keys: Vec<&str> = sample(&summary, 2, 1)
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "file",
+        "turn",
+        "occurrence",
+        "api_name",
+        "correct",
+        "reason",
+        "rouge_l",
+    ] {
+        assert!(keys.contains(&key), "per_sample lacks {key}");
+    }
+    assert_eq!(sample(&summary, 1, 0)["api_name"], "GetUserToken");
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], 1.0);
+    assert_eq!(sample(&summary, 2, 1)["rouge_l"], Value::Null);
+    assert_eq!(sample(&summary, 2, 1)["file"], "dentist.jsonl");
+}
+
+/// Replayed answers: what models write well and badly, and the cause each
+/// wrong one is given.
+#[test]
+fn replayed_answers_are_scored_with_their_causes_and_resumed() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let lines = [
+        json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0,
+               "output": "Sure, logging in first.\nAPI-Request: [GetUserToken(username=\"lwong\", password='tulip-88')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental')]",
+               "reply": "Your dentist visit is now on the agenda."}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='May 2nd', location='Pearl Dental')]"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&predictions, text).unwrap();
+    let out = tmp.path().join("out");
+    let args = [
+        "--level",
+        "1",
+        "--predictor",
+        "replay",
+        "--predictions",
+        predictions.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(
+        (summary["samples"].clone(), summary["correct"].clone()),
+        (json!(3), json!(2))
+    );
+    assert_eq!(sample(&summary, 1, 0)["correct"], true);
+    let wrong = sample(&summary, 2, 1);
+    assert_eq!(wrong["correct"], false);
+    assert_eq!(wrong["cause"], "exception");
+    assert!(
+        wrong["reason"].as_str().unwrap().contains("May 2nd"),
+        "{wrong}"
+    );
+    let expected = talkforge::suites::apibank::eval::rouge::rouge_l(
+        "Your dentist visit is now on the agenda.",
+        "Your dentist visit is on the agenda.",
+    );
+    assert!(expected > 0.5 && expected < 1.0);
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], expected);
+    assert_eq!(summary["rouge_l"], expected);
+    assert_eq!(summary["causes"]["exception"], 1);
+    assert_eq!(summary["by_api"]["AddAgenda"]["error_rate"], 0.5);
+    for file in ["summary.json", "report.md", "samples/dentist.jsonl.json"] {
+        assert!(out.join(file).is_file(), "{file} was not written");
+    }
+    let detail: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("samples/dentist.jsonl.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        detail["samples"][1]["reply"],
+        "Your dentist visit is now on the agenda."
+    );
+    assert_eq!(
+        detail["samples"][0]["predicted"]["param_dict"]["username"],
+        "lwong"
+    );
+    insta::assert_snapshot!(
+        "apibank_replay_report",
+        fs::read_to_string(out.join("report.md")).unwrap()
+    );
+    // A second run takes the dialogue from --out.
+    let again = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(again["resumed"], 1);
+    assert_eq!(again["per_sample"], summary["per_sample"]);
+    // Other settings evaluate it again.
+    let mut other = args.to_vec();
+    other.extend(["--state", "replayed"]);
+    let replayed = evaluate(&dialogues, &databases, &other, 1);
+    assert_eq!(replayed["resumed"], 0);
+}
+
+#[test]
+fn every_error_cause_is_told_apart() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let lines = [
+        json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "output": "[CheckToken(token='q1w2e3r4t5y6')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0, "output": "[AddAgendaItem(token='q1w2e3r4t5y6')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1, "output": "[AddAgenda(token='q1w2e3r4t5y6, content='x')]"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&predictions, text).unwrap();
+    let args = [
+        "--level",
+        "2",
+        "--predictor",
+        "replay",
+        "--predictions",
+        predictions.to_str().unwrap(),
+    ];
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(summary["correct"], 0);
+    assert_eq!(sample(&summary, 1, 0)["cause"], "wrong_api");
+    assert_eq!(sample(&summary, 2, 0)["cause"], "unknown_api");
+    assert_eq!(sample(&summary, 2, 1)["cause"], "parse_failure");
+    // No line for the reply: scored as an empty reply.
+    assert_eq!(sample(&summary, 2, 0)["rouge_l"], 0.0);
+
+    fs::write(
+        &predictions,
+        format!(
+            "{}\n{}\n",
+            json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "output": "I cannot help with that."}),
+            json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
+                   "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental', room='3')]"}),
+        ),
+    )
+    .unwrap();
+    let summary = evaluate(&dialogues, &databases, &args, 1);
+    assert_eq!(sample(&summary, 1, 0)["cause"], "no_api_call");
+    assert_eq!(sample(&summary, 2, 0)["cause"], "exception");
+    assert_eq!(
+        sample(&summary, 2, 0)["reason"],
+        "the call raised before its API ran: invalid parameter name. parameter: room"
+    );
+    // The second sample has no line: an empty answer.
+    assert_eq!(sample(&summary, 2, 1)["cause"], "no_api_call");
+}
+
+#[test]
+fn a_bad_replay_line_is_named_with_its_line() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    fs::write(
+        &predictions,
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1, \"occurrence\": 0, \"output\": \"x\"}\n{\"file\": \"other.jsonl\", \"turn\": 1, \"output\": \"x\"}\n",
+    )
+    .unwrap();
+    talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(["--level", "1", "--predictor", "replay", "--predictions"])
+        .arg(&predictions)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("predictions.jsonl:2"))
+        .stderr(predicates::str::contains("none of the evaluated dialogues"));
+    let refused = |text: &str, message: &str| {
+        fs::write(&predictions, text).unwrap();
+        talkforge()
+            .arg("evaluate")
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--level", "1", "--predictor", "replay", "--predictions"])
+            .arg(&predictions)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("predictions.jsonl:1"))
+            .stderr(predicates::str::contains(message.to_string()));
+    };
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 3, \"output\": \"x\"}\n",
+        "dentist.jsonl has no call sample at turn 3 occurrence 0 (its call samples: turn 1 occurrence 0, turn 2 occurrence 0, turn 2 occurrence 1)",
+    );
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1, \"output\": \"x\", \"reply\": \"Hi\"}\n",
+        "no reply sample follows turn 1",
+    );
+    refused(
+        "{\"file\": \"dentist.jsonl\", \"turn\": 1}\n",
+        "missing field `output`",
+    );
+}
+
+#[test]
+fn levels_are_checked_and_refused_for_conversation_suites() {
+    let (_tmp, databases, dialogues) = dataset();
+    let run = |args: &[&str]| {
+        talkforge()
+            .arg("evaluate")
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone()
+    };
+    let stderr = String::from_utf8(run(&["--predictor", "oracle"])).unwrap();
+    assert!(
+        stderr.contains("evaluated at a level: give --level"),
+        "{stderr}"
+    );
+    let stderr = String::from_utf8(run(&["--predictor", "oracle", "--level", "3"])).unwrap();
+    assert!(stderr.contains("has no level 3"), "{stderr}");
+    let stderr = String::from_utf8(run(&[
+        "--predictor",
+        "oracle",
+        "--level",
+        "1",
+        "--api-mode",
+        "exact",
+    ]))
+    .unwrap();
+    assert!(
+        stderr.contains("--api-mode exact is for conversation suites"),
+        "{stderr}"
+    );
+
+    let tooltalk = Path::new(env!("CARGO_MANIFEST_DIR")).join("conversations/easy");
+    let out = talkforge()
+        .arg("evaluate")
+        .arg(&tooltalk)
+        .args(["--predictor", "oracle", "--level", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8(out).unwrap();
+    assert!(
+        stderr.contains("--level is for suites evaluated by samples at levels (API-Bank); the tooltalk suite is evaluated by whole conversations"),
+        "{stderr}"
+    );
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap().to_string()
+}
+
+/// The scripted model: a reply request gets a reply, a call request the
+/// gold call of the line it is asked about (the last message tells).
+fn model(_path: &str, body: &Value, _count: usize) -> (u16, Value) {
+    let system = system_prompt(body);
+    if system.contains("next message to the user") {
+        return (
+            200,
+            text_answer("Done: your dentist visit is on the agenda."),
+        );
+    }
+    let messages = body["messages"].as_array().unwrap();
+    let after_login = messages.len() > 2;
+    if body.get("tools").is_some() {
+        return (
+            200,
+            if after_login {
+                tool_answer(&[(
+                    "AddAgenda",
+                    r#"{"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}"#,
+                )])
+            } else {
+                tool_answer(&[(
+                    "GetUserToken",
+                    r#"{"username": "lwong", "password": "tulip-88"}"#,
+                )])
+            },
+        );
+    }
+    let text = if after_login {
+        "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental')]"
+    } else {
+        "[GetUserToken(username='lwong', password='tulip-88')]"
+    };
+    (200, text_answer(text))
+}
+
+#[test]
+fn a_chat_model_is_asked_what_each_level_shows() {
+    let (tmp, databases, dialogues) = dataset();
+    let stub = Stub::start(Box::new(model));
+    let cache = tmp.path().join("cache");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--predictor",
+            "openai",
+            "--model",
+            "stub-model",
+            "--base-url",
+            &stub.url,
+            "--cache",
+            cache.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        evaluate(&dialogues, &databases, &args, 0)
+    };
+    let summary = run(&["--level", "1"]);
+    assert_eq!(summary["correct"], 3);
+    let requests = stub.requests();
+    // Three call samples and one reply; the line's second sample asks
+    // exactly what its first asked, and is answered from the cache.
+    assert_eq!(requests.len(), 3);
+    let call = requests
+        .iter()
+        .find(|r| !system_prompt(&r.body).contains("next message"))
+        .unwrap();
+    let system = system_prompt(&call.body);
+    assert!(system.contains("\"name\":\"AddAgenda\""), "{system}");
+    assert!(system.contains("\"name\":\"GetUserToken\""), "{system}");
+    assert!(!system.contains("\"name\":\"ToolSearcher\""), "{system}");
+    // The second call sample sees the login as an API line.
+    let second = requests
+        .iter()
+        .find(|r| r.body["messages"].as_array().unwrap().len() == 3)
+        .unwrap();
+    insta::assert_snapshot!(
+        "apibank_level1_call_messages",
+        serde_json::to_string_pretty(&second.body["messages"]).unwrap()
+    );
+    let reply = requests
+        .iter()
+        .find(|r| system_prompt(&r.body).contains("next message"))
+        .unwrap();
+    insta::assert_snapshot!("apibank_reply_prompt", system_prompt(&reply.body));
+    assert_eq!(second.body["messages"][2]["role"], "system");
+    assert!(second.body["messages"][2]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("[GetUserToken(username='lwong', password='tulip-88')] Response: "));
+
+    // Level 2 shows ToolSearcher alone.
+    let summary = run(&["--level", "2"]);
+    assert_eq!(summary["samples"], 3);
+    let level2 = &stub.requests()[3..];
+    let call = level2
+        .iter()
+        .find(|r| !system_prompt(&r.body).contains("next message"))
+        .unwrap();
+    let system = system_prompt(&call.body);
+    insta::assert_snapshot!("apibank_level2_call_prompt", system);
+    assert!(system.contains("\"name\":\"ToolSearcher\""), "{system}");
+    assert!(!system.contains("\"name\":\"AddAgenda\""), "{system}");
+
+    // Functions mode: the APIs as tools, answered with tool calls.
+    let summary = run(&["--level", "1", "--api-mode", "functions"]);
+    assert_eq!(summary["correct"], 3);
+    let functions = stub.requests();
+    let with_tools: Vec<_> = functions
+        .iter()
+        .filter(|r| r.body.get("tools").is_some())
+        .collect();
+    // Two distinct requests (the line's second sample is the first's).
+    assert_eq!(with_tools.len(), 2);
+    assert_eq!(with_tools[1].body["messages"][2]["role"], "assistant");
+    assert_eq!(
+        with_tools[1].body["messages"][2]["tool_calls"][0]["function"]["name"],
+        "GetUserToken"
+    );
+
+    // A template of one's own (here one line) replaces the system prompt;
+    // one that does not compile is refused, naming the file.
+    let template = tmp.path().join("mine.j2");
+    fs::write(
+        &template,
+        "Task {{ task }} at level {{ level }}: {% for api in apis %}{{ api.name }} {% endfor %}",
+    )
+    .unwrap();
+    let before = stub.requests().len();
+    run(&["--level", "1", "--template", template.to_str().unwrap()]);
+    let mine = &stub.requests()[before..];
+    assert!(mine
+        .iter()
+        .any(|r| system_prompt(&r.body) == "Task call at level 1: AddAgenda GetUserToken"));
+    fs::write(&template, "{% for api in apis %}").unwrap();
+    talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args([
+            "--level",
+            "1",
+            "--predictor",
+            "openai",
+            "--base-url",
+            &stub.url,
+            "--template",
+        ])
+        .arg(&template)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("mine.j2"))
+        .stderr(predicates::str::contains("does not compile"));
+
+    // A rerun is answered from the cache.
+    let before = stub.requests().len();
+    run(&["--level", "1"]);
+    assert_eq!(stub.requests().len(), before);
+}
+
+/// The samples the reference's evaluator counts wrong when the gold calls
+/// are scored as predictions: `(file, line of the gold API line,
+/// occurrence)`. Found by running the reference's own `Evaluator.evaluate`
+/// (api-bank/evaluator.py, DAMO-ConvAI 483554e) outside the repository on
+/// the upstream dialogues, each gold call written as its prompts write a
+/// call (`[Name(key='value', ...)]`), with ToolSearcher answering each
+/// gold search for the API the dialogue recorded and the live services
+/// offline.
+const REFERENCE_WRONG_LEVEL_1: &[(&str, u64, u64)] = &[
+    ("AddAgenda-AddMeeting-GetUserToken-level-2-3.jsonl", 4, 0),
+    ("AddAgenda-AddMeeting-GetUserToken-level-2-3.jsonl", 4, 1),
+    ("AddMeeting-level-1-1.jsonl", 13, 0),
+    (
+        "CancelRegistration-RecordHealthData-QueryRegistration-level-2-1.jsonl",
+        7,
+        0,
+    ),
+    (
+        "CancelRegistration-RecordHealthData-QueryRegistration-level-2-2.jsonl",
+        6,
+        0,
+    ),
+    ("CancelRegistration-RecordHealthData-level-2-1.jsonl", 12, 0),
+    ("CancelRegistration-RecordHealthData-level-2-2.jsonl", 10, 0),
+    ("CancelRegistration-RecordHealthData-level-2-3.jsonl", 8, 0),
+    ("CancelRegistration-RecordHealthData-level-2-4.jsonl", 8, 0),
+    ("CancelTimedSwitch-level-1-1.jsonl", 2, 0),
+    ("CancelTimedSwitch-level-1-2.jsonl", 6, 0),
+    ("CancelTimedSwitch-level-1-3.jsonl", 3, 0),
+    ("CancelTimedSwitch-level-1-4.jsonl", 6, 0),
+    ("CancelTimedSwitch-level-1-5.jsonl", 2, 0),
+    ("DeleteMeeting-level-1-1.jsonl", 8, 0),
+    ("Dictionary-level-1-1.jsonl", 2, 0),
+    ("Dictionary-level-1-2.jsonl", 2, 0),
+    ("Dictionary-level-1-3.jsonl", 2, 0),
+    ("Dictionary-level-1-4.jsonl", 2, 0),
+    ("Dictionary-level-1-4.jsonl", 6, 0),
+    (
+        "EmergencyKnowledge-ModifyRegistration-RecordHealthData-level-2-2.jsonl",
+        12,
+        0,
+    ),
+    (
+        "EmergencyKnowledge-ModifyRegistration-RecordHealthData-level-2-3.jsonl",
+        18,
+        0,
+    ),
+    (
+        "ForgotPassword-ModifyPassword-GetUserToken-level-2-1.jsonl",
+        10,
+        0,
+    ),
+    (
+        "ForgotPassword-RegisterUser-DeleteAccount-GetUserToken-level-2-1.jsonl",
+        10,
+        0,
+    ),
+    (
+        "ForgotPassword-RegisterUser-DeleteAccount-GetUserToken-level-2-1.jsonl",
+        17,
+        0,
+    ),
+    (
+        "ForgotPassword-RegisterUser-DeleteAccount-GetUserToken-level-2-1.jsonl",
+        27,
+        0,
+    ),
+    ("ForgotPassword-level-1-1.jsonl", 10, 0),
+    ("GetMeeting-level-1-1.jsonl", 5, 0),
+    ("GetMeeting-level-1-2.jsonl", 8, 0),
+    (
+        "GetToday-ModifyMeeting-ModifyAlarm-GetUserToken-level-2-1.jsonl",
+        9,
+        0,
+    ),
+    (
+        "GetToday-ModifyMeeting-ModifyAlarm-GetUserToken-level-2-2.jsonl",
+        13,
+        0,
+    ),
+    ("ModifyMeeting-level-1-1.jsonl", 9, 0),
+    ("ModifyMeeting-level-1-2.jsonl", 10, 0),
+    ("ModifyMeeting-level-1-3.jsonl", 10, 0),
+    (
+        "ModifyPassword-ForgotPassword-DeleteAccount-GetUserToken-level-2-3.jsonl",
+        8,
+        0,
+    ),
+    (
+        "ModifyPassword-ForgotPassword-DeleteAccount-GetUserToken-level-2-3.jsonl",
+        13,
+        0,
+    ),
+    ("QueryMeeting-level-1-1.jsonl", 7, 0),
+    (
+        "QueryRegistration-SymptomSearch-RecordHealthData-level-2-1.jsonl",
+        14,
+        0,
+    ),
+    (
+        "QueryRegistration-SymptomSearch-RecordHealthData-level-2-2.jsonl",
+        13,
+        0,
+    ),
+    ("QueryScene-level-1-1.jsonl", 2, 0),
+    ("QueryScene-level-1-2.jsonl", 2, 0),
+    ("QueryScene-level-1-3.jsonl", 3, 0),
+    ("QueryScene-level-1-4.jsonl", 2, 0),
+    ("QueryScene-level-1-5.jsonl", 3, 0),
+    (
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-1.jsonl",
+        4,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-2.jsonl",
+        8,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-3.jsonl",
+        7,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-4.jsonl",
+        8,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-EmergencyKnowledge-level-2-5.jsonl",
+        4,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-QueryRegistration-level-2-1.jsonl",
+        6,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-QueryRegistration-level-2-2.jsonl",
+        4,
+        0,
+    ),
+    (
+        "RecordHealthData-AppointmentRegistration-QueryRegistration-level-2-2.jsonl",
+        16,
+        0,
+    ),
+    ("RecordHealthData-level-1-1.jsonl", 3, 0),
+    ("RecordHealthData-level-1-2.jsonl", 8, 0),
+    ("TimedSwitch-level-1-1.jsonl", 10, 0),
+    ("TimedSwitch-level-1-2.jsonl", 5, 0),
+    ("TimedSwitch-level-1-3.jsonl", 6, 0),
+    ("Translate-level-1-1.jsonl", 2, 0),
+    ("Translate-level-1-2.jsonl", 2, 0),
+    ("Translate-level-1-3.jsonl", 3, 0),
+    ("Translate-level-1-4.jsonl", 2, 0),
+];
+
+/// As [`REFERENCE_WRONG_LEVEL_1`], for level 2.
+const REFERENCE_WRONG_LEVEL_2: &[(&str, u64, u64)] = &[
+    ("AddAgenda-level-3-1.jsonl", 2, 0),
+    ("AddAgenda-level-3-2.jsonl", 2, 0),
+    ("AddAlarm-level-3-1.jsonl", 2, 0),
+    ("AddAlarm-level-3-2.jsonl", 2, 0),
+    ("AddMeeting-level-3-1.jsonl", 10, 0),
+    ("AddMeeting-level-3-2.jsonl", 2, 0),
+    ("AddMeeting-level-3-2.jsonl", 8, 0),
+    ("AddReminder-level-3-1.jsonl", 2, 0),
+    ("DeleteAccount-level-3-1.jsonl", 1, 0),
+    ("DeleteAccount-level-3-2.jsonl", 1, 0),
+    ("DeleteAccount-level-3-3.jsonl", 1, 0),
+    ("DeleteAgenda-level-3-1.jsonl", 1, 0),
+    ("DeleteAgenda-level-3-2.jsonl", 2, 0),
+    ("DeleteAlarm-level-3-1.jsonl", 2, 0),
+    ("DeleteMeeting-level-3-1.jsonl", 2, 0),
+    ("DeleteMeeting-level-3-1.jsonl", 10, 0),
+    ("DeleteMeeting-level-3-2.jsonl", 2, 0),
+    ("DeleteMeeting-level-3-2.jsonl", 9, 0),
+    ("DeleteReminder-level-3-1.jsonl", 2, 0),
+    ("EmergencyKnowledge-level-3-1.jsonl", 3, 0),
+    ("ModifyAgenda-level-3-1.jsonl", 4, 0),
+    ("ModifyMeeting-level-3-1.jsonl", 2, 0),
+    ("ModifyMeeting-level-3-1.jsonl", 8, 0),
+    ("ModifyReminder-level-3-1.jsonl", 4, 0),
+    ("QueryAlarm-level-3-1.jsonl", 2, 0),
+    ("QueryHistoryToday-level-3-2.jsonl", 2, 0),
+    ("QueryHistoryToday-level-3-3.jsonl", 2, 0),
+    ("QueryMeeting-level-3-1.jsonl", 2, 0),
+    ("QueryMeeting-level-3-1.jsonl", 8, 0),
+    ("QueryMeeting-level-3-2.jsonl", 2, 0),
+    ("QueryMeeting-level-3-2.jsonl", 8, 0),
+    ("QueryRegistration-level-3-1.jsonl", 1, 0),
+    ("QueryRegistration-level-3-2.jsonl", 3, 0),
+    ("QueryStock-level-3-1.jsonl", 2, 0),
+    ("RecordHealthData-level-3-1.jsonl", 2, 0),
+    ("RecordHealthData-level-3-1.jsonl", 8, 0),
+    ("RecordHealthData-level-3-2.jsonl", 2, 0),
+    ("RecordHealthData-level-3-2.jsonl", 8, 0),
+    ("RecordHealthData-level-3-3.jsonl", 2, 0),
+    ("RecordHealthData-level-3-3.jsonl", 10, 0),
+];
+
+/// The reference's evaluator, scoring the gold calls as predictions,
+/// counts 338 of 399 level-1 and 95 of 135 level-2 samples correct.
+#[test]
+fn the_oracle_reproduces_the_reference_counts_on_upstream() {
+    let Some(upstream) = talkforge::test_support::upstream("apibank") else {
+        eprintln!("skipped: ../shared/upstream/apibank is absent");
+        return;
+    };
+    let databases = upstream.join("init_database");
+    for (level, folder, samples, correct, reference_wrong) in [
+        ("1", "level-1-given-desc", 399, 338, REFERENCE_WRONG_LEVEL_1),
+        (
+            "2",
+            "level-2-toolsearcher",
+            135,
+            95,
+            REFERENCE_WRONG_LEVEL_2,
+        ),
+    ] {
+        let summary = evaluate(
+            &upstream.join("lv1-lv2-samples").join(folder),
+            &databases,
+            &["--level", level, "--predictor", "oracle"],
+            1,
+        );
+        assert_eq!(summary["samples"], samples, "level {level}");
+        assert_eq!(summary["correct"], correct, "level {level}");
+        let mut wrong_here: Vec<(String, u64, u64)> = summary["per_sample"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["correct"] == false)
+            .map(|s| {
+                (
+                    s["file"].as_str().unwrap().to_string(),
+                    s["turn"].as_u64().unwrap(),
+                    s["occurrence"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let mut expected: Vec<(String, u64, u64)> = reference_wrong
+            .iter()
+            .map(|(f, t, o)| (f.to_string(), *t, *o))
+            .collect();
+        wrong_here.sort();
+        expected.sort();
+        assert_eq!(
+            wrong_here, expected,
+            "level {level}: not the reference's wrong samples"
+        );
+        let wrong = |file: &str, turn: u64, occurrence: u64| {
+            summary["per_sample"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["file"] == file && s["turn"] == turn && s["occurrence"] == occurrence)
+                .map(|s| (s["correct"].clone(), s["cause"].clone()))
+        };
+        if level == "1" {
+            // A meeting line after another API line: the first sample's
+            // check deletes meeting_topic from the shared gold result.
+            let file = "AddAgenda-AddMeeting-GetUserToken-level-2-3.jsonl";
+            assert_eq!(wrong(file, 4, 1).unwrap().0, false);
+            // The dialogues' device_id is no parameter of the reference's TimedSwitch.
+            assert_eq!(
+                wrong("TimedSwitch-level-1-1.jsonl", 10, 0).unwrap(),
+                (json!(false), json!("exception"))
+            );
+        }
+    }
+}
+
+/// A deletion of what the dialogue added earlier: from the initial
+/// databases (`--state fresh`, the reference's way) there is nothing to
+/// delete; after the earlier gold calls (`--state replayed`) there is.
+#[test]
+fn the_start_state_decides_a_call_that_needs_what_the_dialogue_made() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    let mut text = fs::read_to_string(&file).unwrap();
+    text += &format!(
+        "{}\n{}\n{}\n",
+        json!({"role": "User", "text": "Actually, remove that visit again."}),
+        json!({"role": "API", "api_name": "DeleteAgenda", "param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00", "location": "Pearl Dental"}}),
+        json!({"role": "AI", "text": "The dentist visit is off your agenda."}),
+    );
+    fs::write(&file, text).unwrap();
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+    let oracle = |state: &str, code: i32| {
+        evaluate(
+            &dialogues,
+            &databases,
+            &["--level", "1", "--predictor", "oracle", "--state", state],
+            code,
+        )
+    };
+    let fresh = oracle("fresh", 1);
+    assert_eq!(sample(&fresh, 5, 0)["correct"], false);
+    assert_eq!(sample(&fresh, 5, 0)["cause"], "exception");
+    let replayed = oracle("replayed", 0);
+    assert_eq!(replayed["correct"], 4);
+    assert_eq!(replayed["evaluation"]["state"], "replayed");
+}
