@@ -307,8 +307,15 @@ fn levels_are_checked_and_refused_for_conversation_suites() {
         stderr.contains("evaluated at a level: give --level"),
         "{stderr}"
     );
+    // Level 3 runs scenarios, and the folder holds dialogues only.
     let stderr = String::from_utf8(run(&["--predictor", "oracle", "--level", "3"])).unwrap();
-    assert!(stderr.contains("has no level 3"), "{stderr}");
+    assert!(
+        stderr.contains("no level-3 scenario among the files given"),
+        "{stderr}"
+    );
+    let stderr = String::from_utf8(run(&["--predictor", "oracle", "--level", "4"])).unwrap();
+    assert!(stderr.contains("has no level 4"), "{stderr}");
+    assert!(stderr.contains("3 (conversations with a user"), "{stderr}");
     let stderr = String::from_utf8(run(&[
         "--predictor",
         "oracle",

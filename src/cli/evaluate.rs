@@ -401,11 +401,17 @@ fn run_levels(
 ) -> Result<Status, Error> {
     let levels = protocol.levels();
     let listed = || {
-        levels
+        let mut listed: Vec<String> = levels
             .iter()
             .map(|l| format!("{} ({})", l.number, l.summary))
-            .collect::<Vec<_>>()
-            .join("; ")
+            .collect();
+        if let Some(interactive) = suite.interactive() {
+            listed.push(format!(
+                "{} (conversations with a user over its scenarios)",
+                interactive.level()
+            ));
+        }
+        listed.join("; ")
     };
     let level = match args.level {
         Some(level) if levels.iter().any(|l| l.number == level) => level,
