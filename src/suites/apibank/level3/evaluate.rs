@@ -156,6 +156,7 @@ mod tests {
             stopped,
             ground_truth: 4,
             ground_truth_made: if turns.is_some() { 4 } else { 1 },
+            made: Vec::new(),
             calls: 6,
             missing: Vec::new(),
             ground_truth_raising: vec![CallAt {

@@ -1,20 +1,66 @@
-//! When a call the assistant made counts as a ground-truth call: "made
-//! with equal arguments".
+//! When a call the assistant made counts as a ground-truth call.
 //!
-//! Both calls are compared as the world ran them: the same API, and the
-//! same arguments after the conversion the reference's `ToolManager`
-//! applies (an `int` parameter written `'1'` or `1` is the same 1), equal
-//! as Python's `==` sees them (keys in any order, `1 == 1.0`). A list or
-//! dict argument is written as the text of a literal and stays text in the
-//! world, so two such texts are also equal when they hold the same literal
-//! (`["JohnDoe"]` and `['JohnDoe']`). Every other text must be the same
-//! text: the paper's completion is "exactly the same parameters". Whether
-//! either call raised does not matter: the same call gives the same result.
+//! The two calls are compared as the world ran them (the ground truth in
+//! order from fresh databases, the assistant's in its conversation), by
+//! either of two rules:
+//! - equal arguments: the same API, and the same arguments after the
+//!   conversion the reference's `ToolManager` applies (an `int` parameter
+//!   written `'1'` or `1` is the same 1), equal as Python's `==` sees them
+//!   (keys in any order, `1 == 1.0`); a list or dict argument is written
+//!   as the text of a literal and stays text in the world, so two such
+//!   texts are also equal when they hold the same literal (`["JohnDoe"]`,
+//!   `['JohnDoe']`); other text must be the same text (the paper's
+//!   "exactly the same parameters"). Whether either call raised does not
+//!   matter: the same call gives the same result.
+//! - the reference's check: the API's own `check_api_call_correctness`
+//!   (each API's `correct`, as levels 1 and 2 score a call) accepts the
+//!   assistant's result object against the ground truth's. It is lenient
+//!   where the reference is (a reminder's content by its words) and strict
+//!   where it is (the output must be the same).
 
 use serde_json::{Map, Value};
 
+use serde::Serialize;
+
 use crate::json::pyliteral;
 use crate::sim::pyargs::py_eq;
+use crate::suites::apibank::apis::api;
+
+/// A ground-truth call as the world ran it.
+#[derive(Debug, Clone)]
+pub struct GoldRun {
+    pub api_name: String,
+    /// The arguments after conversion.
+    pub arguments: Map<String, Value>,
+    /// The whole result object.
+    pub result: Value,
+}
+
+/// Which rule found a call to be a ground-truth call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    EqualArguments,
+    ReferenceCheck,
+}
+
+/// Whether the call to `made_api` that ran with `made` arguments and gave
+/// `made_result` is the ground-truth call `gold`, and by which rule.
+pub fn matches(
+    made_api: &str,
+    made: &Map<String, Value>,
+    made_result: &Value,
+    gold: &GoldRun,
+) -> Option<Rule> {
+    if made_api != gold.api_name {
+        return None;
+    }
+    if same_call(made_api, made, &gold.api_name, &gold.arguments) {
+        return Some(Rule::EqualArguments);
+    }
+    let api = api(made_api)?;
+    (api.correct)(made_result, &gold.result).then_some(Rule::ReferenceCheck)
+}
 
 /// Whether a call to `made_api` that ran with `made` arguments is the
 /// ground-truth call to `gold_api` that runs with `gold` arguments.
@@ -55,6 +101,38 @@ mod tests {
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_call_matches_by_its_arguments_or_by_the_reference_s_check() {
+        let result = |content: &str| {
+            json!({"api_name": "AddReminder", "input": {"token": "t", "content": content,
+                   "time": "2023-04-01 09:00:00"}, "output": "success", "exception": null})
+        };
+        let arguments = |content: &str| map(result(content)["input"].clone());
+        let gold = GoldRun {
+            api_name: "AddReminder".into(),
+            arguments: arguments("Pay the credit card bill"),
+            result: result("Pay the credit card bill"),
+        };
+        let made =
+            |content: &str| matches("AddReminder", &arguments(content), &result(content), &gold);
+        assert_eq!(made("Pay the credit card bill"), Some(Rule::EqualArguments));
+        // The reference takes a content sharing most of its words.
+        assert_eq!(
+            made("Pay the credit card bill now"),
+            Some(Rule::ReferenceCheck)
+        );
+        assert_eq!(made("Buy milk"), None);
+        assert_eq!(
+            matches(
+                "AddAlarm",
+                &arguments("Pay the credit card bill"),
+                &result("x"),
+                &gold
+            ),
+            None
+        );
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! everything the assistant does until it speaks to the user again.
 //!
 //! The scenario is complete as soon as every ground-truth call has been
-//! made with equal arguments ([`super::matching`]), in any order; its
+//! made ([`super::matching`]: equal arguments, or the reference's own
+//! check of the API accepts it), in any order; its
 //! score is the number of turns that took (the paper's Table 4, "the
 //! minimal number of turns between the user and the model"). A scenario
 //! still incomplete after `max_turns` turns, or whose user leaves, is not
@@ -22,10 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::assistant::Assistant;
-use super::matching::same_call;
+use super::matching::{matches, GoldRun, Rule};
 use super::user::{Turn, User};
 use super::{dialogue, Scenario};
 use crate::sim::Databases;
@@ -100,8 +101,10 @@ pub struct ScenarioOutcome {
     pub turns_taken: usize,
     pub stopped: Stop,
     pub ground_truth: usize,
-    /// Ground-truth calls made with equal arguments.
+    /// Ground-truth calls made ([`super::matching`]).
     pub ground_truth_made: usize,
+    /// Each ground-truth call made, in the order of the scenario.
+    pub made: Vec<MadeAt>,
     /// Calls the assistant made (ToolSearcher included).
     pub calls: usize,
     pub missing: Vec<CallAt>,
@@ -129,11 +132,16 @@ pub struct Summary {
     pub per_scenario: Vec<ScenarioOutcome>,
 }
 
-/// A ground-truth call as the world runs it.
-struct Gold {
-    api_name: String,
-    arguments: Map<String, Value>,
-    line: usize,
+/// A ground-truth call the assistant made: when, and by which rule it
+/// matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MadeAt {
+    /// The 1-based line of the scenario file it is written on.
+    pub line: usize,
+    pub api_name: String,
+    /// The turn it was made in.
+    pub turn: usize,
+    pub by: Rule,
 }
 
 /// Makes the assistant for one conversation.
@@ -221,6 +229,7 @@ fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
         stopped: Stop::Error,
         ground_truth: scenario.ground_truth.len(),
         ground_truth_made: 0,
+        made: Vec::new(),
         calls: 0,
         missing: Vec::new(),
         ground_truth_raising: Vec::new(),
@@ -260,13 +269,13 @@ pub fn run_scenario(
                 exception: Some(exception),
             });
         }
-        gold.push(Gold {
+        gold.push(GoldRun {
             api_name: call.api_name.clone(),
             arguments: executed.request.parameters,
-            line: call.line,
+            result: executed.response.into_value(),
         });
     }
-    let mut made = vec![false; gold.len()];
+    let mut made: Vec<Option<(usize, Rule)>> = vec![None; gold.len()];
     let mut transcript = vec![Message {
         from: Speaker::User,
         text: scenario.first_utterance.clone(),
@@ -280,17 +289,18 @@ pub fn run_scenario(
             &mut transcript,
             &gold,
             &mut made,
+            turns,
             &mut calls,
             options.max_calls_per_turn,
         ) {
             Err(e) => break (Stop::Error, Some(e)),
-            Ok(()) if made.iter().all(|m| *m) => break (Stop::Completed, None),
+            Ok(()) if made.iter().all(Option::is_some) => break (Stop::Completed, None),
             Ok(()) => {}
         }
         if turns >= options.max_turns {
             break (Stop::MaxTurns, None);
         }
-        let progress = (made.iter().filter(|m| **m).count(), made.len());
+        let progress = (made.iter().flatten().count(), made.len());
         match user.reply(&transcript, progress) {
             Err(e) => break (Stop::Error, Some(e)),
             Ok(Turn::Leaves) => break (Stop::UserLeft, None),
@@ -312,13 +322,28 @@ pub fn run_scenario(
         turns: completed.then_some(turns),
         turns_taken: turns,
         stopped: stop.0,
-        ground_truth: gold.len(),
-        ground_truth_made: made.iter().filter(|m| **m).count(),
-        calls,
-        missing: gold
+        ground_truth: scenario.ground_truth.len(),
+        ground_truth_made: made.iter().flatten().count(),
+        made: scenario
+            .ground_truth
             .iter()
             .zip(&made)
-            .filter(|(_, made)| !**made)
+            .filter_map(|(g, made)| {
+                let (turn, by) = (*made)?;
+                Some(MadeAt {
+                    line: g.line,
+                    api_name: g.api_name.clone(),
+                    turn,
+                    by,
+                })
+            })
+            .collect(),
+        calls,
+        missing: scenario
+            .ground_truth
+            .iter()
+            .zip(&made)
+            .filter(|(_, made)| made.is_none())
             .map(|(g, _)| CallAt {
                 line: g.line,
                 api_name: g.api_name.clone(),
@@ -337,8 +362,9 @@ fn assistant_turn(
     world: &mut dyn World,
     assistant: &mut dyn Assistant,
     transcript: &mut Vec<Message>,
-    gold: &[Gold],
-    made: &mut [bool],
+    gold: &[GoldRun],
+    made: &mut [Option<(usize, Rule)>],
+    turn: usize,
     calls: &mut usize,
     max_calls: usize,
 ) -> Result<(), String> {
@@ -355,19 +381,19 @@ fn assistant_turn(
             Err(failure) => format!("Exception: cannot read the call: {failure}"),
             Ok(request) => {
                 let executed = world.execute(&request.api_name, request.param_dict, None);
+                let result = executed.response.into_value();
                 let arguments = &executed.request.parameters;
-                if let Some(i) = (0..gold.len()).find(|&i| {
-                    !made[i]
-                        && same_call(
-                            &request.api_name,
-                            arguments,
-                            &gold[i].api_name,
-                            &gold[i].arguments,
-                        )
-                }) {
-                    made[i] = true;
+                // The first ground-truth call not made yet that it is.
+                if let Some((i, rule)) =
+                    (0..gold.len())
+                        .filter(|&i| made[i].is_none())
+                        .find_map(|i| {
+                            Some((i, matches(&request.api_name, arguments, &result, &gold[i])?))
+                        })
+                {
+                    made[i] = Some((turn, rule));
                 }
-                api_text(&executed.response.into_value(), executed.exception)
+                api_text(&result, executed.exception)
             }
         };
         *calls += 1;
@@ -379,7 +405,7 @@ fn assistant_turn(
             from: Speaker::Api,
             text: result,
         });
-        if made.iter().all(|m| *m) {
+        if made.iter().all(Option::is_some) {
             return Ok(());
         }
     }
@@ -508,6 +534,15 @@ mod tests {
         assert!(outcome.completed);
         assert_eq!((outcome.turns, outcome.turns_taken), (Some(2), 2));
         assert_eq!((outcome.calls, outcome.ground_truth_made), (4, 2));
+        let made: Vec<(usize, usize, Rule)> = outcome
+            .made
+            .iter()
+            .map(|m| (m.line, m.turn, m.by))
+            .collect();
+        assert_eq!(
+            made,
+            [(6, 2, Rule::EqualArguments), (7, 2, Rule::EqualArguments)]
+        );
         assert!(outcome.missing.is_empty() && outcome.ground_truth_raising.is_empty());
         // The user heard the question only, never a call or a result.
         assert_eq!(
