@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::assistant::Assistant;
 use super::matching::{matches, GoldRun, Rule};
@@ -275,32 +275,33 @@ pub fn run_scenario(
             result: executed.response.into_value(),
         });
     }
-    let mut made: Vec<Option<(usize, Rule)>> = vec![None; gold.len()];
+    let mut tally = Tally {
+        gold: &gold,
+        made: vec![None; gold.len()],
+        calls: 0,
+    };
     let mut transcript = vec![Message {
         from: Speaker::User,
         text: scenario.first_utterance.clone(),
     }];
     let mut turns = 1;
-    let mut calls = 0;
     let stop = loop {
         match assistant_turn(
             world.as_mut(),
             assistant,
             &mut transcript,
-            &gold,
-            &mut made,
+            &mut tally,
             turns,
-            &mut calls,
             options.max_calls_per_turn,
         ) {
             Err(e) => break (Stop::Error, Some(e)),
-            Ok(()) if made.iter().all(Option::is_some) => break (Stop::Completed, None),
+            Ok(()) if tally.complete() => break (Stop::Completed, None),
             Ok(()) => {}
         }
         if turns >= options.max_turns {
             break (Stop::MaxTurns, None);
         }
-        let progress = (made.iter().flatten().count(), made.len());
+        let progress = (tally.made.iter().flatten().count(), tally.made.len());
         match user.reply(&transcript, progress) {
             Err(e) => break (Stop::Error, Some(e)),
             Ok(Turn::Leaves) => break (Stop::UserLeft, None),
@@ -314,6 +315,7 @@ pub fn run_scenario(
         }
     };
     let completed = stop.0 == Stop::Completed;
+    let (made, calls) = (tally.made, tally.calls);
     ScenarioOutcome {
         file: file.to_string(),
         scenario: scenario.name.clone(),
@@ -356,16 +358,46 @@ pub fn run_scenario(
     }
 }
 
+/// The ground-truth calls made so far (the turn and the rule of each),
+/// and how many calls the assistant made.
+struct Tally<'g> {
+    gold: &'g [GoldRun],
+    made: Vec<Option<(usize, Rule)>>,
+    calls: usize,
+}
+
+impl Tally<'_> {
+    fn complete(&self) -> bool {
+        self.made.iter().all(Option::is_some)
+    }
+
+    /// Count a call the assistant made in `turn`: the first ground-truth
+    /// call not made yet that it is, if any, is made.
+    fn record(
+        &mut self,
+        api_name: &str,
+        arguments: &Map<String, Value>,
+        result: &Value,
+        turn: usize,
+    ) {
+        self.calls += 1;
+        let found = (0..self.gold.len())
+            .filter(|&i| self.made[i].is_none())
+            .find_map(|i| Some((i, matches(api_name, arguments, result, &self.gold[i])?)));
+        if let Some((i, rule)) = found {
+            self.made[i] = Some((turn, rule));
+        }
+    }
+}
+
 /// The assistant's side of one turn: calls until it speaks to the user
 /// (or makes its last allowed call, or every ground-truth call is made).
 fn assistant_turn(
     world: &mut dyn World,
     assistant: &mut dyn Assistant,
     transcript: &mut Vec<Message>,
-    gold: &[GoldRun],
-    made: &mut [Option<(usize, Rule)>],
+    tally: &mut Tally<'_>,
     turn: usize,
-    calls: &mut usize,
     max_calls: usize,
 ) -> Result<(), String> {
     for _ in 0..max_calls {
@@ -378,25 +410,22 @@ fn assistant_turn(
                 });
                 return Ok(());
             }
-            Err(failure) => format!("Exception: cannot read the call: {failure}"),
+            Err(failure) => {
+                tally.calls += 1;
+                format!("Exception: cannot read the call: {failure}")
+            }
             Ok(request) => {
                 let executed = world.execute(&request.api_name, request.param_dict, None);
                 let result = executed.response.into_value();
-                let arguments = &executed.request.parameters;
-                // The first ground-truth call not made yet that it is.
-                if let Some((i, rule)) =
-                    (0..gold.len())
-                        .filter(|&i| made[i].is_none())
-                        .find_map(|i| {
-                            Some((i, matches(&request.api_name, arguments, &result, &gold[i])?))
-                        })
-                {
-                    made[i] = Some((turn, rule));
-                }
+                tally.record(
+                    &request.api_name,
+                    &executed.request.parameters,
+                    &result,
+                    turn,
+                );
                 api_text(&result, executed.exception)
             }
         };
-        *calls += 1;
         transcript.push(Message {
             from: Speaker::Call,
             text,
@@ -405,7 +434,7 @@ fn assistant_turn(
             from: Speaker::Api,
             text: result,
         });
-        if made.iter().all(Option::is_some) {
+        if tally.complete() {
             return Ok(());
         }
     }
