@@ -30,7 +30,7 @@ use crate::formats::read::{json_error, read_text};
 use crate::{Error, Result};
 
 /// The errata of one dialogue's gold call, as reports show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Known {
     pub reason: String,
     pub since: String,
@@ -39,7 +39,7 @@ pub struct Known {
 }
 
 /// An erratum that no longer applies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stale {
     pub file: String,
     pub turn: usize,

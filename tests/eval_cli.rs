@@ -92,6 +92,22 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(per[0]["name"], "add");
     assert_eq!(per[0]["success"], true);
     assert_eq!(per[1]["name"], "find");
+    // Why find failed: the gold FindAlarms against the closest prediction,
+    // the argument that differs, and the call that raised.
+    assert_eq!(per[0].get("why_failed"), None);
+    assert_eq!(
+        per[1]["why_failed"],
+        json!([
+            {"turn": 1, "kind": "missed_gold_call", "api_name": "FindAlarms", "call": 0,
+             "message": "turn 1: gold call FindAlarms not matched; the closest prediction differs in start_range (gold none, predicted \"09:00:00\")",
+             "closest": {"prediction": 0, "arguments": [
+                 {"name": "start_range", "gold": null, "predicted": "09:00:00"}]}},
+            {"turn": 1, "kind": "exception", "api_name": "AddAlarm", "call": 1,
+             "message": "turn 1: AddAlarm raised: Failed to parse API call"}
+        ])
+    );
+    assert_eq!(per[1]["incorrect_action_rate"], 0.0);
+    assert_eq!(per[1].get("bad_action_rate"), None);
     assert_eq!(per[1]["recall"], 0.0);
     // find failed: one turn with an unmatched FindAlarms gold call and
     // unmatched FindAlarms + AddAlarm predictions: faulty planning.
@@ -114,10 +130,17 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(on_disk, summary);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 2 | 50.0 | 33.3 | 50.0 | 0.0 |"),
+        report.contains("| easy | 2 | 50.0 | 50.0 | 33.3 | 50.0 | 50.0 | 0.0 |"),
         "{report}"
     );
-    assert!(report.contains("| Faulty planning | 1 |"), "{report}");
+    assert!(
+        report.contains("| Faulty planning | 1 | 100.0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("- `data/easy/find.json` (easy, recall 0.0, 0 bad actions):\n  - turn 1: gold call FindAlarms not matched"),
+        "{report}"
+    );
     assert!(
         report.contains("| FindAlarms | 1 | 1 | 1 | 1 | 0 |"),
         "{report}"
@@ -129,6 +152,10 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(resumed["resumed"], 2);
     assert_eq!(resumed["precision"], summary["precision"]);
     assert_eq!(resumed["error_types"], summary["error_types"]);
+    assert_eq!(
+        resumed["per_conversation"][1]["why_failed"],
+        summary["per_conversation"][1]["why_failed"]
+    );
     assert!(!String::from_utf8_lossy(&again.stderr).contains("note:"));
     // Each output file records what it was made with.
     let evaluation = &stored["evaluation"];

@@ -83,6 +83,10 @@ pub struct Args {
     /// replay predictors with offline similarity) [default: every core].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Errata files: a failure on a gold call they name (or that a
+    /// dialogue's own `errata` names) is listed as known; scores are unchanged.
+    #[arg(long, value_name = "FILE")]
+    pub errata: Vec<PathBuf>,
     /// Write per-conversation files, summary.json and report.md here; an
     /// existing folder is resumed.
     #[arg(long, help_heading = "Output")]
@@ -170,6 +174,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     } else {
         args.jobs
     };
+    let errata = crate::errata::Errata::load(&args.errata)?;
     let options = RunOptions {
         suite,
         databases: &databases,
@@ -179,6 +184,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         reset: args.reset,
         threads,
         progress: std::io::stderr().is_terminal(),
+        errata: &errata,
     };
     let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());

@@ -99,6 +99,8 @@ pub fn turn_outcomes<'s>(
                     api_name: Cow::Borrowed(call.api_name.as_str()),
                     matched: f.matched.is_some(),
                     bad_action: f.bad_action,
+                    arguments: call.parsed.then_some(Cow::Borrowed(&call.arguments)),
+                    exception: call.exception.as_deref().map(Cow::Borrowed),
                 })
                 .collect();
             let mut golds = Vec::new();
@@ -107,9 +109,12 @@ pub fn turn_outcomes<'s>(
                     api_name: Cow::Borrowed(g.gold.request.api_name.as_str()),
                     matched,
                     bad_action: false,
+                    arguments: Some(Cow::Borrowed(&g.gold.request.parameters)),
+                    exception: None,
                 });
             }
             TurnOutcome {
+                turn: run.turn,
                 has_gold_list: turn.apis.is_some(),
                 gold: golds,
                 predictions,
@@ -246,6 +251,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             .and_then(Value::as_array)
             .ok_or_else(|| format!("turn {t}: no \"predictions\""))?;
         let mut outcome = TurnOutcome {
+            turn: t,
             has_gold_list: turn.get("apis").is_some(),
             stopped_by_bound: turn.get("stopped_by_call_bound") == Some(&Value::Bool(true)),
             ..Default::default()
@@ -254,7 +260,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             if p.get("role").and_then(Value::as_str) != Some("api") {
                 continue;
             }
-            outcome.predictions.push(call_outcome(p, t)?);
+            outcome.predictions.push(call_outcome(p, t, true)?);
         }
         for g in turn
             .get("apis")
@@ -262,7 +268,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             .into_iter()
             .flatten()
         {
-            outcome.gold.push(call_outcome(g, t)?);
+            outcome.gold.push(call_outcome(g, t, false)?);
         }
         outcomes.push(outcome);
     }
@@ -276,7 +282,12 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
     })
 }
 
-fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome<'static>, String> {
+/// A stored call; a prediction (`predicted`) keeps its exception.
+fn call_outcome(
+    call: &Value,
+    turn: usize,
+    predicted: bool,
+) -> Result<CallOutcome<'static>, String> {
     let api_name = call
         .pointer("/request/api_name")
         .and_then(Value::as_str)
@@ -286,6 +297,15 @@ fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome<'static>, Strin
         api_name: Cow::Owned(api_name.to_string()),
         matched: flag("match").ok_or_else(|| format!("turn {turn}: a call without \"match\""))?,
         bad_action: flag("bad_action").unwrap_or(false),
+        arguments: call
+            .pointer("/request/parameters")
+            .and_then(Value::as_object)
+            .map(|a| Cow::Owned(a.clone())),
+        exception: call
+            .get("exception")
+            .and_then(Value::as_str)
+            .filter(|_| predicted)
+            .map(|e| Cow::Owned(e.to_string())),
     })
 }
 

@@ -14,13 +14,28 @@ fn pct(x: f64) -> String {
 
 fn rates_row(name: &str, r: &Rates) -> String {
     format!(
-        "| {name} | {} | {} | {} | {} | {} |\n",
+        "| {name} | {} | {} | {} | {} | {} | {} | {} |\n",
         r.conversations,
         pct(r.success_rate),
+        pct(r.soft_success_rate),
         pct(r.precision),
         pct(r.recall),
+        pct(r.action_precision),
         pct(r.incorrect_action_rate)
     )
+}
+
+/// Table 1's header, after the first column's name.
+pub const TABLE1_HEADER: &str = "| Conversations | Success rate | Soft success rate | Precision | Recall | Action precision | Incorrect-action rate |";
+pub const TABLE1_RULE: &str = "|---|---:|---:|---:|---:|---:|---:|---:|";
+
+/// `n` as a share of `total`, in percent ("-" for no total).
+fn share(n: usize, total: usize) -> String {
+    if total == 0 {
+        "-".to_string()
+    } else {
+        pct(n as f64 / total as f64)
+    }
 }
 
 /// The predictor's settings in words, in parentheses; empty for none.
@@ -92,11 +107,8 @@ pub fn render(summary: &Summary) -> String {
     out.push('\n');
 
     let _ = writeln!(out, "## Results by subset (the paper's Table 1)\n");
-    out.push_str("Rates in percent. Precision, recall and incorrect-action rate pool the calls of all conversations; success rate is the share of conversations that recall every gold call without a bad action.\n\n");
-    out.push_str(
-        "| Subset | Conversations | Success rate | Precision | Recall | Incorrect action rate |\n",
-    );
-    out.push_str("|---|---:|---:|---:|---:|---:|\n");
+    out.push_str("Rates in percent. Precision, recall, action precision and incorrect-action rate pool the calls of all conversations; success rate is the share of conversations that recall every gold call without a bad action, soft success rate the mean of recall × (1 − incorrect-action rate) over conversations.\n\n");
+    let _ = writeln!(out, "| Subset {TABLE1_HEADER}\n{TABLE1_RULE}");
     for (name, subset) in &s.by_subset {
         out.push_str(&rates_row(name, &subset.rates));
     }
@@ -120,11 +132,17 @@ pub fn render(summary: &Summary) -> String {
         out,
         "Over the {failed} failed conversations, as the reference's error analysis counts them: a premature tool call is one bad action in a turn without gold calls; a turn with faulty planning calls tools the gold turn does not (or not the ones it does, or too often); a turn with an incorrect invocation calls the right tools with wrong arguments.\n"
     );
-    out.push_str("| Error type | Count |\n|---|---:|\n");
+    out.push_str("| Error type | Count | Share (%) |\n|---|---:|---:|\n");
     let e = &s.error_types;
-    let _ = writeln!(out, "| Premature tool call | {} |", e.premature_tool_call);
-    let _ = writeln!(out, "| Faulty planning | {} |", e.faulty_planning);
-    let _ = writeln!(out, "| Incorrect invocation | {} |", e.incorrect_invocation);
+    let total = e.premature_tool_call + e.faulty_planning + e.incorrect_invocation;
+    for (name, n) in [
+        ("Premature tool call", e.premature_tool_call),
+        ("Faulty planning", e.faulty_planning),
+        ("Incorrect invocation", e.incorrect_invocation),
+    ] {
+        let _ = writeln!(out, "| {name} | {n} | {} |", share(n, total));
+    }
+    let _ = writeln!(out, "| **all** | {total} | {} |", share(total, total));
 
     let _ = writeln!(out, "\n## Tools that fail most\n");
     let mut tools: Vec<_> = s
@@ -155,6 +173,8 @@ pub fn render(summary: &Summary) -> String {
         }
     }
 
+    failed_conversations(&mut out, s);
+
     let _ = writeln!(out, "\n## Call bound\n");
     let _ = writeln!(
         out,
@@ -164,4 +184,49 @@ pub fn render(summary: &Summary) -> String {
         crate::words::count(s.max_calls_per_turn, "call")
     );
     out
+}
+
+/// Every failed conversation with its reasons, turn by turn.
+fn failed_conversations(out: &mut String, s: &Summary) {
+    let failed: Vec<_> = s
+        .per_conversation
+        .iter()
+        .filter(|c| !c.metrics.success)
+        .collect();
+    let _ = writeln!(out, "\n## Failed conversations\n");
+    if failed.is_empty() {
+        out.push_str("None.\n");
+        return;
+    }
+    let known = failed
+        .iter()
+        .flat_map(|c| &c.why_failed)
+        .filter(|r| r.known.is_some())
+        .count();
+    if known > 0 {
+        let _ = writeln!(
+            out,
+            "{} {} on a gold call whose recorded result is a known erratum (marked *known*); the scores count them as the reference does.\n",
+            crate::words::count(known, "reason"),
+            crate::words::verb(known, "is", "are")
+        );
+    }
+    for c in failed {
+        let _ = writeln!(
+            out,
+            "- `{}` ({}, recall {}, {}):",
+            c.file,
+            c.subset,
+            pct(c.metrics.recall),
+            crate::words::count(c.metrics.bad_actions, "bad action")
+        );
+        for reason in &c.why_failed {
+            let mark = if reason.known.is_some() {
+                " *known*"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "  - {}{mark}", reason.message.replace('|', "\\|"));
+        }
+    }
 }

@@ -13,9 +13,11 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::embeddings::Embeddings;
+use super::failure::Context;
 use super::outcome::{ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
 use super::summary::{Failure, Summary, Tally};
+use crate::errata::{Errata, Erratum};
 use crate::formats::read::{json_error, read_text};
 use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
 use crate::llm::endpoint::sha256_hex;
@@ -72,6 +74,9 @@ pub struct RunOptions<'a> {
     /// Worker threads; `None` uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+    /// Errata files' entries (a dialogue's own come with it): a failure on
+    /// a gold call they name is shown as known.
+    pub errata: &'a Errata,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
@@ -227,7 +232,7 @@ fn evaluate_one(
     // The hash only ties an output file to its source: no output, no hash.
     let sha256 = out.map(|_| sha256_hex(text.as_bytes()));
     if let (Some(out), Some(sha256), false) = (out, &sha256, options.reset) {
-        if let Some(result) = resume(path, out, info, sha256)? {
+        if let Some(result) = resume(path, out, options, info, sha256)? {
             return Ok(result);
         }
     }
@@ -267,7 +272,18 @@ fn evaluate_one(
         conversation.name.clone(),
         conversation.conversation_id.clone(),
     );
-    Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
+    let errata = options.errata.for_dialogue(path, &conversation.errata);
+    let context = Context {
+        injected: options.suite.injected_argument(),
+        errata: &errata,
+    };
+    Ok(ConversationResult::new(
+        id,
+        scoring.metrics,
+        &turns,
+        false,
+        &context,
+    ))
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable
@@ -277,6 +293,7 @@ fn evaluate_one(
 fn resume(
     path: &Path,
     out: &Path,
+    options: &RunOptions<'_>,
     info: &RunInfo,
     conversation_sha256: &str,
 ) -> Result<Option<ConversationResult>> {
@@ -319,11 +336,22 @@ fn resume(
         return Ok(None);
     }
     let id = identity(path, stored.name, stored.conversation_id);
+    // The output file is the conversation as read: its own errata with it.
+    let own: Vec<Erratum> = document
+        .get("errata")
+        .and_then(|e| serde_json::from_value(e.clone()).ok())
+        .unwrap_or_default();
+    let errata = options.errata.for_dialogue(path, &own);
+    let context = Context {
+        injected: options.suite.injected_argument(),
+        errata: &errata,
+    };
     Ok(Some(ConversationResult::new(
         id,
         stored.metrics,
         &stored.turns,
         true,
+        &context,
     )))
 }
 
