@@ -234,11 +234,11 @@ fn openai_predictor_end_to_end() {
     assert!(out.join("summary.json").is_file());
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 1 | 0.0 | 50.0 | 100.0 | 50.0 |"),
+        report.contains("| easy | 1 | 0.0 | 50.0 | 50.0 | 100.0 | 50.0 | 50.0 |"),
         "{report}"
     );
     assert!(
-        report.contains("| hard | 1 | 100.0 | 50.0 | 100.0 | 0.0 |"),
+        report.contains("| hard | 1 | 100.0 | 100.0 | 50.0 | 100.0 | 100.0 | 0.0 |"),
         "{report}"
     );
 
@@ -254,6 +254,53 @@ fn openai_predictor_end_to_end() {
     let again = evaluate(root, &stub.url, &["--api-mode", "exact", "--out", "out"]);
     let resumed: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(resumed["resumed"], 2);
+    // Provenance: the model asked for and the one the server reported
+    // (also when every result is resumed), the template, the inputs' hashes.
+    for run in [&summary, &resumed] {
+        let p = &run["provenance"];
+        assert_eq!(p["model_requested"], "stub-model");
+        assert_eq!(p["models_reported"], json!(["stub-model-0613"]));
+        assert_eq!(p["predictor"], "openai:stub-model");
+        assert_eq!(p["suite"], "tooltalk");
+        assert_eq!(p["talkforge_version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(p["dataset"]["files"], 2);
+        assert_eq!(p["dataset"]["sha256"].as_str().unwrap().len(), 64);
+        assert_eq!(
+            p["databases"]["sha256"],
+            run["settings"]["databases_sha256"]
+        );
+        assert!(
+            p["databases"]["files"]["Alarm.json"]
+                .as_str()
+                .unwrap()
+                .len()
+                == 64
+        );
+        assert_eq!(
+            p["prompt_templates"]["prompts/eval-system.j2"]
+                .as_str()
+                .unwrap()
+                .len(),
+            64
+        );
+        assert!(p["date"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(
+            run["per_conversation"][0]["conversation_sha256"]
+                .as_str()
+                .unwrap()
+                .len(),
+            64
+        );
+    }
+    assert_eq!(
+        summary["provenance"]["dataset"],
+        resumed["provenance"]["dataset"]
+    );
+    let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
+    assert!(
+        report.contains("- model requested `stub-model`; the server reported `stub-model-0613`"),
+        "{report}"
+    );
     assert_eq!(resumed["precision"], 0.5);
     assert_eq!(resumed["success_rate"], 0.5);
     assert_eq!(stub.requests().len(), 6);

@@ -185,6 +185,15 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         threads,
         progress: std::io::stderr().is_terminal(),
         errata: &errata,
+        provenance: crate::eval::provenance::Inputs {
+            databases_folder: databases_dir.display().to_string(),
+            databases_files: crate::eval::provenance::database_files(&databases_dir)?,
+            errata_files: args
+                .errata
+                .iter()
+                .map(|p| crate::eval::provenance::FileHash::of(p))
+                .collect::<Result<_, _>>()?,
+        },
     };
     let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());

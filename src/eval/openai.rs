@@ -35,6 +35,7 @@ use crate::suite::predict::{
 use crate::suite::{Catalog, ToolSpec};
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
+const SYSTEM_TEMPLATE_NAME: &str = "prompts/eval-system.j2";
 
 /// Which tools' documentation each request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -121,6 +122,15 @@ impl Predictor for OpenAiPredictor {
             temperature: self.settings.temperature,
             ..PredictorSettings::default()
         }
+    }
+
+    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
+        [(
+            SYSTEM_TEMPLATE_NAME.to_string(),
+            sha256_hex(SYSTEM_TEMPLATE.as_bytes()),
+        )]
+        .into_iter()
+        .collect()
     }
 
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
@@ -226,6 +236,8 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
         .into_iter()
         .next()
         .ok_or_else(|| PredictError("the model answered without a choice".into()))?;
+    // The model the server says answered, kept with each step (provenance).
+    let model = Some(response.model).filter(|m| !m.is_empty());
     let finish = choice
         .finish_reason
         .map(|f| serde_json::to_value(f).unwrap_or(Value::Null));
@@ -233,7 +245,10 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
     if calls.is_empty() {
         return Ok(Prediction::Text {
             text: choice.message.content.unwrap_or_default(),
-            metadata: Some(json!({"finish_reason": finish})),
+            metadata: Some(match &model {
+                Some(model) => json!({"finish_reason": finish, "model": model}),
+                None => json!({"finish_reason": finish}),
+            }),
         });
     }
     let proposed = calls
@@ -244,6 +259,9 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
                 _ => None,
             };
             let mut metadata = json!({"tool_call_id": call.id});
+            if let Some(model) = &model {
+                metadata["model"] = json!(model);
+            }
             if parameters.is_none() {
                 metadata["arguments"] = json!(call.function.arguments);
             }

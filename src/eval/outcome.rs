@@ -139,6 +139,10 @@ pub struct ConversationResult {
     pub subset: String,
     pub name: String,
     pub conversation_id: String,
+    /// The SHA-256 of the dialogue file evaluated.
+    pub conversation_sha256: Option<String>,
+    /// The models the server said answered (provenance), in order.
+    pub models_reported: Vec<String>,
     pub metrics: Metrics,
     pub assistant_turns: usize,
     pub turns_stopped_by_bound: usize,
@@ -175,11 +179,15 @@ impl Serialize for ConversationResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let m = &self.metrics;
-        let mut s = serializer.serialize_struct("ConversationResult", 22)?;
+        let mut s = serializer.serialize_struct("ConversationResult", 24)?;
         s.serialize_field("file", &self.file)?;
         s.serialize_field("subset", &self.subset)?;
         s.serialize_field("name", &self.name)?;
         s.serialize_field("conversation_id", &self.conversation_id)?;
+        match &self.conversation_sha256 {
+            Some(sha) => s.serialize_field("conversation_sha256", sha)?,
+            None => s.skip_field("conversation_sha256")?,
+        }
         s.serialize_field("predictions", &m.predictions)?;
         s.serialize_field("ground_truths", &m.ground_truths)?;
         s.serialize_field("matches", &m.matches)?;
@@ -202,6 +210,11 @@ impl Serialize for ConversationResult {
             s.skip_field("why_failed")?;
         } else {
             s.serialize_field("why_failed", &self.why_failed)?;
+        }
+        if self.models_reported.is_empty() {
+            s.skip_field("models_reported")?;
+        } else {
+            s.serialize_field("models_reported", &self.models_reported)?;
         }
         s.end()
     }
@@ -247,6 +260,8 @@ impl ConversationResult {
             subset: identity.subset,
             name: identity.name,
             conversation_id: identity.conversation_id,
+            conversation_sha256: None,
+            models_reported: Vec::new(),
             metrics,
             assistant_turns: turns.len(),
             turns_stopped_by_bound: turns.iter().filter(|t| t.stopped_by_bound).count(),
@@ -304,6 +319,8 @@ mod tests {
             subset: "easy".into(),
             name: "A".into(),
             conversation_id: "id-a".into(),
+            conversation_sha256: None,
+            models_reported: Vec::new(),
             metrics,
             assistant_turns: 2,
             turns_stopped_by_bound: 0,
@@ -407,4 +424,19 @@ mod tests {
         assert_eq!(classify(&[premature(false)]), want);
         assert_eq!(classify(&[premature(true)]), want);
     }
+}
+
+/// The distinct `model` values of prediction metadata, in order.
+pub fn models_in<'a>(
+    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
+) -> Vec<String> {
+    let mut models: Vec<String> = Vec::new();
+    for m in metadata.into_iter().flatten() {
+        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
+            if !models.iter().any(|known| known == model) {
+                models.push(model.to_string());
+            }
+        }
+    }
+    models
 }

@@ -130,7 +130,8 @@ pub fn render(summary: &Summary) -> String {
     let _ = writeln!(out, "## Why conversations failed (the paper's Table 2)\n");
     let _ = writeln!(
         out,
-        "Over the {failed} failed conversations, as the reference's error analysis counts them: a premature tool call is one bad action in a turn without gold calls; a turn with faulty planning calls tools the gold turn does not (or not the ones it does, or too often); a turn with an incorrect invocation calls the right tools with wrong arguments.\n"
+        "Over the {}, as the reference's error analysis counts them: a premature tool call is one bad action in a turn without gold calls; a turn with faulty planning calls tools the gold turn does not (or not the ones it does, or too often); a turn with an incorrect invocation calls the right tools with wrong arguments. Shares are of all the errors counted.\n",
+        crate::words::count(failed, "failed conversation")
     );
     out.push_str("| Error type | Count | Share (%) |\n|---|---:|---:|\n");
     let e = &s.error_types;
@@ -183,7 +184,49 @@ pub fn render(summary: &Summary) -> String {
         crate::words::count(s.assistant_turns, "assistant turn"),
         crate::words::count(s.max_calls_per_turn, "call")
     );
+    if let Some(p) = &s.provenance {
+        provenance(&mut out, p);
+    }
     out
+}
+
+fn provenance(out: &mut String, p: &super::provenance::Provenance) {
+    let _ = writeln!(out, "\n## Provenance\n");
+    let _ = writeln!(
+        out,
+        "- talkforge {}, run finished {}; suite `{}`",
+        p.talkforge_version, p.date, p.suite
+    );
+    let _ = writeln!(
+        out,
+        "- dataset: {}, SHA-256 `{}` (each file's in summary.json)",
+        crate::words::count(p.dataset.files, "dialogue"),
+        p.dataset.sha256
+    );
+    let _ = writeln!(
+        out,
+        "- databases `{}`, SHA-256 `{}`:",
+        p.databases.folder, p.databases.sha256
+    );
+    for (name, sha) in &p.databases.files {
+        let _ = writeln!(out, "  - `{name}` `{sha}`");
+    }
+    for errata in &p.errata {
+        let _ = writeln!(out, "- errata `{}` `{}`", errata.file, errata.sha256);
+    }
+    let _ = writeln!(out, "- predictor `{}`", p.predictor);
+    if let Some(model) = &p.model_requested {
+        let reported = if p.models_reported.is_empty() {
+            "no reply named a model".to_string()
+        } else {
+            let names: Vec<String> = p.models_reported.iter().map(|m| format!("`{m}`")).collect();
+            format!("the server reported {}", names.join(", "))
+        };
+        let _ = writeln!(out, "- model requested `{model}`; {reported}");
+    }
+    for (name, sha) in &p.prompt_templates {
+        let _ = writeln!(out, "- prompt template `{name}` `{sha}`");
+    }
 }
 
 /// Every failed conversation with its reasons, turn by turn.
@@ -228,5 +271,107 @@ fn failed_conversations(out: &mut String, s: &Summary) {
             };
             let _ = writeln!(out, "  - {}{mark}", reason.message.replace('|', "\\|"));
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::eval::failure::{Context, FailureKind};
+    use crate::eval::outcome::{CallOutcome, ConversationResult, Identity, TurnOutcome};
+    use crate::eval::output::RunInfo;
+    use crate::eval::provenance::{DatabasesRecord, Dataset, Provenance};
+    use crate::suite::protocol::Metrics;
+
+    /// A run of two conversations, one failed, with a fixed provenance.
+    pub(crate) fn sample_summary(model: &str) -> Summary {
+        let call = |name: &str, matched: bool, bad_action: bool| CallOutcome {
+            api_name: name.to_string().into(),
+            matched,
+            bad_action,
+            arguments: Some(std::borrow::Cow::Owned(
+                serde_json::json!({"time": if matched {"07:00:00"} else {"08:00:00"}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )),
+            exception: None,
+        };
+        let id = |name: &str, subset: &str| Identity {
+            file: format!("data/{subset}/{name}.json"),
+            subset: subset.into(),
+            name: name.into(),
+            conversation_id: name.into(),
+        };
+        let good = ConversationResult::new(
+            id("add", "easy"),
+            Metrics::from_counts(1, 1, 1, 1, 1, 0),
+            &[TurnOutcome {
+                turn: 1,
+                has_gold_list: true,
+                gold: vec![call("AddAlarm", true, false)],
+                predictions: vec![call("AddAlarm", true, false)],
+                stopped_by_bound: false,
+            }],
+            false,
+            &Context::default(),
+        );
+        let mut gold = call("AddAlarm", false, false);
+        gold.arguments = Some(std::borrow::Cow::Owned(
+            serde_json::json!({"time": "07:00:00"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ));
+        let bad = ConversationResult::new(
+            id("wake", "hard"),
+            Metrics::from_counts(1, 1, 0, 1, 0, 1),
+            &[TurnOutcome {
+                turn: 3,
+                has_gold_list: true,
+                gold: vec![gold],
+                predictions: vec![call("AddAlarm", false, true)],
+                stopped_by_bound: false,
+            }],
+            false,
+            &Context::default(),
+        );
+        assert_eq!(bad.why_failed[0].kind, FailureKind::MissedGoldCall);
+        let info = RunInfo {
+            predictor: format!("openai:{model}"),
+            settings: crate::suite::predict::PredictorSettings {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            similarity: "lexical".into(),
+            max_calls_per_turn: 10,
+            databases_sha256: "d".repeat(64),
+            talkforge_version: "0.1.0".into(),
+        };
+        let mut summary = Summary::new(vec![good, bad], info);
+        summary.provenance = Some(Provenance {
+            talkforge_version: "0.1.0".into(),
+            date: "2026-11-26T12:00:00Z".into(),
+            suite: "tooltalk".into(),
+            dataset: Dataset::of([("a.json", "1"), ("b.json", "2")]),
+            databases: DatabasesRecord {
+                folder: "databases".into(),
+                sha256: "d".repeat(64),
+                files: BTreeMap::from([("Alarm.json".into(), "a".repeat(64))]),
+            },
+            errata: Vec::new(),
+            predictor: format!("openai:{model}"),
+            model_requested: Some(model.into()),
+            models_reported: vec![format!("{model}-0613")],
+            prompt_templates: BTreeMap::from([("prompts/eval-system.j2".into(), "b".repeat(64))]),
+        });
+        summary
+    }
+
+    #[test]
+    fn the_report_of_a_run_with_a_failed_conversation() {
+        insta::assert_snapshot!(render(&sample_summary("gpt-x")));
     }
 }

@@ -14,8 +14,9 @@ use serde_json::Value;
 
 use super::embeddings::Embeddings;
 use super::failure::Context;
-use super::outcome::{ConversationResult, Identity};
+use super::outcome::{models_in, ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
+use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use super::summary::{Failure, Summary, Tally};
 use crate::errata::{Errata, Erratum};
 use crate::formats::read::{json_error, read_text};
@@ -77,6 +78,8 @@ pub struct RunOptions<'a> {
     /// Errata files' entries (a dialogue's own come with it): a failure on
     /// a gold call they name is shown as known.
     pub errata: &'a Errata,
+    /// What the summary's provenance records of the inputs.
+    pub provenance: provenance::Inputs,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
@@ -160,6 +163,7 @@ pub fn evaluate_files(
     run?;
     let mut summary = tally.summary(info, per_conversation);
     summary.failures = failures;
+    summary.provenance = Some(provenance_of(&summary, predictor, options));
     if let Some(dir) = &options.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -190,6 +194,45 @@ pub fn evaluate_files(
         )));
     }
     Ok(summary)
+}
+
+fn provenance_of(
+    summary: &Summary,
+    predictor: &dyn Predictor,
+    options: &RunOptions<'_>,
+) -> Provenance {
+    let mut models_reported: Vec<String> = Vec::new();
+    for model in summary
+        .per_conversation
+        .iter()
+        .flat_map(|c| &c.models_reported)
+    {
+        if !models_reported.contains(model) {
+            models_reported.push(model.clone());
+        }
+    }
+    let inputs = &options.provenance;
+    Provenance {
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: provenance::now(),
+        suite: options.suite.name().to_string(),
+        dataset: Dataset::of(summary.per_conversation.iter().map(|c| {
+            (
+                c.file.as_str(),
+                c.conversation_sha256.as_deref().unwrap_or_default(),
+            )
+        })),
+        databases: DatabasesRecord {
+            folder: inputs.databases_folder.clone(),
+            sha256: options.databases_sha256.clone(),
+            files: inputs.databases_files.clone(),
+        },
+        errata: inputs.errata_files.clone(),
+        predictor: predictor.name(),
+        model_requested: summary.settings.settings.model.clone(),
+        models_reported,
+        prompt_templates: predictor.prompt_templates(),
+    }
 }
 
 /// The JSON summary (`--format json`, `summary.json`).
@@ -229,10 +272,11 @@ fn evaluate_one(
     info: &RunInfo,
 ) -> Result<ConversationResult> {
     let text = read_text(path)?;
-    // The hash only ties an output file to its source: no output, no hash.
-    let sha256 = out.map(|_| sha256_hex(text.as_bytes()));
-    if let (Some(out), Some(sha256), false) = (out, &sha256, options.reset) {
-        if let Some(result) = resume(path, out, options, info, sha256)? {
+    // Ties an output file to its source, and the summary to its dataset.
+    let sha256 = sha256_hex(text.as_bytes());
+    if let (Some(out), false) = (out, options.reset) {
+        if let Some(mut result) = resume(path, out, options, info, &sha256)? {
+            result.conversation_sha256 = Some(sha256);
             return Ok(result);
         }
     }
@@ -257,9 +301,9 @@ fn evaluate_one(
             path.display()
         )));
     }
-    if let (Some(out), Some(sha256)) = (out, &sha256) {
+    if let Some(out) = out {
         let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
-        annotate(&mut document, &simulation, &scoring, info, sha256);
+        annotate(&mut document, &simulation, &scoring, info, &sha256);
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -277,13 +321,15 @@ fn evaluate_one(
         injected: options.suite.injected_argument(),
         errata: &errata,
     };
-    Ok(ConversationResult::new(
-        id,
-        scoring.metrics,
-        &turns,
-        false,
-        &context,
-    ))
+    let mut result = ConversationResult::new(id, scoring.metrics, &turns, false, &context);
+    result.conversation_sha256 = Some(sha256);
+    result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
+        t.calls
+            .iter()
+            .map(|c| c.metadata.as_ref())
+            .chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
+    }));
+    Ok(result)
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable
@@ -346,13 +392,18 @@ fn resume(
         injected: options.suite.injected_argument(),
         errata: &errata,
     };
-    Ok(Some(ConversationResult::new(
-        id,
-        stored.metrics,
-        &stored.turns,
-        true,
-        &context,
-    )))
+    let mut result = ConversationResult::new(id, stored.metrics, &stored.turns, true, &context);
+    result.models_reported = models_in(
+        document
+            .get("conversation")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|turn| turn.get("predictions").and_then(Value::as_array))
+            .flatten()
+            .map(|p| p.get("metadata")),
+    );
+    Ok(Some(result))
 }
 
 /// The deepest folder holding every file.

@@ -109,6 +109,11 @@ pub struct Summary {
     /// bound). Resumed conversations were made with the same settings:
     /// any other is evaluated again.
     pub settings: RunInfo,
+    /// Where the numbers came from: versions, date, hashes of the dataset,
+    /// databases and errata, the models asked for and reported, the
+    /// prompt templates (absent only in summaries built outside a run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::provenance::Provenance>,
     /// Conversations taken from an earlier run in the output folder.
     pub resumed: usize,
     /// Table 2, over the failed conversations.
@@ -204,6 +209,7 @@ impl Tally {
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),
             settings: info,
+            provenance: None,
             resumed,
             error_types,
             by_subset,

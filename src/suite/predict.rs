@@ -191,6 +191,12 @@ pub trait Predictor: Sync {
         PredictorSettings::default()
     }
 
+    /// The templates its prompts are rendered from, each name with the
+    /// SHA-256 of its text (none for a predictor that sends no prompt).
+    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
+        Default::default()
+    }
+
     /// What the assistant does next in `input.turn`.
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
 }
