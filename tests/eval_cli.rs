@@ -510,3 +510,65 @@ fn bad_input_exits_2_with_the_place() {
         "--max-calls-per-turn",
     );
 }
+
+/// The state check: `add` sets 06:00 instead of 07:00 (a different write
+/// at the alarm the gold call creates) and deletes the 08:00 alarm (a
+/// write the gold never made); `find` only reads. Scores are ToolTalk's.
+#[test]
+fn the_state_check_reports_collateral_damage_beside_the_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    let predictions = r#"{"conversation_id": "add", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": "06:00:00"}}}, {"role": "api", "request": {"api_name": "DeleteAlarm", "parameters": {"alarm_id": "aaaa-bbbb"}}}, {"role": "assistant", "text": "Set."}]}
+{"conversation_id": "find", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "FindAlarms", "parameters": {}}}, {"role": "assistant", "text": "One."}]}
+"#;
+    std::fs::write(root.join("p.jsonl"), predictions).unwrap();
+    let args = [
+        "--predictor",
+        "replay",
+        "--predictions",
+        "p.jsonl",
+        "--format",
+        "json",
+        "--out",
+        "out",
+    ];
+    let output = evaluate(root, &args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = json_of(&output);
+    assert_eq!(summary["bad_actions"], 2);
+    assert_eq!(
+        summary["state_check"],
+        json!({"conversations_checked": 2, "conversations_with_collateral": 1,
+               "conversations_clean": 1, "collateral": 1, "missing": 0, "different": 1})
+    );
+    let per = summary["per_conversation"].as_array().unwrap();
+    let writes = &per[0]["state_check"]["writes"];
+    assert_eq!(
+        *writes,
+        json!([
+            {"turn": 1, "kind": "collateral", "database": "Alarm", "record": "alice", "item": "aaaa-bbbb"},
+            {"turn": 1, "kind": "different", "database": "Alarm", "record": "alice", "item": "5bff-dd80"}
+        ])
+    );
+    assert_eq!(per[1]["state_check"]["writes"], json!([]));
+    // Resumed from the output files: the same check.
+    let again = json_of(&evaluate(root, &args));
+    assert_eq!(again["resumed"], 2);
+    assert_eq!(again["state_check"], summary["state_check"]);
+    assert_eq!(
+        again["per_conversation"][0]["state_check"],
+        per[0]["state_check"]
+    );
+    let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
+    assert!(
+        report.contains("2 conversations checked: 1 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 0 missing, 1 different."),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "turn 1 collateral Alarm.alice.aaaa-bbbb, turn 1 different Alarm.alice.5bff-dd80"
+        ),
+        "{report}"
+    );
+}

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::failure::{explain, Context, FailureReason};
 use crate::suite::protocol::Metrics;
+use crate::suite::state::StateCheck;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,6 +152,9 @@ pub struct ConversationResult {
     pub resumed: bool,
     /// Why it failed, turn by turn (empty when it succeeded).
     pub why_failed: Vec<FailureReason>,
+    /// Where the predicted worlds differ from the gold ones; `None` when
+    /// the suite cannot compare worlds.
+    pub state_check: Option<StateCheck>,
     /// Not serialised: the summary's per-tool table gathers these.
     pub tools: ToolTallies,
 }
@@ -179,7 +183,7 @@ impl Serialize for ConversationResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let m = &self.metrics;
-        let mut s = serializer.serialize_struct("ConversationResult", 24)?;
+        let mut s = serializer.serialize_struct("ConversationResult", 25)?;
         s.serialize_field("file", &self.file)?;
         s.serialize_field("subset", &self.subset)?;
         s.serialize_field("name", &self.name)?;
@@ -210,6 +214,10 @@ impl Serialize for ConversationResult {
             s.skip_field("why_failed")?;
         } else {
             s.serialize_field("why_failed", &self.why_failed)?;
+        }
+        match &self.state_check {
+            Some(check) => s.serialize_field("state_check", check)?,
+            None => s.skip_field("state_check")?,
         }
         if self.models_reported.is_empty() {
             s.skip_field("models_reported")?;
@@ -268,6 +276,7 @@ impl ConversationResult {
             error_types,
             resumed,
             why_failed,
+            state_check: None,
             tools,
         }
     }
@@ -327,6 +336,7 @@ mod tests {
             error_types: ErrorTypes::default(),
             resumed: false,
             why_failed: Vec::new(),
+            state_check: None,
             tools: ToolTallies::default(),
         };
         let mut want = serde_json::json!({

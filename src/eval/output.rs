@@ -15,6 +15,7 @@ use super::outcome::{CallOutcome, TurnOutcome};
 use crate::dialogue::{Conversation, Role};
 use crate::suite::predict::PredictedCall;
 use crate::suite::protocol::{Metrics, Scoring, Simulation};
+use crate::suite::state::StateCheck;
 
 pub use crate::suite::predict::PredictorSettings;
 
@@ -176,6 +177,13 @@ pub fn annotate(
             "metrics".into(),
             serde_json::to_value(scoring.metrics).expect("metrics serialize"),
         );
+        if let Some(writes) = &simulation.state {
+            let check = StateCheck::new(writes.clone());
+            root.insert(
+                "state_check".into(),
+                serde_json::to_value(check).expect("a state check serializes"),
+            );
+        }
         root.insert("evaluation".into(), info.to_json(conversation_sha256));
     }
 }
@@ -208,6 +216,8 @@ fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Val
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
     pub predictor: String,
+    /// The state check, when the run made one.
+    pub state_check: Option<StateCheck>,
     /// The stored `evaluation` object, as written.
     pub evaluation: Value,
     pub name: String,
@@ -272,8 +282,15 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
         }
         outcomes.push(outcome);
     }
+    let state_check = match document.get("state_check") {
+        None => None,
+        Some(v) => {
+            Some(serde_json::from_value(v.clone()).map_err(|e| format!("\"state_check\": {e}"))?)
+        }
+    };
     Ok(Stored {
         predictor,
+        state_check,
         evaluation: document.get("evaluation").cloned().unwrap_or(Value::Null),
         name: text("name"),
         conversation_id: text("conversation_id"),

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::output::PredictorSettings;
 use super::summary::{Rates, Summary};
+use crate::suite::state::WriteKind;
 
 /// How many tools the "fail most" table lists.
 const WORST_TOOLS: usize = 10;
@@ -175,6 +176,7 @@ pub fn render(summary: &Summary) -> String {
     }
 
     failed_conversations(&mut out, s);
+    state_check(&mut out, s);
 
     let _ = writeln!(out, "\n## Call bound\n");
     let _ = writeln!(
@@ -271,6 +273,71 @@ fn failed_conversations(out: &mut String, s: &Summary) {
             };
             let _ = writeln!(out, "  - {}{mark}", reason.message.replace('|', "\\|"));
         }
+    }
+}
+
+/// The state check: totals, then each conversation whose worlds differ.
+fn state_check(out: &mut String, s: &Summary) {
+    let Some(t) = &s.state_check else { return };
+    let _ = writeln!(out, "\n## State check\n");
+    let _ = writeln!(
+        out,
+        "After each assistant turn the world the predictions left is compared with the world the gold calls leave, record by record and item by item: *collateral* is a write the gold calls never made, *missing* a gold write the predictions did not make, *different* a place both wrote differently. It is reported beside the suite's metrics and changes none of them.\n"
+    );
+    let _ = writeln!(
+        out,
+        "{} checked: {} ended as the gold worlds, {} left collateral damage; {} collateral {}, {} missing, {} different.",
+        crate::words::count(t.conversations_checked, "conversation"),
+        t.conversations_clean,
+        t.conversations_with_collateral,
+        t.collateral,
+        crate::words::noun_for(t.collateral, "write"),
+        t.missing,
+        t.different
+    );
+    let differing: Vec<_> = s
+        .per_conversation
+        .iter()
+        .filter_map(|c| Some((c, c.state_check.as_ref().filter(|k| !k.clean())?)))
+        .collect();
+    if differing.is_empty() {
+        return;
+    }
+    out.push_str("\n| Conversation | Collateral | Missing | Different | Places |\n|---|---:|---:|---:|---|\n");
+    for (c, check) in differing {
+        let places: Vec<String> = check
+            .writes
+            .iter()
+            .take(5)
+            .map(|w| {
+                let item = w
+                    .item
+                    .as_deref()
+                    .map(|i| format!(".{i}"))
+                    .unwrap_or_default();
+                let kind = match w.kind {
+                    WriteKind::Collateral => "collateral",
+                    WriteKind::Missing => "missing",
+                    WriteKind::Different => "different",
+                };
+                format!("turn {} {kind} {}.{}{item}", w.turn, w.database, w.record)
+            })
+            .collect();
+        let more = check.writes.len().saturating_sub(5);
+        let more = if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {}{more} |",
+            c.file,
+            check.collateral,
+            check.missing,
+            check.different,
+            places.join(", ").replace('|', "\\|")
+        );
     }
 }
 

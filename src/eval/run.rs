@@ -25,6 +25,7 @@ use crate::llm::endpoint::sha256_hex;
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
 use crate::suite::protocol::SimulateError;
+use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
 
@@ -323,6 +324,7 @@ fn evaluate_one(
     };
     let mut result = ConversationResult::new(id, scoring.metrics, &turns, false, &context);
     result.conversation_sha256 = Some(sha256);
+    result.state_check = simulation.state.clone().map(StateCheck::new);
     result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
         t.calls
             .iter()
@@ -393,6 +395,7 @@ fn resume(
         errata: &errata,
     };
     let mut result = ConversationResult::new(id, stored.metrics, &stored.turns, true, &context);
+    result.state_check = stored.state_check;
     result.models_reported = models_in(
         document
             .get("conversation")

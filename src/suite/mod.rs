@@ -20,6 +20,7 @@ pub mod docs;
 pub mod predict;
 pub mod protocol;
 pub mod similarity;
+pub mod state;
 
 pub use catalog::{
     ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
@@ -124,6 +125,12 @@ pub trait World: Send {
 
     /// An independent copy of the world as it stands.
     fn boxed_clone(&self) -> Box<dyn World>;
+
+    /// The world's databases as they stand, for the state check
+    /// ([`state`]); `None` for a world that cannot show them.
+    fn tables(&self) -> Option<&crate::sim::Tables> {
+        None
+    }
 }
 
 /// One record added to a database by [`Suite::seed_databases`].

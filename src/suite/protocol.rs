@@ -73,6 +73,10 @@ pub struct Simulation<'c> {
     pub turns: Vec<TurnRun>,
     /// Every gold call in order, as scoring compares them.
     pub gold: Vec<GoldRef<'c>>,
+    /// The state check ([`crate::suite::state`]): after each assistant
+    /// turn, where the predicted world differs from the gold one; `None`
+    /// for a protocol or world that cannot compare worlds.
+    pub state: Option<Vec<crate::suite::state::StateWrite>>,
 }
 
 /// Why a conversation could not be simulated.

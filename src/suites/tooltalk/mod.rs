@@ -127,4 +127,8 @@ impl crate::suite::World for World {
     fn boxed_clone(&self) -> Box<dyn crate::suite::World> {
         Box::new(self.clone())
     }
+
+    fn tables(&self) -> Option<&crate::sim::Tables> {
+        Some(World::tables(self))
+    }
 }

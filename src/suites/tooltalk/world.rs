@@ -119,6 +119,11 @@ impl World {
         self.now
     }
 
+    /// The databases as they stand.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
     pub fn session_token(&self) -> Option<&str> {
         self.session_token.as_deref()
     }
