@@ -14,7 +14,7 @@ use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
 use crate::eval::replay::{Replay, Shape};
-use crate::eval::run::write_json;
+use crate::eval::run::{evaluate_trials, write_json};
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::Endpoint;
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
@@ -70,6 +70,11 @@ pub struct Args {
     /// Sampling temperature sent to the model [default: the server's].
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// Evaluate each conversation N times and report pass^1 .. pass^N (the
+    /// chance that all k trials succeed); each trial's output goes to
+    /// --out's trial-T folder. The openai predictor needs --temperature above 0.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub trials: usize,
     /// Stop an assistant turn that asks for more calls than this.
     #[arg(long, default_value_t = DEFAULT_MAX_CALLS_PER_TURN)]
     pub max_calls_per_turn: usize,
@@ -134,31 +139,48 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let suite = crate::suites::of_files(&files, forced)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
-    let predictor: Box<dyn Predictor> = match args.predictor {
-        PredictorKind::Oracle => Box::new(Oracle),
-        PredictorKind::Replay => {
-            let path = args.predictions.as_ref().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?;
-            let replay = Replay::load(path)?;
-            let shapes = files
-                .iter()
-                .map(|f| Shape::read(f))
-                .collect::<Result<Vec<_>, _>>()?;
-            replay.check(&shapes)?;
-            Box::new(replay)
-        }
-        PredictorKind::Openai => Box::new(OpenAiPredictor::new(
-            args.endpoint()?,
-            OpenAiSettings {
-                catalog: suite.catalog(),
-                model: args.model.clone(),
-                api_mode: args.api_mode,
-                docs: !args.no_docs,
-                temperature: args.temperature,
-                cache: args.cache.folder("chat"),
-            },
-        )),
+    if args.trials == 0 {
+        return Err(Error::Usage("--trials must be at least 1".into()));
+    }
+    if args.trials > 1
+        && args.predictor == PredictorKind::Openai
+        && !args.temperature.is_some_and(|t| t > 0.0)
+    {
+        return Err(Error::Usage(format!(
+            "--trials {} needs --temperature above 0: trials at one temperature of 0 (or the server's unknown default) say nothing about reliability",
+            args.trials
+        )));
+    }
+    // Trial `t` of a run of several (None for a single run).
+    let trial_of = |t: usize| (args.trials > 1).then_some(t);
+    let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
+        Ok(match args.predictor {
+            PredictorKind::Oracle => Box::new(Oracle),
+            PredictorKind::Replay => {
+                let path = args.predictions.as_ref().ok_or_else(|| {
+                    Error::Usage("--predictor replay needs --predictions FILE".into())
+                })?;
+                let replay = Replay::load(path)?;
+                let shapes = files
+                    .iter()
+                    .map(|f| Shape::read(f))
+                    .collect::<Result<Vec<_>, _>>()?;
+                replay.check(&shapes)?;
+                Box::new(replay)
+            }
+            PredictorKind::Openai => Box::new(OpenAiPredictor::new(
+                args.endpoint()?,
+                OpenAiSettings {
+                    catalog: suite.catalog(),
+                    model: args.model.clone(),
+                    api_mode: args.api_mode,
+                    docs: !args.no_docs,
+                    temperature: args.temperature,
+                    cache: args.cache.folder("chat"),
+                    trial: trial_of(trial),
+                },
+            )),
+        })
     };
     let similarity: Box<dyn Similarity> = match args.similarity {
         SimilarityKind::Lexical => Box::new(Lexical),
@@ -195,16 +217,30 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 .collect::<Result<_, _>>()?,
         },
     };
-    let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
+    let summary = if args.trials > 1 {
+        evaluate_trials(
+            &files,
+            args.trials,
+            &make_predictor,
+            similarity.as_ref(),
+            &options,
+        )?
+    } else {
+        let predictor = make_predictor(1)?;
+        evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?
+    };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = match args.format {
         OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
         OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
     };
     let _ = stdout.flush();
-    Ok(Status::from_findings(
-        summary.successes < summary.rates.conversations,
-    ))
+    // With trials: a finding unless every conversation succeeded every time.
+    let failed = match &summary.trials {
+        Some(t) => t.all.pass_hat.last().is_some_and(|p| *p < 1.0),
+        None => summary.successes < summary.rates.conversations,
+    };
+    Ok(Status::from_findings(failed))
 }
 
 fn human(s: &Summary) -> String {
@@ -246,6 +282,20 @@ fn human(s: &Summary) -> String {
         out += &format!(
             "{} assistant turns stopped by the call bound ({})\n",
             s.turns_stopped_by_bound, s.max_calls_per_turn
+        );
+    }
+    if let Some(t) = &s.trials {
+        let figures: Vec<String> = t
+            .all
+            .pass_hat
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
+            .collect();
+        out += &format!(
+            "over {} trials: {} (the figures above are trial 1's)\n",
+            t.trials,
+            figures.join(", ")
         );
     }
     if s.resumed > 0 {

@@ -18,6 +18,7 @@ pub mod openai;
 pub mod oracle;
 pub mod outcome;
 pub mod output;
+pub mod passk;
 pub mod provenance;
 pub mod replay;
 pub mod report;

@@ -59,6 +59,9 @@ pub struct OpenAiSettings {
     pub temperature: Option<f32>,
     /// The request cache folder; `None` disables it.
     pub cache: Option<PathBuf>,
+    /// The trial of a run of several (`--trials`): each trial's replies
+    /// are cached apart, so a rerun answers each trial as it answered.
+    pub trial: Option<usize>,
 }
 
 pub struct OpenAiPredictor {
@@ -80,7 +83,12 @@ impl OpenAiPredictor {
         let endpoint = &self.endpoint;
         let cache_path = self.settings.cache.as_ref().map(|dir| {
             let text = serde_json::to_string(body).expect("JSON values serialize");
-            let key = sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes());
+            let key = match self.settings.trial {
+                None => sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes()),
+                Some(trial) => {
+                    sha256_hex(format!("{}\ntrial {trial}\n{text}", endpoint.base_url()).as_bytes())
+                }
+            };
             dir.join(format!("{key}.json"))
         });
         if let Some(cached) = cache_path
@@ -120,6 +128,7 @@ impl Predictor for OpenAiPredictor {
             api_mode: mode,
             no_docs: Some(!self.settings.docs),
             temperature: self.settings.temperature,
+            trial: self.settings.trial,
             ..PredictorSettings::default()
         }
     }

@@ -175,6 +175,9 @@ pub fn render(summary: &Summary) -> String {
         }
     }
 
+    if let Some(trials) = &s.trials {
+        pass_hat(&mut out, trials);
+    }
     failed_conversations(&mut out, s);
     state_check(&mut out, s);
 
@@ -273,6 +276,29 @@ fn failed_conversations(out: &mut String, s: &Summary) {
             };
             let _ = writeln!(out, "  - {}{mark}", reason.message.replace('|', "\\|"));
         }
+    }
+}
+
+/// pass^k per subset and overall.
+fn pass_hat(out: &mut String, t: &super::passk::Trials) {
+    let _ = writeln!(out, "\n## Reliability over {} trials (pass^k)\n", t.trials);
+    let _ = writeln!(
+        out,
+        "pass^k is the chance that all k of k trials of a conversation succeed (tau-bench's measure), estimated from the {} trials as C(c, k) / C(n, k) with c the conversation's successes, in percent, averaged over conversations. The tables above are the first trial's; each trial's are in its `trial-T` folder.\n",
+        t.trials
+    );
+    let ks: Vec<String> = (1..=t.trials).map(|k| format!("pass^{k}")).collect();
+    let _ = writeln!(out, "| Subset | Conversations | {} |", ks.join(" | "));
+    let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(t.trials));
+    let row = |name: &str, p: &super::passk::PassHat| {
+        let cells: Vec<String> = p.pass_hat.iter().map(|x| pct(*x)).collect();
+        format!("| {name} | {} | {} |\n", p.units, cells.join(" | "))
+    };
+    for (name, p) in &t.by_subset {
+        out.push_str(&row(name, p));
+    }
+    if t.by_subset.len() != 1 {
+        out.push_str(&row("**all**", &t.all));
     }
 }
 

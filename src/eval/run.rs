@@ -16,6 +16,7 @@ use super::embeddings::Embeddings;
 use super::failure::Context;
 use super::outcome::{models_in, ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
+use super::passk::Trials;
 use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use super::summary::{Failure, Summary, Tally};
 use crate::errata::{Errata, Erratum};
@@ -60,6 +61,7 @@ impl Similarity for super::embeddings::Embeddings {
 }
 
 /// How to run.
+#[derive(Clone)]
 pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
@@ -234,6 +236,49 @@ fn provenance_of(
         models_reported,
         prompt_templates: predictor.prompt_templates(),
     }
+}
+
+/// Evaluate `files` in `n` trials, each with the predictor `predictor(t)`
+/// makes for trial `t` (1-based), each trial's output in `out/trial-t`,
+/// and summarise: the first trial's figures with pass^1 .. pass^n over all
+/// the trials (`trials`), also written to `out`'s `summary.json` and
+/// `report.md`.
+pub fn evaluate_trials(
+    files: &[PathBuf],
+    n: usize,
+    predictor: &dyn Fn(usize) -> Result<Box<dyn Predictor>>,
+    similarity: &dyn Similarity,
+    options: &RunOptions<'_>,
+) -> Result<Summary> {
+    let mut outcomes = Vec::with_capacity(n);
+    let mut first: Option<Summary> = None;
+    for trial in 1..=n {
+        let mut trial_options = options.clone();
+        trial_options.out = options
+            .out
+            .as_ref()
+            .map(|dir| dir.join(format!("trial-{trial}")));
+        let predictor = predictor(trial)?;
+        let summary = evaluate_files(files, predictor.as_ref(), similarity, &trial_options)?;
+        outcomes.push(
+            summary
+                .per_conversation
+                .iter()
+                .map(|c| (c.file.clone(), c.subset.clone(), c.metrics.success))
+                .collect::<Vec<_>>(),
+        );
+        first.get_or_insert(summary);
+    }
+    let mut summary = first.ok_or_else(|| Error::Usage("--trials must be at least 1".into()))?;
+    summary.trials = Some(Trials::new(&outcomes));
+    if let Some(dir) = &options.out {
+        atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
+        atomic_write(
+            &dir.join("report.md"),
+            super::report::render(&summary).as_bytes(),
+        )?;
+    }
+    Ok(summary)
 }
 
 /// The JSON summary (`--format json`, `summary.json`).

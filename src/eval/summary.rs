@@ -114,6 +114,10 @@ pub struct Summary {
     /// prompt templates (absent only in summaries built outside a run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<super::provenance::Provenance>,
+    /// With `--trials N`: pass^1 .. pass^N over the trials (the figures
+    /// above are the first trial's; each trial's are in `trial-T/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<super::passk::Trials>,
     /// Conversations taken from an earlier run in the output folder.
     pub resumed: usize,
     /// Table 2, over the failed conversations.
@@ -244,6 +248,7 @@ impl Tally {
             similarity: info.similarity.clone(),
             settings: info,
             provenance: None,
+            trials: None,
             resumed,
             error_types,
             state_check: state,

@@ -178,6 +178,10 @@ pub struct PredictorSettings {
     pub predictions: Option<String>,
     /// SHA-256 of the predictions file's bytes (replay).
     pub predictions_sha256: Option<String>,
+    /// The trial (1-based) of a run of several (`--trials`), for a
+    /// predictor whose answers vary from trial to trial; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<usize>,
 }
 
 /// An assistant under evaluation.
