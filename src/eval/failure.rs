@@ -154,9 +154,6 @@ fn missed(
     gold: &CallOutcome<'_>,
     context: &Context<'_>,
 ) -> FailureReason {
-    let known = errata::at(context.errata, turn.turn, g)
-        .filter(|e| e.erratum.api_name == gold.api_name)
-        .map(Entry::known);
     // Unmatched predictions of the tool first: a matched one answered
     // another gold call.
     let closest = turn
@@ -174,6 +171,15 @@ fn missed(
             arguments,
             exception: p.exception.as_deref().map(str::to_string),
         });
+    // The erratum explains the failure only where a prediction agreed with
+    // the gold call in every argument: the comparator then told them apart
+    // by the recorded result, which is known to be wrong.
+    let agreed = closest
+        .as_ref()
+        .is_some_and(|c| c.arguments.is_empty() && c.exception.is_none());
+    let known = errata::at(context.errata, turn.turn, g)
+        .filter(|e| agreed && e.erratum.api_name == gold.api_name)
+        .map(Entry::known);
     let what = match &closest {
         Some(c) if c.exception.is_some() => format!(
             "the closest prediction raised: {}",
@@ -395,12 +401,12 @@ mod tests {
     }
 
     #[test]
-    fn a_missed_gold_call_with_an_erratum_is_marked_known() {
+    fn a_missed_gold_call_whose_prediction_agreed_is_marked_known_by_its_erratum() {
         let turn = TurnOutcome {
             turn: 1,
             has_gold_list: true,
             gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
-            predictions: vec![],
+            predictions: vec![call("GetReminders", false, false, Some(json!({})), None)],
             stopped_by_bound: true,
         };
         let entry = Entry {
@@ -424,8 +430,25 @@ mod tests {
         );
         assert_eq!(reasons.len(), 2);
         assert_eq!(reasons[0].known.as_ref().unwrap().reason, "trimmed");
-        assert!(reasons[0].message.contains("the turn made no call"));
+        assert!(reasons[0].message.contains("the same arguments"));
         assert!(reasons[0].message.contains("known erratum: trimmed"));
         assert_eq!(reasons[1].kind, FailureKind::CallBound);
+        // A turn that never made the call fails whatever the recording says.
+        let missed = TurnOutcome {
+            turn: 1,
+            has_gold_list: true,
+            gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
+            predictions: vec![],
+            stopped_by_bound: false,
+        };
+        let reasons = explain(
+            &[missed],
+            &Context {
+                injected: None,
+                errata: std::slice::from_ref(&entry),
+            },
+        );
+        assert_eq!(reasons[0].known, None);
+        assert!(reasons[0].message.contains("the turn made no call"));
     }
 }

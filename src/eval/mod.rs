@@ -11,8 +11,10 @@
 //! - text similarity for comparators: [`lexical`] (default), [`embeddings`];
 //! - [`run`]: evaluating a set of files, with resume.
 
+pub mod charts;
 pub mod embeddings;
 pub mod failure;
+pub mod html;
 pub mod lexical;
 pub mod openai;
 pub mod oracle;
@@ -23,6 +25,7 @@ pub mod provenance;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod runs;
 pub mod summary;
 
 pub use crate::suite::predict::{

@@ -455,7 +455,7 @@ fn resume(
 }
 
 /// The deepest folder holding every file.
-fn common_dir(files: &[PathBuf]) -> PathBuf {
+pub(crate) fn common_dir(files: &[PathBuf]) -> PathBuf {
     let mut common: Option<Vec<Component<'_>>> = None;
     for file in files {
         let parent: Vec<Component<'_>> = file
@@ -476,7 +476,7 @@ fn common_dir(files: &[PathBuf]) -> PathBuf {
 }
 
 /// `path` below `base`, for mirroring the dataset's folders in `--out`.
-fn relative(path: &Path, base: &Path) -> PathBuf {
+pub(crate) fn relative(path: &Path, base: &Path) -> PathBuf {
     match path.strip_prefix(base) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
         _ => PathBuf::from(path.file_name().unwrap_or(path.as_os_str())),

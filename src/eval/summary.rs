@@ -62,7 +62,7 @@ impl Totals {
 }
 
 /// The headline figures of a set of conversations.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
     pub conversations: usize,
     pub success_rate: f64,
@@ -74,7 +74,7 @@ pub struct Rates {
 }
 
 /// One subset's line of Table 1.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubsetSummary {
     #[serde(flatten)]
     pub rates: Rates,
