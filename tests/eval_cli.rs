@@ -425,7 +425,13 @@ fn the_report_does_not_depend_on_the_number_of_workers() {
         .collect();
     assert_eq!(order, names);
     assert_eq!(summary["successes"], 26);
-    assert_eq!(one, run("8"));
+    // The same document, but for the time each run finished.
+    let undated = |text: &str| {
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        v["provenance"]["date"] = Value::Null;
+        serde_json::to_string_pretty(&v).unwrap()
+    };
+    assert_eq!(undated(&one), undated(&run("8")));
 }
 
 #[test]

@@ -306,6 +306,21 @@ pub struct Identity {
     pub conversation_id: String,
 }
 
+/// The distinct `model` values of prediction metadata, in order.
+pub fn models_in<'a>(
+    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
+) -> Vec<String> {
+    let mut models: Vec<String> = Vec::new();
+    for m in metadata.into_iter().flatten() {
+        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
+            if !models.iter().any(|known| known == model) {
+                models.push(model.to_string());
+            }
+        }
+    }
+    models
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,19 +449,4 @@ mod tests {
         assert_eq!(classify(&[premature(false)]), want);
         assert_eq!(classify(&[premature(true)]), want);
     }
-}
-
-/// The distinct `model` values of prediction metadata, in order.
-pub fn models_in<'a>(
-    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
-) -> Vec<String> {
-    let mut models: Vec<String> = Vec::new();
-    for m in metadata.into_iter().flatten() {
-        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
-            if !models.iter().any(|known| known == model) {
-                models.push(model.to_string());
-            }
-        }
-    }
-    models
 }
