@@ -243,6 +243,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     Ok(Status::from_findings(failed))
 }
 
+/// Failed conversations the human output names, at most.
+const SHOWN_FAILURES: usize = 10;
+
 fn human(s: &Summary) -> String {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let mut out = format!(
@@ -278,6 +281,27 @@ fn human(s: &Summary) -> String {
         s.bad_actions,
         s.actions
     );
+    // The failed conversations, each with its first reason (all of them
+    // are in summary.json and report.md).
+    let failed: Vec<_> = s
+        .per_conversation
+        .iter()
+        .filter(|c| !c.metrics.success)
+        .collect();
+    for c in failed.iter().take(SHOWN_FAILURES) {
+        let first = c
+            .why_failed
+            .first()
+            .map(|r| r.message.as_str())
+            .unwrap_or("failed");
+        out += &format!("  failed {}: {first}\n", c.file);
+    }
+    if failed.len() > SHOWN_FAILURES {
+        out += &format!(
+            "  and {} more failed (see summary.json or --out's report.md)\n",
+            failed.len() - SHOWN_FAILURES
+        );
+    }
     if s.turns_stopped_by_bound > 0 {
         out += &format!(
             "{} assistant turns stopped by the call bound ({})\n",

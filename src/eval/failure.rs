@@ -181,28 +181,32 @@ fn missed(
         .filter(|e| agreed && e.erratum.api_name == gold.api_name)
         .map(Entry::known);
     let what = match &closest {
-        Some(c) if c.exception.is_some() => format!(
-            "the closest prediction raised: {}",
-            shorten(c.exception.as_deref().unwrap_or_default())
-        ),
-        Some(c) if c.arguments.is_empty() => {
-            "the closest prediction has the same arguments, but the tool's comparator told them apart"
-                .to_string()
-        }
         Some(c) => {
-            let shown: Vec<String> = c
-                .arguments
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{} (gold {}, predicted {})",
-                        a.name,
-                        shown(a.gold.as_ref()),
-                        shown(a.predicted.as_ref())
-                    )
-                })
-                .collect();
-            format!("the closest prediction differs in {}", shown.join(", "))
+            let mut parts = Vec::new();
+            if !c.arguments.is_empty() {
+                let shown: Vec<String> = c
+                    .arguments
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{} (gold {}, predicted {})",
+                            a.name,
+                            shown(a.gold.as_ref()),
+                            shown(a.predicted.as_ref())
+                        )
+                    })
+                    .collect();
+                parts.push(format!("differs in {}", shown.join(", ")));
+            }
+            if let Some(exception) = &c.exception {
+                parts.push(format!("raised: {}", shorten(exception)));
+            }
+            if parts.is_empty() {
+                "the closest prediction has the same arguments, but the tool's comparator told them apart"
+                    .to_string()
+            } else {
+                format!("the closest prediction {}", parts.join(" and "))
+            }
         }
         None if turn.predictions.is_empty() => "the turn made no call".to_string(),
         None => {
