@@ -354,3 +354,30 @@ pub fn markdown(runs: &[Run]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::report::tests::sample_summary;
+
+    /// A run as `report` reads it back from what evaluate writes.
+    fn run(dir: &str, model: &str) -> Run {
+        let text = serde_json::to_string(&sample_summary(model)).unwrap();
+        let summary: RunSummary = serde_json::from_str(&text).unwrap();
+        Run {
+            dir: PathBuf::from(dir),
+            label: label(&summary),
+            summary,
+        }
+    }
+
+    #[test]
+    fn a_summary_reads_back_and_two_runs_compare_in_markdown() {
+        let runs = [run("runs/x", "gpt-x"), run("runs/y", "gpt-y")];
+        assert_eq!(runs[0].label, "openai:gpt-x");
+        assert_eq!(runs[0].summary.per_conversation.len(), 2);
+        assert_eq!(runs[0].summary.per_conversation[1].why_failed.len(), 2);
+        assert!(same_dataset(&runs));
+        insta::assert_snapshot!(markdown(&runs));
+    }
+}
