@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dialogue::Conversation;
+use crate::errata::Errata;
 use crate::formats::discover;
 use crate::lint::{lint_files, Config, Options};
 use crate::policy::Policy;
@@ -19,7 +20,7 @@ use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
 use crate::suite::{Suite, WorldOptions};
-use crate::verify::{verify_files, Difference, Unchecked};
+use crate::verify::{verify_files_with_errata, Difference, Unchecked};
 use crate::words::{count, verb};
 use crate::Error;
 
@@ -72,6 +73,13 @@ const SHOWN_PROBLEMS: usize = 8;
 
 /// Run every step over the dataset under `root`.
 pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
+    check_repository_with_errata(root, &Errata::none())
+}
+
+/// [`check_repository`], with errata files besides the dialogues' own
+/// errata: a difference an erratum records passes, and an erratum that no
+/// longer applies (or names no dialogue) fails the verify step.
+pub fn check_repository_with_errata(root: &Path, errata: &Errata) -> Result<CheckReport, Error> {
     let conversations_dir = root.join("conversations");
     if !conversations_dir.is_dir() {
         return Err(Error::input(
@@ -114,7 +122,7 @@ pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
 
     let (mut differs, mut not_checked) = (Vec::new(), Vec::new());
     if let Some(databases) = &databases {
-        let (step, found) = verify_step(&conversations, suite, databases);
+        let (step, found) = verify_step(&conversations, suite, databases, errata);
         steps.push(step);
         (differs, not_checked) = found;
     } else {
@@ -383,13 +391,18 @@ fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
+    errata: &Errata,
 ) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
-    let report = verify_files(files, suite, databases, &WorldOptions::default());
+    let mut report =
+        verify_files_with_errata(files, suite, databases, &WorldOptions::default(), errata);
+    let unmatched = errata.unmatched(&report.matched_errata);
+    report.stale_errata.extend(unmatched);
     let (verified, calls) = (report.conversations, report.calls);
+    let fails = report.fails();
     let (differs, unreadable) = (report.differs, report.errors);
     let outcome = if !unreadable.is_empty() {
         Outcome::Broken
-    } else if !differs.is_empty() {
+    } else if fails {
         Outcome::Failed
     } else {
         Outcome::Passed
@@ -407,11 +420,24 @@ fn verify_step(
             report.not_checked.len()
         ));
     }
+    if report.known > 0 {
+        summary.push_str(&format!(
+            "; {} {} as known errata record",
+            report.known,
+            verb(report.known, "differs", "differ")
+        ));
+    }
     let mut problems = unreadable;
-    problems.extend(differs.iter().map(|d| {
+    problems.extend(differs.iter().filter(|d| d.known.is_none()).map(|d| {
         format!(
             "{} turn {} call {} ({}): the recorded result differs",
             d.file, d.turn, d.call, d.api_name
+        )
+    }));
+    problems.extend(report.stale_errata.iter().map(|e| {
+        format!(
+            "{} turn {} call {} ({}): the erratum in {} no longer applies: {}",
+            e.file, e.turn, e.call, e.api_name, e.source, e.why
         )
     }));
     (

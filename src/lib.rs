@@ -11,6 +11,7 @@ pub mod card;
 pub mod check;
 pub mod cli;
 pub mod dialogue;
+pub mod errata;
 pub mod error;
 pub mod eval;
 pub mod fill;

@@ -295,6 +295,7 @@ pub fn skeleton(
                 apis: None,
             },
         ],
+        errata: Vec::new(),
     }
 }
 

@@ -11,6 +11,9 @@ pub fn noun_for(n: usize, noun: &str) -> String {
     if n == 1 {
         return noun.to_string();
     }
+    if let Some(stem) = noun.strip_suffix("erratum") {
+        return format!("{stem}errata");
+    }
     match noun.strip_suffix('y') {
         Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{stem}ies"),
         _ => format!("{noun}s"),
@@ -38,6 +41,7 @@ mod tests {
         assert_eq!(count(2, "gold call"), "2 gold calls");
         assert_eq!(count(3, "summary"), "3 summaries");
         assert_eq!(count(3, "day"), "3 days");
+        assert_eq!(count(2, "erratum"), "2 errata");
         assert_eq!(verb(1, "differs", "differ"), "differs");
         assert_eq!(verb(7, "differs", "differ"), "differ");
     }

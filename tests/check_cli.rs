@@ -107,6 +107,73 @@ fn a_recorded_result_that_no_longer_reproduces_fails_verify() {
         .stdout(predicate::str::contains("check failed"));
 }
 
+/// The turn and call of the first gold call, as verify numbers them.
+fn first_call_place(value: &Value) -> (usize, usize) {
+    let turn = value["conversation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| {
+            t.get("apis")
+                .is_some_and(|a| !a.as_array().unwrap().is_empty())
+        })
+        .unwrap();
+    (turn, 0)
+}
+
+#[test]
+fn a_difference_an_erratum_records_passes_and_a_stale_erratum_fails() {
+    let tmp = small_repo();
+    let file = tmp.path().join("conversations/easy/AddAlarm-easy.json");
+    let mut place = (0, 0);
+    // The erratum in the file itself.
+    edit(&file, |v| {
+        place = first_call_place(v);
+        first_call(v)["response"] = serde_json::json!({"alarm_id": "0000-0000"});
+        v["errata"] = serde_json::json!([{
+            "turn": place.0, "call": place.1, "api_name": "AddAlarm",
+            "reason": "the id was typed by hand", "since": "2026-11-26"
+        }]);
+    });
+    check(tmp.path())
+        .success()
+        .stdout(predicate::str::contains("1 differs as known errata record"));
+
+    // Fixed, the erratum no longer applies: check fails and says so.
+    edit(&file, |v| {
+        let fixed =
+            fs::read_to_string(repo().join("conversations/easy/AddAlarm-easy.json")).unwrap();
+        let fixed: Value = serde_json::from_str(&fixed).unwrap();
+        first_call(v)["response"] = first_call(&mut fixed.clone())["response"].clone();
+    });
+    check(tmp.path()).code(1).stdout(predicate::str::contains(
+        "no longer applies: the call reproduces now",
+    ));
+
+    // An errata file entry that names no dialogue fails too.
+    edit(&file, |v| {
+        v.as_object_mut().unwrap().remove("errata");
+    });
+    let errata = tmp.path().join("errata.json");
+    fs::write(
+        &errata,
+        r#"{"errata": [{"file": "easy/Gone.json", "turn": 1, "call": 0, "api_name": "AddAlarm", "reason": "r", "since": "s"}]}"#,
+    )
+    .unwrap();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["check", "--root"])
+        .arg(tmp.path())
+        .arg("--errata")
+        .arg(&errata)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "easy/Gone.json turn 1 call 0 (AddAlarm): the erratum in",
+        ))
+        .stdout(predicate::str::contains("names no dialogue"));
+}
+
 #[test]
 fn a_hallucinated_tool_fails_lint() {
     let tmp = small_repo();

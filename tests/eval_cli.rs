@@ -92,6 +92,22 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(per[0]["name"], "add");
     assert_eq!(per[0]["success"], true);
     assert_eq!(per[1]["name"], "find");
+    // Why find failed: the gold FindAlarms against the closest prediction,
+    // the argument that differs, and the call that raised.
+    assert_eq!(per[0].get("why_failed"), None);
+    assert_eq!(
+        per[1]["why_failed"],
+        json!([
+            {"turn": 1, "kind": "missed_gold_call", "api_name": "FindAlarms", "call": 0,
+             "message": "turn 1: gold call FindAlarms not matched; the closest prediction differs in start_range (gold none, predicted \"09:00:00\")",
+             "closest": {"prediction": 0, "arguments": [
+                 {"name": "start_range", "gold": null, "predicted": "09:00:00"}]}},
+            {"turn": 1, "kind": "exception", "api_name": "AddAlarm", "call": 1,
+             "message": "turn 1: AddAlarm raised: Failed to parse API call"}
+        ])
+    );
+    assert_eq!(per[1]["incorrect_action_rate"], 0.0);
+    assert_eq!(per[1].get("bad_action_rate"), None);
     assert_eq!(per[1]["recall"], 0.0);
     // find failed: one turn with an unmatched FindAlarms gold call and
     // unmatched FindAlarms + AddAlarm predictions: faulty planning.
@@ -114,10 +130,17 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(on_disk, summary);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 2 | 50.0 | 33.3 | 50.0 | 0.0 |"),
+        report.contains("| easy | 2 | 50.0 | 50.0 | 33.3 | 50.0 | 50.0 | 0.0 |"),
         "{report}"
     );
-    assert!(report.contains("| Faulty planning | 1 |"), "{report}");
+    assert!(
+        report.contains("| Faulty planning | 1 | 100.0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("- `data/easy/find.json` (easy, recall 0.0, 0 bad actions):\n  - turn 1: gold call FindAlarms not matched"),
+        "{report}"
+    );
     assert!(
         report.contains("| FindAlarms | 1 | 1 | 1 | 1 | 0 |"),
         "{report}"
@@ -129,6 +152,10 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(resumed["resumed"], 2);
     assert_eq!(resumed["precision"], summary["precision"]);
     assert_eq!(resumed["error_types"], summary["error_types"]);
+    assert_eq!(
+        resumed["per_conversation"][1]["why_failed"],
+        summary["per_conversation"][1]["why_failed"]
+    );
     assert!(!String::from_utf8_lossy(&again.stderr).contains("note:"));
     // Each output file records what it was made with.
     let evaluation = &stored["evaluation"];
@@ -398,7 +425,13 @@ fn the_report_does_not_depend_on_the_number_of_workers() {
         .collect();
     assert_eq!(order, names);
     assert_eq!(summary["successes"], 26);
-    assert_eq!(one, run("8"));
+    // The same document, but for the time each run finished.
+    let undated = |text: &str| {
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        v["provenance"]["date"] = Value::Null;
+        serde_json::to_string_pretty(&v).unwrap()
+    };
+    assert_eq!(undated(&one), undated(&run("8")));
 }
 
 #[test]
@@ -481,5 +514,67 @@ fn bad_input_exits_2_with_the_place() {
     fail(
         &["--predictor", "oracle", "--max-calls-per-turn", "0"],
         "--max-calls-per-turn",
+    );
+}
+
+/// The state check: `add` sets 06:00 instead of 07:00 (a different write
+/// at the alarm the gold call creates) and deletes the 08:00 alarm (a
+/// write the gold never made); `find` only reads. Scores are ToolTalk's.
+#[test]
+fn the_state_check_reports_collateral_damage_beside_the_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    setup(root);
+    let predictions = r#"{"conversation_id": "add", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "AddAlarm", "parameters": {"time": "06:00:00"}}}, {"role": "api", "request": {"api_name": "DeleteAlarm", "parameters": {"alarm_id": "aaaa-bbbb"}}}, {"role": "assistant", "text": "Set."}]}
+{"conversation_id": "find", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "FindAlarms", "parameters": {}}}, {"role": "assistant", "text": "One."}]}
+"#;
+    std::fs::write(root.join("p.jsonl"), predictions).unwrap();
+    let args = [
+        "--predictor",
+        "replay",
+        "--predictions",
+        "p.jsonl",
+        "--format",
+        "json",
+        "--out",
+        "out",
+    ];
+    let output = evaluate(root, &args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = json_of(&output);
+    assert_eq!(summary["bad_actions"], 2);
+    assert_eq!(
+        summary["state_check"],
+        json!({"conversations_checked": 2, "conversations_with_collateral": 1,
+               "conversations_clean": 1, "collateral": 1, "missing": 0, "different": 1})
+    );
+    let per = summary["per_conversation"].as_array().unwrap();
+    let writes = &per[0]["state_check"]["writes"];
+    assert_eq!(
+        *writes,
+        json!([
+            {"turn": 1, "kind": "collateral", "database": "Alarm", "record": "alice", "item": "aaaa-bbbb"},
+            {"turn": 1, "kind": "different", "database": "Alarm", "record": "alice", "item": "5bff-dd80"}
+        ])
+    );
+    assert_eq!(per[1]["state_check"]["writes"], json!([]));
+    // Resumed from the output files: the same check.
+    let again = json_of(&evaluate(root, &args));
+    assert_eq!(again["resumed"], 2);
+    assert_eq!(again["state_check"], summary["state_check"]);
+    assert_eq!(
+        again["per_conversation"][0]["state_check"],
+        per[0]["state_check"]
+    );
+    let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
+    assert!(
+        report.contains("2 conversations checked: 1 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 0 missing, 1 different."),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "turn 1 collateral Alarm.alice.aaaa-bbbb, turn 1 different Alarm.alice.5bff-dd80"
+        ),
+        "{report}"
     );
 }

@@ -564,6 +564,7 @@ fn simulate_from_scratch<'c>(
         .collect();
     let mut turns = Vec::new();
     let mut gold = Vec::new();
+    let mut state = Vec::new();
     for (i, &t) in assistant_turns.iter().enumerate() {
         let mut world = World::for_conversation(databases, conversation).unwrap();
         gold.clear();
@@ -591,6 +592,13 @@ fn simulate_from_scratch<'c>(
                     gold: replayed,
                 });
             }
+        }
+        // The state check, from scratch: the world before the turn, after
+        // its gold calls, and after the predictions.
+        let before = world.clone();
+        let mut gold_after = world.clone();
+        for call in conversation.conversation[t].calls() {
+            gold_after.execute(&call.request.api_name, call.request.parameters.clone());
         }
         let mut run = TurnRun {
             turn: t,
@@ -627,6 +635,12 @@ fn simulate_from_scratch<'c>(
                 }
             }
         }
+        state.extend(talkforge::suite::state::compare(
+            t,
+            before.tables(),
+            gold_after.tables(),
+            world.tables(),
+        ));
         turns.push(run);
     }
     if let Some(&last) = assistant_turns.last() {
@@ -638,7 +652,11 @@ fn simulate_from_scratch<'c>(
             });
         }
     }
-    Simulation { turns, gold }
+    Simulation {
+        turns,
+        gold,
+        state: Some(state),
+    }
 }
 
 /// The oracle on some turns; on others it answers at once, or makes every

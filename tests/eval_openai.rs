@@ -234,11 +234,11 @@ fn openai_predictor_end_to_end() {
     assert!(out.join("summary.json").is_file());
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 1 | 0.0 | 50.0 | 100.0 | 50.0 |"),
+        report.contains("| easy | 1 | 0.0 | 50.0 | 50.0 | 100.0 | 50.0 | 50.0 |"),
         "{report}"
     );
     assert!(
-        report.contains("| hard | 1 | 100.0 | 50.0 | 100.0 | 0.0 |"),
+        report.contains("| hard | 1 | 100.0 | 100.0 | 50.0 | 100.0 | 100.0 | 0.0 |"),
         "{report}"
     );
 
@@ -254,6 +254,53 @@ fn openai_predictor_end_to_end() {
     let again = evaluate(root, &stub.url, &["--api-mode", "exact", "--out", "out"]);
     let resumed: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(resumed["resumed"], 2);
+    // Provenance: the model asked for and the one the server reported
+    // (also when every result is resumed), the template, the inputs' hashes.
+    for run in [&summary, &resumed] {
+        let p = &run["provenance"];
+        assert_eq!(p["model_requested"], "stub-model");
+        assert_eq!(p["models_reported"], json!(["stub-model-0613"]));
+        assert_eq!(p["predictor"], "openai:stub-model");
+        assert_eq!(p["suite"], "tooltalk");
+        assert_eq!(p["talkforge_version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(p["dataset"]["files"], 2);
+        assert_eq!(p["dataset"]["sha256"].as_str().unwrap().len(), 64);
+        assert_eq!(
+            p["databases"]["sha256"],
+            run["settings"]["databases_sha256"]
+        );
+        assert!(
+            p["databases"]["files"]["Alarm.json"]
+                .as_str()
+                .unwrap()
+                .len()
+                == 64
+        );
+        assert_eq!(
+            p["prompt_templates"]["prompts/eval-system.j2"]
+                .as_str()
+                .unwrap()
+                .len(),
+            64
+        );
+        assert!(p["date"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(
+            run["per_conversation"][0]["conversation_sha256"]
+                .as_str()
+                .unwrap()
+                .len(),
+            64
+        );
+    }
+    assert_eq!(
+        summary["provenance"]["dataset"],
+        resumed["provenance"]["dataset"]
+    );
+    let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
+    assert!(
+        report.contains("- model requested `stub-model`; the server reported `stub-model-0613`"),
+        "{report}"
+    );
     assert_eq!(resumed["precision"], 0.5);
     assert_eq!(resumed["success_rate"], 0.5);
     assert_eq!(stub.requests().len(), 6);
@@ -519,4 +566,103 @@ fn a_reply_without_choices_fails_its_conversation_once_and_is_not_cached() {
     let summary: Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(summary["conversations"], 2);
     assert!(summary.get("failures").is_none());
+}
+
+/// `--trials 3`: the model gets "wake" right only the first time it is
+/// asked, "list" every time. pass^k over the trials, per subset; each
+/// trial's replies cached apart, so a rerun asks nothing.
+#[test]
+fn trials_report_pass_hat_k() {
+    let setup = setup();
+    let root = &setup.root;
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(0usize));
+    let seen = asked.clone();
+    let stub = Stub::start(Box::new(move |_path: &str, body: &Value, _count: usize| {
+        let first_step = !roles(body).iter().any(|r| r == "tool");
+        let answer = if first_user_text(body).contains("wake") {
+            let mut n = seen.lock().unwrap();
+            if first_step {
+                *n += 1;
+            }
+            match (first_step, *n) {
+                (true, 1) => tool_answer(&[("AddAlarm", r#"{"time": "07:00:00"}"#)]),
+                _ => text_answer("Done."),
+            }
+        } else if first_step {
+            tool_answer(&[("FindAlarms", "{}")])
+        } else {
+            text_answer("One.")
+        };
+        (200, answer)
+    }));
+    let no_temperature = evaluate(root, &stub.url, &["--trials", "3"]);
+    assert_eq!(no_temperature.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_temperature.stderr).contains("--temperature above 0"));
+
+    let args = [
+        "--trials",
+        "3",
+        "--temperature",
+        "0.7",
+        "--concurrency",
+        "1",
+        "--out",
+        "out",
+    ];
+    let output = evaluate(root, &stub.url, &args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let trials = &summary["trials"];
+    assert_eq!(trials["trials"], 3);
+    assert_eq!(trials["units"], 2);
+    let close = |v: &Value, want: &[f64]| {
+        let got: Vec<f64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        assert!(
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-9),
+            "{got:?} != {want:?}"
+        );
+    };
+    close(&trials["pass_hat"], &[(1.0 / 3.0 + 1.0) / 2.0, 0.5, 0.5]);
+    close(
+        &trials["by_subset"]["easy"]["pass_hat"],
+        &[1.0 / 3.0, 0.0, 0.0],
+    );
+    close(&trials["by_subset"]["hard"]["pass_hat"], &[1.0, 1.0, 1.0]);
+    assert_eq!(trials["per_unit"][0]["successes"], 1);
+    let out = root.join("out");
+    for t in 1..=3 {
+        let trial: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("trial-{t}/summary.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(trial["settings"]["trial"], t);
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| easy | 1 | 33.3 | 0.0 | 0.0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| **all** | 2 | 66.7 | 50.0 | 50.0 |"),
+        "{report}"
+    );
+
+    // Again: every trial resumes from its folder; nothing is asked.
+    let asked_before = stub.requests().len();
+    let again = evaluate(root, &stub.url, &args);
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["trials"]["pass_hat"], trials["pass_hat"]);
+    // --reset: every trial's replies come from its own cache entries.
+    let mut reset = args.to_vec();
+    reset.push("--reset");
+    let reset = evaluate(root, &stub.url, &reset);
+    let reset: Value = serde_json::from_slice(&reset.stdout).unwrap();
+    assert_eq!(reset["trials"]["pass_hat"], trials["pass_hat"]);
+    assert_eq!(stub.requests().len(), asked_before);
 }

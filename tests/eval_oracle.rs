@@ -83,6 +83,12 @@ fn assert_perfect(summary: &Value, conversations: u64) {
     assert_eq!(summary["incorrect_action_rate"], 0.0);
     assert_eq!(summary["matches"], summary["ground_truths"]);
     assert_eq!(summary["predictions"], summary["ground_truths"]);
+    // The oracle's worlds end as the gold ones, every turn.
+    assert_eq!(
+        summary["state_check"]["conversations_checked"],
+        conversations
+    );
+    assert_eq!(summary["state_check"]["conversations_clean"], conversations);
 }
 
 #[test]

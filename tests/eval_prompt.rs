@@ -57,6 +57,7 @@ fn request_body_with_history_and_a_call_in_the_turn() {
         docs: true,
         temperature: None,
         cache: None,
+        trial: None,
     };
     let input = TurnInput {
         conversation: &conversation,
@@ -112,6 +113,7 @@ fn an_earlier_turns_calls_come_before_its_text() {
         docs: true,
         temperature: None,
         cache: None,
+        trial: None,
     };
     let body = request_body(&settings, &input);
     let messages: Vec<(String, bool)> = body["messages"]

@@ -326,6 +326,8 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         reset: false,
         threads: Some(1),
         progress: false,
+        errata: &talkforge::errata::Errata::none(),
+        provenance: Default::default(),
     };
     let similarity = talkforge::suite::similarity::ExactText;
     let oracle = talkforge::eval::oracle::Oracle;

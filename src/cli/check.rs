@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
-use crate::check::{check_repository, render, Outcome};
+use crate::check::{check_repository_with_errata, render, Outcome};
+use crate::errata::Errata;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -11,13 +12,18 @@ pub struct Args {
     /// Repository root holding conversations/, databases/ and scenarios/.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// Errata files: known problems of gold results, passing as known;
+    /// one that no longer applies fails (a dialogue's own `errata` always count).
+    #[arg(long, value_name = "FILE")]
+    pub errata: Vec<PathBuf>,
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let report = check_repository(&args.root)?;
+    let errata = Errata::load(&args.errata)?;
+    let report = check_repository_with_errata(&args.root, &errata)?;
     match args.format {
         OutputFormat::Json => println!(
             "{}",

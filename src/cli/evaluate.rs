@@ -15,7 +15,7 @@ use crate::eval::lexical::Lexical;
 use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
 use crate::eval::oracle::Oracle;
 use crate::eval::replay::{Replay, Shape};
-use crate::eval::run::write_json;
+use crate::eval::run::{evaluate_trials, write_json};
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::Endpoint;
 use crate::suite::interactive::Interactive;
@@ -76,6 +76,11 @@ pub struct Args {
     /// Sampling temperature sent to the model [default: the server's].
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// Evaluate each conversation N times and report pass^1 .. pass^N (the
+    /// chance that all k trials succeed); each trial's output goes to
+    /// --out's trial-T folder. The openai predictor needs --temperature above 0.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub trials: usize,
     /// Stop an assistant turn that asks for more calls than this.
     #[arg(long, default_value_t = DEFAULT_MAX_CALLS_PER_TURN)]
     pub max_calls_per_turn: usize,
@@ -106,6 +111,10 @@ pub struct Args {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub retrieval: super::RetrievalArgs,
+    /// Errata files: a failure on a gold call they name (or that a
+    /// dialogue's own `errata` names) is listed as known; scores are unchanged.
+    #[arg(long, value_name = "FILE")]
+    pub errata: Vec<PathBuf>,
     /// Write per-conversation files (API-Bank: one file of samples per
     /// dialogue), summary.json and report.md here; an
     /// existing folder is resumed.
@@ -206,31 +215,48 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
-    let predictor: Box<dyn Predictor> = match args.predictor {
-        PredictorKind::Oracle => Box::new(Oracle),
-        PredictorKind::Replay => {
-            let path = args.predictions.as_ref().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?;
-            let replay = Replay::load(path)?;
-            let shapes = files
-                .iter()
-                .map(|f| Shape::read(f))
-                .collect::<Result<Vec<_>, _>>()?;
-            replay.check(&shapes)?;
-            Box::new(replay)
-        }
-        PredictorKind::Openai => Box::new(OpenAiPredictor::new(
-            args.endpoint()?,
-            OpenAiSettings {
-                catalog: suite.catalog(),
-                model: args.model.clone(),
-                api_mode: args.api_mode.unwrap_or(ApiMode::All),
-                docs: !args.no_docs,
-                temperature: args.temperature,
-                cache: args.cache.folder("chat"),
-            },
-        )),
+    if args.trials == 0 {
+        return Err(Error::Usage("--trials must be at least 1".into()));
+    }
+    if args.trials > 1
+        && args.predictor == PredictorKind::Openai
+        && !args.temperature.is_some_and(|t| t > 0.0)
+    {
+        return Err(Error::Usage(format!(
+            "--trials {} needs --temperature above 0: trials at one temperature of 0 (or the server's unknown default) say nothing about reliability",
+            args.trials
+        )));
+    }
+    // Trial `t` of a run of several (None for a single run).
+    let trial_of = |t: usize| (args.trials > 1).then_some(t);
+    let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
+        Ok(match args.predictor {
+            PredictorKind::Oracle => Box::new(Oracle),
+            PredictorKind::Replay => {
+                let path = args.predictions.as_ref().ok_or_else(|| {
+                    Error::Usage("--predictor replay needs --predictions FILE".into())
+                })?;
+                let replay = Replay::load(path)?;
+                let shapes = files
+                    .iter()
+                    .map(|f| Shape::read(f))
+                    .collect::<Result<Vec<_>, _>>()?;
+                replay.check(&shapes)?;
+                Box::new(replay)
+            }
+            PredictorKind::Openai => Box::new(OpenAiPredictor::new(
+                args.endpoint()?,
+                OpenAiSettings {
+                    catalog: suite.catalog(),
+                    model: args.model.clone(),
+                    api_mode: args.api_mode.unwrap_or(ApiMode::All),
+                    docs: !args.no_docs,
+                    temperature: args.temperature,
+                    cache: args.cache.folder("chat"),
+                    trial: trial_of(trial),
+                },
+            )),
+        })
     };
     let similarity: Box<dyn Similarity> = match args.similarity {
         SimilarityKind::Lexical => Box::new(Lexical),
@@ -246,6 +272,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     } else {
         args.jobs
     };
+    let errata = crate::errata::Errata::load(&args.errata)?;
     let options = RunOptions {
         suite,
         databases: &databases,
@@ -255,17 +282,41 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         reset: args.reset,
         threads,
         progress: std::io::stderr().is_terminal(),
+        errata: &errata,
+        provenance: crate::eval::provenance::Inputs {
+            databases_folder: databases_dir.display().to_string(),
+            databases_files: crate::eval::provenance::database_files(&databases_dir)?,
+            errata_files: args
+                .errata
+                .iter()
+                .map(|p| crate::eval::provenance::FileHash::of(p))
+                .collect::<Result<_, _>>()?,
+        },
     };
-    let summary = evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?;
+    let summary = if args.trials > 1 {
+        evaluate_trials(
+            &files,
+            args.trials,
+            &make_predictor,
+            similarity.as_ref(),
+            &options,
+        )?
+    } else {
+        let predictor = make_predictor(1)?;
+        evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?
+    };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = match args.format {
         OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
         OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
     };
     let _ = stdout.flush();
-    Ok(Status::from_findings(
-        summary.successes < summary.rates.conversations,
-    ))
+    // With trials: a finding unless every conversation succeeded every time.
+    let failed = match &summary.trials {
+        Some(t) => t.all.pass_hat.last().is_some_and(|p| *p < 1.0),
+        None => summary.successes < summary.rates.conversations,
+    };
+    Ok(Status::from_findings(failed))
 }
 
 /// `--level 3`: the suite's conversational evaluation over the scenario
@@ -496,6 +547,9 @@ fn run_levels(
     Ok(Status::from_findings(outcome.findings))
 }
 
+/// Failed conversations the human output names, at most.
+const SHOWN_FAILURES: usize = 10;
+
 fn human(s: &Summary) -> String {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let mut out = format!(
@@ -531,10 +585,45 @@ fn human(s: &Summary) -> String {
         s.bad_actions,
         s.actions
     );
+    // The failed conversations, each with its first reason (all of them
+    // are in summary.json and report.md).
+    let failed: Vec<_> = s
+        .per_conversation
+        .iter()
+        .filter(|c| !c.metrics.success)
+        .collect();
+    for c in failed.iter().take(SHOWN_FAILURES) {
+        let first = c
+            .why_failed
+            .first()
+            .map(|r| r.message.as_str())
+            .unwrap_or("failed");
+        out += &format!("  failed {}: {first}\n", c.file);
+    }
+    if failed.len() > SHOWN_FAILURES {
+        out += &format!(
+            "  and {} more failed (see summary.json or --out's report.md)\n",
+            failed.len() - SHOWN_FAILURES
+        );
+    }
     if s.turns_stopped_by_bound > 0 {
         out += &format!(
             "{} assistant turns stopped by the call bound ({})\n",
             s.turns_stopped_by_bound, s.max_calls_per_turn
+        );
+    }
+    if let Some(t) = &s.trials {
+        let figures: Vec<String> = t
+            .all
+            .pass_hat
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
+            .collect();
+        out += &format!(
+            "over {} trials: {} (the figures above are trial 1's)\n",
+            t.trials,
+            figures.join(", ")
         );
     }
     if s.resumed > 0 {

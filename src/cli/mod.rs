@@ -18,6 +18,7 @@ pub mod fill;
 pub mod fmt;
 pub mod generate;
 pub mod lint;
+pub mod report;
 pub mod requests;
 pub mod scaffold;
 pub mod scenarios;
@@ -55,6 +56,8 @@ pub enum Command {
     Lint(lint::Args),
     /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
     Evaluate(evaluate::Args),
+    /// Put several evaluation folders side by side (Markdown, HTML or JSON).
+    Report(report::Args),
     /// Generate scenario pools with an LLM from plugin-triplet prompts
     /// (`generate dialogues`, `generate database`: drafts and records).
     Generate(generate::Args),
@@ -176,6 +179,7 @@ pub fn run(command: Command) -> Result<Status, Error> {
         Command::Fmt(args) => fmt::run(&args),
         Command::Lint(args) => lint::run(&args),
         Command::Evaluate(args) => evaluate::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Generate(args) => generate::run(&args),
         Command::Scenarios(args) => scenarios::run(&args),
         Command::Scaffold(args) => scaffold::run(&args),

@@ -1,9 +1,14 @@
 //! `talkforge verify`: replay every gold call and compare.
+//!
+//! Exit status: 0 when every call reproduces (or differs as an erratum
+//! records), 1 when a call differs unknown or an erratum no longer
+//! applies, 2 when the files could not be verified.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
+use crate::errata::Errata;
 use crate::formats::discover_dialogues as discover;
 use crate::suites::{extensions, of_files};
 use crate::verify::output::{write_human, write_json, Run};
@@ -22,6 +27,10 @@ pub struct Args {
     pub suite: Option<String>,
     #[command(flatten)]
     pub retrieval: super::RetrievalArgs,
+    /// Errata files: known problems of gold results, shown as known
+    /// rather than failing (a dialogue's own `errata` always count).
+    #[arg(long, value_name = "FILE")]
+    pub errata: Vec<PathBuf>,
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
@@ -34,11 +43,13 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retrieval.world_options()?;
+    let errata = Errata::load(&args.errata)?;
     let run = Run {
         files: &files,
         suite,
         databases: &databases,
         options: &options,
+        errata: &errata,
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
     // Written as the files are verified: the differences can be megabytes.
@@ -59,5 +70,5 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             crate::words::count(files.len(), "file")
         )));
     }
-    Ok(Status::from_findings(report.differing() > 0))
+    Ok(Status::from_findings(report.fails()))
 }

@@ -41,6 +41,29 @@ pub struct Conversation {
     pub metadata: Metadata,
     /// The turns, user and assistant alternating.
     pub conversation: Vec<Turn>,
+    /// Known problems of the gold results (see `talkforge::errata`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errata: Vec<Erratum>,
+}
+
+/// One known problem of a gold call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Erratum {
+    /// The dialogue's file (its path or its last components); only in an
+    /// errata file, where it is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The call's turn (verify's `turn`).
+    pub turn: usize,
+    /// The call's position (verify's `call`).
+    pub call: usize,
+    /// The tool called there.
+    pub api_name: String,
+    /// Why the recorded result differs from what the tool returns.
+    pub reason: String,
+    /// When the problem was first known: a date, a commit or a release.
+    pub since: String,
 }
 
 /// The account behind the user side of a conversation.

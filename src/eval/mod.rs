@@ -4,21 +4,28 @@
 //!   evaluation protocol, ToolTalk's Algorithms 1 and 2 under `suites/`,
 //!   produces) and [`predict`](crate::suite::predict) (what a predictor
 //!   sees and answers);
-//! - [`outcome`], [`summary`], [`report`], [`output`]: error types, pooled
+//! - [`outcome`], [`failure`], [`summary`], [`report`], [`output`]: error
+//!   types, why conversations failed, pooled
 //!   metrics, `report.md` and the per-conversation output files;
 //! - predictors: [`oracle`], [`openai`], [`replay`];
 //! - text similarity for comparators: [`lexical`] (default), [`embeddings`];
 //! - [`run`]: evaluating a set of files, with resume.
 
+pub mod charts;
 pub mod embeddings;
+pub mod failure;
+pub mod html;
 pub mod lexical;
 pub mod openai;
 pub mod oracle;
 pub mod outcome;
 pub mod output;
+pub mod passk;
+pub mod provenance;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod runs;
 pub mod summary;
 
 pub use crate::suite::predict::{

@@ -35,6 +35,7 @@ use crate::suite::predict::{
 use crate::suite::{Catalog, ToolSpec};
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
+const SYSTEM_TEMPLATE_NAME: &str = "prompts/eval-system.j2";
 
 /// Which tools' documentation each request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -63,6 +64,9 @@ pub struct OpenAiSettings {
     pub temperature: Option<f32>,
     /// The request cache folder; `None` disables it.
     pub cache: Option<PathBuf>,
+    /// The trial of a run of several (`--trials`): each trial's replies
+    /// are cached apart, so a rerun answers each trial as it answered.
+    pub trial: Option<usize>,
 }
 
 pub struct OpenAiPredictor {
@@ -81,21 +85,32 @@ impl OpenAiPredictor {
     }
 
     fn complete(&self, body: &Value) -> Result<CreateChatCompletionResponse, PredictError> {
-        chat_completion(&self.endpoint, self.settings.cache.as_deref(), body)
+        chat_completion(
+            &self.endpoint,
+            self.settings.cache.as_deref(),
+            self.settings.trial,
+            body,
+        )
     }
 }
 
 /// The endpoint's answer to a chat request body, from the cache folder
-/// when it is there (keyed by the endpoint and the body); an answer with a
-/// choice is kept there.
+/// when it is there (keyed by the endpoint, the trial of a run of several,
+/// and the body); an answer with a choice is kept there.
 pub fn chat_completion(
     endpoint: &Endpoint,
     cache: Option<&std::path::Path>,
+    trial: Option<usize>,
     body: &Value,
 ) -> Result<CreateChatCompletionResponse, PredictError> {
     let cache_path = cache.map(|dir| {
         let text = serde_json::to_string(body).expect("JSON values serialize");
-        let key = sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes());
+        let key = match trial {
+            None => sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes()),
+            Some(trial) => {
+                sha256_hex(format!("{}\ntrial {trial}\n{text}", endpoint.base_url()).as_bytes())
+            }
+        };
         dir.join(format!("{key}.json"))
     });
     if let Some(cached) = cache_path
@@ -134,8 +149,18 @@ impl Predictor for OpenAiPredictor {
             api_mode: mode,
             no_docs: Some(!self.settings.docs),
             temperature: self.settings.temperature,
+            trial: self.settings.trial,
             ..PredictorSettings::default()
         }
+    }
+
+    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
+        [(
+            SYSTEM_TEMPLATE_NAME.to_string(),
+            sha256_hex(SYSTEM_TEMPLATE.as_bytes()),
+        )]
+        .into_iter()
+        .collect()
     }
 
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
@@ -241,6 +266,8 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
         .into_iter()
         .next()
         .ok_or_else(|| PredictError("the model answered without a choice".into()))?;
+    // The model the server says answered, kept with each step (provenance).
+    let model = Some(response.model).filter(|m| !m.is_empty());
     let finish = choice
         .finish_reason
         .map(|f| serde_json::to_value(f).unwrap_or(Value::Null));
@@ -248,7 +275,10 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
     if calls.is_empty() {
         return Ok(Prediction::Text {
             text: choice.message.content.unwrap_or_default(),
-            metadata: Some(json!({"finish_reason": finish})),
+            metadata: Some(match &model {
+                Some(model) => json!({"finish_reason": finish, "model": model}),
+                None => json!({"finish_reason": finish}),
+            }),
         });
     }
     let proposed = calls
@@ -259,6 +289,9 @@ pub fn interpret(response: CreateChatCompletionResponse) -> Result<Prediction, P
                 _ => None,
             };
             let mut metadata = json!({"tool_call_id": call.id});
+            if let Some(model) = &model {
+                metadata["model"] = json!(model);
+            }
             if parameters.is_none() {
                 metadata["arguments"] = json!(call.function.arguments);
             }

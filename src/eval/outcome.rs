@@ -7,8 +7,11 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
+use super::failure::{explain, Context, FailureReason};
 use crate::suite::protocol::Metrics;
+use crate::suite::state::StateCheck;
 
 /// One call in a turn, gold or predicted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,11 +21,18 @@ pub struct CallOutcome<'a> {
     pub matched: bool,
     /// Always false for gold calls.
     pub bad_action: bool,
+    /// The call's arguments (a gold call's as replayed); `None` when a
+    /// prediction's could not be parsed. Read to explain failures.
+    pub arguments: Option<Cow<'a, Map<String, Value>>>,
+    /// A prediction's exception (a gold call's is not kept).
+    pub exception: Option<Cow<'a, str>>,
 }
 
 /// One assistant turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnOutcome<'a> {
+    /// The turn's position in the dialogue.
+    pub turn: usize,
     /// The turn has an `apis` list (possibly empty). Recorded for the
     /// output; [`classify`] looks at the gold calls themselves.
     pub has_gold_list: bool,
@@ -130,12 +140,21 @@ pub struct ConversationResult {
     pub subset: String,
     pub name: String,
     pub conversation_id: String,
+    /// The SHA-256 of the dialogue file evaluated.
+    pub conversation_sha256: Option<String>,
+    /// The models the server said answered (provenance), in order.
+    pub models_reported: Vec<String>,
     pub metrics: Metrics,
     pub assistant_turns: usize,
     pub turns_stopped_by_bound: usize,
     pub error_types: ErrorTypes,
     /// Taken from an earlier run's output rather than evaluated now.
     pub resumed: bool,
+    /// Why it failed, turn by turn (empty when it succeeded).
+    pub why_failed: Vec<FailureReason>,
+    /// Where the predicted worlds differ from the gold ones; `None` when
+    /// the suite cannot compare worlds.
+    pub state_check: Option<StateCheck>,
     /// Not serialised: the summary's per-tool table gathers these.
     pub tools: ToolTallies,
 }
@@ -164,11 +183,15 @@ impl Serialize for ConversationResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let m = &self.metrics;
-        let mut s = serializer.serialize_struct("ConversationResult", 21)?;
+        let mut s = serializer.serialize_struct("ConversationResult", 25)?;
         s.serialize_field("file", &self.file)?;
         s.serialize_field("subset", &self.subset)?;
         s.serialize_field("name", &self.name)?;
         s.serialize_field("conversation_id", &self.conversation_id)?;
+        match &self.conversation_sha256 {
+            Some(sha) => s.serialize_field("conversation_sha256", sha)?,
+            None => s.skip_field("conversation_sha256")?,
+        }
         s.serialize_field("predictions", &m.predictions)?;
         s.serialize_field("ground_truths", &m.ground_truths)?;
         s.serialize_field("matches", &m.matches)?;
@@ -178,13 +201,29 @@ impl Serialize for ConversationResult {
         s.serialize_field("precision", &m.precision)?;
         s.serialize_field("recall", &m.recall)?;
         s.serialize_field("action_precision", &m.action_precision)?;
-        s.serialize_field("bad_action_rate", &m.bad_action_rate)?;
+        // The output files keep the reference's name (`bad_action_rate`);
+        // the summary has one name per metric.
+        s.serialize_field("incorrect_action_rate", &m.bad_action_rate)?;
         s.serialize_field("success", &m.success)?;
         s.serialize_field("soft_success", &m.soft_success)?;
         s.serialize_field("assistant_turns", &self.assistant_turns)?;
         s.serialize_field("turns_stopped_by_bound", &self.turns_stopped_by_bound)?;
         s.serialize_field("error_types", &self.error_types)?;
         s.serialize_field("resumed", &self.resumed)?;
+        if self.why_failed.is_empty() {
+            s.skip_field("why_failed")?;
+        } else {
+            s.serialize_field("why_failed", &self.why_failed)?;
+        }
+        match &self.state_check {
+            Some(check) => s.serialize_field("state_check", check)?,
+            None => s.skip_field("state_check")?,
+        }
+        if self.models_reported.is_empty() {
+            s.skip_field("models_reported")?;
+        } else {
+            s.serialize_field("models_reported", &self.models_reported)?;
+        }
         s.end()
     }
 }
@@ -195,6 +234,7 @@ impl ConversationResult {
         metrics: Metrics,
         turns: &[TurnOutcome<'_>],
         resumed: bool,
+        context: &Context<'_>,
     ) -> Self {
         // A conversation uses a handful of tools: tallied in a short list
         // searched by name.
@@ -218,21 +258,25 @@ impl ConversationResult {
             .collect();
         tools.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let tools = ToolTallies(tools);
-        let error_types = if metrics.success {
-            ErrorTypes::default()
+        let (error_types, why_failed) = if metrics.success {
+            (ErrorTypes::default(), Vec::new())
         } else {
-            classify(turns)
+            (classify(turns), explain(turns, context))
         };
         ConversationResult {
             file: identity.file,
             subset: identity.subset,
             name: identity.name,
             conversation_id: identity.conversation_id,
+            conversation_sha256: None,
+            models_reported: Vec::new(),
             metrics,
             assistant_turns: turns.len(),
             turns_stopped_by_bound: turns.iter().filter(|t| t.stopped_by_bound).count(),
             error_types,
             resumed,
+            why_failed,
+            state_check: None,
             tools,
         }
     }
@@ -262,6 +306,21 @@ pub struct Identity {
     pub conversation_id: String,
 }
 
+/// The distinct `model` values of prediction metadata, in order.
+pub fn models_in<'a>(
+    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
+) -> Vec<String> {
+    let mut models: Vec<String> = Vec::new();
+    for m in metadata.into_iter().flatten() {
+        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
+            if !models.iter().any(|known| known == model) {
+                models.push(model.to_string());
+            }
+        }
+    }
+    models
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +330,8 @@ mod tests {
             api_name: name.to_string().into(),
             matched,
             bad_action,
+            arguments: None,
+            exception: None,
         }
     }
 
@@ -282,19 +343,27 @@ mod tests {
             subset: "easy".into(),
             name: "A".into(),
             conversation_id: "id-a".into(),
+            conversation_sha256: None,
+            models_reported: Vec::new(),
             metrics,
             assistant_turns: 2,
             turns_stopped_by_bound: 0,
             error_types: ErrorTypes::default(),
             resumed: false,
+            why_failed: Vec::new(),
+            state_check: None,
             tools: ToolTallies::default(),
         };
         let mut want = serde_json::json!({
             "file": "d/easy/a.json", "subset": "easy", "name": "A", "conversation_id": "id-a"
         });
-        let serde_json::Value::Object(fields) = serde_json::to_value(metrics).unwrap() else {
+        let serde_json::Value::Object(mut fields) = serde_json::to_value(metrics).unwrap() else {
             unreachable!()
         };
+        // One name per metric in the summary.
+        let rate = fields.shift_remove("bad_action_rate").unwrap();
+        let at = fields.keys().position(|k| k == "success").unwrap();
+        fields.shift_insert(at, "incorrect_action_rate".into(), rate);
         want.as_object_mut().unwrap().extend(fields);
         let rest = serde_json::json!({
             "assistant_turns": 2, "turns_stopped_by_bound": 0,
@@ -313,6 +382,7 @@ mod tests {
     fn tools_are_tallied_by_name_in_name_order() {
         let turns = [
             TurnOutcome {
+                turn: 1,
                 has_gold_list: true,
                 gold: vec![
                     call("FindAlarms", true, false),
@@ -326,6 +396,7 @@ mod tests {
                 stopped_by_bound: false,
             },
             TurnOutcome {
+                turn: 1,
                 has_gold_list: true,
                 gold: vec![call("AddAlarm", true, false)],
                 predictions: vec![call("AddAlarm", true, false), call("Nope", false, false)],
@@ -333,7 +404,13 @@ mod tests {
             },
         ];
         let metrics = Metrics::from_counts(5, 3, 2, 3, 1, 1);
-        let result = ConversationResult::new(Identity::default(), metrics, &turns, false);
+        let result = ConversationResult::new(
+            Identity::default(),
+            metrics,
+            &turns,
+            false,
+            &Context::default(),
+        );
         let tally = |gold_calls, missed, predicted, unmatched_predictions, bad_actions| ToolTally {
             gold_calls,
             missed,
@@ -355,6 +432,7 @@ mod tests {
     #[test]
     fn an_empty_gold_list_is_a_turn_without_gold_calls() {
         let premature = |has_gold_list| TurnOutcome {
+            turn: 1,
             has_gold_list,
             gold: Vec::new(),
             predictions: vec![

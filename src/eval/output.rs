@@ -15,6 +15,7 @@ use super::outcome::{CallOutcome, TurnOutcome};
 use crate::dialogue::{Conversation, Role};
 use crate::suite::predict::PredictedCall;
 use crate::suite::protocol::{Metrics, Scoring, Simulation};
+use crate::suite::state::StateCheck;
 
 pub use crate::suite::predict::PredictorSettings;
 
@@ -99,6 +100,8 @@ pub fn turn_outcomes<'s>(
                     api_name: Cow::Borrowed(call.api_name.as_str()),
                     matched: f.matched.is_some(),
                     bad_action: f.bad_action,
+                    arguments: call.parsed.then_some(Cow::Borrowed(&call.arguments)),
+                    exception: call.exception.as_deref().map(Cow::Borrowed),
                 })
                 .collect();
             let mut golds = Vec::new();
@@ -107,9 +110,12 @@ pub fn turn_outcomes<'s>(
                     api_name: Cow::Borrowed(g.gold.request.api_name.as_str()),
                     matched,
                     bad_action: false,
+                    arguments: Some(Cow::Borrowed(&g.gold.request.parameters)),
+                    exception: None,
                 });
             }
             TurnOutcome {
+                turn: run.turn,
                 has_gold_list: turn.apis.is_some(),
                 gold: golds,
                 predictions,
@@ -171,6 +177,13 @@ pub fn annotate(
             "metrics".into(),
             serde_json::to_value(scoring.metrics).expect("metrics serialize"),
         );
+        if let Some(writes) = &simulation.state {
+            let check = StateCheck::new(writes.clone());
+            root.insert(
+                "state_check".into(),
+                serde_json::to_value(check).expect("a state check serializes"),
+            );
+        }
         root.insert("evaluation".into(), info.to_json(conversation_sha256));
     }
 }
@@ -203,6 +216,8 @@ fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Val
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
     pub predictor: String,
+    /// The state check, when the run made one.
+    pub state_check: Option<StateCheck>,
     /// The stored `evaluation` object, as written.
     pub evaluation: Value,
     pub name: String,
@@ -246,6 +261,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             .and_then(Value::as_array)
             .ok_or_else(|| format!("turn {t}: no \"predictions\""))?;
         let mut outcome = TurnOutcome {
+            turn: t,
             has_gold_list: turn.get("apis").is_some(),
             stopped_by_bound: turn.get("stopped_by_call_bound") == Some(&Value::Bool(true)),
             ..Default::default()
@@ -254,7 +270,7 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             if p.get("role").and_then(Value::as_str) != Some("api") {
                 continue;
             }
-            outcome.predictions.push(call_outcome(p, t)?);
+            outcome.predictions.push(call_outcome(p, t, true)?);
         }
         for g in turn
             .get("apis")
@@ -262,12 +278,19 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
             .into_iter()
             .flatten()
         {
-            outcome.gold.push(call_outcome(g, t)?);
+            outcome.gold.push(call_outcome(g, t, false)?);
         }
         outcomes.push(outcome);
     }
+    let state_check = match document.get("state_check") {
+        None => None,
+        Some(v) => {
+            Some(serde_json::from_value(v.clone()).map_err(|e| format!("\"state_check\": {e}"))?)
+        }
+    };
     Ok(Stored {
         predictor,
+        state_check,
         evaluation: document.get("evaluation").cloned().unwrap_or(Value::Null),
         name: text("name"),
         conversation_id: text("conversation_id"),
@@ -276,7 +299,12 @@ pub fn read_stored(document: &Value) -> Result<Stored, String> {
     })
 }
 
-fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome<'static>, String> {
+/// A stored call; a prediction (`predicted`) keeps its exception.
+fn call_outcome(
+    call: &Value,
+    turn: usize,
+    predicted: bool,
+) -> Result<CallOutcome<'static>, String> {
     let api_name = call
         .pointer("/request/api_name")
         .and_then(Value::as_str)
@@ -286,6 +314,15 @@ fn call_outcome(call: &Value, turn: usize) -> Result<CallOutcome<'static>, Strin
         api_name: Cow::Owned(api_name.to_string()),
         matched: flag("match").ok_or_else(|| format!("turn {turn}: a call without \"match\""))?,
         bad_action: flag("bad_action").unwrap_or(false),
+        arguments: call
+            .pointer("/request/parameters")
+            .and_then(Value::as_object)
+            .map(|a| Cow::Owned(a.clone())),
+        exception: call
+            .get("exception")
+            .and_then(Value::as_str)
+            .filter(|_| predicted)
+            .map(|e| Cow::Owned(e.to_string())),
     })
 }
 

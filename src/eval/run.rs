@@ -13,15 +13,20 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::embeddings::Embeddings;
-use super::outcome::{ConversationResult, Identity};
+use super::failure::Context;
+use super::outcome::{models_in, ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
+use super::passk::Trials;
+use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use super::summary::{Failure, Summary, Tally};
+use crate::errata::{Errata, Erratum};
 use crate::formats::read::{json_error, read_text};
 use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
 use crate::llm::endpoint::sha256_hex;
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
 use crate::suite::protocol::SimulateError;
+use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
 
@@ -56,6 +61,7 @@ impl Similarity for super::embeddings::Embeddings {
 }
 
 /// How to run.
+#[derive(Clone)]
 pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
@@ -72,6 +78,11 @@ pub struct RunOptions<'a> {
     /// Worker threads; `None` uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+    /// Errata files' entries (a dialogue's own come with it): a failure on
+    /// a gold call they name is shown as known.
+    pub errata: &'a Errata,
+    /// What the summary's provenance records of the inputs.
+    pub provenance: provenance::Inputs,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
@@ -155,6 +166,7 @@ pub fn evaluate_files(
     run?;
     let mut summary = tally.summary(info, per_conversation);
     summary.failures = failures;
+    summary.provenance = Some(provenance_of(&summary, predictor, options));
     if let Some(dir) = &options.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -183,6 +195,88 @@ pub fn evaluate_files(
             crate::words::count(files.len(), "conversation"),
             lines.join("\n")
         )));
+    }
+    Ok(summary)
+}
+
+fn provenance_of(
+    summary: &Summary,
+    predictor: &dyn Predictor,
+    options: &RunOptions<'_>,
+) -> Provenance {
+    let mut models_reported: Vec<String> = Vec::new();
+    for model in summary
+        .per_conversation
+        .iter()
+        .flat_map(|c| &c.models_reported)
+    {
+        if !models_reported.contains(model) {
+            models_reported.push(model.clone());
+        }
+    }
+    let inputs = &options.provenance;
+    Provenance {
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: provenance::now(),
+        suite: options.suite.name().to_string(),
+        dataset: Dataset::of(summary.per_conversation.iter().map(|c| {
+            (
+                c.file.as_str(),
+                c.conversation_sha256.as_deref().unwrap_or_default(),
+            )
+        })),
+        databases: DatabasesRecord {
+            folder: inputs.databases_folder.clone(),
+            sha256: options.databases_sha256.clone(),
+            files: inputs.databases_files.clone(),
+        },
+        errata: inputs.errata_files.clone(),
+        predictor: predictor.name(),
+        model_requested: summary.settings.settings.model.clone(),
+        models_reported,
+        prompt_templates: predictor.prompt_templates(),
+    }
+}
+
+/// Evaluate `files` in `n` trials, each with the predictor `predictor(t)`
+/// makes for trial `t` (1-based), each trial's output in `out/trial-t`,
+/// and summarise: the first trial's figures with pass^1 .. pass^n over all
+/// the trials (`trials`), also written to `out`'s `summary.json` and
+/// `report.md`.
+pub fn evaluate_trials(
+    files: &[PathBuf],
+    n: usize,
+    predictor: &dyn Fn(usize) -> Result<Box<dyn Predictor>>,
+    similarity: &dyn Similarity,
+    options: &RunOptions<'_>,
+) -> Result<Summary> {
+    let mut outcomes = Vec::with_capacity(n);
+    let mut first: Option<Summary> = None;
+    for trial in 1..=n {
+        let mut trial_options = options.clone();
+        trial_options.out = options
+            .out
+            .as_ref()
+            .map(|dir| dir.join(format!("trial-{trial}")));
+        let predictor = predictor(trial)?;
+        let summary = evaluate_files(files, predictor.as_ref(), similarity, &trial_options)?;
+        outcomes.push(
+            summary
+                .per_conversation
+                .iter()
+                .map(|c| (c.file.clone(), c.subset.clone(), c.metrics.success))
+                .collect::<Vec<_>>(),
+        );
+        first.get_or_insert(summary);
+    }
+    let mut summary = first.ok_or_else(|| Error::Usage("--trials must be at least 1".into()))?;
+    summary.trials = Some(Trials::new(&outcomes));
+    if let Some(dir) = &options.out {
+        atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
+        atomic_write(
+            &dir.join("report.md"),
+            super::report::render(&summary).as_bytes(),
+        )?;
     }
     Ok(summary)
 }
@@ -224,10 +318,11 @@ fn evaluate_one(
     info: &RunInfo,
 ) -> Result<ConversationResult> {
     let text = read_text(path)?;
-    // The hash only ties an output file to its source: no output, no hash.
-    let sha256 = out.map(|_| sha256_hex(text.as_bytes()));
-    if let (Some(out), Some(sha256), false) = (out, &sha256, options.reset) {
-        if let Some(result) = resume(path, out, info, sha256)? {
+    // Ties an output file to its source, and the summary to its dataset.
+    let sha256 = sha256_hex(text.as_bytes());
+    if let (Some(out), false) = (out, options.reset) {
+        if let Some(mut result) = resume(path, out, options, info, &sha256)? {
+            result.conversation_sha256 = Some(sha256);
             return Ok(result);
         }
     }
@@ -257,9 +352,9 @@ fn evaluate_one(
             path.display()
         )));
     }
-    if let (Some(out), Some(sha256)) = (out, &sha256) {
+    if let Some(out) = out {
         let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
-        annotate(&mut document, &simulation, &scoring, info, sha256);
+        annotate(&mut document, &simulation, &scoring, info, &sha256);
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -272,7 +367,21 @@ fn evaluate_one(
         conversation.name.clone(),
         conversation.conversation_id.clone(),
     );
-    Ok(ConversationResult::new(id, scoring.metrics, &turns, false))
+    let errata = options.errata.for_dialogue(path, &conversation.errata);
+    let context = Context {
+        injected: options.suite.injected_argument(),
+        errata: &errata,
+    };
+    let mut result = ConversationResult::new(id, scoring.metrics, &turns, false, &context);
+    result.conversation_sha256 = Some(sha256);
+    result.state_check = simulation.state.clone().map(StateCheck::new);
+    result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
+        t.calls
+            .iter()
+            .map(|c| c.metadata.as_ref())
+            .chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
+    }));
+    Ok(result)
 }
 
 /// The result stored in `out` by an earlier run, when there is a usable
@@ -282,6 +391,7 @@ fn evaluate_one(
 fn resume(
     path: &Path,
     out: &Path,
+    options: &RunOptions<'_>,
     info: &RunInfo,
     conversation_sha256: &str,
 ) -> Result<Option<ConversationResult>> {
@@ -324,12 +434,29 @@ fn resume(
         return Ok(None);
     }
     let id = identity(path, stored.name, stored.conversation_id);
-    Ok(Some(ConversationResult::new(
-        id,
-        stored.metrics,
-        &stored.turns,
-        true,
-    )))
+    // The output file is the conversation as read: its own errata with it.
+    let own: Vec<Erratum> = document
+        .get("errata")
+        .and_then(|e| serde_json::from_value(e.clone()).ok())
+        .unwrap_or_default();
+    let errata = options.errata.for_dialogue(path, &own);
+    let context = Context {
+        injected: options.suite.injected_argument(),
+        errata: &errata,
+    };
+    let mut result = ConversationResult::new(id, stored.metrics, &stored.turns, true, &context);
+    result.state_check = stored.state_check;
+    result.models_reported = models_in(
+        document
+            .get("conversation")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|turn| turn.get("predictions").and_then(Value::as_array))
+            .flatten()
+            .map(|p| p.get("metadata")),
+    );
+    Ok(Some(result))
 }
 
 /// The deepest folder holding every file.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
@@ -62,7 +62,7 @@ impl Totals {
 }
 
 /// The headline figures of a set of conversations.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
     pub conversations: usize,
     pub success_rate: f64,
@@ -74,7 +74,7 @@ pub struct Rates {
 }
 
 /// One subset's line of Table 1.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubsetSummary {
     #[serde(flatten)]
     pub rates: Rates,
@@ -109,10 +109,22 @@ pub struct Summary {
     /// bound). Resumed conversations were made with the same settings:
     /// any other is evaluated again.
     pub settings: RunInfo,
+    /// Where the numbers came from: versions, date, hashes of the dataset,
+    /// databases and errata, the models asked for and reported, the
+    /// prompt templates (absent only in summaries built outside a run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::provenance::Provenance>,
+    /// With `--trials N`: pass^1 .. pass^N over the trials (the figures
+    /// above are the first trial's; each trial's are in `trial-T/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<super::passk::Trials>,
     /// Conversations taken from an earlier run in the output folder.
     pub resumed: usize,
     /// Table 2, over the failed conversations.
     pub error_types: ErrorTypes,
+    /// The state check's totals (absent when the suite cannot compare worlds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateTotals>,
     pub by_subset: IndexMap<String, SubsetSummary>,
     /// Per tool, sorted by name.
     pub tools: BTreeMap<String, ToolTally>,
@@ -121,6 +133,32 @@ pub struct Summary {
     /// out); the figures above are over the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+}
+
+/// The state check over a run: how many conversations the worlds were
+/// compared for, how many left collateral damage, and the places of each
+/// kind (see [`crate::suite::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StateTotals {
+    pub conversations_checked: usize,
+    /// Conversations whose predictions wrote where the gold calls did not.
+    pub conversations_with_collateral: usize,
+    /// Conversations whose predicted worlds ended as the gold ones.
+    pub conversations_clean: usize,
+    pub collateral: usize,
+    pub missing: usize,
+    pub different: usize,
+}
+
+impl StateTotals {
+    pub fn add(&mut self, check: &crate::suite::state::StateCheck) {
+        self.conversations_checked += 1;
+        self.conversations_with_collateral += usize::from(check.collateral > 0);
+        self.conversations_clean += usize::from(check.clean());
+        self.collateral += check.collateral;
+        self.missing += check.missing;
+        self.different += check.different;
+    }
 }
 
 /// A conversation that could not be evaluated, and why.
@@ -138,6 +176,7 @@ pub struct Tally {
     /// A run has a handful of subsets: found by comparing names.
     subsets: Vec<(String, Totals)>,
     error_types: ErrorTypes,
+    state: Option<StateTotals>,
     /// In order of first appearance.
     tools: Vec<(String, ToolTally)>,
     resumed: usize,
@@ -155,6 +194,9 @@ impl Tally {
             }
         }
         self.error_types += r.error_types;
+        if let Some(check) = &r.state_check {
+            self.state.get_or_insert_with(Default::default).add(check);
+        }
         for (name, tally) in r.tools.iter() {
             match self.tools.iter_mut().find(|(k, _)| k == name) {
                 Some((_, t)) => *t += *tally,
@@ -170,6 +212,7 @@ impl Tally {
             all,
             mut subsets,
             error_types,
+            state,
             tools,
             resumed,
         } = self;
@@ -204,8 +247,11 @@ impl Tally {
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),
             settings: info,
+            provenance: None,
+            trials: None,
             resumed,
             error_types,
+            state_check: state,
             by_subset,
             tools,
             per_conversation,

@@ -305,6 +305,7 @@ pub fn read_conversation(path: &Path, text: &str) -> Result<Conversation> {
         // API-Bank dialogues carry no clock (GetToday answers a fixed date).
         metadata: Metadata::default(),
         conversation: turns,
+        errata: Vec::new(),
     })
 }
 

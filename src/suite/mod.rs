@@ -23,6 +23,7 @@ pub mod levels;
 pub mod predict;
 pub mod protocol;
 pub mod similarity;
+pub mod state;
 
 pub use catalog::{
     ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
@@ -132,6 +133,12 @@ pub trait World: Send {
     /// in the shape its suite loads them (`generate database` writes them
     /// out as new initial data).
     fn databases(&self) -> Databases;
+
+    /// The world's databases as they stand, for the state check
+    /// ([`state`]); `None` for a world that cannot show them.
+    fn tables(&self) -> Option<&crate::sim::Tables> {
+        None
+    }
 }
 
 /// One record added to a database by [`Suite::seed_databases`].

@@ -178,6 +178,10 @@ pub struct PredictorSettings {
     pub predictions: Option<String>,
     /// SHA-256 of the predictions file's bytes (replay).
     pub predictions_sha256: Option<String>,
+    /// The trial (1-based) of a run of several (`--trials`), for a
+    /// predictor whose answers vary from trial to trial; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<usize>,
 }
 
 /// An assistant under evaluation.
@@ -189,6 +193,12 @@ pub trait Predictor: Sync {
     /// so that a resumed run re-evaluates what another setting produced.
     fn settings(&self) -> PredictorSettings {
         PredictorSettings::default()
+    }
+
+    /// The templates its prompts are rendered from, each name with the
+    /// SHA-256 of its text (none for a predictor that sends no prompt).
+    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
+        Default::default()
     }
 
     /// What the assistant does next in `input.turn`.

@@ -73,6 +73,10 @@ pub struct Simulation<'c> {
     pub turns: Vec<TurnRun>,
     /// Every gold call in order, as scoring compares them.
     pub gold: Vec<GoldRef<'c>>,
+    /// The state check ([`crate::suite::state`]): after each assistant
+    /// turn, where the predicted world differs from the gold one; `None`
+    /// for a protocol or world that cannot compare worlds.
+    pub state: Option<Vec<crate::suite::state::StateWrite>>,
 }
 
 /// Why a conversation could not be simulated.
@@ -127,7 +131,11 @@ pub struct Metrics {
     pub recall: f64,
     /// valid_actions / actions; 1 without actions.
     pub action_precision: f64,
-    /// bad_actions / actions; 0 without actions (the paper's incorrect-action rate).
+    /// bad_actions / actions; 0 without actions: the paper's
+    /// incorrect-action rate, under the reference's name because the
+    /// per-conversation output files keep the reference's `metrics` (its
+    /// analysis scripts read them); summaries and reports call it
+    /// `incorrect_action_rate`.
     pub bad_action_rate: f64,
     /// recall == 1 and no bad action.
     pub success: bool,

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dialogue::Conversation;
+use crate::errata::{Entry, Errata, Known, Stale};
 use crate::formats::to_python_json;
 use crate::sim::{Databases, Reply};
 use crate::suite::{Execution, NotChecked, Note, Suite, WorldOptions};
@@ -29,6 +30,9 @@ pub struct Difference {
     pub api_name: String,
     /// A unified diff, recorded (-) against simulated (+).
     pub diff: String,
+    /// The erratum that records this difference as known (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
 }
 
 /// A gold call that cannot be reproduced offline by design, so it is
@@ -112,20 +116,48 @@ pub struct Comparison {
     pub differs: Vec<Difference>,
     pub not_checked: Vec<Unchecked>,
     pub retrieval: Vec<RetrievalNote>,
+    /// Errata of the dialogue that no longer apply.
+    pub stale: Vec<Stale>,
+    /// The errata-file entries that name the dialogue (their indexes).
+    pub matched_errata: Vec<usize>,
 }
 
-/// Compare the recording of one dialogue with its replay: differences,
-/// calls that cannot be checked, and notes.
+/// Compare the recording of one dialogue with its replay: differences
+/// (each marked known when one of `errata` names it), calls that cannot be
+/// checked, notes, and the errata that no longer apply.
 pub fn compare(
     suite: &dyn Suite,
     file: &str,
     conversation: &Conversation,
     replay: &Replay,
+    errata: &[Entry],
 ) -> Comparison {
-    let mut out = Comparison::default();
+    let mut out = Comparison {
+        matched_errata: errata.iter().filter_map(|e| e.index).collect(),
+        ..Comparison::default()
+    };
+    // What each erratum found at its place: nothing yet.
+    let mut found: Vec<Option<String>> = vec![None; errata.len()];
     for ((t, c, call), (_, _, executed)) in conversation.gold_calls().zip(&replay.executions) {
         let place = call.place(t, c);
         let api_name = &call.request.api_name;
+        let erratum = errata
+            .iter()
+            .position(|e| (e.erratum.turn, e.erratum.call) == (place.turn, place.call));
+        // Whether the erratum at this place applies, or why not.
+        let mut verdict = |why: Option<String>| {
+            if let Some(i) = erratum {
+                found[i] = Some(why.unwrap_or_default());
+            }
+        };
+        if let Some(i) = erratum {
+            if errata[i].erratum.api_name != *api_name {
+                verdict(Some(format!(
+                    "the call there is {api_name}, not {}",
+                    errata[i].erratum.api_name
+                )));
+            }
+        }
         if let Some(Note::Retrieval {
             recorded,
             retriever,
@@ -140,6 +172,7 @@ pub fn compare(
             });
         }
         if let Some(reason) = executed.not_checked {
+            verdict(Some("the call cannot be checked offline".to_string()));
             out.not_checked.push(Unchecked {
                 file: file.to_string(),
                 turn: place.turn,
@@ -150,7 +183,14 @@ pub fn compare(
             continue;
         }
         if suite.reproduces(call, executed) {
+            verdict(Some("the call reproduces now".to_string()));
             continue;
+        }
+        let known = erratum
+            .filter(|&i| errata[i].erratum.api_name == *api_name)
+            .map(|i| errata[i].known());
+        if known.is_some() {
+            verdict(None);
         }
         out.differs.push(Difference {
             file: file.to_string(),
@@ -167,7 +207,18 @@ pub fn compare(
                     exception: &executed.exception,
                 },
             ),
+            known,
         });
+    }
+    for (entry, found) in errata.iter().zip(found) {
+        match found {
+            // It applies.
+            Some(why) if why.is_empty() => {}
+            Some(why) => out.stale.push(entry.stale(file, why)),
+            None => out
+                .stale
+                .push(entry.stale(file, "the dialogue has no gold call there")),
+        }
     }
     out
 }
@@ -185,6 +236,9 @@ pub struct Report {
     pub conversations: usize,
     pub calls: usize,
     pub reproduced: usize,
+    /// Differences an erratum records as known (counted when there are any).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub known: usize,
     pub differs: Vec<Difference>,
     /// Calls that cannot be reproduced offline by design (listed when
     /// there are any): `reproduced + differs + not_checked == calls`.
@@ -198,6 +252,16 @@ pub struct Report {
     /// timestamp), each message naming the file; the others are reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// Errata that no longer apply (listed when there are any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_errata: Vec<Stale>,
+    /// The errata-file entries that named a dialogue verified.
+    #[serde(skip)]
+    pub matched_errata: Vec<usize>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Report {
@@ -213,6 +277,9 @@ impl Report {
                 self.reproduced += verified.calls - found.differs.len() - found.not_checked.len();
                 self.not_checked.extend(found.not_checked);
                 self.retrieval.extend(found.retrieval);
+                self.stale_errata.extend(found.stale);
+                self.matched_errata.extend(found.matched_errata);
+                self.known += found.differs.iter().filter(|d| d.known.is_some()).count();
                 found.differs
             }
             Err(e) => {
@@ -225,6 +292,12 @@ impl Report {
     /// How many calls differ, whether or not `differs` holds them.
     pub fn differing(&self) -> usize {
         self.calls - self.reproduced - self.not_checked.len()
+    }
+
+    /// Whether something fails: a difference no erratum records, or an
+    /// erratum that no longer applies.
+    pub fn fails(&self) -> bool {
+        self.differing() > self.known || !self.stale_errata.is_empty()
     }
 }
 
@@ -242,12 +315,13 @@ pub fn verify_each(
     suite: &dyn Suite,
     databases: &Databases,
     options: &WorldOptions,
+    errata: &Errata,
     mut each: impl FnMut(Result<Verified>),
 ) {
     for window in files.chunks(WINDOW) {
         let results: Vec<Result<Verified>> = window
             .par_iter()
-            .map(|path| verify_file(path, suite, databases, options))
+            .map(|path| verify_file(path, suite, databases, options, errata))
             .collect();
         results.into_iter().for_each(&mut each);
     }
@@ -260,8 +334,20 @@ pub fn verify_files(
     databases: &Databases,
     options: &WorldOptions,
 ) -> Report {
+    verify_files_with_errata(files, suite, databases, options, &Errata::none())
+}
+
+/// [`verify_files`], with the errata of errata files besides the
+/// dialogues' own.
+pub fn verify_files_with_errata(
+    files: &[PathBuf],
+    suite: &dyn Suite,
+    databases: &Databases,
+    options: &WorldOptions,
+    errata: &Errata,
+) -> Report {
     let mut report = Report::default();
-    verify_each(files, suite, databases, options, |result| {
+    verify_each(files, suite, databases, options, errata, |result| {
         let differs = report.add(result);
         report.differs.extend(differs);
     });
@@ -273,11 +359,19 @@ fn verify_file(
     suite: &dyn Suite,
     databases: &Databases,
     options: &WorldOptions,
+    errata: &Errata,
 ) -> Result<Verified> {
     let conversation = suite.read_dialogue(path)?;
     let replay =
         replay(suite, databases, &conversation, options).map_err(|m| Error::input(path, m))?;
-    let found = compare(suite, &path.display().to_string(), &conversation, &replay);
+    let errata = errata.for_dialogue(path, &conversation.errata);
+    let found = compare(
+        suite,
+        &path.display().to_string(),
+        &conversation,
+        &replay,
+        &errata,
+    );
     Ok(Verified {
         calls: replay.executions.len(),
         found,

@@ -15,6 +15,7 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::{verify_each, Report};
+use crate::errata::Errata;
 use crate::sim::Databases;
 use crate::suite::{NotChecked, Suite, WorldOptions};
 
@@ -24,6 +25,8 @@ pub struct Run<'a> {
     pub suite: &'a dyn Suite,
     pub databases: &'a Databases,
     pub options: &'a WorldOptions,
+    /// Errata files' entries (the dialogues' own come with them).
+    pub errata: &'a Errata,
 }
 
 /// Verify and write the report as one JSON object (pretty, newline at the
@@ -44,22 +47,43 @@ pub fn write_json(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report>
 pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report> {
     let mut report = Report::default();
     let mut written = Ok(());
-    verify_each(run.files, run.suite, run.databases, run.options, |result| {
-        for d in report.add(result) {
-            if written.is_ok() {
-                written = writeln!(
-                    out,
-                    "{} turn {} call {} ({}) {}:\n{}",
-                    style::paint(style::PLACE, &d.file),
-                    d.turn,
-                    d.call,
-                    d.api_name,
-                    style::paint(style::ERROR, "differs"),
-                    style::paint_diff(&d.diff)
-                );
+    verify_each(
+        run.files,
+        run.suite,
+        run.databases,
+        run.options,
+        run.errata,
+        |result| {
+            for d in report.add(result) {
+                if written.is_ok() {
+                    if let Some(known) = &d.known {
+                        written = writeln!(
+                            out,
+                            "{} turn {} call {} ({}) differs, a known erratum ({}): {} [since {}]",
+                            style::paint(style::PLACE, &d.file),
+                            d.turn,
+                            d.call,
+                            d.api_name,
+                            known.source,
+                            known.reason,
+                            known.since
+                        );
+                        continue;
+                    }
+                    written = writeln!(
+                        out,
+                        "{} turn {} call {} ({}) {}:\n{}",
+                        style::paint(style::PLACE, &d.file),
+                        d.turn,
+                        d.call,
+                        d.api_name,
+                        style::paint(style::ERROR, "differs"),
+                        style::paint_diff(&d.diff)
+                    );
+                }
             }
-        }
-    });
+        },
+    );
     written?;
     for n in &report.not_checked {
         let why = match n.reason {
@@ -84,6 +108,19 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
             r.retriever
         )?;
     }
+    for stale in &report.stale_errata {
+        writeln!(
+            out,
+            "{} turn {} call {} ({}) {}: {} ({})",
+            style::paint(style::PLACE, &stale.file),
+            stale.turn,
+            stale.call,
+            stale.api_name,
+            style::paint(style::ERROR, "erratum no longer applies"),
+            stale.why,
+            stale.source
+        )?;
+    }
     write!(
         out,
         "{}, {}: {} {}, {} {}",
@@ -94,8 +131,19 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
         report.differing(),
         verb(report.differing(), "differs", "differ")
     )?;
+    if report.known > 0 {
+        write!(out, " ({} known)", report.known)?;
+    }
     if !report.not_checked.is_empty() {
         write!(out, ", {} not checked", report.not_checked.len())?;
+    }
+    if !report.stale_errata.is_empty() {
+        write!(
+            out,
+            ", {} no longer {}",
+            count(report.stale_errata.len(), "erratum"),
+            verb(report.stale_errata.len(), "applies", "apply")
+        )?;
     }
     writeln!(out)?;
     Ok(report)
@@ -110,7 +158,7 @@ struct Streamed<'a> {
 
 impl Serialize for Streamed<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut object = serializer.serialize_struct("Report", 7)?;
+        let mut object = serializer.serialize_struct("Report", 9)?;
         object.serialize_field(
             "differs",
             &Differences {
@@ -133,10 +181,20 @@ impl Serialize for Streamed<'_> {
         object.serialize_field("conversations", &report.conversations)?;
         object.serialize_field("calls", &report.calls)?;
         object.serialize_field("reproduced", &report.reproduced)?;
+        if report.known == 0 {
+            object.skip_field("known")?;
+        } else {
+            object.serialize_field("known", &report.known)?;
+        }
         if report.errors.is_empty() {
             object.skip_field("errors")?;
         } else {
             object.serialize_field("errors", &report.errors)?;
+        }
+        if report.stale_errata.is_empty() {
+            object.skip_field("stale_errata")?;
+        } else {
+            object.serialize_field("stale_errata", &report.stale_errata)?;
         }
         object.end()
     }
@@ -154,14 +212,21 @@ impl Serialize for Differences<'_> {
         let mut list = serializer.serialize_seq(None)?;
         let mut failed: Option<S::Error> = None;
         let run = self.run;
-        verify_each(run.files, run.suite, run.databases, run.options, |result| {
-            let differs = self.report.borrow_mut().add(result);
-            for d in &differs {
-                if failed.is_none() {
-                    failed = list.serialize_element(d).err();
+        verify_each(
+            run.files,
+            run.suite,
+            run.databases,
+            run.options,
+            run.errata,
+            |result| {
+                let differs = self.report.borrow_mut().add(result);
+                for d in &differs {
+                    if failed.is_none() {
+                        failed = list.serialize_element(d).err();
+                    }
                 }
-            }
-        });
+            },
+        );
         match failed {
             Some(e) => Err(e),
             None => list.end(),
@@ -211,6 +276,7 @@ mod tests {
             suite,
             databases: &databases,
             options: &options,
+            errata: &Errata::none(),
         };
         let mut out = Vec::new();
         let report = write_json(&run, &mut out).unwrap();
@@ -242,6 +308,7 @@ mod tests {
             suite,
             databases: &databases,
             options: &options,
+            errata: &Errata::none(),
         };
         let mut out = Vec::new();
         let report = write_human(&run, &mut out).unwrap();

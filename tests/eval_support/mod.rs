@@ -174,7 +174,9 @@ pub fn tool_answer(calls: &[(&str, &str)]) -> Value {
 
 fn completion(message: Value, finish: &str) -> Value {
     json!({
-        "id": "chatcmpl-stub", "object": "chat.completion", "created": 1, "model": "stub-model",
+        "id": "chatcmpl-stub", "object": "chat.completion", "created": 1,
+        // The dated name a server reports for the model asked for.
+        "model": "stub-model-0613",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
     })

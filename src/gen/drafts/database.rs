@@ -278,6 +278,7 @@ fn no_dialogue() -> Conversation {
         user: User::default(),
         metadata: Metadata::default(),
         conversation: Vec::new(),
+        errata: Vec::new(),
     }
 }
 

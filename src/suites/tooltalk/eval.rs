@@ -95,6 +95,7 @@ pub fn simulate<'c>(
         .map_err(SimulateError::Setup)?;
     let mut turns = Vec::new();
     let mut gold = Vec::new();
+    let mut state = gold_world.tables().map(|_| Vec::new());
     let last_assistant_turn = conversation
         .conversation
         .iter()
@@ -115,7 +116,13 @@ pub fn simulate<'c>(
         // A turn whose predictions were exactly its gold calls (the
         // oracle's) left the world the replay would: it is taken as the
         // replay, which need not run again.
-        let ran_as_gold = !last && ran_as_gold(suite, turn.calls(), &run.calls);
+        let same_as_gold = ran_as_gold(suite, turn.calls(), &run.calls);
+        let ran_as_gold = !last && same_as_gold;
+        // The world before the turn, for the state check (shared, not copied).
+        let before = match (&state, same_as_gold) {
+            (Some(_), false) => Some(gold_world.boxed_clone()),
+            _ => None,
+        };
         for (c, call) in turn.calls().iter().enumerate() {
             let gold_call = if last {
                 Cow::Borrowed(call)
@@ -135,12 +142,35 @@ pub fn simulate<'c>(
                 gold: gold_call,
             });
         }
+        if let (Some(writes), Some(before)) = (&mut state, before) {
+            // The last turn's gold calls are not replayed for scoring; the
+            // check replays them in a copy.
+            let gold_after = if last {
+                let mut replayed = before.boxed_clone();
+                for call in turn.calls() {
+                    replayed.execute(
+                        &call.request.api_name,
+                        call.request.parameters.clone(),
+                        None,
+                    );
+                }
+                Some(replayed)
+            } else {
+                None
+            };
+            let gold_after = gold_after.as_deref().unwrap_or(gold_world.as_ref());
+            if let (Some(b), Some(g), Some(p)) =
+                (before.tables(), gold_after.tables(), world.tables())
+            {
+                writes.extend(crate::suite::state::compare(t, b, g, p));
+            }
+        }
         if ran_as_gold {
             gold_world = world;
         }
         turns.push(run);
     }
-    Ok(Simulation { turns, gold })
+    Ok(Simulation { turns, gold, state })
 }
 
 /// The gold call with the parameters its replay executed.

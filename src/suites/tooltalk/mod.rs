@@ -136,4 +136,8 @@ impl crate::suite::World for World {
     fn databases(&self) -> crate::sim::Databases {
         crate::sim::Databases::from_shared_tables(self.tables().clone())
     }
+
+    fn tables(&self) -> Option<&crate::sim::Tables> {
+        Some(World::tables(self))
+    }
 }

@@ -119,6 +119,11 @@ impl World {
         self.now
     }
 
+    /// The databases as they stand.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
     pub fn session_token(&self) -> Option<&str> {
         self.session_token.as_deref()
     }
@@ -139,11 +144,6 @@ impl World {
     /// A database as it stands now.
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.get(name)
-    }
-
-    /// Every database as it stands now.
-    pub fn tables(&self) -> &Tables {
-        &self.tables
     }
 
     /// Execute a call as the reference's `execute_tool` does: the request

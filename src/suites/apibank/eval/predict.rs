@@ -308,6 +308,7 @@ impl<'s> Chat<'s> {
         let response = crate::eval::openai::chat_completion(
             &self.settings.endpoint,
             self.settings.cache.as_deref(),
+            None,
             body,
         )
         .map_err(|e| Error::Other(e.to_string()))?;

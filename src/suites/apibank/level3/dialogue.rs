@@ -70,6 +70,7 @@ pub fn conversation(scenario: &Scenario) -> Conversation {
         user: User::default(),
         metadata: Metadata::default(),
         conversation: turns,
+        errata: Vec::new(),
     }
 }
 

@@ -38,6 +38,7 @@ pub(crate) fn world(databases: &Databases, user: Option<&str>, code: Option<&str
             ..Metadata::default()
         },
         conversation: vec![],
+        errata: vec![],
     };
     World::for_conversation(databases, &conversation).unwrap()
 }

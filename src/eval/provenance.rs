@@ -1,0 +1,148 @@
+//! Where a run's numbers came from: the talkforge that made them, when,
+//! the dataset and databases (hashes of every file), the errata, the
+//! predictor, the model asked for and the models the server said answered,
+//! and the prompt templates. Recorded in `summary.json` (`provenance`) and
+//! `report.md`, beside the run's `settings`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::Result;
+
+/// What the caller knows of the inputs before the run.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// The databases folder as given.
+    pub databases_folder: String,
+    /// Each database file's SHA-256, by file name.
+    pub databases_files: BTreeMap<String, String>,
+    /// The errata files given, with their SHA-256.
+    pub errata_files: Vec<FileHash>,
+}
+
+/// A file and the SHA-256 of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileHash {
+    pub file: String,
+    pub sha256: String,
+}
+
+impl FileHash {
+    pub fn of(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| crate::Error::input(path, e.to_string()))?;
+        Ok(FileHash {
+            file: path.display().to_string(),
+            sha256: crate::llm::endpoint::sha256_hex(&bytes),
+        })
+    }
+}
+
+/// The dataset evaluated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// Dialogues evaluated (those that could not be are not counted).
+    pub files: usize,
+    /// A SHA-256 over the dialogues' file names and hashes in evaluation
+    /// order (each file's own is in `per_conversation`): two runs with the
+    /// same value evaluated the same dialogues.
+    pub sha256: String,
+}
+
+impl Dataset {
+    /// From each dialogue's (file, SHA-256), in evaluation order. Only the
+    /// file *name* enters the digest, so the same dataset copied elsewhere
+    /// has the same digest.
+    pub fn of<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut hasher = Sha256::new();
+        let mut n = 0;
+        for (file, sha256) in files {
+            let name = Path::new(file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            hasher.update(name.as_bytes());
+            hasher.update(b"\0");
+            hasher.update(sha256.as_bytes());
+            hasher.update(b"\n");
+            n += 1;
+        }
+        Dataset {
+            files: n,
+            sha256: format!("{:x}", hasher.finalize()),
+        }
+    }
+}
+
+/// The databases the conversations ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabasesRecord {
+    pub folder: String,
+    /// Over the folder's files, names and bytes (the `settings`' `databases_sha256`).
+    pub sha256: String,
+    /// Each file's SHA-256, by file name.
+    pub files: BTreeMap<String, String>,
+}
+
+/// The provenance of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub talkforge_version: String,
+    /// When the run finished (UTC, RFC 3339).
+    pub date: String,
+    /// The suite whose protocol scored the run.
+    pub suite: String,
+    pub dataset: Dataset,
+    pub databases: DatabasesRecord,
+    /// The errata files given (a dialogue's own errata are in its file).
+    pub errata: Vec<FileHash>,
+    /// The predictor's name.
+    pub predictor: String,
+    /// The model asked for (null for a predictor that asks none).
+    pub model_requested: Option<String>,
+    /// The models the server said answered, in order of first answer
+    /// (empty when no reply named one).
+    pub models_reported: Vec<String>,
+    /// The templates the predictor renders its prompts from, by name.
+    pub prompt_templates: BTreeMap<String, String>,
+}
+
+/// The current time as `date` records it.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Each JSON file's SHA-256 in a databases folder, by file name.
+pub fn database_files(dir: &Path) -> Result<BTreeMap<String, String>> {
+    let mut files = BTreeMap::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| crate::Error::input(dir, format!("cannot read the folder: {e}")))?;
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "json") && path.is_file() {
+            let hash = FileHash::of(&path)?;
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            files.insert(name.into_owned(), hash.sha256);
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dataset_digest_depends_on_names_hashes_and_order_not_folders() {
+        let a = Dataset::of([("x/a.json", "1"), ("x/b.json", "2")]);
+        let moved = Dataset::of([("y/a.json", "1"), ("y/b.json", "2")]);
+        let edited = Dataset::of([("x/a.json", "1"), ("x/b.json", "3")]);
+        let swapped = Dataset::of([("x/b.json", "2"), ("x/a.json", "1")]);
+        assert_eq!(a, moved);
+        assert_eq!(a.files, 2);
+        assert_ne!(a.sha256, edited.sha256);
+        assert_ne!(a.sha256, swapped.sha256);
+    }
+}

@@ -1,0 +1,383 @@
+//! Several evaluation folders side by side (`talkforge report`): each
+//! run's `summary.json` read back, checked to be over the same dataset,
+//! and put in one Table 1 (models, documentation ablations, API modes),
+//! with Table 2's shares per run and the conversations whose outcome
+//! differs between runs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::failure::FailureReason;
+use super::outcome::{ErrorTypes, ToolTally};
+use super::output::RunInfo;
+use super::passk::Trials;
+use super::provenance::Provenance;
+use super::summary::{Rates, StateTotals, SubsetSummary};
+use crate::suite::state::StateCheck;
+use crate::{Error, Result};
+
+/// What `report` reads of a `summary.json` (the keys evaluate writes).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct RunSummary {
+    #[serde(flatten)]
+    pub rates: Rates,
+    pub predictions: usize,
+    pub ground_truths: usize,
+    pub matches: usize,
+    pub actions: usize,
+    pub bad_actions: usize,
+    pub successes: usize,
+    pub predictor: String,
+    pub settings: RunInfo,
+    #[serde(default)]
+    pub provenance: Option<Provenance>,
+    pub error_types: ErrorTypes,
+    #[serde(default)]
+    pub state_check: Option<StateTotals>,
+    #[serde(default)]
+    pub trials: Option<Trials>,
+    pub by_subset: IndexMap<String, SubsetSummary>,
+    pub tools: BTreeMap<String, ToolTally>,
+    pub per_conversation: Vec<ConversationLine>,
+}
+
+/// What `report` reads of a `per_conversation` entry.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ConversationLine {
+    pub file: String,
+    pub subset: String,
+    pub name: String,
+    #[serde(default)]
+    pub conversation_id: String,
+    pub success: bool,
+    pub recall: f64,
+    #[serde(default)]
+    pub why_failed: Vec<FailureReason>,
+    #[serde(default)]
+    pub state_check: Option<StateCheck>,
+}
+
+/// One evaluation folder.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// What sets it apart, in words: the predictor and its settings.
+    pub label: String,
+    pub summary: RunSummary,
+}
+
+impl Run {
+    /// Read `dir/summary.json`.
+    pub fn load(dir: &Path) -> Result<Run> {
+        let path = dir.join("summary.json");
+        if !path.is_file() {
+            return Err(Error::input(
+                dir,
+                "no summary.json here (an evaluation folder is what `talkforge evaluate --out DIR` writes)",
+            ));
+        }
+        let text = crate::formats::read::read_text(&path)?;
+        let summary: RunSummary =
+            serde_json::from_str(&text).map_err(|e| crate::formats::read::json_error(&path, &e))?;
+        Ok(Run {
+            dir: dir.to_path_buf(),
+            label: label(&summary),
+            summary,
+        })
+    }
+
+    /// The dataset digest its provenance records.
+    pub fn dataset(&self) -> Option<&str> {
+        self.summary
+            .provenance
+            .as_ref()
+            .map(|p| p.dataset.sha256.as_str())
+    }
+}
+
+/// The predictor and the settings that tell runs apart.
+fn label(s: &RunSummary) -> String {
+    let p = &s.settings.settings;
+    let mut parts = vec![s.predictor.clone()];
+    if let Some(mode) = &p.api_mode {
+        parts.push(format!("api {mode}"));
+    }
+    if p.no_docs == Some(true) {
+        parts.push("no docs".into());
+    }
+    if let Some(t) = p.temperature {
+        parts.push(format!("T={t}"));
+    }
+    if let Some(t) = &s.trials {
+        parts.push(format!("{} trials", t.trials));
+    }
+    if s.settings.similarity != "lexical" {
+        parts.push(s.settings.similarity.clone());
+    }
+    parts.join(", ")
+}
+
+/// Read every folder; refuse runs over different datasets (or whose
+/// dataset is unknown) unless `allow_different` says so.
+pub fn load_runs(dirs: &[PathBuf], allow_different: bool) -> Result<Vec<Run>> {
+    let runs = dirs
+        .iter()
+        .map(|d| Run::load(d))
+        .collect::<Result<Vec<_>>>()?;
+    if !allow_different {
+        if let Some(unknown) = runs.iter().find(|r| r.dataset().is_none()) {
+            return Err(Error::input(
+                unknown.dir.join("summary.json"),
+                "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
+            ));
+        }
+        let first = &runs[0];
+        if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
+            return Err(Error::Usage(format!(
+                "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
+                first.dir.display(),
+                other.dir.display(),
+                first.dataset().unwrap_or_default(),
+                other.dataset().unwrap_or_default()
+            )));
+        }
+    }
+    Ok(runs)
+}
+
+/// Whether every run evaluated the same dataset (as far as provenance says).
+pub fn same_dataset(runs: &[Run]) -> bool {
+    runs.iter()
+        .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+/// The comparison as JSON.
+pub fn json(runs: &[Run]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            serde_json::json!({
+                "dir": r.dir.display().to_string(),
+                "label": r.label,
+                "predictor": s.predictor,
+                "settings": s.settings,
+                "dataset_sha256": r.dataset(),
+                "rates": s.rates,
+                "by_subset": s.by_subset,
+                "error_types": s.error_types,
+                "state_check": s.state_check,
+                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
+                "failed": s.per_conversation.iter().filter(|c| !c.success).map(|c| &c.file).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "runs": list,
+        "same_dataset": same_dataset(runs),
+        "outcome_differs": outcome_differs(runs)
+            .into_iter()
+            .map(|(file, outcomes)| serde_json::json!({"file": file, "success": outcomes}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The conversations (by file name) that succeeded in some runs and
+/// failed in others, with each run's outcome (null where a run lacks it).
+pub fn outcome_differs(runs: &[Run]) -> Vec<(String, Vec<Option<bool>>)> {
+    let key = |file: &str| {
+        Path::new(file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut order: Vec<String> = Vec::new();
+    let mut outcomes: BTreeMap<String, Vec<Option<bool>>> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        for c in &run.summary.per_conversation {
+            let k = key(&c.file);
+            let row = outcomes.entry(k.clone()).or_insert_with(|| {
+                order.push(k.clone());
+                vec![None; runs.len()]
+            });
+            row[i] = Some(c.success);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| {
+            let row = outcomes.remove(&k)?;
+            let known: Vec<bool> = row.iter().flatten().copied().collect();
+            (known.iter().any(|s| *s) && known.iter().any(|s| !*s)).then_some((k, row))
+        })
+        .collect()
+}
+
+/// The comparison as Markdown.
+pub fn markdown(runs: &[Run]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Evaluation runs compared\n");
+    if !same_dataset(runs) {
+        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
+    }
+    for (i, run) in runs.iter().enumerate() {
+        let _ = writeln!(out, "{}. `{}`: {}", i + 1, run.dir.display(), run.label);
+    }
+    let _ = writeln!(out, "\n## Results by run and subset (Table 1)\n");
+    out.push_str("Rates in percent, pooled as `talkforge evaluate` pools them.\n\n");
+    let _ = writeln!(
+        out,
+        "| Run | Subset {}\n|---{}",
+        super::report::TABLE1_HEADER,
+        super::report::TABLE1_RULE
+    );
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let mut rows: Vec<(&str, &Rates)> = s
+            .by_subset
+            .iter()
+            .map(|(n, b)| (n.as_str(), &b.rates))
+            .collect();
+        if s.by_subset.len() != 1 {
+            rows.push(("**all**", &s.rates));
+        }
+        for (subset, r) in rows {
+            let _ = writeln!(
+                out,
+                "| {} | {subset} | {} | {} | {} | {} | {} | {} | {} |",
+                i + 1,
+                r.conversations,
+                pct(r.success_rate),
+                pct(r.soft_success_rate),
+                pct(r.precision),
+                pct(r.recall),
+                pct(r.action_precision),
+                pct(r.incorrect_action_rate)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n## Why conversations failed, by run (Table 2, shares in percent)\n"
+    );
+    out.push_str("| Run | Failed | Premature tool call | Faulty planning | Incorrect invocation |\n|---|---:|---:|---:|---:|\n");
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let e = &s.error_types;
+        let total = e.premature_tool_call + e.faulty_planning + e.incorrect_invocation;
+        let share = |n: usize| {
+            if total == 0 {
+                "-".to_string()
+            } else {
+                pct(n as f64 / total as f64)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            i + 1,
+            s.rates.conversations - s.successes,
+            share(e.premature_tool_call),
+            share(e.faulty_planning),
+            share(e.incorrect_invocation)
+        );
+    }
+    if runs.iter().any(|r| r.summary.trials.is_some()) {
+        let _ = writeln!(out, "\n## Reliability (pass^k, percent)\n");
+        for (i, run) in runs.iter().enumerate() {
+            if let Some(t) = &run.summary.trials {
+                let cells: Vec<String> = t
+                    .all
+                    .pass_hat
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
+                    .collect();
+                let _ = writeln!(out, "- run {}: {}", i + 1, cells.join(", "));
+            }
+        }
+    }
+    if runs.iter().any(|r| r.summary.state_check.is_some()) {
+        let _ = writeln!(out, "\n## State check\n");
+        out.push_str("| Run | Checked | Clean | With collateral damage | Collateral | Missing | Different |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        for (i, run) in runs.iter().enumerate() {
+            if let Some(t) = &run.summary.state_check {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    i + 1,
+                    t.conversations_checked,
+                    t.conversations_clean,
+                    t.conversations_with_collateral,
+                    t.collateral,
+                    t.missing,
+                    t.different
+                );
+            }
+        }
+    }
+    let differs = outcome_differs(runs);
+    let _ = writeln!(
+        out,
+        "\n## Conversations whose outcome differs between runs\n"
+    );
+    if differs.is_empty() {
+        out.push_str("None: every conversation succeeded or failed in every run alike.\n");
+    } else {
+        let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
+        let _ = writeln!(
+            out,
+            "| Conversation | {} |\n|---|{}",
+            heads.join(" | "),
+            ":---:|".repeat(runs.len())
+        );
+        for (file, row) in differs {
+            let cells: Vec<&str> = row
+                .iter()
+                .map(|o| match o {
+                    Some(true) => "pass",
+                    Some(false) => "fail",
+                    None => "-",
+                })
+                .collect();
+            let _ = writeln!(out, "| `{file}` | {} |", cells.join(" | "));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::report::tests::sample_summary;
+
+    /// A run as `report` reads it back from what evaluate writes.
+    fn run(dir: &str, model: &str) -> Run {
+        let text = serde_json::to_string(&sample_summary(model)).unwrap();
+        let summary: RunSummary = serde_json::from_str(&text).unwrap();
+        Run {
+            dir: PathBuf::from(dir),
+            label: label(&summary),
+            summary,
+        }
+    }
+
+    #[test]
+    fn a_summary_reads_back_and_two_runs_compare_in_markdown() {
+        let runs = [run("runs/x", "gpt-x"), run("runs/y", "gpt-y")];
+        assert_eq!(runs[0].label, "openai:gpt-x");
+        assert_eq!(runs[0].summary.per_conversation.len(), 2);
+        assert_eq!(runs[0].summary.per_conversation[1].why_failed.len(), 2);
+        assert!(same_dataset(&runs));
+        insta::assert_snapshot!(markdown(&runs));
+    }
+}

@@ -1,0 +1,237 @@
+//! The state check: did the predictions leave the world as the gold calls
+//! do? After an assistant turn, three worlds are compared place by place
+//! (a database's record, or one item of a record that is an object): the
+//! world before the turn, the world after the turn's gold calls, and the
+//! world after the predictions. A place the predictions changed and the
+//! gold calls left alone is *collateral damage*; a place the gold calls
+//! changed and the predictions did not is a *missing* gold write; a place
+//! both changed to different values is *different*.
+//!
+//! It is reported beside the suite's own metrics and changes none of them.
+//! Worlds share unchanged records and items behind reference counts, so a
+//! comparison skips every part no one wrote without reading it.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::sim::databases::Tables;
+use crate::sim::table::{Record, Table};
+
+/// How a place differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteKind {
+    /// The predictions wrote where the gold calls did not.
+    Collateral,
+    /// The gold calls wrote where the predictions did not.
+    Missing,
+    /// Both wrote, different values.
+    Different,
+}
+
+/// One place where the predicted world differs from the gold one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateWrite {
+    /// The assistant turn after which the worlds were compared.
+    pub turn: usize,
+    pub kind: WriteKind,
+    /// The database (file stem).
+    pub database: String,
+    /// The record's key (a username, a city).
+    pub record: String,
+    /// The item's key within the record; absent when the record itself
+    /// differs (added, removed, or not an object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+}
+
+/// The places where `predicted` differs from `gold`, given the world
+/// `before` the turn, in database, record and item order.
+pub fn compare(turn: usize, before: &Tables, gold: &Tables, predicted: &Tables) -> Vec<StateWrite> {
+    let mut writes = Vec::new();
+    let mut names: Vec<&str> = gold.names().collect();
+    names.extend(predicted.names().filter(|n| gold.get(n).is_none()));
+    for name in names {
+        let (b, g, p) = (before.get(name), gold.get(name), predicted.get(name));
+        if same_table(g, p) {
+            continue;
+        }
+        let empty = Table::default();
+        let (b, g, p) = (
+            b.unwrap_or(&empty),
+            g.unwrap_or(&empty),
+            p.unwrap_or(&empty),
+        );
+        let mut keys: Vec<&str> = g.keys().collect();
+        keys.extend(p.keys().filter(|k| !g.contains_key(k)));
+        for key in keys {
+            let (rb, rg, rp) = (b.get(key), g.get(key), p.get(key));
+            if same_record(rg, rp) {
+                continue;
+            }
+            let place = |item: Option<&str>, kind| StateWrite {
+                turn,
+                kind,
+                database: name.to_string(),
+                record: key.to_string(),
+                item: item.map(str::to_string),
+            };
+            match (
+                rg.and_then(Record::as_object),
+                rp.and_then(Record::as_object),
+            ) {
+                (Some(ig), Some(ip)) => {
+                    let ib = rb.and_then(Record::as_object);
+                    let mut items: Vec<&str> = ig.keys().collect();
+                    items.extend(ip.keys().filter(|k| !ig.contains_key(k)));
+                    for item in items {
+                        let vb = ib.and_then(|i| i.get_shared(item));
+                        let (vg, vp) = (ig.get_shared(item), ip.get_shared(item));
+                        if same_value(vg, vp) {
+                            continue;
+                        }
+                        let kind = classify(same_value(vb, vg), same_value(vb, vp));
+                        writes.push(place(Some(item), kind));
+                    }
+                }
+                _ => {
+                    let kind = classify(same_record(rb, rg), same_record(rb, rp));
+                    writes.push(place(None, kind));
+                }
+            }
+        }
+    }
+    writes
+}
+
+/// Which side wrote, for a place where gold and prediction differ.
+fn classify(gold_kept: bool, predicted_kept: bool) -> WriteKind {
+    match (gold_kept, predicted_kept) {
+        (true, _) => WriteKind::Collateral,
+        (false, true) => WriteKind::Missing,
+        (false, false) => WriteKind::Different,
+    }
+}
+
+fn same_table(a: Option<&Table>, b: Option<&Table>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            std::ptr::eq(a, b)
+                || (a.len() == b.len()
+                    && a.entries()
+                        .zip(b.entries())
+                        .all(|((ka, ra), (kb, rb))| ka == kb && same_record(Some(ra), Some(rb))))
+        }
+        _ => false,
+    }
+}
+
+fn same_record(a: Option<&Record>, b: Option<&Record>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+        _ => false,
+    }
+}
+
+fn same_value(a: Option<&Arc<Value>>, b: Option<&Arc<Value>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+        _ => false,
+    }
+}
+
+/// One conversation's state check: the differing places of every turn,
+/// and their counts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StateCheck {
+    pub collateral: usize,
+    pub missing: usize,
+    pub different: usize,
+    pub writes: Vec<StateWrite>,
+}
+
+impl StateCheck {
+    pub fn new(writes: Vec<StateWrite>) -> Self {
+        let count = |kind| writes.iter().filter(|w| w.kind == kind).count();
+        StateCheck {
+            collateral: count(WriteKind::Collateral),
+            missing: count(WriteKind::Missing),
+            different: count(WriteKind::Different),
+            writes,
+        }
+    }
+
+    /// The predicted worlds ended as the gold ones.
+    pub fn clean(&self) -> bool {
+        self.writes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::sim::Databases;
+
+    fn tables(value: Value) -> Tables {
+        let Value::Object(map) = value else {
+            unreachable!()
+        };
+        Databases::from_tables(
+            map.into_iter()
+                .map(|(k, v)| (k, v.as_object().unwrap().clone())),
+        )
+        .tables()
+    }
+
+    #[test]
+    fn collateral_missing_and_different_writes_are_told_apart() {
+        let before = tables(json!({
+            "Alarm": {"ann": {"a1": "07:00", "a2": "08:00"}, "bob": {"b1": "09:00"}},
+            "Reminder": {"ann": {}}
+        }));
+        // Gold: ann's a1 moves to 06:00, and a reminder is added.
+        let gold = tables(json!({
+            "Alarm": {"ann": {"a1": "06:00", "a2": "08:00"}, "bob": {"b1": "09:00"}},
+            "Reminder": {"ann": {"r1": "call"}}
+        }));
+        // Predicted: a1 moved to 05:00, bob's alarm deleted, no reminder.
+        let predicted = tables(json!({
+            "Alarm": {"ann": {"a1": "05:00", "a2": "08:00"}, "bob": {}},
+            "Reminder": {"ann": {}}
+        }));
+        let writes = compare(3, &before, &gold, &predicted);
+        let got: Vec<(WriteKind, &str, &str, Option<&str>)> = writes
+            .iter()
+            .map(|w| {
+                (
+                    w.kind,
+                    w.database.as_str(),
+                    w.record.as_str(),
+                    w.item.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (WriteKind::Different, "Alarm", "ann", Some("a1")),
+                (WriteKind::Collateral, "Alarm", "bob", Some("b1")),
+                (WriteKind::Missing, "Reminder", "ann", Some("r1")),
+            ]
+        );
+        let check = StateCheck::new(writes);
+        assert_eq!(
+            (check.collateral, check.missing, check.different),
+            (1, 1, 1)
+        );
+        assert!(compare(3, &before, &gold, &gold).is_empty());
+        assert!(compare(3, &before, &before, &before.clone()).is_empty());
+    }
+}
