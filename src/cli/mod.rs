@@ -55,7 +55,7 @@ pub enum Command {
     /// Find hallucinated tools, unreachable arguments and broken dialogues.
     Lint(lint::Args),
     /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
-    Evaluate(evaluate::Args),
+    Evaluate(Box<evaluate::Args>),
     /// Put several evaluation folders side by side (Markdown, HTML or JSON).
     Report(report::Args),
     /// Generate scenario pools with an LLM from plugin-triplet prompts
