@@ -496,8 +496,16 @@ fn level_3_needs_scenarios_and_a_model() {
     let output = run(&["scenarios", "--predictor", "replay"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--predictor openai"));
-    let output = run(&["scenarios", "--predictor", "oracle", "--out", "x"]);
-    assert_eq!(output.status.code(), Some(2));
+    for flag in [
+        &["--out", "x"][..],
+        &["--trials", "2"],
+        &["--state", "fresh"],
+    ] {
+        let output = run(&[&["scenarios", "--predictor", "oracle"][..], flag].concat());
+        assert_eq!(output.status.code(), Some(2), "{flag:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(flag[0]), "{stderr}");
+    }
     let output = run(&["scenarios", "--predictor", "openai", "--max-turns", "0"]);
     assert_eq!(output.status.code(), Some(2));
     // A scenario that breaks the schema is named, nothing is asked.

@@ -73,7 +73,8 @@ pub struct Args {
     /// Blank every tool and parameter description (documentation ablation).
     #[arg(long)]
     pub no_docs: bool,
-    /// Sampling temperature sent to the model [default: the server's].
+    /// Sampling temperature sent to the model [default: the server's; 0 at
+    /// --level 3].
     #[arg(long)]
     pub temperature: Option<f32>,
     /// Evaluate each conversation N times and report pass^1 .. pass^N (the
@@ -330,9 +331,18 @@ fn conversation(
     use crate::llm::client::Settings;
     use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
     let level = interactive.level();
-    if args.state.is_some() || args.template.is_some() || args.api_mode.is_some() {
+    let given = [
+        ("--state", args.state.is_some()),
+        ("--template", args.template.is_some()),
+        ("--api-mode", args.api_mode.is_some()),
+        ("--trials", args.trials != 1),
+        ("--errata", !args.errata.is_empty()),
+        ("--predictions", args.predictions.is_some()),
+        ("--reset", args.reset),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
         return Err(Error::Usage(format!(
-            "--state, --template and --api-mode are for levels scored by samples; --level {level} is a conversation"
+            "{flag} is not used with --level {level}, a conversation with a user over the suite's scenarios"
         )));
     }
     if args.predictor == PredictorKind::Replay {
