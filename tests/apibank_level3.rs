@@ -396,6 +396,11 @@ fn a_person_plays_the_user_from_stdin() {
         terminal.contains("you> Please set an alarm for me."),
         "{terminal}"
     );
+    // Piped input is written after its prompt, so the conversation reads whole.
+    assert!(
+        terminal.contains("you> JohnDoe / pass123, at 7 on 2023-04-01\n"),
+        "{terminal}"
+    );
     assert!(
         terminal
             .contains("assistant> What are your username and password, and when should it ring?"),

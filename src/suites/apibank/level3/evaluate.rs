@@ -1,6 +1,7 @@
 //! `evaluate --level 3` for API-Bank: the seam's [`Interactive`] over the
 //! scenario files, with the assistant and the user the run names.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -57,11 +58,14 @@ impl Interactive for Level3 {
         let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
             match &user_model {
                 Some(model) => Ok(Box::new(LlmUser::new(model.clone(), scenario)?)),
-                None => Ok(Box::new(HumanUser::new(
-                    Box::new(|line: &mut String| std::io::stdin().read_line(line)),
-                    std::io::stderr(),
-                    scenario,
-                )?)),
+                None => Ok(Box::new(
+                    HumanUser::new(
+                        Box::new(|line: &mut String| std::io::stdin().read_line(line)),
+                        std::io::stderr(),
+                        scenario,
+                    )?
+                    .echoing(!std::io::stdin().is_terminal()),
+                )),
             }
         };
         let options = Level3Options {

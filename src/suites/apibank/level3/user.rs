@@ -103,6 +103,9 @@ pub struct HumanUser<W> {
     input: ReadLine,
     output: W,
     shown: usize,
+    /// Write each line read after its prompt (input that is not typed at
+    /// a terminal, so that the conversation reads whole).
+    echo: bool,
 }
 
 impl<W: Write + Send> HumanUser<W> {
@@ -127,7 +130,17 @@ impl<W: Write + Send> HumanUser<W> {
             output,
             // The first utterance is shown already.
             shown: 1,
+            echo: false,
         })
+    }
+}
+
+impl<W: Write> HumanUser<W> {
+    /// Write each line read after its prompt (for input that is piped in
+    /// rather than typed).
+    pub fn echoing(mut self, echo: bool) -> Self {
+        self.echo = echo;
+        self
     }
 }
 
@@ -156,6 +169,12 @@ impl<W: Write + Send> User for HumanUser<W> {
             let mut line = String::new();
             if (self.input)(&mut line).map_err(io)? == 0 {
                 return Ok(Turn::Leaves);
+            }
+            if self.echo {
+                write!(self.output, "{line}").map_err(io)?;
+                if !line.ends_with('\n') {
+                    writeln!(self.output).map_err(io)?;
+                }
             }
             let line = line.trim();
             if line == "/quit" {
