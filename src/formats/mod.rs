@@ -4,6 +4,7 @@
 //! errors that name the file, line and column, and atomic writes.
 
 pub mod apibank;
+pub mod call_text;
 pub mod canonical;
 pub mod discover;
 pub mod plain;

@@ -14,7 +14,6 @@ use crate::{Error, Result};
 
 pub mod apis;
 pub mod bm25;
-pub mod call_text;
 pub mod catalog;
 pub mod drafting;
 pub mod eval;
@@ -25,6 +24,7 @@ pub mod word_tokenize;
 pub mod world;
 
 pub use crate::formats::apibank::{ApiCall, Dialogue, DialogueLine, LineKind};
+pub use crate::formats::call_text;
 pub use catalog::catalog;
 pub use world::ApiBankWorld;
 

@@ -2,7 +2,7 @@
 //! scenario of the pools given, documenting the scenario's plugins, with
 //! the user and moment `scaffold` would choose; the model writes the
 //! conversation with its calls in the text form `[Tool(key='value')]`,
-//! read by the same reader as API-Bank's and typed by each parameter's
+//! read by the same reader as API-Bank's calls (`formats::call_text`) and typed by each parameter's
 //! declared type; the draft becomes a conversation file (the skeleton's
 //! metadata, the drafted turns) whose results and session tokens `fill`
 //! records.
@@ -12,10 +12,10 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::catalog::{catalog, tool};
+use crate::formats::call_text::parse_api_request;
 use crate::formats::scenario::ScenarioPool;
 use crate::suite::drafting::{DraftJob, DraftRequest, DraftTurn, Drafting};
 use crate::suite::ParamType;
-use crate::suites::apibank::call_text::parse_api_request;
 use crate::{Error, Result};
 
 /// ToolTalk's drafting material.

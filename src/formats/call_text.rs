@@ -1,4 +1,6 @@
-//! The paper's text form of an API call, `[ApiName(key='value', ...)]`:
+//! The API-Bank paper's text form of an API call,
+//! `[ApiName(key='value', ...)]` (also how talkforge asks models to write
+//! calls in drafts, for every suite):
 //! reading one out of what a model wrote, and writing one.
 //!
 //! Reading takes what models write in practice: text before and after the
