@@ -74,9 +74,10 @@ pub struct Args {
     /// Sampling temperature sent to the model [default: the server's].
     #[arg(long)]
     pub temperature: Option<f32>,
-    /// Evaluate each conversation N times and report pass^1 .. pass^N (the
-    /// chance that all k trials succeed); each trial's output goes to
-    /// --out's trial-T folder. The openai predictor needs --temperature above 0.
+    /// Evaluate each conversation (API-Bank levels: each call sample) N
+    /// times and report pass^1 .. pass^N (the chance that all k trials
+    /// succeed); each trial's output goes to --out's trial-T folder. The
+    /// openai predictor needs --temperature above 0.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub trials: usize,
     /// Stop an assistant turn that asks for more calls than this.
@@ -159,12 +160,6 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let files =
         crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
-    if let Evaluation::Levels(protocol) = suite.evaluation() {
-        return run_levels(args, suite, protocol, &files);
-    }
-    refuse_level_options(args, suite)?;
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
     if args.trials == 0 {
         return Err(Error::Usage("--trials must be at least 1".into()));
     }
@@ -177,6 +172,12 @@ pub fn run(args: &Args) -> Result<Status, Error> {
             args.trials
         )));
     }
+    if let Evaluation::Levels(protocol) = suite.evaluation() {
+        return run_levels(args, suite, protocol, &files);
+    }
+    refuse_level_options(args, suite)?;
+    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&databases_dir)?;
     // Trial `t` of a run of several (None for a single run).
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
     let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
@@ -233,15 +234,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         threads,
         progress: std::io::stderr().is_terminal(),
         errata: &errata,
-        provenance: crate::eval::provenance::Inputs {
-            databases_folder: databases_dir.display().to_string(),
-            databases_files: crate::eval::provenance::database_files(&databases_dir)?,
-            errata_files: args
-                .errata
-                .iter()
-                .map(|p| crate::eval::provenance::FileHash::of(p))
-                .collect::<Result<_, _>>()?,
-        },
+        provenance: provenance_inputs(args, &databases_dir)?,
     };
     let summary = if args.trials > 1 {
         evaluate_trials(
@@ -267,6 +260,22 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         None => summary.successes < summary.rates.conversations,
     };
     Ok(Status::from_findings(failed))
+}
+
+/// What the summary's provenance records of the inputs.
+fn provenance_inputs(
+    args: &Args,
+    databases_dir: &std::path::Path,
+) -> Result<crate::eval::provenance::Inputs, Error> {
+    Ok(crate::eval::provenance::Inputs {
+        databases_folder: databases_dir.display().to_string(),
+        databases_files: crate::eval::provenance::database_files(databases_dir)?,
+        errata_files: args
+            .errata
+            .iter()
+            .map(|p| crate::eval::provenance::FileHash::of(p))
+            .collect::<Result<_, _>>()?,
+    })
 }
 
 /// Options that only suites evaluated at levels take are usage errors for
@@ -375,6 +384,8 @@ fn run_levels(
         reset: args.reset,
         threads,
         progress: std::io::stderr().is_terminal(),
+        trials: args.trials,
+        provenance: provenance_inputs(args, &databases_dir)?,
     };
     let outcome = protocol.evaluate(&run)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());

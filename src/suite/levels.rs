@@ -97,6 +97,11 @@ pub struct LevelRun<'a> {
     /// Worker threads; `None` uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+    /// Trials per sample (`--trials`, at least 1): with more than one, each
+    /// trial's outputs go to `out/trial-T` and the summary adds pass^k.
+    pub trials: usize,
+    /// What the summary's provenance records of the inputs.
+    pub provenance: crate::eval::provenance::Inputs,
 }
 
 /// What a run found.

@@ -9,6 +9,9 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use crate::eval::passk::SampleTrials;
+use crate::eval::provenance::{FileHash, Provenance};
+use crate::eval::summary::Failure;
 
 /// One API's samples.
 #[derive(Debug, Clone, Serialize)]
@@ -34,8 +37,9 @@ pub struct Summary {
     /// Reply samples scored with ROUGE-L.
     pub replies: usize,
     pub predictor: String,
-    /// The run's settings (`evaluation` in every dialogue's output file).
-    pub evaluation: Value,
+    /// The run's settings (`evaluation` in every dialogue's output file),
+    /// named as a conversation run's summary names them.
+    pub settings: Value,
     pub dialogues: usize,
     /// Dialogues taken from `--out` instead of evaluated again.
     pub resumed: usize,
@@ -43,8 +47,18 @@ pub struct Summary {
     pub by_api: BTreeMap<String, ApiTally>,
     /// Wrong samples per cause, every cause listed.
     pub causes: BTreeMap<&'static str, usize>,
-    /// Dialogues that could not be evaluated: `{"file", "error"}`.
-    pub failures: Vec<Value>,
+    /// pass^k over the trials (`--trials` above 1; the figures above are
+    /// the first trial's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<SampleTrials>,
+    pub provenance: Option<Provenance>,
+    /// Each dialogue evaluated and the SHA-256 of its file (the dataset
+    /// digest in `provenance` is over these).
+    pub dialogue_hashes: Vec<FileHash>,
+    /// Dialogues that could not be evaluated (none: the key is left out);
+    /// the figures above are over the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
     pub per_sample: Vec<SampleRecord>,
 }
 
@@ -71,10 +85,10 @@ impl Summary {
     pub fn new(
         level: u8,
         dialogues: usize,
-        evaluation: &Value,
+        settings: &Value,
         per_sample: Vec<SampleRecord>,
         resumed: usize,
-        failures: Vec<Value>,
+        failures: Vec<Failure>,
     ) -> Self {
         let samples = per_sample.len();
         let correct = per_sample.iter().filter(|s| s.correct).count();
@@ -107,15 +121,18 @@ impl Summary {
             accuracy: ratio(correct, samples),
             rouge_l,
             replies: scores.len(),
-            predictor: evaluation["predictor"]
+            predictor: settings["predictor"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
-            evaluation: evaluation.clone(),
+            settings: settings.clone(),
             dialogues,
             resumed,
             by_api,
             causes,
+            trials: None,
+            provenance: None,
+            dialogue_hashes: Vec::new(),
             failures,
             per_sample,
         }
@@ -165,6 +182,13 @@ impl Summary {
                 );
             }
         }
+        if let Some(t) = &self.trials {
+            out += &format!(
+                "over {} trials: {} (the figures above are trial 1's)\n",
+                t.trials,
+                pass_hat_words(&t.all.pass_hat)
+            );
+        }
         if self.resumed > 0 {
             out += &format!(
                 "{} resumed from --out\n",
@@ -183,8 +207,8 @@ pub fn render_report(s: &Summary) -> String {
         s.level,
         s.predictor,
         crate::words::count(s.dialogues, "dialogue"),
-        s.evaluation["state"].as_str().unwrap_or("fresh"),
-        s.evaluation["retriever"].as_str().unwrap_or("lexical"),
+        s.settings["state"].as_str().unwrap_or("fresh"),
+        s.settings["retriever"].as_str().unwrap_or("lexical"),
     );
     out += "| Level | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n";
     out += "|---|---:|---:|---:|---:|---:|\n";
@@ -231,11 +255,57 @@ pub fn render_report(s: &Summary) -> String {
             );
         }
     }
+    if let Some(t) = &s.trials {
+        pass_hat_table(&mut out, t);
+    }
     if !s.failures.is_empty() {
-        out += "\n## Dialogues that could not be evaluated\n\n";
+        out += &format!(
+            "\n## Dialogues that could not be evaluated\n\n{} could not be evaluated and {} not counted:\n\n",
+            crate::words::count(s.failures.len(), "dialogue"),
+            crate::words::verb(s.failures.len(), "is", "are")
+        );
         for f in &s.failures {
-            out += &format!("- {}\n", f["error"].as_str().unwrap_or_default());
+            out += &format!("- {}\n", f.error);
         }
     }
+    if let Some(p) = &s.provenance {
+        crate::eval::report::provenance_section(&mut out, p);
+    }
     out
+}
+
+/// "pass^1 50.0%, pass^2 25.0%".
+fn pass_hat_words(pass_hat: &[f64]) -> String {
+    pass_hat
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// pass^k overall and per API.
+fn pass_hat_table(out: &mut String, t: &SampleTrials) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "\n## Reliability over {} trials (pass^k)\n", t.trials);
+    let _ = writeln!(
+        out,
+        "pass^k is the chance that all k of k trials of a call sample are correct (tau-bench's measure), estimated from the {} trials as C(c, k) / C(n, k) with c the sample's correct trials, in percent, averaged over call samples. The tables above are the first trial's; each trial's are in its `trial-T` folder.\n",
+        t.trials
+    );
+    let ks: Vec<String> = (1..=t.trials).map(|k| format!("pass^{k}")).collect();
+    let _ = writeln!(out, "| API | Call samples | {} |", ks.join(" | "));
+    let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(t.trials));
+    let row = |name: &str, p: &crate::eval::passk::PassHat| {
+        let cells: Vec<String> = p
+            .pass_hat
+            .iter()
+            .map(|x| format!("{:.1}", x * 100.0))
+            .collect();
+        format!("| {name} | {} | {} |\n", p.units, cells.join(" | "))
+    };
+    for (name, p) in &t.by_api {
+        out.push_str(&row(name, p));
+    }
+    out.push_str(&row("**all**", &t.all));
 }
