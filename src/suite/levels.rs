@@ -14,6 +14,10 @@ use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
 
+/// The subfolder of `--out` holding one output file per dialogue
+/// (`<path relative to the folder evaluated>.json`, with its `samples`).
+pub const SAMPLES_DIR: &str = "samples";
+
 /// One level a suite evaluates at.
 #[derive(Debug, Clone, Copy)]
 pub struct Level {

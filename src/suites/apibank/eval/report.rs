@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -45,8 +46,8 @@ pub struct Summary {
     pub resumed: usize,
     /// Per gold API, in name order.
     pub by_api: BTreeMap<String, ApiTally>,
-    /// Wrong samples per cause, every cause listed.
-    pub causes: BTreeMap<&'static str, usize>,
+    /// Wrong samples per cause, every cause listed, in the report's order.
+    pub causes: IndexMap<&'static str, usize>,
     /// pass^k over the trials (`--trials` above 1; the figures above are
     /// the first trial's).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,7 +109,7 @@ impl Summary {
         for tally in by_api.values_mut() {
             tally.error_rate = ratio(tally.samples - tally.correct, tally.samples);
         }
-        let mut causes: BTreeMap<&'static str, usize> =
+        let mut causes: IndexMap<&'static str, usize> =
             Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
         for cause in per_sample.iter().filter_map(|s| s.cause) {
             *causes.entry(cause_key(cause)).or_default() += 1;

@@ -31,8 +31,7 @@ use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
 
-/// Subfolder of `--out` holding the per-dialogue files.
-pub const SAMPLES_DIR: &str = "samples";
+pub use crate::suite::levels::SAMPLES_DIR;
 
 /// One call sample's verdict, as the summary lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
