@@ -479,6 +479,10 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
             wrong.len(),
             run.summary.samples
         );
+        if wrong.is_empty() {
+            out.push_str("None.\n\n");
+            continue;
+        }
         for s in wrong {
             let _ = writeln!(
                 out,
