@@ -1009,3 +1009,63 @@ fn trials_give_pass_hat_per_call_sample_with_each_trial_cached_apart() {
     assert_eq!(stub.requests().len(), 6);
     assert_eq!(again["trials"], summary["trials"]);
 }
+
+#[test]
+fn a_wrong_sample_on_a_gold_call_with_an_erratum_is_marked_known() {
+    let (tmp, databases, dialogues) = dataset();
+    // The oracle's second sample of the AddAgenda line is right; a replay
+    // that omits the location gets it wrong.
+    let predictions = tmp.path().join("p.jsonl");
+    fs::write(
+        &predictions,
+        concat!(
+            r#"{"file": "dentist.jsonl", "turn": 1, "output": "[GetUserToken(username='lwong', password='tulip-88')]"}"#,
+            "\n",
+            r#"{"file": "dentist.jsonl", "turn": 2, "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00')]"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let errata = tmp.path().join("errata.json");
+    fs::write(
+        &errata,
+        json!({"errata": [{"file": "dentist.jsonl", "turn": 2, "call": 1, "api_name": "AddAgenda",
+                           "reason": "the location was added by hand", "since": "2026-11-26"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let summary = evaluate(
+        &dialogues,
+        &databases,
+        &[
+            "--level",
+            "1",
+            "--predictor",
+            "replay",
+            "--predictions",
+            predictions.to_str().unwrap(),
+            "--errata",
+            errata.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    let wrong = sample(&summary, 2, 0);
+    assert_eq!(wrong["correct"], false);
+    assert_eq!(wrong["known"]["reason"], "the location was added by hand");
+    assert_eq!(wrong["known"]["source"], errata.display().to_string());
+    // The verdict is counted as the reference counts it.
+    assert_eq!(summary["correct"], 1);
+    assert!(sample(&summary, 1, 0).get("known").is_none());
+    assert_eq!(
+        summary["provenance"]["errata"][0]["file"],
+        errata.display().to_string()
+    );
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("*known*: the location was added by hand"),
+        "{report}"
+    );
+}

@@ -386,6 +386,7 @@ fn run_levels(
         progress: std::io::stderr().is_terminal(),
         trials: args.trials,
         provenance: provenance_inputs(args, &databases_dir)?,
+        errata: &crate::errata::Errata::load(&args.errata)?,
     };
     let outcome = protocol.evaluate(&run)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());

@@ -297,6 +297,18 @@ impl<'a> Outputs<'a> {
     }
 }
 
+/// A wrong sample's reason, with its erratum when it is known.
+fn why(s: &SampleLine) -> String {
+    let reason = esc(s.reason.as_deref().unwrap_or("wrong"));
+    match &s.known {
+        Some(k) => format!(
+            "{reason} <span class=known>(known erratum: {})</span>",
+            esc(&k.reason)
+        ),
+        None => reason,
+    }
+}
+
 fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
@@ -334,7 +346,7 @@ fn wrong_samples(out: &mut String, runs: &[LevelRunDir]) {
                 s.occurrence + 1,
                 esc(&s.api_name),
                 esc(&s.cause.as_deref().map(cause_label).unwrap_or_default()),
-                esc(s.reason.as_deref().unwrap_or("wrong")),
+                why(s),
                 esc(&written)
             );
         }

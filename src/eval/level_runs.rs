@@ -67,6 +67,9 @@ pub struct SampleLine {
     pub reason: Option<String>,
     #[serde(default)]
     pub cause: Option<String>,
+    /// The gold call's recorded result is a known erratum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<crate::errata::Known>,
 }
 
 impl SampleLine {
@@ -484,9 +487,14 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
             continue;
         }
         for s in wrong {
+            let known = s
+                .known
+                .as_ref()
+                .map(|k| format!(" *known*: {}", k.reason))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- `{}` {}: {} ({})",
+                "- `{}` {}: {} ({}){known}",
                 s.place(),
                 s.api_name,
                 s.reason.as_deref().unwrap_or("wrong").replace('\n', " "),

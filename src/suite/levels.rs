@@ -106,6 +106,9 @@ pub struct LevelRun<'a> {
     pub trials: usize,
     /// What the summary's provenance records of the inputs.
     pub provenance: crate::eval::provenance::Inputs,
+    /// Errata files' entries: a wrong sample on a gold call they name is
+    /// marked known; verdicts are unchanged.
+    pub errata: &'a crate::errata::Errata,
 }
 
 /// What a run found.

@@ -164,7 +164,7 @@ impl Summary {
             out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
             for s in wrong.iter().take(SHOWN) {
                 out += &format!(
-                    "  {} line {}{} {}: {}\n",
+                    "  {} line {}{} {}: {}{}\n",
                     s.file,
                     s.turn,
                     if s.occurrence > 0 {
@@ -173,7 +173,8 @@ impl Summary {
                         ""
                     },
                     s.api_name,
-                    s.reason.as_deref().unwrap_or("wrong")
+                    s.reason.as_deref().unwrap_or("wrong"),
+                    if s.known.is_some() { " (known)" } else { "" }
                 );
             }
             if wrong.len() > SHOWN {
@@ -239,8 +240,25 @@ pub fn render_report(s: &Summary) -> String {
         out += &format!("| {} | {n} | {} |\n", cause.label(), pct(ratio(n, wrong)));
     }
     if wrong > 0 {
-        out += "\n## Wrong samples\n\n| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
+        out += "\n## Wrong samples\n\n";
+        let known = s.wrong().filter(|r| r.known.is_some()).count();
+        if known > 0 {
+            out += &format!(
+                "{} {} on a gold call whose recorded result is a known erratum (marked *known*, with the erratum's reason); the scores count them as the reference does.\n\n",
+                crate::words::count(known, "wrong sample"),
+                crate::words::verb(known, "is", "are")
+            );
+        }
+        out += "| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
         for r in s.wrong() {
+            let why = match &r.known {
+                Some(k) => format!(
+                    "{} *known*: {}",
+                    r.reason.as_deref().unwrap_or(""),
+                    k.reason
+                ),
+                None => r.reason.clone().unwrap_or_default(),
+            };
             out += &format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
                 r.file,
@@ -248,11 +266,7 @@ pub fn render_report(s: &Summary) -> String {
                 r.occurrence + 1,
                 r.api_name,
                 r.cause.map_or("", Cause::label),
-                r.reason
-                    .as_deref()
-                    .unwrap_or("")
-                    .replace('|', "\\|")
-                    .replace('\n', " ")
+                why.replace('|', "\\|").replace('\n', " ")
             );
         }
     }

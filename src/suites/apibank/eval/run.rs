@@ -22,6 +22,7 @@ use super::rouge::rouge_l;
 use super::samples::samples;
 use super::score::{read_call, score_call, Cause, Predicted, Verdict};
 use crate::dialogue::Conversation;
+use crate::errata::{self, Entry, Known};
 use crate::eval::passk::{SampleOutcome, SampleTrials};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
 use crate::eval::summary::Failure;
@@ -48,6 +49,11 @@ pub struct SampleRecord {
     /// first sample, when the AI replies right after the line).
     pub rouge_l: Option<f64>,
     pub cause: Option<Cause>,
+    /// A wrong sample whose gold call's recorded result is a known
+    /// erratum (`--errata`); the verdict is counted as the reference
+    /// counts it. Recomputed on every run, so never kept in output files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
 }
 
 /// A sample as its dialogue's output file keeps it.
@@ -345,17 +351,18 @@ fn evaluate_dialogue(
 ) -> Result<DialogueResult> {
     let text = read_text(path)?;
     let sha256 = crate::llm::sha256_hex(text.as_bytes());
+    let dialogue = ApiBank.parse_dialogue(path, &text)?;
+    let errata = run.errata.for_dialogue(path, &dialogue.errata);
     if let (Some(out), false) = (out, run.reset) {
         if let Some(details) = resume(path, out, info, &sha256) {
             return Ok(DialogueResult {
                 models: models_of(&details),
-                records: details.into_iter().map(|d| d.record).collect(),
+                records: known(details, &dialogue, &errata),
                 resumed: true,
                 sha256,
             });
         }
     }
-    let dialogue = ApiBank.parse_dialogue(path, &text)?;
     crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
         .map_err(|m| Error::input(path, m))?;
     let details = score_dialogue(&dialogue, rel, run, answerer)
@@ -376,10 +383,33 @@ fn evaluate_dialogue(
     }
     Ok(DialogueResult {
         models: models_of(&details),
-        records: details.into_iter().map(|d| d.record).collect(),
+        records: known(details, &dialogue, &errata),
         resumed: false,
         sha256,
     })
+}
+
+/// The samples' records, each wrong one on a gold call an erratum names
+/// marked known.
+fn known(details: Vec<SampleDetail>, dialogue: &Conversation, errata: &[Entry]) -> Vec<SampleRecord> {
+    details
+        .into_iter()
+        .map(|d| {
+            let mut record = d.record;
+            record.known = None;
+            if !record.correct {
+                if let Some(gold) = dialogue
+                    .conversation
+                    .get(record.turn)
+                    .and_then(|line| line.calls().first())
+                {
+                    let place = gold.place(record.turn, 0);
+                    record.known = errata::at(errata, place.turn, place.call).map(Entry::known);
+                }
+            }
+            record
+        })
+        .collect()
 }
 
 /// The samples `out` holds, when it was written by a run with the same
@@ -471,6 +501,7 @@ fn score_dialogue(
                 reason: verdict.reason,
                 rouge_l: None,
                 cause: verdict.cause,
+                known: None,
             },
             output: answer.raw().to_string(),
             predicted: verdict.predicted,
