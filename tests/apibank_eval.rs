@@ -826,11 +826,26 @@ fn a_level_summary_records_its_provenance_and_a_resumed_run_keeps_it() {
     let oracle = evaluate(
         &dialogues,
         &databases,
-        &["--level", "1", "--predictor", "oracle", "--out", out.to_str().unwrap()],
+        &[
+            "--level",
+            "1",
+            "--predictor",
+            "oracle",
+            "--out",
+            out.to_str().unwrap(),
+        ],
         0,
     );
     // The keys DESIGN.md names stay as they are.
-    for key in ["suite", "level", "samples", "correct", "accuracy", "rouge_l", "per_sample"] {
+    for key in [
+        "suite",
+        "level",
+        "samples",
+        "correct",
+        "accuracy",
+        "rouge_l",
+        "per_sample",
+    ] {
         assert!(oracle.get(key).is_some(), "{key} missing");
     }
     let p = &oracle["provenance"];
@@ -905,7 +920,10 @@ fn a_level_summary_records_its_provenance_and_a_resumed_run_keeps_it() {
     assert_eq!(p["dataset"], oracle["provenance"]["dataset"]);
     let resumed = chat(0);
     assert_eq!(resumed["resumed"], 1);
-    assert_eq!(resumed["provenance"]["models_reported"], json!(["stub-model-0613"]));
+    assert_eq!(
+        resumed["provenance"]["models_reported"],
+        json!(["stub-model-0613"])
+    );
     let report = fs::read_to_string(chat_out.join("report.md")).unwrap();
     assert!(
         report.contains("model requested `stub-model`; the server reported `stub-model-0613`"),
@@ -984,7 +1002,10 @@ fn trials_give_pass_hat_per_call_sample_with_each_trial_cached_apart() {
     let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
     assert!(close(&trials["pass_hat"][0], 2.5 / 3.0), "{trials}");
     assert!(close(&trials["pass_hat"][1], 2.0 / 3.0), "{trials}");
-    assert_eq!(trials["by_api"]["GetUserToken"]["pass_hat"], json!([0.5, 0.0]));
+    assert_eq!(
+        trials["by_api"]["GetUserToken"]["pass_hat"],
+        json!([0.5, 0.0])
+    );
     assert_eq!(trials["by_api"]["AddAgenda"]["pass_hat"], json!([1.0, 1.0]));
     assert_eq!(trials["per_unit"][0]["successes"], 1);
     // The figures outside `trials` are trial 1's, where every sample was right.
@@ -996,11 +1017,19 @@ fn trials_give_pass_hat_per_call_sample_with_each_trial_cached_apart() {
         .unwrap();
         assert_eq!(trial["correct"], if t == 1 { 3 } else { 2 });
         assert_eq!(trial["settings"]["settings"]["trial"], t);
-        assert!(out.join(format!("trial-{t}/samples/dentist.jsonl.json")).is_file());
+        assert!(out
+            .join(format!("trial-{t}/samples/dentist.jsonl.json"))
+            .is_file());
     }
     let report = fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("## Reliability over 2 trials (pass^k)"), "{report}");
-    assert!(report.contains("| GetUserToken | 1 | 50.0 | 0.0 |"), "{report}");
+    assert!(
+        report.contains("## Reliability over 2 trials (pass^k)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| GetUserToken | 1 | 50.0 | 0.0 |"),
+        "{report}"
+    );
     assert!(report.contains("| **all** | 3 | 83.3 | 66.7 |"), "{report}");
 
     // A rerun into another folder is answered from each trial's cache.

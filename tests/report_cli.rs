@@ -348,25 +348,42 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
     );
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.starts_with("# Runs at level 1 compared"), "{md}");
-    assert!(md.contains("1. `l1-oracle`: oracle\n2. `l1-replay`: replay:ab.jsonl"), "{md}");
-    assert!(md.contains("| 1 | apibank | 1 | 2 | 2 | 2 | 100.0 | 2 | 1.0000 |"), "{md}");
-    assert!(md.contains("| 2 | apibank | 1 | 2 | 2 | 0 | 0.0 | 2 |"), "{md}");
+    assert!(
+        md.contains("1. `l1-oracle`: oracle\n2. `l1-replay`: replay:ab.jsonl"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1 | apibank | 1 | 2 | 2 | 2 | 100.0 | 2 | 1.0000 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 2 | apibank | 1 | 2 | 2 | 0 | 0.0 | 2 |"),
+        "{md}"
+    );
     // Shares of the wrong samples: one wrong API, one exception.
     assert!(
         md.contains("| 2 | 2 | 0.0 | 0.0 | 50.0 | 0.0 | 50.0 | 0.0 |"),
         "{md}"
     );
     assert!(md.contains("### Run 1: 0 of 2 wrong\n\nNone.\n"), "{md}");
-    assert!(md.contains("| GetUserToken | 100.0 (2/2) | 0.0 (0/2) |"), "{md}");
+    assert!(
+        md.contains("| GetUserToken | 100.0 (2/2) | 0.0 (0/2) |"),
+        "{md}"
+    );
     assert!(
         md.contains("| `alarm.jsonl` | 1 | 1 | GetUserToken | right | wrong (wrong API) |"),
         "{md}"
     );
     assert!(md.contains("- `alarm.jsonl line 1` GetUserToken: called AddAlarm where the gold call is GetUserToken (wrong API)"), "{md}");
 
-    let doc: Value =
-        serde_json::from_slice(&talkforge(root, &["report", "l1-oracle", "l1-replay", "--format", "json"]).stdout)
-            .unwrap();
+    let doc: Value = serde_json::from_slice(
+        &talkforge(
+            root,
+            &["report", "l1-oracle", "l1-replay", "--format", "json"],
+        )
+        .stdout,
+    )
+    .unwrap();
     assert_eq!(doc["kind"], "levels");
     assert_eq!(doc["level"], 1);
     assert_eq!(doc["same_dataset"], true);
@@ -384,7 +401,15 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
 
     let out = talkforge(
         root,
-        &["report", "l1-oracle", "l1-replay", "--format", "html", "-o", "levels.html"],
+        &[
+            "report",
+            "l1-oracle",
+            "l1-replay",
+            "--format",
+            "html",
+            "-o",
+            "levels.html",
+        ],
     );
     assert_eq!(
         out.status.code(),
@@ -398,8 +423,14 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
     assert!(html.contains("API-call accuracy by API"));
     assert!(html.contains("Error causes per run"));
     // Every wrong sample with its cause, reason and what the model wrote.
-    assert!(html.contains("called AddAlarm where the gold call is GetUserToken"), "{html}");
-    assert!(html.contains("[AddAlarm(token=&#39;q1w2e3r4t5y6&#39;, time=&#39;07:00:00&#39;)]"), "{html}");
+    assert!(
+        html.contains("called AddAlarm where the gold call is GetUserToken"),
+        "{html}"
+    );
+    assert!(
+        html.contains("[AddAlarm(token=&#39;q1w2e3r4t5y6&#39;, time=&#39;07:00:00&#39;)]"),
+        "{html}"
+    );
     assert!(html.contains("<td>exception</td>"), "{html}");
     assert!(html.contains("password=&#39;tulip-99&#39;"), "{html}");
     assert!(!html.contains("<b>now</b>"));
@@ -423,30 +454,85 @@ fn runs_of_different_kinds_or_levels_are_refused() {
     // The same dialogues at level 2.
     let l2 = talkforge(
         root,
-        &["evaluate", "ab", "--databases", "abdb", "--level", "2", "--predictor", "oracle", "--out", "l2-oracle"],
+        &[
+            "evaluate",
+            "ab",
+            "--databases",
+            "abdb",
+            "--level",
+            "2",
+            "--predictor",
+            "oracle",
+            "--out",
+            "l2-oracle",
+        ],
     );
-    assert_eq!(l2.status.code(), Some(0), "{}", String::from_utf8_lossy(&l2.stderr));
-    let levels = talkforge(root, &["report", "l1-oracle", "l2-oracle", "--allow-different-datasets"]);
+    assert_eq!(
+        l2.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&l2.stderr)
+    );
+    let levels = talkforge(
+        root,
+        &[
+            "report",
+            "l1-oracle",
+            "l2-oracle",
+            "--allow-different-datasets",
+        ],
+    );
     assert_eq!(levels.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&levels.stderr);
-    assert!(stderr.contains("at level 1") && stderr.contains("at level 2"), "{stderr}");
+    assert!(
+        stderr.contains("at level 1") && stderr.contains("at level 2"),
+        "{stderr}"
+    );
     // A summary.json of neither kind is named.
     std::fs::create_dir_all(root.join("odd")).unwrap();
-    std::fs::write(root.join("odd/summary.json"), r#"{"suite": "apibank", "level": 3, "per_scenario": []}"#).unwrap();
+    std::fs::write(
+        root.join("odd/summary.json"),
+        r#"{"suite": "apibank", "level": 3, "per_scenario": []}"#,
+    )
+    .unwrap();
     let odd = talkforge(root, &["report", "l1-oracle", "odd"]);
     assert_eq!(odd.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&odd.stderr);
-    assert!(stderr.contains("odd/summary.json") && stderr.contains("neither"), "{stderr}");
+    assert!(
+        stderr.contains("odd/summary.json") && stderr.contains("neither"),
+        "{stderr}"
+    );
     // Level runs over other dialogues are refused unless allowed.
     let one = talkforge(
         root,
-        &["evaluate", "ab/dentist.jsonl", "--databases", "abdb", "--level", "1", "--predictor", "oracle", "--out", "l1-one"],
+        &[
+            "evaluate",
+            "ab/dentist.jsonl",
+            "--databases",
+            "abdb",
+            "--level",
+            "1",
+            "--predictor",
+            "oracle",
+            "--out",
+            "l1-one",
+        ],
     );
     assert_eq!(one.status.code(), Some(0));
     let different = talkforge(root, &["report", "l1-oracle", "l1-one"]);
     assert_eq!(different.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&different.stderr).contains("evaluated different datasets"));
-    let allowed = talkforge(root, &["report", "l1-oracle", "l1-one", "--allow-different-datasets"]);
+    let allowed = talkforge(
+        root,
+        &[
+            "report",
+            "l1-oracle",
+            "l1-one",
+            "--allow-different-datasets",
+        ],
+    );
     assert_eq!(allowed.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&allowed.stdout).contains("did not all evaluate the same dataset"));
+    assert!(
+        String::from_utf8_lossy(&allowed.stdout).contains("did not all evaluate the same dataset")
+    );
 }

@@ -166,7 +166,10 @@ fn label(s: &LevelSummary) -> String {
         }
     }
     if run["state"].as_str().is_some_and(|st| st != "fresh") {
-        parts.push(format!("state {}", run["state"].as_str().unwrap_or_default()));
+        parts.push(format!(
+            "state {}",
+            run["state"].as_str().unwrap_or_default()
+        ));
     }
     if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
         parts.push(format!("retriever {retriever}"));
@@ -181,10 +184,7 @@ fn label(s: &LevelSummary) -> String {
 /// not comparable in one table.
 pub fn check_levels(runs: &[LevelRunDir]) -> Result<()> {
     let first = &runs[0];
-    if let Some(other) = runs
-        .iter()
-        .find(|r| r.summary.level != first.summary.level)
-    {
+    if let Some(other) = runs.iter().find(|r| r.summary.level != first.summary.level) {
         return Err(Error::Usage(format!(
             "{} is a run at level {} and {} one at level {}: runs at different levels are scored on different samples and cannot share a table; report each level apart",
             first.dir.display(),
@@ -294,11 +294,8 @@ pub fn json(runs: &[LevelRunDir]) -> Value {
         .iter()
         .map(|r| {
             let s = &r.summary;
-            let shares: IndexMap<&String, Option<f64>> = s
-                .causes
-                .keys()
-                .map(|c| (c, cause_share(r, c)))
-                .collect();
+            let shares: IndexMap<&String, Option<f64>> =
+                s.causes.keys().map(|c| (c, cause_share(r, c))).collect();
             serde_json::json!({
                 "dir": r.dir.display().to_string(),
                 "label": r.label,
@@ -545,7 +542,10 @@ mod tests {
 
     #[test]
     fn two_level_runs_compare_with_shares_and_differing_samples() {
-        let runs = [run("runs/oracle", "oracle", false), run("runs/replay", "replay", true)];
+        let runs = [
+            run("runs/oracle", "oracle", false),
+            run("runs/replay", "replay", true),
+        ];
         let differs = verdict_differs(&runs);
         assert_eq!(differs.len(), 1);
         assert_eq!(differs[0].0, ("a.jsonl".to_string(), 3, 0));
@@ -555,7 +555,10 @@ mod tests {
         let doc = json(&runs);
         assert_eq!(doc["kind"], "levels");
         assert_eq!(doc["runs"][1]["cause_shares"]["exception"], 0.5);
-        assert_eq!(doc["verdict_differs"][0]["correct"], serde_json::json!([true, false]));
+        assert_eq!(
+            doc["verdict_differs"][0]["correct"],
+            serde_json::json!([true, false])
+        );
         assert_eq!(doc["runs"][1]["wrong"].as_array().unwrap().len(), 2);
         insta::assert_snapshot!(markdown(&runs));
     }

@@ -197,7 +197,10 @@ impl SampleTrials {
         };
         let mut by_api: BTreeMap<String, Vec<UnitTrials>> = BTreeMap::new();
         for u in &per_unit {
-            by_api.entry(u.api_name.clone()).or_default().push(as_trials(u));
+            by_api
+                .entry(u.api_name.clone())
+                .or_default()
+                .push(as_trials(u));
         }
         let all: Vec<UnitTrials> = per_unit.iter().map(as_trials).collect();
         SampleTrials {
@@ -272,10 +275,17 @@ mod tests {
                 o("b.jsonl", 1, "ToolSearcher", z),
             ]
         };
-        let trials = SampleTrials::new(&[t(true, true, false), t(true, false, true), t(true, false, true)]);
+        let trials = SampleTrials::new(&[
+            t(true, true, false),
+            t(true, false, true),
+            t(true, false, true),
+        ]);
         let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
         assert_eq!(trials.all.units, 3);
-        assert!(close(trials.all.pass_hat[0], (1.0 + 1.0 / 3.0 + 2.0 / 3.0) / 3.0));
+        assert!(close(
+            trials.all.pass_hat[0],
+            (1.0 + 1.0 / 3.0 + 2.0 / 3.0) / 3.0
+        ));
         // pass^2: 1, 0, C(2,2)/C(3,2) = 1/3.
         assert!(close(trials.all.pass_hat[1], (1.0 + 0.0 + 1.0 / 3.0) / 3.0));
         assert!(close(trials.all.pass_hat[2], 1.0 / 3.0));

@@ -197,8 +197,10 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
     }
     if !levels.is_empty() {
         super::level_runs::check_levels(&levels)?;
-        let datasets: Vec<(&Path, Option<&str>)> =
-            levels.iter().map(|r| (r.dir.as_path(), r.dataset())).collect();
+        let datasets: Vec<(&Path, Option<&str>)> = levels
+            .iter()
+            .map(|r| (r.dir.as_path(), r.dataset()))
+            .collect();
         check_datasets(&datasets, allow_different)?;
         return Ok(Compared::Levels(levels));
     }

@@ -392,8 +392,10 @@ impl Answerer for Chat<'_> {
     }
 
     fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
-        let Answered { answer: message, model } =
-            self.ask(&self.request_body(input, Task::Call)?)?;
+        let Answered {
+            answer: message,
+            model,
+        } = self.ask(&self.request_body(input, Task::Call)?)?;
         let answered = |answer: CallAnswer| Answered {
             answer,
             model: model.clone(),

@@ -391,7 +391,11 @@ fn evaluate_dialogue(
 
 /// The samples' records, each wrong one on a gold call an erratum names
 /// marked known.
-fn known(details: Vec<SampleDetail>, dialogue: &Conversation, errata: &[Entry]) -> Vec<SampleRecord> {
+fn known(
+    details: Vec<SampleDetail>,
+    dialogue: &Conversation,
+    errata: &[Entry],
+) -> Vec<SampleRecord> {
     details
         .into_iter()
         .map(|d| {
