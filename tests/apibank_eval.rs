@@ -175,10 +175,11 @@ fn replayed_answers_are_scored_with_their_causes_and_resumed() {
         detail["samples"][0]["predicted"]["param_dict"]["username"],
         "lwong"
     );
-    insta::assert_snapshot!(
-        "apibank_replay_report",
-        fs::read_to_string(out.join("report.md")).unwrap()
-    );
+    // The provenance (a date, the temporary folders) is checked apart.
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    let (tables, provenance) = report.split_once("\n## Provenance\n").unwrap();
+    insta::assert_snapshot!("apibank_replay_report", tables);
+    assert!(provenance.contains("- predictor `replay`"), "{provenance}");
     // A second run takes the dialogue from --out.
     let again = evaluate(&dialogues, &databases, &args, 1);
     assert_eq!(again["resumed"], 1);
@@ -822,5 +823,285 @@ fn the_start_state_decides_a_call_that_needs_what_the_dialogue_made() {
     assert_eq!(sample(&fresh, 5, 0)["cause"], "exception");
     let replayed = oracle("replayed", 0);
     assert_eq!(replayed["correct"], 4);
-    assert_eq!(replayed["evaluation"]["state"], "replayed");
+    assert_eq!(replayed["settings"]["state"], "replayed");
+}
+
+#[test]
+fn a_level_summary_records_its_provenance_and_a_resumed_run_keeps_it() {
+    let (tmp, databases, dialogues) = dataset();
+    let out = tmp.path().join("out");
+    let oracle = evaluate(
+        &dialogues,
+        &databases,
+        &[
+            "--level",
+            "1",
+            "--predictor",
+            "oracle",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        0,
+    );
+    // The keys DESIGN.md names stay as they are.
+    for key in [
+        "suite",
+        "level",
+        "samples",
+        "correct",
+        "accuracy",
+        "rouge_l",
+        "per_sample",
+    ] {
+        assert!(oracle.get(key).is_some(), "{key} missing");
+    }
+    let p = &oracle["provenance"];
+    assert_eq!(p["suite"], "apibank");
+    assert_eq!(p["talkforge_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(p["predictor"], "oracle");
+    assert_eq!(p["model_requested"], Value::Null);
+    assert_eq!(p["models_reported"], json!([]));
+    assert_eq!(p["prompt_templates"], json!({}));
+    assert_eq!(p["dataset"]["files"], 1);
+    let text = fs::read(dialogues.join("dentist.jsonl")).unwrap();
+    let digest = {
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(&text))
+    };
+    assert_eq!(
+        oracle["dialogue_hashes"],
+        json!([{"file": "dentist.jsonl", "sha256": digest}])
+    );
+    assert_eq!(p["databases"]["folder"], databases.display().to_string());
+    assert_eq!(
+        p["databases"]["files"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["Account.json", "Agenda.json"]
+    );
+    // The run's settings are named as a conversation run's summary names them.
+    assert_eq!(oracle["settings"]["level"], 1);
+    assert!(oracle.get("failures").is_none());
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Provenance"), "{report}");
+    assert!(report.contains(p["dataset"]["sha256"].as_str().unwrap()));
+
+    // A chat model: the model asked for, the model the server named, the
+    // template; a rerun resumed from --out reports the same.
+    let stub = Stub::start(Box::new(model));
+    let chat_out = tmp.path().join("chat");
+    let cache = tmp.path().join("cache");
+    let chat = |code| {
+        evaluate(
+            &dialogues,
+            &databases,
+            &[
+                "--level",
+                "1",
+                "--predictor",
+                "openai",
+                "--model",
+                "stub-model",
+                "--base-url",
+                &stub.url,
+                "--cache",
+                cache.to_str().unwrap(),
+                "--out",
+                chat_out.to_str().unwrap(),
+            ],
+            code,
+        )
+    };
+    let first = chat(0);
+    let p = &first["provenance"];
+    assert_eq!(p["predictor"], "openai:stub-model");
+    assert_eq!(p["model_requested"], "stub-model");
+    assert_eq!(p["models_reported"], json!(["stub-model-0613"]));
+    let templates = p["prompt_templates"].as_object().unwrap();
+    assert_eq!(
+        templates.keys().collect::<Vec<_>>(),
+        ["prompts/apibank-eval.j2"]
+    );
+    assert_eq!(p["dataset"], oracle["provenance"]["dataset"]);
+    let resumed = chat(0);
+    assert_eq!(resumed["resumed"], 1);
+    assert_eq!(
+        resumed["provenance"]["models_reported"],
+        json!(["stub-model-0613"])
+    );
+    let report = fs::read_to_string(chat_out.join("report.md")).unwrap();
+    assert!(
+        report.contains("model requested `stub-model`; the server reported `stub-model-0613`"),
+        "{report}"
+    );
+}
+
+/// The scripted model of [`model`], except that from the fourth request
+/// on (the second trial: three requests a trial) it logs in with the
+/// wrong password.
+fn unreliable_model(path: &str, body: &Value, count: usize) -> (u16, Value) {
+    let system = system_prompt(body);
+    let login = body["messages"].as_array().unwrap().len() == 2;
+    if count >= 3 && login && !system.contains("next message to the user") {
+        return (
+            200,
+            text_answer("[GetUserToken(username='lwong', password='tulip-99')]"),
+        );
+    }
+    model(path, body, count)
+}
+
+#[test]
+fn trials_give_pass_hat_per_call_sample_with_each_trial_cached_apart() {
+    let (tmp, databases, dialogues) = dataset();
+    let stub = Stub::start(Box::new(unreliable_model));
+    let out = tmp.path().join("out");
+    let cache = tmp.path().join("cache");
+    let args = |temperature: Option<&str>| {
+        let mut args = vec![
+            "--level".to_string(),
+            "1".into(),
+            "--predictor".into(),
+            "openai".into(),
+            "--model".into(),
+            "stub-model".into(),
+            "--base-url".into(),
+            stub.url.clone(),
+            "--cache".into(),
+            cache.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--trials".into(),
+            "2".into(),
+        ];
+        if let Some(t) = temperature {
+            args.extend(["--temperature".to_string(), t.to_string()]);
+        }
+        args
+    };
+    let refused = talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(args(Some("0")))
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--temperature above 0"));
+    assert!(stub.requests().is_empty());
+
+    let run = || {
+        let args = args(Some("0.7"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        evaluate(&dialogues, &databases, &args, 1)
+    };
+    let summary = run();
+    // Trial 2 asked again (its replies are cached apart from trial 1's).
+    assert_eq!(stub.requests().len(), 6);
+    let trials = &summary["trials"];
+    assert_eq!(trials["trials"], 2);
+    assert_eq!(trials["units"], 3);
+    // The login sample: 1 of 2; the two AddAgenda samples: 2 of 2.
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
+    assert!(close(&trials["pass_hat"][0], 2.5 / 3.0), "{trials}");
+    assert!(close(&trials["pass_hat"][1], 2.0 / 3.0), "{trials}");
+    assert_eq!(
+        trials["by_api"]["GetUserToken"]["pass_hat"],
+        json!([0.5, 0.0])
+    );
+    assert_eq!(trials["by_api"]["AddAgenda"]["pass_hat"], json!([1.0, 1.0]));
+    assert_eq!(trials["per_unit"][0]["successes"], 1);
+    // The figures outside `trials` are trial 1's, where every sample was right.
+    assert_eq!(summary["correct"], 3);
+    for t in 1..=2 {
+        let trial: Value = serde_json::from_str(
+            &fs::read_to_string(out.join(format!("trial-{t}/summary.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(trial["correct"], if t == 1 { 3 } else { 2 });
+        assert_eq!(trial["settings"]["settings"]["trial"], t);
+        assert!(out
+            .join(format!("trial-{t}/samples/dentist.jsonl.json"))
+            .is_file());
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("## Reliability over 2 trials (pass^k)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| GetUserToken | 1 | 50.0 | 0.0 |"),
+        "{report}"
+    );
+    assert!(report.contains("| **all** | 3 | 83.3 | 66.7 |"), "{report}");
+
+    // A rerun into another folder is answered from each trial's cache.
+    fs::remove_dir_all(&out).unwrap();
+    let again = run();
+    assert_eq!(stub.requests().len(), 6);
+    assert_eq!(again["trials"], summary["trials"]);
+}
+
+#[test]
+fn a_wrong_sample_on_a_gold_call_with_an_erratum_is_marked_known() {
+    let (tmp, databases, dialogues) = dataset();
+    // The oracle's second sample of the AddAgenda line is right; a replay
+    // that omits the location gets it wrong.
+    let predictions = tmp.path().join("p.jsonl");
+    fs::write(
+        &predictions,
+        concat!(
+            r#"{"file": "dentist.jsonl", "turn": 1, "output": "[GetUserToken(username='lwong', password='tulip-88')]"}"#,
+            "\n",
+            r#"{"file": "dentist.jsonl", "turn": 2, "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00')]"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let errata = tmp.path().join("errata.json");
+    fs::write(
+        &errata,
+        json!({"errata": [{"file": "dentist.jsonl", "turn": 2, "call": 1, "api_name": "AddAgenda",
+                           "reason": "the location was added by hand", "since": "2026-11-26"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let summary = evaluate(
+        &dialogues,
+        &databases,
+        &[
+            "--level",
+            "1",
+            "--predictor",
+            "replay",
+            "--predictions",
+            predictions.to_str().unwrap(),
+            "--errata",
+            errata.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    let wrong = sample(&summary, 2, 0);
+    assert_eq!(wrong["correct"], false);
+    assert_eq!(wrong["known"]["reason"], "the location was added by hand");
+    assert_eq!(wrong["known"]["source"], errata.display().to_string());
+    // The verdict is counted as the reference counts it.
+    assert_eq!(summary["correct"], 1);
+    assert!(sample(&summary, 1, 0).get("known").is_none());
+    assert_eq!(
+        summary["provenance"]["errata"][0]["file"],
+        errata.display().to_string()
+    );
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("*known*: the location was added by hand"),
+        "{report}"
+    );
 }

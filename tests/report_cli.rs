@@ -202,11 +202,19 @@ fn the_html_report_is_one_file_with_charts_and_dialogues_and_loads_cleanly() {
     // Text from the dialogue is escaped.
     assert!(!html.contains("<b>now</b>"));
 
+    // Success per subset (3 + 2 subsets of runs), matched gold calls, bad
+    // actions and error types: some bars in every chart but the oracle's zeros.
+    check_in_browser(&root.join("report.html"), 8);
+}
+
+/// Open `page` in a headless Chromium (when one is installed): its own
+/// check must say `ok`, with at least `min_bars` bars drawn and no console
+/// error.
+fn check_in_browser(page: &Path, min_bars: usize) {
     let Some(browser) = chromium() else {
         eprintln!("skipped the browser check: no chromium installed (apt-get install chromium)");
         return;
     };
-    let page = root.join("report.html");
     let run = std::process::Command::new(browser)
         .args([
             "--headless",
@@ -239,12 +247,292 @@ fn the_html_report_is_one_file_with_charts_and_dialogues_and_loads_cleanly() {
         .and_then(|rest| rest.split('"').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    // Success per subset (3 + 2 subsets of runs), matched gold calls, bad
-    // actions and error types: some bars in every chart but the oracle's zeros.
-    assert!(bars >= 8, "{bars} bars drawn");
+    assert!(bars >= min_bars, "{bars} bars drawn");
     let console_errors: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
         .collect();
     assert!(console_errors.is_empty(), "{console_errors:#?}");
+}
+
+/// An API-Bank dataset (two dialogues) and two level-1 runs over it: the
+/// oracle (`l1-oracle`) and a replay (`l1-replay`) that logs in with the
+/// wrong password in `dentist.jsonl` (the call raises) and calls another
+/// API in `alarm.jsonl`.
+fn two_level_runs(dir: &Path) {
+    let databases = dir.join("abdb");
+    std::fs::create_dir_all(&databases).unwrap();
+    let accounts = json!({
+        "lwong": {"password": "tulip-88", "token": "q1w2e3r4t5y6", "email": "lwong@example.com"}
+    });
+    std::fs::write(databases.join("Account.json"), accounts.to_string()).unwrap();
+    for name in ["Agenda.json", "Alarm.json"] {
+        std::fs::write(databases.join(name), "{}").unwrap();
+    }
+    let dialogues = dir.join("ab");
+    std::fs::create_dir_all(&dialogues).unwrap();
+    let login = json!({"role": "API", "api_name": "GetUserToken", "param_dict": {"username": "lwong", "password": "tulip-88"},
+        "result": {"api_name": "GetUserToken", "input": {"username": "lwong", "password": "tulip-88"}, "output": {"token": "q1w2e3r4t5y6"}, "exception": null}});
+    let write = |name: &str, lines: &[Value]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(dialogues.join(name), text).unwrap();
+    };
+    write(
+        "dentist.jsonl",
+        &[
+            json!({"role": "User", "text": "Log me in: lwong, password tulip-88."}),
+            login.clone(),
+            json!({"role": "AI", "text": "You are logged in."}),
+        ],
+    );
+    write(
+        "alarm.jsonl",
+        &[
+            json!({"role": "User", "text": "Log me in (lwong, tulip-88) and wake me at seven."}),
+            login,
+            json!({"role": "AI", "text": "Logged in. Setting the alarm."}),
+        ],
+    );
+    std::fs::write(
+        dir.join("ab.jsonl"),
+        r#"{"file": "dentist.jsonl", "turn": 1, "output": "[GetUserToken(username='lwong', password='tulip-99')]", "reply": "Logged in <b>now</b>."}
+{"file": "alarm.jsonl", "turn": 1, "output": "[AddAlarm(token='q1w2e3r4t5y6', time='07:00:00')]", "reply": "Logged in. Setting the alarm."}
+"#,
+    )
+    .unwrap();
+    let base = ["evaluate", "ab", "--databases", "abdb", "--level", "1"];
+    let oracle = talkforge(
+        dir,
+        &[&base[..], &["--predictor", "oracle", "--out", "l1-oracle"]].concat(),
+    );
+    assert_eq!(
+        oracle.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&oracle.stderr)
+    );
+    let replay = talkforge(
+        dir,
+        &[
+            &base[..],
+            &[
+                "--predictor",
+                "replay",
+                "--predictions",
+                "ab.jsonl",
+                "--out",
+                "l1-replay",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        replay.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
+
+#[test]
+fn level_runs_side_by_side_in_markdown_json_and_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    two_level_runs(root);
+    let md = talkforge(root, &["report", "l1-oracle", "l1-replay"]);
+    assert_eq!(
+        md.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&md.stderr)
+    );
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.starts_with("# Runs at level 1 compared"), "{md}");
+    assert!(
+        md.contains("1. `l1-oracle`: oracle\n2. `l1-replay`: replay:ab.jsonl"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1 | apibank | 1 | 2 | 2 | 2 | 100.0 | 2 | 1.0000 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 2 | apibank | 1 | 2 | 2 | 0 | 0.0 | 2 |"),
+        "{md}"
+    );
+    // Shares of the wrong samples: one wrong API, one exception.
+    assert!(
+        md.contains("| 2 | 2 | 0.0 | 0.0 | 50.0 | 0.0 | 50.0 | 0.0 |"),
+        "{md}"
+    );
+    assert!(md.contains("### Run 1: 0 of 2 wrong\n\nNone.\n"), "{md}");
+    assert!(
+        md.contains("| GetUserToken | 100.0 (2/2) | 0.0 (0/2) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `alarm.jsonl` | 1 | 1 | GetUserToken | right | wrong (wrong API) |"),
+        "{md}"
+    );
+    assert!(md.contains("- `alarm.jsonl line 1` GetUserToken: called AddAlarm where the gold call is GetUserToken (wrong API)"), "{md}");
+
+    let doc: Value = serde_json::from_slice(
+        &talkforge(
+            root,
+            &["report", "l1-oracle", "l1-replay", "--format", "json"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(doc["kind"], "levels");
+    assert_eq!(doc["level"], 1);
+    assert_eq!(doc["same_dataset"], true);
+    assert_eq!(doc["runs"][0]["accuracy"], 1.0);
+    assert_eq!(doc["runs"][1]["accuracy"], 0.0);
+    assert_eq!(doc["runs"][1]["cause_shares"]["wrong_api"], 0.5);
+    assert_eq!(doc["runs"][1]["wrong"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        doc["verdict_differs"],
+        json!([
+            {"file": "alarm.jsonl", "turn": 1, "occurrence": 0, "api_name": "GetUserToken", "correct": [true, false]},
+            {"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "api_name": "GetUserToken", "correct": [true, false]}
+        ])
+    );
+
+    let out = talkforge(
+        root,
+        &[
+            "report",
+            "l1-oracle",
+            "l1-replay",
+            "--format",
+            "html",
+            "-o",
+            "levels.html",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(root.join("levels.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(html.matches("<svg class=\"chart\"").count(), 3);
+    assert!(html.contains("API-call accuracy by API"));
+    assert!(html.contains("Error causes per run"));
+    // Every wrong sample with its cause, reason and what the model wrote.
+    assert!(
+        html.contains("called AddAlarm where the gold call is GetUserToken"),
+        "{html}"
+    );
+    assert!(
+        html.contains("[AddAlarm(token=&#39;q1w2e3r4t5y6&#39;, time=&#39;07:00:00&#39;)]"),
+        "{html}"
+    );
+    assert!(html.contains("<td>exception</td>"), "{html}");
+    assert!(html.contains("password=&#39;tulip-99&#39;"), "{html}");
+    assert!(!html.contains("<b>now</b>"));
+    check_in_browser(&root.join("levels.html"), 5);
+}
+
+#[test]
+fn runs_of_different_kinds_or_levels_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    two_runs(root);
+    two_level_runs(root);
+    let mixed = talkforge(root, &["report", "run-b", "l1-oracle"]);
+    assert_eq!(mixed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert!(
+        stderr.contains("run-b is a run of whole conversations and l1-oracle a run scored by samples at level 1"),
+        "{stderr}"
+    );
+    assert!(mixed.stdout.is_empty());
+    // The same dialogues at level 2.
+    let l2 = talkforge(
+        root,
+        &[
+            "evaluate",
+            "ab",
+            "--databases",
+            "abdb",
+            "--level",
+            "2",
+            "--predictor",
+            "oracle",
+            "--out",
+            "l2-oracle",
+        ],
+    );
+    assert_eq!(
+        l2.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&l2.stderr)
+    );
+    let levels = talkforge(
+        root,
+        &[
+            "report",
+            "l1-oracle",
+            "l2-oracle",
+            "--allow-different-datasets",
+        ],
+    );
+    assert_eq!(levels.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&levels.stderr);
+    assert!(
+        stderr.contains("at level 1") && stderr.contains("at level 2"),
+        "{stderr}"
+    );
+    // A summary.json of neither kind is named.
+    std::fs::create_dir_all(root.join("odd")).unwrap();
+    std::fs::write(
+        root.join("odd/summary.json"),
+        r#"{"suite": "apibank", "level": 3, "per_scenario": []}"#,
+    )
+    .unwrap();
+    let odd = talkforge(root, &["report", "l1-oracle", "odd"]);
+    assert_eq!(odd.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&odd.stderr);
+    assert!(
+        stderr.contains("odd/summary.json") && stderr.contains("neither"),
+        "{stderr}"
+    );
+    // Level runs over other dialogues are refused unless allowed.
+    let one = talkforge(
+        root,
+        &[
+            "evaluate",
+            "ab/dentist.jsonl",
+            "--databases",
+            "abdb",
+            "--level",
+            "1",
+            "--predictor",
+            "oracle",
+            "--out",
+            "l1-one",
+        ],
+    );
+    assert_eq!(one.status.code(), Some(0));
+    let different = talkforge(root, &["report", "l1-oracle", "l1-one"]);
+    assert_eq!(different.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&different.stderr).contains("evaluated different datasets"));
+    let allowed = talkforge(
+        root,
+        &[
+            "report",
+            "l1-oracle",
+            "l1-one",
+            "--allow-different-datasets",
+        ],
+    );
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&allowed.stdout).contains("did not all evaluate the same dataset")
+    );
 }

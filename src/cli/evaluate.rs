@@ -77,9 +77,10 @@ pub struct Args {
     /// --level 3].
     #[arg(long)]
     pub temperature: Option<f32>,
-    /// Evaluate each conversation N times and report pass^1 .. pass^N (the
-    /// chance that all k trials succeed); each trial's output goes to
-    /// --out's trial-T folder. The openai predictor needs --temperature above 0.
+    /// Evaluate each conversation (API-Bank levels: each call sample) N
+    /// times and report pass^1 .. pass^N (the chance that all k trials
+    /// succeed); each trial's output goes to --out's trial-T folder. The
+    /// openai predictor needs --temperature above 0.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub trials: usize,
     /// Stop an assistant turn that asks for more calls than this.
@@ -198,6 +199,18 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     {
         return conversation(args, interactive, suite, &files);
     }
+    if args.trials == 0 {
+        return Err(Error::Usage("--trials must be at least 1".into()));
+    }
+    if args.trials > 1
+        && args.predictor == PredictorKind::Openai
+        && !args.temperature.is_some_and(|t| t > 0.0)
+    {
+        return Err(Error::Usage(format!(
+            "--trials {} needs --temperature above 0: trials at one temperature of 0 (or the server's unknown default) say nothing about reliability",
+            args.trials
+        )));
+    }
     if let Evaluation::Levels(protocol) = suite.evaluation() {
         // A scenario is no dialogue of samples.
         let dialogues: Vec<PathBuf> = files
@@ -216,18 +229,6 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
-    if args.trials == 0 {
-        return Err(Error::Usage("--trials must be at least 1".into()));
-    }
-    if args.trials > 1
-        && args.predictor == PredictorKind::Openai
-        && !args.temperature.is_some_and(|t| t > 0.0)
-    {
-        return Err(Error::Usage(format!(
-            "--trials {} needs --temperature above 0: trials at one temperature of 0 (or the server's unknown default) say nothing about reliability",
-            args.trials
-        )));
-    }
     // Trial `t` of a run of several (None for a single run).
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
     let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
@@ -284,15 +285,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         threads,
         progress: std::io::stderr().is_terminal(),
         errata: &errata,
-        provenance: crate::eval::provenance::Inputs {
-            databases_folder: databases_dir.display().to_string(),
-            databases_files: crate::eval::provenance::database_files(&databases_dir)?,
-            errata_files: args
-                .errata
-                .iter()
-                .map(|p| crate::eval::provenance::FileHash::of(p))
-                .collect::<Result<_, _>>()?,
-        },
+        provenance: provenance_inputs(args, &databases_dir)?,
     };
     let summary = if args.trials > 1 {
         evaluate_trials(
@@ -432,6 +425,22 @@ fn conversation(
     Ok(Status::from_findings(!summary.all_completed))
 }
 
+/// What the summary's provenance records of the inputs.
+fn provenance_inputs(
+    args: &Args,
+    databases_dir: &std::path::Path,
+) -> Result<crate::eval::provenance::Inputs, Error> {
+    Ok(crate::eval::provenance::Inputs {
+        databases_folder: databases_dir.display().to_string(),
+        databases_files: crate::eval::provenance::database_files(databases_dir)?,
+        errata_files: args
+            .errata
+            .iter()
+            .map(|p| crate::eval::provenance::FileHash::of(p))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
 /// Options that only suites evaluated at levels take are usage errors for
 /// the others.
 fn refuse_level_options(args: &Args, suite: &dyn Suite) -> Result<(), Error> {
@@ -544,6 +553,9 @@ fn run_levels(
         reset: args.reset,
         threads,
         progress: std::io::stderr().is_terminal(),
+        trials: args.trials,
+        provenance: provenance_inputs(args, &databases_dir)?,
+        errata: &crate::errata::Errata::load(&args.errata)?,
     };
     let outcome = protocol.evaluate(&run)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());

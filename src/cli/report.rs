@@ -1,14 +1,19 @@
 //! `talkforge report RUN_DIR...`: several evaluation folders side by side.
 //!
+//! Runs of whole conversations and runs scored by samples at a level each
+//! get their own tables; the two kinds, or runs at different levels, are
+//! never put in one.
+//!
 //! Exit status: 0 when the report is written, 2 when a folder cannot be
-//! read or the runs evaluated different datasets (unless
-//! `--allow-different-datasets`).
+//! read, the runs are of different kinds or levels, or they evaluated
+//! different datasets (unless `--allow-different-datasets`).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::eval::runs::{json, load_runs, markdown};
+use crate::eval::level_runs;
+use crate::eval::runs::{self, load, Compared};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -39,16 +44,14 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<Status, Error> {
-    let runs = load_runs(&args.runs, args.allow_different_datasets)?;
-    let text = match args.format {
-        ReportFormat::Markdown => markdown(&runs),
-        ReportFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&json(&runs))
-                .map_err(|e| Error::Other(e.to_string()))?;
-            text.push('\n');
-            text
-        }
-        ReportFormat::Html => crate::eval::html::render(&runs)?,
+    let compared = load(&args.runs, args.allow_different_datasets)?;
+    let text = match (&compared, args.format) {
+        (Compared::Conversations(runs), ReportFormat::Markdown) => runs::markdown(runs),
+        (Compared::Levels(runs), ReportFormat::Markdown) => level_runs::markdown(runs),
+        (Compared::Conversations(runs), ReportFormat::Json) => json_text(&runs::json(runs))?,
+        (Compared::Levels(runs), ReportFormat::Json) => json_text(&level_runs::json(runs))?,
+        (Compared::Conversations(runs), ReportFormat::Html) => crate::eval::html::render(runs)?,
+        (Compared::Levels(runs), ReportFormat::Html) => crate::eval::level_html::render(runs)?,
     };
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,
@@ -59,4 +62,10 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         }
     }
     Ok(Status::Clean)
+}
+
+fn json_text(value: &serde_json::Value) -> Result<String, Error> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Other(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
 }

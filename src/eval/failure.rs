@@ -1,12 +1,13 @@
-//! Why a conversation (or a sample) failed, in terms a researcher can act
+//! Why a conversation failed, in terms a researcher can act
 //! on: each gold call no prediction matched (with the closest prediction of
 //! the same tool and the arguments that differ), each bad action, each
 //! call that raised, each turn the call bound stopped.
 //!
 //! The reasons are drawn from the turn outcomes, which a fresh evaluation
 //! and a resumed one (reading an earlier output file) give alike, so a
-//! resumed run lists the same reasons. A suite evaluated by samples fills
-//! [`FailureReason`] with its own kind ([`FailureKind::Incorrect`]).
+//! resumed run lists the same reasons. A suite evaluated by samples gives
+//! each wrong sample its reason and cause instead (API-Bank: `per_sample`'s
+//! `reason`, `cause` and `known`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -27,15 +28,12 @@ pub enum FailureKind {
     Exception,
     /// The turn asked for more calls than the bound allows.
     CallBound,
-    /// A sample whose prediction is not the gold one (suites scored by
-    /// samples).
-    Incorrect,
 }
 
-/// One reason a conversation or sample failed.
+/// One reason a conversation failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureReason {
-    /// The turn's position in the dialogue (a sample: its line).
+    /// The turn's position in the dialogue.
     pub turn: usize,
     pub kind: FailureKind,
     /// The tool concerned (empty for a stopped turn).

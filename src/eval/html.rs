@@ -25,7 +25,7 @@ const DIALOGUES_PER_RUN: usize = 300;
 const CHART_TOOLS: usize = 40;
 
 /// Escape text for HTML.
-fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -44,7 +44,7 @@ fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; }
@@ -66,7 +66,7 @@ article.dialogue { border: 1px solid #ccc; border-radius: 6px; padding: 0.5em 1e
 
 /// Records script errors and checks the charts; the verdict goes into
 /// `document.body.dataset.check` ("ok" or what went wrong).
-const CHECK_SCRIPT: &str = r#"
+pub(crate) const CHECK_SCRIPT: &str = r#"
 window.talkforgeErrors = [];
 window.addEventListener('error', function (e) { window.talkforgeErrors.push(String(e.message)); });
 window.addEventListener('load', function () {

@@ -15,6 +15,8 @@ pub mod charts;
 pub mod embeddings;
 pub mod failure;
 pub mod html;
+pub mod level_html;
+pub mod level_runs;
 pub mod lexical;
 pub mod openai;
 pub mod oracle;

@@ -4,8 +4,11 @@
 //! and averaged over tasks. pass^1 is the mean success rate; pass^k falls
 //! as k grows unless the assistant is reliable.
 //!
-//! A task here is any pass/fail unit: a conversation (ToolTalk) or a
-//! sample (suites scored by samples).
+//! A task here is any pass/fail unit: a conversation ([`Trials`],
+//! ToolTalk) or a call sample ([`SampleTrials`], suites scored by samples
+//! at levels).
+
+use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -119,6 +122,99 @@ impl Trials {
     }
 }
 
+/// One sample of a suite scored by samples, as its trials count it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleUnit {
+    pub file: String,
+    /// The 0-based line the sample ends at.
+    pub turn: usize,
+    pub occurrence: u8,
+    /// The gold call's API.
+    pub api_name: String,
+    /// Trials in which it was correct.
+    pub successes: usize,
+}
+
+/// One sample's verdict in one trial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleOutcome {
+    pub file: String,
+    pub turn: usize,
+    pub occurrence: u8,
+    pub api_name: String,
+    pub correct: bool,
+}
+
+/// The trials of a run scored by samples (each call sample is a unit):
+/// pass^k overall and per API, and each sample's successes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleTrials {
+    /// Trials per sample (n).
+    pub trials: usize,
+    #[serde(flatten)]
+    pub all: PassHat,
+    /// Per gold API, in name order.
+    pub by_api: BTreeMap<String, PassHat>,
+    /// Samples in the order of the first trial; only samples scored in
+    /// every trial are counted.
+    pub per_unit: Vec<SampleUnit>,
+}
+
+impl SampleTrials {
+    /// From each trial's verdicts; a sample missing from some trial (its
+    /// dialogue could not be evaluated there) is left out.
+    pub fn new(trials: &[Vec<SampleOutcome>]) -> Self {
+        let n = trials.len();
+        let key = |s: &SampleOutcome| (s.file.clone(), s.turn, s.occurrence);
+        let mut tally: HashMap<(String, usize, u8), (usize, usize)> = HashMap::new();
+        for trial in trials {
+            for s in trial {
+                let entry = tally.entry(key(s)).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(s.correct);
+            }
+        }
+        let per_unit: Vec<SampleUnit> = trials
+            .first()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| {
+                let (seen, successes) = tally[&key(s)];
+                (seen == n).then(|| SampleUnit {
+                    file: s.file.clone(),
+                    turn: s.turn,
+                    occurrence: s.occurrence,
+                    api_name: s.api_name.clone(),
+                    successes,
+                })
+            })
+            .collect();
+        let as_trials = |u: &SampleUnit| UnitTrials {
+            file: u.file.clone(),
+            subset: u.api_name.clone(),
+            successes: u.successes,
+            trials: n,
+        };
+        let mut by_api: BTreeMap<String, Vec<UnitTrials>> = BTreeMap::new();
+        for u in &per_unit {
+            by_api
+                .entry(u.api_name.clone())
+                .or_default()
+                .push(as_trials(u));
+        }
+        let all: Vec<UnitTrials> = per_unit.iter().map(as_trials).collect();
+        SampleTrials {
+            trials: n,
+            all: PassHat::of(&all, n),
+            by_api: by_api
+                .into_iter()
+                .map(|(api, units)| (api, PassHat::of(&units, n)))
+                .collect(),
+            per_unit,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +255,49 @@ mod tests {
         second.pop();
         let partial = Trials::new(&[t(true, true, false), second]);
         assert_eq!(partial.all.units, 2);
+    }
+
+    #[test]
+    fn sample_trials_give_pass_hat_overall_and_per_api() {
+        let o = |file: &str, turn: usize, api: &str, correct: bool| SampleOutcome {
+            file: file.into(),
+            turn,
+            occurrence: 0,
+            api_name: api.into(),
+            correct,
+        };
+        // a.jsonl 1 (AddAlarm): 3/3; a.jsonl 2 (AddAlarm): 1/3; b.jsonl 1
+        // (ToolSearcher): 2/3.
+        let t = |x: bool, y: bool, z: bool| {
+            vec![
+                o("a.jsonl", 1, "AddAlarm", x),
+                o("a.jsonl", 2, "AddAlarm", y),
+                o("b.jsonl", 1, "ToolSearcher", z),
+            ]
+        };
+        let trials = SampleTrials::new(&[
+            t(true, true, false),
+            t(true, false, true),
+            t(true, false, true),
+        ]);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert_eq!(trials.all.units, 3);
+        assert!(close(
+            trials.all.pass_hat[0],
+            (1.0 + 1.0 / 3.0 + 2.0 / 3.0) / 3.0
+        ));
+        // pass^2: 1, 0, C(2,2)/C(3,2) = 1/3.
+        assert!(close(trials.all.pass_hat[1], (1.0 + 0.0 + 1.0 / 3.0) / 3.0));
+        assert!(close(trials.all.pass_hat[2], 1.0 / 3.0));
+        assert!(close(trials.by_api["AddAlarm"].pass_hat[0], 2.0 / 3.0));
+        assert_eq!(trials.by_api["AddAlarm"].pass_hat[2], 0.5);
+        assert_eq!(trials.by_api["ToolSearcher"].units, 1);
+        assert_eq!(trials.per_unit[1].successes, 1);
+        // A sample missing from one trial is left out.
+        let mut short = t(true, true, true);
+        short.pop();
+        let partial = SampleTrials::new(&[t(true, true, true), short]);
+        assert_eq!(partial.all.units, 2);
+        assert!(!partial.by_api.contains_key("ToolSearcher"));
     }
 }

@@ -190,12 +190,14 @@ pub fn render(summary: &Summary) -> String {
         crate::words::count(s.max_calls_per_turn, "call")
     );
     if let Some(p) = &s.provenance {
-        provenance(&mut out, p);
+        provenance_section(&mut out, p);
     }
     out
 }
 
-fn provenance(out: &mut String, p: &super::provenance::Provenance) {
+/// The `## Provenance` section (also in the reports of runs scored by
+/// samples).
+pub fn provenance_section(out: &mut String, p: &super::provenance::Provenance) {
     let _ = writeln!(out, "\n## Provenance\n");
     let _ = writeln!(
         out,

@@ -12,6 +12,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::failure::FailureReason;
+use super::level_runs::LevelRunDir;
 use super::outcome::{ErrorTypes, ToolTally};
 use super::output::RunInfo;
 use super::passk::Trials;
@@ -72,18 +73,10 @@ pub struct Run {
 }
 
 impl Run {
-    /// Read `dir/summary.json`.
-    pub fn load(dir: &Path) -> Result<Run> {
-        let path = dir.join("summary.json");
-        if !path.is_file() {
-            return Err(Error::input(
-                dir,
-                "no summary.json here (an evaluation folder is what `talkforge evaluate --out DIR` writes)",
-            ));
-        }
-        let text = crate::formats::read::read_text(&path)?;
+    /// Parse `text`, the `summary.json` at `path` in `dir`.
+    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Run> {
         let summary: RunSummary =
-            serde_json::from_str(&text).map_err(|e| crate::formats::read::json_error(&path, &e))?;
+            serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
         Ok(Run {
             dir: dir.to_path_buf(),
             label: label(&summary),
@@ -122,32 +115,126 @@ fn label(s: &RunSummary) -> String {
     parts.join(", ")
 }
 
-/// Read every folder; refuse runs over different datasets (or whose
-/// dataset is unknown) unless `allow_different` says so.
-pub fn load_runs(dirs: &[PathBuf], allow_different: bool) -> Result<Vec<Run>> {
-    let runs = dirs
-        .iter()
-        .map(|d| Run::load(d))
-        .collect::<Result<Vec<_>>>()?;
-    if !allow_different {
-        if let Some(unknown) = runs.iter().find(|r| r.dataset().is_none()) {
-            return Err(Error::input(
-                unknown.dir.join("summary.json"),
-                "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
-            ));
-        }
-        let first = &runs[0];
-        if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
-            return Err(Error::Usage(format!(
-                "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
-                first.dir.display(),
-                other.dir.display(),
-                first.dataset().unwrap_or_default(),
-                other.dataset().unwrap_or_default()
-            )));
+/// The runs `report` compares, all of one kind.
+pub enum Compared {
+    /// Runs of whole conversations (ToolTalk's protocol).
+    Conversations(Vec<Run>),
+    /// Runs scored by samples, all at one level.
+    Levels(Vec<LevelRunDir>),
+}
+
+/// What a `summary.json` is the summary of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Conversations,
+    Levels(u8),
+}
+
+impl Kind {
+    fn words(self) -> String {
+        match self {
+            Kind::Conversations => "a run of whole conversations".to_string(),
+            Kind::Levels(level) => format!("a run scored by samples at level {level}"),
         }
     }
-    Ok(runs)
+}
+
+/// Tell a summary's kind by its keys.
+fn kind_of(path: &Path, text: &str) -> Result<Kind> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
+    if value.get("per_conversation").is_some() {
+        return Ok(Kind::Conversations);
+    }
+    if let (Some(level), Some(_)) = (
+        value.get("level").and_then(|l| l.as_u64()),
+        value.get("per_sample"),
+    ) {
+        return Ok(Kind::Levels(u8::try_from(level).unwrap_or(u8::MAX)));
+    }
+    Err(Error::input(
+        path,
+        "neither a run of whole conversations (`per_conversation`) nor a run scored by samples at a level (`level` and `per_sample`): report compares the summaries `talkforge evaluate --out DIR` writes for those",
+    ))
+}
+
+/// Read every folder's `summary.json`; refuse runs of different kinds, runs
+/// at different levels, and runs over different datasets (or whose dataset
+/// is unknown) unless `allow_different` says so.
+pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
+    let mut conversations = Vec::new();
+    let mut levels = Vec::new();
+    let mut first: Option<(&Path, Kind)> = None;
+    for dir in dirs {
+        let path = dir.join("summary.json");
+        if !path.is_file() {
+            return Err(Error::input(
+                dir,
+                "no summary.json here (an evaluation folder is what `talkforge evaluate --out DIR` writes)",
+            ));
+        }
+        let text = crate::formats::read::read_text(&path)?;
+        let kind = kind_of(&path, &text)?;
+        match first {
+            None => first = Some((dir, kind)),
+            Some((first_dir, first_kind))
+                if (first_kind == Kind::Conversations) != (kind == Kind::Conversations) =>
+            {
+                return Err(Error::Usage(format!(
+                    "{} is {} and {} {}: they are scored differently and cannot share a table; report them apart",
+                    first_dir.display(),
+                    first_kind.words(),
+                    dir.display(),
+                    kind.words()
+                )));
+            }
+            Some(_) => {}
+        }
+        match kind {
+            Kind::Conversations => conversations.push(Run::parse(dir, &path, &text)?),
+            Kind::Levels(_) => levels.push(LevelRunDir::parse(dir, &path, &text)?),
+        }
+    }
+    if !levels.is_empty() {
+        super::level_runs::check_levels(&levels)?;
+        let datasets: Vec<(&Path, Option<&str>)> = levels
+            .iter()
+            .map(|r| (r.dir.as_path(), r.dataset()))
+            .collect();
+        check_datasets(&datasets, allow_different)?;
+        return Ok(Compared::Levels(levels));
+    }
+    let datasets: Vec<(&Path, Option<&str>)> = conversations
+        .iter()
+        .map(|r| (r.dir.as_path(), r.dataset()))
+        .collect();
+    check_datasets(&datasets, allow_different)?;
+    Ok(Compared::Conversations(conversations))
+}
+
+/// Refuse runs (folder, dataset digest) over different datasets, or whose
+/// dataset is unknown, unless `allow_different`.
+fn check_datasets(runs: &[(&Path, Option<&str>)], allow_different: bool) -> Result<()> {
+    if allow_different || runs.is_empty() {
+        return Ok(());
+    }
+    if let Some((dir, _)) = runs.iter().find(|(_, d)| d.is_none()) {
+        return Err(Error::input(
+            dir.join("summary.json"),
+            "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
+        ));
+    }
+    let (first_dir, first) = runs[0];
+    if let Some((other_dir, other)) = runs.iter().find(|(_, d)| *d != first) {
+        return Err(Error::Usage(format!(
+            "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
+            first_dir.display(),
+            other_dir.display(),
+            first.unwrap_or_default(),
+            other.unwrap_or_default()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether every run evaluated the same dataset (as far as provenance says).
@@ -182,6 +269,7 @@ pub fn json(runs: &[Run]) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({
+        "kind": "conversations",
         "runs": list,
         "same_dataset": same_dataset(runs),
         "outcome_differs": outcome_differs(runs)

@@ -14,6 +14,10 @@ use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
 
+/// The subfolder of `--out` holding one output file per dialogue
+/// (`<path relative to the folder evaluated>.json`, with its `samples`).
+pub const SAMPLES_DIR: &str = "samples";
+
 /// One level a suite evaluates at.
 #[derive(Debug, Clone, Copy)]
 pub struct Level {
@@ -97,6 +101,14 @@ pub struct LevelRun<'a> {
     /// Worker threads; `None` uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+    /// Trials per sample (`--trials`, at least 1): with more than one, each
+    /// trial's outputs go to `out/trial-T` and the summary adds pass^k.
+    pub trials: usize,
+    /// What the summary's provenance records of the inputs.
+    pub provenance: crate::eval::provenance::Inputs,
+    /// Errata files' entries: a wrong sample on a gold call they name is
+    /// marked known; verdicts are unchanged.
+    pub errata: &'a crate::errata::Errata,
 }
 
 /// What a run found.

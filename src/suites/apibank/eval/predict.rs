@@ -1,7 +1,7 @@
 //! Who answers the samples: the oracle (the gold answers, written out as a
 //! model writes them), a replay file, or a chat model.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -50,6 +50,23 @@ impl CallAnswer {
     }
 }
 
+/// An answer, and the model the server said gave it (provenance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered<T> {
+    pub answer: T,
+    pub model: Option<String>,
+}
+
+impl<T> Answered<T> {
+    /// An answer no server gave.
+    fn offline(answer: T) -> Self {
+        Answered {
+            answer,
+            model: None,
+        }
+    }
+}
+
 /// An assistant under evaluation, sample by sample.
 pub trait Answerer: Sync {
     /// A short name for reports.
@@ -58,9 +75,13 @@ pub trait Answerer: Sync {
     /// resumed run evaluates again what other settings produced.
     fn settings(&self) -> Value;
     /// The call it makes for a call sample.
-    fn call(&self, input: &Input<'_>) -> Result<CallAnswer>;
+    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>>;
     /// Its reply for a reply sample.
-    fn reply(&self, input: &Input<'_>) -> Result<String>;
+    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>>;
+    /// The templates its prompts are rendered from, with their SHA-256.
+    fn prompt_templates(&self) -> BTreeMap<String, String> {
+        BTreeMap::new()
+    }
 }
 
 /// The gold answers: the gold call in the paper's text form, the gold
@@ -76,16 +97,18 @@ impl Answerer for Oracle {
         json!({})
     }
 
-    fn call(&self, input: &Input<'_>) -> Result<CallAnswer> {
+    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
         let call = &input.dialogue.conversation[input.line].calls()[0];
-        Ok(CallAnswer::Text(render_api_request(
+        Ok(Answered::offline(CallAnswer::Text(render_api_request(
             &call.request.api_name,
             &call.request.parameters,
-        )))
+        ))))
     }
 
-    fn reply(&self, input: &Input<'_>) -> Result<String> {
-        Ok(input.dialogue.conversation[input.line].text.clone())
+    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
+        Ok(Answered::offline(
+            input.dialogue.conversation[input.line].text.clone(),
+        ))
     }
 }
 
@@ -241,20 +264,21 @@ impl Answerer for Replay {
         json!({"predictions": self.path.display().to_string(), "predictions_sha256": self.sha256})
     }
 
-    fn call(&self, input: &Input<'_>) -> Result<CallAnswer> {
-        Ok(CallAnswer::Text(
+    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
+        Ok(Answered::offline(CallAnswer::Text(
             self.answer(input, input.line)
                 .map(|(output, _)| output.clone())
                 .unwrap_or_default(),
-        ))
+        )))
     }
 
     /// The reply is keyed by the API line it follows.
-    fn reply(&self, input: &Input<'_>) -> Result<String> {
-        Ok(self
-            .answer(input, input.line - 1)
-            .and_then(|(_, reply)| reply.clone())
-            .unwrap_or_default())
+    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
+        Ok(Answered::offline(
+            self.answer(input, input.line - 1)
+                .and_then(|(_, reply)| reply.clone())
+                .unwrap_or_default(),
+        ))
     }
 }
 
@@ -266,15 +290,22 @@ pub type SampleKeys = (Vec<(usize, u8)>, Vec<usize>);
 pub struct Chat<'s> {
     settings: &'s ChatSettings,
     template: Template,
+    /// The trial of a run of several: each trial's replies are cached
+    /// apart.
+    trial: Option<usize>,
 }
 
 impl<'s> Chat<'s> {
-    pub fn new(settings: &'s ChatSettings) -> Result<Self> {
+    pub fn new(settings: &'s ChatSettings, trial: Option<usize>) -> Result<Self> {
         let template = match &settings.template {
             Some(path) => Template::load(path)?,
             None => Template::builtin(),
         };
-        Ok(Chat { settings, template })
+        Ok(Chat {
+            settings,
+            template,
+            trial,
+        })
     }
 
     /// The request body for a sample, as sent.
@@ -304,20 +335,29 @@ impl<'s> Chat<'s> {
         Ok(Value::Object(body))
     }
 
-    fn ask(&self, body: &Value) -> Result<async_openai::types::ChatCompletionResponseMessage> {
+    /// The first choice's message, and the model the server reported.
+    fn ask(
+        &self,
+        body: &Value,
+    ) -> Result<Answered<async_openai::types::ChatCompletionResponseMessage>> {
         let response = crate::eval::openai::chat_completion(
             &self.settings.endpoint,
             self.settings.cache.as_deref(),
-            None,
+            self.trial,
             body,
         )
         .map_err(|e| Error::Other(e.to_string()))?;
-        response
+        let model = Some(response.model).filter(|m| !m.is_empty());
+        let message = response
             .choices
             .into_iter()
             .next()
             .map(|choice| choice.message)
-            .ok_or_else(|| Error::Other("the model answered without a choice".into()))
+            .ok_or_else(|| Error::Other("the model answered without a choice".into()))?;
+        Ok(Answered {
+            answer: message,
+            model,
+        })
     }
 }
 
@@ -327,23 +367,45 @@ impl Answerer for Chat<'_> {
     }
 
     fn settings(&self) -> Value {
-        json!({
+        let mut settings = json!({
             "model": self.settings.model,
             "api_mode": if self.settings.functions { "functions" } else { "text" },
             "no_docs": self.settings.no_docs,
             "temperature": self.settings.temperature,
             "template_sha256": crate::llm::sha256_hex(self.template.source().as_bytes()),
-        })
+        });
+        if let Some(trial) = self.trial {
+            settings["trial"] = json!(trial);
+        }
+        settings
     }
 
-    fn call(&self, input: &Input<'_>) -> Result<CallAnswer> {
-        let message = self.ask(&self.request_body(input, Task::Call)?)?;
+    fn prompt_templates(&self) -> BTreeMap<String, String> {
+        let name = match &self.settings.template {
+            Some(path) => path.display().to_string(),
+            None => super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
+        };
+        BTreeMap::from([(
+            name,
+            crate::llm::sha256_hex(self.template.source().as_bytes()),
+        )])
+    }
+
+    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
+        let Answered {
+            answer: message,
+            model,
+        } = self.ask(&self.request_body(input, Task::Call)?)?;
+        let answered = |answer: CallAnswer| Answered {
+            answer,
+            model: model.clone(),
+        };
         let text = message.content.unwrap_or_default();
         let Some(call) = message
             .tool_calls
             .and_then(|calls| calls.into_iter().next())
         else {
-            return Ok(CallAnswer::Text(text));
+            return Ok(answered(CallAnswer::Text(text)));
         };
         let raw = format!("{}({})", call.function.name, call.function.arguments);
         let param_dict = match serde_json::from_str::<Value>(&call.function.arguments) {
@@ -353,19 +415,22 @@ impl Answerer for Chat<'_> {
                 .collect(),
             // Arguments that are no JSON object: read as text, which fails
             // with its reason.
-            _ => return Ok(CallAnswer::Text(raw)),
+            _ => return Ok(answered(CallAnswer::Text(raw))),
         };
-        Ok(CallAnswer::Function {
+        Ok(answered(CallAnswer::Function {
             predicted: Predicted {
                 api_name: call.function.name,
                 param_dict,
             },
             raw,
-        })
+        }))
     }
 
-    fn reply(&self, input: &Input<'_>) -> Result<String> {
-        let message = self.ask(&self.request_body(input, Task::Reply)?)?;
-        Ok(message.content.unwrap_or_default())
+    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
+        let Answered { answer, model } = self.ask(&self.request_body(input, Task::Reply)?)?;
+        Ok(Answered {
+            answer: answer.content.unwrap_or_default(),
+            model,
+        })
     }
 }

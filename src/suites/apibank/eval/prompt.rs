@@ -27,6 +27,8 @@ use crate::{Error, Result};
 
 /// The template shipped with talkforge.
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
+/// Its name in provenance records.
+pub const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
 
 /// What the model is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

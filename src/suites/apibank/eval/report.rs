@@ -4,11 +4,15 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use crate::eval::passk::SampleTrials;
+use crate::eval::provenance::{FileHash, Provenance};
+use crate::eval::summary::Failure;
 
 /// One API's samples.
 #[derive(Debug, Clone, Serialize)]
@@ -34,17 +38,28 @@ pub struct Summary {
     /// Reply samples scored with ROUGE-L.
     pub replies: usize,
     pub predictor: String,
-    /// The run's settings (`evaluation` in every dialogue's output file).
-    pub evaluation: Value,
+    /// The run's settings (`evaluation` in every dialogue's output file),
+    /// named as a conversation run's summary names them.
+    pub settings: Value,
     pub dialogues: usize,
     /// Dialogues taken from `--out` instead of evaluated again.
     pub resumed: usize,
     /// Per gold API, in name order.
     pub by_api: BTreeMap<String, ApiTally>,
-    /// Wrong samples per cause, every cause listed.
-    pub causes: BTreeMap<&'static str, usize>,
-    /// Dialogues that could not be evaluated: `{"file", "error"}`.
-    pub failures: Vec<Value>,
+    /// Wrong samples per cause, every cause listed, in the report's order.
+    pub causes: IndexMap<&'static str, usize>,
+    /// pass^k over the trials (`--trials` above 1; the figures above are
+    /// the first trial's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<SampleTrials>,
+    pub provenance: Option<Provenance>,
+    /// Each dialogue evaluated and the SHA-256 of its file (the dataset
+    /// digest in `provenance` is over these).
+    pub dialogue_hashes: Vec<FileHash>,
+    /// Dialogues that could not be evaluated (none: the key is left out);
+    /// the figures above are over the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
     pub per_sample: Vec<SampleRecord>,
 }
 
@@ -71,10 +86,10 @@ impl Summary {
     pub fn new(
         level: u8,
         dialogues: usize,
-        evaluation: &Value,
+        settings: &Value,
         per_sample: Vec<SampleRecord>,
         resumed: usize,
-        failures: Vec<Value>,
+        failures: Vec<Failure>,
     ) -> Self {
         let samples = per_sample.len();
         let correct = per_sample.iter().filter(|s| s.correct).count();
@@ -94,7 +109,7 @@ impl Summary {
         for tally in by_api.values_mut() {
             tally.error_rate = ratio(tally.samples - tally.correct, tally.samples);
         }
-        let mut causes: BTreeMap<&'static str, usize> =
+        let mut causes: IndexMap<&'static str, usize> =
             Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
         for cause in per_sample.iter().filter_map(|s| s.cause) {
             *causes.entry(cause_key(cause)).or_default() += 1;
@@ -107,15 +122,18 @@ impl Summary {
             accuracy: ratio(correct, samples),
             rouge_l,
             replies: scores.len(),
-            predictor: evaluation["predictor"]
+            predictor: settings["predictor"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
-            evaluation: evaluation.clone(),
+            settings: settings.clone(),
             dialogues,
             resumed,
             by_api,
             causes,
+            trials: None,
+            provenance: None,
+            dialogue_hashes: Vec::new(),
             failures,
             per_sample,
         }
@@ -146,7 +164,7 @@ impl Summary {
             out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
             for s in wrong.iter().take(SHOWN) {
                 out += &format!(
-                    "  {} line {}{} {}: {}\n",
+                    "  {} line {}{} {}: {}{}\n",
                     s.file,
                     s.turn,
                     if s.occurrence > 0 {
@@ -155,7 +173,8 @@ impl Summary {
                         ""
                     },
                     s.api_name,
-                    s.reason.as_deref().unwrap_or("wrong")
+                    s.reason.as_deref().unwrap_or("wrong"),
+                    if s.known.is_some() { " (known)" } else { "" }
                 );
             }
             if wrong.len() > SHOWN {
@@ -164,6 +183,13 @@ impl Summary {
                     wrong.len() - SHOWN
                 );
             }
+        }
+        if let Some(t) = &self.trials {
+            out += &format!(
+                "over {} trials: {} (the figures above are trial 1's)\n",
+                t.trials,
+                pass_hat_words(&t.all.pass_hat)
+            );
         }
         if self.resumed > 0 {
             out += &format!(
@@ -183,8 +209,8 @@ pub fn render_report(s: &Summary) -> String {
         s.level,
         s.predictor,
         crate::words::count(s.dialogues, "dialogue"),
-        s.evaluation["state"].as_str().unwrap_or("fresh"),
-        s.evaluation["retriever"].as_str().unwrap_or("lexical"),
+        s.settings["state"].as_str().unwrap_or("fresh"),
+        s.settings["retriever"].as_str().unwrap_or("lexical"),
     );
     out += "| Level | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n";
     out += "|---|---:|---:|---:|---:|---:|\n";
@@ -214,8 +240,25 @@ pub fn render_report(s: &Summary) -> String {
         out += &format!("| {} | {n} | {} |\n", cause.label(), pct(ratio(n, wrong)));
     }
     if wrong > 0 {
-        out += "\n## Wrong samples\n\n| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
+        out += "\n## Wrong samples\n\n";
+        let known = s.wrong().filter(|r| r.known.is_some()).count();
+        if known > 0 {
+            out += &format!(
+                "{} {} on a gold call whose recorded result is a known erratum (marked *known*, with the erratum's reason); the scores count them as the reference does.\n\n",
+                crate::words::count(known, "wrong sample"),
+                crate::words::verb(known, "is", "are")
+            );
+        }
+        out += "| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
         for r in s.wrong() {
+            let why = match &r.known {
+                Some(k) => format!(
+                    "{} *known*: {}",
+                    r.reason.as_deref().unwrap_or(""),
+                    k.reason
+                ),
+                None => r.reason.clone().unwrap_or_default(),
+            };
             out += &format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
                 r.file,
@@ -223,19 +266,61 @@ pub fn render_report(s: &Summary) -> String {
                 r.occurrence + 1,
                 r.api_name,
                 r.cause.map_or("", Cause::label),
-                r.reason
-                    .as_deref()
-                    .unwrap_or("")
-                    .replace('|', "\\|")
-                    .replace('\n', " ")
+                why.replace('|', "\\|").replace('\n', " ")
             );
         }
     }
+    if let Some(t) = &s.trials {
+        pass_hat_table(&mut out, t);
+    }
     if !s.failures.is_empty() {
-        out += "\n## Dialogues that could not be evaluated\n\n";
+        out += &format!(
+            "\n## Dialogues that could not be evaluated\n\n{} could not be evaluated and {} not counted:\n\n",
+            crate::words::count(s.failures.len(), "dialogue"),
+            crate::words::verb(s.failures.len(), "is", "are")
+        );
         for f in &s.failures {
-            out += &format!("- {}\n", f["error"].as_str().unwrap_or_default());
+            out += &format!("- {}\n", f.error);
         }
     }
+    if let Some(p) = &s.provenance {
+        crate::eval::report::provenance_section(&mut out, p);
+    }
     out
+}
+
+/// "pass^1 50.0%, pass^2 25.0%".
+fn pass_hat_words(pass_hat: &[f64]) -> String {
+    pass_hat
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// pass^k overall and per API.
+fn pass_hat_table(out: &mut String, t: &SampleTrials) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "\n## Reliability over {} trials (pass^k)\n", t.trials);
+    let _ = writeln!(
+        out,
+        "pass^k is the chance that all k of k trials of a call sample are correct (tau-bench's measure), estimated from the {} trials as C(c, k) / C(n, k) with c the sample's correct trials, in percent, averaged over call samples. The tables above are the first trial's; each trial's are in its `trial-T` folder.\n",
+        t.trials
+    );
+    let ks: Vec<String> = (1..=t.trials).map(|k| format!("pass^{k}")).collect();
+    let _ = writeln!(out, "| API | Call samples | {} |", ks.join(" | "));
+    let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(t.trials));
+    let row = |name: &str, p: &crate::eval::passk::PassHat| {
+        let cells: Vec<String> = p
+            .pass_hat
+            .iter()
+            .map(|x| format!("{:.1}", x * 100.0))
+            .collect();
+        format!("| {name} | {} | {} |\n", p.units, cells.join(" | "))
+    };
+    for (name, p) in &t.by_api {
+        out.push_str(&row(name, p));
+    }
+    out.push_str(&row("**all**", &t.all));
 }

@@ -15,21 +15,24 @@ use serde_json::{json, Value};
 
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
-use super::predict::{Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
+use super::predict::{Answered, Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
 use super::report::{render_report, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
 use super::score::{read_call, score_call, Cause, Predicted, Verdict};
 use crate::dialogue::Conversation;
+use crate::errata::{self, Entry, Known};
+use crate::eval::passk::{SampleOutcome, SampleTrials};
+use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
+use crate::eval::summary::Failure;
 use crate::formats::read::read_text;
 use crate::formats::{atomic_write, atomic_write_unsynced};
 use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
 
-/// Subfolder of `--out` holding the per-dialogue files.
-pub const SAMPLES_DIR: &str = "samples";
+pub use crate::suite::levels::SAMPLES_DIR;
 
 /// One call sample's verdict, as the summary lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +49,11 @@ pub struct SampleRecord {
     /// first sample, when the AI replies right after the line).
     pub rouge_l: Option<f64>,
     pub cause: Option<Cause>,
+    /// A wrong sample whose gold call's recorded result is a known
+    /// erratum (`--errata`); the verdict is counted as the reference
+    /// counts it. Recomputed on every run, so never kept in output files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
 }
 
 /// A sample as its dialogue's output file keeps it.
@@ -61,6 +69,29 @@ pub struct SampleDetail {
     pub result: Option<Value>,
     /// The model's reply after the gold result, when scored.
     pub reply: Option<String>,
+    /// The models the server said wrote the call and the reply (absent
+    /// for predictors that ask none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
+}
+
+impl SampleDetail {
+    fn add_model(&mut self, model: Option<String>) {
+        if let Some(model) = model.filter(|m| !self.models.contains(m)) {
+            self.models.push(model);
+        }
+    }
+}
+
+/// The models named in `details`, in order of first answer.
+fn models_of(details: &[SampleDetail]) -> Vec<String> {
+    let mut models: Vec<String> = Vec::new();
+    for model in details.iter().flat_map(|d| &d.models) {
+        if !models.contains(model) {
+            models.push(model.clone());
+        }
+    }
+    models
 }
 
 /// A dialogue's output file.
@@ -76,10 +107,76 @@ struct DialogueOutput {
 struct DialogueResult {
     records: Vec<SampleRecord>,
     resumed: bool,
+    /// The dialogue file's SHA-256 (provenance).
+    sha256: String,
+    /// The models the server said answered its samples.
+    models: Vec<String>,
 }
 
-/// Evaluate `run.files` at `run.level`.
+/// Evaluate `run.files` at `run.level`, in `run.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    if run.trials <= 1 {
+        let summary = evaluate_trial(run, run.out.clone(), None)?;
+        return Ok(LevelOutcome {
+            human: summary.human(),
+            findings: summary.correct < summary.samples,
+            document: serde_json::to_value(&summary).expect("the summary serializes"),
+        });
+    }
+    let mut verdicts = Vec::with_capacity(run.trials);
+    let mut first: Option<Summary> = None;
+    for trial in 1..=run.trials {
+        let out = run
+            .out
+            .as_ref()
+            .map(|dir| dir.join(format!("trial-{trial}")));
+        let summary = evaluate_trial(run, out, Some(trial))?;
+        verdicts.push(
+            summary
+                .per_sample
+                .iter()
+                .map(|s| SampleOutcome {
+                    file: s.file.clone(),
+                    turn: s.turn,
+                    occurrence: s.occurrence,
+                    api_name: s.api_name.clone(),
+                    correct: s.correct,
+                })
+                .collect::<Vec<_>>(),
+        );
+        first.get_or_insert(summary);
+    }
+    let mut summary = first.expect("at least two trials ran");
+    let trials = SampleTrials::new(&verdicts);
+    // A finding unless every sample was correct in every trial.
+    let findings = summary.correct < summary.samples
+        || trials.per_unit.iter().any(|u| u.successes < run.trials);
+    summary.trials = Some(trials);
+    if let Some(dir) = &run.out {
+        write_summary(dir, &summary)?;
+    }
+    Ok(LevelOutcome {
+        human: summary.human(),
+        findings,
+        document: serde_json::to_value(&summary).expect("the summary serializes"),
+    })
+}
+
+/// `summary.json` and `report.md` in `dir`.
+fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+    let text = serde_json::to_string_pretty(summary).expect("JSON serializes") + "\n";
+    atomic_write(&dir.join("summary.json"), text.as_bytes())?;
+    atomic_write(&dir.join("report.md"), render_report(summary).as_bytes())
+}
+
+/// One trial (`None` for a run of one) with its outputs in `out`.
+fn evaluate_trial(
+    run: &LevelRun<'_>,
+    out: Option<PathBuf>,
+    trial: Option<usize>,
+) -> Result<Summary> {
     let base = crate::eval::run::common_dir(run.files);
     let relative: Vec<String> = run
         .files
@@ -97,7 +194,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             replay.check(&sample_keys(run.files, &relative)?)?;
             Box::new(replay)
         }
-        SamplePredictor::Chat(settings) => Box::new(Chat::new(settings)?),
+        SamplePredictor::Chat(settings) => Box::new(Chat::new(settings, trial)?),
     };
     let info = json!({
         "suite": "apibank",
@@ -115,7 +212,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             .par_iter()
             .zip(relative.par_iter())
             .map(|(path, rel)| {
-                let out = run.out.as_deref().map(|dir| output_path(dir, rel));
+                let out = out.as_deref().map(|dir| output_path(dir, rel));
                 let result =
                     evaluate_dialogue(path, rel, out.as_deref(), run, answerer.as_ref(), &info);
                 bar.inc(1);
@@ -135,18 +232,27 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
     let mut records = Vec::new();
     let mut failures = Vec::new();
     let mut resumed = 0;
-    for (path, result) in run.files.iter().zip(results) {
+    let mut hashes: Vec<(&str, String)> = Vec::new();
+    let mut models_reported: Vec<String> = Vec::new();
+    for ((path, rel), result) in run.files.iter().zip(&relative).zip(results) {
         match result {
             Ok(result) => {
                 resumed += usize::from(result.resumed);
                 records.extend(result.records);
+                hashes.push((rel, result.sha256));
+                for model in result.models {
+                    if !models_reported.contains(&model) {
+                        models_reported.push(model);
+                    }
+                }
             }
-            Err(e) => {
-                failures.push(json!({"file": path.display().to_string(), "error": e.to_string()}))
-            }
+            Err(e) => failures.push(Failure {
+                file: path.display().to_string(),
+                error: e.to_string(),
+            }),
         }
     }
-    let summary = Summary::new(
+    let mut summary = Summary::new(
         run.level,
         run.files.len(),
         &info,
@@ -154,32 +260,54 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
         resumed,
         failures,
     );
-    let document = serde_json::to_value(&summary).expect("the summary serializes");
-    if let Some(dir) = &run.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
-        let text = serde_json::to_string_pretty(&document).expect("JSON serializes") + "\n";
-        atomic_write(&dir.join("summary.json"), text.as_bytes())?;
-        atomic_write(&dir.join("report.md"), render_report(&summary).as_bytes())?;
+    let inputs = &run.provenance;
+    summary.provenance = Some(Provenance {
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: provenance::now(),
+        suite: ApiBank.name().to_string(),
+        dataset: Dataset::of(hashes.iter().map(|(f, h)| (*f, h.as_str()))),
+        databases: DatabasesRecord {
+            folder: inputs.databases_folder.clone(),
+            sha256: run.databases_sha256.clone(),
+            files: inputs.databases_files.clone(),
+        },
+        errata: inputs.errata_files.clone(),
+        predictor: answerer.name(),
+        model_requested: answerer.settings()["model"].as_str().map(str::to_string),
+        models_reported,
+        prompt_templates: answerer.prompt_templates(),
+    });
+    summary.dialogue_hashes = hashes
+        .into_iter()
+        .map(|(file, sha256)| FileHash {
+            file: file.to_string(),
+            sha256,
+        })
+        .collect();
+    if let Some(dir) = &out {
+        write_summary(dir, &summary)?;
     }
     if !summary.failures.is_empty() {
         let lines: Vec<String> = summary
             .failures
             .iter()
-            .map(|f| format!("  {}", f["error"].as_str().unwrap_or_default()))
+            .map(|f| format!("  {}", f.error))
             .collect();
+        let written = match &out {
+            Some(dir) => format!(
+                "; {} lists them beside the results of the others",
+                dir.join("summary.json").display()
+            ),
+            None => String::new(),
+        };
         return Err(Error::Other(format!(
-            "{} of {} could not be evaluated:\n{}",
+            "{} of {} could not be evaluated{written}:\n{}",
             summary.failures.len(),
             crate::words::count(run.files.len(), "dialogue"),
             lines.join("\n")
         )));
     }
-    Ok(LevelOutcome {
-        human: summary.human(),
-        findings: summary.correct < summary.samples,
-        document,
-    })
+    Ok(summary)
 }
 
 /// Per evaluated file (by its relative path): its call samples and the
@@ -223,15 +351,18 @@ fn evaluate_dialogue(
 ) -> Result<DialogueResult> {
     let text = read_text(path)?;
     let sha256 = crate::llm::sha256_hex(text.as_bytes());
+    let dialogue = ApiBank.parse_dialogue(path, &text)?;
+    let errata = run.errata.for_dialogue(path, &dialogue.errata);
     if let (Some(out), false) = (out, run.reset) {
-        if let Some(records) = resume(path, out, info, &sha256) {
+        if let Some(details) = resume(path, out, info, &sha256) {
             return Ok(DialogueResult {
-                records,
+                models: models_of(&details),
+                records: known(details, &dialogue, &errata),
                 resumed: true,
+                sha256,
             });
         }
     }
-    let dialogue = ApiBank.parse_dialogue(path, &text)?;
     crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
         .map_err(|m| Error::input(path, m))?;
     let details = score_dialogue(&dialogue, rel, run, answerer)
@@ -240,7 +371,7 @@ fn evaluate_dialogue(
         let output = DialogueOutput {
             evaluation: info.clone(),
             file: rel.to_string(),
-            dialogue_sha256: sha256,
+            dialogue_sha256: sha256.clone(),
             samples: details.clone(),
         };
         if let Some(dir) = out.parent() {
@@ -251,15 +382,44 @@ fn evaluate_dialogue(
         atomic_write_unsynced(out, text.as_bytes())?;
     }
     Ok(DialogueResult {
-        records: details.into_iter().map(|d| d.record).collect(),
+        models: models_of(&details),
+        records: known(details, &dialogue, &errata),
         resumed: false,
+        sha256,
     })
 }
 
-/// The records `out` holds, when it was written by a run with the same
+/// The samples' records, each wrong one on a gold call an erratum names
+/// marked known.
+fn known(
+    details: Vec<SampleDetail>,
+    dialogue: &Conversation,
+    errata: &[Entry],
+) -> Vec<SampleRecord> {
+    details
+        .into_iter()
+        .map(|d| {
+            let mut record = d.record;
+            record.known = None;
+            if !record.correct {
+                if let Some(gold) = dialogue
+                    .conversation
+                    .get(record.turn)
+                    .and_then(|line| line.calls().first())
+                {
+                    let place = gold.place(record.turn, 0);
+                    record.known = errata::at(errata, place.turn, place.call).map(Entry::known);
+                }
+            }
+            record
+        })
+        .collect()
+}
+
+/// The samples `out` holds, when it was written by a run with the same
 /// settings (level, state, predictor and its settings, retriever,
 /// databases, talkforge version) from the same dialogue text.
-fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<SampleRecord>> {
+fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<SampleDetail>> {
     let text = std::fs::read_to_string(out).ok()?;
     let stored: DialogueOutput = match serde_json::from_str(&text) {
         Ok(stored) => stored,
@@ -288,7 +448,7 @@ fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<Sam
         );
         return None;
     }
-    Some(stored.samples.into_iter().map(|d| d.record).collect())
+    Some(stored.samples)
 }
 
 /// Every sample of `dialogue`, answered and scored in the reference's
@@ -314,7 +474,7 @@ fn score_dialogue(
             line: sample.line,
             occurrence: sample.occurrence,
         };
-        let answer = answerer.call(&input)?;
+        let Answered { answer, model } = answerer.call(&input)?;
         let predicted = match &answer {
             CallAnswer::Text(text) => read_call(text),
             CallAnswer::Function { predicted, .. } => Ok(predicted.clone()),
@@ -345,11 +505,13 @@ fn score_dialogue(
                 reason: verdict.reason,
                 rouge_l: None,
                 cause: verdict.cause,
+                known: None,
             },
             output: answer.raw().to_string(),
             predicted: verdict.predicted,
             result: verdict.result,
             reply: None,
+            models: model.into_iter().collect(),
         });
     }
     for reply in &samples.replies {
@@ -360,7 +522,10 @@ fn score_dialogue(
             line: reply.line,
             occurrence: 0,
         };
-        let text = answerer.reply(&input)?;
+        let Answered {
+            answer: text,
+            model,
+        } = answerer.reply(&input)?;
         let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
         if let Some(detail) = details
             .iter_mut()
@@ -368,6 +533,7 @@ fn score_dialogue(
         {
             detail.record.rouge_l = Some(score);
             detail.reply = Some(text);
+            detail.add_model(model);
         }
     }
     Ok(details)
