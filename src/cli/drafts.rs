@@ -52,6 +52,7 @@ impl ModelArgs {
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             cache: self.cache.root().map(Path::to_path_buf),
+            trial: None,
         })
     }
 }

@@ -328,10 +328,8 @@ fn conversation(
         ("--state", args.state.is_some()),
         ("--template", args.template.is_some()),
         ("--api-mode", args.api_mode.is_some()),
-        ("--trials", args.trials != 1),
         ("--errata", !args.errata.is_empty()),
         ("--predictions", args.predictions.is_some()),
-        ("--reset", args.reset),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
         return Err(Error::Usage(format!(
@@ -343,10 +341,22 @@ fn conversation(
             "--level {level} talks to the assistant as it goes: use --predictor openai (or oracle, to check the scenarios)"
         )));
     }
-    if args.out.is_some() {
+    if args.trials == 0 {
+        return Err(Error::Usage("--trials must be at least 1".into()));
+    }
+    // A model on either side answers the same at temperature 0.
+    let asks_a_model =
+        args.predictor == PredictorKind::Openai || args.conversation.user == UserKind::Llm;
+    if args.trials > 1 && asks_a_model && !args.temperature.is_some_and(|t| t > 0.0) {
         return Err(Error::Usage(format!(
-            "--out is not used with --level {level}: the JSON output (--format json) holds every conversation"
+            "--trials {} needs --temperature above 0 when a model plays the assistant or the user: trials at temperature 0 say nothing about reliability",
+            args.trials
         )));
+    }
+    if args.reset && args.out.is_none() {
+        return Err(Error::Usage(
+            "--reset runs again what --out holds: give --out".into(),
+        ));
     }
     if args.conversation.max_turns == 0 {
         return Err(Error::Usage("--max-turns must be at least 1".into()));
@@ -378,6 +388,7 @@ fn conversation(
             temperature: args.temperature.unwrap_or(0.0),
             max_tokens: 1024,
             cache: args.cache.folder("chat"),
+            trial: None,
         })
     };
     let user = match args.conversation.user {
@@ -401,6 +412,11 @@ fn conversation(
         max_turns: args.conversation.max_turns,
         max_calls_per_turn: args.max_calls_per_turn,
         parallel: args.requests.concurrency,
+        out: args.out.clone(),
+        reset: args.reset,
+        trials: args.trials,
+        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        provenance: provenance_inputs(args, &databases_dir)?,
     })?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = match args.format {

@@ -188,6 +188,7 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         temperature: args.temperature,
         max_tokens: args.max_tokens,
         cache: args.cache.root().map(Path::to_path_buf),
+        trial: None,
     };
     let out = args
         .out

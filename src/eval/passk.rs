@@ -5,8 +5,9 @@
 //! as k grows unless the assistant is reliable.
 //!
 //! A task here is any pass/fail unit: a conversation ([`Trials`],
-//! ToolTalk) or a call sample ([`SampleTrials`], suites scored by samples
-//! at levels).
+//! ToolTalk), a call sample ([`SampleTrials`], suites scored by samples
+//! at levels) or a scenario completed ([`CompletionTrials`],
+//! conversations with a user).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -215,6 +216,76 @@ impl SampleTrials {
     }
 }
 
+/// One scenario's trials of a conversational run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioTrials {
+    pub file: String,
+    pub scenario: String,
+    /// Trials in which it was completed.
+    pub completed: usize,
+    pub trials: usize,
+    /// `pass_hat[k - 1]` is the chance that k of its trials all complete.
+    pub pass_hat: Vec<f64>,
+    /// Each trial's turns to completion (null: not completed).
+    pub turns: Vec<Option<usize>>,
+}
+
+/// The trials of a run of conversations with a user (completion is the
+/// unit): pass^k overall and per scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompletionTrials {
+    /// Trials per scenario (n).
+    pub trials: usize,
+    #[serde(flatten)]
+    pub all: PassHat,
+    /// Scenarios in the order of the first trial; only scenarios run in
+    /// every trial are counted.
+    pub per_scenario: Vec<ScenarioTrials>,
+}
+
+impl CompletionTrials {
+    /// From each trial's (file, scenario, turns to completion) list.
+    pub fn new(trials: &[Vec<(String, String, Option<usize>)>]) -> Self {
+        let n = trials.len();
+        let per_scenario: Vec<ScenarioTrials> = trials
+            .first()
+            .into_iter()
+            .flatten()
+            .filter_map(|(file, scenario, _)| {
+                let turns: Vec<Option<usize>> = trials
+                    .iter()
+                    .filter_map(|t| t.iter().find(|(f, _, _)| f == file).map(|(_, _, t)| *t))
+                    .collect();
+                (turns.len() == n).then(|| {
+                    let completed = turns.iter().flatten().count();
+                    ScenarioTrials {
+                        file: file.clone(),
+                        scenario: scenario.clone(),
+                        completed,
+                        trials: n,
+                        pass_hat: (1..=n).map(|k| pass_hat(completed, n, k)).collect(),
+                        turns,
+                    }
+                })
+            })
+            .collect();
+        let units: Vec<UnitTrials> = per_scenario
+            .iter()
+            .map(|s| UnitTrials {
+                file: s.file.clone(),
+                subset: String::new(),
+                successes: s.completed,
+                trials: n,
+            })
+            .collect();
+        CompletionTrials {
+            trials: n,
+            all: PassHat::of(&units, n),
+            per_scenario,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,5 +370,26 @@ mod tests {
         let partial = SampleTrials::new(&[t(true, true, true), short]);
         assert_eq!(partial.all.units, 2);
         assert!(!partial.by_api.contains_key("ToolSearcher"));
+    }
+
+    #[test]
+    fn completion_trials_give_pass_hat_overall_and_per_scenario() {
+        let t = |a: Option<usize>, b: Option<usize>| {
+            vec![
+                ("a.txt".to_string(), "A".to_string(), a),
+                ("b.txt".to_string(), "B".to_string(), b),
+            ]
+        };
+        // A: completed 2/2; B: 1/2.
+        let trials = CompletionTrials::new(&[t(Some(2), None), t(Some(3), Some(4))]);
+        assert_eq!(trials.all.units, 2);
+        assert_eq!(trials.all.pass_hat, [0.75, 0.5]);
+        assert_eq!(trials.per_scenario[0].pass_hat, [1.0, 1.0]);
+        assert_eq!(trials.per_scenario[1].pass_hat, [0.5, 0.0]);
+        assert_eq!(trials.per_scenario[1].turns, [None, Some(4)]);
+        // A scenario missing from one trial is left out.
+        let mut short = t(Some(1), Some(1));
+        short.pop();
+        assert_eq!(CompletionTrials::new(&[t(None, None), short]).all.units, 1);
     }
 }

@@ -105,6 +105,13 @@ pub struct Provenance {
     /// The models the server said answered, in order of first answer
     /// (empty when no reply named one).
     pub models_reported: Vec<String>,
+    /// Conversations with a simulated user: the model asked to play the
+    /// user, and the models the server said answered for it (absent
+    /// where no model plays a user).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_model_requested: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_models_reported: Vec<String>,
     /// The templates the predictor renders its prompts from, by name.
     pub prompt_templates: BTreeMap<String, String>,
 }

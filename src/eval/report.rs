@@ -231,6 +231,19 @@ pub fn provenance_section(out: &mut String, p: &super::provenance::Provenance) {
         };
         let _ = writeln!(out, "- model requested `{model}`; {reported}");
     }
+    if let Some(model) = &p.user_model_requested {
+        let reported = if p.user_models_reported.is_empty() {
+            "no reply named a model".to_string()
+        } else {
+            let names: Vec<String> = p
+                .user_models_reported
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect();
+            format!("the server reported {}", names.join(", "))
+        };
+        let _ = writeln!(out, "- user model requested `{model}`; {reported}");
+    }
     for (name, sha) in &p.prompt_templates {
         let _ = writeln!(out, "- prompt template `{name}` `{sha}`");
     }
@@ -460,6 +473,8 @@ pub(crate) mod tests {
             predictor: format!("openai:{model}"),
             model_requested: Some(model.into()),
             models_reported: vec![format!("{model}-0613")],
+            user_model_requested: None,
+            user_models_reported: Vec::new(),
             prompt_templates: BTreeMap::from([("prompts/eval-system.j2".into(), "b".repeat(64))]),
         });
         summary

@@ -234,6 +234,8 @@ fn provenance_of(
         predictor: predictor.name(),
         model_requested: summary.settings.settings.model.clone(),
         models_reported,
+        user_model_requested: None,
+        user_models_reported: Vec::new(),
         prompt_templates: predictor.prompt_templates(),
     }
 }

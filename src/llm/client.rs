@@ -28,6 +28,10 @@ pub struct Settings {
     pub max_tokens: u32,
     /// The on-disk cache; None disables it.
     pub cache: Option<PathBuf>,
+    /// The trial of a run of several: each trial's replies are cached
+    /// apart (the trial enters the cache key), so a rerun answers each
+    /// trial as it answered and trials never share a reply.
+    pub trial: Option<usize>,
 }
 
 /// A reply, and whether it came from the cache.
@@ -90,7 +94,14 @@ impl Client {
             .settings
             .cache
             .as_deref()
-            .map(|dir| cache::entry_path(dir, self.http.base_url(), &request));
+            .map(|dir| match self.settings.trial {
+                None => cache::entry_path(dir, self.http.base_url(), &request),
+                Some(trial) => cache::entry_path(
+                    dir,
+                    &format!("{}\ntrial {trial}", self.http.base_url()),
+                    &request,
+                ),
+            });
         if let Some(entry) = cache_path
             .as_deref()
             .and_then(cache::read::<Entry<serde::de::IgnoredAny>>)

@@ -44,6 +44,19 @@ pub struct InteractiveRun<'a> {
     pub max_calls_per_turn: usize,
     /// Scenarios run at once (a person takes them one at a time).
     pub parallel: usize,
+    /// Where summary.json, report.md and a transcript a scenario go; a
+    /// folder that holds transcripts made with the same settings from the
+    /// same scenario text is resumed (a person's conversations never are).
+    pub out: Option<PathBuf>,
+    /// Run again scenarios that `out` already holds.
+    pub reset: bool,
+    /// Run every scenario this many times (pass^k over completion); each
+    /// trial's models cache their replies apart.
+    pub trials: usize,
+    /// The databases folder's digest (decides resuming).
+    pub databases_sha256: String,
+    /// What provenance records of the inputs.
+    pub provenance: crate::eval::provenance::Inputs,
 }
 
 /// What a run found.

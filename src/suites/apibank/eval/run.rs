@@ -275,6 +275,8 @@ fn evaluate_trial(
         predictor: answerer.name(),
         model_requested: answerer.settings()["model"].as_str().map(str::to_string),
         models_reported,
+        user_model_requested: None,
+        user_models_reported: Vec::new(),
         prompt_templates: answerer.prompt_templates(),
     });
     summary.dialogue_hashes = hashes

@@ -7,7 +7,7 @@
 //! `(User) ...` and API results as `(API) ...`, both as user messages, its
 //! own calls and replies as assistant messages.
 
-use super::chat::{ChatModel, Role};
+use super::chat::{ChatModel, Reported, Role};
 use super::run::{Message, Speaker};
 use super::Scenario;
 use crate::suites::apibank::call_text::render_api_request;
@@ -21,18 +21,32 @@ pub trait Assistant: Send {
 
     /// The next message, given everything said and returned so far.
     fn reply(&mut self, transcript: &[Message]) -> Result<String, String>;
+
+    /// The models the server said answered (none for an assistant that
+    /// asks no model).
+    fn models(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A model behind an OpenAI-compatible server.
 pub struct LlmAssistant {
     model: std::sync::Arc<ChatModel>,
+    reported: Reported,
 }
 
 impl LlmAssistant {
     pub fn new(model: std::sync::Arc<ChatModel>) -> Self {
-        LlmAssistant { model }
+        LlmAssistant {
+            model,
+            reported: Reported::default(),
+        }
     }
 }
+
+/// The name of the prompt the assistant's model is told the setting in,
+/// and its text (provenance records its hash).
+pub const PROMPT: (&str, &str) = ("prompts/apibank-level3-assistant.j2", SYSTEM_PROMPT);
 
 /// The messages the assistant's model is sent for `transcript`.
 pub fn messages(transcript: &[Message]) -> Vec<(Role, String)> {
@@ -53,7 +67,13 @@ impl Assistant for LlmAssistant {
     }
 
     fn reply(&mut self, transcript: &[Message]) -> Result<String, String> {
-        self.model.reply(&messages(transcript))
+        let (text, model) = self.model.reply(&messages(transcript))?;
+        self.reported.add(model);
+        Ok(text)
+    }
+
+    fn models(&self) -> Vec<String> {
+        self.reported.models()
     }
 }
 

@@ -56,16 +56,36 @@ impl ChatModel {
     }
 
     /// The model's next message after `messages` (from a worker thread,
-    /// never from inside the runtime).
-    pub fn reply(&self, messages: &[(Role, String)]) -> std::result::Result<String, String> {
+    /// never from inside the runtime), and the model the server said
+    /// answered (None when it did not say).
+    pub fn reply(
+        &self,
+        messages: &[(Role, String)],
+    ) -> std::result::Result<(String, Option<String>), String> {
         let messages = messages
             .iter()
             .map(|(role, text)| message(*role, text))
             .collect();
         self.runtime
             .block_on(self.client.chat(messages))
-            .map(|reply| reply.text)
+            .map(|reply| (reply.text, reply.model))
             .map_err(|e| e.to_string())
+    }
+}
+
+/// The models a server said answered, in order of first answer.
+#[derive(Debug, Clone, Default)]
+pub struct Reported(Vec<String>);
+
+impl Reported {
+    pub fn add(&mut self, model: Option<String>) {
+        if let Some(model) = model.filter(|m| !self.0.contains(m)) {
+            self.0.push(model);
+        }
+    }
+
+    pub fn models(&self) -> Vec<String> {
+        self.0.clone()
     }
 }
 

@@ -1,15 +1,22 @@
 //! `evaluate --level 3` for API-Bank: the seam's [`Interactive`] over the
 //! scenario files, with the assistant and the user the run names.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
 
 use super::assistant::{Assistant, LlmAssistant, Oracle};
 use super::chat::ChatModel;
-use super::run::{run_scenarios, Level3Options, Stop, Summary};
+use super::results;
+use super::run::{converse, summarise, Level3Options, ScenarioOutcome, Stop, Summary};
 use super::user::{HumanUser, LlmUser, User};
-use super::{is_scenario_path, read_scenario, Scenario};
+use super::{is_scenario_path, parse_scenario, Scenario};
+use crate::eval::passk::CompletionTrials;
+use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
+use crate::llm::client::Settings;
 use crate::suite::interactive::{
     AssistantSettings, Interactive, InteractiveRun, InteractiveSummary, UserSettings,
 };
@@ -28,68 +35,292 @@ impl Interactive for Level3 {
     }
 
     fn run(&self, run: &InteractiveRun<'_>) -> Result<InteractiveSummary> {
-        let mut scenarios: Vec<(PathBuf, Scenario)> = Vec::with_capacity(run.files.len());
+        let base = crate::eval::run::common_dir(run.files);
+        let mut scenarios: Vec<Loaded> = Vec::with_capacity(run.files.len());
         for path in run.files {
-            let scenario = read_scenario(path)?;
+            let text = crate::formats::read::read_text(path)?;
+            let scenario = parse_scenario(path, &text)?;
             let conversation = super::dialogue::conversation(&scenario);
             crate::suite::missing_database(super::super::catalog(), run.databases, &conversation)
                 .map_err(|m| Error::input(path, m))?;
-            scenarios.push((path.clone(), scenario));
+            scenarios.push(Loaded {
+                path: path.clone(),
+                rel: crate::eval::run::relative(path, &base)
+                    .to_string_lossy()
+                    .into_owned(),
+                sha256: crate::llm::sha256_hex(text.as_bytes()),
+                scenario,
+            });
+        }
+        let trial_dirs: Vec<(Option<usize>, Option<PathBuf>)> = if run.trials <= 1 {
+            vec![(None, run.out.clone())]
+        } else {
+            (1..=run.trials)
+                .map(|t| (Some(t), run.out.as_ref().map(|d| d.join(format!("trial-{t}")))))
+                .collect()
+        };
+        // A person's conversations are theirs: never reused, and never
+        // replaced without --reset.
+        if matches!(run.user, UserSettings::Human) && !run.reset {
+            if let Some(dir) = trial_dirs
+                .iter()
+                .filter_map(|(_, d)| d.as_deref())
+                .find(|d| results::holds_transcripts(d))
+            {
+                return Err(Error::Usage(format!(
+                    "{} holds conversations of an earlier run; a run with --user human never takes them over as its own: give another --out, or --reset to replace them",
+                    dir.display()
+                )));
+            }
         }
         let runtime = ChatModel::runtime()?;
-        let assistant_model = match &run.assistant {
-            AssistantSettings::Llm(settings) => {
-                Some(Arc::new(ChatModel::new(settings.clone(), runtime.clone())?))
+        let mut summaries = Vec::with_capacity(trial_dirs.len());
+        let mut errors = Vec::new();
+        for (trial, out) in &trial_dirs {
+            let summary = run_trial(run, &scenarios, *trial, out.as_deref(), &runtime)?;
+            errors.extend(summary.per_scenario.iter().filter_map(|o| {
+                let error = o.error.as_ref()?;
+                Some(match trial {
+                    Some(t) => format!("{} (trial {t}): {error}", o.file),
+                    None => format!("{}: {error}", o.file),
+                })
+            }));
+            summaries.push(summary);
+        }
+        let every_trial_completed = summaries.iter().all(|s| s.completed == s.scenarios);
+        let mut summary = summaries.swap_remove(0);
+        if run.trials > 1 {
+            let mut trials = vec![summary.per_scenario.as_slice()];
+            trials.extend(summaries.iter().map(|s| s.per_scenario.as_slice()));
+            summary.trials = Some(CompletionTrials::new(
+                &trials
+                    .iter()
+                    .map(|t| {
+                        t.iter()
+                            .map(|o| (o.file.clone(), o.scenario.clone(), o.turns))
+                            .collect()
+                    })
+                    .collect::<Vec<_>>(),
+            ));
+            if let Some(dir) = &run.out {
+                results::write_summary(dir, &summary)?;
             }
-            AssistantSettings::Oracle => None,
-        };
-        let user_model = match &run.user {
-            UserSettings::Llm(settings) => {
-                Some(Arc::new(ChatModel::new(settings.clone(), runtime.clone())?))
-            }
-            UserSettings::Human => None,
-        };
-        let assistant = |scenario: &Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
-            Ok(match &assistant_model {
-                Some(model) => Box::new(LlmAssistant::new(model.clone())),
-                None => Box::new(Oracle::new(scenario)),
-            })
-        };
-        let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
-            match &user_model {
-                Some(model) => Ok(Box::new(LlmUser::new(model.clone(), scenario)?)),
-                None => Ok(Box::new(
-                    HumanUser::new(
-                        Box::new(|line: &mut String| std::io::stdin().read_line(line)),
-                        std::io::stderr(),
-                        scenario,
-                    )?
-                    .echoing(!std::io::stdin().is_terminal()),
-                )),
-            }
-        };
-        let options = Level3Options {
-            databases: run.databases,
-            world: run.world,
-            max_turns: run.max_turns,
-            max_calls_per_turn: run.max_calls_per_turn,
-            parallel: if user_model.is_some() {
-                run.parallel
-            } else {
-                1
-            },
-        };
-        let summary = run_scenarios(&scenarios, &assistant, &user, &options);
+        }
         Ok(InteractiveSummary {
             json: serde_json::to_value(&summary).expect("the summary serialises"),
             human: human(&summary),
-            all_completed: summary.completed == summary.scenarios,
-            errors: summary
-                .per_scenario
-                .iter()
-                .filter_map(|o| Some(format!("{}: {}", o.file, o.error.as_ref()?)))
-                .collect(),
+            all_completed: every_trial_completed,
+            errors,
         })
+    }
+}
+
+/// A scenario file read: where it is, its path relative to the folder
+/// evaluated, its text's hash.
+struct Loaded {
+    path: PathBuf,
+    rel: String,
+    sha256: String,
+    scenario: Scenario,
+}
+
+/// The settings a transcript is reused under: who plays each side (and
+/// how), the bounds of a conversation, the retriever, the databases, the
+/// talkforge version and the trial.
+fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
+    let model = |s: &Settings| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
+    let retriever = match (&run.world.retriever, &run.world.embedder) {
+        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
+            format!("embeddings:{}", embedder.model())
+        }
+        (kind, _) => kind.name().to_string(),
+    };
+    json!({
+        "assistant": match &run.assistant {
+            AssistantSettings::Llm(s) => model(s),
+            AssistantSettings::Oracle => json!("oracle"),
+        },
+        "user": match &run.user {
+            UserSettings::Llm(s) => model(s),
+            UserSettings::Human => json!("human"),
+        },
+        "max_turns": run.max_turns,
+        "max_calls_per_turn": run.max_calls_per_turn,
+        "retriever": retriever,
+        "databases_sha256": run.databases_sha256,
+        "talkforge_version": env!("CARGO_PKG_VERSION"),
+        "trial": trial,
+    })
+}
+
+/// One trial (`None` for a run of one), its outputs in `out`.
+fn run_trial(
+    run: &InteractiveRun<'_>,
+    scenarios: &[Loaded],
+    trial: Option<usize>,
+    out: Option<&std::path::Path>,
+    runtime: &Arc<tokio::runtime::Runtime>,
+) -> Result<Summary> {
+    let for_trial = |s: &Settings| Settings {
+        trial,
+        ..s.clone()
+    };
+    let assistant_model = match &run.assistant {
+        AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
+            for_trial(settings),
+            runtime.clone(),
+        )?)),
+        AssistantSettings::Oracle => None,
+    };
+    let user_model = match &run.user {
+        UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
+            for_trial(settings),
+            runtime.clone(),
+        )?)),
+        UserSettings::Human => None,
+    };
+    let assistant = |scenario: &Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
+        Ok(match &assistant_model {
+            Some(model) => Box::new(LlmAssistant::new(model.clone())),
+            None => Box::new(Oracle::new(scenario)),
+        })
+    };
+    let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
+        match &user_model {
+            Some(model) => Ok(Box::new(LlmUser::new(model.clone(), scenario)?)),
+            None => Ok(Box::new(
+                HumanUser::new(
+                    Box::new(|line: &mut String| std::io::stdin().read_line(line)),
+                    std::io::stderr(),
+                    scenario,
+                )?
+                .echoing(!std::io::stdin().is_terminal()),
+            )),
+        }
+    };
+    let options = Level3Options {
+        databases: run.databases,
+        world: run.world,
+        max_turns: run.max_turns,
+        max_calls_per_turn: run.max_calls_per_turn,
+        parallel: if user_model.is_some() {
+            run.parallel
+        } else {
+            1
+        },
+    };
+    let settings = settings_json(run, trial);
+    let human_user = matches!(run.user, UserSettings::Human);
+    let mut outcomes: Vec<Option<ScenarioOutcome>> = scenarios
+        .iter()
+        .map(|l| match out {
+            Some(out) if !run.reset && !human_user => {
+                results::resume(&l.path, out, &l.rel, &settings, &l.sha256)
+            }
+            _ => None,
+        })
+        .collect();
+    let to_run: Vec<usize> = (0..scenarios.len())
+        .filter(|i| outcomes[*i].is_none())
+        .collect();
+    let pairs: Vec<(PathBuf, Scenario)> = to_run
+        .iter()
+        .map(|&i| (scenarios[i].path.clone(), scenarios[i].scenario.clone()))
+        .collect();
+    let write_error: Mutex<Option<Error>> = Mutex::new(None);
+    let keep = |index: usize, outcome: &ScenarioOutcome| {
+        let Some(out) = out else { return };
+        let loaded = &scenarios[to_run[index]];
+        if let Err(e) =
+            results::write_transcript(out, &loaded.rel, &settings, &loaded.sha256, outcome)
+        {
+            write_error.lock().expect("write error").get_or_insert(e);
+        }
+    };
+    let (ran, _) = converse(&pairs, &assistant, &user, &options, &keep);
+    if let Some(e) = write_error.into_inner().expect("write error") {
+        return Err(e);
+    }
+    for (i, outcome) in to_run.into_iter().zip(ran) {
+        outcomes[i] = Some(outcome);
+    }
+    let per_scenario: Vec<ScenarioOutcome> = outcomes.into_iter().flatten().collect();
+    let (assistant_name, user_name) = names(run);
+    let mut summary = summarise(per_scenario, run.max_turns, assistant_name.clone(), user_name);
+    summary.settings = settings;
+    summary.provenance = Some(provenance(run, scenarios, &summary, assistant_name));
+    if let Some(dir) = out {
+        results::write_summary(dir, &summary)?;
+    }
+    Ok(summary)
+}
+
+/// The names of the players, as they name themselves.
+fn names(run: &InteractiveRun<'_>) -> (String, String) {
+    (
+        match &run.assistant {
+            AssistantSettings::Llm(s) => format!("llm:{}", s.model),
+            AssistantSettings::Oracle => "oracle".into(),
+        },
+        match &run.user {
+            UserSettings::Llm(s) => format!("llm:{}", s.model),
+            UserSettings::Human => "human".into(),
+        },
+    )
+}
+
+/// Where the run's numbers came from.
+fn provenance(
+    run: &InteractiveRun<'_>,
+    scenarios: &[Loaded],
+    summary: &Summary,
+    assistant: String,
+) -> Provenance {
+    let reported = |models: &dyn Fn(&ScenarioOutcome) -> &Vec<String>| {
+        let mut all: Vec<String> = Vec::new();
+        for model in summary.per_scenario.iter().flat_map(models) {
+            if !all.contains(model) {
+                all.push(model.clone());
+            }
+        }
+        all
+    };
+    let mut prompt_templates = BTreeMap::new();
+    let mut hash = |(name, text): (&str, &str)| {
+        prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
+    };
+    let assistant_model = match &run.assistant {
+        AssistantSettings::Llm(s) => {
+            hash(super::assistant::PROMPT);
+            Some(s.model.clone())
+        }
+        AssistantSettings::Oracle => None,
+    };
+    let user_model = match &run.user {
+        UserSettings::Llm(s) => {
+            hash(super::user::PROMPT);
+            Some(s.model.clone())
+        }
+        UserSettings::Human => None,
+    };
+    let inputs = &run.provenance;
+    Provenance {
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: provenance::now(),
+        suite: "apibank".to_string(),
+        dataset: Dataset::of(scenarios.iter().map(|l| (l.rel.as_str(), l.sha256.as_str()))),
+        databases: DatabasesRecord {
+            folder: inputs.databases_folder.clone(),
+            sha256: run.databases_sha256.clone(),
+            files: inputs.databases_files.clone(),
+        },
+        errata: Vec::new(),
+        predictor: assistant,
+        model_requested: assistant_model,
+        models_reported: reported(&|o| &o.assistant_models),
+        user_model_requested: user_model,
+        user_models_reported: reported(&|o| &o.user_models),
+        prompt_templates,
     }
 }
 
@@ -141,6 +372,26 @@ pub fn human(s: &Summary) -> String {
         s.scenarios,
         s.completion_rate * 100.0
     );
+    if let Some(t) = &s.trials {
+        let figures: Vec<String> = t
+            .all
+            .pass_hat
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
+            .collect();
+        out += &format!(
+            "over {} trials (completion): {} (the figures above are trial 1's)\n",
+            t.trials,
+            figures.join(", ")
+        );
+    }
+    if s.resumed > 0 {
+        out += &format!(
+            "{} resumed from --out\n",
+            crate::words::count(s.resumed, "scenario")
+        );
+    }
     out
 }
 
@@ -169,6 +420,9 @@ mod tests {
                 exception: Some("The token is incorrect.".into()),
             }],
             error: None,
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
+            resumed: false,
             transcript: Vec::new(),
         }
     }
@@ -185,6 +439,10 @@ mod tests {
             max_turns: 20,
             assistant: "llm:m".into(),
             user: "human".into(),
+            settings: Value::Null,
+            resumed: 0,
+            provenance: None,
+            trials: None,
             per_scenario: vec![
                 outcome("Financial Management", Some(4), Stop::Completed),
                 outcome("Shopping", None, Stop::MaxTurns),

@@ -37,7 +37,7 @@ pub struct GoldRun {
 }
 
 /// Which rule found a call to be a ground-truth call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     EqualArguments,

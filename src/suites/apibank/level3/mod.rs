@@ -19,7 +19,9 @@
 //! assistant ([`assistant`]) and a user ([`user`]), both models through
 //! [`chat`] or a person at the terminal, in the conversation of [`run`];
 //! [`matching`] says when a call is a ground-truth call, and [`evaluate`]
-//! is what the seam's `Interactive` hands `evaluate`.
+//! is what the seam's `Interactive` hands `evaluate`: with `--out` it
+//! keeps a transcript a scenario, `summary.json` and `report.md`
+//! ([`results`], [`report`]), over one trial or several.
 
 use std::path::Path;
 
@@ -33,6 +35,8 @@ pub mod dialogue;
 pub mod evaluate;
 pub mod format;
 pub mod matching;
+pub mod report;
+pub mod results;
 pub mod run;
 pub mod sheet;
 pub mod user;

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::assistant::Assistant;
@@ -35,7 +35,7 @@ use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
 use crate::suites::apibank::ApiBank;
 
 /// Who a message of the conversation is from (and to).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Speaker {
     /// The user, to the assistant.
@@ -48,7 +48,7 @@ pub enum Speaker {
     Api,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub from: Speaker,
     pub text: String,
@@ -69,7 +69,7 @@ pub struct Level3Options<'a> {
 }
 
 /// Why a conversation stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stop {
     Completed,
@@ -79,7 +79,7 @@ pub enum Stop {
 }
 
 /// A ground-truth call not made, or one that raises as written.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallAt {
     /// The 1-based line of the scenario file it is written on.
     pub line: usize,
@@ -89,7 +89,7 @@ pub struct CallAt {
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioOutcome {
     pub file: String,
     pub scenario: String,
@@ -111,8 +111,18 @@ pub struct ScenarioOutcome {
     /// Ground-truth calls that raise when run as written, in order from
     /// fresh databases (a scenario can still be completed by making them).
     pub ground_truth_raising: Vec<CallAt>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The models the server said played the assistant and the user
+    /// (absent for the oracle and a person).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assistant_models: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_models: Vec<String>,
+    /// Taken from `--out` as an earlier run with the same settings left
+    /// it (never kept in the transcript file itself).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resumed: bool,
     pub transcript: Vec<Message>,
 }
 
@@ -129,12 +139,24 @@ pub struct Summary {
     pub max_turns: usize,
     pub assistant: String,
     pub user: String,
+    /// What decides whether a transcript in `--out` is reused: the
+    /// players, temperature, turn and call bounds, retriever, databases,
+    /// talkforge version.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub settings: Value,
+    /// Scenarios whose result was taken from `--out`.
+    pub resumed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::eval::provenance::Provenance>,
+    /// pass^k over `--trials` (completion is the unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<crate::eval::passk::CompletionTrials>,
     pub per_scenario: Vec<ScenarioOutcome>,
 }
 
 /// A ground-truth call the assistant made: when, and by which rule it
 /// matched.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MadeAt {
     /// The 1-based line of the scenario file it is written on.
     pub line: usize,
@@ -159,6 +181,21 @@ pub fn run_scenarios(
     user: &UserFactory<'_>,
     options: &Level3Options<'_>,
 ) -> Summary {
+    let (per_scenario, (assistant, user)) =
+        converse(scenarios, assistant, user, options, &|_, _| {});
+    summarise(per_scenario, options.max_turns, assistant, user)
+}
+
+/// Each scenario's conversation, in the order given, and the names of the
+/// players (empty when none ran); `done` hears each outcome as it ends
+/// (by its index), so that a long run keeps what it finished.
+pub fn converse(
+    scenarios: &[(PathBuf, Scenario)],
+    assistant: &AssistantFactory<'_>,
+    user: &UserFactory<'_>,
+    options: &Level3Options<'_>,
+    done: &(dyn Fn(usize, &ScenarioOutcome) + Sync),
+) -> (Vec<ScenarioOutcome>, (String, String)) {
     let next = AtomicUsize::new(0);
     let outcomes: Mutex<Vec<Option<ScenarioOutcome>>> = Mutex::new(vec![None; scenarios.len()]);
     let names: Mutex<(String, String)> = Mutex::default();
@@ -173,10 +210,15 @@ pub fn run_scenarios(
                 let outcome = match (assistant(scenario), user(scenario)) {
                     (Ok(mut a), Ok(mut u)) => {
                         *names.lock().expect("names") = (a.name(), u.name());
-                        run_scenario(&file, scenario, a.as_mut(), u.as_mut(), options)
+                        let mut outcome =
+                            run_scenario(&file, scenario, a.as_mut(), u.as_mut(), options);
+                        outcome.assistant_models = a.models();
+                        outcome.user_models = u.models();
+                        outcome
                     }
                     (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
                 };
+                done(index, &outcome);
                 outcomes.lock().expect("outcomes")[index] = Some(outcome);
             });
         }
@@ -187,11 +229,11 @@ pub fn run_scenarios(
         .into_iter()
         .flatten()
         .collect();
-    let (assistant, user) = names.into_inner().expect("names");
-    summarise(per_scenario, options.max_turns, assistant, user)
+    (per_scenario, names.into_inner().expect("names"))
 }
 
-fn summarise(
+/// The run's totals over its scenarios' outcomes.
+pub fn summarise(
     per_scenario: Vec<ScenarioOutcome>,
     max_turns: usize,
     assistant: String,
@@ -214,6 +256,10 @@ fn summarise(
         max_turns,
         assistant,
         user,
+        settings: Value::Null,
+        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
+        provenance: None,
+        trials: None,
         per_scenario,
     }
 }
@@ -234,6 +280,9 @@ fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
         missing: Vec::new(),
         ground_truth_raising: Vec::new(),
         error: Some(error),
+        assistant_models: Vec::new(),
+        user_models: Vec::new(),
+        resumed: false,
         transcript: Vec::new(),
     }
 }
@@ -354,6 +403,9 @@ pub fn run_scenario(
             .collect(),
         ground_truth_raising: raising,
         error: stop.1,
+        assistant_models: Vec::new(),
+        user_models: Vec::new(),
+        resumed: false,
         transcript,
     }
 }

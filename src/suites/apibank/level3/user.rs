@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use super::chat::{ChatModel, Role};
+use super::chat::{ChatModel, Reported, Role};
 use super::run::{Message, Speaker};
 use super::Scenario;
 
@@ -31,19 +31,30 @@ pub trait User: Send {
     /// The user's next turn, the assistant having just answered.
     /// `progress` is (ground-truth calls made, ground-truth calls).
     fn reply(&mut self, transcript: &[Message], progress: (usize, usize)) -> Result<Turn, String>;
+
+    /// The models the server said answered (none for a person).
+    fn models(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A model plays the user.
 pub struct LlmUser {
     model: Arc<ChatModel>,
     system: String,
+    reported: Reported,
 }
+
+/// The name of the simulated user's prompt template, and its text
+/// (provenance records its hash).
+pub const PROMPT: (&str, &str) = ("prompts/apibank-level3-user.j2", USER_PROMPT);
 
 impl LlmUser {
     pub fn new(model: Arc<ChatModel>, scenario: &Scenario) -> Result<Self, String> {
         Ok(LlmUser {
             model,
             system: system_prompt(scenario)?,
+            reported: Reported::default(),
         })
     }
 }
@@ -85,8 +96,13 @@ impl User for LlmUser {
     }
 
     fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
-        let text = self.model.reply(&messages(&self.system, transcript))?;
+        let (text, model) = self.model.reply(&messages(&self.system, transcript))?;
+        self.reported.add(model);
         Ok(Turn::Says(text.trim().to_string()))
+    }
+
+    fn models(&self) -> Vec<String> {
+        self.reported.models()
     }
 }
 
