@@ -1,8 +1,8 @@
 //! `talkforge report RUN_DIR...`: several evaluation folders side by side.
 //!
-//! Runs of whole conversations and runs scored by samples at a level each
-//! get their own tables; the two kinds, or runs at different levels, are
-//! never put in one.
+//! Runs of whole conversations, runs scored by samples at a level and runs
+//! of conversations with a user (level 3) each get their own tables; runs
+//! of different kinds, or at different levels, are never put in one.
 //!
 //! Exit status: 0 when the report is written, 2 when a folder cannot be
 //! read, the runs are of different kinds or levels, or they evaluated
@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::eval::level_runs;
+use crate::eval::{level_runs, scenario_runs};
 use crate::eval::runs::{self, load, Compared};
 use crate::Error;
 
@@ -52,6 +52,11 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         (Compared::Levels(runs), ReportFormat::Json) => json_text(&level_runs::json(runs))?,
         (Compared::Conversations(runs), ReportFormat::Html) => crate::eval::html::render(runs)?,
         (Compared::Levels(runs), ReportFormat::Html) => crate::eval::level_html::render(runs)?,
+        (Compared::Scenarios(runs), ReportFormat::Markdown) => scenario_runs::markdown(runs),
+        (Compared::Scenarios(runs), ReportFormat::Json) => json_text(&scenario_runs::json(runs))?,
+        (Compared::Scenarios(runs), ReportFormat::Html) => {
+            crate::eval::scenario_html::render(runs)?
+        }
     };
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,

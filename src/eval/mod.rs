@@ -28,6 +28,8 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod runs;
+pub mod scenario_html;
+pub mod scenario_runs;
 pub mod summary;
 
 pub use crate::suite::predict::{

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::failure::FailureReason;
 use super::level_runs::LevelRunDir;
+use super::scenario_runs::ScenarioRunDir;
 use super::outcome::{ErrorTypes, ToolTally};
 use super::output::RunInfo;
 use super::passk::Trials;
@@ -121,6 +122,9 @@ pub enum Compared {
     Conversations(Vec<Run>),
     /// Runs scored by samples, all at one level.
     Levels(Vec<LevelRunDir>),
+    /// Runs of conversations with a user over scenarios (API-Bank's
+    /// level 3).
+    Scenarios(Vec<ScenarioRunDir>),
 }
 
 /// What a `summary.json` is the summary of.
@@ -128,6 +132,8 @@ pub enum Compared {
 enum Kind {
     Conversations,
     Levels(u8),
+    /// Conversations with a user over scenarios, at a level.
+    Scenarios(u8),
 }
 
 impl Kind {
@@ -135,6 +141,18 @@ impl Kind {
         match self {
             Kind::Conversations => "a run of whole conversations".to_string(),
             Kind::Levels(level) => format!("a run scored by samples at level {level}"),
+            Kind::Scenarios(level) => {
+                format!("a run of conversations with a user at level {level}")
+            }
+        }
+    }
+
+    /// Runs of one family share a table (levels are checked apart).
+    fn family(self) -> u8 {
+        match self {
+            Kind::Conversations => 0,
+            Kind::Levels(_) => 1,
+            Kind::Scenarios(_) => 2,
         }
     }
 }
@@ -146,15 +164,21 @@ fn kind_of(path: &Path, text: &str) -> Result<Kind> {
     if value.get("per_conversation").is_some() {
         return Ok(Kind::Conversations);
     }
-    if let (Some(level), Some(_)) = (
-        value.get("level").and_then(|l| l.as_u64()),
-        value.get("per_sample"),
-    ) {
-        return Ok(Kind::Levels(u8::try_from(level).unwrap_or(u8::MAX)));
+    let level = value
+        .get("level")
+        .and_then(|l| l.as_u64())
+        .map(|l| u8::try_from(l).unwrap_or(u8::MAX));
+    if let Some(level) = level {
+        if value.get("per_sample").is_some() {
+            return Ok(Kind::Levels(level));
+        }
+        if value.get("per_scenario").is_some() {
+            return Ok(Kind::Scenarios(level));
+        }
     }
     Err(Error::input(
         path,
-        "neither a run of whole conversations (`per_conversation`) nor a run scored by samples at a level (`level` and `per_sample`): report compares the summaries `talkforge evaluate --out DIR` writes for those",
+        "neither a run of whole conversations (`per_conversation`), a run scored by samples at a level (`level` and `per_sample`) nor a run of conversations with a user (`level` and `per_scenario`): report compares the summaries `talkforge evaluate --out DIR` writes for those",
     ))
 }
 
@@ -164,6 +188,7 @@ fn kind_of(path: &Path, text: &str) -> Result<Kind> {
 pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
     let mut conversations = Vec::new();
     let mut levels = Vec::new();
+    let mut scenarios = Vec::new();
     let mut first: Option<(&Path, Kind)> = None;
     for dir in dirs {
         let path = dir.join("summary.json");
@@ -178,7 +203,8 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
         match first {
             None => first = Some((dir, kind)),
             Some((first_dir, first_kind))
-                if (first_kind == Kind::Conversations) != (kind == Kind::Conversations) =>
+                if first_kind.family() != kind.family()
+                    || (matches!(kind, Kind::Scenarios(_)) && first_kind != kind) =>
             {
                 return Err(Error::Usage(format!(
                     "{} is {} and {} {}: they are scored differently and cannot share a table; report them apart",
@@ -193,7 +219,16 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
         match kind {
             Kind::Conversations => conversations.push(Run::parse(dir, &path, &text)?),
             Kind::Levels(_) => levels.push(LevelRunDir::parse(dir, &path, &text)?),
+            Kind::Scenarios(_) => scenarios.push(ScenarioRunDir::parse(dir, &path, &text)?),
         }
+    }
+    if !scenarios.is_empty() {
+        let datasets: Vec<(&Path, Option<&str>)> = scenarios
+            .iter()
+            .map(|r| (r.dir.as_path(), r.dataset()))
+            .collect();
+        check_datasets(&datasets, allow_different)?;
+        return Ok(Compared::Scenarios(scenarios));
     }
     if !levels.is_empty() {
         super::level_runs::check_levels(&levels)?;

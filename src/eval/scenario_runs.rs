@@ -1,0 +1,455 @@
+//! Runs of conversations with a user (API-Bank's level 3) side by side,
+//! for `talkforge report`: each run's `summary.json` read back, one table
+//! of completion rate and mean turns to completion (the paper's Table 4),
+//! each scenario's turns per run, pass^k where the runs have it, and the
+//! scenarios completed in some runs and not in others.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::passk::CompletionTrials;
+use super::provenance::Provenance;
+use crate::Result;
+
+/// What `report` reads of a level-3 run's `summary.json`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ScenarioSummary {
+    pub suite: String,
+    pub level: u8,
+    pub scenarios: usize,
+    pub completed: usize,
+    #[serde(default)]
+    pub completion_rate: f64,
+    pub mean_turns: Option<f64>,
+    #[serde(default)]
+    pub max_turns: usize,
+    #[serde(default)]
+    pub assistant: String,
+    #[serde(default)]
+    pub user: String,
+    #[serde(default)]
+    pub settings: Value,
+    #[serde(default)]
+    pub trials: Option<CompletionTrials>,
+    #[serde(default)]
+    pub provenance: Option<Provenance>,
+    pub per_scenario: Vec<ScenarioLine>,
+}
+
+/// What `report` reads of a `per_scenario` entry.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ScenarioLine {
+    pub file: String,
+    pub scenario: String,
+    pub completed: bool,
+    pub turns: Option<usize>,
+    #[serde(default)]
+    pub turns_taken: usize,
+    #[serde(default)]
+    pub stopped: String,
+    #[serde(default)]
+    pub ground_truth: usize,
+    #[serde(default)]
+    pub ground_truth_made: usize,
+    #[serde(default)]
+    pub missing: Vec<MissingCall>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A ground-truth call not made.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct MissingCall {
+    pub line: usize,
+    pub api_name: String,
+}
+
+impl ScenarioLine {
+    /// How the scenario ended, in words.
+    pub fn outcome(&self) -> String {
+        match (self.turns, self.stopped.as_str()) {
+            (Some(turns), _) => format!("completed in {turns}"),
+            (None, "max_turns") => format!("stopped at the limit, {} turns", self.turns_taken),
+            (None, "user_left") => format!("user left after {} turns", self.turns_taken),
+            (None, _) => "error".into(),
+        }
+    }
+
+    /// Why it stopped and what it missed, in words (for scenarios not
+    /// completed).
+    pub fn why(&self) -> String {
+        let stop = match self.stopped.as_str() {
+            "max_turns" => format!("not completed within {} turns", self.turns_taken),
+            "user_left" => format!("the user left after {} turns", self.turns_taken),
+            _ => format!(
+                "could not be run to the end: {}",
+                self.error.as_deref().unwrap_or("unknown error")
+            ),
+        };
+        if self.missing.is_empty() {
+            return stop;
+        }
+        let missing: Vec<String> = self
+            .missing
+            .iter()
+            .map(|m| format!("{} (line {})", m.api_name, m.line))
+            .collect();
+        format!("{stop}; never made: {}", missing.join(", "))
+    }
+}
+
+/// One level-3 run's folder.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioRunDir {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// What sets it apart, in words.
+    pub label: String,
+    pub summary: ScenarioSummary,
+}
+
+impl ScenarioRunDir {
+    /// Parse `text`, the `summary.json` at `path` in `dir`.
+    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
+        let summary: ScenarioSummary =
+            serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
+        Ok(ScenarioRunDir {
+            dir: dir.to_path_buf(),
+            label: label(&summary),
+            summary,
+        })
+    }
+
+    /// The dataset digest its provenance records.
+    pub fn dataset(&self) -> Option<&str> {
+        self.summary
+            .provenance
+            .as_ref()
+            .map(|p| p.dataset.sha256.as_str())
+    }
+
+    /// The models the server reported for the assistant and the user.
+    pub fn models(&self) -> Option<String> {
+        let p = self.summary.provenance.as_ref()?;
+        let side = |requested: &Option<String>, reported: &[String]| {
+            if reported.is_empty() {
+                requested.clone()
+            } else {
+                Some(reported.join(", "))
+            }
+        };
+        let assistant = side(&p.model_requested, &p.models_reported);
+        let user = side(&p.user_model_requested, &p.user_models_reported);
+        match (assistant, user) {
+            (None, None) => None,
+            (a, u) => Some(format!(
+                "assistant {}, user {}",
+                a.as_deref().unwrap_or("-"),
+                u.as_deref().unwrap_or("-")
+            )),
+        }
+    }
+}
+
+/// The players and the settings that tell level-3 runs apart.
+fn label(s: &ScenarioSummary) -> String {
+    let mut parts = vec![
+        format!("assistant {}", s.assistant),
+        format!("user {}", s.user),
+    ];
+    let t = s.settings["assistant"]["temperature"]
+        .as_f64()
+        .or(s.settings["user"]["temperature"].as_f64());
+    if let Some(t) = t {
+        parts.push(format!("T={}", t as f32));
+    }
+    parts.push(format!("max {} turns", s.max_turns));
+    if let Some(r) = s.settings["retriever"].as_str().filter(|r| *r != "lexical") {
+        parts.push(format!("retriever {r}"));
+    }
+    if let Some(t) = &s.trials {
+        parts.push(format!("{} trials", t.trials));
+    }
+    parts.join(", ")
+}
+
+/// Whether every run evaluated the same dataset (as far as provenance says).
+pub fn same_dataset(runs: &[ScenarioRunDir]) -> bool {
+    runs.iter()
+        .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+}
+
+/// The scenarios of the runs, in the order first seen (by scenario name),
+/// each with every run's line (None where a run lacks it).
+pub fn scenario_rows(runs: &[ScenarioRunDir]) -> Vec<(String, Vec<Option<&ScenarioLine>>)> {
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: BTreeMap<String, Vec<Option<&ScenarioLine>>> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        for s in &run.summary.per_scenario {
+            let row = rows.entry(s.scenario.clone()).or_insert_with(|| {
+                order.push(s.scenario.clone());
+                vec![None; runs.len()]
+            });
+            row[i] = Some(s);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|name| {
+            let row = rows.remove(&name)?;
+            Some((name, row))
+        })
+        .collect()
+}
+
+/// The scenarios completed in some runs and not in others.
+pub fn completion_differs(
+    runs: &[ScenarioRunDir],
+) -> Vec<(String, Vec<Option<&ScenarioLine>>)> {
+    scenario_rows(runs)
+        .into_iter()
+        .filter(|(_, row)| {
+            let known: Vec<bool> = row.iter().flatten().map(|s| s.completed).collect();
+            known.iter().any(|c| *c) && known.iter().any(|c| !*c)
+        })
+        .collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+fn mean(m: Option<f64>) -> String {
+    m.map_or("-".to_string(), |m| format!("{m:.2}"))
+}
+
+/// A scenario's cell: its turns, or how it ended.
+pub fn cell(line: Option<&ScenarioLine>) -> String {
+    match line {
+        None => "-".into(),
+        Some(s) => match s.turns {
+            Some(t) => t.to_string(),
+            None => format!("not completed ({})", s.outcome()),
+        },
+    }
+}
+
+/// The comparison as JSON.
+pub fn json(runs: &[ScenarioRunDir]) -> Value {
+    let list: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            serde_json::json!({
+                "dir": r.dir.display().to_string(),
+                "label": r.label,
+                "suite": s.suite,
+                "level": s.level,
+                "assistant": s.assistant,
+                "user": s.user,
+                "models": r.models(),
+                "settings": s.settings,
+                "dataset_sha256": r.dataset(),
+                "scenarios": s.scenarios,
+                "completed": s.completed,
+                "completion_rate": s.completion_rate,
+                "mean_turns": s.mean_turns,
+                "max_turns": s.max_turns,
+                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
+                "not_completed": s.per_scenario.iter().filter(|x| !x.completed).map(|x| serde_json::json!({
+                    "scenario": x.scenario, "file": x.file, "stopped": x.stopped, "why": x.why(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "kind": "scenarios",
+        "level": runs[0].summary.level,
+        "runs": list,
+        "same_dataset": same_dataset(runs),
+        "per_scenario": scenario_rows(runs).into_iter().map(|(name, row)| serde_json::json!({
+            "scenario": name,
+            "turns": row.iter().map(|s| s.and_then(|s| s.turns)).collect::<Vec<_>>(),
+            "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "completion_differs": completion_differs(runs).into_iter().map(|(name, row)| serde_json::json!({
+            "scenario": name,
+            "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The comparison as Markdown.
+pub fn markdown(runs: &[ScenarioRunDir]) -> String {
+    let mut out = String::new();
+    let level = runs[0].summary.level;
+    let _ = writeln!(
+        out,
+        "# Runs at level {level} compared (conversations with a user)\n"
+    );
+    if !same_dataset(runs) {
+        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
+    }
+    for (i, run) in runs.iter().enumerate() {
+        let models = run
+            .models()
+            .map(|m| format!(" (models: {m})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}. `{}`: {}{models}",
+            i + 1,
+            run.dir.display(),
+            run.label
+        );
+    }
+    let _ = writeln!(out, "\n## Results by run (Table 4)\n");
+    out.push_str("Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios.\n\n");
+    out.push_str("| Run | Scenarios | Completed | Completion rate | Mean turns to completion |\n|---|---:|---:|---:|---:|\n");
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            i + 1,
+            s.scenarios,
+            s.completed,
+            pct(s.completion_rate),
+            mean(s.mean_turns)
+        );
+    }
+    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
+    let _ = writeln!(out, "\n## Turns to completion per scenario\n");
+    let _ = writeln!(
+        out,
+        "| Scenario | {} |\n|---|{}",
+        heads.join(" | "),
+        "---:|".repeat(runs.len())
+    );
+    for (name, row) in scenario_rows(runs) {
+        let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
+        let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
+    }
+    if runs.iter().any(|r| r.summary.trials.is_some()) {
+        let _ = writeln!(
+            out,
+            "\n## Reliability (pass^k over scenarios completed, percent)\n"
+        );
+        for (i, run) in runs.iter().enumerate() {
+            if let Some(t) = &run.summary.trials {
+                let cells: Vec<String> = t
+                    .all
+                    .pass_hat
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
+                    .collect();
+                let _ = writeln!(out, "- run {}: {}", i + 1, cells.join(", "));
+            }
+        }
+    }
+    let differs = completion_differs(runs);
+    let _ = writeln!(
+        out,
+        "\n## Scenarios whose completion differs between runs\n"
+    );
+    if differs.is_empty() {
+        out.push_str("None: every scenario was completed or not in every run alike.\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "| Scenario | {} |\n|---|{}",
+            heads.join(" | "),
+            "---|".repeat(runs.len())
+        );
+        for (name, row) in differs {
+            let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
+            let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
+        }
+    }
+    let _ = writeln!(out, "\n## Scenarios not completed\n");
+    for (i, run) in runs.iter().enumerate() {
+        let failed: Vec<&ScenarioLine> = run
+            .summary
+            .per_scenario
+            .iter()
+            .filter(|s| !s.completed)
+            .collect();
+        let _ = writeln!(
+            out,
+            "### Run {}: {} of {} not completed\n",
+            i + 1,
+            failed.len(),
+            run.summary.scenarios
+        );
+        if failed.is_empty() {
+            out.push_str("None.\n\n");
+            continue;
+        }
+        for s in failed {
+            let _ = writeln!(out, "- {} (`{}`): {}", s.scenario, s.file, s.why());
+        }
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A level-3 summary as evaluate writes it (the keys report reads).
+    fn run(dir: &str, assistant: &str, shopping: Option<usize>) -> ScenarioRunDir {
+        let line = |name: &str, turns: Option<usize>| {
+            serde_json::json!({"file": format!("lv3/{name}.txt"), "scenario": name, "scene": name,
+                "completed": turns.is_some(), "turns": turns, "turns_taken": turns.unwrap_or(20),
+                "stopped": if turns.is_some() {"completed"} else {"max_turns"},
+                "ground_truth": 2, "ground_truth_made": if turns.is_some() {2} else {1},
+                "missing": if turns.is_some() {serde_json::json!([])} else {serde_json::json!([{"line": 23, "api_name": "AddAgenda"}])},
+                "transcript": []})
+        };
+        let completed = 1 + usize::from(shopping.is_some());
+        let text = serde_json::json!({
+            "suite": "apibank", "level": 3, "scenarios": 2, "completed": completed,
+            "completion_rate": completed as f64 / 2.0,
+            "mean_turns": if shopping.is_some() {3.0} else {2.0}, "max_turns": 20,
+            "assistant": assistant, "user": "llm:u",
+            "settings": {"assistant": {"model": "m", "temperature": 0.0}, "retriever": "lexical"},
+            "resumed": 0,
+            "per_scenario": [line("Alarm", Some(2)), line("Shopping", shopping)],
+        })
+        .to_string();
+        ScenarioRunDir::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
+    }
+
+    #[test]
+    fn two_level_3_runs_compare_turns_and_differing_completion() {
+        let runs = [
+            run("runs/a", "llm:a", Some(4)),
+            run("runs/b", "llm:b", None),
+        ];
+        assert_eq!(runs[0].label, "assistant llm:a, user llm:u, T=0, max 20 turns");
+        let differs = completion_differs(&runs);
+        assert_eq!(differs.len(), 1);
+        assert_eq!(differs[0].0, "Shopping");
+        assert_eq!(
+            cell(differs[0].1[1]),
+            "not completed (stopped at the limit, 20 turns)"
+        );
+        let doc = json(&runs);
+        assert_eq!(doc["kind"], "scenarios");
+        assert_eq!(doc["per_scenario"][1]["turns"], serde_json::json!([4, null]));
+        assert_eq!(
+            doc["runs"][1]["not_completed"][0]["why"],
+            "not completed within 20 turns; never made: AddAgenda (line 23)"
+        );
+        insta::assert_snapshot!(markdown(&runs));
+    }
+}
