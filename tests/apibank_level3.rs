@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{json, Value};
 
-use eval_support::{text_answer, Stub};
+use eval_support::{check_in_browser, text_answer, Stub};
 use talkforge::suites::apibank::level3::read_scenario;
 
 /// `../shared/upstream/apibank` when it is there (under CI it must be).
@@ -502,9 +502,9 @@ fn level_3_needs_scenarios_and_a_model() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--predictor openai"));
     for flag in [
-        &["--out", "x"][..],
-        &["--trials", "2"],
+        &["--trials", "2"][..],
         &["--state", "fresh"],
+        &["--errata", "e.json"],
     ] {
         let output = run(&[&["scenarios", "--predictor", "oracle"][..], flag].concat());
         assert_eq!(output.status.code(), Some(2), "{flag:?}");
@@ -638,6 +638,369 @@ fn a_model_that_fails_is_an_error_naming_the_scenario_after_the_summary() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("alarm.lv3.json: ") && stderr.contains("no choices"),
+        "{stderr}"
+    );
+}
+
+/// A stub on 127.0.0.1 playing both sides (the assistant's steps, the
+/// user's one answer), each reported under its own dated name.
+fn both_sides() -> Stub {
+    Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let mut answer = if is_assistant(body) {
+            let mut a = text_answer(assistant_step(body["messages"].as_array().unwrap()));
+            a["model"] = json!("stub-assistant-0613");
+            a
+        } else {
+            text_answer("I am JohnDoe, password pass123; at 2023-04-01 07:00:00.")
+        };
+        if !is_assistant(body) {
+            answer["model"] = json!("stub-user-0613");
+        }
+        (200, answer)
+    }))
+}
+
+/// `evaluate --level 3` with both sides played by the stub's models.
+fn converse(root: &Path, url: &str, extra: &[&str]) -> std::process::Output {
+    talkforge()
+        .current_dir(root)
+        .args([
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "openai",
+        ])
+        .args(["--model", "stub-assistant", "--user-model", "stub-user"])
+        .args(["--databases", "db", "--format", "json", "--base-url", url])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn out_keeps_a_transcript_a_summary_with_provenance_and_a_report_and_a_rerun_resumes() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = both_sides();
+    let output = converse(root, &stub.url, &["--no-cache", "--out", "run"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let asked = stub.requests().len();
+    assert_eq!(asked, 5, "four assistant replies and one of the user");
+    let summary = read_json(&root.join("run/summary.json"));
+    // What --format json prints is the summary written.
+    assert_eq!(json_of(&output), summary);
+    for key in [
+        "suite",
+        "level",
+        "scenarios",
+        "completed",
+        "mean_turns",
+        "per_scenario",
+    ] {
+        assert!(summary.get(key).is_some(), "{key}");
+    }
+    assert_eq!(
+        (summary["level"].clone(), summary["mean_turns"].clone()),
+        (json!(3), json!(2.0))
+    );
+    let p = &summary["provenance"];
+    assert_eq!(p["suite"], "apibank");
+    assert_eq!(p["dataset"]["files"], 1);
+    assert_eq!(p["model_requested"], "stub-assistant");
+    assert_eq!(p["models_reported"], json!(["stub-assistant-0613"]));
+    assert_eq!(p["user_model_requested"], "stub-user");
+    assert_eq!(p["user_models_reported"], json!(["stub-user-0613"]));
+    let templates = p["prompt_templates"].as_object().unwrap();
+    assert!(templates.contains_key("prompts/apibank-level3-assistant.j2"));
+    assert!(templates.contains_key("prompts/apibank-level3-user.j2"));
+    assert_eq!(p["databases"]["files"].as_object().unwrap().len(), 2);
+    // One transcript a scenario, with the whole conversation.
+    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json.json"));
+    assert_eq!(transcript["outcome"]["turns"], 2);
+    assert_eq!(
+        transcript["outcome"]["transcript"]
+            .as_array()
+            .unwrap()
+            .len(),
+        9
+    );
+    let report = std::fs::read_to_string(root.join("run/report.md")).unwrap();
+    assert!(report.contains("| 1 | 1 | 100.0 | 2.00 |"), "{report}");
+    assert!(
+        report.contains("| alarm | `scenarios/alarm.lv3.json` | yes | 2 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("user model requested `stub-user`; the server reported `stub-user-0613`"),
+        "{report}"
+    );
+
+    // The same settings: nothing is asked again, the models are kept.
+    let again = converse(root, &stub.url, &["--no-cache", "--out", "run"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(stub.requests().len(), asked);
+    let resumed = json_of(&again);
+    assert_eq!(resumed["resumed"], 1);
+    assert_eq!(resumed["per_scenario"][0]["resumed"], true);
+    assert_eq!(
+        resumed["provenance"]["models_reported"],
+        json!(["stub-assistant-0613"])
+    );
+    // Another turn limit, or --reset: the conversation is held again.
+    let other = converse(
+        root,
+        &stub.url,
+        &["--no-cache", "--out", "run", "--max-turns", "5"],
+    );
+    assert_eq!(other.status.code(), Some(0));
+    assert_eq!(stub.requests().len(), 2 * asked);
+    assert_eq!(json_of(&other)["resumed"], 0);
+    let reset = converse(
+        root,
+        &stub.url,
+        &["--no-cache", "--out", "run", "--max-turns", "5", "--reset"],
+    );
+    assert_eq!(reset.status.code(), Some(0));
+    assert_eq!(stub.requests().len(), 3 * asked);
+    // An edited scenario is run again.
+    let path = root.join("scenarios/alarm.lv3.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Please set", "Kindly set")).unwrap();
+    let edited = converse(
+        root,
+        &stub.url,
+        &["--no-cache", "--out", "run", "--max-turns", "5"],
+    );
+    assert_eq!(edited.status.code(), Some(0));
+    assert_eq!(json_of(&edited)["resumed"], 0);
+}
+
+#[test]
+fn trials_give_pass_hat_over_completion_with_each_trial_cached_apart() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = both_sides();
+    // A model on either side needs a temperature above 0 for trials.
+    let refused = converse(root, &stub.url, &["--trials", "2", "--out", "t"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--temperature above 0"));
+    let args = [
+        "--trials",
+        "2",
+        "--temperature",
+        "0.5",
+        "--cache",
+        "cache",
+        "--out",
+        "t",
+    ];
+    let output = converse(root, &stub.url, &args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Each trial asked the same questions on its own: nothing shared.
+    assert_eq!(stub.requests().len(), 10);
+    let summary = json_of(&output);
+    assert_eq!(summary, read_json(&root.join("t/summary.json")));
+    let trials = &summary["trials"];
+    assert_eq!(trials["trials"], 2);
+    assert_eq!(trials["pass_hat"], json!([1.0, 1.0]));
+    assert_eq!(trials["per_scenario"][0]["completed"], 2);
+    assert_eq!(trials["per_scenario"][0]["turns"], json!([2, 2]));
+    for t in [1, 2] {
+        let trial = read_json(&root.join(format!("t/trial-{t}/summary.json")));
+        assert_eq!(trial["settings"]["trial"], t);
+        assert_eq!(trial["settings"]["assistant"]["temperature"], 0.5);
+        assert!(root
+            .join(format!("t/trial-{t}/transcripts/alarm.lv3.json.json"))
+            .is_file());
+        assert!(root.join(format!("t/trial-{t}/report.md")).is_file());
+    }
+    let report = std::fs::read_to_string(root.join("t/report.md")).unwrap();
+    assert!(
+        report.contains("| alarm | 2/2 | 100.0 | 100.0 | 2, 2 |"),
+        "{report}"
+    );
+    // Run again from scratch: every reply of both trials is in the cache.
+    let again = converse(root, &stub.url, &[&args[..], &["--reset"]].concat());
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(stub.requests().len(), 10);
+    let cached = std::fs::read_dir(root.join("cache/chat")).unwrap().count();
+    assert_eq!(cached, 10, "one entry a request, trials apart");
+}
+
+#[test]
+fn a_person_is_never_resumed_into_another_run() {
+    let setup = setup();
+    let run = |extra: &[&str]| {
+        talkforge()
+            .current_dir(&setup.root)
+            .args([
+                "evaluate",
+                "scenarios",
+                "--level",
+                "3",
+                "--predictor",
+                "oracle",
+            ])
+            .args(["--user", "human", "--databases", "db", "--out", "mine"])
+            .args(extra)
+            .write_stdin("")
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run(&[]).status.code(), Some(0));
+    let again = run(&[]);
+    assert_eq!(again.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("mine holds conversations") && stderr.contains("--reset"),
+        "{stderr}"
+    );
+    let reset = run(&["--reset"]);
+    assert_eq!(reset.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&reset.stdout).contains("completed 1/1"));
+}
+
+#[test]
+fn report_compares_level_3_runs_in_three_formats_and_refuses_other_kinds() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = both_sides();
+    let oracle = talkforge()
+        .current_dir(root)
+        .args([
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "oracle",
+        ])
+        .args(["--user", "human", "--databases", "db", "--out", "oracle"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(oracle.status.code(), Some(0));
+    // One turn is not enough for the model: not completed.
+    let model = converse(
+        root,
+        &stub.url,
+        &["--no-cache", "--out", "model", "--max-turns", "1"],
+    );
+    assert_eq!(model.status.code(), Some(1));
+    let report = |args: &[&str]| {
+        talkforge()
+            .current_dir(root)
+            .arg("report")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let md = report(&["oracle", "model"]);
+    assert_eq!(
+        md.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&md.stderr)
+    );
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains("| 1 | 1 | 1 | 100.0 | 1.00 |"), "{md}");
+    assert!(md.contains("| 2 | 1 | 0 | 0.0 | - |"), "{md}");
+    assert!(md.contains("## Scenarios whose completion differs between runs"));
+    assert!(
+        md.contains("| alarm | 1 | not completed (stopped at the limit, 1 turns) |"),
+        "{md}"
+    );
+    assert!(md.contains("never made: GetUserToken (line"), "{md}");
+    let doc = report(&["oracle", "model", "--format", "json"]);
+    assert_eq!(doc.status.code(), Some(0));
+    let doc = json_of(&doc);
+    assert_eq!(doc["kind"], "scenarios");
+    assert_eq!(doc["same_dataset"], true);
+    assert_eq!(doc["per_scenario"][0]["turns"], json!([1, null]));
+    assert_eq!(
+        doc["completion_differs"][0]["completed"],
+        json!([true, false])
+    );
+    // The user was never asked within one turn: its model as requested.
+    assert_eq!(
+        doc["runs"][1]["models"],
+        "assistant stub-assistant-0613, user stub-user"
+    );
+    let html = report(&["oracle", "model", "--format", "html", "-o", "report.html"]);
+    assert_eq!(
+        html.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&html.stderr)
+    );
+    let page = std::fs::read_to_string(root.join("report.html")).unwrap();
+    assert_eq!(page.matches("<svg class=\"chart\"").count(), 2);
+    assert!(page.contains("Turns to completion per scenario"));
+    for outside in ["src=", "https://", "<link"] {
+        assert!(!page.contains(outside), "{outside} in the page");
+    }
+    // The oracle's one-turn bar and two completion-rate bars at least.
+    check_in_browser(&root.join("report.html"), 2);
+
+    // An edited scenario is another dataset.
+    let path = root.join("scenarios/alarm.lv3.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Please set", "Kindly set")).unwrap();
+    let edited = talkforge()
+        .current_dir(root)
+        .args([
+            "evaluate",
+            "scenarios",
+            "--level",
+            "3",
+            "--predictor",
+            "oracle",
+        ])
+        .args(["--user", "human", "--databases", "db", "--out", "edited"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(edited.status.code(), Some(0));
+    let refused = report(&["oracle", "edited"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("different datasets"));
+    assert_eq!(
+        report(&["oracle", "edited", "--allow-different-datasets"])
+            .status
+            .code(),
+        Some(0)
+    );
+    // A run of another kind never shares the table.
+    std::fs::create_dir_all(root.join("l1")).unwrap();
+    std::fs::write(
+        root.join("l1/summary.json"),
+        json!({"suite": "apibank", "level": 1, "samples": 0, "correct": 0, "accuracy": 0.0,
+               "rouge_l": null, "per_sample": []})
+        .to_string(),
+    )
+    .unwrap();
+    let mixed = report(&["oracle", "l1"]);
+    assert_eq!(mixed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert!(
+        stderr.contains("conversations with a user at level 3")
+            && stderr.contains("scored by samples at level 1"),
         "{stderr}"
     );
 }

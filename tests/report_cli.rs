@@ -7,7 +7,7 @@ mod eval_support;
 use std::path::Path;
 
 use assert_cmd::Command;
-use eval_support::{conversation, write_conversation, write_databases};
+use eval_support::{check_in_browser, conversation, write_conversation, write_databases};
 use serde_json::{json, Value};
 
 fn talkforge(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -143,18 +143,6 @@ fn runs_over_different_datasets_are_refused_unless_allowed() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nowhere: no summary.json here"));
 }
 
-/// A headless Chromium, when one is installed.
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|name| {
-            std::process::Command::new(name)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 #[test]
 fn the_html_report_is_one_file_with_charts_and_dialogues_and_loads_cleanly() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,54 +193,6 @@ fn the_html_report_is_one_file_with_charts_and_dialogues_and_loads_cleanly() {
     // Success per subset (3 + 2 subsets of runs), matched gold calls, bad
     // actions and error types: some bars in every chart but the oracle's zeros.
     check_in_browser(&root.join("report.html"), 8);
-}
-
-/// Open `page` in a headless Chromium (when one is installed): its own
-/// check must say `ok`, with at least `min_bars` bars drawn and no console
-/// error.
-fn check_in_browser(page: &Path, min_bars: usize) {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped the browser check: no chromium installed (apt-get install chromium)");
-        return;
-    };
-    let run = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&run.stdout);
-    let log = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{log}");
-    assert!(
-        dom.contains("data-check=\"ok\""),
-        "the page's own check failed: {}\n{log}",
-        dom.split("data-check=")
-            .nth(1)
-            .unwrap_or("(no verdict)")
-            .lines()
-            .next()
-            .unwrap_or_default()
-    );
-    let bars: usize = dom
-        .split("data-bars=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    assert!(bars >= min_bars, "{bars} bars drawn");
-    let console_errors: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-        .collect();
-    assert!(console_errors.is_empty(), "{console_errors:#?}");
 }
 
 /// An API-Bank dataset (two dialogues) and two level-1 runs over it: the
@@ -488,11 +428,21 @@ fn runs_of_different_kinds_or_levels_are_refused() {
         stderr.contains("at level 1") && stderr.contains("at level 2"),
         "{stderr}"
     );
-    // A summary.json of neither kind is named.
+    // A level-3 run (conversations with a user) is another kind.
+    std::fs::create_dir_all(root.join("lv3")).unwrap();
+    std::fs::write(
+        root.join("lv3/summary.json"),
+        r#"{"suite": "apibank", "level": 3, "scenarios": 0, "completed": 0, "mean_turns": null, "per_scenario": []}"#,
+    )
+    .unwrap();
+    let lv3 = talkforge(root, &["report", "l1-oracle", "lv3"]);
+    assert_eq!(lv3.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&lv3.stderr).contains("conversations with a user at level 3"));
+    // A summary.json of no kind is named.
     std::fs::create_dir_all(root.join("odd")).unwrap();
     std::fs::write(
         root.join("odd/summary.json"),
-        r#"{"suite": "apibank", "level": 3, "per_scenario": []}"#,
+        r#"{"suite": "apibank", "level": 3}"#,
     )
     .unwrap();
     let odd = talkforge(root, &["report", "l1-oracle", "odd"]);

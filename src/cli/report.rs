@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::eval::{level_runs, scenario_runs};
 use crate::eval::runs::{self, load, Compared};
+use crate::eval::{level_runs, scenario_runs};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]

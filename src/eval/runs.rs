@@ -13,11 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use super::failure::FailureReason;
 use super::level_runs::LevelRunDir;
-use super::scenario_runs::ScenarioRunDir;
 use super::outcome::{ErrorTypes, ToolTally};
 use super::output::RunInfo;
 use super::passk::Trials;
 use super::provenance::Provenance;
+use super::scenario_runs::ScenarioRunDir;
 use super::summary::{Rates, StateTotals, SubsetSummary};
 use crate::suite::state::StateCheck;
 use crate::{Error, Result};

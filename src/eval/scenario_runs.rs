@@ -207,9 +207,7 @@ pub fn scenario_rows(runs: &[ScenarioRunDir]) -> Vec<(String, Vec<Option<&Scenar
 }
 
 /// The scenarios completed in some runs and not in others.
-pub fn completion_differs(
-    runs: &[ScenarioRunDir],
-) -> Vec<(String, Vec<Option<&ScenarioLine>>)> {
+pub fn completion_differs(runs: &[ScenarioRunDir]) -> Vec<(String, Vec<Option<&ScenarioLine>>)> {
     scenario_rows(runs)
         .into_iter()
         .filter(|(_, row)| {
@@ -435,7 +433,10 @@ mod tests {
             run("runs/a", "llm:a", Some(4)),
             run("runs/b", "llm:b", None),
         ];
-        assert_eq!(runs[0].label, "assistant llm:a, user llm:u, T=0, max 20 turns");
+        assert_eq!(
+            runs[0].label,
+            "assistant llm:a, user llm:u, T=0, max 20 turns"
+        );
         let differs = completion_differs(&runs);
         assert_eq!(differs.len(), 1);
         assert_eq!(differs[0].0, "Shopping");
@@ -445,7 +446,10 @@ mod tests {
         );
         let doc = json(&runs);
         assert_eq!(doc["kind"], "scenarios");
-        assert_eq!(doc["per_scenario"][1]["turns"], serde_json::json!([4, null]));
+        assert_eq!(
+            doc["per_scenario"][1]["turns"],
+            serde_json::json!([4, null])
+        );
         assert_eq!(
             doc["runs"][1]["not_completed"][0]["why"],
             "not completed within 20 turns; never made: AddAgenda (line 23)"

@@ -257,3 +257,63 @@ pub fn write_conversation(path: &Path, value: &Value, databases: &Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, serde_json::to_string_pretty(&conversation).unwrap()).unwrap();
 }
+
+/// A headless Chromium, when one is installed.
+pub fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|name| {
+            std::process::Command::new(name)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// Open `page` in a headless Chromium (when one is installed): its own
+/// check must say `ok`, with at least `min_bars` bars drawn and no console
+/// error.
+pub fn check_in_browser(page: &Path, min_bars: usize) {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped the browser check: no chromium installed (apt-get install chromium)");
+        return;
+    };
+    let run = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&run.stdout);
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{log}");
+    assert!(
+        dom.contains("data-check=\"ok\""),
+        "the page's own check failed: {}\n{log}",
+        dom.split("data-check=")
+            .nth(1)
+            .unwrap_or("(no verdict)")
+            .lines()
+            .next()
+            .unwrap_or_default()
+    );
+    let bars: usize = dom
+        .split("data-bars=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(bars >= min_bars, "{bars} bars drawn");
+    let console_errors: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console_errors.is_empty(), "{console_errors:#?}");
+}

@@ -56,7 +56,12 @@ impl Interactive for Level3 {
             vec![(None, run.out.clone())]
         } else {
             (1..=run.trials)
-                .map(|t| (Some(t), run.out.as_ref().map(|d| d.join(format!("trial-{t}")))))
+                .map(|t| {
+                    (
+                        Some(t),
+                        run.out.as_ref().map(|d| d.join(format!("trial-{t}"))),
+                    )
+                })
                 .collect()
         };
         // A person's conversations are theirs: never reused, and never
@@ -161,10 +166,7 @@ fn run_trial(
     out: Option<&std::path::Path>,
     runtime: &Arc<tokio::runtime::Runtime>,
 ) -> Result<Summary> {
-    let for_trial = |s: &Settings| Settings {
-        trial,
-        ..s.clone()
-    };
+    let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
     let assistant_model = match &run.assistant {
         AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
             for_trial(settings),
@@ -246,7 +248,12 @@ fn run_trial(
     }
     let per_scenario: Vec<ScenarioOutcome> = outcomes.into_iter().flatten().collect();
     let (assistant_name, user_name) = names(run);
-    let mut summary = summarise(per_scenario, run.max_turns, assistant_name.clone(), user_name);
+    let mut summary = summarise(
+        per_scenario,
+        run.max_turns,
+        assistant_name.clone(),
+        user_name,
+    );
     summary.settings = settings;
     summary.provenance = Some(provenance(run, scenarios, &summary, assistant_name));
     if let Some(dir) = out {
@@ -308,7 +315,11 @@ fn provenance(
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
         date: provenance::now(),
         suite: "apibank".to_string(),
-        dataset: Dataset::of(scenarios.iter().map(|l| (l.rel.as_str(), l.sha256.as_str()))),
+        dataset: Dataset::of(
+            scenarios
+                .iter()
+                .map(|l| (l.rel.as_str(), l.sha256.as_str())),
+        ),
         databases: DatabasesRecord {
             folder: inputs.databases_folder.clone(),
             sha256: run.databases_sha256.clone(),

@@ -15,7 +15,10 @@ fn pct(x: f64) -> String {
 /// Why a conversation stopped, in words.
 pub fn stop_words(o: &ScenarioOutcome, max_turns: usize) -> String {
     match o.stopped {
-        Stop::Completed => format!("completed in {}", crate::words::count(o.turns_taken, "turn")),
+        Stop::Completed => format!(
+            "completed in {}",
+            crate::words::count(o.turns_taken, "turn")
+        ),
         Stop::MaxTurns => format!("not completed within the {max_turns}-turn limit"),
         Stop::UserLeft => format!(
             "the user left after {}",
@@ -74,7 +77,10 @@ pub fn render_report(s: &Summary) -> String {
         );
         let row = |name: &str, completed: String, hats: &[f64], turns: String| {
             let hats: Vec<String> = hats.iter().map(|p| pct(*p)).collect();
-            format!("| {name} | {completed} | {} | {turns} |\n", hats.join(" | "))
+            format!(
+                "| {name} | {completed} | {} | {turns} |\n",
+                hats.join(" | ")
+            )
         };
         for u in &t.per_scenario {
             let turns: Vec<String> = u
@@ -216,7 +222,8 @@ mod tests {
         ]));
         let report = render_report(&summary);
         assert!(report.contains("| 3 | 1 | 33.3 | 3.00 |"), "{report}");
-        assert!(report.contains("- line 23: `QueryBalance` (raises as written: The token is incorrect.)"));
+        assert!(report
+            .contains("- line 23: `QueryBalance` (raises as written: The token is incorrect.)"));
         insta::assert_snapshot!("level3_report", report);
     }
 }
