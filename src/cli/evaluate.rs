@@ -77,10 +77,11 @@ pub struct Args {
     /// --level 3].
     #[arg(long)]
     pub temperature: Option<f32>,
-    /// Evaluate each conversation (API-Bank levels: each call sample) N
-    /// times and report pass^1 .. pass^N (the chance that all k trials
-    /// succeed); each trial's output goes to --out's trial-T folder. The
-    /// openai predictor needs --temperature above 0.
+    /// Evaluate each conversation (API-Bank levels: each call sample;
+    /// level 3: each scenario, completed or not) N times and report
+    /// pass^1 .. pass^N (the chance that all k trials succeed); each
+    /// trial's output goes to --out's trial-T folder. A model (the openai
+    /// predictor, a model playing the user) needs --temperature above 0.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub trials: usize,
     /// Stop an assistant turn that asks for more calls than this.
@@ -118,8 +119,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub errata: Vec<PathBuf>,
     /// Write per-conversation files (API-Bank: one file of samples per
-    /// dialogue), summary.json and report.md here; an
-    /// existing folder is resumed.
+    /// dialogue; level 3: one transcript per scenario), summary.json and
+    /// report.md here; an existing folder is resumed (never a person's
+    /// level-3 conversations).
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// Evaluate again conversations that --out already holds.

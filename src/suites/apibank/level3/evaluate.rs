@@ -93,8 +93,25 @@ impl Interactive for Level3 {
             summaries.push(summary);
         }
         let every_trial_completed = summaries.iter().all(|s| s.completed == s.scenarios);
+        // The models reported in any trial.
+        let mut reported: (Vec<String>, Vec<String>) = Default::default();
+        for p in summaries.iter().filter_map(|s| s.provenance.as_ref()) {
+            for (all, models) in [
+                (&mut reported.0, &p.models_reported),
+                (&mut reported.1, &p.user_models_reported),
+            ] {
+                for model in models {
+                    if !all.contains(model) {
+                        all.push(model.clone());
+                    }
+                }
+            }
+        }
         let mut summary = summaries.swap_remove(0);
         if run.trials > 1 {
+            if let Some(p) = summary.provenance.as_mut() {
+                (p.models_reported, p.user_models_reported) = reported;
+            }
             let mut trials = vec![summary.per_scenario.as_slice()];
             trials.extend(summaries.iter().map(|s| s.per_scenario.as_slice()));
             summary.trials = Some(CompletionTrials::new(
