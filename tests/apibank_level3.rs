@@ -511,6 +511,9 @@ fn level_3_needs_scenarios_and_a_model() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(flag[0]), "{stderr}");
     }
+    let output = run(&["scenarios", "--predictor", "oracle", "--reset"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("give --out"));
     let output = run(&["scenarios", "--predictor", "openai", "--max-turns", "0"]);
     assert_eq!(output.status.code(), Some(2));
     // A scenario that breaks the schema is named, nothing is asked.

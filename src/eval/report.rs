@@ -198,6 +198,12 @@ pub fn render(summary: &Summary) -> String {
 /// The `## Provenance` section (also in the reports of runs scored by
 /// samples).
 pub fn provenance_section(out: &mut String, p: &super::provenance::Provenance) {
+    provenance_section_of(out, p, "dialogue");
+}
+
+/// The `## Provenance` section of a run whose dataset files are each a
+/// `unit` ("dialogue", "scenario").
+pub fn provenance_section_of(out: &mut String, p: &super::provenance::Provenance, unit: &str) {
     let _ = writeln!(out, "\n## Provenance\n");
     let _ = writeln!(
         out,
@@ -207,7 +213,7 @@ pub fn provenance_section(out: &mut String, p: &super::provenance::Provenance) {
     let _ = writeln!(
         out,
         "- dataset: {}, SHA-256 `{}` (each file's in summary.json)",
-        crate::words::count(p.dataset.files, "dialogue"),
+        crate::words::count(p.dataset.files, unit),
         p.dataset.sha256
     );
     let _ = writeln!(

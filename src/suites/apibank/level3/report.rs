@@ -147,7 +147,7 @@ pub fn render_report(s: &Summary) -> String {
         }
     }
     if let Some(p) = &s.provenance {
-        crate::eval::report::provenance_section(&mut out, p);
+        crate::eval::report::provenance_section_of(&mut out, p, "scenario");
     }
     while out.ends_with("\n\n") {
         out.pop();
