@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::charts::{bar_chart, Series};
-use super::runs::{outcome_differs, same_dataset, Run};
+use super::runs::{outcome_differs, same_dataset, Run, RunDir};
 use crate::Result;
 
 /// Failed conversations rendered per run, at most.
@@ -97,51 +97,71 @@ window.addEventListener('load', function () {
 
 /// The page.
 pub fn render(runs: &[Run]) -> Result<String> {
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<title>talkforge evaluation report</title>\n");
-    let _ = writeln!(out, "<style>{STYLE}</style>");
-    let _ = writeln!(out, "<script>{CHECK_SCRIPT}</script>\n</head>\n<body>");
-    out.push_str("<h1>Evaluation report</h1>\n");
-    if !same_dataset(runs) {
-        out.push_str("<p class=\"warn\">These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.</p>\n");
-    }
-    runs_list(&mut out, runs);
+    let mut out = page_start("talkforge evaluation report", "Evaluation report", runs);
+    runs_list(&mut out, runs, "dialogues");
     table1(&mut out, runs);
     table2(&mut out, runs);
     charts(&mut out, runs).map_err(|e| crate::Error::Other(format!("drawing the charts: {e}")))?;
     differing(&mut out, runs);
     failures(&mut out, runs);
-    out.push_str("</body>\n</html>\n");
+    out.push_str(PAGE_END);
     Ok(out)
 }
 
-fn runs_list(out: &mut String, runs: &[Run]) {
+/// How every report page ends.
+pub const PAGE_END: &str = "</body>\n</html>\n";
+
+/// A report page up to its first section: the head (the style and the
+/// checking script), the heading, and a warning when the runs did not all
+/// evaluate the same dataset.
+pub fn page_start(title: &str, heading: &str, runs: &[impl RunDir]) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(out, "<title>{}</title>", esc(title));
+    let _ = writeln!(out, "<style>{STYLE}</style>");
+    let _ = writeln!(out, "<script>{CHECK_SCRIPT}</script>\n</head>\n<body>");
+    let _ = writeln!(out, "<h1>{}</h1>", esc(heading));
+    if !same_dataset(runs) {
+        out.push_str("<p class=\"warn\">These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.</p>\n");
+    }
+    out
+}
+
+/// The list of runs: each folder, what sets it apart, and what its
+/// provenance says (`files` names what the dataset counts).
+pub fn runs_list(out: &mut String, runs: &[impl RunDir], files: &str) {
     out.push_str("<h2>Runs</h2>\n<ol>\n");
     for run in runs {
         let _ = write!(
             out,
             "<li><code>{}</code>: {}",
-            esc(&run.dir.display().to_string()),
-            esc(&run.label)
+            esc(&run.dir().display().to_string()),
+            esc(run.label())
         );
-        if let Some(p) = &run.summary.provenance {
+        if let Some(p) = run.provenance() {
             let _ = write!(
                 out,
-                " <small>(talkforge {}, {}; dataset {} dialogues, SHA-256 <code>{}</code>",
+                " <small>(talkforge {}, {}; suite {}; dataset {} {files}, SHA-256 <code>{}</code>",
                 esc(&p.talkforge_version),
                 esc(&p.date),
+                esc(&p.suite),
                 p.dataset.files,
                 esc(&p.dataset.sha256[..p.dataset.sha256.len().min(12)])
             );
-            if let Some(model) = &p.model_requested {
-                let _ = write!(
-                    out,
-                    "; model {} reported as {}",
-                    esc(model),
-                    esc(&p.models_reported.join(", "))
-                );
+            match (run.models(), &p.model_requested) {
+                (Some(models), _) => {
+                    let _ = write!(out, "; models: {}", esc(&models));
+                }
+                (None, Some(model)) => {
+                    let _ = write!(
+                        out,
+                        "; model {} reported as {}",
+                        esc(model),
+                        esc(&p.models_reported.join(", "))
+                    );
+                }
+                (None, None) => {}
             }
             out.push_str(")</small>");
         }

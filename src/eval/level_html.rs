@@ -15,10 +15,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::charts::{bar_chart, Series};
-use super::html::{esc, CHECK_SCRIPT, STYLE};
+use super::html::{esc, page_start, runs_list, PAGE_END};
 use super::level_runs::{
-    apis, cause_label, cause_share, causes, same_dataset, verdict, verdict_differs, LevelRunDir,
-    SampleLine,
+    apis, cause_label, cause_share, causes, verdict, verdict_differs, LevelRunDir, SampleLine,
 };
 use crate::Result;
 
@@ -32,62 +31,20 @@ fn pct(x: f64) -> String {
 /// The page.
 pub fn render(runs: &[LevelRunDir]) -> Result<String> {
     let level = runs[0].summary.level;
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(
-        out,
-        "<title>talkforge evaluation report: level {level}</title>"
+    let mut out = page_start(
+        &format!("talkforge evaluation report: level {level}"),
+        &format!("Evaluation report: runs at level {level}"),
+        runs,
     );
-    let _ = writeln!(out, "<style>{STYLE}</style>");
-    let _ = writeln!(out, "<script>{CHECK_SCRIPT}</script>\n</head>\n<body>");
-    let _ = writeln!(out, "<h1>Evaluation report: runs at level {level}</h1>");
-    if !same_dataset(runs) {
-        out.push_str("<p class=\"warn\">These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.</p>\n");
-    }
-    runs_list(&mut out, runs);
+    runs_list(&mut out, runs, "dialogues");
     results(&mut out, runs);
     causes_table(&mut out, runs);
     charts(&mut out, runs).map_err(|e| crate::Error::Other(format!("drawing the charts: {e}")))?;
     pass_hat(&mut out, runs);
     differing(&mut out, runs);
     wrong_samples(&mut out, runs);
-    out.push_str("</body>\n</html>\n");
+    out.push_str(PAGE_END);
     Ok(out)
-}
-
-fn runs_list(out: &mut String, runs: &[LevelRunDir]) {
-    out.push_str("<h2>Runs</h2>\n<ol>\n");
-    for run in runs {
-        let _ = write!(
-            out,
-            "<li><code>{}</code>: {}",
-            esc(&run.dir.display().to_string()),
-            esc(&run.label)
-        );
-        if let Some(p) = &run.summary.provenance {
-            let _ = write!(
-                out,
-                " <small>(talkforge {}, {}; suite {}; dataset {} dialogues, SHA-256 <code>{}</code>",
-                esc(&p.talkforge_version),
-                esc(&p.date),
-                esc(&p.suite),
-                p.dataset.files,
-                esc(&p.dataset.sha256[..p.dataset.sha256.len().min(12)])
-            );
-            if let Some(model) = &p.model_requested {
-                let _ = write!(
-                    out,
-                    "; model {} reported as {}",
-                    esc(model),
-                    esc(&p.models_reported.join(", "))
-                );
-            }
-            out.push_str(")</small>");
-        }
-        out.push_str("</li>\n");
-    }
-    out.push_str("</ol>\n");
 }
 
 fn results(out: &mut String, runs: &[LevelRunDir]) {

@@ -94,6 +94,21 @@ pub struct LevelRunDir {
     pub summary: LevelSummary,
 }
 
+impl super::runs::RunDir for LevelRunDir {
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn provenance(&self) -> Option<&super::provenance::Provenance> {
+        self.summary.provenance.as_ref()
+    }
+    fn models(&self) -> Option<String> {
+        self.model()
+    }
+}
+
 impl LevelRunDir {
     /// Parse `text`, the `summary.json` at `path` in `dir`.
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
@@ -104,14 +119,6 @@ impl LevelRunDir {
             label: label(&summary),
             summary,
         })
-    }
-
-    /// The dataset digest its provenance records.
-    pub fn dataset(&self) -> Option<&str> {
-        self.summary
-            .provenance
-            .as_ref()
-            .map(|p| p.dataset.sha256.as_str())
     }
 
     /// The models the server reported, or the model asked for.
@@ -196,11 +203,7 @@ pub fn check_levels(runs: &[LevelRunDir]) -> Result<()> {
     Ok(())
 }
 
-/// Whether every run evaluated the same dataset (as far as provenance says).
-pub fn same_dataset(runs: &[LevelRunDir]) -> bool {
-    runs.iter()
-        .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
-}
+pub use super::runs::{markdown_start, same_dataset, RunDir};
 
 fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
@@ -336,25 +339,8 @@ pub fn json(runs: &[LevelRunDir]) -> Value {
 
 /// The comparison as Markdown.
 pub fn markdown(runs: &[LevelRunDir]) -> String {
-    let mut out = String::new();
     let level = runs[0].summary.level;
-    let _ = writeln!(out, "# Runs at level {level} compared\n");
-    if !same_dataset(runs) {
-        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
-    }
-    for (i, run) in runs.iter().enumerate() {
-        let model = run
-            .model()
-            .map(|m| format!(" (model {m})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{}. `{}`: {}{model}",
-            i + 1,
-            run.dir.display(),
-            run.label
-        );
-    }
+    let mut out = markdown_start(&format!("Runs at level {level} compared"), runs);
     let _ = writeln!(out, "\n## Results by run\n");
     out.push_str("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples.\n\n");
     out.push_str("| Run | Suite | Level | Dialogues | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");

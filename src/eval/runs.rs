@@ -84,14 +84,6 @@ impl Run {
             summary,
         })
     }
-
-    /// The dataset digest its provenance records.
-    pub fn dataset(&self) -> Option<&str> {
-        self.summary
-            .provenance
-            .as_ref()
-            .map(|p| p.dataset.sha256.as_str())
-    }
 }
 
 /// The predictor and the settings that tell runs apart.
@@ -272,8 +264,62 @@ fn check_datasets(runs: &[(&Path, Option<&str>)], allow_different: bool) -> Resu
     Ok(())
 }
 
+/// What every kind of evaluation folder tells a report about itself.
+pub trait RunDir {
+    /// The folder as given.
+    fn dir(&self) -> &Path;
+    /// What sets it apart, in words.
+    fn label(&self) -> &str;
+    fn provenance(&self) -> Option<&super::provenance::Provenance>;
+    /// The models, in words, for the list of runs (None: the provenance's
+    /// model asked for, reported as the server said).
+    fn models(&self) -> Option<String> {
+        None
+    }
+
+    /// The dataset digest its provenance records.
+    fn dataset(&self) -> Option<&str> {
+        self.provenance().map(|p| p.dataset.sha256.as_str())
+    }
+}
+
+impl RunDir for Run {
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn provenance(&self) -> Option<&super::provenance::Provenance> {
+        self.summary.provenance.as_ref()
+    }
+}
+
+/// A Markdown report up to its first section: the heading, a warning when
+/// the runs did not all evaluate the same dataset, and the list of runs.
+pub fn markdown_start(heading: &str, runs: &[impl RunDir]) -> String {
+    let mut out = format!("# {heading}\n\n");
+    if !same_dataset(runs) {
+        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
+    }
+    for (i, run) in runs.iter().enumerate() {
+        let models = run
+            .models()
+            .map(|m| format!(" (models: {m})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}. `{}`: {}{models}",
+            i + 1,
+            run.dir().display(),
+            run.label()
+        );
+    }
+    out
+}
+
 /// Whether every run evaluated the same dataset (as far as provenance says).
-pub fn same_dataset(runs: &[Run]) -> bool {
+pub fn same_dataset(runs: &[impl RunDir]) -> bool {
     runs.iter()
         .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
 }
@@ -347,14 +393,7 @@ pub fn outcome_differs(runs: &[Run]) -> Vec<(String, Vec<Option<bool>>)> {
 
 /// The comparison as Markdown.
 pub fn markdown(runs: &[Run]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "# Evaluation runs compared\n");
-    if !same_dataset(runs) {
-        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
-    }
-    for (i, run) in runs.iter().enumerate() {
-        let _ = writeln!(out, "{}. `{}`: {}", i + 1, run.dir.display(), run.label);
-    }
+    let mut out = markdown_start("Evaluation runs compared", runs);
     let _ = writeln!(out, "\n## Results by run and subset (Table 1)\n");
     out.push_str("Rates in percent, pooled as `talkforge evaluate` pools them.\n\n");
     let _ = writeln!(

@@ -12,10 +12,8 @@
 use std::fmt::Write;
 
 use super::charts::{bar_chart, Series};
-use super::html::{esc, CHECK_SCRIPT, STYLE};
-use super::scenario_runs::{
-    cell, completion_differs, same_dataset, scenario_rows, ScenarioLine, ScenarioRunDir,
-};
+use super::html::{esc, page_start, runs_list, PAGE_END};
+use super::scenario_runs::{cell, completion_differs, scenario_rows, ScenarioLine, ScenarioRunDir};
 use crate::Result;
 
 fn pct(x: f64) -> String {
@@ -25,60 +23,20 @@ fn pct(x: f64) -> String {
 /// The page.
 pub fn render(runs: &[ScenarioRunDir]) -> Result<String> {
     let level = runs[0].summary.level;
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(
-        out,
-        "<title>talkforge evaluation report: level {level}</title>"
+    let mut out = page_start(
+        &format!("talkforge evaluation report: level {level}"),
+        &format!("Evaluation report: runs at level {level} (conversations with a user)"),
+        runs,
     );
-    let _ = writeln!(out, "<style>{STYLE}</style>");
-    let _ = writeln!(out, "<script>{CHECK_SCRIPT}</script>\n</head>\n<body>");
-    let _ = writeln!(
-        out,
-        "<h1>Evaluation report: runs at level {level} (conversations with a user)</h1>"
-    );
-    if !same_dataset(runs) {
-        out.push_str("<p class=\"warn\">These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.</p>\n");
-    }
-    runs_list(&mut out, runs);
+    runs_list(&mut out, runs, "scenarios");
     results(&mut out, runs);
     charts(&mut out, runs).map_err(|e| crate::Error::Other(format!("drawing the charts: {e}")))?;
     turns_table(&mut out, runs);
     pass_hat(&mut out, runs);
     differing(&mut out, runs);
     not_completed(&mut out, runs);
-    out.push_str("</body>\n</html>\n");
+    out.push_str(PAGE_END);
     Ok(out)
-}
-
-fn runs_list(out: &mut String, runs: &[ScenarioRunDir]) {
-    out.push_str("<h2>Runs</h2>\n<ol>\n");
-    for run in runs {
-        let _ = write!(
-            out,
-            "<li><code>{}</code>: {}",
-            esc(&run.dir.display().to_string()),
-            esc(&run.label)
-        );
-        if let Some(p) = &run.summary.provenance {
-            let _ = write!(
-                out,
-                " <small>(talkforge {}, {}; suite {}; dataset {} scenarios, SHA-256 <code>{}</code>",
-                esc(&p.talkforge_version),
-                esc(&p.date),
-                esc(&p.suite),
-                p.dataset.files,
-                esc(&p.dataset.sha256[..p.dataset.sha256.len().min(12)])
-            );
-            if let Some(models) = run.models() {
-                let _ = write!(out, "; models: {}", esc(&models));
-            }
-            out.push_str(")</small>");
-        }
-        out.push_str("</li>\n");
-    }
-    out.push_str("</ol>\n");
 }
 
 fn results(out: &mut String, runs: &[ScenarioRunDir]) {

@@ -112,6 +112,21 @@ pub struct ScenarioRunDir {
     pub summary: ScenarioSummary,
 }
 
+impl super::runs::RunDir for ScenarioRunDir {
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn provenance(&self) -> Option<&super::provenance::Provenance> {
+        self.summary.provenance.as_ref()
+    }
+    fn models(&self) -> Option<String> {
+        ScenarioRunDir::models(self)
+    }
+}
+
 impl ScenarioRunDir {
     /// Parse `text`, the `summary.json` at `path` in `dir`.
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
@@ -122,14 +137,6 @@ impl ScenarioRunDir {
             label: label(&summary),
             summary,
         })
-    }
-
-    /// The dataset digest its provenance records.
-    pub fn dataset(&self) -> Option<&str> {
-        self.summary
-            .provenance
-            .as_ref()
-            .map(|p| p.dataset.sha256.as_str())
     }
 
     /// The models the server reported for the assistant and the user.
@@ -177,11 +184,7 @@ fn label(s: &ScenarioSummary) -> String {
     parts.join(", ")
 }
 
-/// Whether every run evaluated the same dataset (as far as provenance says).
-pub fn same_dataset(runs: &[ScenarioRunDir]) -> bool {
-    runs.iter()
-        .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
-}
+pub use super::runs::{markdown_start, same_dataset, RunDir};
 
 /// The scenarios of the runs, in the order first seen (by scenario name),
 /// each with every run's line (None where a run lacks it).
@@ -283,28 +286,11 @@ pub fn json(runs: &[ScenarioRunDir]) -> Value {
 
 /// The comparison as Markdown.
 pub fn markdown(runs: &[ScenarioRunDir]) -> String {
-    let mut out = String::new();
     let level = runs[0].summary.level;
-    let _ = writeln!(
-        out,
-        "# Runs at level {level} compared (conversations with a user)\n"
+    let mut out = markdown_start(
+        &format!("Runs at level {level} compared (conversations with a user)"),
+        runs,
     );
-    if !same_dataset(runs) {
-        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
-    }
-    for (i, run) in runs.iter().enumerate() {
-        let models = run
-            .models()
-            .map(|m| format!(" (models: {m})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{}. `{}`: {}{models}",
-            i + 1,
-            run.dir.display(),
-            run.label
-        );
-    }
     let _ = writeln!(out, "\n## Results by run (Table 4)\n");
     out.push_str("Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios.\n\n");
     out.push_str("| Run | Scenarios | Completed | Completion rate | Mean turns to completion |\n|---|---:|---:|---:|---:|\n");
