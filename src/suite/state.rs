@@ -10,6 +10,11 @@
 //! It is reported beside the suite's own metrics and changes none of them.
 //! Worlds share unchanged records and items behind reference counts, so a
 //! comparison skips every part no one wrote without reading it.
+//!
+//! Databases come in two shapes: tables of records (ToolTalk, [`compare`])
+//! and JSON documents (API-Bank, [`compare_documents`]), where a record
+//! is a top-level entry of an object (by key) or of a list (by index).
+//! Both give the same places, so reports read them alike.
 
 use std::sync::Arc;
 
@@ -18,6 +23,7 @@ use serde_json::Value;
 
 use crate::sim::databases::Tables;
 use crate::sim::table::{Record, Table};
+use crate::sim::Databases;
 
 /// How a place differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +45,9 @@ pub struct StateWrite {
     pub kind: WriteKind,
     /// The database (file stem).
     pub database: String,
-    /// The record's key (a username, a city).
+    /// The record's key (a username, a city), or its index in a database
+    /// that is a list; empty when the database itself differs (neither an
+    /// object nor a list, or one on one side and the other on the other).
     pub record: String,
     /// The item's key within the record; absent when the record itself
     /// differs (added, removed, or not an object).
@@ -104,6 +112,100 @@ pub fn compare(turn: usize, before: &Tables, gold: &Tables, predicted: &Tables) 
         }
     }
     writes
+}
+
+/// The places where the `predicted` databases differ from the `gold` ones,
+/// given the databases `before`, for databases held as JSON documents: a
+/// record is a top-level entry of an object database (by key) or of a list
+/// database (by index), and where a record is an object on both sides each
+/// of its fields is an item. A database missing on one side reads as empty.
+pub fn compare_documents(
+    turn: usize,
+    before: &Databases,
+    gold: &Databases,
+    predicted: &Databases,
+) -> Vec<StateWrite> {
+    let mut writes = Vec::new();
+    let mut names: Vec<&str> = gold.names().collect();
+    names.extend(predicted.names().filter(|n| gold.document(n).is_none()));
+    for name in names {
+        // A document no one wrote is the loaded one, shared: not read.
+        if same_value(gold.document(name), predicted.document(name)) {
+            continue;
+        }
+        let (b, g, p) = (doc(before, name), doc(gold, name), doc(predicted, name));
+        let place = |record: &str, item: Option<&str>, kind| StateWrite {
+            turn,
+            kind,
+            database: name.to_string(),
+            record: record.to_string(),
+            item: item.map(str::to_string),
+        };
+        let same_kind = match (g, p) {
+            (Some(g), Some(p)) => g.is_object() == p.is_object(),
+            _ => true,
+        };
+        let (Some(gold_keys), Some(predicted_keys), true) =
+            (record_keys(g), record_keys(p), same_kind)
+        else {
+            // Not records of one kind on both sides: the database is one place.
+            writes.push(place("", None, classify(b == g, b == p)));
+            continue;
+        };
+        let mut keys = gold_keys;
+        let added: Vec<String> = predicted_keys
+            .into_iter()
+            .filter(|k| record(g, k).is_none())
+            .collect();
+        keys.extend(added);
+        for key in &keys {
+            let (rb, rg, rp) = (record(b, key), record(g, key), record(p, key));
+            if rg == rp {
+                continue;
+            }
+            match (rg.and_then(Value::as_object), rp.and_then(Value::as_object)) {
+                (Some(ig), Some(ip)) => {
+                    let ib = rb.and_then(Value::as_object);
+                    let mut items: Vec<&String> = ig.keys().collect();
+                    items.extend(ip.keys().filter(|k| !ig.contains_key(*k)));
+                    for item in items {
+                        let vb = ib.and_then(|i| i.get(item));
+                        let (vg, vp) = (ig.get(item), ip.get(item));
+                        if vg == vp {
+                            continue;
+                        }
+                        writes.push(place(key, Some(item), classify(vb == vg, vb == vp)));
+                    }
+                }
+                _ => writes.push(place(key, None, classify(rb == rg, rb == rp))),
+            }
+        }
+    }
+    writes
+}
+
+fn doc<'a>(databases: &'a Databases, name: &str) -> Option<&'a Value> {
+    databases.document(name).map(|v| &**v)
+}
+
+/// The record keys of a database document: an object's keys, a list's
+/// indices, none for a missing one; `None` for any other JSON.
+fn record_keys(document: Option<&Value>) -> Option<Vec<String>> {
+    match document {
+        None => Some(Vec::new()),
+        Some(Value::Object(records)) => Some(records.keys().cloned().collect()),
+        Some(Value::Array(records)) => Some((0..records.len()).map(|i| i.to_string()).collect()),
+        Some(_) => None,
+    }
+}
+
+/// A database document's record by key (an index, for a list).
+fn record<'a>(document: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    match document? {
+        Value::Object(records) => records.get(key),
+        Value::Array(records) => records.get(key.parse::<usize>().ok()?),
+        _ => None,
+    }
 }
 
 /// Which side wrote, for a place where gold and prediction differ.
@@ -233,5 +335,97 @@ mod tests {
         );
         assert!(compare(3, &before, &gold, &gold).is_empty());
         assert!(compare(3, &before, &before, &before.clone()).is_empty());
+    }
+
+    fn documents(value: Value) -> Databases {
+        let mut databases = Databases::default();
+        for (name, document) in value.as_object().unwrap() {
+            *databases.document_mut(name) = document.clone();
+        }
+        databases
+    }
+
+    #[test]
+    fn documents_are_compared_by_record_and_field_lists_by_index() {
+        let before = documents(json!({
+            "Alarm": {"1": {"username": "ann", "time": "07:00"}, "2": {"username": "bob", "time": "09:00"}},
+            "Balance": {"ann": 100},
+            "Images": [{"url": "a", "caption": "cat"}, {"url": "b", "caption": "dog"}],
+            "Reminder": {}
+        }));
+        // Gold: ann's alarm moves to 06:00, a reminder is added.
+        let gold = documents(json!({
+            "Alarm": {"1": {"username": "ann", "time": "06:00"}, "2": {"username": "bob", "time": "09:00"}},
+            "Balance": {"ann": 100},
+            "Images": [{"url": "a", "caption": "cat"}, {"url": "b", "caption": "dog"}],
+            "Reminder": {"0": {"username": "ann", "content": "call"}}
+        }));
+        // Predicted: bob's alarm removed and another added, the balance
+        // changed, the second image recaptioned, the reminder added with
+        // other words; ann's alarm left alone.
+        let predicted = documents(json!({
+            "Alarm": {"1": {"username": "ann", "time": "07:00"}, "3": {"username": "ann", "time": "05:00"}},
+            "Balance": {"ann": 50},
+            "Images": [{"url": "a", "caption": "cat"}, {"url": "b", "caption": "wolf"}],
+            "Reminder": {"0": {"username": "ann", "content": "phone"}}
+        }));
+        let writes = compare_documents(4, &before, &gold, &predicted);
+        let got: Vec<(WriteKind, &str, &str, Option<&str>)> = writes
+            .iter()
+            .map(|w| {
+                (
+                    w.kind,
+                    w.database.as_str(),
+                    w.record.as_str(),
+                    w.item.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (WriteKind::Missing, "Alarm", "1", Some("time")),
+                (WriteKind::Collateral, "Alarm", "2", None),
+                (WriteKind::Collateral, "Alarm", "3", None),
+                (WriteKind::Collateral, "Balance", "ann", None),
+                (WriteKind::Collateral, "Images", "1", Some("caption")),
+                (WriteKind::Different, "Reminder", "0", Some("content")),
+            ]
+        );
+        assert!(writes.iter().all(|w| w.turn == 4));
+        let check = StateCheck::new(writes);
+        assert_eq!(
+            (check.collateral, check.missing, check.different),
+            (4, 1, 1)
+        );
+        // A record the gold calls added and the predictions did not.
+        let nothing_done = compare_documents(4, &before, &gold, &before);
+        assert_eq!(
+            nothing_done
+                .iter()
+                .map(|w| (w.kind, w.record.as_str(), w.item.as_deref()))
+                .collect::<Vec<_>>(),
+            [
+                (WriteKind::Missing, "1", Some("time")),
+                (WriteKind::Missing, "0", None)
+            ]
+        );
+        // A database only one side has reads as empty on the other; one
+        // that changes kind is one place.
+        let mut extra = gold.clone();
+        *extra.document_mut("Notes") = json!({"n1": "hi"});
+        *extra.document_mut("Images") = json!({"0": {}});
+        let odd = compare_documents(4, &before, &gold, &extra);
+        assert_eq!(
+            odd.iter()
+                .map(|w| (w.kind, w.database.as_str(), w.record.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (WriteKind::Collateral, "Images", ""),
+                (WriteKind::Collateral, "Notes", "n1")
+            ]
+        );
+        assert!(compare_documents(4, &before, &gold, &gold.clone()).is_empty());
+        assert!(compare_documents(4, &before, &before, &before.clone()).is_empty());
     }
 }
