@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::output::PredictorSettings;
-use super::summary::{Rates, Summary};
-use crate::suite::state::WriteKind;
+use super::summary::{Rates, StateTotals, Summary};
+use crate::suite::state::{StateCheck, WriteKind};
 
 /// How many tools the "fail most" table lists.
 const WORST_TOOLS: usize = 10;
@@ -331,17 +331,7 @@ fn state_check(out: &mut String, s: &Summary) {
         out,
         "After each assistant turn the world the predictions left is compared with the world the gold calls leave, record by record and item by item: *collateral* is a write the gold calls never made, *missing* a gold write the predictions did not make, *different* a place both wrote differently. It is reported beside the suite's metrics and changes none of them.\n"
     );
-    let _ = writeln!(
-        out,
-        "{} checked: {} ended as the gold worlds, {} left collateral damage; {} collateral {}, {} missing, {} different.",
-        crate::words::count(t.conversations_checked, "conversation"),
-        t.conversations_clean,
-        t.conversations_with_collateral,
-        t.collateral,
-        crate::words::noun_for(t.collateral, "write"),
-        t.missing,
-        t.different
-    );
+    let _ = writeln!(out, "{}.", state_totals(t, "conversation"));
     let differing: Vec<_> = s
         .per_conversation
         .iter()
@@ -352,39 +342,59 @@ fn state_check(out: &mut String, s: &Summary) {
     }
     out.push_str("\n| Conversation | Collateral | Missing | Different | Places |\n|---|---:|---:|---:|---|\n");
     for (c, check) in differing {
-        let places: Vec<String> = check
-            .writes
-            .iter()
-            .take(5)
-            .map(|w| {
-                let item = w
-                    .item
-                    .as_deref()
-                    .map(|i| format!(".{i}"))
-                    .unwrap_or_default();
-                let kind = match w.kind {
-                    WriteKind::Collateral => "collateral",
-                    WriteKind::Missing => "missing",
-                    WriteKind::Different => "different",
-                };
-                format!("turn {} {kind} {}.{}{item}", w.turn, w.database, w.record)
-            })
-            .collect();
-        let more = check.writes.len().saturating_sub(5);
-        let more = if more > 0 {
-            format!(", {more} more")
-        } else {
-            String::new()
-        };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {}{more} |",
+            "| `{}` | {} | {} | {} | {} |",
             c.file,
             check.collateral,
             check.missing,
             check.different,
-            places.join(", ").replace('|', "\\|")
+            state_places(check).replace('|', "\\|")
         );
+    }
+}
+
+/// The state check's totals in words (no final stop), counting `unit`s
+/// (conversations, scenarios).
+pub fn state_totals(t: &StateTotals, unit: &str) -> String {
+    format!(
+        "{} checked: {} ended as the gold worlds, {} left collateral damage; {} collateral {}, {} missing, {} different",
+        crate::words::count(t.conversations_checked, unit),
+        t.conversations_clean,
+        t.conversations_with_collateral,
+        t.collateral,
+        crate::words::noun_for(t.collateral, "write"),
+        t.missing,
+        t.different
+    )
+}
+
+/// A conversation's differing places in words, the first five and how
+/// many more: `turn 3 collateral Alarm.ann.a1`.
+pub fn state_places(check: &StateCheck) -> String {
+    let places: Vec<String> = check
+        .writes
+        .iter()
+        .take(5)
+        .map(|w| {
+            let kind = match w.kind {
+                WriteKind::Collateral => "collateral",
+                WriteKind::Missing => "missing",
+                WriteKind::Different => "different",
+            };
+            let place = std::iter::once(w.database.as_str())
+                .chain((!w.record.is_empty()).then_some(w.record.as_str()))
+                .chain(w.item.as_deref())
+                .collect::<Vec<_>>()
+                .join(".");
+            format!("turn {} {kind} {place}", w.turn)
+        })
+        .collect();
+    let more = check.writes.len().saturating_sub(5);
+    if more > 0 {
+        format!("{}, {more} more", places.join(", "))
+    } else {
+        places.join(", ")
     }
 }
 

@@ -400,6 +400,12 @@ pub fn human(s: &Summary) -> String {
         s.scenarios,
         s.completion_rate * 100.0
     );
+    if let Some(t) = &s.state_check {
+        out += &format!(
+            "state check: {}\n",
+            crate::eval::report::state_totals(t, "scenario")
+        );
+    }
     if let Some(t) = &s.trials {
         let figures: Vec<String> = t
             .all
@@ -426,6 +432,7 @@ pub fn human(s: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::state::{StateCheck, StateWrite, WriteKind};
     use crate::suites::apibank::level3::run::{CallAt, ScenarioOutcome};
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
@@ -448,6 +455,7 @@ mod tests {
                 exception: Some("The token is incorrect.".into()),
             }],
             error: None,
+            state_check: Some(StateCheck::default()),
             assistant_models: Vec::new(),
             user_models: Vec::new(),
             resumed: false,
@@ -457,6 +465,19 @@ mod tests {
 
     #[test]
     fn the_human_report_has_a_line_a_scenario_and_the_totals() {
+        let mut shopping = outcome("Shopping", None, Stop::MaxTurns);
+        shopping.state_check = Some(StateCheck::new(vec![StateWrite {
+            turn: 20,
+            kind: WriteKind::Collateral,
+            database: "Reminder".into(),
+            record: "3".into(),
+            item: None,
+        }]));
+        let per_scenario = vec![
+            outcome("Financial Management", Some(4), Stop::Completed),
+            shopping,
+            outcome("Reminder", None, Stop::UserLeft),
+        ];
         let summary = Summary {
             suite: "apibank",
             level: 3,
@@ -471,11 +492,9 @@ mod tests {
             resumed: 0,
             provenance: None,
             trials: None,
-            per_scenario: vec![
-                outcome("Financial Management", Some(4), Stop::Completed),
-                outcome("Shopping", None, Stop::MaxTurns),
-                outcome("Reminder", None, Stop::UserLeft),
-            ],
+            state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
+                .state_check,
+            per_scenario,
         };
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }

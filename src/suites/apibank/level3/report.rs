@@ -2,7 +2,8 @@
 //! to completion (the paper's Table 4), pass^k over trials where there
 //! are several, each scenario's result, and for each scenario not
 //! completed why the conversation stopped and which ground-truth calls
-//! were never made; then the provenance.
+//! were never made; the state check (the databases each conversation left
+//! against the ground truth's); then the provenance.
 
 use std::fmt::Write;
 
@@ -146,6 +147,7 @@ pub fn render_report(s: &Summary) -> String {
             out.push('\n');
         }
     }
+    state_check(&mut out, s);
     if let Some(p) = &s.provenance {
         crate::eval::report::provenance_section_of(&mut out, p, "scenario");
     }
@@ -155,10 +157,55 @@ pub fn render_report(s: &Summary) -> String {
     out
 }
 
+/// The state check: totals, then each scenario whose databases differ
+/// from the ground truth's.
+fn state_check(out: &mut String, s: &Summary) {
+    let Some(t) = &s.state_check else { return };
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    let _ = writeln!(out, "\n## State check\n");
+    out.push_str("When a conversation ends, the databases the assistant's calls left are compared with those the ground-truth calls leave when run in order on the initial databases, record by record and field by field: *collateral* is a write the ground truth never made, *missing* a ground-truth write the assistant did not make, *different* a place both wrote differently. A ground-truth call that raises writes nothing. It is reported beside the results above and changes none of them.\n\n");
+    let unchecked = s.scenarios.saturating_sub(t.conversations_checked);
+    let _ = writeln!(
+        out,
+        "{}{}.",
+        crate::eval::report::state_totals(t, "scenario"),
+        if unchecked > 0 {
+            format!(" ({unchecked} not checked: a conversation that could not run, or one kept from a version without the check)")
+        } else {
+            String::new()
+        }
+    );
+    let differing: Vec<_> = s
+        .per_scenario
+        .iter()
+        .filter_map(|o| Some((o, o.state_check.as_ref().filter(|k| !k.clean())?)))
+        .collect();
+    if differing.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n| Scenario | Collateral | Missing | Different | Places |\n|---|---:|---:|---:|---|\n",
+    );
+    for (o, check) in differing {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            o.scenario,
+            check.collateral,
+            check.missing,
+            check.different,
+            crate::eval::report::state_places(check).replace('|', "\\|")
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::passk::CompletionTrials;
+    use crate::suite::state::{StateCheck, StateWrite, WriteKind};
     use crate::suites::apibank::level3::run::{summarise, CallAt};
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
@@ -189,6 +236,26 @@ mod tests {
                 exception: Some("The token is incorrect.".into()),
             }],
             error: None,
+            state_check: Some(if turns.is_some() {
+                StateCheck::default()
+            } else {
+                StateCheck::new(vec![
+                    StateWrite {
+                        turn: 5,
+                        kind: WriteKind::Collateral,
+                        database: "Agenda".into(),
+                        record: "4".into(),
+                        item: None,
+                    },
+                    StateWrite {
+                        turn: 5,
+                        kind: WriteKind::Different,
+                        database: "Reminder".into(),
+                        record: "0".into(),
+                        item: Some("time".into()),
+                    },
+                ])
+            }),
             assistant_models: Vec::new(),
             user_models: Vec::new(),
             resumed: false,

@@ -146,6 +146,7 @@ mod tests {
             missing: Vec::new(),
             ground_truth_raising: Vec::new(),
             error: None,
+            state_check: None,
             assistant_models: vec!["m-1".into()],
             user_models: Vec::new(),
             resumed: false,

@@ -17,6 +17,13 @@
 //! minimal number of turns between the user and the model"). A scenario
 //! still incomplete after `max_turns` turns, or whose user leaves, is not
 //! complete. The run's `mean_turns` is the mean over completed scenarios.
+//!
+//! Beside the score, and changing nothing of it, the state check
+//! ([`crate::suite::state`]): when the conversation ends, the databases
+//! the assistant's calls left are compared with those the ground-truth
+//! calls leave when run in order on fresh databases. A ground-truth call
+//! that draws unseeded randomness (an appointment id) takes the value the
+//! assistant's matching call drew, so that the same booking reads the same.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,7 +36,10 @@ use super::assistant::Assistant;
 use super::matching::{matches, GoldRun, Rule};
 use super::user::{Turn, User};
 use super::{dialogue, Scenario};
+use crate::dialogue::{GoldCall, Request};
+use crate::eval::summary::StateTotals;
 use crate::sim::Databases;
+use crate::suite::state::{compare_documents, StateCheck};
 use crate::suite::{Suite, World, WorldOptions};
 use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
 use crate::suites::apibank::ApiBank;
@@ -113,6 +123,11 @@ pub struct ScenarioOutcome {
     pub ground_truth_raising: Vec<CallAt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The databases the conversation left against those the ground-truth
+    /// calls leave (absent for a conversation that could not run, or one
+    /// kept by a version without the check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateCheck>,
     /// The models the server said played the assistant and the user
     /// (absent for the oracle and a person).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -151,6 +166,10 @@ pub struct Summary {
     /// pass^k over `--trials` (completion is the unit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trials: Option<crate::eval::passk::CompletionTrials>,
+    /// The state check over the scenarios that have one (absent when none
+    /// has).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateTotals>,
     pub per_scenario: Vec<ScenarioOutcome>,
 }
 
@@ -241,6 +260,10 @@ pub fn summarise(
 ) -> Summary {
     let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
     let scenarios = per_scenario.len();
+    let mut state_check: Option<StateTotals> = None;
+    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
+        state_check.get_or_insert_with(Default::default).add(check);
+    }
     Summary {
         suite: "apibank",
         level: 3,
@@ -260,6 +283,7 @@ pub fn summarise(
         resumed: per_scenario.iter().filter(|o| o.resumed).count(),
         provenance: None,
         trials: None,
+        state_check,
         per_scenario,
     }
 }
@@ -280,6 +304,7 @@ fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
         missing: Vec::new(),
         ground_truth_raising: Vec::new(),
         error: Some(error),
+        state_check: None,
         assistant_models: Vec::new(),
         user_models: Vec::new(),
         resumed: false,
@@ -327,6 +352,7 @@ pub fn run_scenario(
     let mut tally = Tally {
         gold: &gold,
         made: vec![None; gold.len()],
+        results: vec![None; gold.len()],
         calls: 0,
     };
     let mut transcript = vec![Message {
@@ -364,6 +390,7 @@ pub fn run_scenario(
         }
     };
     let completed = stop.0 == Stop::Completed;
+    let state_check = state_check(scenario, options, &tally.results, world.as_ref(), turns);
     let (made, calls) = (tally.made, tally.calls);
     ScenarioOutcome {
         file: file.to_string(),
@@ -403,6 +430,7 @@ pub fn run_scenario(
             .collect(),
         ground_truth_raising: raising,
         error: stop.1,
+        state_check,
         assistant_models: Vec::new(),
         user_models: Vec::new(),
         resumed: false,
@@ -410,11 +438,57 @@ pub fn run_scenario(
     }
 }
 
-/// The ground-truth calls made so far (the turn and the rule of each),
-/// and how many calls the assistant made.
+/// The state check after the conversation's last turn `turn`: the
+/// databases `world` holds against a fresh world's after the ground-truth
+/// calls, each run with the result of the assistant's call that made it
+/// (`made`) as its recording, so that what it draws at random is what that
+/// call drew. None when no fresh world can be made (the conversation's
+/// world was made the same way, so it cannot happen once one ran).
+fn state_check(
+    scenario: &Scenario,
+    options: &Level3Options<'_>,
+    made: &[Option<Value>],
+    world: &dyn World,
+    turn: usize,
+) -> Option<StateCheck> {
+    let conversation = dialogue::conversation(scenario);
+    let mut gold = ApiBank
+        .world(options.databases, &conversation, options.world)
+        .ok()?;
+    for (call, result) in scenario.ground_truth.iter().zip(made) {
+        // The drawn values only: the call runs with its own arguments.
+        let recording = result.as_ref().map(|result| {
+            let mut response = result.clone();
+            if let Some(object) = response.as_object_mut() {
+                object.remove("input");
+            }
+            GoldCall {
+                request: Request {
+                    api_name: call.api_name.clone(),
+                    parameters: call.param_dict.clone(),
+                },
+                response,
+                exception: None,
+                place: None,
+            }
+        });
+        gold.execute(&call.api_name, call.param_dict.clone(), recording.as_ref());
+    }
+    Some(StateCheck::new(compare_documents(
+        turn,
+        options.databases,
+        &gold.databases(),
+        &world.databases(),
+    )))
+}
+
+/// The ground-truth calls made so far (the turn and the rule of each, and
+/// the result of the call that made it), and how many calls the assistant
+/// made.
 struct Tally<'g> {
     gold: &'g [GoldRun],
     made: Vec<Option<(usize, Rule)>>,
+    results: Vec<Option<Value>>,
     calls: usize,
 }
 
@@ -438,6 +512,7 @@ impl Tally<'_> {
             .find_map(|i| Some((i, matches(api_name, arguments, result, &self.gold[i])?)));
         if let Some((i, rule)) = found {
             self.made[i] = Some((turn, rule));
+            self.results[i] = Some(result.clone());
         }
     }
 }
