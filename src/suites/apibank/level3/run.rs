@@ -599,6 +599,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::suite::state::WriteKind;
 
     /// Says its lines in order, then only "Done." (a call already made
     /// twice is not made again).
@@ -769,6 +770,86 @@ mod tests {
         assert!(outcome.transcript[2]
             .text
             .starts_with("Exception: cannot read the call"));
+    }
+
+    #[test]
+    fn the_state_check_compares_the_databases_and_takes_draws_from_the_matching_call() {
+        let mut user = Answers {
+            text: "ok",
+            leave_after: 0,
+            heard: Vec::new(),
+        };
+        // Completed, as the ground truth: the worlds end alike.
+        let outcome = run(
+            vec![
+                "[GetUserToken(username='JohnDoe', password='pass123')]",
+                "[AddAlarm(token='t-john', time='2023-04-01 07:00:00')]",
+            ],
+            &mut user,
+            1,
+        );
+        assert!(outcome.completed);
+        assert_eq!(outcome.state_check, Some(StateCheck::default()));
+        // Another alarm first: the ground truth's lands on the next id.
+        let outcome = run(
+            vec![
+                "[AddAlarm(token='t-john', time='2023-04-01 08:00:00')]",
+                "[GetUserToken(username='JohnDoe', password='pass123')]",
+                "[AddAlarm(token='t-john', time='2023-04-01 07:00:00')]",
+            ],
+            &mut user,
+            1,
+        );
+        assert_eq!(outcome.turns, Some(1), "completion is unchanged");
+        let check = outcome.state_check.unwrap();
+        let places: Vec<(WriteKind, &str, &str, Option<&str>)> = check
+            .writes
+            .iter()
+            .map(|w| {
+                (
+                    w.kind,
+                    w.database.as_str(),
+                    w.record.as_str(),
+                    w.item.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            places,
+            [
+                (WriteKind::Different, "Alarm", "1", Some("time")),
+                (WriteKind::Collateral, "Alarm", "2", None)
+            ]
+        );
+        assert!(check.writes.iter().all(|w| w.turn == 1));
+        // An appointment's id is drawn at random: the ground truth's takes
+        // the one the assistant's matching call drew.
+        let sheet = "Scene: Doctor\nFirst Utterance: Book me in.\nKey Info:\nJohn, 2023-04-01, Dr. Zhang\nAPI Calls:\nAppointmentRegistration(patient_name=\"John\", date=\"2023-04-01\", doctor_name=\"Dr. Zhang\")\n";
+        let scenario =
+            super::super::sheet::parse(std::path::Path::new("Doctor.txt"), sheet).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Appointments.json"), "{}").unwrap();
+        std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
+        let databases = ApiBank.load_databases(dir.path()).unwrap();
+        let options = Level3Options {
+            databases: &databases,
+            world: &WorldOptions::default(),
+            max_turns: 1,
+            max_calls_per_turn: 5,
+            parallel: 1,
+        };
+        let outcome = run_scenario(
+            "Doctor.txt",
+            &scenario,
+            &mut Scripted(
+                vec!["[AppointmentRegistration(patient_name='John', date='2023-04-01', doctor_name='Dr. Zhang')]"]
+                    .into(),
+            ),
+            &mut user,
+            &options,
+        );
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(outcome.state_check, Some(StateCheck::default()));
     }
 
     #[test]
