@@ -3,8 +3,8 @@
 //! self-contained page with the results table, a chart of the turns each
 //! scenario took in each run and one of the completion rate per run
 //! (inline SVG from [`super::charts`]), pass^k where the runs have it,
-//! the scenarios whose completion differs, and why each scenario not
-//! completed stopped.
+//! the scenarios whose completion differs, the state check where the runs
+//! have it, and why each scenario not completed stopped.
 //!
 //! The page carries the same checking script as the other reports
 //! ([`super::html`]), so the browser test reads one verdict for all.
@@ -13,7 +13,9 @@ use std::fmt::Write;
 
 use super::charts::{bar_chart, Series};
 use super::html::{esc, page_start, runs_list, PAGE_END};
-use super::scenario_runs::{cell, completion_differs, scenario_rows, ScenarioLine, ScenarioRunDir};
+use super::scenario_runs::{
+    cell, completion_differs, scenario_rows, state_differs, ScenarioLine, ScenarioRunDir,
+};
 use crate::Result;
 
 fn pct(x: f64) -> String {
@@ -34,6 +36,7 @@ pub fn render(runs: &[ScenarioRunDir]) -> Result<String> {
     turns_table(&mut out, runs);
     pass_hat(&mut out, runs);
     differing(&mut out, runs);
+    state_check(&mut out, runs);
     not_completed(&mut out, runs);
     out.push_str(PAGE_END);
     Ok(out)
@@ -171,6 +174,61 @@ fn differing(out: &mut String, runs: &[ScenarioRunDir]) {
     out.push_str("</tr>\n");
     for (name, row) in rows {
         row_html(out, &name, &row);
+    }
+    out.push_str("</table>\n");
+}
+
+fn state_check(out: &mut String, runs: &[ScenarioRunDir]) {
+    if runs.iter().all(|r| r.summary.state_check.is_none()) {
+        return;
+    }
+    out.push_str("<h2>State check</h2>\n<p>The databases each conversation left against those the ground-truth calls leave: <em>collateral</em> is a write the ground truth never made, <em>missing</em> a ground-truth write not made, <em>different</em> a place both wrote differently. It changes none of the figures above.</p>\n");
+    out.push_str("<table><tr><th>Run</th><th>Checked</th><th>Clean</th><th>With collateral damage</th><th>Collateral</th><th>Missing</th><th>Different</th></tr>\n");
+    for (i, run) in runs.iter().enumerate() {
+        match &run.summary.state_check {
+            Some(t) => {
+                let _ = writeln!(
+                    out,
+                    "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                    i + 1,
+                    t.conversations_checked,
+                    t.conversations_clean,
+                    t.conversations_with_collateral,
+                    t.collateral,
+                    t.missing,
+                    t.different
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "<tr><td>{}</td><td colspan=6>not checked</td></tr>",
+                    i + 1
+                );
+            }
+        }
+    }
+    out.push_str("</table>\n");
+    let rows: Vec<(usize, &ScenarioLine, String)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, run)| {
+            state_differs(run)
+                .into_iter()
+                .map(move |(s, check)| (i + 1, s, super::report::state_places(check)))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<table class=wrong><tr><th>Run</th><th>Scenario</th><th>Places</th></tr>\n");
+    for (run, s, places) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{run}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.scenario),
+            esc(&places)
+        );
     }
     out.push_str("</table>\n");
 }

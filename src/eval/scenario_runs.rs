@@ -1,8 +1,10 @@
 //! Runs of conversations with a user (API-Bank's level 3) side by side,
 //! for `talkforge report`: each run's `summary.json` read back, one table
 //! of completion rate and mean turns to completion (the paper's Table 4),
-//! each scenario's turns per run, pass^k where the runs have it, and the
-//! scenarios completed in some runs and not in others.
+//! each scenario's turns per run, pass^k where the runs have it, the
+//! scenarios completed in some runs and not in others, and the state check
+//! (the databases each conversation left against the ground truth's)
+//! where the runs have it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -13,6 +15,9 @@ use serde_json::Value;
 
 use super::passk::CompletionTrials;
 use super::provenance::Provenance;
+use super::report::state_places;
+use super::summary::StateTotals;
+use crate::suite::state::StateCheck;
 use crate::Result;
 
 /// What `report` reads of a level-3 run's `summary.json`.
@@ -37,6 +42,9 @@ pub struct ScenarioSummary {
     pub trials: Option<CompletionTrials>,
     #[serde(default)]
     pub provenance: Option<Provenance>,
+    /// Absent from runs made before the state check.
+    #[serde(default)]
+    pub state_check: Option<StateTotals>,
     pub per_scenario: Vec<ScenarioLine>,
 }
 
@@ -59,6 +67,8 @@ pub struct ScenarioLine {
     pub missing: Vec<MissingCall>,
     #[serde(default)]
     pub error: Option<String>,
+    #[serde(default)]
+    pub state_check: Option<StateCheck>,
 }
 
 /// A ground-truth call not made.
@@ -239,6 +249,16 @@ pub fn cell(line: Option<&ScenarioLine>) -> String {
     }
 }
 
+/// The scenarios of a run whose databases ended otherwise than the
+/// ground truth's, with their state check.
+pub fn state_differs(run: &ScenarioRunDir) -> Vec<(&ScenarioLine, &StateCheck)> {
+    run.summary
+        .per_scenario
+        .iter()
+        .filter_map(|s| Some((s, s.state_check.as_ref().filter(|c| !c.clean())?)))
+        .collect()
+}
+
 /// The comparison as JSON.
 pub fn json(runs: &[ScenarioRunDir]) -> Value {
     let list: Vec<Value> = runs
@@ -261,6 +281,7 @@ pub fn json(runs: &[ScenarioRunDir]) -> Value {
                 "mean_turns": s.mean_turns,
                 "max_turns": s.max_turns,
                 "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
+                "state_check": s.state_check,
                 "not_completed": s.per_scenario.iter().filter(|x| !x.completed).map(|x| serde_json::json!({
                     "scenario": x.scenario, "file": x.file, "stopped": x.stopped, "why": x.why(),
                 })).collect::<Vec<_>>(),
@@ -276,6 +297,7 @@ pub fn json(runs: &[ScenarioRunDir]) -> Value {
             "scenario": name,
             "turns": row.iter().map(|s| s.and_then(|s| s.turns)).collect::<Vec<_>>(),
             "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
+            "state_clean": row.iter().map(|s| s.and_then(|s| s.state_check.as_ref()).map(StateCheck::clean)).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "completion_differs": completion_differs(runs).into_iter().map(|(name, row)| serde_json::json!({
             "scenario": name,
@@ -355,6 +377,7 @@ pub fn markdown(runs: &[ScenarioRunDir]) -> String {
             let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
         }
     }
+    state_check(&mut out, runs);
     let _ = writeln!(out, "\n## Scenarios not completed\n");
     for (i, run) in runs.iter().enumerate() {
         let failed: Vec<&ScenarioLine> = run
@@ -385,6 +408,53 @@ pub fn markdown(runs: &[ScenarioRunDir]) -> String {
     out
 }
 
+/// The state check of the runs that have one: totals, then each scenario
+/// whose databases differ from the ground truth's.
+fn state_check(out: &mut String, runs: &[ScenarioRunDir]) {
+    if runs.iter().all(|r| r.summary.state_check.is_none()) {
+        return;
+    }
+    let _ = writeln!(out, "\n## State check\n");
+    out.push_str("The databases each conversation left against those the ground-truth calls leave: *collateral* is a write the ground truth never made, *missing* a ground-truth write not made, *different* a place both wrote differently. It changes none of the figures above.\n\n");
+    out.push_str("| Run | Checked | Clean | With collateral damage | Collateral | Missing | Different |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (i, run) in runs.iter().enumerate() {
+        match &run.summary.state_check {
+            Some(t) => {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    i + 1,
+                    t.conversations_checked,
+                    t.conversations_clean,
+                    t.conversations_with_collateral,
+                    t.collateral,
+                    t.missing,
+                    t.different
+                );
+            }
+            None => {
+                let _ = writeln!(out, "| {} | not checked | | | | | |", i + 1);
+            }
+        }
+    }
+    let mut listed = false;
+    for (i, run) in runs.iter().enumerate() {
+        for (s, check) in state_differs(run) {
+            if !listed {
+                out.push('\n');
+                listed = true;
+            }
+            let _ = writeln!(
+                out,
+                "- run {}, {}: {}",
+                i + 1,
+                s.scenario,
+                state_places(check)
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,7 +480,22 @@ mod tests {
             "per_scenario": [line("Alarm", Some(2)), line("Shopping", shopping)],
         })
         .to_string();
-        ScenarioRunDir::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
+        let mut run =
+            ScenarioRunDir::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap();
+        // The run that misses Shopping booked something else instead.
+        if shopping.is_none() {
+            let check: StateCheck = serde_json::from_value(serde_json::json!({
+                "collateral": 1, "missing": 1, "different": 0, "writes": [
+                    {"turn": 20, "kind": "missing", "database": "Agenda", "record": "11"},
+                    {"turn": 20, "kind": "collateral", "database": "Reminder", "record": "4"}]}))
+            .unwrap();
+            let mut totals = StateTotals::default();
+            totals.add(&StateCheck::default());
+            totals.add(&check);
+            run.summary.state_check = Some(totals);
+            run.summary.per_scenario[1].state_check = Some(check);
+        }
+        run
     }
 
     #[test]
@@ -435,6 +520,12 @@ mod tests {
         assert_eq!(
             doc["per_scenario"][1]["turns"],
             serde_json::json!([4, null])
+        );
+        assert_eq!(doc["runs"][1]["state_check"]["collateral"], 1);
+        assert!(doc["runs"][0]["state_check"].is_null());
+        assert_eq!(
+            doc["per_scenario"][1]["state_clean"],
+            serde_json::json!([null, false])
         );
         assert_eq!(
             doc["runs"][1]["not_completed"][0]["why"],
