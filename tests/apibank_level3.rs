@@ -485,6 +485,77 @@ fn the_oracle_completes_every_upstream_sheet_in_one_turn() {
         .map(|o| o["ground_truth_raising"].as_array().unwrap().len())
         .sum();
     assert_eq!(raising, RAISING.len());
+    // Making the ground-truth calls as written leaves the databases as
+    // they do, the appointment drawn at random included.
+    assert_eq!(summary["state_check"]["conversations_checked"], 8);
+    assert_eq!(summary["state_check"]["conversations_clean"], 8);
+}
+
+/// What Shopping's raising ground truth implies: its calls after the login
+/// carry a token that is no account's, so they write nothing. An assistant
+/// that makes them with the user's own token is not completed (the
+/// results differ) and its agenda entry and two reminders are collateral.
+#[test]
+fn shopping_made_with_the_user_s_own_token_leaves_three_collateral_writes() {
+    let Some(upstream) = upstream_apibank() else {
+        return;
+    };
+    let sheet = upstream.join("lv3-samples/Shopping.txt");
+    let scenario = read_scenario(&sheet).unwrap();
+    let calls: Vec<String> = scenario
+        .ground_truth
+        .iter()
+        .map(|call| {
+            let mut params = call.param_dict.clone();
+            if params.contains_key("token") {
+                params.insert("token".into(), json!("a9s8d7f6g5h4j3k2l1"));
+            }
+            format!(
+                "[{}]",
+                talkforge::formats::call_text::render_api_request(&call.api_name, &params)
+            )
+        })
+        .collect();
+    let stub = Stub::start(Box::new(move |_: &str, body: &Value, _| {
+        let results = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user" && m["content"].as_str().unwrap().starts_with("(API)"))
+            .count();
+        let answer = calls.get(results).map_or("Done.", String::as_str);
+        (200, text_answer(answer))
+    }));
+    let output = talkforge()
+        .args(["evaluate", "--level", "3", "--predictor", "openai"])
+        .args(["--model", "stub-assistant", "--user", "human", "--no-cache"])
+        .args(["--base-url", &stub.url, "--format", "json", "--databases"])
+        .arg(upstream.join("init_database"))
+        .arg(&sheet)
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let summary = json_of(&output);
+    let scenario = &summary["per_scenario"][0];
+    assert_eq!(scenario["calls"], 6);
+    assert_eq!(scenario["ground_truth_made"], 1);
+    let writes: Vec<(&str, &str)> = scenario["state_check"]["writes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            assert_eq!(w["kind"], "collateral");
+            (
+                w["database"].as_str().unwrap(),
+                w["record"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        writes,
+        [("Agenda", "11"), ("Reminder", "11"), ("Reminder", "12")]
+    );
 }
 
 #[test]
@@ -787,6 +858,119 @@ fn out_keeps_a_transcript_a_summary_with_provenance_and_a_report_and_a_rerun_res
     );
     assert_eq!(edited.status.code(), Some(0));
     assert_eq!(json_of(&edited)["resumed"], 0);
+}
+
+/// The state check: an assistant that logs in, sets a reminder nobody
+/// asked for (collateral) and never sets the alarm (missing) is told so
+/// per scenario, in the totals, the transcript, report.md, the human
+/// output and `report`; completion and turns are as without the check.
+#[test]
+fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed() {
+    let setup = setup();
+    let root = &setup.root;
+    std::fs::write(root.join("db/Reminder.json"), "{}").unwrap();
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let results = messages
+            .iter()
+            .filter(|m| m["role"] == "user" && m["content"].as_str().unwrap().starts_with("(API)"))
+            .count();
+        let answer = match results {
+            0 => "[GetUserToken(username='JohnDoe', password='pass123')]",
+            1 => "[AddReminder(token='t-john', content='Wake up', time='2023-04-01 07:00:00')]",
+            _ => "I set a reminder for you.",
+        };
+        (200, text_answer(answer))
+    }));
+    let run = |extra: &[&str]| {
+        talkforge()
+            .current_dir(root)
+            .args(["evaluate", "scenarios", "--level", "3"])
+            .args(["--predictor", "openai", "--model", "stub-assistant"])
+            .args(["--user", "human", "--databases", "db", "--no-cache"])
+            .args(["--max-turns", "1", "--base-url", &stub.url])
+            .args(extra)
+            .write_stdin("")
+            .output()
+            .unwrap()
+    };
+    let output = run(&["--format", "json", "--out", "run"]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = json_of(&output);
+    assert_eq!(summary, read_json(&root.join("run/summary.json")));
+    // The score is as without the check.
+    let scenario = &summary["per_scenario"][0];
+    assert_eq!(
+        (summary["completed"].clone(), summary["mean_turns"].clone()),
+        (json!(0), Value::Null)
+    );
+    assert_eq!(
+        (scenario["turns"].clone(), scenario["turns_taken"].clone()),
+        (Value::Null, json!(1))
+    );
+    assert_eq!(scenario["ground_truth_made"], 1);
+    assert_eq!(
+        summary["state_check"],
+        json!({"conversations_checked": 1, "conversations_with_collateral": 1,
+               "conversations_clean": 0, "collateral": 1, "missing": 1, "different": 0})
+    );
+    // The alarm the ground truth adds (AddAlarm's id 1), the reminder it
+    // never adds (AddReminder's id "0").
+    let check = json!({"collateral": 1, "missing": 1, "different": 0, "writes": [
+        {"turn": 1, "kind": "missing", "database": "Alarm", "record": "1"},
+        {"turn": 1, "kind": "collateral", "database": "Reminder", "record": "0"}]});
+    assert_eq!(scenario["state_check"], check);
+    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json.json"));
+    assert_eq!(transcript["outcome"]["state_check"], check);
+    let report = std::fs::read_to_string(root.join("run/report.md")).unwrap();
+    assert!(
+        report.contains("1 scenario checked: 0 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 1 missing, 0 different."),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "| alarm | 1 | 1 | 0 | turn 1 missing Alarm.1, turn 1 collateral Reminder.0 |"
+        ),
+        "{report}"
+    );
+    // One line in the human output.
+    let human = run(&[]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("\nstate check: 1 scenario checked: 0 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 1 missing, 0 different\n"),
+        "{text}"
+    );
+    // report over the run.
+    let md = talkforge()
+        .current_dir(root)
+        .args(["report", "run"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        md.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&md.stderr)
+    );
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains("| 1 | 1 | 0 | 1 | 1 | 1 | 0 |"), "{md}");
+    assert!(
+        md.contains("- run 1, alarm: turn 1 missing Alarm.1, turn 1 collateral Reminder.0"),
+        "{md}"
+    );
+    let doc = talkforge()
+        .current_dir(root)
+        .args(["report", "run", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc = json_of(&doc);
+    assert_eq!(doc["runs"][0]["state_check"], summary["state_check"]);
+    assert_eq!(doc["per_scenario"][0]["state_clean"], json!([false]));
 }
 
 #[test]
