@@ -822,11 +822,9 @@ mod tests {
             ]
         );
         assert!(check.writes.iter().all(|w| w.turn == 1));
-        // An appointment's id is drawn at random: the ground truth's takes
-        // the one the assistant's matching call drew.
-        let sheet = "Scene: Doctor\nFirst Utterance: Book me in.\nKey Info:\nJohn, 2023-04-01, Dr. Zhang\nAPI Calls:\nAppointmentRegistration(patient_name=\"John\", date=\"2023-04-01\", doctor_name=\"Dr. Zhang\")\n";
-        let scenario =
-            super::super::sheet::parse(std::path::Path::new("Doctor.txt"), sheet).unwrap();
+        // An appointment's id and a new account's token are drawn at
+        // random: the ground truth's take those the assistant's matching
+        // call drew.
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Appointments.json"), "{}").unwrap();
         std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
@@ -838,18 +836,31 @@ mod tests {
             max_calls_per_turn: 5,
             parallel: 1,
         };
-        let outcome = run_scenario(
-            "Doctor.txt",
-            &scenario,
-            &mut Scripted(
-                vec!["[AppointmentRegistration(patient_name='John', date='2023-04-01', doctor_name='Dr. Zhang')]"]
-                    .into(),
+        for (call, said) in [
+            (
+                "AppointmentRegistration(patient_name=\"John\", date=\"2023-04-01\", doctor_name=\"Dr. Zhang\")",
+                "[AppointmentRegistration(patient_name='John', date='2023-04-01', doctor_name='Dr. Zhang')]",
             ),
-            &mut user,
-            &options,
-        );
-        assert!(outcome.completed, "{outcome:?}");
-        assert_eq!(outcome.state_check, Some(StateCheck::default()));
+            (
+                "RegisterUser(username=\"ann\", password=\"pw\", email=\"ann@example.com\")",
+                "[RegisterUser(username='ann', password='pw', email='ann@example.com')]",
+            ),
+        ] {
+            let sheet = format!(
+                "Scene: Drawn\nFirst Utterance: Do it.\nKey Info:\nall of it\nAPI Calls:\n{call}\n"
+            );
+            let scenario =
+                super::super::sheet::parse(std::path::Path::new("Drawn.txt"), &sheet).unwrap();
+            let outcome = run_scenario(
+                "Drawn.txt",
+                &scenario,
+                &mut Scripted(vec![said].into()),
+                &mut user,
+                &options,
+            );
+            assert!(outcome.completed, "{outcome:?}");
+            assert_eq!(outcome.state_check, Some(StateCheck::default()), "{call}");
+        }
     }
 
     #[test]
