@@ -971,6 +971,20 @@ fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed
     let doc = json_of(&doc);
     assert_eq!(doc["runs"][0]["state_check"], summary["state_check"]);
     assert_eq!(doc["per_scenario"][0]["state_clean"], json!([false]));
+    let html = talkforge()
+        .current_dir(root)
+        .args(["report", "run", "--format", "html"])
+        .output()
+        .unwrap();
+    assert_eq!(html.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert!(page.contains("<h2>State check</h2>"), "{page}");
+    assert!(
+        page.contains(
+            "<td>alarm</td><td>turn 1 missing Alarm.1, turn 1 collateral Reminder.0</td>"
+        ),
+        "{page}"
+    );
 }
 
 #[test]
