@@ -286,24 +286,24 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
     Ok(Status::Clean)
 }
 
-/// The outcomes an earlier run recorded, by draft name.
+/// The outcomes an earlier run recorded, by draft name (none when its
+/// summary is missing or unreadable: those drafts are then kept uncounted).
 fn earlier_outcomes(path: &Path) -> HashMap<String, DraftOutcome> {
     #[derive(serde::Deserialize)]
     struct Earlier {
-        per_draft: Vec<serde_json::Value>,
+        per_draft: Vec<DraftOutcome>,
     }
-    let Ok((_, value)) = crate::formats::read_json(path) else {
-        return HashMap::new();
-    };
-    let Ok(earlier) = serde_json::from_value::<Earlier>(value) else {
-        return HashMap::new();
-    };
-    earlier
-        .per_draft
-        .into_iter()
-        .filter_map(|v| DraftOutcome::from_json(&v))
-        .map(|o| (o.name.clone(), o))
-        .collect()
+    crate::formats::read_json(path)
+        .ok()
+        .and_then(|(_, value)| serde_json::from_value::<Earlier>(value).ok())
+        .map(|earlier| {
+            earlier
+                .per_draft
+                .into_iter()
+                .map(|o| (o.name.clone(), o))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn human_drafts(s: &DraftSummary, out: &Path) -> String {

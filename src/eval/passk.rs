@@ -286,6 +286,16 @@ impl CompletionTrials {
     }
 }
 
+/// pass^1 .. pass^k in words, in percent: `pass^1 83.3, pass^2 66.7`.
+pub fn pass_hat_words(pass_hat: &[f64]) -> String {
+    pass_hat
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("pass^{} {:.1}", k + 1, p * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -457,14 +457,12 @@ pub fn markdown(runs: &[Run]) -> String {
         let _ = writeln!(out, "\n## Reliability (pass^k, percent)\n");
         for (i, run) in runs.iter().enumerate() {
             if let Some(t) = &run.summary.trials {
-                let cells: Vec<String> = t
-                    .all
-                    .pass_hat
-                    .iter()
-                    .enumerate()
-                    .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
-                    .collect();
-                let _ = writeln!(out, "- run {}: {}", i + 1, cells.join(", "));
+                let _ = writeln!(
+                    out,
+                    "- run {}: {}",
+                    i + 1,
+                    super::passk::pass_hat_words(&t.all.pass_hat)
+                );
             }
         }
     }

@@ -144,14 +144,12 @@ fn pass_hat(out: &mut String, runs: &[ScenarioRunDir]) {
     out.push_str("<h2>Reliability (pass^k over scenarios completed)</h2>\n<p>The chance that all k of k trials of a scenario complete, in percent, averaged over scenarios.</p>\n<ul>\n");
     for (i, run) in runs.iter().enumerate() {
         if let Some(t) = &run.summary.trials {
-            let cells: Vec<String> = t
-                .all
-                .pass_hat
-                .iter()
-                .enumerate()
-                .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
-                .collect();
-            let _ = writeln!(out, "<li>run {}: {}</li>", i + 1, cells.join(", "));
+            let _ = writeln!(
+                out,
+                "<li>run {}: {}</li>",
+                i + 1,
+                super::passk::pass_hat_words(&t.all.pass_hat)
+            );
         }
     }
     out.push_str("</ul>\n");

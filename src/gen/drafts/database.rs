@@ -231,7 +231,7 @@ fn change(before: &Databases, after: &Databases) -> Change {
         if old == new {
             continue;
         }
-        if !extends(&new, &old) {
+        if !extends(new, old) {
             return Change::Alters(name.to_string());
         }
         added = true;
@@ -243,11 +243,9 @@ fn change(before: &Databases, after: &Databases) -> Change {
     }
 }
 
-fn document(databases: &Databases, name: &str) -> Value {
-    databases
-        .document(name)
-        .map(|d| (**d).clone())
-        .unwrap_or(Value::Null)
+/// Database `name` (null when there is none), borrowed.
+fn document<'d>(databases: &'d Databases, name: &str) -> &'d Value {
+    databases.document(name).map_or(&Value::Null, |d| &**d)
 }
 
 /// Whether `new` holds everything `old` held, unchanged: every key of an

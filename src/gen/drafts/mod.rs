@@ -69,14 +69,14 @@ impl Verdict {
 }
 
 /// One draft's fate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct DraftOutcome {
     pub name: String,
     pub verdict: Verdict,
     /// Why it was not accepted: `no-dialogue`, `no-call`,
     /// `malformed-call`, `unknown-api`, `unknown-argument`, `invalid`,
     /// `ungrounded-argument`, `raised`.
-    pub reason: Option<&'static str>,
+    pub reason: Option<String>,
     /// The reason in words (which call, which argument, what was raised).
     pub detail: Option<String>,
     /// The file written: the dialogue (discarded: the model's reply).
@@ -85,40 +85,6 @@ pub struct DraftOutcome {
     pub guessed_results: usize,
     /// The model the server says answered.
     pub model: Option<String>,
-}
-
-/// Every reason a draft is not accepted.
-pub const REASONS: &[&str] = &[
-    "no-dialogue",
-    "no-call",
-    "malformed-call",
-    "unknown-api",
-    "unknown-argument",
-    "invalid",
-    "ungrounded-argument",
-    "raised",
-];
-
-impl DraftOutcome {
-    /// An outcome as an earlier run's summary.json records it; None when
-    /// it does not read as one.
-    pub fn from_json(value: &Value) -> Option<DraftOutcome> {
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
-        let reason = match value.get("reason")? {
-            Value::Null => None,
-            Value::String(r) => Some(*REASONS.iter().find(|known| **known == r)?),
-            _ => return None,
-        };
-        Some(DraftOutcome {
-            name: text("name")?,
-            verdict: serde_json::from_value(value.get("verdict")?.clone()).ok()?,
-            reason,
-            detail: text("detail"),
-            file: text("file"),
-            guessed_results: value.get("guessed_results")?.as_u64()? as usize,
-            model: text("model"),
-        })
-    }
 }
 
 /// The template's text and its name (a path, or the built-in's).
@@ -254,12 +220,13 @@ pub fn judge(
         guessed_results,
         model,
     };
-    let discard = |mut outcome: DraftOutcome, reason, detail: String| -> Result<DraftOutcome> {
-        outcome.reason = Some(reason);
-        outcome.detail = Some(detail);
-        outcome.file = Some(out.write(Verdict::Discarded, &job.name, reply)?);
-        Ok(outcome)
-    };
+    let discard =
+        |mut outcome: DraftOutcome, reason: &str, detail: String| -> Result<DraftOutcome> {
+            outcome.reason = Some(reason.to_string());
+            outcome.detail = Some(detail);
+            outcome.file = Some(out.write(Verdict::Discarded, &job.name, reply)?);
+            Ok(outcome)
+        };
     let turns = match read_turns(suite, drafting, &lines) {
         Ok(turns) => turns,
         Err((reason, detail)) => return discard(outcome, reason, detail),
@@ -291,7 +258,7 @@ pub fn judge(
     let (verdict, reason, detail) = verdict_of(suite, &scratch_path, &text)?;
     drop(scratch);
     outcome.verdict = verdict;
-    outcome.reason = reason;
+    outcome.reason = reason.map(str::to_string);
     outcome.detail = detail;
     outcome.file = Some(out.write(verdict, &job.name, &text)?);
     Ok(outcome)
@@ -418,7 +385,7 @@ pub struct DraftSummary {
     pub discarded: usize,
     /// (dropped + discarded) / drafts: what the filter threw away.
     pub drop_rate: f64,
-    pub by_reason: BTreeMap<&'static str, usize>,
+    pub by_reason: BTreeMap<String, usize>,
     /// Drafts an earlier run wrote, left as they are (--force drafts again).
     pub kept: Vec<String>,
     pub per_draft: Vec<DraftOutcome>,
@@ -429,7 +396,7 @@ impl DraftSummary {
         outcomes.sort_by(|a, b| a.name.cmp(&b.name));
         let count = |v: Verdict| outcomes.iter().filter(|o| o.verdict == v).count();
         let mut by_reason = BTreeMap::new();
-        for reason in outcomes.iter().filter_map(|o| o.reason) {
+        for reason in outcomes.iter().filter_map(|o| o.reason.clone()) {
             *by_reason.entry(reason).or_default() += 1;
         }
         let (dropped, discarded) = (count(Verdict::Dropped), count(Verdict::Discarded));
