@@ -49,6 +49,15 @@ fn call(api: &str, params: Value) -> Value {
 /// A conversation whose assistant turns carry `gold` (None: no `apis` key),
 /// with the gold responses filled in by the simulator.
 fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
+    conversation_with(
+        id,
+        json!({"username": "alice", "session_token": TOKEN}),
+        gold,
+    )
+}
+
+/// `conversation` with another `user`.
+fn conversation_with(id: &str, user: Value, gold: Vec<Option<Vec<Value>>>) -> Conversation {
     let mut turns = Vec::new();
     for (i, apis) in gold.into_iter().enumerate() {
         turns.push(json!({"role": "user", "text": format!("request {i}")}));
@@ -60,7 +69,7 @@ fn conversation(id: &str, gold: Vec<Option<Vec<Value>>>) -> Conversation {
     }
     let value = json!({
         "name": id, "conversation_id": id,
-        "user": {"username": "alice", "session_token": TOKEN},
+        "user": user,
         "metadata": {"location": "Springfield", "timestamp": "2024-05-13 09:00:00",
                      "username": "alice"},
         "conversation": turns,
@@ -694,9 +703,38 @@ impl Predictor for Unreliable {
     }
 }
 
+/// The oracle's calls, each also passing a session token of its own, as a
+/// model that read the token in the history might: the world overwrites
+/// it for a tool that needs a session and leaves it for one that does not
+/// (`RegisterUser` then raises on an unexpected argument).
+struct ExplicitToken;
+
+impl Predictor for ExplicitToken {
+    fn name(&self) -> String {
+        "explicit-token".into()
+    }
+    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
+        match talkforge::eval::oracle::Oracle.predict(input)? {
+            Prediction::Calls(calls) => Ok(Prediction::Calls(
+                calls
+                    .into_iter()
+                    .map(|mut call| {
+                        if let Some(parameters) = &mut call.parameters {
+                            parameters.insert("session_token".into(), json!("not-a-real-token"));
+                        }
+                        call
+                    })
+                    .collect(),
+            )),
+            text => Ok(text),
+        }
+    }
+}
+
 fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversation) {
-    let predictors: [&dyn Predictor; 4] = [
+    let predictors: [&dyn Predictor; 5] = [
         &talkforge::eval::oracle::Oracle,
+        &ExplicitToken,
         &Unreliable,
         &Looping,
         &Scripted(vec![(
@@ -752,6 +790,49 @@ fn simulating_matches_replaying_every_turn_from_scratch() {
     for conversation in &conversations {
         assert_same_as_from_scratch(&databases(), conversation);
     }
+}
+
+/// A conversation that starts with no one logged in and registers alice's
+/// colleague in its first assistant turn.
+fn registering_conversation() -> Conversation {
+    conversation_with(
+        "registers",
+        json!({}),
+        vec![
+            Some(vec![
+                json!({"request": {"api_name": "RegisterUser", "parameters": {
+                "username": "bob", "password": "pw2", "email": "bob@example.com"}},
+                "response": null, "exception": null}),
+            ]),
+            // No token written: the world puts bob's in.
+            Some(vec![json!({"request": {"api_name": "AddAlarm",
+                "parameters": {"time": "07:00:00"}}, "response": null, "exception": null})]),
+        ],
+    )
+}
+
+/// A prediction that raises leaves the next turn's world alone: the
+/// reference rebuilds it from the gold calls, so the gold registration's
+/// session holds at turn 3 whatever the model did at turn 1. (A model's
+/// own `session_token` on `RegisterUser` once made the failed turn pass
+/// for the gold one.)
+#[test]
+fn a_token_the_model_writes_itself_does_not_pass_for_the_gold_call() {
+    let conversation = registering_conversation();
+    let (simulation, scoring) = run(&conversation, &ExplicitToken, 10);
+    let register = &simulation.turns[0].calls[0];
+    assert!(
+        register
+            .exception
+            .as_deref()
+            .is_some_and(|e| e.contains("session_token")),
+        "{register:?}"
+    );
+    let alarm = &simulation.turns[1].calls[0];
+    assert_eq!(alarm.exception, None, "{alarm:?}");
+    assert_ne!(alarm.arguments["session_token"], json!("not-a-real-token"));
+    assert_eq!(scoring.gold_matched, vec![false, true]);
+    assert_same_as_from_scratch(&databases(), &conversation);
 }
 
 #[test]

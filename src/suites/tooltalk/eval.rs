@@ -105,18 +105,19 @@ pub fn simulate<'c>(
             continue;
         }
         let mut world = gold_world.boxed_clone();
-        let run = run_turn(
+        let (run, world_set) = run_turn(
             world.as_mut(),
             conversation,
             t,
             predictor,
             max_calls_per_turn,
+            suite.injected_argument(),
         )?;
         let last = Some(t) == last_assistant_turn;
         // A turn whose predictions were exactly its gold calls (the
         // oracle's) left the world the replay would: it is taken as the
         // replay, which need not run again.
-        let same_as_gold = ran_as_gold(suite, turn.calls(), &run.calls);
+        let same_as_gold = ran_as_gold(turn.calls(), &run.calls, &world_set, suite);
         let ran_as_gold = !last && same_as_gold;
         // The world before the turn, for the state check (shared, not copied).
         let before = match (&state, same_as_gold) {
@@ -186,46 +187,68 @@ fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c,
 
 /// Whether the turn's `predicted` calls ran exactly what a replay of its
 /// `gold` calls runs: the same tools in the same order with the same
-/// arguments, the world's injected argument (the session token) as the
-/// world put it in. The world a replay leaves is then the one the
-/// predictions left, since a tool's outcome depends only on the world and
-/// its arguments, and each replayed request is the predicted call's.
-fn ran_as_gold(suite: &dyn Suite, gold: &[GoldCall], predicted: &[PredictedCall]) -> bool {
+/// arguments, except the world's injected argument (the session token)
+/// where the world put it in (`world_set`). The world a replay leaves is
+/// then the one the predictions left, since a tool's outcome depends only
+/// on the world and its arguments, and each replayed request is the
+/// predicted call's.
+///
+/// An injected argument the model wrote itself and the world left alone
+/// (a `session_token` passed to `RegisterUser`, or to any tool while no
+/// one is logged in) is an argument like any other: the replay of a gold
+/// call without it runs something else.
+fn ran_as_gold(
+    gold: &[GoldCall],
+    predicted: &[PredictedCall],
+    world_set: &[bool],
+    suite: &dyn Suite,
+) -> bool {
     let injected = suite.injected_argument();
     gold.len() == predicted.len()
-        && gold.iter().zip(predicted).all(|(gold, predicted)| {
-            predicted.parsed
-                && predicted.api_name == gold.request.api_name
-                && replays_as(&gold.request.parameters, &predicted.arguments, injected)
-        })
+        && gold
+            .iter()
+            .zip(predicted)
+            .zip(world_set)
+            .all(|((gold, predicted), &world_set)| {
+                let injected = injected.filter(|_| world_set);
+                predicted.parsed
+                    && predicted.api_name == gold.request.api_name
+                    && replays_as(&gold.request.parameters, &predicted.arguments, injected)
+            })
 }
 
-/// Whether replaying a call with the `gold` arguments executes `executed`:
-/// the world sets the `injected` argument (when it sets one), and every
-/// other argument is the gold one.
+/// Whether replaying a call with the `gold` arguments executes `executed`
+/// when the world sets the `injected` argument (if any): every other
+/// argument is the gold one.
 fn replays_as(
     gold: &Map<String, Value>,
     executed: &Map<String, Value>,
     injected: Option<&str>,
 ) -> bool {
-    let injected = injected.filter(|name| executed.contains_key(*name));
-    let added = injected.is_some_and(|name| !gold.contains_key(name));
-    executed.len() == gold.len() + usize::from(added)
+    let Some(injected) = injected else {
+        return gold == executed;
+    };
+    let added = !gold.contains_key(injected);
+    executed.contains_key(injected)
+        && executed.len() == gold.len() + usize::from(added)
         && gold
             .iter()
-            .all(|(key, value)| Some(key.as_str()) == injected || executed.get(key) == Some(value))
+            .all(|(key, value)| key == injected || executed.get(key) == Some(value))
 }
 
 /// Ask the predictor for steps until it answers, running its calls in
-/// `world`, at most `max_calls` of them.
+/// `world`, at most `max_calls` of them. Beside the turn, per call:
+/// whether the world set the `injected` argument itself.
 fn run_turn(
     world: &mut dyn World,
     conversation: &Conversation,
     turn: usize,
     predictor: &dyn Predictor,
     max_calls: usize,
-) -> Result<TurnRun, SimulateError> {
+    injected: Option<&str>,
+) -> Result<(TurnRun, Vec<bool>), SimulateError> {
     let mut calls: Vec<PredictedCall> = Vec::new();
+    let mut world_set = Vec::new();
     loop {
         let input = TurnInput {
             conversation,
@@ -239,24 +262,32 @@ fn run_turn(
             Prediction::Calls(proposed) => {
                 for call in proposed {
                     if calls.len() >= max_calls {
-                        return Ok(TurnRun {
+                        let run = TurnRun {
                             turn,
                             calls,
                             answer: None,
                             stopped_by_bound: true,
-                        });
+                        };
+                        return Ok((run, world_set));
                     }
-                    calls.push(execute(world, call));
+                    let written = injected.and_then(|name| call.parameters.as_ref()?.get(name));
+                    let written = written.cloned();
+                    let call = execute(world, call);
+                    world_set.push(injected.is_some_and(|name| {
+                        call.parsed && call.arguments.get(name) != written.as_ref()
+                    }));
+                    calls.push(call);
                 }
                 continue;
             }
         };
-        return Ok(TurnRun {
+        let run = TurnRun {
             turn,
             calls,
             answer: Some(Answer { text, metadata }),
             stopped_by_bound: false,
-        });
+        };
+        return Ok((run, world_set));
     }
 }
 
