@@ -22,6 +22,7 @@ pub mod json;
 pub mod lint;
 pub mod llm;
 pub mod policy;
+pub mod report;
 pub mod scaffold;
 pub mod schema;
 pub mod sim;

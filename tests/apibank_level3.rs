@@ -960,7 +960,7 @@ fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed
     let md = String::from_utf8_lossy(&md.stdout);
     assert!(md.contains("| 1 | 1 | 0 | 1 | 1 | 1 | 0 |"), "{md}");
     assert!(
-        md.contains("- run 1, alarm: turn 1 missing Alarm.1, turn 1 collateral Reminder.0"),
+        md.contains("| 1 | `alarm` | turn 1 missing Alarm.1, turn 1 collateral Reminder.0 |"),
         "{md}"
     );
     let doc = talkforge()
@@ -981,7 +981,7 @@ fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed
     assert!(page.contains("<h2>State check</h2>"), "{page}");
     assert!(
         page.contains(
-            "<td>alarm</td><td>turn 1 missing Alarm.1, turn 1 collateral Reminder.0</td>"
+            "<td><code>alarm</code></td><td>turn 1 missing Alarm.1, turn 1 collateral Reminder.0</td>"
         ),
         "{page}"
     );

@@ -81,13 +81,22 @@ fn runs_side_by_side_in_markdown_and_json() {
         String::from_utf8_lossy(&md.stderr)
     );
     let md = String::from_utf8(md.stdout).unwrap();
-    assert!(md.contains("1. `run-a`: replay:p.jsonl"), "{md}");
-    assert!(md.contains("2. `run-b`: oracle"), "{md}");
+    assert!(md.contains("| 1 | replay:p.jsonl | `run-a` |"), "{md}");
+    assert!(md.contains("| 2 | oracle | `run-b` |"), "{md}");
     assert!(
         md.contains("| 1 | hard | 1 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 100.0 |"),
         "{md}"
     );
-    assert!(md.contains("| 2 | **all** | 2 | 100.0 |"), "{md}");
+    assert!(md.contains("| 2 | all | 2 | 100.0 |"), "{md}");
+    // Every shared section is there, in words where it does not apply.
+    for section in [
+        "## Reliability (pass^k)\n\nNot applicable:",
+        "## State check\n",
+        "## Not evaluated\n\nEvery conversation of every run was evaluated.",
+        "## Provenance\n",
+    ] {
+        assert!(md.contains(section), "{section} in {md}");
+    }
     assert!(md.contains("| `find.json` | fail | pass |"), "{md}");
 
     let json_out = talkforge(root, &["report", "run-a", "run-b", "--format", "json"]);
@@ -96,6 +105,18 @@ fn runs_side_by_side_in_markdown_and_json() {
     assert_eq!(doc["runs"].as_array().unwrap().len(), 2);
     assert_eq!(doc["runs"][0]["rates"]["success_rate"], 0.5);
     assert_eq!(doc["runs"][1]["rates"]["success_rate"], 1.0);
+    assert_eq!(doc["runs"][0]["evaluated"], 2);
+    assert_eq!(doc["runs"][0]["not_evaluated"], 0);
+    let sections: Vec<&str> = doc["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        sections.contains(&"pass-hat") && sections.contains(&"not-evaluated"),
+        "{sections:?}"
+    );
     assert_eq!(
         doc["outcome_differs"],
         json!([{"file": "find.json", "success": [false, true]}])
@@ -179,11 +200,11 @@ fn the_html_report_is_one_file_with_charts_and_dialogues_and_loads_cleanly() {
     assert_eq!(html.matches("<svg class=\"chart\"").count(), 5);
     // The failure links to its dialogue, which shows gold and prediction.
     assert!(
-        html.contains("<a href=\"#r1-c1\"><code>data/hard/find.json</code></a>"),
+        html.contains("<a href=\"#r1-c1\"><code>data&#x2f;hard&#x2f;find.json</code></a>"),
         "{html}"
     );
     assert!(html.contains("<article class=dialogue id=\"r1-c1\">"));
-    assert!(html.contains("<a href=\"#r1-c1-t1\">turn 1</a>"));
+    assert!(html.contains("<div class=\"turn failing\" id=\"r1-c1-t1\">"));
     assert!(html.contains("FindAlarms({&quot;session_token&quot;:"));
     assert!(html.contains("DeleteAlarm({&quot;alarm_id&quot;:&quot;aaaa-bbbb&quot;"));
     assert!(html.contains("<span class=bad>bad action</span>"));
@@ -288,33 +309,35 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
     );
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.starts_with("# Runs at level 1 compared"), "{md}");
+    assert!(md.contains("| 1 | oracle | `l1-oracle` |"), "{md}");
+    assert!(md.contains("| 2 | replay:ab.jsonl | `l1-replay` |"), "{md}");
     assert!(
-        md.contains("1. `l1-oracle`: oracle\n2. `l1-replay`: replay:ab.jsonl"),
+        md.contains("| 1 | 1 | 2 | 2 | 2 | 100.0 | 2 | 1.0000 |"),
         "{md}"
     );
-    assert!(
-        md.contains("| 1 | apibank | 1 | 2 | 2 | 2 | 100.0 | 2 | 1.0000 |"),
-        "{md}"
-    );
-    assert!(
-        md.contains("| 2 | apibank | 1 | 2 | 2 | 0 | 0.0 | 2 |"),
-        "{md}"
-    );
+    assert!(md.contains("| 2 | 1 | 2 | 2 | 0 | 0.0 | 2 |"), "{md}");
     // Shares of the wrong samples: one wrong API, one exception.
     assert!(
-        md.contains("| 2 | 2 | 0.0 | 0.0 | 50.0 | 0.0 | 50.0 | 0.0 |"),
+        md.contains(
+            "| 2 | 2 | 0.0 (0/2) | 0.0 (0/2) | 50.0 (1/2) | 0.0 (0/2) | 50.0 (1/2) | 0.0 (0/2) |"
+        ),
         "{md}"
     );
-    assert!(md.contains("### Run 1: 0 of 2 wrong\n\nNone.\n"), "{md}");
+    assert!(md.contains("- run 1: 0 of 2 wrong\n"), "{md}");
+    // Levels have no state check, and say so.
+    assert!(
+        md.contains("## State check\n\nNot applicable: each call sample is one call"),
+        "{md}"
+    );
     assert!(
         md.contains("| GetUserToken | 100.0 (2/2) | 0.0 (0/2) |"),
         "{md}"
     );
     assert!(
-        md.contains("| `alarm.jsonl` | 1 | 1 | GetUserToken | right | wrong (wrong API) |"),
+        md.contains("| `alarm.jsonl line 2 GetUserToken` | right | wrong (wrong API) |"),
         "{md}"
     );
-    assert!(md.contains("- `alarm.jsonl line 1` GetUserToken: called AddAlarm where the gold call is GetUserToken (wrong API)"), "{md}");
+    assert!(md.contains("| 2 | `alarm.jsonl line 2` | GetUserToken | wrong API | called AddAlarm where the gold call is GetUserToken |"), "{md}");
 
     let doc: Value = serde_json::from_slice(
         &talkforge(
@@ -359,7 +382,7 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
     );
     let html = std::fs::read_to_string(root.join("levels.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert_eq!(html.matches("<svg class=\"chart\"").count(), 3);
+    assert_eq!(html.matches("<svg class=\"chart\"").count(), 4);
     assert!(html.contains("API-call accuracy by API"));
     assert!(html.contains("Error causes per run"));
     // Every wrong sample with its cause, reason and what the model wrote.
@@ -368,11 +391,11 @@ fn level_runs_side_by_side_in_markdown_json_and_html() {
         "{html}"
     );
     assert!(
-        html.contains("[AddAlarm(token=&#39;q1w2e3r4t5y6&#39;, time=&#39;07:00:00&#39;)]"),
+        html.contains("[AddAlarm(token=&#x27;q1w2e3r4t5y6&#x27;, time=&#x27;07:00:00&#x27;)]"),
         "{html}"
     );
     assert!(html.contains("<td>exception</td>"), "{html}");
-    assert!(html.contains("password=&#39;tulip-99&#39;"), "{html}");
+    assert!(html.contains("password=&#x27;tulip-99&#x27;"), "{html}");
     assert!(!html.contains("<b>now</b>"));
     check_in_browser(&root.join("levels.html"), 5);
 }
@@ -413,21 +436,17 @@ fn runs_of_different_kinds_or_levels_are_refused() {
         "{}",
         String::from_utf8_lossy(&l2.stderr)
     );
-    let levels = talkforge(
-        root,
-        &[
-            "report",
-            "l1-oracle",
-            "l2-oracle",
-            "--allow-different-datasets",
-        ],
+    // Levels 1 and 2 share a page, as the paper's Table 3 row.
+    let levels = talkforge(root, &["report", "l1-oracle", "l2-oracle"]);
+    assert_eq!(
+        levels.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&levels.stderr)
     );
-    assert_eq!(levels.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&levels.stderr);
-    assert!(
-        stderr.contains("at level 1") && stderr.contains("at level 2"),
-        "{stderr}"
-    );
+    let md = String::from_utf8_lossy(&levels.stdout);
+    assert!(md.contains("## API-Bank's Table 3"), "{md}");
+    assert!(md.contains("| oracle | 100.0 | 100.0 |"), "{md}");
     // A level-3 run (conversations with a user) is another kind.
     std::fs::create_dir_all(root.join("lv3")).unwrap();
     std::fs::write(

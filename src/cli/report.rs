@@ -45,18 +45,15 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<Status, Error> {
     let compared = load(&args.runs, args.allow_different_datasets)?;
-    let text = match (&compared, args.format) {
-        (Compared::Conversations(runs), ReportFormat::Markdown) => runs::markdown(runs),
-        (Compared::Levels(runs), ReportFormat::Markdown) => level_runs::markdown(runs),
-        (Compared::Conversations(runs), ReportFormat::Json) => json_text(&runs::json(runs))?,
-        (Compared::Levels(runs), ReportFormat::Json) => json_text(&level_runs::json(runs))?,
-        (Compared::Conversations(runs), ReportFormat::Html) => crate::eval::html::render(runs)?,
-        (Compared::Levels(runs), ReportFormat::Html) => crate::eval::level_html::render(runs)?,
-        (Compared::Scenarios(runs), ReportFormat::Markdown) => scenario_runs::markdown(runs),
-        (Compared::Scenarios(runs), ReportFormat::Json) => json_text(&scenario_runs::json(runs))?,
-        (Compared::Scenarios(runs), ReportFormat::Html) => {
-            crate::eval::scenario_html::render(runs)?
-        }
+    let (report, document) = match &compared {
+        Compared::Conversations(runs) => (runs::report(runs), runs::document(runs)),
+        Compared::Levels(runs) => (level_runs::report(runs), level_runs::document(runs)),
+        Compared::Scenarios(runs) => (scenario_runs::report(runs), scenario_runs::document(runs)),
+    };
+    let text = match args.format {
+        ReportFormat::Markdown => crate::report::markdown::render(&report)?,
+        ReportFormat::Html => crate::report::html::render(&report)?,
+        ReportFormat::Json => json_text(&crate::report::json::render(&report, document))?,
     };
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,

@@ -5,7 +5,6 @@
 //! and the samples whose verdict differs between runs.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -14,7 +13,9 @@ use serde_json::Value;
 
 use super::passk::SampleTrials;
 use super::provenance::Provenance;
-use crate::{Error, Result};
+use crate::report::sections::{self, NotEvaluated};
+use crate::report::{Cell, Chart, Column, Report, Scale, Section, Series, Table};
+use crate::Result;
 
 /// What `report` reads of a level run's `summary.json`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -45,6 +46,9 @@ pub struct LevelSummary {
     #[serde(default)]
     pub provenance: Option<Provenance>,
     pub per_sample: Vec<SampleLine>,
+    /// Dialogues that could not be evaluated.
+    #[serde(default)]
+    pub failures: Vec<NotEvaluated>,
 }
 
 /// One API's samples.
@@ -80,7 +84,8 @@ impl SampleLine {
         } else {
             ""
         };
-        format!("{} line {}{second}", self.file, self.turn)
+        // The line as an editor numbers it.
+        format!("{} line {}{second}", self.file, self.turn + 1)
     }
 }
 
@@ -106,6 +111,15 @@ impl super::runs::RunDir for LevelRunDir {
     }
     fn models(&self) -> Option<String> {
         self.model()
+    }
+    fn unit(&self) -> &'static str {
+        "call sample"
+    }
+    fn evaluated(&self) -> usize {
+        self.summary.samples
+    }
+    fn not_evaluated(&self) -> &[NotEvaluated] {
+        &self.summary.failures
     }
 }
 
@@ -187,27 +201,17 @@ fn label(s: &LevelSummary) -> String {
     parts.join(", ")
 }
 
-/// Refuse level runs at different levels: their samples and scores are
-/// not comparable in one table.
-pub fn check_levels(runs: &[LevelRunDir]) -> Result<()> {
-    let first = &runs[0];
-    if let Some(other) = runs.iter().find(|r| r.summary.level != first.summary.level) {
-        return Err(Error::Usage(format!(
-            "{} is a run at level {} and {} one at level {}: runs at different levels are scored on different samples and cannot share a table; report each level apart",
-            first.dir.display(),
-            first.summary.level,
-            other.dir.display(),
-            other.summary.level
-        )));
-    }
-    Ok(())
+/// Whether runs at the same level evaluated the same dataset (runs at
+/// levels 1 and 2 share a page, each level over its own dialogues).
+pub fn same_dataset_per_level(runs: &[LevelRunDir]) -> bool {
+    levels(runs).into_iter().all(|level| {
+        let at: Vec<&LevelRunDir> = runs.iter().filter(|r| r.summary.level == level).collect();
+        at.iter()
+            .all(|r| r.dataset().is_some() && r.dataset() == at[0].dataset())
+    })
 }
 
-pub use super::runs::{markdown_start, same_dataset, RunDir};
-
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
-}
+pub use super::runs::RunDir;
 
 /// A cause's key in words ("no_api_call": "no API call").
 pub fn cause_label(key: &str) -> String {
@@ -291,8 +295,355 @@ pub fn verdict(line: Option<&SampleLine>) -> String {
     }
 }
 
-/// The comparison as JSON.
-pub fn json(runs: &[LevelRunDir]) -> Value {
+/// The comparison: results (with the paper's Table 3 when levels 1 and
+/// 2 are both there), error causes, accuracy per API, charts, and the
+/// shared sections.
+pub fn report(runs: &[LevelRunDir]) -> Report {
+    let mut results = Section::new("results", "Results by run")
+        .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.");
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Level",
+            "Dialogues",
+            "Call samples",
+            "Correct",
+            "API-call accuracy",
+            "Replies",
+            "ROUGE-L",
+        ],
+    );
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Count(s.level.into()),
+            Cell::Count(s.dialogues),
+            Cell::Count(s.samples),
+            Cell::Count(s.correct),
+            Cell::Percent((s.samples > 0).then_some(s.accuracy)),
+            Cell::Count(s.replies),
+            Cell::Number(s.rouge_l, 4),
+        ]);
+    }
+    results = results.table(table);
+    for chart in charts(runs) {
+        results = results.chart(chart);
+    }
+    let mut sections = vec![results];
+    if let Some(table3) = table3(runs) {
+        sections.push(table3);
+    }
+    sections.push(causes_section(runs));
+    sections.push(per_api(runs));
+    let pass_hat: Vec<Option<&[f64]>> = runs
+        .iter()
+        .map(|r| r.summary.trials.as_ref().map(|t| t.all.pass_hat.as_slice()))
+        .collect();
+    sections.push(sections::pass_hat(&pass_hat, "call sample"));
+    sections.push(sections::state_check(
+        &[],
+        Vec::new(),
+        "call sample",
+        Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
+    ));
+    let differs = verdict_differs(runs)
+        .into_iter()
+        .map(|((file, turn, occurrence), api, row)| {
+            let second = if occurrence > 0 {
+                ", second sample"
+            } else {
+                ""
+            };
+            (
+                format!("{file} line {} {api}{second}", turn + 1),
+                row.into_iter().map(|s| Some(verdict(s))).collect(),
+            )
+        })
+        .collect();
+    sections.push(sections::differs(
+        "Samples whose verdict differs between runs",
+        "Sample",
+        runs.len(),
+        differs,
+        "None: every sample was right or wrong in every run alike.",
+    ));
+    sections.push(wrong_samples(runs));
+    let not_evaluated: Vec<&[NotEvaluated]> =
+        runs.iter().map(|r| r.summary.failures.as_slice()).collect();
+    sections.push(sections::not_evaluated(&not_evaluated, "dialogue"));
+    let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
+    sections.push(sections::provenance(&provenance));
+    let levels: Vec<String> = levels(runs).iter().map(u8::to_string).collect();
+    Report {
+        title: format!("Runs at level {} compared", levels.join(" and ")),
+        runs: super::runs::headers(runs),
+        warnings: super::runs::warnings(runs, same_dataset_per_level(runs)),
+        sections,
+    }
+}
+
+/// The levels of `runs`, in order.
+fn levels(runs: &[LevelRunDir]) -> Vec<u8> {
+    let mut levels: Vec<u8> = runs.iter().map(|r| r.summary.level).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels
+}
+
+/// The paper's Table 3 row per model: accuracy and ROUGE-L at levels 1
+/// and 2, for a report that holds runs at both.
+fn table3(runs: &[LevelRunDir]) -> Option<Section> {
+    if levels(runs) != [1, 2] {
+        return None;
+    }
+    let mut table = Table::new(
+        "Model",
+        &[
+            "Call (level 1)",
+            "Retrieve+Call (level 2)",
+            "ROUGE-L (level 1)",
+            "ROUGE-L (level 2)",
+        ],
+    );
+    let mut models: Vec<String> = Vec::new();
+    for run in runs {
+        let model = run.model().unwrap_or_else(|| run.summary.predictor.clone());
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    for model in models {
+        let at = |level: u8| {
+            runs.iter().find(|r| {
+                r.summary.level == level
+                    && r.model().unwrap_or_else(|| r.summary.predictor.clone()) == model
+            })
+        };
+        let accuracy = |level| {
+            Cell::Percent(
+                at(level)
+                    .filter(|r| r.summary.samples > 0)
+                    .map(|r| r.summary.accuracy),
+            )
+        };
+        let rouge = |level| Cell::Number(at(level).and_then(|r| r.summary.rouge_l), 4);
+        table.row(vec![
+            Cell::Text(model.clone()),
+            accuracy(1),
+            accuracy(2),
+            rouge(1),
+            rouge(2),
+        ]);
+    }
+    Some(
+        Section::new("table-3", "API-Bank's Table 3")
+            .text("Per model, its first run at each level: API-call accuracy in percent, and ROUGE-L of the replies.")
+            .table(table),
+    )
+}
+
+fn causes_section(runs: &[LevelRunDir]) -> Section {
+    let causes = causes(runs);
+    let heads: Vec<String> = causes.iter().map(|c| cause_label(c)).collect();
+    let mut heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+    heads.insert(0, "Wrong");
+    let mut table = Table::new("Run", &heads);
+    for (i, run) in runs.iter().enumerate() {
+        let wrong = run.summary.samples - run.summary.correct;
+        let mut row = vec![Cell::Text((i + 1).to_string()), Cell::Count(wrong)];
+        row.extend(
+            causes
+                .iter()
+                .map(|c| Cell::Fraction(run.summary.causes.get(c).copied().unwrap_or(0), wrong)),
+        );
+        table.row(row);
+    }
+    Section::new("causes", "Error causes by run")
+        .text("Each cause's share of the run's wrong samples, in percent (count/wrong).")
+        .table(table)
+}
+
+fn per_api(runs: &[LevelRunDir]) -> Section {
+    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
+    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+    let mut table = Table::new("API", &heads);
+    for api in apis(runs) {
+        let mut row = vec![Cell::Text(api.clone())];
+        row.extend(runs.iter().map(|r| match r.summary.by_api.get(&api) {
+            Some(t) => Cell::Fraction(t.correct, t.samples),
+            None => Cell::Percent(None),
+        }));
+        table.row(row);
+    }
+    Section::new("per-api", "API-call accuracy per API")
+        .text("In percent (correct/samples).")
+        .table(table)
+}
+
+/// APIs shown in the per-API chart, at most (those with most samples).
+const CHART_APIS: usize = 40;
+
+/// A series' values and the units each is over.
+type ValuesAndCounts = (Vec<Option<f64>>, Vec<Option<usize>>);
+
+fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
+    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
+    let series = |f: &dyn Fn(&LevelRunDir) -> ValuesAndCounts| {
+        runs.iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let (values, counts) = f(r);
+                Series {
+                    name: run_name(i),
+                    values,
+                    counts,
+                }
+            })
+            .collect()
+    };
+    let mut charts = vec![
+        Chart {
+            title: "API-call accuracy per run".into(),
+            categories: vec!["API-call accuracy".into()],
+            series: series(&|r| {
+                let s = &r.summary;
+                (
+                    vec![(s.samples > 0).then_some(s.accuracy)],
+                    vec![Some(s.samples)],
+                )
+            }),
+            scale: Scale::Percent,
+        },
+        Chart {
+            title: "ROUGE-L of the replies per run".into(),
+            categories: vec!["ROUGE-L".into()],
+            series: series(&|r| (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])),
+            scale: Scale::Plain,
+        },
+    ];
+    let mut names = apis(runs);
+    names.truncate(CHART_APIS);
+    if !names.is_empty() {
+        charts.push(Chart {
+            title: "API-call accuracy by API".into(),
+            categories: names.clone(),
+            series: series(&|r| {
+                let of = |api: &String| r.summary.by_api.get(api);
+                (
+                    names
+                        .iter()
+                        .map(|a| {
+                            of(a)
+                                .filter(|t| t.samples > 0)
+                                .map(|t| t.correct as f64 / t.samples as f64)
+                        })
+                        .collect(),
+                    names.iter().map(|a| of(a).map(|t| t.samples)).collect(),
+                )
+            }),
+            scale: Scale::Percent,
+        });
+    }
+    let keys = causes(runs);
+    charts.push(Chart {
+        title: "Error causes per run (share of the wrong samples)".into(),
+        categories: keys.iter().map(|k| cause_label(k)).collect(),
+        series: series(&|r| {
+            (
+                keys.iter().map(|k| cause_share(r, k)).collect(),
+                keys.iter()
+                    .map(|k| Some(r.summary.causes.get(k).copied().unwrap_or(0)))
+                    .collect(),
+            )
+        }),
+        scale: Scale::Percent,
+    });
+    charts
+}
+
+/// Each run's wrong samples: cause, reason, and what the model wrote.
+fn wrong_samples(runs: &[LevelRunDir]) -> Section {
+    let mut counts = Vec::new();
+    let mut table = Table {
+        columns: ["Run", "Sample", "API", "Cause", "Why", "The model wrote"]
+            .iter()
+            .map(|c| Column::text(c))
+            .collect(),
+        rows: Vec::new(),
+    };
+    for (r, run) in runs.iter().enumerate() {
+        let wrong: Vec<&SampleLine> = run
+            .summary
+            .per_sample
+            .iter()
+            .filter(|s| !s.correct)
+            .collect();
+        counts.push(format!(
+            "run {}: {} of {} wrong",
+            r + 1,
+            wrong.len(),
+            run.summary.samples
+        ));
+        let mut outputs = Outputs::new(run);
+        for s in wrong {
+            let why = s.reason.as_deref().unwrap_or("wrong").to_string();
+            let why = match &s.known {
+                Some(k) => format!("{why} (known erratum: {})", k.reason),
+                None => why,
+            };
+            table.row(vec![
+                Cell::Text((r + 1).to_string()),
+                Cell::Code(s.place()),
+                Cell::Text(s.api_name.clone()),
+                Cell::Text(s.cause.as_deref().map(cause_label).unwrap_or_default()),
+                Cell::Text(why),
+                Cell::Code(outputs.written(s).unwrap_or_default()),
+            ]);
+        }
+    }
+    let mut section = Section::new("failures", "Wrong samples").list(counts);
+    if !table.rows.is_empty() {
+        section = section.table(table);
+    }
+    section
+}
+
+/// What the model wrote for each sample, from a run's output files (read
+/// once per dialogue; nothing where a file is missing or unreadable).
+struct Outputs<'a> {
+    run: &'a LevelRunDir,
+    files: std::collections::HashMap<String, Option<Value>>,
+}
+
+impl<'a> Outputs<'a> {
+    fn new(run: &'a LevelRunDir) -> Self {
+        Outputs {
+            run,
+            files: Default::default(),
+        }
+    }
+
+    fn written(&mut self, s: &SampleLine) -> Option<String> {
+        let dir = self.run.samples_dir();
+        let document = self.files.entry(s.file.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(dir.join(format!("{}.json", s.file))).ok()?;
+            serde_json::from_str(&text).ok()
+        });
+        document
+            .as_ref()?
+            .get("samples")?
+            .as_array()?
+            .iter()
+            .find(|d| d["turn"] == s.turn && d["occurrence"] == s.occurrence)?
+            .get("output")?
+            .as_str()
+            .map(str::to_string)
+    }
+}
+
+/// The kind's own JSON document (the keys `report --format json` writes).
+pub fn document(runs: &[LevelRunDir]) -> Value {
     let list: Vec<Value> = runs
         .iter()
         .map(|r| {
@@ -319,14 +670,16 @@ pub fn json(runs: &[LevelRunDir]) -> Value {
                 "cause_shares": shares,
                 "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
                 "wrong": s.per_sample.iter().filter(|x| !x.correct).collect::<Vec<_>>(),
+                "not_evaluated_files": &s.failures,
             })
         })
         .collect();
     serde_json::json!({
         "kind": "levels",
         "level": runs[0].summary.level,
+        "levels": levels(runs),
         "runs": list,
-        "same_dataset": same_dataset(runs),
+        "same_dataset": same_dataset_per_level(runs),
         "verdict_differs": verdict_differs(runs)
             .into_iter()
             .map(|((file, turn, occurrence), api, row)| serde_json::json!({
@@ -335,159 +688,6 @@ pub fn json(runs: &[LevelRunDir]) -> Value {
             }))
             .collect::<Vec<_>>(),
     })
-}
-
-/// The comparison as Markdown.
-pub fn markdown(runs: &[LevelRunDir]) -> String {
-    let level = runs[0].summary.level;
-    let mut out = markdown_start(&format!("Runs at level {level} compared"), runs);
-    let _ = writeln!(out, "\n## Results by run\n");
-    out.push_str("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples.\n\n");
-    out.push_str("| Run | Suite | Level | Dialogues | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (i, run) in runs.iter().enumerate() {
-        let s = &run.summary;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            i + 1,
-            s.suite,
-            s.level,
-            s.dialogues,
-            s.samples,
-            s.correct,
-            pct(s.accuracy),
-            s.replies,
-            s.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}"))
-        );
-    }
-    let causes = causes(runs);
-    let _ = writeln!(
-        out,
-        "\n## Error causes by run (shares of the wrong samples, percent)\n"
-    );
-    let heads: Vec<String> = causes.iter().map(|c| cause_label(c)).collect();
-    let _ = writeln!(
-        out,
-        "| Run | Wrong | {} |\n|---|---:|{}",
-        heads.join(" | "),
-        "---:|".repeat(causes.len())
-    );
-    for (i, run) in runs.iter().enumerate() {
-        let cells: Vec<String> = causes
-            .iter()
-            .map(|c| cause_share(run, c).map_or("-".to_string(), pct))
-            .collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} |",
-            i + 1,
-            run.summary.samples - run.summary.correct,
-            cells.join(" | ")
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n## API-call accuracy per API (percent, correct/samples)\n"
-    );
-    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
-    let _ = writeln!(
-        out,
-        "| API | {} |\n|---|{}",
-        heads.join(" | "),
-        "---:|".repeat(runs.len())
-    );
-    for api in apis(runs) {
-        let cells: Vec<String> = runs
-            .iter()
-            .map(|r| match r.summary.by_api.get(&api) {
-                Some(t) if t.samples > 0 => format!(
-                    "{} ({}/{})",
-                    pct(t.correct as f64 / t.samples as f64),
-                    t.correct,
-                    t.samples
-                ),
-                _ => "-".to_string(),
-            })
-            .collect();
-        let _ = writeln!(out, "| {api} | {} |", cells.join(" | "));
-    }
-    if runs.iter().any(|r| r.summary.trials.is_some()) {
-        let _ = writeln!(
-            out,
-            "\n## Reliability (pass^k over call samples, percent)\n"
-        );
-        for (i, run) in runs.iter().enumerate() {
-            if let Some(t) = &run.summary.trials {
-                let _ = writeln!(
-                    out,
-                    "- run {}: {}",
-                    i + 1,
-                    super::passk::pass_hat_words(&t.all.pass_hat)
-                );
-            }
-        }
-    }
-    let differs = verdict_differs(runs);
-    let _ = writeln!(out, "\n## Samples whose verdict differs between runs\n");
-    if differs.is_empty() {
-        out.push_str("None: every sample was right or wrong in every run alike.\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "| File | Line | Sample | API | {} |\n|---|---:|---:|---|{}",
-            heads.join(" | "),
-            "---|".repeat(runs.len())
-        );
-        for ((file, turn, occurrence), api, row) in differs {
-            let cells: Vec<String> = row.iter().map(|s| verdict(*s)).collect();
-            let _ = writeln!(
-                out,
-                "| `{file}` | {turn} | {} | {api} | {} |",
-                occurrence + 1,
-                cells.join(" | ")
-            );
-        }
-    }
-    let _ = writeln!(out, "\n## Wrong samples\n");
-    for (i, run) in runs.iter().enumerate() {
-        let wrong: Vec<&SampleLine> = run
-            .summary
-            .per_sample
-            .iter()
-            .filter(|s| !s.correct)
-            .collect();
-        let _ = writeln!(
-            out,
-            "### Run {}: {} of {} wrong\n",
-            i + 1,
-            wrong.len(),
-            run.summary.samples
-        );
-        if wrong.is_empty() {
-            out.push_str("None.\n\n");
-            continue;
-        }
-        for s in wrong {
-            let known = s
-                .known
-                .as_ref()
-                .map(|k| format!(" *known*: {}", k.reason))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "- `{}` {}: {} ({}){known}",
-                s.place(),
-                s.api_name,
-                s.reason.as_deref().unwrap_or("wrong").replace('\n', " "),
-                s.cause.as_deref().map_or("-".to_string(), cause_label)
-            );
-        }
-        out.push('\n');
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
 }
 
 #[cfg(test)]
@@ -536,7 +736,7 @@ mod tests {
         assert_eq!(verdict(differs[0].2[1]), "wrong (wrong API)");
         assert_eq!(cause_share(&runs[1], "wrong_api"), Some(0.5));
         assert_eq!(cause_label("no_api_call"), "no API call");
-        let doc = json(&runs);
+        let doc = document(&runs);
         assert_eq!(doc["kind"], "levels");
         assert_eq!(doc["runs"][1]["cause_shares"]["exception"], 0.5);
         assert_eq!(
@@ -544,15 +744,31 @@ mod tests {
             serde_json::json!([true, false])
         );
         assert_eq!(doc["runs"][1]["wrong"].as_array().unwrap().len(), 2);
-        insta::assert_snapshot!(markdown(&runs));
+        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
     }
 
+    /// A model's level-1 and level-2 runs share a page as the paper's
+    /// Table 3 row; levels each keep their own dataset check.
     #[test]
-    fn runs_at_different_levels_are_refused() {
-        let mut other = run("runs/l2", "oracle", false);
-        other.summary.level = 2;
-        let err = check_levels(&[run("runs/l1", "oracle", false), other]).unwrap_err();
-        assert!(matches!(err, Error::Usage(_)));
-        assert!(err.to_string().contains("level 1") && err.to_string().contains("level 2"));
+    fn runs_at_levels_1_and_2_make_table_3() {
+        let mut level2 = run("runs/l2", "oracle", false);
+        level2.summary.level = 2;
+        level2.summary.accuracy = 0.25;
+        let runs = [run("runs/l1", "oracle", false), level2];
+        let report = report(&runs);
+        assert_eq!(report.title, "Runs at level 1 and 2 compared");
+        let table3 = report.sections.iter().find(|s| s.id == "table-3").unwrap();
+        let text = crate::report::markdown::render(&report).unwrap();
+        assert!(
+            text.contains("| oracle | 66.7 | 25.0 | 0.5000 | 0.5000 |"),
+            "{text}"
+        );
+        assert_eq!(table3.blocks.len(), 2);
+        let one_level = report_of_one_level();
+        assert!(one_level.sections.iter().all(|s| s.id != "table-3"));
+    }
+
+    fn report_of_one_level() -> Report {
+        report(&[run("runs/a", "oracle", false)])
     }
 }

@@ -11,11 +11,9 @@
 //! - text similarity for comparators: [`lexical`] (default), [`embeddings`];
 //! - [`run`]: evaluating a set of files, with resume.
 
-pub mod charts;
 pub mod embeddings;
 pub mod failure;
 pub mod html;
-pub mod level_html;
 pub mod level_runs;
 pub mod lexical;
 pub mod openai;
@@ -28,7 +26,6 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod runs;
-pub mod scenario_html;
 pub mod scenario_runs;
 pub mod summary;
 

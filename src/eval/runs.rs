@@ -5,7 +5,6 @@
 //! differs between runs.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -19,6 +18,8 @@ use super::passk::Trials;
 use super::provenance::Provenance;
 use super::scenario_runs::ScenarioRunDir;
 use super::summary::{Rates, StateTotals, SubsetSummary};
+use crate::report::sections::{self, NotEvaluated};
+use crate::report::{Cell, Chart, Report, RunHeader, Scale, Section, Series, Table};
 use crate::suite::state::StateCheck;
 use crate::{Error, Result};
 
@@ -45,6 +46,9 @@ pub struct RunSummary {
     pub by_subset: IndexMap<String, SubsetSummary>,
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationLine>,
+    /// Conversations that could not be evaluated.
+    #[serde(default)]
+    pub failures: Vec<NotEvaluated>,
 }
 
 /// What `report` reads of a `per_conversation` entry.
@@ -223,12 +227,16 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
         return Ok(Compared::Scenarios(scenarios));
     }
     if !levels.is_empty() {
-        super::level_runs::check_levels(&levels)?;
-        let datasets: Vec<(&Path, Option<&str>)> = levels
-            .iter()
-            .map(|r| (r.dir.as_path(), r.dataset()))
-            .collect();
-        check_datasets(&datasets, allow_different)?;
+        // Levels 1 and 2 share a page (the paper's Table 3), each over
+        // its own dialogues.
+        for level in [1, 2] {
+            let datasets: Vec<(&Path, Option<&str>)> = levels
+                .iter()
+                .filter(|r| r.summary.level == level)
+                .map(|r| (r.dir.as_path(), r.dataset()))
+                .collect();
+            check_datasets(&datasets, allow_different)?;
+        }
         return Ok(Compared::Levels(levels));
     }
     let datasets: Vec<(&Path, Option<&str>)> = conversations
@@ -281,6 +289,57 @@ pub trait RunDir {
     fn dataset(&self) -> Option<&str> {
         self.provenance().map(|p| p.dataset.sha256.as_str())
     }
+    /// What a unit of evaluation is, in words ("conversation").
+    fn unit(&self) -> &'static str;
+    /// Units evaluated.
+    fn evaluated(&self) -> usize;
+    /// Units that could not be evaluated, and why.
+    fn not_evaluated(&self) -> &[NotEvaluated];
+}
+
+/// The runs as a report introduces them.
+pub fn headers(runs: &[impl RunDir]) -> Vec<RunHeader> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, run)| RunHeader {
+            number: i + 1,
+            label: run.label().to_string(),
+            dir: run.dir().display().to_string(),
+            models: run.models().or_else(|| {
+                let p = run.provenance()?;
+                let asked = p.model_requested.as_ref()?;
+                Some(if p.models_reported.is_empty() {
+                    asked.clone()
+                } else {
+                    format!("{asked} (answered as {})", p.models_reported.join(", "))
+                })
+            }),
+            dataset: run.dataset().map(str::to_string),
+            evaluated: run.evaluated(),
+            not_evaluated: run.not_evaluated().len(),
+            unit: run.unit().to_string(),
+        })
+        .collect()
+}
+
+/// What a report says before anything else about `runs`.
+pub fn warnings(runs: &[impl RunDir], same_dataset: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !same_dataset {
+        warnings.push("These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.".to_string());
+    }
+    for (i, run) in runs.iter().enumerate() {
+        let missing = run.not_evaluated().len();
+        if missing > 0 {
+            warnings.push(format!(
+                "Run {} could not evaluate {} of {}: its figures are over the others (see \"Not evaluated\").",
+                i + 1,
+                crate::words::count(missing, run.unit()),
+                run.evaluated() + missing
+            ));
+        }
+    }
+    warnings
 }
 
 impl RunDir for Run {
@@ -293,71 +352,21 @@ impl RunDir for Run {
     fn provenance(&self) -> Option<&super::provenance::Provenance> {
         self.summary.provenance.as_ref()
     }
-}
-
-/// A Markdown report up to its first section: the heading, a warning when
-/// the runs did not all evaluate the same dataset, and the list of runs.
-pub fn markdown_start(heading: &str, runs: &[impl RunDir]) -> String {
-    let mut out = format!("# {heading}\n\n");
-    if !same_dataset(runs) {
-        out.push_str("**These runs did not all evaluate the same dataset** (compared on request): their figures are not directly comparable.\n\n");
+    fn unit(&self) -> &'static str {
+        "conversation"
     }
-    for (i, run) in runs.iter().enumerate() {
-        let models = run
-            .models()
-            .map(|m| format!(" (models: {m})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{}. `{}`: {}{models}",
-            i + 1,
-            run.dir().display(),
-            run.label()
-        );
+    fn evaluated(&self) -> usize {
+        self.summary.rates.conversations
     }
-    out
+    fn not_evaluated(&self) -> &[NotEvaluated] {
+        &self.summary.failures
+    }
 }
 
 /// Whether every run evaluated the same dataset (as far as provenance says).
 pub fn same_dataset(runs: &[impl RunDir]) -> bool {
     runs.iter()
         .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
-}
-
-/// The comparison as JSON.
-pub fn json(runs: &[Run]) -> serde_json::Value {
-    let list: Vec<serde_json::Value> = runs
-        .iter()
-        .map(|r| {
-            let s = &r.summary;
-            serde_json::json!({
-                "dir": r.dir.display().to_string(),
-                "label": r.label,
-                "predictor": s.predictor,
-                "settings": s.settings,
-                "dataset_sha256": r.dataset(),
-                "rates": s.rates,
-                "by_subset": s.by_subset,
-                "error_types": s.error_types,
-                "state_check": s.state_check,
-                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
-                "failed": s.per_conversation.iter().filter(|c| !c.success).map(|c| &c.file).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "kind": "conversations",
-        "runs": list,
-        "same_dataset": same_dataset(runs),
-        "outcome_differs": outcome_differs(runs)
-            .into_iter()
-            .map(|(file, outcomes)| serde_json::json!({"file": file, "success": outcomes}))
-            .collect::<Vec<_>>(),
-    })
 }
 
 /// The conversations (by file name) that succeeded in some runs and
@@ -391,17 +400,25 @@ pub fn outcome_differs(runs: &[Run]) -> Vec<(String, Vec<Option<bool>>)> {
         .collect()
 }
 
-/// The comparison as Markdown.
-pub fn markdown(runs: &[Run]) -> String {
-    let mut out = markdown_start("Evaluation runs compared", runs);
-    let _ = writeln!(out, "\n## Results by run and subset (Table 1)\n");
-    out.push_str("Rates in percent, pooled as `talkforge evaluate` pools them.\n\n");
-    let _ = writeln!(
-        out,
-        "| Run | Subset {}\n|---{}",
-        super::report::TABLE1_HEADER,
-        super::report::TABLE1_RULE
+/// The comparison: Tables 1 and 2, charts, and the shared sections.
+pub fn report(runs: &[Run]) -> Report {
+    let mut results = Section::new("results", "Results by run and subset (Table 1)")
+        .text("Rates in percent, pooled as `talkforge evaluate` pools them.");
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Conversations",
+            "Success rate",
+            "Soft success rate",
+            "Precision",
+            "Recall",
+            "Action precision",
+            "Incorrect-action rate",
+        ],
     );
+    table
+        .columns
+        .insert(1, crate::report::Column::text("Subset"));
     for (i, run) in runs.iter().enumerate() {
         let s = &run.summary;
         let mut rows: Vec<(&str, &Rates)> = s
@@ -410,109 +427,322 @@ pub fn markdown(runs: &[Run]) -> String {
             .map(|(n, b)| (n.as_str(), &b.rates))
             .collect();
         if s.by_subset.len() != 1 {
-            rows.push(("**all**", &s.rates));
+            rows.push(("all", &s.rates));
         }
         for (subset, r) in rows {
-            let _ = writeln!(
-                out,
-                "| {} | {subset} | {} | {} | {} | {} | {} | {} | {} |",
-                i + 1,
-                r.conversations,
-                pct(r.success_rate),
-                pct(r.soft_success_rate),
-                pct(r.precision),
-                pct(r.recall),
-                pct(r.action_precision),
-                pct(r.incorrect_action_rate)
-            );
+            let rate = |x: f64| Cell::Percent((r.conversations > 0).then_some(x));
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Text(subset.to_string()),
+                Cell::Count(r.conversations),
+                rate(r.success_rate),
+                rate(r.soft_success_rate),
+                rate(r.precision),
+                rate(r.recall),
+                rate(r.action_precision),
+                rate(r.incorrect_action_rate),
+            ]);
         }
     }
-    let _ = writeln!(
-        out,
-        "\n## Why conversations failed, by run (Table 2, shares in percent)\n"
+    results = results.table(table);
+    for chart in charts(runs) {
+        results = results.chart(chart);
+    }
+    let mut errors = Table::new(
+        "Run",
+        &[
+            "Failed conversations",
+            "Premature tool call",
+            "Faulty planning",
+            "Incorrect invocation",
+        ],
     );
-    out.push_str("| Run | Failed | Premature tool call | Faulty planning | Incorrect invocation |\n|---|---:|---:|---:|---:|\n");
     for (i, run) in runs.iter().enumerate() {
         let s = &run.summary;
         let e = &s.error_types;
         let total = e.premature_tool_call + e.faulty_planning + e.incorrect_invocation;
-        let share = |n: usize| {
-            if total == 0 {
-                "-".to_string()
-            } else {
-                pct(n as f64 / total as f64)
+        errors.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Count(s.rates.conversations - s.successes),
+            Cell::Fraction(e.premature_tool_call, total),
+            Cell::Fraction(e.faulty_planning, total),
+            Cell::Fraction(e.incorrect_invocation, total),
+        ]);
+    }
+    let errors = Section::new("error-types", "Why conversations failed (Table 2)")
+        .text("Each error type's share of the errors counted, in percent (count/errors).")
+        .table(errors);
+    let pass_hat: Vec<Option<&[f64]>> = runs
+        .iter()
+        .map(|r| r.summary.trials.as_ref().map(|t| t.all.pass_hat.as_slice()))
+        .collect();
+    let state: Vec<Option<&super::summary::StateTotals>> = runs
+        .iter()
+        .map(|r| r.summary.state_check.as_ref())
+        .collect();
+    let differs = outcome_differs(runs)
+        .into_iter()
+        .map(|(file, outcomes)| {
+            let outcomes = outcomes
+                .into_iter()
+                .map(|o| o.map(|ok| if ok { "pass" } else { "fail" }.to_string()))
+                .collect();
+            (file, outcomes)
+        })
+        .collect();
+    let not_evaluated: Vec<&[NotEvaluated]> =
+        runs.iter().map(|r| r.summary.failures.as_slice()).collect();
+    let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
+    Report {
+        title: "Evaluation runs compared".to_string(),
+        runs: headers(runs),
+        warnings: warnings(runs, same_dataset(runs)),
+        sections: vec![
+            results,
+            errors,
+            sections::pass_hat(&pass_hat, "conversation"),
+            sections::state_check(&state, state_differs(runs), "conversation", None),
+            sections::differs(
+                "Conversations whose outcome differs between runs",
+                "Conversation",
+                runs.len(),
+                differs,
+                "None: every conversation succeeded or failed in every run alike.",
+            ),
+            failures(runs),
+            sections::not_evaluated(&not_evaluated, "conversation"),
+            sections::provenance(&provenance),
+        ],
+    }
+}
+
+/// The conversations whose worlds ended otherwise than the gold calls'.
+fn state_differs(runs: &[Run]) -> Vec<(usize, String, String)> {
+    let mut rows = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for c in &run.summary.per_conversation {
+            if let Some(check) = c.state_check.as_ref().filter(|c| !c.clean()) {
+                rows.push((i + 1, c.file.clone(), super::report::state_places(check)));
             }
-        };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} |",
+        }
+    }
+    rows
+}
+
+/// Tools shown in the per-tool charts, at most (the most called).
+const CHART_TOOLS: usize = 40;
+
+fn charts(runs: &[Run]) -> Vec<Chart> {
+    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
+    // Subsets in the order first seen.
+    let mut subsets: Vec<String> = Vec::new();
+    for run in runs {
+        for name in run.summary.by_subset.keys() {
+            if !subsets.contains(name) {
+                subsets.push(name.clone());
+            }
+        }
+    }
+    let per_subset = |title: &str, f: fn(&Rates) -> f64| Chart {
+        title: title.to_string(),
+        categories: subsets.clone(),
+        series: runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
+                Series {
+                    name: run_name(i),
+                    values: subsets
+                        .iter()
+                        .map(|s| of(s).filter(|r| r.conversations > 0).map(f))
+                        .collect(),
+                    counts: subsets
+                        .iter()
+                        .map(|s| of(s).map(|r| r.conversations))
+                        .collect(),
+                }
+            })
+            .collect(),
+        scale: Scale::Percent,
+    };
+    let mut charts = vec![
+        per_subset("Success rate by subset", |r| r.success_rate),
+        per_subset("Incorrect-action rate by subset", |r| {
+            r.incorrect_action_rate
+        }),
+    ];
+    // The tools called or expected most, across the runs.
+    let mut tools: Vec<(String, usize)> = Vec::new();
+    for run in runs {
+        for (name, t) in &run.summary.tools {
+            match tools.iter_mut().find(|(n, _)| n == name) {
+                Some((_, n)) => *n += t.gold_calls + t.predicted,
+                None => tools.push((name.clone(), t.gold_calls + t.predicted)),
+            }
+        }
+    }
+    tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    tools.truncate(CHART_TOOLS);
+    let tool_names: Vec<String> = tools.into_iter().map(|(n, _)| n).collect();
+    let per_tool = |title: &str, f: fn(&ToolTally) -> (usize, usize)| Chart {
+        title: title.to_string(),
+        categories: tool_names.clone(),
+        series: runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let of = |t: &String| run.summary.tools.get(t).map(f);
+                Series {
+                    name: run_name(i),
+                    values: tool_names
+                        .iter()
+                        .map(|t| {
+                            of(t)
+                                .filter(|(_, n)| *n > 0)
+                                .map(|(k, n)| k as f64 / n as f64)
+                        })
+                        .collect(),
+                    counts: tool_names.iter().map(|t| of(t).map(|(_, n)| n)).collect(),
+                }
+            })
+            .collect(),
+        scale: Scale::Percent,
+    };
+    if !tool_names.is_empty() {
+        charts.push(per_tool("Gold calls matched, by tool", |t| {
+            (t.gold_calls - t.missed, t.gold_calls)
+        }));
+        charts.push(per_tool("Bad actions per call made, by tool", |t| {
+            (t.bad_actions, t.predicted)
+        }));
+    }
+    charts.push(Chart {
+        title: "Error types per run (Table 2)".to_string(),
+        categories: vec![
+            "Premature tool call".to_string(),
+            "Faulty planning".to_string(),
+            "Incorrect invocation".to_string(),
+        ],
+        series: runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let e = &run.summary.error_types;
+                Series {
+                    name: run_name(i),
+                    values: [
+                        e.premature_tool_call,
+                        e.faulty_planning,
+                        e.incorrect_invocation,
+                    ]
+                    .iter()
+                    .map(|n| Some(*n as f64))
+                    .collect(),
+                    counts: Vec::new(),
+                }
+            })
+            .collect(),
+        scale: Scale::Plain,
+    });
+    charts
+}
+
+/// Each run's failed conversations with their reasons (and, on a page,
+/// each drawn as a dialogue).
+fn failures(runs: &[Run]) -> Section {
+    let mut section = Section::new("failures", "Failed conversations");
+    let mut table = Table {
+        columns: vec![
+            crate::report::Column::text("Run"),
+            crate::report::Column::text("Conversation"),
+            crate::report::Column::text("Subset"),
+            crate::report::Column::number("Recall"),
+            crate::report::Column::text("Why"),
+        ],
+        rows: Vec::new(),
+    };
+    let (drawn, anchors) = super::html::failed_dialogues(runs);
+    let mut counts = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let conversations = &run.summary.per_conversation;
+        let failed = conversations.iter().filter(|c| !c.success).count();
+        counts.push(format!(
+            "run {}: {failed} of {} failed",
             i + 1,
-            s.rates.conversations - s.successes,
-            share(e.premature_tool_call),
-            share(e.faulty_planning),
-            share(e.incorrect_invocation)
-        );
-    }
-    if runs.iter().any(|r| r.summary.trials.is_some()) {
-        let _ = writeln!(out, "\n## Reliability (pass^k, percent)\n");
-        for (i, run) in runs.iter().enumerate() {
-            if let Some(t) = &run.summary.trials {
-                let _ = writeln!(
-                    out,
-                    "- run {}: {}",
-                    i + 1,
-                    super::passk::pass_hat_words(&t.all.pass_hat)
-                );
-            }
-        }
-    }
-    if runs.iter().any(|r| r.summary.state_check.is_some()) {
-        let _ = writeln!(out, "\n## State check\n");
-        out.push_str("| Run | Checked | Clean | With collateral damage | Collateral | Missing | Different |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        for (i, run) in runs.iter().enumerate() {
-            if let Some(t) = &run.summary.state_check {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
-                    i + 1,
-                    t.conversations_checked,
-                    t.conversations_clean,
-                    t.conversations_with_collateral,
-                    t.collateral,
-                    t.missing,
-                    t.different
-                );
-            }
-        }
-    }
-    let differs = outcome_differs(runs);
-    let _ = writeln!(
-        out,
-        "\n## Conversations whose outcome differs between runs\n"
-    );
-    if differs.is_empty() {
-        out.push_str("None: every conversation succeeded or failed in every run alike.\n");
-    } else {
-        let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
-        let _ = writeln!(
-            out,
-            "| Conversation | {} |\n|---|{}",
-            heads.join(" | "),
-            ":---:|".repeat(runs.len())
-        );
-        for (file, row) in differs {
-            let cells: Vec<&str> = row
+            conversations.len()
+        ));
+        for (c_index, c) in conversations.iter().enumerate().filter(|(_, c)| !c.success) {
+            let why: Vec<String> = c
+                .why_failed
                 .iter()
-                .map(|o| match o {
-                    Some(true) => "pass",
-                    Some(false) => "fail",
-                    None => "-",
+                .map(|w| {
+                    let known = if w.known.is_some() {
+                        " (known erratum)"
+                    } else {
+                        ""
+                    };
+                    format!("{}{known}", w.message)
                 })
                 .collect();
-            let _ = writeln!(out, "| `{file}` | {} |", cells.join(" | "));
+            let anchor = super::html::anchor(i + 1, c_index);
+            let name = if anchors.contains(&anchor) {
+                Cell::CodeLink(c.file.clone(), anchor)
+            } else {
+                Cell::Code(c.file.clone())
+            };
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                name,
+                Cell::Text(c.subset.clone()),
+                Cell::Percent(Some(c.recall)),
+                Cell::Text(why.join("; ")),
+            ]);
         }
     }
-    out
+    section = section.list(counts);
+    if !table.rows.is_empty() {
+        section = section.table(table);
+    }
+    if !drawn.is_empty() {
+        section
+            .blocks
+            .push(crate::report::Block::Html { html: drawn });
+    }
+    section
+}
+
+/// The kind's own JSON document (the keys `report --format json` writes).
+pub fn document(runs: &[Run]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            serde_json::json!({
+                "dir": r.dir.display().to_string(),
+                "label": r.label,
+                "predictor": s.predictor,
+                "settings": s.settings,
+                "dataset_sha256": r.dataset(),
+                "rates": s.rates,
+                "by_subset": s.by_subset,
+                "error_types": s.error_types,
+                "state_check": s.state_check,
+                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
+                "failed": s.per_conversation.iter().filter(|c| !c.success).map(|c| &c.file).collect::<Vec<_>>(),
+                "not_evaluated_files": &s.failures,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "kind": "conversations",
+        "runs": list,
+        "same_dataset": same_dataset(runs),
+        "outcome_differs": outcome_differs(runs)
+            .into_iter()
+            .map(|(file, outcomes)| serde_json::json!({"file": file, "success": outcomes}))
+            .collect::<Vec<_>>(),
+    })
 }
 
 #[cfg(test)]
@@ -538,6 +768,6 @@ mod tests {
         assert_eq!(runs[0].summary.per_conversation.len(), 2);
         assert_eq!(runs[0].summary.per_conversation[1].why_failed.len(), 2);
         assert!(same_dataset(&runs));
-        insta::assert_snapshot!(markdown(&runs));
+        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
     }
 }

@@ -7,7 +7,6 @@
 //! where the runs have it.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +16,8 @@ use super::passk::CompletionTrials;
 use super::provenance::Provenance;
 use super::report::state_places;
 use super::summary::StateTotals;
+use crate::report::sections::{self, NotEvaluated};
+use crate::report::{Cell, Chart, Column, Report, Scale, Section, Series, Table};
 use crate::suite::state::StateCheck;
 use crate::Result;
 
@@ -46,6 +47,9 @@ pub struct ScenarioSummary {
     #[serde(default)]
     pub state_check: Option<StateTotals>,
     pub per_scenario: Vec<ScenarioLine>,
+    /// Scenarios that could not be evaluated.
+    #[serde(default)]
+    pub failures: Vec<NotEvaluated>,
 }
 
 /// What `report` reads of a `per_scenario` entry.
@@ -135,6 +139,15 @@ impl super::runs::RunDir for ScenarioRunDir {
     fn models(&self) -> Option<String> {
         ScenarioRunDir::models(self)
     }
+    fn unit(&self) -> &'static str {
+        "scenario"
+    }
+    fn evaluated(&self) -> usize {
+        self.summary.scenarios
+    }
+    fn not_evaluated(&self) -> &[NotEvaluated] {
+        &self.summary.failures
+    }
 }
 
 impl ScenarioRunDir {
@@ -194,7 +207,7 @@ fn label(s: &ScenarioSummary) -> String {
     parts.join(", ")
 }
 
-pub use super::runs::{markdown_start, same_dataset, RunDir};
+pub use super::runs::{same_dataset, RunDir};
 
 /// The scenarios of the runs, in the order first seen (by scenario name),
 /// each with every run's line (None where a run lacks it).
@@ -230,14 +243,6 @@ pub fn completion_differs(runs: &[ScenarioRunDir]) -> Vec<(String, Vec<Option<&S
         .collect()
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
-}
-
-fn mean(m: Option<f64>) -> String {
-    m.map_or("-".to_string(), |m| format!("{m:.2}"))
-}
-
 /// A scenario's cell: its turns, or how it ended.
 pub fn cell(line: Option<&ScenarioLine>) -> String {
     match line {
@@ -259,8 +264,160 @@ pub fn state_differs(run: &ScenarioRunDir) -> Vec<(&ScenarioLine, &StateCheck)> 
         .collect()
 }
 
-/// The comparison as JSON.
-pub fn json(runs: &[ScenarioRunDir]) -> Value {
+/// The comparison: completion and turns, turns per scenario, charts, and
+/// the shared sections (the state check with the scenarios whose
+/// databases differ).
+pub fn report(runs: &[ScenarioRunDir]) -> Report {
+    let level = runs[0].summary.level;
+    let mut results = Section::new("results", "Results by run")
+        .text("Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios (the paper's Table 4).");
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Scenarios",
+            "Completed",
+            "Completion rate",
+            "Mean turns to completion",
+        ],
+    );
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Count(s.scenarios),
+            Cell::Count(s.completed),
+            Cell::Percent((s.scenarios > 0).then_some(s.completion_rate)),
+            Cell::Number(s.mean_turns, 2),
+        ]);
+    }
+    results = results.table(table).chart(Chart {
+        title: "Completion rate per run".into(),
+        categories: vec!["Completed".into()],
+        series: runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Series {
+                name: format!("run {}: {}", i + 1, r.label),
+                values: vec![(r.summary.scenarios > 0).then_some(r.summary.completion_rate)],
+                counts: vec![Some(r.summary.scenarios)],
+            })
+            .collect(),
+        scale: Scale::Percent,
+    });
+    let rows = scenario_rows(runs);
+    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
+    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+    let mut turns = Table::new("Scenario", &heads);
+    for (name, row) in &rows {
+        let mut cells = vec![Cell::Text(name.clone())];
+        cells.extend(row.iter().map(|s| Cell::Text(cell(*s))));
+        turns.row(cells);
+    }
+    let turns = Section::new("turns", "Turns to completion per scenario")
+        .text("Turns a completed scenario took; how the others ended.")
+        .table(turns)
+        .chart(Chart {
+            title: "Turns to completion per scenario".into(),
+            categories: rows.iter().map(|(name, _)| name.clone()).collect(),
+            series: runs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Series {
+                    name: format!("run {}: {}", i + 1, r.label),
+                    values: rows
+                        .iter()
+                        .map(|(_, row)| row[i].and_then(|s| s.turns).map(|t| t as f64))
+                        .collect(),
+                    counts: Vec::new(),
+                })
+                .collect(),
+            scale: Scale::Plain,
+        });
+    let pass_hat: Vec<Option<&[f64]>> = runs
+        .iter()
+        .map(|r| r.summary.trials.as_ref().map(|t| t.all.pass_hat.as_slice()))
+        .collect();
+    let state: Vec<Option<&StateTotals>> = runs
+        .iter()
+        .map(|r| r.summary.state_check.as_ref())
+        .collect();
+    let mut differing_state = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for (s, check) in state_differs(run) {
+            differing_state.push((i + 1, s.scenario.clone(), state_places(check)));
+        }
+    }
+    let differs = completion_differs(runs)
+        .into_iter()
+        .map(|(name, row)| (name, row.into_iter().map(|s| Some(cell(s))).collect()))
+        .collect();
+    let not_evaluated: Vec<&[NotEvaluated]> =
+        runs.iter().map(|r| r.summary.failures.as_slice()).collect();
+    let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
+    Report {
+        title: format!("Runs at level {level} compared (conversations with a user)"),
+        runs: super::runs::headers(runs),
+        warnings: super::runs::warnings(runs, same_dataset(runs)),
+        sections: vec![
+            results,
+            turns,
+            sections::pass_hat(&pass_hat, "scenario"),
+            sections::state_check(&state, differing_state, "scenario", None),
+            sections::differs(
+                "Scenarios whose completion differs between runs",
+                "Scenario",
+                runs.len(),
+                differs,
+                "None: every scenario was completed or not in every run alike.",
+            ),
+            not_completed(runs),
+            sections::not_evaluated(&not_evaluated, "scenario"),
+            sections::provenance(&provenance),
+        ],
+    }
+}
+
+/// Each run's scenarios not completed, and why.
+fn not_completed(runs: &[ScenarioRunDir]) -> Section {
+    let mut counts = Vec::new();
+    let mut table = Table {
+        columns: ["Run", "Scenario", "File", "Why"]
+            .iter()
+            .map(|c| Column::text(c))
+            .collect(),
+        rows: Vec::new(),
+    };
+    for (i, run) in runs.iter().enumerate() {
+        let failed: Vec<&ScenarioLine> = run
+            .summary
+            .per_scenario
+            .iter()
+            .filter(|s| !s.completed)
+            .collect();
+        counts.push(format!(
+            "run {}: {} of {} not completed",
+            i + 1,
+            failed.len(),
+            run.summary.scenarios
+        ));
+        for s in failed {
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Text(s.scenario.clone()),
+                Cell::Code(s.file.clone()),
+                Cell::Text(s.why()),
+            ]);
+        }
+    }
+    let mut section = Section::new("failures", "Scenarios not completed").list(counts);
+    if !table.rows.is_empty() {
+        section = section.table(table);
+    }
+    section
+}
+
+/// The kind's own JSON document (the keys `report --format json` writes).
+pub fn document(runs: &[ScenarioRunDir]) -> Value {
     let list: Vec<Value> = runs
         .iter()
         .map(|r| {
@@ -285,6 +442,7 @@ pub fn json(runs: &[ScenarioRunDir]) -> Value {
                 "not_completed": s.per_scenario.iter().filter(|x| !x.completed).map(|x| serde_json::json!({
                     "scenario": x.scenario, "file": x.file, "stopped": x.stopped, "why": x.why(),
                 })).collect::<Vec<_>>(),
+                "not_evaluated_files": &s.failures,
             })
         })
         .collect();
@@ -304,153 +462,6 @@ pub fn json(runs: &[ScenarioRunDir]) -> Value {
             "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
-}
-
-/// The comparison as Markdown.
-pub fn markdown(runs: &[ScenarioRunDir]) -> String {
-    let level = runs[0].summary.level;
-    let mut out = markdown_start(
-        &format!("Runs at level {level} compared (conversations with a user)"),
-        runs,
-    );
-    let _ = writeln!(out, "\n## Results by run (Table 4)\n");
-    out.push_str("Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios.\n\n");
-    out.push_str("| Run | Scenarios | Completed | Completion rate | Mean turns to completion |\n|---|---:|---:|---:|---:|\n");
-    for (i, run) in runs.iter().enumerate() {
-        let s = &run.summary;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} |",
-            i + 1,
-            s.scenarios,
-            s.completed,
-            pct(s.completion_rate),
-            mean(s.mean_turns)
-        );
-    }
-    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
-    let _ = writeln!(out, "\n## Turns to completion per scenario\n");
-    let _ = writeln!(
-        out,
-        "| Scenario | {} |\n|---|{}",
-        heads.join(" | "),
-        "---:|".repeat(runs.len())
-    );
-    for (name, row) in scenario_rows(runs) {
-        let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
-        let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
-    }
-    if runs.iter().any(|r| r.summary.trials.is_some()) {
-        let _ = writeln!(
-            out,
-            "\n## Reliability (pass^k over scenarios completed, percent)\n"
-        );
-        for (i, run) in runs.iter().enumerate() {
-            if let Some(t) = &run.summary.trials {
-                let _ = writeln!(
-                    out,
-                    "- run {}: {}",
-                    i + 1,
-                    super::passk::pass_hat_words(&t.all.pass_hat)
-                );
-            }
-        }
-    }
-    let differs = completion_differs(runs);
-    let _ = writeln!(
-        out,
-        "\n## Scenarios whose completion differs between runs\n"
-    );
-    if differs.is_empty() {
-        out.push_str("None: every scenario was completed or not in every run alike.\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "| Scenario | {} |\n|---|{}",
-            heads.join(" | "),
-            "---|".repeat(runs.len())
-        );
-        for (name, row) in differs {
-            let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
-            let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
-        }
-    }
-    state_check(&mut out, runs);
-    let _ = writeln!(out, "\n## Scenarios not completed\n");
-    for (i, run) in runs.iter().enumerate() {
-        let failed: Vec<&ScenarioLine> = run
-            .summary
-            .per_scenario
-            .iter()
-            .filter(|s| !s.completed)
-            .collect();
-        let _ = writeln!(
-            out,
-            "### Run {}: {} of {} not completed\n",
-            i + 1,
-            failed.len(),
-            run.summary.scenarios
-        );
-        if failed.is_empty() {
-            out.push_str("None.\n\n");
-            continue;
-        }
-        for s in failed {
-            let _ = writeln!(out, "- {} (`{}`): {}", s.scenario, s.file, s.why());
-        }
-        out.push('\n');
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-/// The state check of the runs that have one: totals, then each scenario
-/// whose databases differ from the ground truth's.
-fn state_check(out: &mut String, runs: &[ScenarioRunDir]) {
-    if runs.iter().all(|r| r.summary.state_check.is_none()) {
-        return;
-    }
-    let _ = writeln!(out, "\n## State check\n");
-    out.push_str("The databases each conversation left against those the ground-truth calls leave: *collateral* is a write the ground truth never made, *missing* a ground-truth write not made, *different* a place both wrote differently. It changes none of the figures above.\n\n");
-    out.push_str("| Run | Checked | Clean | With collateral damage | Collateral | Missing | Different |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    for (i, run) in runs.iter().enumerate() {
-        match &run.summary.state_check {
-            Some(t) => {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
-                    i + 1,
-                    t.conversations_checked,
-                    t.conversations_clean,
-                    t.conversations_with_collateral,
-                    t.collateral,
-                    t.missing,
-                    t.different
-                );
-            }
-            None => {
-                let _ = writeln!(out, "| {} | not checked | | | | | |", i + 1);
-            }
-        }
-    }
-    let mut listed = false;
-    for (i, run) in runs.iter().enumerate() {
-        for (s, check) in state_differs(run) {
-            if !listed {
-                out.push('\n');
-                listed = true;
-            }
-            let _ = writeln!(
-                out,
-                "- run {}, {}: {}",
-                i + 1,
-                s.scenario,
-                state_places(check)
-            );
-        }
-    }
 }
 
 #[cfg(test)]
@@ -513,7 +524,7 @@ mod tests {
             cell(differs[0].1[1]),
             "not completed (stopped at the limit, 20 turns)"
         );
-        let doc = json(&runs);
+        let doc = document(&runs);
         assert_eq!(doc["kind"], "scenarios");
         assert_eq!(
             doc["per_scenario"][1]["turns"],
@@ -529,6 +540,6 @@ mod tests {
             doc["runs"][1]["not_completed"][0]["why"],
             "not completed within 20 turns; never made: AddAgenda (line 23)"
         );
-        insta::assert_snapshot!(markdown(&runs));
+        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
     }
 }

@@ -1,0 +1,252 @@
+//! The report layer: what a report says, once, as a table model
+//! (sections of text, tables, lists and charts), and one renderer per
+//! format ([`markdown`], [`html`], [`json`]). An evaluation kind builds a
+//! [`Report`] from its runs; the sections every kind shares (the runs,
+//! pass^k, the state check, outcomes that differ between runs, what could
+//! not be evaluated, failures) are built by [`sections`], so they read the
+//! same in every format and for every kind.
+
+pub mod charts;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod sections;
+
+use serde::Serialize;
+
+/// A report over one or more evaluation runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The page title and top heading.
+    pub title: String,
+    /// The runs, in the order given, numbered from 1.
+    pub runs: Vec<RunHeader>,
+    /// Said before everything else (runs over different datasets).
+    pub warnings: Vec<String>,
+    pub sections: Vec<Section>,
+}
+
+/// One run as the report introduces it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunHeader {
+    pub number: usize,
+    /// What sets the run apart: its predictor and settings, in words.
+    pub label: String,
+    /// The run's folder as given.
+    pub dir: String,
+    /// The models asked, in words, when any.
+    pub models: Option<String>,
+    /// The SHA-256 of the dataset evaluated, when recorded.
+    pub dataset: Option<String>,
+    /// Units evaluated, and units that could not be.
+    pub evaluated: usize,
+    pub not_evaluated: usize,
+    /// What a unit is ("conversation", "call sample", "scenario").
+    pub unit: String,
+}
+
+/// A titled part of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Section {
+    /// A stable name (the HTML anchor and the JSON key).
+    pub id: String,
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+impl Section {
+    pub fn new(id: &str, title: impl Into<String>) -> Self {
+        Section {
+            id: id.to_string(),
+            title: title.into(),
+            blocks: Vec::new(),
+        }
+    }
+
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.blocks.push(Block::Text { text: text.into() });
+        self
+    }
+
+    pub fn table(mut self, table: Table) -> Self {
+        self.blocks.push(Block::Table(table));
+        self
+    }
+
+    pub fn list(mut self, items: Vec<String>) -> Self {
+        self.blocks.push(Block::List { items });
+        self
+    }
+
+    pub fn chart(mut self, chart: Chart) -> Self {
+        self.blocks.push(Block::Chart(chart));
+        self
+    }
+
+    /// A section that does not apply to this kind of run, said the same
+    /// way in every format.
+    pub fn not_applicable(id: &str, title: impl Into<String>, why: impl Into<String>) -> Self {
+        let mut section = Section::new(id, title);
+        section
+            .blocks
+            .push(Block::NotApplicable { why: why.into() });
+        section
+    }
+}
+
+/// One piece of a section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Block {
+    /// A paragraph of plain text (`code` in backquotes is kept as code).
+    Text {
+        text: String,
+    },
+    /// The section does not apply, and why.
+    NotApplicable {
+        why: String,
+    },
+    Table(Table),
+    /// A bulleted list of plain text.
+    List {
+        items: Vec<String>,
+    },
+    Chart(Chart),
+    /// Detail only a page can show (a failed dialogue drawn with the
+    /// predictions beside the gold calls), already escaped; the other
+    /// formats carry the same facts in the section's tables and lists.
+    Html {
+        html: String,
+    },
+}
+
+/// A table: a header row and rows of cells.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// A table with these columns, the first text and the others numbers.
+    pub fn new(first: &str, numeric: &[&str]) -> Self {
+        let mut columns = vec![Column::text(first)];
+        columns.extend(numeric.iter().map(|n| Column::number(n)));
+        Table {
+            columns,
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<Cell>) {
+        self.rows.push(cells);
+    }
+}
+
+/// A table's column: its heading, and whether it holds numbers (aligned
+/// right).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    pub name: String,
+    pub numeric: bool,
+}
+
+impl Column {
+    pub fn text(name: &str) -> Self {
+        Column {
+            name: name.to_string(),
+            numeric: false,
+        }
+    }
+
+    pub fn number(name: &str) -> Self {
+        Column {
+            name: name.to_string(),
+            numeric: true,
+        }
+    }
+}
+
+/// A table cell. Every format shows a missing value as "-", never as 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Cell {
+    Text(String),
+    /// A file name, an identifier: shown as code.
+    Code(String),
+    /// Code that a page links to a place on it (`#anchor`).
+    CodeLink(String, String),
+    Count(usize),
+    /// A share in 0..=1, shown in percent with one decimal.
+    Percent(Option<f64>),
+    /// A number shown with this many decimals.
+    Number(Option<f64>, usize),
+    /// A share with what it is of: "50.0 (1/2)".
+    Fraction(usize, usize),
+}
+
+impl Cell {
+    /// The cell as plain text.
+    pub fn display(&self) -> String {
+        match self {
+            Cell::Text(text) | Cell::Code(text) | Cell::CodeLink(text, _) => text.clone(),
+            Cell::Count(n) => n.to_string(),
+            Cell::Percent(x) => x.map_or_else(missing, pct),
+            Cell::Number(x, decimals) => x.map_or_else(missing, |x| format!("{x:.decimals$}")),
+            Cell::Fraction(_, 0) => missing(),
+            Cell::Fraction(n, of) => format!("{} ({n}/{of})", pct(*n as f64 / *of as f64)),
+        }
+    }
+
+    pub fn is_code(&self) -> bool {
+        matches!(self, Cell::Code(_) | Cell::CodeLink(..))
+    }
+
+    /// The place on the page the cell links to.
+    pub fn anchor(&self) -> Option<&str> {
+        match self {
+            Cell::CodeLink(_, anchor) => Some(anchor),
+            _ => None,
+        }
+    }
+}
+
+fn missing() -> String {
+    "-".to_string()
+}
+
+/// A share in percent with one decimal: the one way every report writes
+/// a rate.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+/// A bar chart: a value per category per series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chart {
+    pub title: String,
+    pub categories: Vec<String>,
+    pub series: Vec<Series>,
+    pub scale: Scale,
+}
+
+/// One series of a chart (a run): a value per category, None where the
+/// run has nothing there (drawn as missing, never as a zero bar).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+    /// How many units each value is over (shown beside its bar); empty
+    /// when the values are not shares of units.
+    pub counts: Vec<Option<usize>>,
+}
+
+/// The value axis of a chart.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// Shares in 0..=1, marked in percent.
+    Percent,
+    /// Plain numbers from 0 to the largest value (turns, ROUGE-L).
+    Plain,
+}

@@ -1,0 +1,251 @@
+//! The sections every kind of report shares, each written once: pass^k,
+//! the state check, units whose outcome differs between runs, what could
+//! not be evaluated, and provenance. A section that does not apply to a
+//! kind says so, the same way in every format.
+
+use serde::Deserialize;
+
+use super::{Cell, Column, Section, Table};
+use crate::eval::provenance::Provenance;
+use crate::eval::summary::StateTotals;
+
+/// A unit a run could not evaluate, as its `summary.json` lists it.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+pub struct NotEvaluated {
+    pub file: String,
+    pub error: String,
+}
+
+/// pass^k per run (`pass_hat[k - 1]` is pass^k), for runs made with
+/// `--trials`.
+pub fn pass_hat(runs: &[Option<&[f64]>], unit: &str) -> Section {
+    let title = "Reliability (pass^k)";
+    let most = runs.iter().flatten().map(|p| p.len()).max().unwrap_or(0);
+    if most == 0 {
+        return Section::not_applicable(
+            "pass-hat",
+            title,
+            "every run made one trial (`evaluate --trials K` estimates pass^k)",
+        );
+    }
+    let heads: Vec<String> = (1..=most).map(|k| format!("pass^{k}")).collect();
+    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+    let mut table = Table::new("Run", &heads);
+    for (i, pass_hat) in runs.iter().enumerate() {
+        let mut row = vec![Cell::Text((i + 1).to_string())];
+        row.extend((0..most).map(|k| Cell::Percent(pass_hat.and_then(|p| p.get(k).copied()))));
+        table.row(row);
+    }
+    Section::new("pass-hat", title)
+        .text(format!(
+            "pass^k is the chance that all k of k trials of a {unit} succeed (tau-bench's estimator C(c, k) / C(n, k), c of n trials succeeding), averaged over {unit}s, in percent. A run of one trial has no pass^k beyond pass^1."
+        ))
+        .table(table)
+}
+
+/// The state check per run: the worlds the predictions left against the
+/// ones the gold calls leave, and the units whose worlds differ (run
+/// number, unit, the places in words). `why_not` says why the kind has
+/// none.
+pub fn state_check(
+    runs: &[Option<&StateTotals>],
+    differing: Vec<(usize, String, String)>,
+    unit: &str,
+    why_not: Option<&str>,
+) -> Section {
+    let title = "State check";
+    if let Some(why) = why_not {
+        return Section::not_applicable("state-check", title, why);
+    }
+    if runs.iter().all(Option::is_none) {
+        return Section::not_applicable(
+            "state-check",
+            title,
+            "no run recorded one (made before the state check)",
+        );
+    }
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Checked",
+            "Clean",
+            "With collateral damage",
+            "Collateral",
+            "Missing",
+            "Different",
+        ],
+    );
+    for (i, totals) in runs.iter().enumerate() {
+        let count = |f: fn(&StateTotals) -> usize| match totals {
+            Some(t) => Cell::Count(f(t)),
+            None => Cell::Text("-".into()),
+        };
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            count(|t| t.conversations_checked),
+            count(|t| t.conversations_clean),
+            count(|t| t.conversations_with_collateral),
+            count(|t| t.collateral),
+            count(|t| t.missing),
+            count(|t| t.different),
+        ]);
+    }
+    let mut section = Section::new("state-check", title)
+        .text(format!(
+            "Per {unit}, the databases the predictions left are compared with those the gold calls leave: collateral writes went where the gold calls wrote nothing, missing ones were not made, different ones wrote another value. It changes none of the figures above."
+        ))
+        .table(table);
+    if !differing.is_empty() {
+        let mut places = Table {
+            columns: vec![
+                Column::text("Run"),
+                Column::text(&capitalised(unit)),
+                Column::text("Where the databases differ"),
+            ],
+            rows: Vec::new(),
+        };
+        for (run, name, where_) in differing {
+            places.row(vec![
+                Cell::Text(run.to_string()),
+                Cell::Code(name),
+                Cell::Text(where_),
+            ]);
+        }
+        section = section.table(places);
+    }
+    section
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The units whose outcome differs between runs: `rows` holds each such
+/// unit's name and its outcome in every run (None where a run lacks it).
+pub fn differs(
+    title: &str,
+    unit_heading: &str,
+    runs: usize,
+    rows: Vec<(String, Vec<Option<String>>)>,
+    alike: &str,
+) -> Section {
+    let id = "differs";
+    if runs < 2 {
+        return Section::not_applicable(id, title, "one run has nothing to differ from");
+    }
+    if rows.is_empty() {
+        return Section::new(id, title).text(alike);
+    }
+    let mut table = Table {
+        columns: std::iter::once(Column::text(unit_heading))
+            .chain((1..=runs).map(|i| Column::text(&format!("Run {i}"))))
+            .collect(),
+        rows: Vec::new(),
+    };
+    for (name, outcomes) in rows {
+        let mut row = vec![Cell::Code(name)];
+        row.extend(
+            outcomes
+                .into_iter()
+                .map(|o| Cell::Text(o.unwrap_or_else(|| "-".into()))),
+        );
+        table.row(row);
+    }
+    Section::new(id, title).table(table)
+}
+
+/// What each run could not evaluate, and why.
+pub fn not_evaluated(runs: &[&[NotEvaluated]], unit: &str) -> Section {
+    let title = "Not evaluated";
+    if runs.iter().all(|r| r.is_empty()) {
+        return Section::new("not-evaluated", title)
+            .text(format!("Every {unit} of every run was evaluated."));
+    }
+    let mut table = Table {
+        columns: vec![
+            Column::text("Run"),
+            Column::text("File"),
+            Column::text("Why"),
+        ],
+        rows: Vec::new(),
+    };
+    for (i, failures) in runs.iter().enumerate() {
+        for f in *failures {
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Code(f.file.clone()),
+                Cell::Text(f.error.clone()),
+            ]);
+        }
+    }
+    Section::new("not-evaluated", title)
+        .text(format!(
+            "These {unit}s could not be evaluated; a run's figures are over the others."
+        ))
+        .table(table)
+}
+
+/// Where each run's numbers come from.
+pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
+    let title = "Provenance";
+    if runs.iter().all(Option::is_none) {
+        return Section::not_applicable(
+            "provenance",
+            title,
+            "no run recorded its provenance (made before talkforge recorded it)",
+        );
+    }
+    let mut table = Table {
+        columns: [
+            "Run",
+            "talkforge",
+            "Finished",
+            "Suite",
+            "Dataset files",
+            "Dataset SHA-256",
+            "Databases SHA-256",
+            "Model asked",
+            "Models that answered",
+        ]
+        .iter()
+        .map(|c| Column::text(c))
+        .collect(),
+        rows: Vec::new(),
+    };
+    for (i, p) in runs.iter().enumerate() {
+        let Some(p) = p else {
+            let mut row = vec![Cell::Text((i + 1).to_string())];
+            row.extend((1..9).map(|_| Cell::Text("-".into())));
+            table.row(row);
+            continue;
+        };
+        let short = |s: &str| s[..s.len().min(12)].to_string();
+        let mut asked: Vec<String> = p.model_requested.iter().cloned().collect();
+        asked.extend(p.user_model_requested.iter().map(|m| format!("{m} (user)")));
+        let mut answered = p.models_reported.clone();
+        answered.extend(p.user_models_reported.iter().map(|m| format!("{m} (user)")));
+        let words = |v: Vec<String>| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Text(p.talkforge_version.clone()),
+            Cell::Text(p.date.clone()),
+            Cell::Text(p.suite.clone()),
+            Cell::Text(p.dataset.files.to_string()),
+            Cell::Code(short(&p.dataset.sha256)),
+            Cell::Code(short(&p.databases.sha256)),
+            Cell::Text(words(asked)),
+            Cell::Text(words(answered)),
+        ]);
+    }
+    Section::new("provenance", title).table(table)
+}
