@@ -130,19 +130,21 @@ fn replay_predictions_and_the_output_folder() {
     assert_eq!(on_disk, summary);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 2 | 50.0 | 50.0 | 33.3 | 50.0 | 50.0 | 0.0 |"),
+        report.contains("| 1 | easy | 2 | 50.0 | 50.0 | 33.3 | 50.0 | 50.0 | 0.0 |"),
         "{report}"
     );
     assert!(
-        report.contains("| Faulty planning | 1 | 100.0 |"),
+        report.contains("| 1 | 1 | 0.0 (0/1) | 100.0 (1/1) | 0.0 (0/1) |"),
         "{report}"
     );
     assert!(
-        report.contains("- `data/easy/find.json` (easy, recall 0.0, 0 bad actions):\n  - turn 1: gold call FindAlarms not matched"),
+        report.contains(
+            "| 1 | `data/easy/find.json` | easy | 0.0 | turn 1: gold call FindAlarms not matched"
+        ),
         "{report}"
     );
     assert!(
-        report.contains("| FindAlarms | 1 | 1 | 1 | 1 | 0 |"),
+        report.contains("| 1 | FindAlarms | 1 | 1 | 1 | 1 | 0 |"),
         "{report}"
     );
 
@@ -232,7 +234,7 @@ fn resume_re_evaluates_what_other_settings_or_inputs_produced() {
     assert_eq!(on_disk["settings"]["predictor"], "oracle");
     assert!(std::fs::read_to_string(root.join("out/report.md"))
         .unwrap()
-        .contains("Predictor `oracle`, text similarity `lexical`, at most 10 calls"));
+        .contains("| 1 | `oracle` | - | - | - | - | - | lexical | 10 |"));
 
     // Back to replay: both again; then a rerun resumes both.
     assert_eq!(json_of(&replay(&[]))["resumed"], 0);
@@ -364,7 +366,8 @@ fn every_failure_is_reported_and_the_other_files_are_evaluated() {
     assert!(failed[0].ends_with("c12.json") && failed[1].ends_with("c22.json"));
     let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
     assert!(
-        report.contains("2 conversations could not be evaluated"),
+        report.contains("Run 1 could not evaluate 2 conversations of 40")
+            && report.contains("## Not evaluated"),
         "{report}"
     );
 }
@@ -567,10 +570,7 @@ fn the_state_check_reports_collateral_damage_beside_the_metrics() {
         per[0]["state_check"]
     );
     let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
-    assert!(
-        report.contains("2 conversations checked: 1 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 0 missing, 1 different."),
-        "{report}"
-    );
+    assert!(report.contains("| 1 | 2 | 1 | 1 | 1 | 0 | 1 |"), "{report}");
     assert!(
         report.contains(
             "turn 1 collateral Alarm.alice.aaaa-bbbb, turn 1 different Alarm.alice.5bff-dd80"

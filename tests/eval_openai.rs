@@ -298,7 +298,7 @@ fn openai_predictor_end_to_end() {
     );
     let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
     assert!(
-        report.contains("- model requested `stub-model`; the server reported `stub-model-0613`"),
+        report.contains("| stub-model | stub-model-0613 |"),
         "{report}"
     );
     assert_eq!(resumed["precision"], 0.5);
@@ -344,7 +344,7 @@ fn openai_predictor_end_to_end() {
     assert!(stub.requests().len() > 6);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("Predictor `openai:stub-model` (model `stub-model`, API mode `suite`, tool documentation sent, temperature 0.7)"),
+        report.contains("| 1 | `openai:stub-model` | stub-model | suite | sent | 0.7 |"),
         "{report}"
     );
     // ... and the same settings again resume.
@@ -645,11 +645,11 @@ fn trials_report_pass_hat_k() {
     }
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| easy | 1 | 33.3 | 0.0 | 0.0 |"),
+        report.contains("| 1 | easy | 1 | 33.3 | 0.0 | 0.0 |"),
         "{report}"
     );
     assert!(
-        report.contains("| **all** | 2 | 66.7 | 50.0 | 50.0 |"),
+        report.contains("| 1 | all | 2 | 66.7 | 50.0 | 50.0 |"),
         "{report}"
     );
 

@@ -336,9 +336,18 @@ pub fn report(runs: &[LevelRunDir]) -> Report {
     }
     sections.push(causes_section(runs));
     sections.push(per_api(runs));
-    let pass_hat: Vec<Option<&[f64]>> = runs
+    let pass_hat: Vec<sections::PassHatRow> = runs
         .iter()
-        .map(|r| r.summary.trials.as_ref().map(|t| t.all.pass_hat.as_slice()))
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let all = &r.summary.trials.as_ref()?.all;
+            Some(sections::PassHatRow {
+                run: i + 1,
+                group: "all".into(),
+                units: all.units,
+                pass_hat: &all.pass_hat,
+            })
+        })
         .collect();
     sections.push(sections::pass_hat(&pass_hat, "call sample"));
     sections.push(sections::state_check(

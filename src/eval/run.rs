@@ -173,7 +173,7 @@ pub fn evaluate_files(
         atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
         atomic_write(
             &dir.join("report.md"),
-            super::report::render(&summary).as_bytes(),
+            super::runs::report_of_summary(&summary, dir)?.as_bytes(),
         )?;
     }
     if !summary.failures.is_empty() {
@@ -277,7 +277,7 @@ pub fn evaluate_trials(
         atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
         atomic_write(
             &dir.join("report.md"),
-            super::report::render(&summary).as_bytes(),
+            super::runs::report_of_summary(&summary, dir)?.as_bytes(),
         )?;
     }
     Ok(summary)

@@ -46,6 +46,12 @@ pub struct RunSummary {
     pub by_subset: IndexMap<String, SubsetSummary>,
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationLine>,
+    #[serde(default)]
+    pub assistant_turns: usize,
+    #[serde(default)]
+    pub turns_stopped_by_bound: usize,
+    #[serde(default)]
+    pub resumed: usize,
     /// Conversations that could not be evaluated.
     #[serde(default)]
     pub failures: Vec<NotEvaluated>,
@@ -472,10 +478,22 @@ pub fn report(runs: &[Run]) -> Report {
     let errors = Section::new("error-types", "Why conversations failed (Table 2)")
         .text("Each error type's share of the errors counted, in percent (count/errors).")
         .table(errors);
-    let pass_hat: Vec<Option<&[f64]>> = runs
-        .iter()
-        .map(|r| r.summary.trials.as_ref().map(|t| t.all.pass_hat.as_slice()))
-        .collect();
+    let mut pass_hat = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(trials) = &run.summary.trials else {
+            continue;
+        };
+        let groups = trials.by_subset.iter().map(|(n, p)| (n.clone(), p));
+        let all = (trials.by_subset.len() != 1).then(|| ("all".to_string(), &trials.all));
+        for (group, p) in groups.chain(all) {
+            pass_hat.push(sections::PassHatRow {
+                run: i + 1,
+                group,
+                units: p.units,
+                pass_hat: &p.pass_hat,
+            });
+        }
+    }
     let state: Vec<Option<&super::summary::StateTotals>> = runs
         .iter()
         .map(|r| r.summary.state_check.as_ref())
@@ -498,8 +516,10 @@ pub fn report(runs: &[Run]) -> Report {
         runs: headers(runs),
         warnings: warnings(runs, same_dataset(runs)),
         sections: vec![
+            settings(runs),
             results,
             errors,
+            tools(runs),
             sections::pass_hat(&pass_hat, "conversation"),
             sections::state_check(&state, state_differs(runs), "conversation", None),
             sections::differs(
@@ -514,6 +534,127 @@ pub fn report(runs: &[Run]) -> Report {
             sections::provenance(&provenance),
         ],
     }
+}
+
+/// What each run was made with.
+fn settings(runs: &[Run]) -> Section {
+    let mut table = Table {
+        columns: [
+            "Run",
+            "Predictor",
+            "Model",
+            "API mode",
+            "Tool docs",
+            "Temperature",
+            "Predictions",
+            "Similarity",
+        ]
+        .iter()
+        .map(|c| crate::report::Column::text(c))
+        .collect(),
+        rows: Vec::new(),
+    };
+    table.columns.extend(
+        ["Calls per turn at most", "Turns stopped there", "Resumed"]
+            .iter()
+            .map(|c| crate::report::Column::number(c)),
+    );
+    let or_dash = |v: Option<String>| Cell::Text(v.unwrap_or_else(|| "-".into()));
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let p = &s.settings.settings;
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Code(s.predictor.clone()),
+            or_dash(p.model.clone()),
+            or_dash(p.api_mode.clone()),
+            or_dash(
+                p.no_docs
+                    .map(|blank| if blank { "blanked" } else { "sent" }.into()),
+            ),
+            match (&p.model, p.temperature) {
+                (_, Some(t)) => Cell::Text(t.to_string()),
+                (Some(_), None) => Cell::Text("server default".into()),
+                (None, None) => Cell::Text("-".into()),
+            },
+            or_dash(p.predictions.clone()),
+            Cell::Text(s.settings.similarity.clone()),
+            Cell::Count(s.settings.max_calls_per_turn),
+            Cell::Text(format!(
+                "{} of {}",
+                s.turns_stopped_by_bound, s.assistant_turns
+            )),
+            Cell::Count(s.resumed),
+        ]);
+    }
+    Section::new("settings", "Settings")
+        .text("A resumed conversation was taken from an earlier run with the same settings and inputs.")
+        .table(table)
+}
+
+/// Tools listed per run, at most, where they fail most.
+const WORST_TOOLS: usize = 15;
+
+/// Each run's tools that fail most: missed gold calls and bad actions.
+fn tools(runs: &[Run]) -> Section {
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Gold calls",
+            "Missed",
+            "Predicted",
+            "Unmatched predictions",
+            "Bad actions",
+        ],
+    );
+    table.columns.insert(1, crate::report::Column::text("Tool"));
+    for (i, run) in runs.iter().enumerate() {
+        let mut tools: Vec<_> = run
+            .summary
+            .tools
+            .iter()
+            .filter(|(_, t)| t.missed + t.bad_actions + t.unmatched_predictions > 0)
+            .collect();
+        tools.sort_by(|a, b| {
+            let key = |t: &ToolTally| t.missed + t.bad_actions;
+            key(b.1)
+                .cmp(&key(a.1))
+                .then(b.1.unmatched_predictions.cmp(&a.1.unmatched_predictions))
+                .then(a.0.cmp(b.0))
+        });
+        for (name, t) in tools.into_iter().take(WORST_TOOLS) {
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Text(name.clone()),
+                Cell::Count(t.gold_calls),
+                Cell::Count(t.missed),
+                Cell::Count(t.predicted),
+                Cell::Count(t.unmatched_predictions),
+                Cell::Count(t.bad_actions),
+            ]);
+        }
+    }
+    let section = Section::new("tools", "Tools that fail most");
+    if table.rows.is_empty() {
+        return section.text("No tool failed.");
+    }
+    section.table(table)
+}
+
+/// `report.md` of a run just made: the report over that one run, read
+/// back from its summary as `report` reads it.
+pub fn report_of_summary(summary: &super::summary::Summary, dir: &Path) -> Result<String> {
+    let value = serde_json::to_value(summary).map_err(|e| Error::Other(e.to_string()))?;
+    let summary: RunSummary =
+        serde_json::from_value(value).map_err(|e| Error::Other(e.to_string()))?;
+    let run = Run {
+        dir: dir.to_path_buf(),
+        label: label(&summary),
+        summary,
+    };
+    let mut report = report(std::slice::from_ref(&run));
+    report.title = "Evaluation report".to_string();
+    crate::report::markdown::render(&report)
 }
 
 /// The conversations whose worlds ended otherwise than the gold calls'.

@@ -16,11 +16,21 @@ pub struct NotEvaluated {
     pub error: String,
 }
 
-/// pass^k per run (`pass_hat[k - 1]` is pass^k), for runs made with
-/// `--trials`.
-pub fn pass_hat(runs: &[Option<&[f64]>], unit: &str) -> Section {
+/// One row of the pass^k table: a run's units, or a group of them.
+pub struct PassHatRow<'a> {
+    pub run: usize,
+    /// "all", or the subset.
+    pub group: String,
+    pub units: usize,
+    /// `pass_hat[k - 1]` is pass^k.
+    pub pass_hat: &'a [f64],
+}
+
+/// pass^k per run (and per group of units where a kind has them), for
+/// runs made with `--trials`.
+pub fn pass_hat(rows: &[PassHatRow<'_>], unit: &str) -> Section {
     let title = "Reliability (pass^k)";
-    let most = runs.iter().flatten().map(|p| p.len()).max().unwrap_or(0);
+    let most = rows.iter().map(|r| r.pass_hat.len()).max().unwrap_or(0);
     if most == 0 {
         return Section::not_applicable(
             "pass-hat",
@@ -28,17 +38,24 @@ pub fn pass_hat(runs: &[Option<&[f64]>], unit: &str) -> Section {
             "every run made one trial (`evaluate --trials K` estimates pass^k)",
         );
     }
-    let heads: Vec<String> = (1..=most).map(|k| format!("pass^{k}")).collect();
+    let heads: Vec<String> = std::iter::once(format!("{}s", capitalised(unit)))
+        .chain((1..=most).map(|k| format!("pass^{k}")))
+        .collect();
     let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
     let mut table = Table::new("Run", &heads);
-    for (i, pass_hat) in runs.iter().enumerate() {
-        let mut row = vec![Cell::Text((i + 1).to_string())];
-        row.extend((0..most).map(|k| Cell::Percent(pass_hat.and_then(|p| p.get(k).copied()))));
-        table.row(row);
+    table.columns.insert(1, Column::text("Of"));
+    for row in rows {
+        let mut cells = vec![
+            Cell::Text(row.run.to_string()),
+            Cell::Text(row.group.clone()),
+            Cell::Count(row.units),
+        ];
+        cells.extend((0..most).map(|k| Cell::Percent(row.pass_hat.get(k).copied())));
+        table.row(cells);
     }
     Section::new("pass-hat", title)
         .text(format!(
-            "pass^k is the chance that all k of k trials of a {unit} succeed (tau-bench's estimator C(c, k) / C(n, k), c of n trials succeeding), averaged over {unit}s, in percent. A run of one trial has no pass^k beyond pass^1."
+            "pass^k is the chance that all k of k trials of a {unit} succeed (tau-bench's estimator C(c, k) / C(n, k), c of n trials succeeding), averaged over {unit}s, in percent."
         ))
         .table(table)
 }
