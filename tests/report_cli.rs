@@ -505,3 +505,118 @@ fn runs_of_different_kinds_or_levels_are_refused() {
         String::from_utf8_lossy(&allowed.stdout).contains("did not all evaluate the same dataset")
     );
 }
+
+/// A run that could not evaluate its conversations (their user is not in
+/// its databases) is over the same files as a complete one: they compare,
+/// and the report says what is missing; with nothing evaluated, every
+/// rate is null, never 0.
+#[test]
+fn a_partial_run_compares_with_a_complete_one_and_says_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    two_runs(root);
+    write_databases(&root.join("db-partial"));
+    std::fs::write(
+        root.join("db-partial/Account.json"),
+        json!({"bob": {"username": "bob", "email": "bob@example.com", "phone": "555-000-2222",
+                       "name": "Bob", "password": "pw", "session_token": null}})
+        .to_string(),
+    )
+    .unwrap();
+    let partial = talkforge(
+        root,
+        &[
+            "evaluate",
+            "data",
+            "--databases",
+            "db-partial",
+            "--predictor",
+            "oracle",
+            "--out",
+            "run-none",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(partial.status.code(), Some(2));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("run-none/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["conversations"], 0);
+    for rate in [
+        "success_rate",
+        "precision",
+        "recall",
+        "incorrect_action_rate",
+    ] {
+        assert_eq!(summary[rate], Value::Null, "{rate}");
+    }
+    assert_eq!(summary["format_version"], 2);
+    assert_eq!(summary["provenance"]["dataset"]["files"], 2);
+
+    let md = talkforge(root, &["report", "run-b", "run-none"]);
+    assert_eq!(
+        md.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&md.stderr)
+    );
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("Run 2 could not evaluate 2 conversations of 2"),
+        "{md}"
+    );
+    // Its Table 1 row: no conversation, no rate.
+    assert!(
+        md.contains("| 2 | all | 0 | - | - | - | - | - | - |"),
+        "{md}"
+    );
+    assert!(md.contains("## Not evaluated"), "{md}");
+    assert!(md.contains("data/easy/add.json"), "{md}");
+    assert!(
+        !md.contains("did not all evaluate the same dataset"),
+        "{md}"
+    );
+    let doc: Value = serde_json::from_slice(
+        &talkforge(root, &["report", "run-b", "run-none", "--format", "json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(doc["runs"][0]["evaluated"], 2);
+    assert_eq!(doc["runs"][1]["evaluated"], 0);
+    assert_eq!(doc["runs"][1]["not_evaluated"], 2);
+    assert_eq!(doc["runs"][1]["rates"]["success_rate"], Value::Null);
+}
+
+/// A summary from a newer talkforge is refused by name; one from before
+/// `format_version` that lacks what this one needs says it is older.
+#[test]
+fn summaries_of_other_formats_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    two_runs(root);
+    let path = root.join("run-b/summary.json");
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    summary["format_version"] = json!(99);
+    std::fs::create_dir_all(root.join("newer")).unwrap();
+    std::fs::write(root.join("newer/summary.json"), summary.to_string()).unwrap();
+    let newer = talkforge(root, &["report", "run-b", "newer"]);
+    assert_eq!(newer.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&newer.stderr);
+    assert!(
+        stderr.contains("newer/summary.json") && stderr.contains("written by a newer talkforge"),
+        "{stderr}"
+    );
+    let object = summary.as_object_mut().unwrap();
+    object.remove("format_version");
+    object.remove("error_types");
+    std::fs::create_dir_all(root.join("older")).unwrap();
+    std::fs::write(root.join("older/summary.json"), summary.to_string()).unwrap();
+    let older = talkforge(root, &["report", "run-b", "older"]);
+    assert_eq!(older.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&older.stderr);
+    assert!(
+        stderr.contains("older/summary.json") && stderr.contains("older summary format"),
+        "{stderr}"
+    );
+}

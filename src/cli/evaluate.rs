@@ -591,7 +591,14 @@ fn run_levels(
 const SHOWN_FAILURES: usize = 10;
 
 fn human(s: &Summary) -> String {
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let none = s.rates.conversations == 0;
+    let pct = |x: f64| {
+        if none {
+            "-".to_string()
+        } else {
+            format!("{}%", crate::report::pct(x))
+        }
+    };
     let mut out = format!(
         "{}, predictor {}, similarity {}\n",
         crate::words::count(s.rates.conversations, "conversation"),

@@ -43,7 +43,7 @@ impl FileHash {
 /// The dataset evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dataset {
-    /// Dialogues evaluated (those that could not be are not counted).
+    /// Dialogues given, those that could not be evaluated included.
     pub files: usize,
     /// A SHA-256 over the dialogues' file names and hashes in evaluation
     /// order (each file's own is in `per_conversation`): two runs with the

@@ -115,6 +115,8 @@ pub fn evaluate_files(
     let base = options.out.as_ref().map(|_| common_dir(files));
     let bar = progress_bar(files.len() as u64, options.progress);
     let mut failures = Vec::new();
+    // Every file given, in order, with its SHA-256.
+    let mut dataset: Vec<(String, String)> = Vec::with_capacity(files.len());
     let mut tally = Tally::default();
     let mut per_conversation = Vec::with_capacity(files.len());
     let mut job = || -> Result<()> {
@@ -137,6 +139,11 @@ pub fn evaluate_files(
                 let mut result = match result {
                     Ok(result) => result,
                     Err(e) => {
+                        // Still a file of the dataset: its bytes enter the
+                        // digest, so that a partial run compares with a
+                        // complete one over the same files.
+                        let bytes = std::fs::read(path).unwrap_or_default();
+                        dataset.push((path.display().to_string(), sha256_hex(&bytes)));
                         failures.push(Failure {
                             file: path.display().to_string(),
                             error: e.to_string(),
@@ -144,6 +151,10 @@ pub fn evaluate_files(
                         continue;
                     }
                 };
+                dataset.push((
+                    result.file.clone(),
+                    result.conversation_sha256.clone().unwrap_or_default(),
+                ));
                 tally.add(&result);
                 // The summary's per-tool table has them now.
                 result.tools = Default::default();
@@ -166,7 +177,7 @@ pub fn evaluate_files(
     run?;
     let mut summary = tally.summary(info, per_conversation);
     summary.failures = failures;
-    summary.provenance = Some(provenance_of(&summary, predictor, options));
+    summary.provenance = Some(provenance_of(&summary, &dataset, predictor, options));
     if let Some(dir) = &options.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -201,6 +212,7 @@ pub fn evaluate_files(
 
 fn provenance_of(
     summary: &Summary,
+    dataset: &[(String, String)],
     predictor: &dyn Predictor,
     options: &RunOptions<'_>,
 ) -> Provenance {
@@ -219,12 +231,7 @@ fn provenance_of(
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
         date: provenance::now(),
         suite: options.suite.name().to_string(),
-        dataset: Dataset::of(summary.per_conversation.iter().map(|c| {
-            (
-                c.file.as_str(),
-                c.conversation_sha256.as_deref().unwrap_or_default(),
-            )
-        })),
+        dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
         databases: DatabasesRecord {
             folder: inputs.databases_folder.clone(),
             sha256: options.databases_sha256.clone(),

@@ -17,7 +17,7 @@ use super::output::RunInfo;
 use super::passk::Trials;
 use super::provenance::Provenance;
 use super::scenario_runs::ScenarioRunDir;
-use super::summary::{Rates, StateTotals, SubsetSummary};
+use super::summary::{Rates, StateTotals, SubsetSummary, FORMAT_VERSION};
 use crate::report::sections::{self, NotEvaluated};
 use crate::report::{Cell, Chart, Report, RunHeader, Scale, Section, Series, Table};
 use crate::suite::state::StateCheck;
@@ -163,6 +163,13 @@ impl Kind {
 fn kind_of(path: &Path, text: &str) -> Result<Kind> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
+    let version = value.get("format_version").and_then(|v| v.as_u64());
+    if let Some(version) = version.filter(|v| *v > u64::from(FORMAT_VERSION)) {
+        return Err(Error::input(
+            path,
+            format!("written by a newer talkforge (summary format {version}; this one reads formats up to {FORMAT_VERSION}): report it with that talkforge or a newer one"),
+        ));
+    }
     if value.get("per_conversation").is_some() {
         return Ok(Kind::Conversations);
     }
@@ -218,11 +225,14 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
             }
             Some(_) => {}
         }
-        match kind {
-            Kind::Conversations => conversations.push(Run::parse(dir, &path, &text)?),
-            Kind::Levels(_) => levels.push(LevelRunDir::parse(dir, &path, &text)?),
-            Kind::Scenarios(_) => scenarios.push(ScenarioRunDir::parse(dir, &path, &text)?),
-        }
+        let parsed = match kind {
+            Kind::Conversations => Run::parse(dir, &path, &text).map(|r| conversations.push(r)),
+            Kind::Levels(_) => LevelRunDir::parse(dir, &path, &text).map(|r| levels.push(r)),
+            Kind::Scenarios(_) => {
+                ScenarioRunDir::parse(dir, &path, &text).map(|r| scenarios.push(r))
+            }
+        };
+        parsed.map_err(|e| older_format(&path, &text, e))?;
     }
     if !scenarios.is_empty() {
         let datasets: Vec<(&Path, Option<&str>)> = scenarios
@@ -251,6 +261,21 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
         .collect();
     check_datasets(&datasets, allow_different)?;
     Ok(Compared::Conversations(conversations))
+}
+
+/// A summary that cannot be read: said to come from an older format when
+/// it has no `format_version`.
+fn older_format(path: &Path, text: &str, error: Error) -> Error {
+    let versioned = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .is_some_and(|v| v.get("format_version").is_some());
+    if versioned {
+        return error;
+    }
+    Error::input(
+        path,
+        format!("comes from an older summary format (written before `format_version`) that this talkforge cannot read: evaluate again to write it anew ({error})"),
+    )
 }
 
 /// Refuse runs (folder, dataset digest) over different datasets, or whose

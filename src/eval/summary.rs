@@ -12,6 +12,22 @@ use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
 use crate::suite::protocol::ratio;
 
+/// The format of every `summary.json` talkforge writes, of every kind
+/// of run. 2: the first with `format_version` (before it, rates over no
+/// unit were written as 0).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// A summary's `format_version`: [`FORMAT_VERSION`] when written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FormatVersion(pub u32);
+
+impl Default for FormatVersion {
+    fn default() -> Self {
+        FormatVersion(FORMAT_VERSION)
+    }
+}
+
 /// Pooled counts of a set of conversations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Totals {
@@ -61,8 +77,11 @@ impl Totals {
     }
 }
 
-/// The headline figures of a set of conversations.
+/// The headline figures of a set of conversations. Over no conversation
+/// every rate is undefined: written as null, never as a 0 that reads as a
+/// result (and read back as 0, which nothing shows).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(into = "RatesJson", from = "RatesJson")]
 pub struct Rates {
     pub conversations: usize,
     pub success_rate: f64,
@@ -71,6 +90,47 @@ pub struct Rates {
     pub recall: f64,
     pub action_precision: f64,
     pub incorrect_action_rate: f64,
+}
+
+/// [`Rates`] as JSON holds them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct RatesJson {
+    conversations: usize,
+    success_rate: Option<f64>,
+    soft_success_rate: Option<f64>,
+    precision: Option<f64>,
+    recall: Option<f64>,
+    action_precision: Option<f64>,
+    incorrect_action_rate: Option<f64>,
+}
+
+impl From<Rates> for RatesJson {
+    fn from(r: Rates) -> Self {
+        let rate = |x: f64| (r.conversations > 0).then_some(x);
+        RatesJson {
+            conversations: r.conversations,
+            success_rate: rate(r.success_rate),
+            soft_success_rate: rate(r.soft_success_rate),
+            precision: rate(r.precision),
+            recall: rate(r.recall),
+            action_precision: rate(r.action_precision),
+            incorrect_action_rate: rate(r.incorrect_action_rate),
+        }
+    }
+}
+
+impl From<RatesJson> for Rates {
+    fn from(r: RatesJson) -> Self {
+        Rates {
+            conversations: r.conversations,
+            success_rate: r.success_rate.unwrap_or_default(),
+            soft_success_rate: r.soft_success_rate.unwrap_or_default(),
+            precision: r.precision.unwrap_or_default(),
+            recall: r.recall.unwrap_or_default(),
+            action_precision: r.action_precision.unwrap_or_default(),
+            incorrect_action_rate: r.incorrect_action_rate.unwrap_or_default(),
+        }
+    }
 }
 
 /// One subset's line of Table 1.
@@ -133,6 +193,7 @@ pub struct Summary {
     /// out); the figures above are over the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    pub format_version: FormatVersion,
 }
 
 /// The state check over a run: how many conversations the worlds were
@@ -256,6 +317,7 @@ impl Tally {
             tools,
             per_conversation,
             failures: Vec::new(),
+            format_version: FormatVersion::default(),
         }
     }
 }

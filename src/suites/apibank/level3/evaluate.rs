@@ -495,6 +495,7 @@ mod tests {
             state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
                 .state_check,
             per_scenario,
+            format_version: Default::default(),
         };
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }

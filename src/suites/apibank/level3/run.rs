@@ -171,6 +171,7 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_check: Option<StateTotals>,
     pub per_scenario: Vec<ScenarioOutcome>,
+    pub format_version: crate::eval::summary::FormatVersion,
 }
 
 /// A ground-truth call the assistant made: when, and by which rule it
@@ -285,6 +286,7 @@ pub fn summarise(
         trials: None,
         state_check,
         per_scenario,
+        format_version: Default::default(),
     }
 }
 
