@@ -357,10 +357,13 @@ fn apibank_lines_saved_as_json_are_read_or_refused_with_a_hint() {
     let (code, stdout, stderr) = lint(&[saved]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(stdout, "All checks passed (1 file).\n");
-    let (code, _, stderr) = lint(&["--input-format", "tooltalk", saved]);
+    let (code, _, stderr) = lint(&["--suite", "tooltalk", saved]);
     assert_eq!(code, 2);
     assert!(stderr.contains("agenda.json:2:1"), "{stderr}");
-    assert!(stderr.contains("--input-format apibank"), "{stderr}");
+    assert!(stderr.contains("--suite apibank"), "{stderr}");
+    // `--input-format`, lint's older name for `--suite`, still works.
+    let (code, _, old) = lint(&["--input-format", "tooltalk", saved]);
+    assert_eq!((code, old.as_str()), (2, stderr.as_str()));
     let lines = dir.path().join("lines.json");
     std::fs::write(&lines, "{\"a\": 1}\n{\"b\": 2}\n").unwrap();
     let (code, _, stderr) = lint(&[lines.to_str().unwrap()]);

@@ -13,8 +13,15 @@ pub struct Args {
     /// Files or folders (searched for .json, and .jsonl for API-Bank).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    /// How to read the input: by extension and content, or forced.
-    #[arg(long, default_value = "auto", value_parser = input_format())]
+    /// The suite the files belong to: `auto` (by extension and content),
+    /// or forced as every other command's `--suite` is.
+    #[arg(
+        long = "suite",
+        visible_alias = "input-format",
+        value_name = "SUITE",
+        default_value = "auto",
+        value_parser = input_format()
+    )]
     pub input_format: InputFormat,
     /// How to print the result.
     #[arg(long, value_enum, default_value_t)]
@@ -41,7 +48,7 @@ pub struct Args {
     pub databases: Option<PathBuf>,
 }
 
-/// `--input-format`'s values: `auto` or a suite's name.
+/// `--suite`'s values: `auto` or a suite's name.
 fn input_format() -> impl clap::builder::TypedValueParser<Value = InputFormat> {
     use clap::builder::TypedValueParser;
     let auto = clap::builder::PossibleValue::new("auto")

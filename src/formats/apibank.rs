@@ -47,10 +47,10 @@ pub fn opens_as_sheet(opening: &[u8]) -> bool {
 }
 
 /// Why a dialogue saved under another extension is not read as one.
-pub const DIALOGUE_AS_JSON: &str = "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--input-format apibank` (or name it .jsonl)";
+pub const DIALOGUE_AS_JSON: &str = "the file holds one JSON object a line with API-Bank roles, an API-Bank dialogue: read it with `--suite apibank` (or name it .jsonl)";
 
 /// Why JSON Lines are not one JSON document.
-pub const LINES_AS_JSON: &str = "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--input-format apibank` (or named .jsonl)";
+pub const LINES_AS_JSON: &str = "the file holds one JSON value a line (JSON Lines), not one JSON document; API-Bank dialogues are read with `--suite apibank` (or named .jsonl)";
 
 /// One non-blank line of the file.
 #[derive(Debug, Clone)]

@@ -20,7 +20,7 @@ use crate::json::tree::{Json, Strict};
 use crate::suite::Suite;
 use crate::{Error, Result};
 
-/// What `--input-format` asks for.
+/// What `--suite` (alias `--input-format`) asks for.
 #[derive(Clone, Copy, Default)]
 pub enum InputFormat {
     /// By extension (a suite's dialogue files) and content (a `scenarios`
