@@ -22,7 +22,9 @@ pub struct DraftRequest<'a> {
     /// One prompt for all the tools that read the same database, instead
     /// of one per tool.
     pub by_database: bool,
-    /// Prompts per tool (or per database), each with another drawn item.
+    /// Prompts per tool (or per database, or scenario), each another
+    /// prompt: another item drawn where there are enough, another
+    /// situation, the draft's number.
     pub per_group: usize,
     /// Seeds every draw, so that the same request renders the same prompts.
     pub seed: u64,
@@ -36,6 +38,13 @@ pub struct DraftRequest<'a> {
 pub struct DraftJob {
     /// The draft's file stem, unique in the run.
     pub name: String,
+    /// Which of its group's drafts this is (1-based): the template gets
+    /// it as `draft`, and it enters the cache key, so that two drafts
+    /// never share a reply.
+    pub draft: usize,
+    /// The tools the draft is for: a draft that never calls one of them
+    /// (with a result) is refused, whatever else it does.
+    pub targets: Vec<String>,
     /// The tools the prompt documents, in order.
     pub tools: Vec<&'static str>,
     /// The template's variables besides `tools` (drawn database items,
