@@ -375,10 +375,8 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
             (200, text_answer("User: Which alarms do I have?\nAPI-Request: [FindAlarms()]\nAI: One, at 08:00:00."))
         }
     }));
-    let out = talkforge(
-        dir.path(),
-        &stub.url,
-        &[
+    let run = |extra: &[&str]| {
+        let mut args = vec![
             "generate",
             "dialogues",
             "--suite",
@@ -391,8 +389,11 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
             "drafts",
             "--format",
             "json",
-        ],
-    );
+        ];
+        args.extend_from_slice(extra);
+        talkforge(dir.path(), &stub.url, &args)
+    };
+    let out = run(&[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -435,6 +436,12 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
         conversation["scenario"],
         json!("Alice wants an alarm at 07:30:00 (AddAlarm)")
     );
+    // Drafted again from the cache, the file is the same, byte for byte
+    // (its conversation id and session token included).
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(run(&["--force"]).status.code(), Some(0));
+    assert_eq!(stub.requests().len(), 2);
+    assert!(std::fs::read(&file).unwrap() == written);
 }
 
 #[test]
