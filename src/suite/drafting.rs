@@ -116,3 +116,11 @@ pub trait Drafting: Sync {
         Ok(Vec::new())
     }
 }
+
+/// A seed of its own for `name` (a prompt's, a draft's): the same name,
+/// the same seed, whatever else the run holds (adding a tool to a request
+/// leaves the other prompts' draws as they were).
+pub fn name_seed(name: &str) -> u64 {
+    let digest = crate::llm::sha256_hex(name.as_bytes());
+    u64::from_str_radix(&digest[..16], 16).expect("hex")
+}

@@ -49,7 +49,7 @@ use serde_json::Value;
 
 use crate::sim::Databases;
 use crate::suite::docs::{tool_doc, ToolDoc};
-use crate::suite::drafting::{DraftJob, DraftTurn, Drafting};
+use crate::suite::drafting::{name_seed, DraftJob, DraftTurn, Drafting};
 use crate::suite::{Suite, WorldOptions};
 use crate::{Error, Result};
 use transcript::Line;
@@ -375,12 +375,6 @@ pub fn examine(
             })))
         }
     }
-}
-
-/// A seed of the draft's own.
-fn name_seed(name: &str) -> u64 {
-    let digest = crate::llm::sha256_hex(name.as_bytes());
-    u64::from_str_radix(&digest[..16], 16).expect("hex")
 }
 
 /// The draft's turns with their calls read and checked against the

@@ -11,7 +11,7 @@ use super::call_text::parse_api_request;
 use super::catalog;
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::Databases;
-use crate::suite::drafting::{DraftJob, DraftRequest, DraftTurn, Drafting, SeedJob};
+use crate::suite::drafting::{name_seed, DraftJob, DraftRequest, DraftTurn, Drafting, SeedJob};
 use crate::suite::ToolSpec;
 use crate::{Error, Result};
 
@@ -197,13 +197,6 @@ impl Drafting for ApiBankDrafting {
             })
             .collect())
     }
-}
-
-/// A seed of its own for each prompt name, so that adding a tool to the
-/// request leaves the other prompts' draws as they were.
-fn name_seed(name: &str) -> u64 {
-    let digest = crate::llm::sha256_hex(name.as_bytes());
-    u64::from_str_radix(&digest[..16], 16).expect("hex")
 }
 
 /// The specs of `names` (every API that `default` keeps when none is
