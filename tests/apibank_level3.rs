@@ -1138,10 +1138,10 @@ fn report_compares_level_3_runs_in_three_formats_and_refuses_other_kinds() {
         doc["completion_differs"][0]["completed"],
         json!([true, false])
     );
-    // The user was never asked within one turn: its model as requested.
+    // The user was never asked within one turn: no user model is named.
     assert_eq!(
         doc["runs"][1]["models"],
-        "assistant stub-assistant-0613, user stub-user"
+        "assistant stub-assistant-0613, user -"
     );
     let html = report(&["oracle", "model", "--format", "html", "-o", "report.html"]);
     assert_eq!(
@@ -1204,4 +1204,52 @@ fn report_compares_level_3_runs_in_three_formats_and_refuses_other_kinds() {
             && stderr.contains("scored by samples at level 1"),
         "{stderr}"
     );
+}
+
+/// The oracle finishes on the first utterance, so the model that would
+/// play the user is never asked: the run names no user model, in its
+/// summary, its provenance or its human output.
+#[test]
+fn an_oracle_run_names_no_user_model_it_never_asked() {
+    let setup = setup();
+    let root = &setup.root;
+    let stub = both_sides();
+    let run = |format: &str| {
+        talkforge()
+            .current_dir(root)
+            .args([
+                "evaluate",
+                "scenarios",
+                "--level",
+                "3",
+                "--predictor",
+                "oracle",
+            ])
+            .args(["--user-model", "stub-user", "--databases", "db"])
+            .args(["--format", format, "--base-url", &stub.url, "--no-cache"])
+            .output()
+            .unwrap()
+    };
+    let output = run("json");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stub.requests().is_empty(), "no model was asked");
+    let summary = json_of(&output);
+    assert_eq!(summary["completed"], 1);
+    assert_eq!(summary["user"], "not asked");
+    let p = &summary["provenance"];
+    assert!(p.get("user_model_requested").is_none(), "{p}");
+    assert!(p["prompt_templates"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .all(|t| !t.contains("user")));
+    let human = run("human");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(!text.contains("stub-user"), "{text}");
+    assert!(text.contains("user not asked"), "{text}");
 }

@@ -1,8 +1,9 @@
 //! `talkforge generate dialogues` and `generate database` against a stub
 //! OpenAI-compatible server on 127.0.0.1: every reason a draft is dropped
-//! or discarded, a draft kept apart because a call raised, an accepted
-//! draft whose recorded results verify, resuming, and seeding a new
-//! databases folder.
+//! or discarded, a draft kept apart because a call raised, one that never
+//! calls its API, an accepted draft whose recorded results verify, the
+//! funnel, N drafts as N prompts, reruns from the cache, the judge model,
+//! resuming, and seeding a new databases folder.
 
 mod eval_support;
 
@@ -87,6 +88,11 @@ fn draft_for(prompt: &str) -> &'static str {
          AI: You have an alarm then."
     } else if asks("DeleteAlarm") {
         "User: Hello!\nAI: Hi, how can I help?"
+    } else if asks("QueryReminder") {
+        // Dropped: it logs in and forgets the call it was drafted for.
+        "User: I'm JohnDoe, my password is pass123. What are my reminders?\n\
+         API-Request: [GetUserToken(username='JohnDoe', password='pass123')]\n\
+         AI: You're logged in."
     } else {
         panic!("no draft for this prompt:\n{prompt}")
     }
@@ -109,8 +115,7 @@ fn talkforge(dir: &Path, url: &str, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-const APIS: &str =
-    "AddAlarm,AddReminder,AddAgenda,GetToday,QueryStock,AddMeeting,DeleteAlarm,QueryAlarm";
+const APIS: &str = "AddAlarm,AddReminder,AddAgenda,GetToday,QueryStock,AddMeeting,DeleteAlarm,QueryAlarm,QueryReminder";
 
 #[test]
 fn drafts_are_sorted_by_what_holds_up_and_accepted_ones_verify() {
@@ -195,18 +200,37 @@ fn drafts_are_sorted_by_what_holds_up_and_accepted_ones_verify() {
         .unwrap()
         .contains("turn-order"));
     assert_eq!(
+        verdict("QueryReminder-1"),
+        ("dropped".into(), json!("missing-target"))
+    );
+    assert!(by_name("QueryReminder-1")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("QueryReminder"));
+    assert_eq!(
         (
             summary["drafts"].clone(),
             summary["accepted"].clone(),
             summary["raised"].clone()
         ),
-        (json!(8), json!(1), json!(1))
+        (json!(9), json!(1), json!(1))
     );
     assert_eq!(
         (summary["dropped"].clone(), summary["discarded"].clone()),
-        (json!(1), json!(5))
+        (json!(2), json!(5))
     );
-    assert!((summary["drop_rate"].as_f64().unwrap() - 6.0 / 8.0).abs() < 1e-9);
+    assert!((summary["drop_rate"].as_f64().unwrap() - 7.0 / 9.0).abs() < 1e-9);
+    // The funnel: each stage keeps what the next receives.
+    assert_eq!(
+        summary["stages"],
+        json!([
+            {"stage": "format", "input": 9, "kept": 4, "dropped": 5, "reasons":
+                {"invalid": 1, "malformed-call": 1, "no-call": 1, "unknown-api": 1, "unknown-argument": 1}},
+            {"stage": "execution", "input": 4, "kept": 3, "dropped": 1, "reasons": {"raised": 1}},
+            {"stage": "target", "input": 3, "kept": 2, "dropped": 1, "reasons": {"missing-target": 1}},
+            {"stage": "grounding", "input": 2, "kept": 1, "dropped": 1, "reasons": {"ungrounded-argument": 1}},
+        ])
+    );
     assert_eq!(by_name("AddAlarm-1")["guessed_results"], json!(1));
     assert!(by_name("AddAgenda-1")["detail"]
         .as_str()
@@ -251,25 +275,63 @@ fn drafts_are_sorted_by_what_holds_up_and_accepted_ones_verify() {
         .path()
         .join("drafts/dropped/QueryStock-1.jsonl")
         .exists());
+    // The draft that forgot its API keeps what the call it made returned.
+    let forgot =
+        std::fs::read_to_string(dir.path().join("drafts/dropped/QueryReminder-1.jsonl")).unwrap();
+    assert!(forgot.contains("a9s8d7f6g5h4j3k2l1"), "{forgot}");
     // A discarded draft keeps the model's reply, for the reviewer.
     let reply =
         std::fs::read_to_string(dir.path().join("drafts/discarded/GetToday-1.txt")).unwrap();
     assert!(reply.contains("GetTomorrow"));
-    assert_eq!(stub.requests().len(), 8);
+    assert_eq!(stub.requests().len(), 9);
 
     // A rerun keeps every draft (a reviewer may have edited them) and asks
     // nothing; the summary still counts them all.
     std::fs::write(&accepted, text.replace("Your alarm is set", "Alarm set")).unwrap();
     let again: Value = serde_json::from_slice(&run(&[]).stdout).unwrap();
-    assert_eq!(again["kept"].as_array().unwrap().len(), 8);
+    assert_eq!(again["kept"].as_array().unwrap().len(), 9);
     assert_eq!(
         (again["drafts"].clone(), again["accepted"].clone()),
-        (json!(8), json!(1))
+        (json!(9), json!(1))
     );
+    assert_eq!(again["stages"], summary["stages"]);
     assert!(std::fs::read_to_string(&accepted)
         .unwrap()
         .contains("Alarm set"));
-    assert_eq!(stub.requests().len(), 8);
+    assert_eq!(stub.requests().len(), 9);
+    // The human output prints the funnel as a table.
+    let human = talkforge(
+        dir.path(),
+        &stub.url,
+        &[
+            "generate",
+            "dialogues",
+            "--suite",
+            "apibank",
+            "--databases",
+            "db",
+            "--apis",
+            APIS,
+            "--out",
+            "drafts",
+        ],
+    );
+    let human = String::from_utf8_lossy(&human.stdout);
+    let rows: Vec<Vec<&str>> = human
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() >= 4)
+        .collect();
+    let row = |stage: &str| {
+        rows.iter()
+            .find(|w| w[0] == stage)
+            .unwrap_or_else(|| panic!("no {stage} row in\n{human}"))[1..4]
+            .to_vec()
+    };
+    assert_eq!(row("stage"), ["in", "kept", "dropped"], "{human}");
+    assert_eq!(row("format"), ["9", "4", "5"], "{human}");
+    assert_eq!(row("target"), ["3", "2", "1"], "{human}");
+    assert_eq!(row("grounding"), ["2", "1", "1"], "{human}");
 
     // --force drafts again, from the cache.
     let forced: Value = serde_json::from_slice(&run(&["--force"]).stdout).unwrap();
@@ -278,7 +340,7 @@ fn drafts_are_sorted_by_what_holds_up_and_accepted_ones_verify() {
     assert!(std::fs::read_to_string(&accepted)
         .unwrap()
         .contains("Your alarm is set"));
-    assert_eq!(stub.requests().len(), 8);
+    assert_eq!(stub.requests().len(), 9);
 }
 
 #[test]
@@ -290,7 +352,8 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
         "model": "stub", "prompt_sha256": "0", "raw_reply": "",
         "scenarios": [
             {"text": "Alice wants an alarm at 07:30:00 (AddAlarm)", "tools": ["AddAlarm"], "accepted": true, "reasons": []},
-            {"text": "rejected one", "tools": [], "accepted": false, "reasons": ["too short"]}
+            {"text": "rejected one", "tools": [], "accepted": false, "reasons": ["too short"]},
+            {"text": "Alice checks her alarms, then adds one at 09:00:00 (FindAlarms, AddAlarm)", "tools": ["FindAlarms", "AddAlarm"], "accepted": true, "reasons": []}
         ]
     });
     std::fs::create_dir_all(dir.path().join("pools")).unwrap();
@@ -301,17 +364,19 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
     .unwrap();
     let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
         let prompt = body["messages"][0]["content"].as_str().unwrap_or_default();
-        assert!(prompt.contains("Alice wants an alarm"), "{prompt}");
         assert!(
             !prompt.contains("session_token ("),
             "the world supplies it: {prompt}"
         );
-        (200, text_answer("User: Set an alarm for 07:30:00 please.\nAPI-Request: [AddAlarm(time='07:30:00')]\nAI: Done."))
+        if prompt.contains("Alice wants an alarm") {
+            (200, text_answer("User: Set an alarm for 07:30:00 please.\nAPI-Request: [AddAlarm(time='07:30:00')]\nAI: Done."))
+        } else {
+            // The scenario's required call is never made.
+            (200, text_answer("User: Which alarms do I have?\nAPI-Request: [FindAlarms()]\nAI: One, at 08:00:00."))
+        }
     }));
-    let out = talkforge(
-        dir.path(),
-        &stub.url,
-        &[
+    let run = |extra: &[&str]| {
+        let mut args = vec![
             "generate",
             "dialogues",
             "--suite",
@@ -324,8 +389,11 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
             "drafts",
             "--format",
             "json",
-        ],
-    );
+        ];
+        args.extend_from_slice(extra);
+        talkforge(dir.path(), &stub.url, &args)
+    };
+    let out = run(&[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -336,9 +404,23 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         (summary["prompts"].clone(), summary["accepted"].clone()),
-        (json!(1), json!(1)),
+        (json!(2), json!(1)),
         "{summary}"
     );
+    let forgot = &summary["per_draft"][1];
+    assert_eq!(
+        (forgot["name"].clone(), forgot["reason"].clone()),
+        (json!("Alarm-AddAlarm-3"), json!("missing-target")),
+        "{summary}"
+    );
+    assert!(forgot["detail"].as_str().unwrap().contains("AddAlarm"));
+    // It is recorded with what FindAlarms really returned.
+    let dropped: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("drafts/dropped/Alarm-AddAlarm-3.json")).unwrap(),
+    )
+    .unwrap();
+    let call = &dropped["conversation"][1]["apis"][0];
+    assert!(call["response"].to_string().contains("aaaa-bbbb"), "{call}");
     let file = dir.path().join("drafts/accepted/Alarm-AddAlarm-1.json");
     let conversation: Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -354,6 +436,12 @@ fn tooltalk_drafts_start_from_accepted_scenarios() {
         conversation["scenario"],
         json!("Alice wants an alarm at 07:30:00 (AddAlarm)")
     );
+    // Drafted again from the cache, the file is the same, byte for byte
+    // (its conversation id and session token included).
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(run(&["--force"]).status.code(), Some(0));
+    assert_eq!(stub.requests().len(), 2);
+    assert!(std::fs::read(&file).unwrap() == written);
 }
 
 #[test]
@@ -367,6 +455,8 @@ fn seeding_writes_a_new_folder_with_what_valid_proposals_added() {
                 "Here are the calls:\n\
                  [AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-04-01 06:00:00')]\n\
                  [AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-04-02 06:30:00')]\n\
+                 [AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-04-01 06:00:00')]\n\
+                 [AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-03-16 07:00:00')]\n\
                  [AddAlarm(token='nobody', time='2023-04-03 06:00:00')]\n\
                  [AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='soon')]\n\
                  [DeleteAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-03-16 07:00:00')]\n\
@@ -406,7 +496,7 @@ fn seeding_writes_a_new_folder_with_what_valid_proposals_added() {
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         (summary["proposals"].clone(), summary["added"].clone()),
-        (json!(7), json!(2)),
+        (json!(9), json!(2)),
         "{summary}"
     );
     let reasons: Vec<&str> = summary["per_proposal"]
@@ -418,11 +508,29 @@ fn seeding_writes_a_new_folder_with_what_valid_proposals_added() {
     assert_eq!(
         reasons,
         [
+            "duplicate-record",
+            "duplicate-record",
             "raised",
             "raised",
             "other-api",
             "unknown-argument",
             "malformed-call"
+        ]
+    );
+    // A repeated proposal, and one that repeats a record already there,
+    // add nothing: each says which record it repeats.
+    let details: Vec<&str> = summary["per_proposal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["reason"] == "duplicate-record")
+        .map(|p| p["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        details,
+        [
+            "Alarm: the new record 4 repeats record 2",
+            "Alarm: the new record 4 repeats record 1"
         ]
     );
     assert_eq!(summary["changed"], json!(["Alarm"]));
@@ -455,4 +563,407 @@ fn seeding_writes_a_new_folder_with_what_valid_proposals_added() {
     let over = seed("db-seeded");
     assert_eq!(over.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&over.stderr).contains("--force"));
+}
+
+/// `generate database --dry-run --out` writes the seeding prompts, as
+/// `generate dialogues --dry-run --out` writes its own, and sends nothing;
+/// the real run then writes beside them.
+#[test]
+fn a_seeding_dry_run_writes_its_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    let stub = Stub::start(Box::new(|_: &str, _: &Value, _| {
+        (
+            200,
+            text_answer("[AddAlarm(token='a9s8d7f6g5h4j3k2l1', time='2023-04-01 06:00:00')]"),
+        )
+    }));
+    let seed = |extra: &[&str]| {
+        let mut args = vec![
+            "generate",
+            "database",
+            "--suite",
+            "apibank",
+            "--databases",
+            "db",
+            "--apis",
+            "AddAlarm,AddReminder",
+            "--out",
+            "seeded",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        talkforge(dir.path(), &stub.url, &args)
+    };
+    let out = seed(&["--dry-run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["prompts"], json!(2));
+    assert_eq!(summary["files"].as_array().unwrap().len(), 2, "{summary}");
+    let prompt =
+        std::fs::read_to_string(dir.path().join("seeded/prompts/AddAlarm.prompt.md")).unwrap();
+    assert!(prompt.contains("AddAlarm") && prompt.contains("2023-03-16 07:00:00"));
+    assert!(dir
+        .path()
+        .join("seeded/prompts/AddReminder.prompt.md")
+        .exists());
+    assert!(stub.requests().is_empty());
+    // Never into the databases it reads.
+    let into_source = talkforge(
+        dir.path(),
+        &stub.url,
+        &[
+            "generate",
+            "database",
+            "--suite",
+            "apibank",
+            "--databases",
+            "db",
+            "--out",
+            "db",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(into_source.status.code(), Some(2));
+    assert!(!dir.path().join("db/prompts").exists());
+    // The prompts a dry run left do not make --out a folder to refuse.
+    let real = seed(&[]);
+    assert_eq!(
+        real.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&real.stderr)
+    );
+    assert!(dir.path().join("seeded/Alarm.json").exists());
+}
+
+/// `generate dialogues` over API-Bank with `db` in `dir`.
+fn draft_apibank(dir: &Path, url: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "generate",
+        "dialogues",
+        "--suite",
+        "apibank",
+        "--databases",
+        "db",
+        "--out",
+        "drafts",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    talkforge(dir, url, &args)
+}
+
+fn summary_of(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// `--drafts N` renders N different prompts for every API: records drawn
+/// without replacement where the database has enough, and for an API with
+/// no database or one record, another situation and the draft's number.
+#[test]
+fn n_drafts_are_n_different_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    // Three alarms: three drafts, three different alarms.
+    std::fs::write(
+        dir.path().join("db/Alarm.json"),
+        json!({
+            "1": {"time": "2023-03-16 07:00:00", "username": "JohnDoe"},
+            "2": {"time": "2023-03-17 08:15:00", "username": "JohnDoe"},
+            "3": {"time": "2023-03-18 09:30:00", "username": "JohnDoe"},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = draft_apibank(
+        dir.path(),
+        "http://127.0.0.1:9/v1",
+        &[
+            "--apis",
+            "Calculator,GetToday,AddReminder,AddAlarm",
+            "--drafts",
+            "3",
+            "--seed",
+            "1",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(summary_of(&out)["prompts"], json!(12));
+    let prompt = |name: &str| {
+        std::fs::read_to_string(dir.path().join(format!("drafts/prompts/{name}.prompt.md")))
+            .unwrap()
+    };
+    for api in ["Calculator", "GetToday", "AddReminder", "AddAlarm"] {
+        let prompts: Vec<String> = (1..=3).map(|n| prompt(&format!("{api}-{n}"))).collect();
+        for a in 0..3 {
+            for b in a + 1..3 {
+                assert_ne!(
+                    prompts[a],
+                    prompts[b],
+                    "{api}-{} and {api}-{}",
+                    a + 1,
+                    b + 1
+                );
+            }
+        }
+    }
+    let times: Vec<&str> = ["07:00:00", "08:15:00", "09:30:00"].to_vec();
+    let drawn: Vec<usize> = (1..=3)
+        .map(|n| {
+            let text = prompt(&format!("AddAlarm-{n}"));
+            let found: Vec<usize> = (0..3).filter(|i| text.contains(times[*i])).collect();
+            assert_eq!(found.len(), 1, "{text}");
+            found[0]
+        })
+        .collect();
+    let mut distinct = drawn.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "records drawn: {drawn:?}");
+}
+
+/// A stub that answers like a model at a temperature above 0: each
+/// request gets the next of its replies, whatever the prompt.
+fn varied_stub(replies: &'static [&'static str]) -> Stub {
+    Stub::start(Box::new(move |_: &str, _: &Value, count| {
+        (200, text_answer(replies[count % replies.len()]))
+    }))
+}
+
+/// Two drafts of the same prompt text (a template without the draft's
+/// number) are two requests, cached apart: neither is the other's reply.
+#[test]
+fn the_cache_key_holds_the_draft_number() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    std::fs::write(
+        dir.path().join("same.j2"),
+        "Write a dialogue that calls {{ tools | join(', ') }}.",
+    )
+    .unwrap();
+    let stub = varied_stub(&[
+        "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5.",
+        "User: What is 7*6?\nAPI-Request: [Calculator(formula='7*6')]\nAI: It is 42.",
+    ]);
+    let args = [
+        "--apis",
+        "Calculator",
+        "--drafts",
+        "2",
+        "--template",
+        "same.j2",
+        "--concurrency",
+        "1",
+    ];
+    let out = draft_apibank(dir.path(), &stub.url, &args);
+    let summary = summary_of(&out);
+    assert_eq!(summary["accepted"], json!(2), "{summary}");
+    assert_eq!(stub.requests().len(), 2, "one request a draft");
+    let read = |n: usize| {
+        std::fs::read_to_string(
+            dir.path()
+                .join(format!("drafts/accepted/Calculator-{n}.jsonl")),
+        )
+        .unwrap()
+    };
+    let (first, second) = (read(1), read(2));
+    assert_ne!(first, second);
+    // From the cache, each draft gets its own reply back.
+    let again = draft_apibank(dir.path(), &stub.url, &[&args[..], &["--force"]].concat());
+    assert_eq!(summary_of(&again)["accepted"], json!(2));
+    assert_eq!(stub.requests().len(), 2);
+    assert_eq!((read(1), read(2)), (first, second));
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A rerun answered entirely from the cache writes the same summary and
+/// the same files, byte for byte: with replies that differ request by
+/// request, drafts sent at once, and a call whose result the reference
+/// draws at random (a new account's token).
+#[test]
+fn a_rerun_from_the_cache_gives_the_same_verdicts_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    let stub = varied_stub(&[
+        "User: Sign me up: username newbie, password pw1, email newbie@example.com.\n\
+         API-Request: [RegisterUser(username='newbie', password='pw1', email='newbie@example.com')]\n\
+         AI: Your account is ready.",
+        "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5.",
+        "User: Hello!\nAI: Hi.",
+        "User: Compute it.\nAPI-Request: [Calculator(formula='9-4')]\nAI: 5.",
+    ]);
+    let args = [
+        "--apis",
+        "RegisterUser,Calculator,GetToday",
+        "--drafts",
+        "3",
+        "--concurrency",
+        "4",
+    ];
+    let first = draft_apibank(dir.path(), &stub.url, &args);
+    assert_eq!(first.status.code(), Some(0));
+    let sent = stub.requests().len();
+    assert_eq!(sent, 9);
+    let written = tree(&dir.path().join("drafts"));
+    let summary = summary_of(&first);
+    assert!(
+        summary["accepted"].as_u64().unwrap() >= 1,
+        "the stub's replies include accepted drafts: {summary}"
+    );
+    for _ in 0..2 {
+        let again = draft_apibank(dir.path(), &stub.url, &[&args[..], &["--force"]].concat());
+        assert_eq!(stub.requests().len(), sent, "answered from the cache");
+        assert_eq!(summary_of(&again), summary);
+        let rewritten = tree(&dir.path().join("drafts"));
+        assert_eq!(
+            rewritten.keys().collect::<Vec<_>>(),
+            written.keys().collect::<Vec<_>>()
+        );
+        for (name, bytes) in &written {
+            assert!(rewritten[name] == *bytes, "{name} differs");
+        }
+    }
+}
+
+/// The judge's side of a stub: it accepts the alarm, rejects the reminder
+/// (its reply states a time no result holds), answers nonsense about the
+/// sum.
+fn judge_answer(prompt: &str) -> &'static str {
+    if prompt.contains("AddAlarm(") {
+        "{\"verdict\": \"accept\", \"reason\": \"the alarm is set as asked\"}"
+    } else if prompt.contains("AddReminder(") {
+        "Verdict: reject\nReason: the reply says 10 am, which no result holds."
+    } else {
+        "What a lovely dialogue! I would give it a seven."
+    }
+}
+
+/// `--judge-model` reads each draft that passed the other checks, with
+/// its real results, after execution and grounding; a draft it refuses,
+/// or whose answer holds no verdict, goes to rejected/ with the reason.
+#[test]
+fn a_judge_model_reads_executed_drafts_and_refuses_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let prompt = body["messages"][0]["content"].as_str().unwrap_or_default();
+        let text = if body["model"] == "stub-judge" {
+            judge_answer(prompt)
+        } else if prompt.contains("assistant calls AddReminder.") {
+            "User: I'm JohnDoe (password pass123). Remind me to water plants at 2023-03-20 09:00:00.\n\
+             API-Request: [GetUserToken(username='JohnDoe', password='pass123')]\n\
+             AI: Logged in.\n\
+             API-Request: [AddReminder(token='a9s8d7f6g5h4j3k2l1', content='water plants', time='2023-03-20 09:00:00')]\n\
+             AI: Done, I will remind you at 10 am."
+        } else if prompt.contains("assistant calls Calculator.") {
+            "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5."
+        } else {
+            draft_for(prompt)
+        };
+        (200, text_answer(text))
+    }));
+    let args = [
+        "--apis",
+        "AddAlarm,AddReminder,Calculator,GetToday",
+        "--judge-model",
+        "stub-judge",
+    ];
+    let out = draft_apibank(dir.path(), &stub.url, &args);
+    let summary = summary_of(&out);
+    let judged: Vec<Value> = stub
+        .requests()
+        .into_iter()
+        .filter(|r| r.body["model"] == "stub-judge")
+        .map(|r| r.body)
+        .collect();
+    // GetToday-1 (unknown API) never reaches the judge.
+    assert_eq!(judged.len(), 3);
+    assert!(judged.iter().all(|b| b["temperature"] == json!(0.0)));
+    // The judge reads the real results, not what the model guessed.
+    let alarm = judged
+        .iter()
+        .map(|b| b["messages"][0]["content"].as_str().unwrap())
+        .find(|p| p.contains("AddAlarm("))
+        .unwrap();
+    assert!(
+        alarm.contains("a9s8d7f6g5h4j3k2l1") && !alarm.contains("made-up"),
+        "{alarm}"
+    );
+    assert!(alarm.contains("success"), "{alarm}");
+    let verdict = |name: &str| {
+        let d = summary["per_draft"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == name)
+            .unwrap()
+            .clone();
+        (d["verdict"].clone(), d["reason"].clone(), d)
+    };
+    let (v, r, alarm) = verdict("AddAlarm-1");
+    assert_eq!((v, r), (json!("accepted"), Value::Null));
+    assert_eq!(alarm["judge"]["verdict"], "accept");
+    let (v, r, reminder) = verdict("AddReminder-1");
+    assert_eq!((v, r), (json!("rejected"), json!("judge-rejected")));
+    assert!(reminder["detail"].as_str().unwrap().contains("10 am"));
+    let (v, r, sum) = verdict("Calculator-1");
+    assert_eq!((v, r), (json!("rejected"), json!("judge-unreadable")));
+    assert!(
+        sum["detail"].as_str().unwrap().contains("holds no verdict"),
+        "{sum}"
+    );
+    // Rejected drafts are written, executed, with the judge's reason.
+    let rejected = dir.path().join("drafts/rejected");
+    let reminder = std::fs::read_to_string(rejected.join("AddReminder-1.jsonl")).unwrap();
+    assert!(reminder.contains("\"output\""), "{reminder}");
+    let note = std::fs::read_to_string(rejected.join("AddReminder-1.judge.txt")).unwrap();
+    assert!(
+        note.contains("10 am") && note.contains("stub-model-0613"),
+        "{note}"
+    );
+    assert!(rejected.join("Calculator-1.jsonl").exists());
+    assert!(dir.path().join("drafts/accepted/AddAlarm-1.jsonl").exists());
+    // The judge is the funnel's last stage.
+    let stages = summary["stages"].as_array().unwrap();
+    assert_eq!(
+        stages.last().unwrap(),
+        &json!({"stage": "judge", "input": 3, "kept": 1, "dropped": 2,
+                "reasons": {"judge-rejected": 1, "judge-unreadable": 1}})
+    );
+    assert_eq!(
+        (summary["rejected"].clone(), summary["judge_model"].clone()),
+        (json!(2), json!("stub-judge"))
+    );
+    // Its replies are cached like every other request.
+    let sent = stub.requests().len();
+    let again = draft_apibank(dir.path(), &stub.url, &[&args[..], &["--force"]].concat());
+    assert_eq!(summary_of(&again), summary);
+    assert_eq!(stub.requests().len(), sent);
+    assert!(!rejected.join("AddAlarm-1.judge.txt").exists());
 }

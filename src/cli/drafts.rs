@@ -8,9 +8,10 @@ use serde_json::json;
 
 use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
-use crate::gen::ask::ask_all;
+use crate::gen::ask::{ask_all, Question};
 use crate::gen::drafts::database::{self, SeedSummary};
-use crate::gen::drafts::{self, DraftOutcome, DraftSummary, Output, Template};
+use crate::gen::drafts::{self, funnel, judge, Candidate, DraftOutcome, DraftSummary, Examined};
+use crate::gen::drafts::{Output, Template};
 use crate::llm::client::Settings;
 use crate::suite::drafting::{DraftRequest, Drafting};
 use crate::suite::Suite;
@@ -55,6 +56,16 @@ impl ModelArgs {
             trial: None,
         })
     }
+
+    /// The same server and cache for another model, at temperature 0 (a
+    /// judge answers the same dialogue the same way).
+    fn judge_settings(&self, model: &str) -> Result<Settings, Error> {
+        Ok(Settings {
+            model: model.to_string(),
+            temperature: 0.0,
+            ..self.settings()?
+        })
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +83,9 @@ pub struct DialogueArgs {
     /// One prompt per API, or one per database for the APIs reading it.
     #[arg(long, value_enum, default_value_t)]
     pub by: GroupBy,
-    /// Prompts per API (or database), each with another record drawn.
+    /// Prompts per API (or database, or scenario): N different prompts,
+    /// each with another record drawn while there are enough, another
+    /// situation and its own number.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub drafts: usize,
     /// Seeds the records drawn into prompts.
@@ -93,8 +106,17 @@ pub struct DialogueArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub model: ModelArgs,
+    /// After the other checks, ask this model (same server and cache as
+    /// --model) whether each draft's calls do what the user asked and its
+    /// replies state only what the results hold; drafts it refuses go to
+    /// rejected/ with its reason.
+    #[arg(long, value_name = "MODEL")]
+    pub judge_model: Option<String>,
+    /// The judge's minijinja template [default: prompts/judge-draft.j2].
+    #[arg(long, value_name = "FILE", requires = "judge_model")]
+    pub judge_template: Option<PathBuf>,
     /// Where drafts go, one folder per verdict (accepted, raised, dropped,
-    /// discarded), with summary.json [default: drafts/<suite>].
+    /// rejected, discarded), with summary.json [default: drafts/<suite>].
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// Draft again the prompts whose drafts --out already holds (without
@@ -131,7 +153,8 @@ pub struct DatabaseArgs {
     /// A minijinja template [default: the suite's prompts/seed-<suite>.j2].
     #[arg(long)]
     pub template: Option<PathBuf>,
-    /// Render the prompts without sending anything.
+    /// Render the prompts (written under --out/prompts) without sending
+    /// anything.
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
@@ -152,7 +175,7 @@ fn drafting_suite(name: &str) -> Result<(&'static dyn Suite, &'static dyn Drafti
     Ok((suite, drafting))
 }
 
-fn template(given: Option<&Path>, built_in: (&str, &str)) -> Result<Template, Error> {
+fn template_of(given: Option<&Path>, built_in: (&str, &str)) -> Result<Template, Error> {
     Ok(match given {
         Some(path) => Template {
             name: path.display().to_string(),
@@ -186,24 +209,29 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
     if let Some(limit) = args.limit {
         jobs.truncate(limit);
     }
-    let template = template(args.template.as_deref(), drafting.dialogue_template())?;
+    let template = template_of(args.template.as_deref(), drafting.dialogue_template())?;
     let prompts = drafts::render(suite, &template, jobs)?;
+    let judge_template = match &args.judge_model {
+        Some(_) => Some(judge::checked(template_of(
+            args.judge_template.as_deref(),
+            judge::TEMPLATE,
+        )?)?),
+        None => None,
+    };
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("drafts").join(suite.name()));
     if args.dry_run {
-        let mut files = Vec::new();
-        if args.out.is_some() {
-            for prompt in &prompts {
-                let path = out
-                    .join("prompts")
-                    .join(format!("{}.prompt.md", prompt.job.name));
-                create_dir(path.parent().expect("a folder"))?;
-                crate::formats::atomic_write(&path, prompt.text.as_bytes())?;
-                files.push(path.display().to_string());
-            }
-        }
+        let files = match args.out {
+            Some(_) => write_prompts(
+                &out,
+                prompts
+                    .iter()
+                    .map(|p| (p.job.name.as_str(), p.text.as_str())),
+            )?,
+            None => Vec::new(),
+        };
         let summary = json!({"prompts": prompts.len(), "drafts": 0, "files": files});
         match args.format {
             OutputFormat::Json => {
@@ -239,16 +267,26 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
         .filter_map(|name| earlier.get(name).cloned())
         .collect();
     let mut failures = Vec::new();
-    let texts = to_send.iter().map(|&i| prompts[i].text.clone()).collect();
+    let mut candidates: Vec<(usize, Candidate)> = Vec::new();
+    // The draft's number enters the cache key: two drafts of one prompt
+    // never answer for each other.
+    let questions = to_send
+        .iter()
+        .map(|&i| Question {
+            text: prompts[i].text.clone(),
+            tag: Some(format!("draft {}", prompts[i].job.draft)),
+        })
+        .collect();
     ask_all(
         args.model.settings()?,
-        texts,
+        questions,
         args.model.requests.concurrency,
         "prompts",
         |k, reply| {
-            let job = &prompts[to_send[k]].job;
-            let judged = reply.and_then(|reply| {
-                drafts::judge(
+            let i = to_send[k];
+            let job = &prompts[i].job;
+            let examined = reply.and_then(|reply| {
+                drafts::examine(
                     suite,
                     drafting,
                     &databases,
@@ -258,13 +296,34 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
                     &output,
                 )
             });
-            match judged {
+            let settled = match examined {
+                Ok(Examined::Passed(candidate)) if judge_template.is_some() => {
+                    candidates.push((i, *candidate));
+                    return;
+                }
+                Ok(Examined::Passed(candidate)) => candidate.accept(&output, None),
+                Ok(Examined::Settled(outcome)) => Ok(outcome),
+                Err(e) => Err(e),
+            };
+            match settled {
                 Ok(outcome) => outcomes.push(outcome),
                 Err(e) => failures.push(format!("  prompt {}: {e}", job.name)),
             }
         },
     )?;
-    let summary = DraftSummary::new(prompts.len(), outcomes, kept);
+    if let (Some(model), Some(template)) = (&args.judge_model, &judge_template) {
+        judge_candidates(
+            suite,
+            args,
+            model,
+            template,
+            candidates,
+            &prompts,
+            &output,
+            (&mut outcomes, &mut failures),
+        )?;
+    }
+    let summary = DraftSummary::new(prompts.len(), outcomes, kept, args.judge_model.clone());
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(&summary).expect("json")
@@ -284,6 +343,60 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
         OutputFormat::Human => print!("{}", human_drafts(&summary, &out)),
     }
     Ok(Status::Clean)
+}
+
+/// Ask the judge about every draft that passed the other checks (in
+/// prompt order), and write each under the verdict it gets. A draft whose
+/// judging failed is not written: a rerun drafts it again from the cache
+/// and asks the judge again.
+#[allow(clippy::too_many_arguments)]
+fn judge_candidates(
+    suite: &dyn Suite,
+    args: &DialogueArgs,
+    model: &str,
+    template: &Template,
+    mut candidates: Vec<(usize, Candidate)>,
+    prompts: &[drafts::DraftPrompt],
+    output: &Output,
+    (outcomes, failures): (&mut Vec<DraftOutcome>, &mut Vec<String>),
+) -> Result<(), Error> {
+    candidates.sort_by_key(|(i, _)| *i);
+    let questions = candidates
+        .iter()
+        .map(|(i, candidate)| {
+            judge::prompt(
+                suite,
+                template,
+                &candidate.dialogue,
+                &prompts[*i].job.targets,
+            )
+            .map(Question::from)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut waiting: Vec<Option<Candidate>> =
+        candidates.into_iter().map(|(_, c)| Some(c)).collect();
+    ask_all(
+        args.model.judge_settings(model)?,
+        questions,
+        args.model.requests.concurrency,
+        "drafts judged",
+        |k, reply| {
+            let candidate = waiting[k].take().expect("one reply a draft");
+            let name = candidate.outcome.name.clone();
+            let settled = reply.and_then(|reply| {
+                let judgement = judge::read(&reply.text, reply.model);
+                if judgement.accepts() {
+                    candidate.accept(output, Some(judgement))
+                } else {
+                    candidate.reject(output, judgement)
+                }
+            });
+            match settled {
+                Ok(outcome) => outcomes.push(outcome),
+                Err(e) => failures.push(format!("  judging {name}: {e}")),
+            }
+        },
+    )
 }
 
 /// The outcomes an earlier run recorded, by draft name (none when its
@@ -307,8 +420,12 @@ fn earlier_outcomes(path: &Path) -> HashMap<String, DraftOutcome> {
 }
 
 fn human_drafts(s: &DraftSummary, out: &Path) -> String {
+    let judged = match &s.judge_model {
+        Some(_) => format!(", {} rejected by the judge", s.rejected),
+        None => String::new(),
+    };
     let mut text = format!(
-        "{}: {} accepted, {} raised (kept apart), {} dropped (ungrounded), {} discarded; drop rate {:.1}%\n",
+        "{}: {} accepted, {} raised (kept apart), {} dropped{judged}, {} discarded; drop rate {:.1}%\n",
         crate::words::count(s.drafts, "draft"),
         s.accepted,
         s.raised,
@@ -316,23 +433,22 @@ fn human_drafts(s: &DraftSummary, out: &Path) -> String {
         s.discarded,
         s.drop_rate * 100.0
     );
-    if !s.by_reason.is_empty() {
-        let reasons: Vec<String> = s
-            .by_reason
-            .iter()
-            .map(|(r, n)| format!("{r} {n}"))
-            .collect();
-        text += &format!("  reasons: {}\n", reasons.join(", "));
-    }
+    text += &funnel::table(&s.stages);
     if !s.kept.is_empty() {
         text += &format!(
             "  {} kept from an earlier run (--force drafts them again)\n",
             crate::words::count(s.kept.len(), "draft")
         );
     }
+    let folders: Vec<String> = drafts::Verdict::ALL
+        .iter()
+        .filter(|v| s.judge_model.is_some() || **v != drafts::Verdict::Rejected)
+        .map(|v| format!("{}/", v.folder()))
+        .collect();
     text += &format!(
-        "written under {} (accepted/, raised/, dropped/, discarded/, summary.json)\n",
-        out.display()
+        "written under {} ({}, summary.json)\n",
+        out.display(),
+        folders.join(", ")
     );
     text
 }
@@ -350,27 +466,35 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
         ))
     })?;
     let source = super::databases_dir(args.databases.as_deref(), suite)?;
-    refuse_to_overwrite(&source, &args.out, args.force)?;
+    // A dry run writes only its prompts, beside whatever --out holds.
+    refuse_to_overwrite(&source, &args.out, args.force || args.dry_run)?;
     let databases = suite.load_databases(&source)?;
     let jobs = drafting.seed_jobs(&databases, &args.apis, args.seed)?;
-    let template = template(args.template.as_deref(), built_in)?;
+    let template = template_of(args.template.as_deref(), built_in)?;
     let prompts = database::render(suite, &template, jobs, args.count)?;
     if args.dry_run {
-        let summary = json!({"prompts": prompts.len(), "proposals": 0, "files": []});
+        let files = write_prompts(
+            &args.out,
+            prompts
+                .iter()
+                .map(|p| (p.job.name.as_str(), p.text.as_str())),
+        )?;
+        let summary = json!({"prompts": prompts.len(), "proposals": 0, "files": files});
         match args.format {
             OutputFormat::Json => {
                 println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
             }
             OutputFormat::Human => println!(
-                "{} rendered, nothing sent",
-                crate::words::count(prompts.len(), "prompt")
+                "{} rendered, nothing sent; {} written",
+                crate::words::count(prompts.len(), "prompt"),
+                crate::words::count(files.len(), "file")
             ),
         }
         return Ok(Status::Clean);
     }
     let mut replies: Vec<Option<String>> = vec![None; prompts.len()];
     let mut failures = Vec::new();
-    let texts = prompts.iter().map(|p| p.text.clone()).collect();
+    let texts = prompts.iter().map(|p| p.text.clone().into()).collect();
     ask_all(
         args.model.settings()?,
         texts,
@@ -442,8 +566,28 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
     Ok(Status::Clean)
 }
 
+/// Write each rendered prompt to `out/prompts/NAME.prompt.md` (a dry
+/// run's); the files written.
+fn write_prompts<'p>(
+    out: &Path,
+    prompts: impl Iterator<Item = (&'p str, &'p str)>,
+) -> Result<Vec<String>, Error> {
+    let folder = out.join(PROMPTS_FOLDER);
+    let mut files = Vec::new();
+    for (name, text) in prompts {
+        create_dir(&folder)?;
+        let path = folder.join(format!("{name}.prompt.md"));
+        crate::formats::atomic_write(&path, text.as_bytes())?;
+        files.push(path.display().to_string());
+    }
+    Ok(files)
+}
+
+/// Where a dry run writes its prompts, under `--out`.
+const PROMPTS_FOLDER: &str = "prompts";
+
 /// The new folder must not be the source, nor a folder holding files
-/// (unless `force`).
+/// (unless `force`; the prompts a dry run wrote there do not count).
 fn refuse_to_overwrite(source: &Path, out: &Path, force: bool) -> Result<(), Error> {
     let same = match (source.canonicalize(), out.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -455,7 +599,11 @@ fn refuse_to_overwrite(source: &Path, out: &Path, force: bool) -> Result<(), Err
             out.display()
         )));
     }
-    let holds_files = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
+    let holds_files = std::fs::read_dir(out).is_ok_and(|mut entries| {
+        entries.any(|entry| {
+            entry.is_ok_and(|e| !(e.file_name() == PROMPTS_FOLDER && e.path().is_dir()))
+        })
+    });
     if holds_files && !force {
         return Err(Error::Usage(format!(
             "{} already holds files; pass --force to write into it, or name a new folder",

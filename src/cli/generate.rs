@@ -204,7 +204,10 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         accepted += pool.scenarios.iter().filter(|s| s.accepted).count();
         files.push((*i, path.display().to_string()));
     }
-    let texts = to_send.iter().map(|&i| prompts[i].text.clone()).collect();
+    let texts = to_send
+        .iter()
+        .map(|&i| prompts[i].text.clone().into())
+        .collect();
     ask_all(
         settings,
         texts,

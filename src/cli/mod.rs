@@ -130,6 +130,7 @@ impl RetrievalArgs {
                         endpoint,
                         self.embeddings_model.clone(),
                     ))),
+                    draw_seed: None,
                 }
             }
         })

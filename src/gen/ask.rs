@@ -8,11 +8,25 @@ use std::sync::Arc;
 use crate::llm::client::{Client, Reply, Settings};
 use crate::{Error, Result};
 
+/// One prompt to send, and what else its cache key holds (see
+/// [`Client::complete_tagged`]).
+#[derive(Debug, Clone)]
+pub struct Question {
+    pub text: String,
+    pub tag: Option<String>,
+}
+
+impl From<String> for Question {
+    fn from(text: String) -> Self {
+        Question { text, tag: None }
+    }
+}
+
 /// Ask the model every prompt of `prompts`; `on_reply` gets each prompt's
 /// index and its reply (or why there is none), in arrival order.
 pub fn ask_all(
     settings: Settings,
-    prompts: Vec<String>,
+    prompts: Vec<Question>,
     concurrency: usize,
     noun: &str,
     mut on_reply: impl FnMut(usize, Result<Reply>),
@@ -34,12 +48,13 @@ pub fn ask_all(
     let semaphore = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
-        for (i, text) in prompts.into_iter().enumerate() {
+        for (i, question) in prompts.into_iter().enumerate() {
             let client = Arc::clone(&client);
             let semaphore = Arc::clone(&semaphore);
             tasks.spawn(async move {
                 let _permit = semaphore.acquire_owned().await.expect("never closed");
-                (i, client.complete(&text).await)
+                let tag = question.tag.as_deref();
+                (i, client.complete_tagged(&question.text, tag).await)
             });
         }
         while let Some(joined) = tasks.join_next().await {

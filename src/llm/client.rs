@@ -76,32 +76,47 @@ impl Client {
 
     /// The model's reply to `prompt`, from the cache when it is there.
     pub async fn complete(&self, prompt: &str) -> Result<Reply> {
-        self.chat(vec![ChatCompletionRequestMessage::User(
-            ChatCompletionRequestUserMessage {
-                content: prompt.to_owned().into(),
-                name: None,
-            },
-        )])
-        .await
+        self.complete_tagged(prompt, None).await
+    }
+
+    /// Like [`Client::complete`], with `tag` in the cache key: two
+    /// requests of the same text with different tags (a prompt's second
+    /// draft) are cached apart and never answer for each other.
+    pub async fn complete_tagged(&self, prompt: &str, tag: Option<&str>) -> Result<Reply> {
+        let message = ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
+            content: prompt.to_owned().into(),
+            name: None,
+        });
+        self.chat_tagged(vec![message], tag).await
     }
 
     /// The model's next message after `messages` (a whole conversation:
     /// system, user and assistant messages), from the cache when it is
     /// there.
     pub async fn chat(&self, messages: Vec<ChatCompletionRequestMessage>) -> Result<Reply> {
+        self.chat_tagged(messages, None).await
+    }
+
+    async fn chat_tagged(
+        &self,
+        messages: Vec<ChatCompletionRequestMessage>,
+        tag: Option<&str>,
+    ) -> Result<Reply> {
         let request = self.request(messages);
+        // What the key holds besides the request: the endpoint, then the
+        // trial and the tag when there are.
+        let mut endpoint = self.http.base_url().to_string();
+        if let Some(trial) = self.settings.trial {
+            endpoint += &format!("\ntrial {trial}");
+        }
+        if let Some(tag) = tag {
+            endpoint += &format!("\n{tag}");
+        }
         let cache_path = self
             .settings
             .cache
             .as_deref()
-            .map(|dir| match self.settings.trial {
-                None => cache::entry_path(dir, self.http.base_url(), &request),
-                Some(trial) => cache::entry_path(
-                    dir,
-                    &format!("{}\ntrial {trial}", self.http.base_url()),
-                    &request,
-                ),
-            });
+            .map(|dir| cache::entry_path(dir, &endpoint, &request));
         if let Some(entry) = cache_path
             .as_deref()
             .and_then(cache::read::<Entry<serde::de::IgnoredAny>>)

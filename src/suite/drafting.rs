@@ -22,7 +22,9 @@ pub struct DraftRequest<'a> {
     /// One prompt for all the tools that read the same database, instead
     /// of one per tool.
     pub by_database: bool,
-    /// Prompts per tool (or per database), each with another drawn item.
+    /// Prompts per tool (or per database, or scenario), each another
+    /// prompt: another item drawn where there are enough, another
+    /// situation, the draft's number.
     pub per_group: usize,
     /// Seeds every draw, so that the same request renders the same prompts.
     pub seed: u64,
@@ -36,6 +38,13 @@ pub struct DraftRequest<'a> {
 pub struct DraftJob {
     /// The draft's file stem, unique in the run.
     pub name: String,
+    /// Which of its group's drafts this is (1-based): the template gets
+    /// it as `draft`, and it enters the cache key, so that two drafts
+    /// never share a reply.
+    pub draft: usize,
+    /// The tools the draft is for: a draft that never calls one of them
+    /// (with a result) is refused, whatever else it does.
+    pub targets: Vec<String>,
     /// The tools the prompt documents, in order.
     pub tools: Vec<&'static str>,
     /// The template's variables besides `tools` (drawn database items,
@@ -106,4 +115,12 @@ pub trait Drafting: Sync {
         let _ = (databases, tools, seed);
         Ok(Vec::new())
     }
+}
+
+/// A seed of its own for `name` (a prompt's, a draft's): the same name,
+/// the same seed, whatever else the run holds (adding a tool to a request
+/// leaves the other prompts' draws as they were).
+pub fn name_seed(name: &str) -> u64 {
+    let digest = crate::llm::sha256_hex(name.as_bytes());
+    u64::from_str_radix(&digest[..16], 16).expect("hex")
 }

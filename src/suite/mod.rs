@@ -108,6 +108,10 @@ pub struct WorldOptions {
     /// The embeddings service `RetrieverKind::Embeddings` asks, shared by
     /// every world of the run.
     pub embedder: Option<std::sync::Arc<crate::llm::embed::Embedder>>,
+    /// Seeds what the reference draws from unseeded randomness (API-Bank's
+    /// new tokens and appointment ids), so that running a dialogue twice
+    /// records the same values (drafting sets it); None draws afresh.
+    pub draw_seed: Option<u64>,
 }
 
 /// The simulated world of one dialogue: it runs calls as the suite's

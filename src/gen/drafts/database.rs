@@ -1,8 +1,9 @@
 //! Seeding databases with an LLM (the API-Bank paper's section 3.4): the
 //! model proposes calls of the APIs that add records; each proposal runs
 //! in one world, in order, and counts only when it adds to the databases
-//! and changes nothing they held; what the accepted calls added becomes
-//! the initial data of a new databases folder.
+//! and changes nothing they held, and what it adds repeats no record
+//! already there; what the accepted calls added becomes the initial data
+//! of a new databases folder.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,7 +69,8 @@ pub struct Proposal {
     pub call: String,
     pub added: bool,
     /// Why it was refused: `malformed-call`, `other-api`,
-    /// `unknown-argument`, `raised`, `changes-existing`, `adds-nothing`.
+    /// `unknown-argument`, `raised`, `changes-existing`, `adds-nothing`,
+    /// `duplicate-record`.
     pub reason: Option<&'static str>,
     pub detail: Option<String>,
 }
@@ -153,11 +155,14 @@ pub fn run_proposals(
             }
             let after = trial.databases();
             match change(&before, &after) {
-                Change::Extends => {
-                    world = trial;
-                    proposal.added = true;
-                    proposals.push(proposal);
-                }
+                Change::Extends => match repeated_record(&before, &after) {
+                    Some(detail) => proposals.push(refuse(proposal, "duplicate-record", detail)),
+                    None => {
+                        world = trial;
+                        proposal.added = true;
+                        proposals.push(proposal);
+                    }
+                },
                 Change::Nothing => proposals.push(refuse(
                     proposal,
                     "adds-nothing",
@@ -243,6 +248,41 @@ fn change(before: &Databases, after: &Databases) -> Change {
     }
 }
 
+/// Where `after` (which extends `before`) adds a record that one already
+/// there has, field for field, under another key: in words, or None.
+fn repeated_record(before: &Databases, after: &Databases) -> Option<String> {
+    after.names().find_map(|name| {
+        let (old, new) = (document(before, name), document(after, name));
+        repeats(new, old).map(|what| format!("{name}: {what}"))
+    })
+}
+
+/// What `new` adds to `old` that `old` already holds: a new key's value
+/// equal to another key's, or an element appended to a list equal to one
+/// the list holds; searched down the keys both share.
+fn repeats(new: &Value, old: &Value) -> Option<String> {
+    match (new, old) {
+        (Value::Object(new), Value::Object(old)) => {
+            new.iter().find_map(|(key, value)| match old.get(key) {
+                None => old
+                    .iter()
+                    .find(|(_, held)| *held == value)
+                    .map(|(held, _)| format!("the new record {key} repeats record {held}")),
+                Some(held) if held != value => {
+                    repeats(value, held).map(|what| format!("under {key}, {what}"))
+                }
+                Some(_) => None,
+            })
+        }
+        (Value::Array(new), Value::Array(old)) => new.iter().skip(old.len()).find_map(|added| {
+            old.iter()
+                .position(|held| held == added)
+                .map(|i| format!("the appended record repeats the one at position {}", i + 1))
+        }),
+        _ => None,
+    }
+}
+
 /// Database `name` (null when there is none), borrowed.
 fn document<'d>(databases: &'d Databases, name: &str) -> &'d Value {
     databases.document(name).map_or(&Value::Null, |d| &**d)
@@ -296,5 +336,23 @@ mod tests {
         assert!(!extends(&json!({"2": {}}), &json!({"1": {}})));
         assert!(!extends(&json!({"1": {"a": 2}}), &json!({"1": {"a": 1}})));
         assert!(extends(&json!({"1": {}}), &Value::Null));
+    }
+
+    #[test]
+    fn a_record_repeated_under_another_key_is_found() {
+        let old = json!({"1": {"time": "07:00", "username": "a"}});
+        let repeated = json!({"1": {"time": "07:00", "username": "a"}, "2": {"time": "07:00", "username": "a"}});
+        assert_eq!(
+            repeats(&repeated, &old).as_deref(),
+            Some("the new record 2 repeats record 1")
+        );
+        let other = json!({"1": {"time": "07:00", "username": "a"}, "2": {"time": "08:00", "username": "a"}});
+        assert_eq!(repeats(&other, &old), None);
+        // Lists under a key: an appended element the list holds already.
+        let old = json!({"light": [{"time": "t1", "on": true}]});
+        let appended = json!({"light": [{"time": "t1", "on": true}, {"time": "t1", "on": true}]});
+        assert!(repeats(&appended, &old).unwrap().starts_with("under light"));
+        let fresh = json!({"light": [{"time": "t1", "on": true}, {"time": "t2", "on": true}]});
+        assert_eq!(repeats(&fresh, &old), None);
     }
 }

@@ -3,31 +3,42 @@
 //! that provides [`Drafting`]:
 //!
 //! 1. a prompt per job (the suite's: one API and a record from its
-//!    database, or one accepted scenario) rendered from a minijinja
-//!    template;
+//!    database, or one accepted scenario; `--drafts N` makes N different
+//!    prompts of each) rendered from a minijinja template;
 //! 2. the model writes the dialogue ([`transcript`]);
-//! 3. the draft is judged, in this order:
-//!    - **discarded** when it holds no dialogue or no call, a call cannot
-//!      be read (`malformed-call`), names an API the suite lacks
+//! 3. the draft goes through the stages of the [`funnel`], in order, and
+//!    stops at the first it fails:
+//!    - **format**, discarded: it holds no dialogue or no call, a call
+//!      cannot be read (`malformed-call`), names an API the suite lacks
 //!      (`unknown-api`) or an argument the API does not take
-//!      (`unknown-argument`);
-//!    - otherwise its calls are executed (`fill`) and what they returned
-//!      is recorded, then it is linted:
-//!    - **dropped** when a call uses an argument the dialogue never
-//!      grounds (lint's `unreachable-argument`: the paper's "information
-//!      the dialogue never mentions", which it dropped by hand);
-//!    - **kept apart** (`raised`) when a call raised;
-//!    - **discarded** (`invalid`) when lint finds another error
-//!      (placeholders excepted: ToolTalk's location is the reviewer's to
-//!      write, as in a scaffolded file);
+//!      (`unknown-argument`); or, found once it ran, lint finds an error
+//!      no later stage explains (`invalid`; placeholders excepted:
+//!      ToolTalk's location is the reviewer's to write);
+//!    - **execution**, kept apart (`raised`): its calls are executed
+//!      (`fill`) and what they returned is recorded; one raised;
+//!    - **target**, dropped (`missing-target`): it never calls the API it
+//!      was drafted for (a ToolTalk scenario's required call);
+//!    - **grounding**, dropped (`ungrounded-argument`): a call uses an
+//!      argument the dialogue never grounds (lint's `unreachable-argument`:
+//!      the paper's "information the dialogue never mentions", which it
+//!      dropped by hand);
+//!    - **judge** (only with a judge model, [`judge`]), rejected: a second
+//!      model, reading the dialogue with its real results, finds that the
+//!      calls do not do what the user asked or a reply states what no
+//!      result holds (`judge-rejected`), or answers no verdict
+//!      (`judge-unreadable`);
 //!    - **accepted** otherwise.
 //!
 //! Grounding is judged after execution, so an argument taken from an
-//! earlier call's real result counts as grounded.
+//! earlier call's real result counts as grounded. What a suite draws from
+//! unseeded randomness (an API-Bank token) is seeded by the draft's name,
+//! so that a rerun from the cache writes the same files.
 //!
 //! [`database`] seeds databases the same way.
 
 pub mod database;
+pub mod funnel;
+pub mod judge;
 pub mod transcript;
 
 use std::collections::BTreeMap;
@@ -38,7 +49,7 @@ use serde_json::Value;
 
 use crate::sim::Databases;
 use crate::suite::docs::{tool_doc, ToolDoc};
-use crate::suite::drafting::{DraftJob, DraftTurn, Drafting};
+use crate::suite::drafting::{name_seed, DraftJob, DraftTurn, Drafting};
 use crate::suite::{Suite, WorldOptions};
 use crate::{Error, Result};
 use transcript::Line;
@@ -50,10 +61,24 @@ pub enum Verdict {
     Accepted,
     /// Executed and recorded, but a call raised: kept apart for review.
     Raised,
-    /// An argument the dialogue never grounds.
+    /// Executed, but it never calls the API it was drafted for, or uses an
+    /// argument the dialogue never grounds.
     Dropped,
+    /// Passed every other check; the judge model refused it.
+    Rejected,
     /// Not a usable dialogue (unreadable, unknown API or argument).
     Discarded,
+}
+
+impl Verdict {
+    /// Every verdict, in the order summaries list them.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Accepted,
+        Verdict::Raised,
+        Verdict::Dropped,
+        Verdict::Rejected,
+        Verdict::Discarded,
+    ];
 }
 
 impl Verdict {
@@ -63,6 +88,7 @@ impl Verdict {
             Verdict::Accepted => "accepted",
             Verdict::Raised => "raised",
             Verdict::Dropped => "dropped",
+            Verdict::Rejected => "rejected",
             Verdict::Discarded => "discarded",
         }
     }
@@ -75,7 +101,8 @@ pub struct DraftOutcome {
     pub verdict: Verdict,
     /// Why it was not accepted: `no-dialogue`, `no-call`,
     /// `malformed-call`, `unknown-api`, `unknown-argument`, `invalid`,
-    /// `ungrounded-argument`, `raised`.
+    /// `raised`, `missing-target`, `ungrounded-argument`,
+    /// `judge-rejected`, `judge-unreadable` (see [`funnel::Stage::of`]).
     pub reason: Option<String>,
     /// The reason in words (which call, which argument, what was raised).
     pub detail: Option<String>,
@@ -85,6 +112,9 @@ pub struct DraftOutcome {
     pub guessed_results: usize,
     /// The model the server says answered.
     pub model: Option<String>,
+    /// What the judge model answered, when one was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<judge::Judgement>,
 }
 
 /// The template's text and its name (a path, or the built-in's).
@@ -102,8 +132,8 @@ pub struct DraftPrompt {
 }
 
 /// Render a prompt per job. The template gets `tools` (names), `tool_docs`
-/// (each tool's documentation, without the argument the world supplies)
-/// and the job's own variables.
+/// (each tool's documentation, without the argument the world supplies),
+/// `draft` (the job's number in its group) and the job's own variables.
 pub fn render(
     suite: &dyn Suite,
     template: &Template,
@@ -127,6 +157,7 @@ pub fn render(
                 _ => serde_json::Map::new(),
             };
             variables.insert("tools".into(), serde_json::json!(job.tools));
+            variables.insert("draft".into(), job.draft.into());
             variables.insert(
                 "tool_docs".into(),
                 serde_json::to_value(&docs).expect("json"),
@@ -167,26 +198,33 @@ impl Output {
             .join(format!("{name}.{extension}"))
     }
 
+    /// Where the judge's answer about a rejected draft is written, beside
+    /// it.
+    fn judge_note(&self, name: &str) -> PathBuf {
+        self.dir
+            .join(Verdict::Rejected.folder())
+            .join(format!("{name}.judge.txt"))
+    }
+
     /// A draft of this name already written by an earlier run (a reviewer
     /// may have edited it).
     pub fn existing(&self, name: &str) -> Option<PathBuf> {
-        [
-            Verdict::Accepted,
-            Verdict::Raised,
-            Verdict::Dropped,
-            Verdict::Discarded,
-        ]
-        .into_iter()
-        .map(|v| self.path(v, name))
-        .find(|p| p.exists())
+        Verdict::ALL
+            .into_iter()
+            .map(|v| self.path(v, name))
+            .chain([self.judge_note(name)])
+            .find(|p| p.exists())
     }
 
     fn write(&self, verdict: Verdict, name: &str, text: &str) -> Result<String> {
-        let path = self.path(verdict, name);
+        self.write_to(&self.path(verdict, name), text)
+    }
+
+    fn write_to(&self, path: &Path, text: &str) -> Result<String> {
         let folder = path.parent().expect("under out");
         std::fs::create_dir_all(folder)
             .map_err(|e| Error::input(folder, format!("cannot create: {e}")))?;
-        crate::formats::atomic_write(&path, text.as_bytes())?;
+        crate::formats::atomic_write(path, text.as_bytes())?;
         Ok(path.display().to_string())
     }
 
@@ -200,8 +238,67 @@ impl Output {
     }
 }
 
-/// Judge one reply and write what it yields.
-pub fn judge(
+/// What became of one reply: settled (written under its verdict), or a
+/// draft that passed every check and waits for the judge (or to be
+/// accepted, when there is none).
+#[derive(Debug)]
+pub enum Examined {
+    Settled(DraftOutcome),
+    Passed(Box<Candidate>),
+}
+
+/// A draft that passed every check, not written yet.
+#[derive(Debug)]
+pub struct Candidate {
+    pub outcome: DraftOutcome,
+    /// The executed dialogue, as its file is written.
+    text: String,
+    /// The same, read back: what the judge is shown.
+    pub dialogue: crate::dialogue::Conversation,
+}
+
+impl Candidate {
+    /// Write it under `accepted/`, with what the judge said if one did.
+    pub fn accept(
+        mut self,
+        out: &Output,
+        judgement: Option<judge::Judgement>,
+    ) -> Result<DraftOutcome> {
+        self.outcome.verdict = Verdict::Accepted;
+        self.outcome.judge = judgement;
+        self.outcome.file = Some(out.write(Verdict::Accepted, &self.outcome.name, &self.text)?);
+        Ok(self.outcome)
+    }
+
+    /// Write it under `rejected/`, the judge's answer beside it.
+    pub fn reject(mut self, out: &Output, judgement: judge::Judgement) -> Result<DraftOutcome> {
+        let name = self.outcome.name.clone();
+        let reason = match judgement.verdict.as_str() {
+            "unreadable" => "judge-unreadable",
+            _ => "judge-rejected",
+        };
+        let note = format!(
+            "{}: {}\n(judge model: {})\n",
+            judgement.verdict,
+            judgement.reason,
+            judgement
+                .model
+                .as_deref()
+                .unwrap_or("not named by the server")
+        );
+        out.write_to(&out.judge_note(&name), &note)?;
+        self.outcome.verdict = Verdict::Rejected;
+        self.outcome.reason = Some(reason.to_string());
+        self.outcome.detail = Some(judgement.reason.clone());
+        self.outcome.judge = Some(judgement);
+        self.outcome.file = Some(out.write(Verdict::Rejected, &name, &self.text)?);
+        Ok(self.outcome)
+    }
+}
+
+/// Put one reply through the checks. A draft that fails one is written
+/// under its verdict; one that passes them all is returned unwritten.
+pub fn examine(
     suite: &dyn Suite,
     drafting: &dyn Drafting,
     databases: &Databases,
@@ -209,7 +306,7 @@ pub fn judge(
     reply: &str,
     model: Option<String>,
     out: &Output,
-) -> Result<DraftOutcome> {
+) -> Result<Examined> {
     let (lines, guessed_results) = transcript::read(reply);
     let mut outcome = DraftOutcome {
         name: job.name.clone(),
@@ -219,14 +316,14 @@ pub fn judge(
         file: None,
         guessed_results,
         model,
+        judge: None,
     };
-    let discard =
-        |mut outcome: DraftOutcome, reason: &str, detail: String| -> Result<DraftOutcome> {
-            outcome.reason = Some(reason.to_string());
-            outcome.detail = Some(detail);
-            outcome.file = Some(out.write(Verdict::Discarded, &job.name, reply)?);
-            Ok(outcome)
-        };
+    let discard = |mut outcome: DraftOutcome, reason: &str, detail: String| -> Result<Examined> {
+        outcome.reason = Some(reason.to_string());
+        outcome.detail = Some(detail);
+        outcome.file = Some(out.write(Verdict::Discarded, &job.name, reply)?);
+        Ok(Examined::Settled(outcome))
+    };
     let turns = match read_turns(suite, drafting, &lines) {
         Ok(turns) => turns,
         Err((reason, detail)) => return discard(outcome, reason, detail),
@@ -248,20 +345,36 @@ pub fn judge(
         Ok(loaded) => loaded,
         Err(e) => return discard(outcome, "invalid", e.to_string()),
     };
-    let filled =
-        match crate::fill::fill_conversation(&loaded, suite, databases, &WorldOptions::default()) {
-            Ok(filled) => filled,
-            Err(e) => return discard(outcome, "invalid", e.to_string()),
-        };
+    // What the world draws at random is drawn from the draft's name.
+    let options = WorldOptions {
+        draw_seed: Some(name_seed(&job.name)),
+        ..WorldOptions::default()
+    };
+    let filled = match crate::fill::fill_conversation(&loaded, suite, databases, &options) {
+        Ok(filled) => filled,
+        Err(e) => return discard(outcome, "invalid", e.to_string()),
+    };
     let text = filled.new_text.unwrap_or(text);
     std::fs::write(&scratch_path, &text).map_err(|e| Error::input(&scratch_path, e.to_string()))?;
-    let (verdict, reason, detail) = verdict_of(suite, &scratch_path, &text)?;
+    let checked = check_executed(suite, job, &scratch_path, &text)?;
     drop(scratch);
-    outcome.verdict = verdict;
-    outcome.reason = reason.map(str::to_string);
-    outcome.detail = detail;
-    outcome.file = Some(out.write(verdict, &job.name, &text)?);
-    Ok(outcome)
+    match checked {
+        Checked::Failed(verdict, reason, detail) => {
+            outcome.verdict = verdict;
+            outcome.reason = Some(reason.to_string());
+            outcome.detail = Some(detail);
+            outcome.file = Some(out.write(verdict, &job.name, &text)?);
+            Ok(Examined::Settled(outcome))
+        }
+        Checked::Passed(dialogue) => {
+            outcome.verdict = Verdict::Accepted;
+            Ok(Examined::Passed(Box::new(Candidate {
+                outcome,
+                text,
+                dialogue: *dialogue,
+            })))
+        }
+    }
 }
 
 /// The draft's turns with their calls read and checked against the
@@ -311,20 +424,69 @@ fn read_turns(
     Ok(turns)
 }
 
-/// Lint the executed draft: an ungrounded argument drops it; then a call
-/// that raised puts it apart; then any other lint error discards it.
-fn verdict_of(
-    suite: &dyn Suite,
-    path: &Path,
-    text: &str,
-) -> Result<(Verdict, Option<&'static str>, Option<String>)> {
+/// What the checks after execution found.
+enum Checked {
+    Failed(Verdict, &'static str, String),
+    /// Every check holds: the dialogue read back.
+    Passed(Box<crate::dialogue::Conversation>),
+}
+
+/// The checks of the executed draft, in the funnel's order: a call that
+/// raised puts it apart; then missing the API it was drafted for drops it,
+/// then an ungrounded argument; then any other lint error discards it.
+fn check_executed(suite: &dyn Suite, job: &DraftJob, path: &Path, text: &str) -> Result<Checked> {
     let options = crate::lint::engine::Options {
         skip_snippets: true,
         ..Default::default()
     };
     let report = crate::lint::engine::lint_files(&[path.to_path_buf()], &options);
     if let Some(error) = report.errors.into_iter().next() {
-        return Ok((Verdict::Discarded, Some("invalid"), Some(error.to_string())));
+        return Ok(Checked::Failed(
+            Verdict::Discarded,
+            "invalid",
+            error.to_string(),
+        ));
+    }
+    let dialogue = suite.parse_dialogue(path, text)?;
+    let raised: Vec<String> = dialogue
+        .gold_calls()
+        .filter_map(|(turn, call, gold)| {
+            let exception = gold.exception.as_ref()?;
+            let place = gold.place(turn, call);
+            Some(format!(
+                "turn {} {}: {exception}",
+                place.turn, gold.request.api_name
+            ))
+        })
+        .collect();
+    // A call that raised puts the draft apart whatever else lint says
+    // (a value in the wrong format is often why it raised).
+    if !raised.is_empty() {
+        return Ok(Checked::Failed(
+            Verdict::Raised,
+            "raised",
+            raised.join("; "),
+        ));
+    }
+    let missing: Vec<&str> = job
+        .targets
+        .iter()
+        .filter(|target| {
+            !dialogue
+                .gold_calls()
+                .any(|(_, _, call)| call.request.api_name == **target)
+        })
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Ok(Checked::Failed(
+            Verdict::Dropped,
+            "missing-target",
+            format!(
+                "it never calls {}, the API it was drafted for",
+                missing.join(" nor ")
+            ),
+        ));
     }
     // A placeholder (ToolTalk's location) is the reviewer's to fill, as
     // in a scaffolded file; `check` fails until it is.
@@ -343,34 +505,21 @@ fn verdict_of(
         .map(|f| describe(f))
         .collect();
     if !ungrounded.is_empty() {
-        return Ok((
+        return Ok(Checked::Failed(
             Verdict::Dropped,
-            Some("ungrounded-argument"),
-            Some(ungrounded.join("; ")),
+            "ungrounded-argument",
+            ungrounded.join("; "),
         ));
-    }
-    let dialogue = suite.parse_dialogue(path, text)?;
-    let raised: Vec<String> = dialogue
-        .gold_calls()
-        .filter_map(|(turn, call, gold)| {
-            let exception = gold.exception.as_ref()?;
-            let place = gold.place(turn, call);
-            Some(format!(
-                "turn {} {}: {exception}",
-                place.turn, gold.request.api_name
-            ))
-        })
-        .collect();
-    // A call that raised puts the draft apart whatever else lint says
-    // (a value in the wrong format is often why it raised).
-    if !raised.is_empty() {
-        return Ok((Verdict::Raised, Some("raised"), Some(raised.join("; "))));
     }
     if !errors.is_empty() {
         let all: Vec<String> = errors.iter().map(|f| describe(f)).collect();
-        return Ok((Verdict::Discarded, Some("invalid"), Some(all.join("; "))));
+        return Ok(Checked::Failed(
+            Verdict::Discarded,
+            "invalid",
+            all.join("; "),
+        ));
     }
-    Ok((Verdict::Accepted, None, None))
+    Ok(Checked::Passed(Box::new(dialogue)))
 }
 
 /// What a run did, as `generate dialogues` reports it.
@@ -382,33 +531,58 @@ pub struct DraftSummary {
     pub accepted: usize,
     pub raised: usize,
     pub dropped: usize,
+    /// Refused by the judge model.
+    pub rejected: usize,
     pub discarded: usize,
-    /// (dropped + discarded) / drafts: what the filter threw away.
+    /// (dropped + rejected + discarded) / drafts: what the filter threw
+    /// away.
     pub drop_rate: f64,
     pub by_reason: BTreeMap<String, usize>,
+    /// How many drafts each check kept and dropped, in order: each stage's
+    /// `kept` is the next one's input.
+    pub stages: Vec<funnel::StageCount>,
+    /// The judge model asked, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_model: Option<String>,
     /// Drafts an earlier run wrote, left as they are (--force drafts again).
     pub kept: Vec<String>,
     pub per_draft: Vec<DraftOutcome>,
 }
 
 impl DraftSummary {
-    pub fn new(prompts: usize, mut outcomes: Vec<DraftOutcome>, kept: Vec<String>) -> Self {
+    pub fn new(
+        prompts: usize,
+        mut outcomes: Vec<DraftOutcome>,
+        kept: Vec<String>,
+        judge_model: Option<String>,
+    ) -> Self {
         outcomes.sort_by(|a, b| a.name.cmp(&b.name));
         let count = |v: Verdict| outcomes.iter().filter(|o| o.verdict == v).count();
         let mut by_reason = BTreeMap::new();
         for reason in outcomes.iter().filter_map(|o| o.reason.clone()) {
             *by_reason.entry(reason).or_default() += 1;
         }
-        let (dropped, discarded) = (count(Verdict::Dropped), count(Verdict::Discarded));
+        let (dropped, rejected, discarded) = (
+            count(Verdict::Dropped),
+            count(Verdict::Rejected),
+            count(Verdict::Discarded),
+        );
         DraftSummary {
             prompts,
             drafts: outcomes.len(),
             accepted: count(Verdict::Accepted),
             raised: count(Verdict::Raised),
             dropped,
+            rejected,
             discarded,
-            drop_rate: crate::suite::protocol::ratio(dropped + discarded, outcomes.len(), 0.0),
+            drop_rate: crate::suite::protocol::ratio(
+                dropped + rejected + discarded,
+                outcomes.len(),
+                0.0,
+            ),
             by_reason,
+            stages: funnel::stages(&outcomes, judge_model.is_some()),
+            judge_model,
             kept,
             per_draft: outcomes,
         }

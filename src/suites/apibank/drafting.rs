@@ -11,7 +11,7 @@ use super::call_text::parse_api_request;
 use super::catalog;
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::Databases;
-use crate::suite::drafting::{DraftJob, DraftRequest, DraftTurn, Drafting, SeedJob};
+use crate::suite::drafting::{name_seed, DraftJob, DraftRequest, DraftTurn, Drafting, SeedJob};
 use crate::suite::ToolSpec;
 use crate::{Error, Result};
 
@@ -60,13 +60,28 @@ impl Drafting for ApiBankDrafting {
         }
         let mut jobs = Vec::new();
         for (group, members) in groups {
+            // Each database's records in an order of the group's own, so
+            // that its drafts take different records while there are
+            // enough (and draft n is the same whatever --drafts says).
+            let mut order = PyRandom::new(request.seed ^ name_seed(&group));
+            let shuffled: Vec<(&'static str, Vec<Value>)> = databases_of(&members)
+                .map(|database| {
+                    let mut records = records(request.databases, database);
+                    shuffle(&mut records, &mut order);
+                    (database, records)
+                })
+                .collect();
             for n in 1..=request.per_group {
                 let name = format!("{group}-{n}");
                 let mut random = PyRandom::new(request.seed ^ name_seed(&name));
-                let items: Vec<(String, Value)> = databases_of(&members)
-                    .filter_map(|database| {
-                        draw(request.databases, database, &mut random)
-                            .map(|item| (database.to_string(), item))
+                let items: Vec<(String, Value)> = shuffled
+                    .iter()
+                    .filter(|(_, records)| !records.is_empty())
+                    .map(|(database, records)| {
+                        (
+                            database.to_string(),
+                            records[(n - 1) % records.len()].clone(),
+                        )
                     })
                     .collect();
                 let needs_token = members.iter().any(|spec| spec.parameter("token").is_some());
@@ -81,6 +96,8 @@ impl Drafting for ApiBankDrafting {
                 documented.dedup();
                 jobs.push(DraftJob {
                     name,
+                    draft: n,
+                    targets: members.iter().map(|s| s.name.to_string()).collect(),
                     tools: documented,
                     context: json!({
                         "today": TODAY,
@@ -156,16 +173,13 @@ impl Drafting for ApiBankDrafting {
             .into_iter()
             .map(|spec| {
                 let mut random = PyRandom::new(seed ^ name_seed(spec.name));
-                let database = spec.database.unwrap_or_default();
-                let examples: Vec<String> = (0..3)
-                    .filter_map(|_| draw(databases, database, &mut random))
-                    .map(|item| serde_json::to_string(&item).expect("json"))
-                    .fold(Vec::new(), |mut kept, item| {
-                        if !kept.contains(&item) {
-                            kept.push(item);
-                        }
-                        kept
-                    });
+                let mut examples = records(databases, spec.database.unwrap_or_default());
+                shuffle(&mut examples, &mut random);
+                let examples: Vec<String> = examples
+                    .iter()
+                    .take(3)
+                    .map(|item| serde_json::to_string(item).expect("json"))
+                    .collect();
                 let accounts: Vec<Value> = if spec.parameter("token").is_some() {
                     accounts(databases)
                         .map(|(username, record)| {
@@ -183,13 +197,6 @@ impl Drafting for ApiBankDrafting {
             })
             .collect())
     }
-}
-
-/// A seed of its own for each prompt name, so that adding a tool to the
-/// request leaves the other prompts' draws as they were.
-fn name_seed(name: &str) -> u64 {
-    let digest = crate::llm::sha256_hex(name.as_bytes());
-    u64::from_str_radix(&digest[..16], 16).expect("hex")
 }
 
 /// The specs of `names` (every API that `default` keeps when none is
@@ -230,21 +237,24 @@ fn databases_of<'a>(members: &'a [&'static ToolSpec]) -> impl Iterator<Item = &'
     })
 }
 
-/// One record of `database`: an entry `{key: value}` of an object, an
-/// element of a list; None when it holds none.
-fn draw(databases: &Databases, database: &str, random: &mut PyRandom) -> Option<Value> {
-    let document = databases.document(database)?;
-    match &**document {
-        Value::Object(entries) if !entries.is_empty() => {
-            let index = random.randint(0, entries.len() as i64 - 1) as usize;
-            let (key, value) = entries.iter().nth(index)?;
-            Some(json!({ key: value }))
-        }
-        Value::Array(items) if !items.is_empty() => {
-            let index = random.randint(0, items.len() as i64 - 1) as usize;
-            items.get(index).cloned()
-        }
-        _ => None,
+/// The records of `database`: each entry `{key: value}` of an object,
+/// each element of a list (none when it holds none).
+fn records(databases: &Databases, database: &str) -> Vec<Value> {
+    match databases.document(database).map(|d| &**d) {
+        Some(Value::Object(entries)) => entries
+            .iter()
+            .map(|(key, value)| json!({ key: value }))
+            .collect(),
+        Some(Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Fisher-Yates, drawing from `random`.
+fn shuffle<T>(items: &mut [T], random: &mut PyRandom) {
+    for i in (1..items.len()).rev() {
+        let j = random.randint(0, i as i64) as usize;
+        items.swap(i, j);
     }
 }
 
@@ -308,6 +318,8 @@ mod tests {
         ];
         let job = DraftJob {
             name: "AddAlarm-1".into(),
+            draft: 1,
+            targets: vec!["AddAlarm".into()],
             tools: vec!["AddAlarm"],
             context: Value::Null,
             frame: Value::Null,

@@ -15,6 +15,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::apis::tool_search::{Lexical, Retriever};
+use crate::sim::pyrandom::PyRandom;
 use crate::sim::Databases;
 
 /// A key of a Python dict as API-Bank's databases hold them. The JSON files
@@ -247,6 +248,9 @@ pub struct State {
     /// Every value drawn from unseeded randomness so far (or taken from
     /// the recording in its place), in draw order.
     drawn: Vec<String>,
+    /// Where those draws come from instead, when set (see
+    /// [`State::seed_draws`]).
+    seeded: Option<PyRandom>,
 }
 
 /// The database CheckToken (and every API that takes a token) reads.
@@ -268,7 +272,15 @@ impl State {
             retriever: Arc::new(Lexical),
             retrieval: None,
             drawn: Vec::new(),
+            seeded: None,
         }
+    }
+
+    /// Draw what the reference draws from unseeded randomness (a new
+    /// token, an appointment id) from a generator seeded with `seed`: a
+    /// drafted dialogue run twice then records the same values.
+    pub fn seed_draws(&mut self, seed: u64) {
+        self.seeded = Some(PyRandom::new(seed));
     }
 
     /// Use `retriever` for ToolSearcher from now on.
@@ -310,19 +322,18 @@ impl State {
     /// A value drawn from unseeded randomness: when a recording is being
     /// replayed, the value it recorded (`from_recording` finds it in the
     /// recorded result), so that later calls that list it reproduce;
-    /// otherwise a fresh draw. Either way the call is marked
+    /// otherwise a fresh draw (`draw` gets the seeded generator when
+    /// [`State::seed_draws`] set one, else draws from the system's
+    /// randomness). Either way the call is marked
     /// [`Unreproducible::Random`].
     pub fn unseeded(
         &mut self,
         from_recording: impl FnOnce(&Value) -> Option<String>,
-        draw: impl FnOnce() -> String,
+        draw: impl FnOnce(Option<&mut PyRandom>) -> String,
     ) -> String {
         self.unreproducible = Some(Unreproducible::Random);
-        let value = self
-            .recorded
-            .as_ref()
-            .and_then(from_recording)
-            .unwrap_or_else(draw);
+        let recorded = self.recorded.as_ref().and_then(from_recording);
+        let value = recorded.unwrap_or_else(|| draw(self.seeded.as_mut()));
         self.drawn.push(value.clone());
         value
     }
@@ -480,11 +491,11 @@ mod tests {
         let mut state = State::new(&databases());
         let from_output = |r: &Value| r["output"].as_str().map(str::to_string);
         state.replaying(None);
-        assert_eq!(state.unseeded(from_output, || "fresh".into()), "fresh");
+        assert_eq!(state.unseeded(from_output, |_| "fresh".into()), "fresh");
         assert_eq!(state.unreproducible(), Some(Unreproducible::Random));
         state.replaying(Some(json!({"output": "12345678"})));
         assert_eq!(state.unreproducible(), None);
-        assert_eq!(state.unseeded(from_output, || "fresh".into()), "12345678");
+        assert_eq!(state.unseeded(from_output, |_| "fresh".into()), "12345678");
         state.mark(Unreproducible::External);
         assert_eq!(state.unreproducible(), Some(Unreproducible::External));
     }

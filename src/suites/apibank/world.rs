@@ -58,6 +58,9 @@ impl ApiBankWorld {
             }
         };
         state.set_retriever(retriever);
+        if let Some(seed) = options.draw_seed {
+            state.seed_draws(seed);
+        }
         Ok(ApiBankWorld { state })
     }
 
@@ -479,7 +482,7 @@ mod tests {
     fn the_embeddings_retriever_needs_an_endpoint() {
         let options = WorldOptions {
             retriever: RetrieverKind::Embeddings,
-            embedder: None,
+            ..WorldOptions::default()
         };
         let err = ApiBankWorld::new(&Databases::default(), &options).unwrap_err();
         assert!(err.contains("embeddings endpoint"), "{err}");
@@ -524,7 +527,7 @@ mod tests {
         world.state.replaying(Some(json!({})));
         let drawn = world
             .state
-            .unseeded(|_| Some("34208254".into()), || unreachable!());
+            .unseeded(|_| Some("34208254".into()), |_| unreachable!());
         assert_eq!(drawn, "34208254");
         let result = json!({"output": {"34208254": {"patient_name": "Ann"}}, "exception": null});
         assert_eq!(

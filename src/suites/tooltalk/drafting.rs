@@ -51,7 +51,9 @@ impl Drafting for ToolTalkDrafting {
                 if !scenario.tools.iter().any(wanted) {
                     continue;
                 }
-                jobs.push(job(request.databases_dir, &pool, i, path)?);
+                for draft in 1..=request.per_group {
+                    jobs.push(job(request.databases_dir, &pool, i, draft, path)?);
+                }
             }
         }
         if jobs.is_empty() {
@@ -138,13 +140,24 @@ impl Drafting for ToolTalkDrafting {
     }
 }
 
-/// The prompt for scenario `index` of `pool` (read from `path`).
-fn job(databases: &Path, pool: &ScenarioPool, index: usize, path: &Path) -> Result<DraftJob> {
+/// The prompt for draft `draft` of scenario `index` of `pool` (read from
+/// `path`): the first is named after the scenario, the others `-d2`,
+/// `-d3`...
+fn job(
+    databases: &Path,
+    pool: &ScenarioPool,
+    index: usize,
+    draft: usize,
+    path: &Path,
+) -> Result<DraftJob> {
     let scenario = &pool.scenarios[index];
     let (user, _) = crate::scaffold::pick_user(databases, None, &scenario.text)?;
     let now = crate::scaffold::moment(databases)?;
-    let name = format!("{}-{}", pool.name, index + 1);
-    let skeleton = crate::scaffold::skeleton(
+    let name = match draft {
+        1 => format!("{}-{}", pool.name, index + 1),
+        n => format!("{}-{}-d{n}", pool.name, index + 1),
+    };
+    let mut skeleton = crate::scaffold::skeleton(
         &name,
         &scenario.text,
         Some(&pool.required_tool),
@@ -152,6 +165,9 @@ fn job(databases: &Path, pool: &ScenarioPool, index: usize, path: &Path) -> Resu
         user.clone(),
         &now,
     );
+    // The skeleton's id and session token are fresh each time; a draft's
+    // are made from its name, so that a rerun writes the same file.
+    reproducible_ids(&mut skeleton);
     let tools: Vec<&'static str> = catalog()
         .tools()
         .iter()
@@ -162,6 +178,8 @@ fn job(databases: &Path, pool: &ScenarioPool, index: usize, path: &Path) -> Resu
         .map_err(|e| Error::input(path, format!("cannot write the skeleton: {e}")))?;
     Ok(DraftJob {
         name,
+        draft,
+        targets: vec![pool.required_tool.clone()],
         tools,
         context: json!({
             "scenario": scenario.text,
@@ -172,6 +190,26 @@ fn job(databases: &Path, pool: &ScenarioPool, index: usize, path: &Path) -> Resu
         }),
         frame,
     })
+}
+
+/// The skeleton's conversation id and session token (when it starts
+/// logged in) made from its name: the same name, the same values.
+fn reproducible_ids(skeleton: &mut crate::dialogue::Conversation) {
+    let digest = crate::llm::sha256_hex(skeleton.name.as_bytes());
+    let hex = |range: std::ops::Range<usize>| &digest[range];
+    skeleton.conversation_id = format!(
+        "{}-{}-{}-{}-{}",
+        hex(0..8),
+        hex(8..12),
+        hex(12..16),
+        hex(16..20),
+        hex(20..32)
+    );
+    if skeleton.metadata.session_token.is_some() {
+        let token = format!("{}-{}-{}", hex(32..40), hex(40..44), hex(44..48));
+        skeleton.metadata.session_token = Some(token.clone());
+        skeleton.user.session_token = Some(token);
+    }
 }
 
 /// A Python or JSON literal's value.
@@ -209,6 +247,8 @@ mod tests {
     fn turns_group_into_assistant_turns_with_their_calls() {
         let job = DraftJob {
             name: "x".into(),
+            draft: 1,
+            targets: Vec::new(),
             tools: vec![],
             context: Value::Null,
             frame: json!({"name": "x", "conversation": []}),

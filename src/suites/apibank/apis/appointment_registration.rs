@@ -81,7 +81,7 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
     let taken: Vec<Key> = state.dict_mut(DATABASE).keys().cloned().collect();
     let id = state.unseeded(
         |recorded| recorded.get("output")?.as_str().map(str::to_string),
-        || fresh_id(|id| taken.contains(&Key::text(id))),
+        |seeded| fresh_id(|id| taken.contains(&Key::text(id)), seeded),
     );
     state.dict_mut(DATABASE).insert(
         Key::text(id.as_str()),
@@ -90,12 +90,20 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
     Ok(id)
 }
 
-/// `str(random.randint(10000000, 99999999))`, drawn again while `taken`.
-pub(super) fn fresh_id(taken: impl Fn(&str) -> bool) -> String {
+/// `str(random.randint(10000000, 99999999))`, drawn again while `taken`,
+/// from `seeded` when given, else from a generator seeded by the clock.
+pub(super) fn fresh_id(taken: impl Fn(&str) -> bool, seeded: Option<&mut PyRandom>) -> String {
     use std::hash::BuildHasher;
-    let seed =
-        std::collections::hash_map::RandomState::new().hash_one(std::time::SystemTime::now());
-    let mut random = PyRandom::new(seed);
+    let mut own;
+    let random = match seeded {
+        Some(random) => random,
+        None => {
+            let seed = std::collections::hash_map::RandomState::new()
+                .hash_one(std::time::SystemTime::now());
+            own = PyRandom::new(seed);
+            &mut own
+        }
+    };
     loop {
         let id = random.randint(10_000_000, 99_999_999).to_string();
         if !taken(&id) {

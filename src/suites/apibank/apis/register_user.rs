@@ -12,6 +12,7 @@ use super::super::catalog::{spec, text};
 use super::super::state::{Key, Source, State, ACCOUNT};
 use super::{input_of, Api, Reference};
 use crate::sim::pyargs::{repr, type_name, Args};
+use crate::sim::pyrandom::PyRandom;
 use crate::suite::{SessionEffect, ToolSpec};
 
 pub static API: Api = Api {
@@ -99,9 +100,15 @@ fn register(state: &mut State, args: &Args<'_>) -> Result<String, String> {
 
 /// 18 characters, each drawn uniformly from the 62 letters and digits and
 /// then lower-cased, as the reference draws its tokens. The randomness is
-/// the operating system's, through version-4 UUIDs.
-fn fresh_token() -> String {
+/// `seeded`'s when given, else the operating system's, through version-4
+/// UUIDs.
+fn fresh_token(seeded: Option<&mut PyRandom>) -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    if let Some(random) = seeded {
+        return (0..18)
+            .map(|_| ALPHABET[random.randint(0, 61) as usize].to_ascii_lowercase() as char)
+            .collect();
+    }
     let mut token = String::with_capacity(18);
     while token.len() < 18 {
         let bytes = uuid::Uuid::new_v4().into_bytes();
@@ -158,7 +165,12 @@ mod tests {
         assert_eq!(out.get("api_name"), None);
         assert_eq!(state.unreproducible(), Some(Unreproducible::Random));
         assert_eq!(state.check_token(&token).unwrap(), "newbie");
-        assert_ne!(fresh_token(), fresh_token());
+        assert_ne!(fresh_token(None), fresh_token(None));
+        // Seeded, the same seed draws the same token.
+        let seeded = |seed| fresh_token(Some(&mut PyRandom::new(seed)));
+        assert_eq!(seeded(7), seeded(7));
+        assert_ne!(seeded(7), seeded(8));
+        assert_eq!(seeded(7).len(), 18);
         let mut other = out.clone();
         other["output"]["token"] = json!("another");
         assert!(correct(&other, &out));

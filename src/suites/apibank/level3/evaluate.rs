@@ -107,8 +107,19 @@ impl Interactive for Level3 {
                 }
             }
         }
+        // A user asked in any trial is named.
+        let asked_user = summaries
+            .iter()
+            .find(|s| s.user != USER_NOT_ASKED)
+            .map(|s| (s.user.clone(), s.provenance.clone()));
         let mut summary = summaries.swap_remove(0);
         if run.trials > 1 {
+            if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
+            {
+                summary.user = user;
+                p.user_model_requested = asked.user_model_requested;
+                p.prompt_templates = asked.prompt_templates;
+            }
             if let Some(p) = summary.provenance.as_mut() {
                 (p.models_reported, p.user_models_reported) = reported;
             }
@@ -264,7 +275,8 @@ fn run_trial(
         outcomes[i] = Some(outcome);
     }
     let per_scenario: Vec<ScenarioOutcome> = outcomes.into_iter().flatten().collect();
-    let (assistant_name, user_name) = names(run);
+    let user_asked = per_scenario.iter().any(|o| o.user_asked);
+    let (assistant_name, user_name) = names(run, user_asked);
     let mut summary = summarise(
         per_scenario,
         run.max_turns,
@@ -279,15 +291,20 @@ fn run_trial(
     Ok(summary)
 }
 
-/// The names of the players, as they name themselves.
-fn names(run: &InteractiveRun<'_>) -> (String, String) {
+/// What the user is said to be when no scenario asked it a thing.
+const USER_NOT_ASKED: &str = "not asked";
+
+/// The names of the players, as they name themselves; a model that plays
+/// the user is named only when it was asked (`user_asked`).
+fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
     (
         match &run.assistant {
             AssistantSettings::Llm(s) => format!("llm:{}", s.model),
             AssistantSettings::Oracle => "oracle".into(),
         },
         match &run.user {
-            UserSettings::Llm(s) => format!("llm:{}", s.model),
+            UserSettings::Llm(s) if user_asked => format!("llm:{}", s.model),
+            UserSettings::Llm(_) => USER_NOT_ASKED.into(),
             UserSettings::Human => "human".into(),
         },
     )
@@ -320,12 +337,13 @@ fn provenance(
         }
         AssistantSettings::Oracle => None,
     };
+    // Only a model that was asked is named.
     let user_model = match &run.user {
-        UserSettings::Llm(s) => {
+        UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
             hash(super::user::PROMPT);
             Some(s.model.clone())
         }
-        UserSettings::Human => None,
+        UserSettings::Llm(_) | UserSettings::Human => None,
     };
     let inputs = &run.provenance;
     Provenance {
@@ -458,6 +476,7 @@ mod tests {
             state_check: Some(StateCheck::default()),
             assistant_models: Vec::new(),
             user_models: Vec::new(),
+            user_asked: false,
             resumed: false,
             transcript: Vec::new(),
         }

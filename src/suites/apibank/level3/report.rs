@@ -258,6 +258,7 @@ mod tests {
             }),
             assistant_models: Vec::new(),
             user_models: Vec::new(),
+            user_asked: false,
             resumed: false,
             transcript: Vec::new(),
         }

@@ -149,6 +149,7 @@ mod tests {
             state_check: None,
             assistant_models: vec!["m-1".into()],
             user_models: Vec::new(),
+            user_asked: false,
             resumed: false,
             transcript: Vec::new(),
         }

@@ -134,6 +134,11 @@ pub struct ScenarioOutcome {
     pub assistant_models: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_models: Vec<String>,
+    /// Whether the user was asked for a turn (not when the assistant
+    /// finished on the first utterance): a run names a user model only
+    /// if one was asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub user_asked: bool,
     /// Taken from `--out` as an earlier run with the same settings left
     /// it (never kept in the transcript file itself).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -309,6 +314,7 @@ fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
         state_check: None,
         assistant_models: Vec::new(),
         user_models: Vec::new(),
+        user_asked: false,
         resumed: false,
         transcript: Vec::new(),
     }
@@ -362,6 +368,7 @@ pub fn run_scenario(
         text: scenario.first_utterance.clone(),
     }];
     let mut turns = 1;
+    let mut user_asked = false;
     let stop = loop {
         match assistant_turn(
             world.as_mut(),
@@ -379,6 +386,7 @@ pub fn run_scenario(
             break (Stop::MaxTurns, None);
         }
         let progress = (tally.made.iter().flatten().count(), tally.made.len());
+        user_asked = true;
         match user.reply(&transcript, progress) {
             Err(e) => break (Stop::Error, Some(e)),
             Ok(Turn::Leaves) => break (Stop::UserLeft, None),
@@ -435,6 +443,7 @@ pub fn run_scenario(
         state_check,
         assistant_models: Vec::new(),
         user_models: Vec::new(),
+        user_asked,
         resumed: false,
         transcript,
     }
