@@ -479,7 +479,11 @@ fn replayed_gold_calls_take_the_world_session_token() {
             .parameters
             .insert("session_token".into(), json!("stale"));
     }
-    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    let (simulation, scoring) = run(
+        &conversation,
+        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
+        10,
+    );
     assert_eq!(
         simulation.gold[0].gold.request.parameters["session_token"],
         json!(TOKEN)
@@ -504,7 +508,11 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
             None,
         ],
     );
-    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    let (simulation, scoring) = run(
+        &conversation,
+        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
+        10,
+    );
     assert_metrics(
         &scoring.metrics,
         [3, 3, 3, 2, 2, 0],
@@ -536,7 +544,11 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
             ]),
         ],
     );
-    let (simulation, scoring) = run(&conversation, &talkforge::eval::oracle::Oracle, 10);
+    let (simulation, scoring) = run(
+        &conversation,
+        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
+        10,
+    );
     let recorded = &conversation.conversation[T3].apis.as_ref().unwrap();
     for (c, gold) in recorded.iter().enumerate() {
         let predicted = &simulation.turns[1].calls[c];
@@ -677,7 +689,7 @@ impl Predictor for Unreliable {
         "unreliable".into()
     }
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        let oracle = talkforge::eval::oracle::Oracle;
+        let oracle = talkforge::eval::oracle::Oracle::for_suite(&ToolTalk);
         match (input.turn / 2) % 3 {
             0 => oracle.predict(input),
             1 => Ok(Prediction::Text {
@@ -714,7 +726,7 @@ impl Predictor for ExplicitToken {
         "explicit-token".into()
     }
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        match talkforge::eval::oracle::Oracle.predict(input)? {
+        match talkforge::eval::oracle::Oracle::for_suite(&ToolTalk).predict(input)? {
             Prediction::Calls(calls) => Ok(Prediction::Calls(
                 calls
                     .into_iter()
@@ -733,7 +745,7 @@ impl Predictor for ExplicitToken {
 
 fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversation) {
     let predictors: [&dyn Predictor; 5] = [
-        &talkforge::eval::oracle::Oracle,
+        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
         &ExplicitToken,
         &Unreliable,
         &Looping,

@@ -330,7 +330,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         provenance: Default::default(),
     };
     let similarity = talkforge::suite::similarity::ExactText;
-    let oracle = talkforge::eval::oracle::Oracle;
+    let oracle = talkforge::eval::oracle::Oracle::for_suite(&Counting);
     let summary = talkforge::eval::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
     assert_eq!(summary.rates.conversations, 1);
     assert_eq!(

@@ -235,7 +235,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
     let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
         Ok(match args.predictor {
-            PredictorKind::Oracle => Box::new(Oracle),
+            PredictorKind::Oracle => Box::new(Oracle::for_suite(suite)),
             PredictorKind::Replay => {
                 let path = args.predictions.as_ref().ok_or_else(|| {
                     Error::Usage("--predictor replay needs --predictions FILE".into())

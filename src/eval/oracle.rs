@@ -1,15 +1,26 @@
 //! The oracle: answers every step with the next gold call of the turn
-//! (without its session token, which the world injects), then with the
-//! gold text. A correct simulator and comparators give it a perfect score.
+//! (without the argument the suite's world puts in itself, ToolTalk's
+//! session token), then with the gold text. A correct simulator and
+//! comparators give it a perfect score.
 
 use crate::suite::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
-
-/// The argument a world puts in for tools that need a session; the gold
-/// calls record it, a model never sends it.
-const SESSION_TOKEN: &str = "session_token";
+use crate::suite::Suite;
 
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Oracle;
+pub struct Oracle {
+    /// The argument the world gives (the gold calls record it, a model
+    /// never sends it): [`Suite::injected_argument`].
+    injected: Option<&'static str>,
+}
+
+impl Oracle {
+    /// The oracle of `suite`'s dialogues.
+    pub fn for_suite(suite: &dyn Suite) -> Self {
+        Oracle {
+            injected: suite.injected_argument(),
+        }
+    }
+}
 
 impl Predictor for Oracle {
     fn name(&self) -> String {
@@ -36,7 +47,9 @@ impl Predictor for Oracle {
                 let mut parameters = gold.request.parameters.clone();
                 // `Map::remove` moves the last argument into the token's
                 // place, the order the outputs have always recorded.
-                parameters.remove(SESSION_TOKEN);
+                if let Some(name) = self.injected {
+                    parameters.remove(name);
+                }
                 Prediction::Calls(vec![ProposedCall {
                     api_name: gold.request.api_name.clone(),
                     parameters: Some(parameters),
