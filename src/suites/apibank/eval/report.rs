@@ -342,7 +342,7 @@ fn scorings_section(out: &mut String, s: &Summary) {
     let _ = writeln!(out, "## Reference and lenient scoring\n");
     let _ = writeln!(
         out,
-        "The figures of this report follow the **{}** scoring (`--scoring`). The reference scoring is api-bank's evaluator verdict for verdict (its text patterns, its `ToolManager`'s conversion, each API's check with its quirks); the lenient one corrects its known defects, each listed below.\n",
+        "The figures of this report follow the **{}** scoring (`--scoring`). The reference scoring is api-bank's evaluator verdict for verdict (its text patterns, its `ToolManager`'s conversion, each API's check with its quirks); the lenient one reads calls as models write them and corrects the reference's known scoring defects (the README lists them).\n",
         s.scoring
     );
     let _ = writeln!(
