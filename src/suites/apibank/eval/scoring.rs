@@ -31,9 +31,11 @@ pub enum Correction {
     /// Arguments are read as written: a quoted value ends at its own
     /// closing quote (so it is not cut at a quote of the other kind inside
     /// it, and mismatched quotes are no value), escapes count, an empty
-    /// value is empty, a bare number, date, list or dict is read whole;
-    /// an argument that cannot be read, or a name given twice, makes the
-    /// call unreadable instead of being dropped or overwritten.
+    /// value is empty, an unquoted value (a number, a date, a list, a dict,
+    /// even words) is read whole up to the comma or parenthesis that ends
+    /// it; an argument that cannot be read (a positional one, one without
+    /// a value) or a name given twice makes the call unreadable instead of
+    /// being dropped or overwritten.
     ArgumentValues,
     /// A list argument given as the text of a list (`attendees="['Ann',
     /// 'Bo']"`, or bare) is the list, where the reference's `ToolManager`
@@ -83,7 +85,7 @@ impl Correction {
     pub fn summary(self) -> &'static str {
         match self {
             Correction::CallLayout => "the call is found as written (spaces or line breaks inside, no square brackets, ending at its own parenthesis)",
-            Correction::ArgumentValues => "values are read as written (a quoted value ends at its own quote; numbers, dates and lists whole; an unreadable argument makes the call unreadable)",
+            Correction::ArgumentValues => "values are read as written (a quoted value ends at its own closing quote; an unquoted one is read whole up to its comma; an unreadable argument or a repeated name makes the call unreadable)",
             Correction::ListText => "a list argument given as text is read as the list",
             Correction::DeviceName => "the timed switches' device is taken as device_id (the dialogues' name) or name, and checked against the gold's device_id",
             Correction::DeleteMeetingTime => "DeleteMeeting's check compares start_time, not a time its input lacks",
