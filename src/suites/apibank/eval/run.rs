@@ -1,9 +1,11 @@
 //! Evaluating a set of API-Bank dialogues at one level: every dialogue's
 //! samples in the reference's order (a line's second sample is checked
-//! after its first, see [`score::score_call`]), dialogues in parallel, one
-//! output file per dialogue under `--out/samples/` (its samples with what
-//! the model wrote and what its call returned), reused by a later run with
-//! the same settings on the same dialogue.
+//! after its first, see [`super::score::score_call`]), each judged at every step
+//! from the reference scoring to the lenient one ([`super::scoring`]),
+//! dialogues in parallel, one output file per dialogue under
+//! `--out/samples/` (its samples with what the model wrote and what its
+//! call returned), reused by a later run with the same settings on the
+//! same dialogue.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
