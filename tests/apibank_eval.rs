@@ -191,6 +191,131 @@ fn replayed_answers_are_scored_with_their_causes_and_resumed() {
     assert_eq!(replayed["resumed"], 0);
 }
 
+/// Both scorings judge every sample; `--scoring` picks the one the
+/// figures follow, and the samples they judge differently are listed with
+/// the correction that made the difference.
+#[test]
+fn both_scorings_are_reported_and_the_chosen_one_decides() {
+    let (tmp, databases, dialogues) = dataset();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let lines = [
+        // Spaces inside the brackets: the reference's pattern finds no call.
+        json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0,
+               "output": "[ GetUserToken(username='lwong', password='tulip-88') ]"}),
+        // Mismatched quotes: the reference reads them as if they matched.
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit\", time='2024-05-02 15:30:00', location='Pearl Dental')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1,
+               "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit', time='2024-05-02 15:30:00', location='Pearl Dental')]"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&predictions, text).unwrap();
+    let out = tmp.path().join("out");
+    let args = |scoring: &'static str| {
+        vec![
+            "--level".to_string(),
+            "1".into(),
+            "--predictor".into(),
+            "replay".into(),
+            "--predictions".into(),
+            predictions.to_str().unwrap().into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+            "--scoring".into(),
+            scoring.into(),
+        ]
+    };
+    let run = |scoring| {
+        let args = args(scoring);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        evaluate(&dialogues, &databases, &args, 1)
+    };
+    let reference = run("reference");
+    assert_eq!(reference["scoring"], "reference");
+    assert_eq!(reference["settings"]["scoring"], "reference");
+    for (key, value) in [
+        ("correct", json!(2)),
+        ("correct_reference", json!(2)),
+        ("correct_lenient", json!(2)),
+        ("accuracy_reference", json!(2.0 / 3.0)),
+        ("accuracy_lenient", json!(2.0 / 3.0)),
+    ] {
+        assert_eq!(reference[key], value, "{key}");
+    }
+    let layout = sample(&reference, 1, 0);
+    assert_eq!(
+        (
+            &layout["correct"],
+            &layout["correct_reference"],
+            &layout["correct_lenient"]
+        ),
+        (&json!(false), &json!(false), &json!(true))
+    );
+    assert_eq!(layout["cause"], "parse_failure");
+    assert_eq!(
+        layout["scoring_difference"]["corrections"],
+        json!(["call_layout"])
+    );
+    assert_eq!(layout["scoring_difference"]["lenient"], Value::Null);
+    let quotes = sample(&reference, 2, 0);
+    assert_eq!(quotes["correct"], true);
+    assert_eq!(
+        quotes["scoring_difference"]["corrections"],
+        json!(["argument_values"])
+    );
+    assert!(quotes["scoring_difference"]["lenient"]
+        .as_str()
+        .unwrap()
+        .contains("unreadable argument"));
+    assert!(sample(&reference, 2, 1).get("scoring_difference").is_none());
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| reference | 2 | 66.7% |\n| lenient | 2 | 66.7% |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("2 samples are judged differently"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| dentist.jsonl | 1 | 1 | GetUserToken | wrong | right | `call_layout` |"),
+        "{report}"
+    );
+    assert!(
+        report
+            .contains("| dentist.jsonl | 2 | 1 | AddAgenda | right | wrong | `argument_values` |"),
+        "{report}"
+    );
+
+    // The other scoring evaluates again (the verdicts' reasons are its own).
+    let lenient = run("lenient");
+    assert_eq!(lenient["resumed"], 0);
+    assert_eq!(lenient["scoring"], "lenient");
+    assert_eq!(sample(&lenient, 1, 0)["correct"], true);
+    assert_eq!(sample(&lenient, 2, 0)["correct"], false);
+    assert_eq!(sample(&lenient, 2, 0)["cause"], "parse_failure");
+    assert_eq!(
+        (&lenient["correct_reference"], &lenient["correct_lenient"]),
+        (&json!(2), &json!(2))
+    );
+    let human = talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(args("lenient"))
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let human = String::from_utf8(human).unwrap();
+    assert!(
+        human.contains("API-call accuracy 66.7% (2/3; lenient scoring; reference 66.7% (2/3))"),
+        "{human}"
+    );
+}
+
 #[test]
 fn every_error_cause_is_told_apart() {
     let (tmp, databases, dialogues) = dataset();
@@ -198,7 +323,7 @@ fn every_error_cause_is_told_apart() {
     let lines = [
         json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0, "output": "[CheckToken(token='q1w2e3r4t5y6')]"}),
         json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0, "output": "[AddAgendaItem(token='q1w2e3r4t5y6')]"}),
-        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1, "output": "[AddAgenda(token='q1w2e3r4t5y6, content='x')]"}),
+        json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1, "output": "[AddAgenda(token='q1w2e3r4t5y6', content='x'"}),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     fs::write(&predictions, text).unwrap();
@@ -314,6 +439,22 @@ fn levels_are_checked_and_refused_for_conversation_suites() {
         stderr.contains("no level-3 scenario among the files given"),
         "{stderr}"
     );
+    // Level 3 reads and matches calls its own way.
+    let stderr = String::from_utf8(run(&[
+        "--predictor",
+        "oracle",
+        "--level",
+        "3",
+        "--scoring",
+        "lenient",
+    ]))
+    .unwrap();
+    assert!(
+        stderr.contains(
+            "--scoring is for levels 1 and 2: at --level 3 a call is read as it is written"
+        ),
+        "{stderr}"
+    );
     let stderr = String::from_utf8(run(&["--predictor", "oracle", "--level", "4"])).unwrap();
     assert!(stderr.contains("has no level 4"), "{stderr}");
     assert!(stderr.contains("3 (conversations with a user"), "{stderr}");
@@ -345,6 +486,21 @@ fn levels_are_checked_and_refused_for_conversation_suites() {
     let stderr = String::from_utf8(out).unwrap();
     assert!(
         stderr.contains("--level is for suites evaluated by samples at levels (API-Bank); the tooltalk suite is evaluated by whole conversations"),
+        "{stderr}"
+    );
+    let out = talkforge()
+        .arg("evaluate")
+        .arg(&tooltalk)
+        .args(["--predictor", "oracle", "--scoring", "lenient"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8(out).unwrap();
+    assert!(
+        stderr.contains("--scoring is for suites evaluated by samples at levels"),
         "{stderr}"
     );
 }
@@ -717,7 +873,8 @@ const REFERENCE_WRONG_LEVEL_2: &[(&str, u64, u64)] = &[
 ];
 
 /// The reference's evaluator, scoring the gold calls as predictions,
-/// counts 338 of 399 level-1 and 95 of 135 level-2 samples correct.
+/// counts 338 of 399 level-1 and 95 of 135 level-2 samples correct; the
+/// lenient scoring (the README's table of corrections) 372 and 105.
 #[test]
 fn the_oracle_reproduces_the_reference_counts_on_upstream() {
     let Some(upstream) = talkforge::test_support::upstream("apibank") else {
@@ -725,13 +882,21 @@ fn the_oracle_reproduces_the_reference_counts_on_upstream() {
         return;
     };
     let databases = upstream.join("init_database");
-    for (level, folder, samples, correct, reference_wrong) in [
-        ("1", "level-1-given-desc", 399, 338, REFERENCE_WRONG_LEVEL_1),
+    for (level, folder, samples, correct, lenient, reference_wrong) in [
+        (
+            "1",
+            "level-1-given-desc",
+            399,
+            338,
+            372,
+            REFERENCE_WRONG_LEVEL_1,
+        ),
         (
             "2",
             "level-2-toolsearcher",
             135,
             95,
+            105,
             REFERENCE_WRONG_LEVEL_2,
         ),
     ] {
@@ -742,7 +907,39 @@ fn the_oracle_reproduces_the_reference_counts_on_upstream() {
             1,
         );
         assert_eq!(summary["samples"], samples, "level {level}");
+        assert_eq!(summary["scoring"], "reference");
         assert_eq!(summary["correct"], correct, "level {level}");
+        assert_eq!(summary["correct_reference"], correct, "level {level}");
+        assert_eq!(summary["correct_lenient"], lenient, "level {level}");
+        // The lenient scoring only corrects: every sample it judges
+        // otherwise was wrong under the reference's, and names why.
+        for s in summary["per_sample"].as_array().unwrap() {
+            if s["correct_reference"] != s["correct_lenient"] {
+                assert_eq!(s["correct_lenient"], true, "{s}");
+                assert!(!s["scoring_difference"]["corrections"]
+                    .as_array()
+                    .unwrap()
+                    .is_empty());
+            } else {
+                assert!(s.get("scoring_difference").is_none(), "{s}");
+            }
+        }
+        let chosen = evaluate(
+            &upstream.join("lv1-lv2-samples").join(folder),
+            &databases,
+            &[
+                "--level",
+                level,
+                "--predictor",
+                "oracle",
+                "--scoring",
+                "lenient",
+            ],
+            1,
+        );
+        assert_eq!(chosen["scoring"], "lenient");
+        assert_eq!(chosen["correct"], lenient, "level {level}");
+        assert_eq!(chosen["correct_reference"], correct, "level {level}");
         let mut wrong_here: Vec<(String, u64, u64)> = summary["per_sample"]
             .as_array()
             .unwrap()
@@ -783,6 +980,26 @@ fn the_oracle_reproduces_the_reference_counts_on_upstream() {
             assert_eq!(
                 wrong("TimedSwitch-level-1-1.jsonl", 10, 0).unwrap(),
                 (json!(false), json!("exception"))
+            );
+            let named = |file: &str, turn: u64, occurrence: u64| {
+                summary["per_sample"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|s| {
+                        s["file"] == file && s["turn"] == turn && s["occurrence"] == occurrence
+                    })
+                    .map(|s| s["scoring_difference"]["corrections"].clone())
+                    .unwrap()
+            };
+            assert_eq!(
+                named("TimedSwitch-level-1-1.jsonl", 10, 0),
+                json!(["device_name"])
+            );
+            assert_eq!(named(file, 4, 1), json!(["gold_kept"]));
+            assert_eq!(
+                named("DeleteMeeting-level-1-1.jsonl", 8, 0),
+                json!(["delete_meeting_time"])
             );
         }
     }

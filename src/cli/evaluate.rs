@@ -19,7 +19,9 @@ use crate::eval::run::{evaluate_trials, write_json};
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
 use crate::llm::endpoint::Endpoint;
 use crate::suite::interactive::Interactive;
-use crate::suite::levels::{ChatSettings, LevelProtocol, LevelRun, SamplePredictor, StartState};
+use crate::suite::levels::{
+    ChatSettings, LevelProtocol, LevelRun, SamplePredictor, Scoring, StartState,
+};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
 use crate::suite::{Evaluation, Suite};
@@ -104,6 +106,12 @@ pub struct Args {
     /// describes).
     #[arg(long, value_enum, help_heading = "Levels (API-Bank)")]
     pub state: Option<StartState>,
+    /// Which scoring decides each call sample's verdict: the reference's
+    /// evaluator verdict for verdict, or lenient (calls read as models
+    /// write them, the reference's known scoring defects corrected). Both
+    /// verdicts are reported [default: reference].
+    #[arg(long, value_enum, help_heading = "Levels (API-Bank)")]
+    pub scoring: Option<Scoring>,
     /// A prompt template to use instead of prompts/apibank-eval.j2 (for
     /// instance one with the paper's wording).
     #[arg(long, value_name = "FILE", help_heading = "Levels (API-Bank)")]
@@ -326,6 +334,11 @@ fn conversation(
     use crate::llm::client::Settings;
     use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
     let level = interactive.level();
+    if args.scoring.is_some() {
+        return Err(Error::Usage(format!(
+            "--scoring is for levels 1 and 2: at --level {level} a call is read as it is written (as --scoring lenient reads text) and counts when its arguments are equal to a ground-truth call's or the reference's own check of that API accepts it (see the README)"
+        )));
+    }
     let given = [
         ("--state", args.state.is_some()),
         ("--template", args.template.is_some()),
@@ -465,6 +478,7 @@ fn refuse_level_options(args: &Args, suite: &dyn Suite) -> Result<(), Error> {
     let given = [
         ("--level", args.level.is_some()),
         ("--state", args.state.is_some()),
+        ("--scoring", args.scoring.is_some()),
         ("--template", args.template.is_some()),
         (
             "--api-mode functions",
@@ -566,6 +580,7 @@ fn run_levels(
         databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
         world: args.retrieval.world_options()?,
         state: args.state.unwrap_or_default(),
+        scoring: args.scoring.unwrap_or_default(),
         predictor,
         out: args.out.clone(),
         reset: args.reset,

@@ -56,6 +56,28 @@ impl StartState {
     }
 }
 
+/// Which scoring decides a sample's verdict (both are computed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Scoring {
+    /// The reference's own scoring, verdict for verdict (API-Bank: its
+    /// evaluator's text patterns, argument conversion and per-API checks,
+    /// quirks included).
+    #[default]
+    Reference,
+    /// The reference's scoring with its known defects corrected, reading
+    /// calls as models write them.
+    Lenient,
+}
+
+impl Scoring {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scoring::Reference => "reference",
+            Scoring::Lenient => "lenient",
+        }
+    }
+}
+
 /// Who answers each sample.
 pub enum SamplePredictor {
     /// The gold call and the gold reply themselves, written out as a model
@@ -93,6 +115,8 @@ pub struct LevelRun<'a> {
     pub databases_sha256: String,
     pub world: WorldOptions,
     pub state: StartState,
+    /// Which scoring `correct` and the figures follow.
+    pub scoring: Scoring,
     pub predictor: SamplePredictor,
     /// Where output files go; `None` writes nothing.
     pub out: Option<PathBuf>,

@@ -136,13 +136,18 @@ pub(super) fn meeting_agrees(response: &Value, groundtruth: &Value) -> bool {
 /// have no `time`, so two successful meeting deletions never agree, as in
 /// the reference.
 pub(super) fn deletion_agrees(response: &Value, groundtruth: &Value) -> bool {
+    deletion_agrees_on("time", response, groundtruth)
+}
+
+/// [`deletion_agrees`] comparing the input `field` of two successes.
+pub(super) fn deletion_agrees_on(field: &str, response: &Value, groundtruth: &Value) -> bool {
     let (Some(output), Some(gold_output)) = (response.get("output"), groundtruth.get("output"))
     else {
         return false;
     };
     let success = Value::from("success");
     if py_eq(gold_output, &success) && py_eq(output, &success) {
-        let time = |result: &Value| result.get("input")?.get("time").cloned();
+        let time = |result: &Value| result.get("input")?.get(field).cloned();
         return match (time(response), time(groundtruth)) {
             (Some(a), Some(b)) => py_eq(&a, &b),
             _ => false,
@@ -223,6 +228,7 @@ mod tests {
         let meeting =
             json!({"input": {"start_time": "t1"}, "output": "success", "exception": null});
         assert!(!deletion_agrees(&meeting, &meeting));
+        assert!(deletion_agrees_on("start_time", &meeting, &meeting));
         let failed = json!({"input": {}, "output": null, "exception": "no"});
         assert!(deletion_agrees(&failed, &failed));
         assert!(!deletion_agrees(&failed, &gold));

@@ -6,7 +6,9 @@
 //!   evaluator builds them;
 //! - [`prompt`] and [`predict`]: what a model is asked, and who answers
 //!   (oracle, replay, a chat model);
-//! - [`score`]: reading the call, running it, and the gold API's own
+//! - [`scoring`]: the reference and the lenient scoring, and how each
+//!   reads a call out of the text ([`reference_parse`]: the reference's
+//!   patterns); [`score`]: running the call and the gold API's own
 //!   correctness check; [`retrieval`]: ToolSearcher's picks;
 //! - [`rouge`]: ROUGE-L as the `rouge` 1.0.1 package computes it;
 //! - [`run`]: evaluating a set of files with resume, and [`report`]: the
@@ -14,12 +16,14 @@
 
 pub mod predict;
 pub mod prompt;
+pub mod reference_parse;
 pub mod report;
 pub mod retrieval;
 pub mod rouge;
 pub mod run;
 pub mod samples;
 pub mod score;
+pub mod scoring;
 
 use crate::suite::levels::{Level, LevelOutcome, LevelProtocol, LevelRun};
 use crate::Result;

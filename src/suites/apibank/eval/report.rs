@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use super::scoring::Correction;
 use crate::eval::passk::SampleTrials;
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::eval::summary::Failure;
@@ -30,9 +31,18 @@ pub struct Summary {
     pub level: u8,
     /// Call samples.
     pub samples: usize,
+    /// Which scoring `correct`, `accuracy` and the tables follow
+    /// (`reference` or `lenient`).
+    pub scoring: String,
     pub correct: usize,
     /// correct / samples (0 without samples).
     pub accuracy: f64,
+    /// Correct samples and accuracy under the reference scoring.
+    pub correct_reference: usize,
+    pub accuracy_reference: f64,
+    /// Correct samples and accuracy under the lenient scoring.
+    pub correct_lenient: usize,
+    pub accuracy_lenient: f64,
     /// The mean ROUGE-L of the replies scored; null without any.
     pub rouge_l: Option<f64>,
     /// Reply samples scored with ROUGE-L.
@@ -93,6 +103,8 @@ impl Summary {
     ) -> Self {
         let samples = per_sample.len();
         let correct = per_sample.iter().filter(|s| s.correct).count();
+        let correct_reference = per_sample.iter().filter(|s| s.correct_reference).count();
+        let correct_lenient = per_sample.iter().filter(|s| s.correct_lenient).count();
         let scores: Vec<f64> = per_sample.iter().filter_map(|s| s.rouge_l).collect();
         let rouge_l =
             (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
@@ -118,8 +130,16 @@ impl Summary {
             suite: "apibank",
             level,
             samples,
+            scoring: settings["scoring"]
+                .as_str()
+                .unwrap_or("reference")
+                .to_string(),
             correct,
             accuracy: ratio(correct, samples),
+            correct_reference,
+            accuracy_reference: ratio(correct_reference, samples),
+            correct_lenient,
+            accuracy_lenient: ratio(correct_lenient, samples),
             rouge_l,
             replies: scores.len(),
             predictor: settings["predictor"]
@@ -144,18 +164,42 @@ impl Summary {
         self.per_sample.iter().filter(|s| !s.correct)
     }
 
+    /// The samples the two scorings judge differently.
+    pub fn differing(&self) -> impl Iterator<Item = &SampleRecord> {
+        self.per_sample
+            .iter()
+            .filter(|s| s.correct_reference != s.correct_lenient)
+    }
+
+    /// "reference scoring; lenient 90.0% (359/399)": the chosen scoring,
+    /// and the other's figure.
+    fn scorings_line(&self) -> String {
+        let (other, correct, accuracy) = if self.scoring == "lenient" {
+            ("reference", self.correct_reference, self.accuracy_reference)
+        } else {
+            ("lenient", self.correct_lenient, self.accuracy_lenient)
+        };
+        format!(
+            "{} scoring; {other} {:.1}% ({correct}/{})",
+            self.scoring,
+            accuracy * 100.0,
+            self.samples
+        )
+    }
+
     /// What the command prints: the scores, then every wrong sample and
     /// why (the first hundred; `report.md` and the JSON list them all).
     pub fn human(&self) -> String {
         const SHOWN: usize = 100;
         let mut out = format!(
-            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {:.1}% ({}/{}), ROUGE-L {} over {}\n",
+            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {:.1}% ({}/{}; {}), ROUGE-L {} over {}\n",
             self.level,
             crate::words::count(self.dialogues, "dialogue"),
             self.predictor,
             self.accuracy * 100.0,
             self.correct,
             self.samples,
+            self.scorings_line(),
             self.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}")),
             crate::words::count(self.replies, "reply"),
         );
@@ -223,6 +267,7 @@ pub fn render_report(s: &Summary) -> String {
         s.replies,
         s.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}"))
     );
+    scorings_section(&mut out, s);
     out +=
         "## Error rate per API\n\n| API | Samples | Wrong | Error rate |\n|---|---:|---:|---:|\n";
     for (name, tally) in &s.by_api {
@@ -287,6 +332,71 @@ pub fn render_report(s: &Summary) -> String {
         crate::eval::report::provenance_section(&mut out, p);
     }
     out
+}
+
+/// Both scorings' accuracy, and the samples they judge differently with
+/// the corrections that changed each.
+fn scorings_section(out: &mut String, s: &Summary) {
+    use std::fmt::Write;
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let _ = writeln!(out, "## Reference and lenient scoring\n");
+    let _ = writeln!(
+        out,
+        "The figures of this report follow the **{}** scoring (`--scoring`). The reference scoring is api-bank's evaluator verdict for verdict (its text patterns, its `ToolManager`'s conversion, each API's check with its quirks); the lenient one reads calls as models write them and corrects the reference's known scoring defects (the README lists them).\n",
+        s.scoring
+    );
+    let _ = writeln!(
+        out,
+        "| Scoring | Correct | API-call accuracy |\n|---|---:|---:|\n| reference | {} | {} |\n| lenient | {} | {} |\n",
+        s.correct_reference,
+        pct(s.accuracy_reference),
+        s.correct_lenient,
+        pct(s.accuracy_lenient)
+    );
+    let differing: Vec<&SampleRecord> = s.differing().collect();
+    if differing.is_empty() {
+        let _ = writeln!(out, "The two scorings agree on every sample.\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{} {} judged differently. The corrections apply in a chain, in the order of this list; a sample names those at whose step its verdict changed:\n",
+        crate::words::count(differing.len(), "sample"),
+        crate::words::verb(differing.len(), "is", "are")
+    );
+    for correction in Correction::CHAIN {
+        let _ = writeln!(out, "- `{}`: {}", correction.key(), correction.summary());
+    }
+    let _ = writeln!(
+        out,
+        "\n| File | Line | Sample | API | Reference | Lenient | Correction | Reference's reason | Lenient's reason |\n|---|---:|---:|---|---|---|---|---|---|"
+    );
+    let verdict = |correct: bool| if correct { "right" } else { "wrong" };
+    let cell = |text: Option<&str>| text.unwrap_or("").replace('|', "\\|").replace('\n', " ");
+    for r in differing {
+        let Some(d) = &r.scoring_difference else {
+            continue;
+        };
+        let corrections: Vec<String> = d
+            .corrections
+            .iter()
+            .map(|c| format!("`{}`", c.key()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.file,
+            r.turn,
+            r.occurrence + 1,
+            r.api_name,
+            verdict(r.correct_reference),
+            verdict(r.correct_lenient),
+            corrections.join(", "),
+            cell(d.reference.as_deref()),
+            cell(d.lenient.as_deref())
+        );
+    }
+    out.push('\n');
 }
 
 /// "pass^1 50.0%, pass^2 25.0%".

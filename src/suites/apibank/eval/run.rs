@@ -1,9 +1,11 @@
 //! Evaluating a set of API-Bank dialogues at one level: every dialogue's
 //! samples in the reference's order (a line's second sample is checked
-//! after its first, see [`score::score_call`]), dialogues in parallel, one
-//! output file per dialogue under `--out/samples/` (its samples with what
-//! the model wrote and what its call returned), reused by a later run with
-//! the same settings on the same dialogue.
+//! after its first, see [`super::score::score_call`]), each judged at every step
+//! from the reference scoring to the lenient one ([`super::scoring`]),
+//! dialogues in parallel, one output file per dialogue under
+//! `--out/samples/` (its samples with what the model wrote and what its
+//! call returned), reused by a later run with the same settings on the
+//! same dialogue.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +22,8 @@ use super::report::{render_report, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
-use super::score::{read_call, score_call, Cause, Predicted, Verdict};
+use super::score::{score_call, Cause, Predicted, Verdict};
+use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::eval::passk::{SampleOutcome, SampleTrials};
@@ -43,12 +46,23 @@ pub struct SampleRecord {
     pub occurrence: u8,
     /// The gold call's API.
     pub api_name: String,
+    /// The chosen scoring's verdict (`--scoring`).
     pub correct: bool,
+    /// The reference scoring's verdict.
+    #[serde(default)]
+    pub correct_reference: bool,
+    /// The lenient scoring's verdict.
+    #[serde(default)]
+    pub correct_lenient: bool,
+    /// The chosen scoring's reason for a wrong verdict.
     pub reason: Option<String>,
     /// The ROUGE-L of the reply after this line's result (on the line's
     /// first sample, when the AI replies right after the line).
     pub rouge_l: Option<f64>,
     pub cause: Option<Cause>,
+    /// Why the two scorings' verdicts differ, when they do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring_difference: Option<ScoringDifference>,
     /// A wrong sample whose gold call's recorded result is a known
     /// erratum (`--errata`); the verdict is counted as the reference
     /// counts it. Recomputed on every run, so never kept in output files.
@@ -200,6 +214,7 @@ fn evaluate_trial(
         "suite": "apibank",
         "level": run.level,
         "state": run.state.name(),
+        "scoring": run.scoring.name(),
         "predictor": answerer.name(),
         "settings": answerer.settings(),
         "retriever": retriever_name(run),
@@ -464,8 +479,9 @@ fn score_dialogue(
     let samples = samples(dialogue);
     // The gold lines' result objects as the reference's evaluator holds
     // them: shared by a line's two samples, and changed by checks that
-    // delete from them.
-    let mut gold_results: HashMap<usize, Value> = HashMap::new();
+    // delete from them; one set for each step of the scoring's chain.
+    let steps: Vec<Corrections> = Corrections::chain().collect();
+    let mut gold_results: Vec<HashMap<usize, Value>> = vec![HashMap::new(); steps.len()];
     let mut details = Vec::with_capacity(samples.calls.len());
     for sample in &samples.calls {
         let gold = &dialogue.conversation[sample.line].calls()[0];
@@ -477,26 +493,40 @@ fn score_dialogue(
             occurrence: sample.occurrence,
         };
         let Answered { answer, model } = answerer.call(&input)?;
-        let predicted = match &answer {
-            CallAnswer::Text(text) => read_call(text),
-            CallAnswer::Function { predicted, .. } => Ok(predicted.clone()),
-        };
-        let verdict = match predicted {
-            Err((cause, reason)) => Verdict {
-                correct: false,
-                cause: Some(cause),
-                reason: Some(reason),
-                predicted: None,
-                result: None,
-            },
-            Ok(predicted) => {
-                let mut world = sample_world(dialogue, sample.line, run)?;
-                let gold_result = gold_results
-                    .entry(sample.line)
-                    .or_insert_with(|| gold.response.clone());
-                score_call(predicted, &gold.request.api_name, gold_result, &mut world)
-            }
-        };
+        let world = sample_world(dialogue, sample.line, run)?;
+        let verdicts = steps
+            .iter()
+            .zip(gold_results.iter_mut())
+            .map(|(&corrections, gold_results)| {
+                let predicted = match &answer {
+                    CallAnswer::Text(text) => read_call(text, corrections),
+                    CallAnswer::Function { predicted, .. } => Ok(predicted.clone()),
+                };
+                match predicted {
+                    Err((cause, reason)) => Verdict {
+                        correct: false,
+                        cause: Some(cause),
+                        reason: Some(reason),
+                        predicted: None,
+                        result: None,
+                    },
+                    Ok(predicted) => {
+                        let gold_result = gold_results
+                            .entry(sample.line)
+                            .or_insert_with(|| gold.response.clone());
+                        score_call(
+                            predicted,
+                            &gold.request.api_name,
+                            gold_result,
+                            &mut world.clone(),
+                            corrections,
+                        )
+                    }
+                }
+            })
+            .collect();
+        let judged = judge(verdicts, run.scoring);
+        let verdict = judged.chosen;
         details.push(SampleDetail {
             record: SampleRecord {
                 file: rel.to_string(),
@@ -504,9 +534,12 @@ fn score_dialogue(
                 occurrence: sample.occurrence,
                 api_name: gold.request.api_name.clone(),
                 correct: verdict.correct,
+                correct_reference: judged.correct_reference,
+                correct_lenient: judged.correct_lenient,
                 reason: verdict.reason,
                 rouge_l: None,
                 cause: verdict.cause,
+                scoring_difference: judged.difference,
                 known: None,
             },
             output: answer.raw().to_string(),

@@ -2,14 +2,16 @@
 //! (`Evaluator.evaluate`): read the call out of the model's text, compare
 //! its API name with the gold call's, run it through `ToolManager.api_call`
 //! in the sample's world, and ask the gold API's own correctness check
-//! whether its result object counts as the gold one.
+//! whether its result object counts as the gold one; with the lenient
+//! scoring's corrections where they are asked for (see [`super::scoring`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::super::apis::{api, Api};
-use super::super::call_text::{parse_api_request, ParseFailure};
+use super::super::apis::{api, corrected_check, Api};
 use super::super::world::ApiBankWorld;
+use super::scoring::{Correction, Corrections};
+use crate::json::pyliteral;
 use crate::sim::pyargs::py_eq;
 
 /// Why a call sample is wrong: the error causes of the paper's analysis.
@@ -88,31 +90,21 @@ impl Verdict {
     }
 }
 
-/// Read the call out of `text` (see [`super::super::call_text`]).
-pub fn read_call(text: &str) -> Result<Predicted, (Cause, String)> {
-    parse_api_request(text)
-        .map(|request| Predicted {
-            api_name: request.api_name,
-            param_dict: request.param_dict,
-        })
-        .map_err(|failure| match failure {
-            ParseFailure::NoCall => (Cause::NoApiCall, failure.to_string()),
-            other => (Cause::ParseFailure, other.to_string()),
-        })
-}
-
 /// Score `predicted` against the gold call named `gold_api` whose recorded
-/// result object is `gold_result`, running it in `world`.
+/// result object is `gold_result`, running it in `world`, with
+/// `corrections` applied.
 ///
 /// `gold_result` is the gold line's result as the reference's evaluator
 /// holds it across the line's samples: a check that deletes fields from
 /// its ground truth ([`Api::check_removes`]) deletes them here too, so
-/// that the line's second sample is checked against what is left.
+/// that the line's second sample is checked against what is left (unless
+/// [`Correction::GoldKept`]).
 pub fn score_call(
     predicted: Predicted,
     gold_api: &str,
     gold_result: &mut Value,
     world: &mut ApiBankWorld,
+    corrections: Corrections,
 ) -> Verdict {
     if predicted.api_name != gold_api {
         let (cause, reason) = match api(&predicted.api_name) {
@@ -138,17 +130,22 @@ pub fn score_call(
         );
     };
     let raised = |exception: String| format!("the call raised before its API ran: {exception}");
-    let arguments = match catalog_names(api, &predicted.param_dict) {
+    let arguments = match catalog_names(api, &predicted.param_dict, corrections) {
         Ok(arguments) => arguments,
         Err(exception) => {
             return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
         }
     };
-    let result = match world.call_predicted(gold_api, arguments) {
+    let mut result = match world.call_predicted(gold_api, arguments) {
         Ok(result) => result,
         Err(exception) => {
             return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
         }
+    };
+    let renamed = if corrections.has(Correction::DeviceName) {
+        Vec::new()
+    } else {
+        reference_names(api, &mut result)
     };
     let removed: Vec<&str> = api
         .check_removes
@@ -161,8 +158,13 @@ pub fn score_call(
                 .is_none()
         })
         .collect();
-    let correct = (api.correct)(&result, gold_result);
-    consume(api, &result, gold_result);
+    let check = corrected_check(api.spec.name)
+        .filter(|_| corrections.has(Correction::DeleteMeetingTime))
+        .unwrap_or(api.correct);
+    let correct = check(&result, gold_result);
+    if !corrections.has(Correction::GoldKept) {
+        consume(api, &result, gold_result);
+    }
     let mut verdict = Verdict {
         correct,
         cause: None,
@@ -171,12 +173,32 @@ pub fn score_call(
         result: None,
     };
     if !correct {
+        let missing_in_gold: Vec<&str> = renamed
+            .iter()
+            .copied()
+            .filter(|name| gold_result.get("input").and_then(|i| i.get(name)).is_none())
+            .collect();
         let (cause, reason) = if !removed.is_empty() {
             (
                 Cause::WrongArguments,
                 format!(
                     "the reference's check of {gold_api} deleted {} from this gold call when it checked the line's first sample, and fails on it now (KeyError)",
                     removed.join(", ")
+                ),
+            )
+        } else if uses_missing_time(api, corrections, &result, gold_result) {
+            (
+                Cause::WrongArguments,
+                format!(
+                    "the reference's check of {gold_api} compares an input time that its inputs lack when both calls succeed (KeyError)"
+                ),
+            )
+        } else if !missing_in_gold.is_empty() {
+            (
+                Cause::WrongArguments,
+                format!(
+                    "the reference's check of {gold_api} reads {} from the gold call, which has none (KeyError)",
+                    missing_in_gold.join(", ")
                 ),
             )
         } else {
@@ -189,12 +211,28 @@ pub fn score_call(
     verdict
 }
 
+/// Whether the reference's check of `api` failed on the `time` that
+/// DeleteMeeting's inputs lack (it reads it when both calls succeeded).
+fn uses_missing_time(api: &Api, corrections: Corrections, result: &Value, gold: &Value) -> bool {
+    let success = |v: &Value| v.get("output").and_then(Value::as_str) == Some("success");
+    corrected_check(api.spec.name).is_some()
+        && !corrections.has(Correction::DeleteMeetingTime)
+        && success(result)
+        && success(gold)
+}
+
 /// The arguments under the names the catalog's API takes. The reference's
 /// `ToolManager` accepts only the names its class declares; where the
 /// catalog names a parameter otherwise (TimedSwitch's `device_id` is the
 /// reference's `name`), the reference's name is taken and renamed, and
-/// the catalog's own name is refused as the reference refuses it.
-fn catalog_names(api: &Api, param_dict: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+/// the catalog's own name is refused as the reference refuses it, unless
+/// [`Correction::DeviceName`]. With [`Correction::ListText`], the text of
+/// a list given for a list parameter becomes the list.
+fn catalog_names(
+    api: &Api,
+    param_dict: &Map<String, Value>,
+    corrections: Corrections,
+) -> Result<Map<String, Value>, String> {
     let declared = api.reference.input_parameters;
     param_dict
         .iter()
@@ -202,6 +240,12 @@ fn catalog_names(api: &Api, param_dict: &Map<String, Value>) -> Result<Map<Strin
             let position = declared
                 .iter()
                 .position(|(known, _, _)| known == name)
+                .or_else(|| {
+                    corrections
+                        .has(Correction::DeviceName)
+                        .then(|| api.spec.parameters.iter().position(|p| p.name == *name))
+                        .flatten()
+                })
                 .ok_or_else(|| format!("invalid parameter name. parameter: {name}"))?;
             let catalog = api
                 .spec
@@ -209,9 +253,60 @@ fn catalog_names(api: &Api, param_dict: &Map<String, Value>) -> Result<Map<Strin
                 .get(position)
                 .filter(|p| api.spec.parameter(name).is_none() && p.name != *name)
                 .map_or(name.as_str(), |p| p.name);
-            Ok((catalog.to_string(), value.clone()))
+            let is_list = declared
+                .get(position)
+                .is_some_and(|(_, ty, _)| ty.starts_with("list"));
+            let value = match value {
+                Value::String(text) if is_list && corrections.has(Correction::ListText) => {
+                    list_of(text).unwrap_or_else(|| value.clone())
+                }
+                _ => value.clone(),
+            };
+            Ok((catalog.to_string(), value))
         })
         .collect()
+}
+
+/// The list a text holds as a Python (or JSON) literal, if it holds one.
+fn list_of(text: &str) -> Option<Value> {
+    pyliteral::parse(text)
+        .map(|tree| tree.to_value())
+        .filter(Value::is_array)
+}
+
+/// Give the result's inputs the names the reference's code gives them
+/// (TimedSwitch's `device_id` is its `name`), so that its check looks for
+/// them where the reference's looks; the names given back.
+fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
+    let Some(Value::Object(input)) = result.get_mut("input") else {
+        return Vec::new();
+    };
+    let mut renamed = Vec::new();
+    for (parameter, (reference, _, _)) in api
+        .spec
+        .parameters
+        .iter()
+        .zip(api.reference.input_parameters)
+    {
+        if parameter.name != *reference && api.spec.parameter(reference).is_none() {
+            let Some(value) = input.get(parameter.name).cloned() else {
+                continue;
+            };
+            let kept: Map<String, Value> = std::mem::take(input)
+                .into_iter()
+                .map(|(k, v)| {
+                    if k == parameter.name {
+                        (reference.to_string(), value.clone())
+                    } else {
+                        (k, v)
+                    }
+                })
+                .collect();
+            *input = kept;
+            renamed.push(*reference);
+        }
+    }
+    renamed
 }
 
 /// What the reference's check leaves of its ground truth: the fields it
@@ -299,6 +394,7 @@ fn explain(result: &Value, gold: &Value) -> (Cause, String) {
 mod tests {
     use serde_json::json;
 
+    use super::super::scoring::read_call;
     use super::*;
     use crate::sim::Databases;
     use crate::suite::WorldOptions;
@@ -322,34 +418,64 @@ mod tests {
     }
 
     fn call(text: &str) -> Predicted {
-        read_call(text).unwrap()
+        read_call(text, Corrections::NONE).unwrap()
     }
+
+    /// The chain's step that adds `correction`, and the one before it.
+    fn around(correction: Correction) -> (Corrections, Corrections) {
+        let steps: Vec<Corrections> = Corrections::chain().collect();
+        let at = steps
+            .iter()
+            .position(|c| c.added() == Some(correction))
+            .unwrap();
+        (steps[at - 1], steps[at])
+    }
+
+    fn score(text: &str, gold: &mut Value, corrections: Corrections) -> Verdict {
+        let api = gold["api_name"].as_str().unwrap().to_string();
+        score_call(call(text), &api, gold, &mut world(), corrections)
+    }
+
+    const MEETING: &str = "[AddMeeting(token='t-john', meeting_topic='Budget review', start_time='2023-03-20 14:00:00', end_time='2023-03-20 15:00:00', location='Room A', attendees='Ann')]";
 
     #[test]
     fn a_meeting_lines_second_check_fails_as_in_the_reference() {
-        let text = "[AddMeeting(token='t-john', meeting_topic='Budget review', start_time='2023-03-20 14:00:00', end_time='2023-03-20 15:00:00', location='Room A', attendees='Ann')]";
         let mut gold = world()
-            .call_predicted("AddMeeting", call(text).param_dict)
+            .call_predicted("AddMeeting", call(MEETING).param_dict)
             .unwrap();
-        let first = score_call(call(text), "AddMeeting", &mut gold, &mut world());
+        let first = score(MEETING, &mut gold, Corrections::NONE);
         assert!(first.correct, "{first:?}");
         assert!(gold["input"].get("meeting_topic").is_none());
-        let second = score_call(call(text), "AddMeeting", &mut gold, &mut world());
+        let second = score(MEETING, &mut gold, Corrections::NONE);
         assert!(!second.correct);
         assert!(second.reason.unwrap().contains("deleted meeting_topic"));
     }
 
     #[test]
+    fn the_gold_kept_correction_checks_every_sample_against_the_recorded_gold() {
+        let (before, with) = around(Correction::GoldKept);
+        let recorded = world()
+            .call_predicted("AddMeeting", call(MEETING).param_dict)
+            .unwrap();
+        let mut gold = recorded.clone();
+        for _ in 0..2 {
+            assert!(score(MEETING, &mut gold, with).correct);
+        }
+        assert_eq!(gold, recorded);
+        assert!(score(MEETING, &mut gold, before).correct);
+        assert!(!score(MEETING, &mut gold, before).correct);
+    }
+
+    #[test]
     fn argument_names_are_the_references() {
         // The reference's TimedSwitch takes `name`; the dialogues' (and the
-        // catalog's) `device_id` is refused as the reference refuses it.
+        // catalog's) `device_id` is refused as the reference refuses it, and
+        // a call with `name` fails its check, which looks for `name` in a
+        // gold call that records `device_id`.
         let mut gold = json!({"api_name": "TimedSwitch", "input": {"device_id": "lamp", "time": "2023-03-20 07:00:00", "on": true}, "output": "success", "exception": null});
-        let refused = score_call(
-            call("[TimedSwitch(device_id='lamp', time='2023-03-20 07:00:00', on='True')]"),
-            "TimedSwitch",
-            &mut gold,
-            &mut world(),
-        );
+        let by_id = "[TimedSwitch(device_id='lamp', time='2023-03-20 07:00:00', on='True')]";
+        let by_name = "[TimedSwitch(name='lamp', time='2023-03-20 07:00:00', on='True')]";
+        let refused = score(by_id, &mut gold, Corrections::NONE);
         assert_eq!(refused.cause, Some(Cause::Exception));
         assert_eq!(
             refused.reason.as_deref(),
@@ -357,35 +483,155 @@ mod tests {
                 "the call raised before its API ran: invalid parameter name. parameter: device_id"
             )
         );
-        let renamed = score_call(
-            call("[TimedSwitch(name='lamp', time='2023-03-20 07:00:00', on='True')]"),
-            "TimedSwitch",
-            &mut gold,
-            &mut world(),
+        let named = score(by_name, &mut gold, Corrections::NONE);
+        assert!(!named.correct);
+        assert_eq!(
+            named.reason.as_deref(),
+            Some("the reference's check of TimedSwitch reads name from the gold call, which has none (KeyError)")
         );
-        assert!(renamed.correct, "{renamed:?}");
+        assert_eq!(named.result.unwrap()["input"]["name"], "lamp");
+        // The correction takes either name and checks the dialogues'.
+        let (before, with) = around(Correction::DeviceName);
+        for text in [by_id, by_name] {
+            assert!(!score(text, &mut gold, before).correct);
+            let corrected = score(text, &mut gold, with);
+            assert!(corrected.correct, "{text}: {corrected:?}");
+            assert_eq!(corrected.result.unwrap()["input"]["device_id"], "lamp");
+        }
+        let other = "[TimedSwitch(device_id='fan', time='2023-03-20 07:00:00', on='True')]";
+        assert!(!score(other, &mut gold, Corrections::ALL).correct);
+    }
+
+    #[test]
+    fn the_list_text_correction_hands_the_api_the_list() {
+        let text = |attendees: &str| MEETING.replace("attendees='Ann'", attendees);
+        let gold = world()
+            .call_predicted(
+                "AddMeeting",
+                serde_json::from_value(json!({"token": "t-john", "meeting_topic": "Budget review",
+                    "start_time": "2023-03-20 14:00:00", "end_time": "2023-03-20 15:00:00",
+                    "location": "Room A", "attendees": ["Ann", "Bo"]}))
+                .unwrap(),
+            )
+            .unwrap();
+        let (before, with) = around(Correction::ListText);
+        // Bare, and in double quotes (which the reference's pattern would cut
+        // at the inner quote; the values correction comes first).
+        for attendees in ["attendees=['Ann', 'Bo']", "attendees=\"['Ann', 'Bo']\""] {
+            let predicted = read_call(&text(attendees), with).unwrap();
+            let run = |corrections| {
+                score_call(
+                    predicted.clone(),
+                    "AddMeeting",
+                    &mut gold.clone(),
+                    &mut world(),
+                    corrections,
+                )
+            };
+            let as_text = run(before);
+            assert!(!as_text.correct);
+            assert_eq!(
+                as_text.result.unwrap()["input"]["attendees"],
+                "['Ann', 'Bo']"
+            );
+            let corrected = run(with);
+            assert!(corrected.correct, "{attendees}: {corrected:?}");
+        }
+        // Text that holds no list stays text; other lists stay unequal.
+        for attendees in ["attendees='Ann, Bo'", "attendees=['Bo', 'Ann']"] {
+            assert!(!score(&text(attendees), &mut gold.clone(), with).correct);
+        }
+    }
+
+    #[test]
+    fn the_delete_meeting_correction_compares_the_start_time() {
+        let gold = |start: &str| {
+            json!({"api_name": "DeleteMeeting", "input": {"token": "t", "meeting_topic": "Sync",
+            "start_time": start, "end_time": "2023-03-20 15:00:00", "location": "A", "attendees": ["Ann"]},
+            "output": "success", "exception": null})
+        };
+        let check = corrected_check("DeleteMeeting").unwrap();
+        let reference = api("DeleteMeeting").unwrap().correct;
+        let same = gold("2023-03-20 14:00:00");
+        assert!(!reference(&same, &same));
+        assert!(check(&same, &same));
+        assert!(!check(&gold("2023-03-21 14:00:00"), &same));
+        // Outcomes other than two successes are compared as before.
+        let failed =
+            json!({"api_name": "DeleteMeeting", "input": {}, "output": null, "exception": "no"});
+        assert!(check(&failed, &failed) && reference(&failed, &failed));
+        assert!(!check(&failed, &same));
+        assert!(corrected_check("DeleteAgenda").is_none());
+        // Scored: a meeting the world holds, deleted as the gold deleted it.
+        let mut meetings = world();
+        meetings
+            .call_predicted("AddMeeting", call(MEETING).param_dict)
+            .unwrap();
+        let text = "[DeleteMeeting(token='t-john', meeting_topic='Budget review', start_time='2023-03-20 14:00:00', end_time='2023-03-20 15:00:00', location='Room A', attendees='Ann')]";
+        let mut gold = meetings
+            .clone()
+            .call_predicted("DeleteMeeting", call(text).param_dict)
+            .unwrap();
+        assert_eq!(gold["output"], "success");
+        let (before, with) = around(Correction::DeleteMeetingTime);
+        let mut run = |corrections| {
+            score_call(
+                call(text),
+                "DeleteMeeting",
+                &mut gold,
+                &mut meetings.clone(),
+                corrections,
+            )
+        };
+        let reference = run(before);
+        assert!(!reference.correct);
+        assert_eq!(
+            reference.reason.as_deref(),
+            Some("the reference's check of DeleteMeeting compares an input time that its inputs lack when both calls succeed (KeyError)")
+        );
+        assert!(run(with).correct);
     }
 
     #[test]
     fn the_call_is_read_and_named_before_it_runs() {
         let mut gold = json!({});
-        assert_eq!(read_call("no call here").unwrap_err().0, Cause::NoApiCall);
+        for corrections in [Corrections::NONE, Corrections::ALL] {
+            assert_eq!(
+                read_call("no call here", corrections).unwrap_err().0,
+                Cause::NoApiCall
+            );
+        }
+        // The reference's pattern drops what it cannot read; read as
+        // written, it is a parse failure.
+        assert_eq!(call("[GetToday(x=)]").param_dict, Map::new());
         assert_eq!(
-            read_call("[GetToday(x=)]").unwrap_err().0,
+            read_call("[GetToday(x=)]", Corrections::ALL).unwrap_err().0,
             Cause::ParseFailure
         );
-        let wrong = score_call(call("[GetToday()]"), "AddAlarm", &mut gold, &mut world());
+        let wrong = score_call(
+            call("[GetToday()]"),
+            "AddAlarm",
+            &mut gold,
+            &mut world(),
+            Corrections::NONE,
+        );
         assert_eq!(wrong.cause, Some(Cause::WrongApi));
-        let unknown = score_call(call("[SetAlarm()]"), "AddAlarm", &mut gold, &mut world());
+        let unknown = score_call(
+            call("[SetAlarm()]"),
+            "AddAlarm",
+            &mut gold,
+            &mut world(),
+            Corrections::NONE,
+        );
         assert_eq!(unknown.cause, Some(Cause::UnknownApi));
     }
 
     /// What models write in practice around and inside the call, and how
-    /// each is read (the parser is `call_text`'s; these are the answers
-    /// the evaluation sees).
+    /// the lenient scoring reads each (the parser is `call_text`'s).
     #[test]
     fn answers_as_models_write_them() {
-        let read = |text: &str| read_call(text).map(|p| (p.api_name, p.param_dict));
+        let read =
+            |text: &str| read_call(text, Corrections::ALL).map(|p| (p.api_name, p.param_dict));
         let args = |pairs: &[(&str, &str)]| -> Map<String, Value> {
             pairs
                 .iter()

@@ -52,7 +52,7 @@ pub fn render_report(s: &Summary) -> String {
         }
     );
     let _ = writeln!(out, "## Results (Table 4)\n");
-    out.push_str("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took. The mean is over completed scenarios.\n\n");
+    out.push_str("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took. The mean is over completed scenarios. A call is read as it is written (as `--scoring lenient` reads text at levels 1 and 2) and counts as a ground-truth call when its arguments equal that call's after the reference's conversion, or the reference's own check of the API (with its quirks) accepts its result.\n\n");
     out.push_str("| Scenarios | Completed | Completion rate (%) | Mean turns to completion |\n|---:|---:|---:|---:|\n");
     let _ = writeln!(
         out,
