@@ -202,7 +202,9 @@ fn both_scorings_are_reported_and_the_chosen_one_decides() {
         // Spaces inside the brackets: the reference's pattern finds no call.
         json!({"file": "dentist.jsonl", "turn": 1, "occurrence": 0,
                "output": "[ GetUserToken(username='lwong', password='tulip-88') ]"}),
-        // Mismatched quotes: the reference reads them as if they matched.
+        // Mismatched quotes: the reference reads them as if they matched,
+        // and the lenient scoring, whose reading refuses them, falls back
+        // on the reference's.
         json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 0,
                "output": "[AddAgenda(token='q1w2e3r4t5y6', content='Dentist visit\", time='2024-05-02 15:30:00', location='Pearl Dental')]"}),
         json!({"file": "dentist.jsonl", "turn": 2, "occurrence": 1,
@@ -225,20 +227,21 @@ fn both_scorings_are_reported_and_the_chosen_one_decides() {
             scoring.into(),
         ]
     };
-    let run = |scoring| {
+    // Exit 1 while a sample is wrong under the chosen scoring.
+    let run = |scoring, code| {
         let args = args(scoring);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        evaluate(&dialogues, &databases, &args, 1)
+        evaluate(&dialogues, &databases, &args, code)
     };
-    let reference = run("reference");
+    let reference = run("reference", 1);
     assert_eq!(reference["scoring"], "reference");
     assert_eq!(reference["settings"]["scoring"], "reference");
     for (key, value) in [
         ("correct", json!(2)),
         ("correct_reference", json!(2)),
-        ("correct_lenient", json!(2)),
+        ("correct_lenient", json!(3)),
         ("accuracy_reference", json!(2.0 / 3.0)),
-        ("accuracy_lenient", json!(2.0 / 3.0)),
+        ("accuracy_lenient", json!(1.0)),
     ] {
         assert_eq!(reference[key], value, "{key}");
     }
@@ -258,45 +261,36 @@ fn both_scorings_are_reported_and_the_chosen_one_decides() {
     );
     assert_eq!(layout["scoring_difference"]["lenient"], Value::Null);
     let quotes = sample(&reference, 2, 0);
-    assert_eq!(quotes["correct"], true);
     assert_eq!(
-        quotes["scoring_difference"]["corrections"],
-        json!(["argument_values"])
+        (&quotes["correct_reference"], &quotes["correct_lenient"]),
+        (&json!(true), &json!(true))
     );
-    assert!(quotes["scoring_difference"]["lenient"]
-        .as_str()
-        .unwrap()
-        .contains("unreadable argument"));
+    assert!(quotes.get("scoring_difference").is_none());
     assert!(sample(&reference, 2, 1).get("scoring_difference").is_none());
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| reference | 2 | 66.7% |\n| lenient | 2 | 66.7% |"),
+        report.contains("| reference | 2 | 66.7% |\n| lenient | 3 | 100.0% |"),
         "{report}"
     );
     assert!(
-        report.contains("2 samples are judged differently"),
+        report.contains("1 sample is judged differently"),
         "{report}"
     );
     assert!(
         report.contains("| dentist.jsonl | 1 | 1 | GetUserToken | wrong | right | `call_layout` |"),
         "{report}"
     );
-    assert!(
-        report
-            .contains("| dentist.jsonl | 2 | 1 | AddAgenda | right | wrong | `argument_values` |"),
-        "{report}"
-    );
+    assert!(!report.contains("right | wrong"), "{report}");
 
     // The other scoring evaluates again (the verdicts' reasons are its own).
-    let lenient = run("lenient");
+    let lenient = run("lenient", 0);
     assert_eq!(lenient["resumed"], 0);
     assert_eq!(lenient["scoring"], "lenient");
     assert_eq!(sample(&lenient, 1, 0)["correct"], true);
-    assert_eq!(sample(&lenient, 2, 0)["correct"], false);
-    assert_eq!(sample(&lenient, 2, 0)["cause"], "parse_failure");
+    assert_eq!(sample(&lenient, 2, 0)["correct"], true);
     assert_eq!(
         (&lenient["correct_reference"], &lenient["correct_lenient"]),
-        (&json!(2), &json!(2))
+        (&json!(2), &json!(3))
     );
     let human = talkforge()
         .arg("evaluate")
@@ -305,13 +299,13 @@ fn both_scorings_are_reported_and_the_chosen_one_decides() {
         .arg(&databases)
         .args(args("lenient"))
         .assert()
-        .code(1)
+        .code(0)
         .get_output()
         .stdout
         .clone();
     let human = String::from_utf8(human).unwrap();
     assert!(
-        human.contains("API-call accuracy 66.7% (2/3; lenient scoring; reference 66.7% (2/3))"),
+        human.contains("API-call accuracy 100.0% (3/3; lenient scoring; reference 66.7% (2/3))"),
         "{human}"
     );
 }

@@ -63,14 +63,16 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trials: Option<SampleTrials>,
     pub provenance: Option<Provenance>,
-    /// Each dialogue evaluated and the SHA-256 of its file (the dataset
-    /// digest in `provenance` is over these).
+    /// Each dialogue given (those that could not be evaluated too) and the
+    /// SHA-256 of its file (the dataset digest in `provenance` is over
+    /// these).
     pub dialogue_hashes: Vec<FileHash>,
     /// Dialogues that could not be evaluated (none: the key is left out);
     /// the figures above are over the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
     pub per_sample: Vec<SampleRecord>,
+    pub format_version: crate::eval::summary::FormatVersion,
 }
 
 fn ratio(num: usize, den: usize) -> f64 {
@@ -156,6 +158,7 @@ impl Summary {
             dialogue_hashes: Vec::new(),
             failures,
             per_sample,
+            format_version: Default::default(),
         }
     }
 

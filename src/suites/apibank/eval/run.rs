@@ -261,10 +261,15 @@ fn evaluate_trial(
                     }
                 }
             }
-            Err(e) => failures.push(Failure {
-                file: path.display().to_string(),
-                error: e.to_string(),
-            }),
+            Err(e) => {
+                // Still a file of the dataset (see the conversations' run).
+                let bytes = std::fs::read(path).unwrap_or_default();
+                hashes.push((rel, crate::llm::endpoint::sha256_hex(&bytes)));
+                failures.push(Failure {
+                    file: path.display().to_string(),
+                    error: e.to_string(),
+                })
+            }
         }
     }
     let mut summary = Summary::new(

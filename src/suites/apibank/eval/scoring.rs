@@ -85,7 +85,7 @@ impl Correction {
     pub fn summary(self) -> &'static str {
         match self {
             Correction::CallLayout => "the call is found as written (spaces or line breaks inside, no square brackets, ending at its own parenthesis)",
-            Correction::ArgumentValues => "values are read as written (a quoted value ends at its own closing quote; an unquoted one is read whole up to its comma; an unreadable argument or a repeated name makes the call unreadable)",
+            Correction::ArgumentValues => "values are read as written (a quoted value ends at its own closing quote; an unquoted one is read whole up to its comma); text this reading refuses (mismatched quotes, a positional argument, a repeated name) is read as the reference reads it",
             Correction::ListText => "a list argument given as text is read as the list",
             Correction::DeviceName => "the timed switches' device is taken as device_id (the dialogues' name) or name, and checked against the gold's device_id",
             Correction::DeleteMeetingTime => "DeleteMeeting's check compares start_time, not a time its input lacks",
@@ -202,15 +202,21 @@ pub fn judge(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
 pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cause, String)> {
     let as_written = parse_api_request(text);
     if corrections.has(Correction::ArgumentValues) {
-        return as_written
-            .map(|request| Predicted {
-                api_name: request.api_name,
-                param_dict: request.param_dict,
-            })
-            .map_err(|failure| match failure {
-                ParseFailure::NoCall => (Cause::NoApiCall, failure.to_string()),
-                other => (Cause::ParseFailure, other.to_string()),
-            });
+        match as_written {
+            Ok(request) => {
+                return Ok(Predicted {
+                    api_name: request.api_name,
+                    param_dict: request.param_dict,
+                })
+            }
+            Err(ParseFailure::NoCall) => {
+                return Err((Cause::NoApiCall, ParseFailure::NoCall.to_string()))
+            }
+            // Text this reading refuses (mismatched quotes, a positional
+            // argument, a name given twice) is read as the reference
+            // reads it: lenient never reads less than the reference.
+            Err(_) => {}
+        }
     }
     if corrections.has(Correction::CallLayout) {
         if let Ok(request) = &as_written {
@@ -308,9 +314,10 @@ mod tests {
             read(mismatched, layout).unwrap().1,
             json!({"username": "JohnDoe", "password": "pass123"})
         );
+        // ... and so does the lenient reading: it never reads less.
         assert_eq!(
             read(mismatched, step(Correction::ArgumentValues)),
-            Err(Cause::ParseFailure)
+            read(mismatched, layout)
         );
     }
 
