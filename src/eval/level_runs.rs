@@ -195,6 +195,9 @@ fn label(s: &LevelSummary) -> String {
     if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
         parts.push(format!("retriever {retriever}"));
     }
+    if let Some(scoring) = run["scoring"].as_str().filter(|s| *s != "reference") {
+        parts.push(format!("{scoring} scoring"));
+    }
     if let Some(t) = &s.trials {
         parts.push(format!("{} trials", t.trials));
     }
@@ -775,6 +778,18 @@ mod tests {
         assert_eq!(table3.blocks.len(), 2);
         let one_level = report_of_one_level();
         assert!(one_level.sections.iter().all(|s| s.id != "table-3"));
+    }
+
+    /// A run scored leniently says so in its label; the reference scoring
+    /// (the default) goes unsaid.
+    #[test]
+    fn the_scoring_tells_runs_apart() {
+        let mut lenient = run("runs/l", "oracle", false);
+        lenient.summary.settings["scoring"] = serde_json::json!("lenient");
+        assert_eq!(label(&lenient.summary), "oracle, lenient scoring");
+        let mut reference = run("runs/r", "oracle", false);
+        reference.summary.settings["scoring"] = serde_json::json!("reference");
+        assert_eq!(label(&reference.summary), "oracle");
     }
 
     fn report_of_one_level() -> Report {
