@@ -17,17 +17,17 @@ const TEMPLATE: &str = include_str!("templates/report.html.j2");
 #[serde(tag = "type", rename_all = "snake_case")]
 enum View {
     Text {
-        text: String,
+        text: Value,
     },
     NotApplicable {
-        why: String,
+        why: Value,
     },
     Table {
         head: Vec<(String, bool)>,
         rows: Vec<Vec<CellView>>,
     },
     List {
-        items: Vec<String>,
+        items: Vec<Value>,
     },
     Raw {
         html: Value,
@@ -67,10 +67,10 @@ pub fn render(report: &Report) -> Result<String> {
 
 fn view(block: &Block) -> Result<View> {
     Ok(match block {
-        Block::Text { text } => View::Text { text: text.clone() },
-        Block::NotApplicable { why } => View::NotApplicable { why: why.clone() },
+        Block::Text { text } => View::Text { text: prose(text) },
+        Block::NotApplicable { why } => View::NotApplicable { why: prose(why) },
         Block::List { items } => View::List {
-            items: items.clone(),
+            items: items.iter().map(|i| prose(i)).collect(),
         },
         Block::Table(table) => View::Table {
             head: table
@@ -103,6 +103,22 @@ fn view(block: &Block) -> Result<View> {
             html: Value::from_safe_string(html.clone()),
         },
     })
+}
+
+/// Prose as HTML: escaped, its `code` spans in `<code>`.
+fn prose(text: &str) -> Value {
+    let html: String = text
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", escape(part))
+            } else {
+                escape(part)
+            }
+        })
+        .collect();
+    Value::from_safe_string(html)
 }
 
 /// Escape text for HTML written by hand (a drawn dialogue).
@@ -159,7 +175,7 @@ mod tests {
                         }],
                         scale: Scale::Percent,
                     }),
-                Section::not_applicable("state-check", "State check", "no state"),
+                Section::not_applicable("state-check", "State check", "no state <here> (`--x`)"),
             ],
         };
         let page = render(&report).unwrap();
@@ -170,7 +186,10 @@ mod tests {
         );
         assert!(page.contains("openai:&lt;model&gt;"), "{page}");
         assert!(page.contains("<svg class=\"chart\""), "{page}");
-        assert!(page.contains("Not applicable: no state"), "{page}");
+        assert!(
+            page.contains("Not applicable: no state &lt;here&gt; (<code>--x</code>)"),
+            "{page}"
+        );
         assert!(page.contains("<td class=\"n\">-</td>"), "{page}");
         assert!(page.contains("different datasets"), "{page}");
         assert!(!page.contains("<b>x"));
