@@ -810,13 +810,16 @@ fn out_keeps_a_transcript_a_summary_with_provenance_and_a_report_and_a_rerun_res
         9
     );
     let report = std::fs::read_to_string(root.join("run/report.md")).unwrap();
-    assert!(report.contains("| 1 | 1 | 100.0 | 2.00 |"), "{report}");
+    assert!(report.contains("| 1 | 1 | 1 | 100.0 | 2.00 |"), "{report}");
     assert!(
-        report.contains("| alarm | `scenarios/alarm.lv3.json` | yes | 2 |"),
+        report
+            .contains("| 1 | alarm | `scenarios/alarm.lv3.json` | 2 | 2/2 | 3 | completed in 2 |"),
         "{report}"
     );
     assert!(
-        report.contains("user model requested `stub-user`; the server reported `stub-user-0613`"),
+        report.contains(
+            "| stub-assistant, stub-user (user) | stub-assistant-0613, stub-user-0613 (user) |"
+        ),
         "{report}"
     );
 
@@ -928,14 +931,9 @@ fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed
     let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json.json"));
     assert_eq!(transcript["outcome"]["state_check"], check);
     let report = std::fs::read_to_string(root.join("run/report.md")).unwrap();
+    assert!(report.contains("| 1 | 1 | 0 | 1 | 1 | 1 | 0 |"), "{report}");
     assert!(
-        report.contains("1 scenario checked: 0 ended as the gold worlds, 1 left collateral damage; 1 collateral write, 1 missing, 0 different."),
-        "{report}"
-    );
-    assert!(
-        report.contains(
-            "| alarm | 1 | 1 | 0 | turn 1 missing Alarm.1, turn 1 collateral Reminder.0 |"
-        ),
+        report.contains("| 1 | `alarm` | turn 1 missing Alarm.1, turn 1 collateral Reminder.0 |"),
         "{report}"
     );
     // One line in the human output.
@@ -1033,7 +1031,7 @@ fn trials_give_pass_hat_over_completion_with_each_trial_cached_apart() {
     }
     let report = std::fs::read_to_string(root.join("t/report.md")).unwrap();
     assert!(
-        report.contains("| alarm | 2/2 | 100.0 | 100.0 | 2, 2 |"),
+        report.contains("| 1 | alarm | 1 | 100.0 | 100.0 |"),
         "{report}"
     );
     // Run again from scratch: every reply of both trials is in the cache.

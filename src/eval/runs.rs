@@ -396,8 +396,10 @@ impl RunDir for Run {
 
 /// Whether every run evaluated the same dataset (as far as provenance says).
 pub fn same_dataset(runs: &[impl RunDir]) -> bool {
-    runs.iter()
-        .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+    runs.len() <= 1
+        || runs
+            .iter()
+            .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
 }
 
 /// The conversations (by file name) that succeeded in some runs and

@@ -69,10 +69,24 @@ pub struct ScenarioLine {
     pub ground_truth_made: usize,
     #[serde(default)]
     pub missing: Vec<MissingCall>,
+    /// Ground-truth calls that raise as written (their exception).
+    #[serde(default)]
+    pub ground_truth_raising: Vec<RaisingCall>,
+    /// Calls the assistant made.
+    #[serde(default)]
+    pub calls: usize,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]
     pub state_check: Option<StateCheck>,
+}
+
+/// A ground-truth call that raises as written.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct RaisingCall {
+    pub line: usize,
+    #[serde(default)]
+    pub exception: Option<String>,
 }
 
 /// A ground-truth call not made.
@@ -110,7 +124,16 @@ impl ScenarioLine {
         let missing: Vec<String> = self
             .missing
             .iter()
-            .map(|m| format!("{} (line {})", m.api_name, m.line))
+            .map(|m| {
+                let raises = self
+                    .ground_truth_raising
+                    .iter()
+                    .find(|r| r.line == m.line)
+                    .and_then(|r| r.exception.as_deref())
+                    .map(|e| format!(", which raises as written: {e}"))
+                    .unwrap_or_default();
+                format!("{} (line {}{raises})", m.api_name, m.line)
+            })
             .collect();
         format!("{stop}; never made: {}", missing.join(", "))
     }
@@ -270,7 +293,7 @@ pub fn state_differs(run: &ScenarioRunDir) -> Vec<(&ScenarioLine, &StateCheck)> 
 pub fn report(runs: &[ScenarioRunDir]) -> Report {
     let level = runs[0].summary.level;
     let mut results = Section::new("results", "Results by run")
-        .text("Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios (the paper's Table 4).");
+        .text("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took (the paper's Table 4). Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios. A call is read as it is written (as `--scoring lenient` reads text at levels 1 and 2) and counts as a ground-truth call when its arguments equal that call's after the reference's conversion, or the reference's own check of the API (with its quirks) accepts its result.");
     let mut table = Table::new(
         "Run",
         &[
@@ -313,9 +336,27 @@ pub fn report(runs: &[ScenarioRunDir]) -> Report {
         cells.extend(row.iter().map(|s| Cell::Text(cell(*s))));
         turns.row(cells);
     }
+    let mut detail = Table::new("Run", &["Turns", "Ground-truth calls made", "Calls made"]);
+    detail.columns.insert(1, Column::text("Scenario"));
+    detail.columns.insert(2, Column::text("File"));
+    detail.columns.push(Column::text("Ended"));
+    for (i, run) in runs.iter().enumerate() {
+        for s in &run.summary.per_scenario {
+            detail.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Text(s.scenario.clone()),
+                Cell::Code(s.file.clone()),
+                Cell::Number(s.turns.map(|t| t as f64), 0),
+                Cell::Text(format!("{}/{}", s.ground_truth_made, s.ground_truth)),
+                Cell::Count(s.calls),
+                Cell::Text(s.outcome()),
+            ]);
+        }
+    }
     let turns = Section::new("turns", "Turns to completion per scenario")
         .text("Turns a completed scenario took; how the others ended.")
         .table(turns)
+        .table(detail)
         .chart(Chart {
             title: "Turns to completion per scenario".into(),
             categories: rows.iter().map(|(name, _)| name.clone()).collect(),
@@ -333,19 +374,26 @@ pub fn report(runs: &[ScenarioRunDir]) -> Report {
                 .collect(),
             scale: Scale::Plain,
         });
-    let pass_hat: Vec<sections::PassHatRow> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let all = &r.summary.trials.as_ref()?.all;
-            Some(sections::PassHatRow {
+    let mut pass_hat = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(trials) = &run.summary.trials else {
+            continue;
+        };
+        for scenario in &trials.per_scenario {
+            pass_hat.push(sections::PassHatRow {
                 run: i + 1,
-                group: "all".into(),
-                units: all.units,
-                pass_hat: &all.pass_hat,
-            })
-        })
-        .collect();
+                group: scenario.scenario.clone(),
+                units: 1,
+                pass_hat: &scenario.pass_hat,
+            });
+        }
+        pass_hat.push(sections::PassHatRow {
+            run: i + 1,
+            group: "all".into(),
+            units: trials.all.units,
+            pass_hat: &trials.all.pass_hat,
+        });
+    }
     let state: Vec<Option<&StateTotals>> = runs
         .iter()
         .map(|r| r.summary.state_check.as_ref())
@@ -423,6 +471,25 @@ fn not_completed(runs: &[ScenarioRunDir]) -> Section {
         section = section.table(table);
     }
     section
+}
+
+/// `report.md` of a level-3 run just made: the report over that one run,
+/// read back from its summary as `report` reads it.
+pub fn report_of_summary(summary: &impl Serialize, dir: &Path) -> Result<String> {
+    let value = serde_json::to_value(summary).map_err(|e| crate::Error::Other(e.to_string()))?;
+    let summary: ScenarioSummary =
+        serde_json::from_value(value).map_err(|e| crate::Error::Other(e.to_string()))?;
+    let run = ScenarioRunDir {
+        dir: dir.to_path_buf(),
+        label: label(&summary),
+        summary,
+    };
+    let mut report = report(std::slice::from_ref(&run));
+    report.title = format!(
+        "API-Bank level {}: conversations with a user",
+        run.summary.level
+    );
+    crate::report::markdown::render(&report)
 }
 
 /// The kind's own JSON document (the keys `report --format json` writes).

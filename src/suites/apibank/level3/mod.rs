@@ -21,7 +21,8 @@
 //! [`matching`] says when a call is a ground-truth call, and [`evaluate`]
 //! is what the seam's `Interactive` hands `evaluate`: with `--out` it
 //! keeps a transcript a scenario, `summary.json` and `report.md`
-//! ([`results`], [`report`]), over one trial or several.
+//! ([`results`]; the report is the report layer's), over one trial or
+//! several.
 
 use std::path::Path;
 
@@ -35,7 +36,6 @@ pub mod dialogue;
 pub mod evaluate;
 pub mod format;
 pub mod matching;
-pub mod report;
 pub mod results;
 pub mod run;
 pub mod sheet;

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::report::render_report;
 use super::run::{ScenarioOutcome, Stop, Summary};
 use crate::formats::{atomic_write, atomic_write_unsynced};
 use crate::{Error, Result};
@@ -122,7 +121,8 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
         .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
     let text = serde_json::to_string_pretty(summary).expect("JSON serializes") + "\n";
     atomic_write(&dir.join("summary.json"), text.as_bytes())?;
-    atomic_write(&dir.join("report.md"), render_report(summary).as_bytes())
+    let report = crate::eval::scenario_runs::report_of_summary(summary, dir)?;
+    atomic_write(&dir.join("report.md"), report.as_bytes())
 }
 
 #[cfg(test)]
@@ -176,5 +176,107 @@ mod tests {
         // A broken file is run again, not an error.
         std::fs::write(transcript_path(out, "a.txt"), "{").unwrap();
         assert!(resume(scenario, out, "a.txt", &settings, "abc").is_none());
+    }
+}
+
+/// `report.md` of a level-3 run (written by the report layer).
+#[cfg(test)]
+mod report_tests {
+    use crate::eval::passk::CompletionTrials;
+    use crate::suite::state::{StateCheck, StateWrite, WriteKind};
+    use crate::suites::apibank::level3::run::{summarise, CallAt};
+    use crate::suites::apibank::level3::run::{ScenarioOutcome, Stop};
+
+    fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
+        ScenarioOutcome {
+            file: format!("lv3/{name}.txt"),
+            scenario: name.into(),
+            scene: name.into(),
+            completed: turns.is_some(),
+            turns,
+            turns_taken: turns.unwrap_or(5),
+            stopped,
+            ground_truth: 2,
+            ground_truth_made: if turns.is_some() { 2 } else { 1 },
+            made: Vec::new(),
+            calls: 3,
+            missing: if turns.is_some() {
+                Vec::new()
+            } else {
+                vec![CallAt {
+                    line: 23,
+                    api_name: "QueryBalance".into(),
+                    exception: None,
+                }]
+            },
+            ground_truth_raising: vec![CallAt {
+                line: 23,
+                api_name: "QueryBalance".into(),
+                exception: Some("The token is incorrect.".into()),
+            }],
+            error: None,
+            state_check: Some(if turns.is_some() {
+                StateCheck::default()
+            } else {
+                StateCheck::new(vec![
+                    StateWrite {
+                        turn: 5,
+                        kind: WriteKind::Collateral,
+                        database: "Agenda".into(),
+                        record: "4".into(),
+                        item: None,
+                    },
+                    StateWrite {
+                        turn: 5,
+                        kind: WriteKind::Different,
+                        database: "Reminder".into(),
+                        record: "0".into(),
+                        item: Some("time".into()),
+                    },
+                ])
+            }),
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
+            user_asked: false,
+            resumed: false,
+            transcript: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_report_gives_table_4_pass_hat_and_why_scenarios_stopped() {
+        let mut summary = summarise(
+            vec![
+                outcome("Alarm", Some(3), Stop::Completed),
+                outcome("Shopping", None, Stop::MaxTurns),
+                outcome("Reminder", None, Stop::UserLeft),
+            ],
+            5,
+            "llm:m".into(),
+            "llm:u".into(),
+        );
+        summary.trials = Some(CompletionTrials::new(&[
+            vec![
+                ("a".into(), "Alarm".into(), Some(3)),
+                ("s".into(), "Shopping".into(), None),
+                ("r".into(), "Reminder".into(), None),
+            ],
+            vec![
+                ("a".into(), "Alarm".into(), Some(4)),
+                ("s".into(), "Shopping".into(), Some(5)),
+                ("r".into(), "Reminder".into(), None),
+            ],
+        ]));
+        let report =
+            crate::eval::scenario_runs::report_of_summary(&summary, std::path::Path::new("out"))
+                .unwrap();
+        assert!(report.contains("| 1 | 3 | 1 | 33.3 | 3.00 |"), "{report}");
+        assert!(
+            report.contains(
+                "QueryBalance (line 23, which raises as written: The token is incorrect.)"
+            ),
+            "{report}"
+        );
+        insta::assert_snapshot!("level3_report", report);
     }
 }
