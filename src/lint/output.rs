@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::engine::Report;
 use super::registry::{Rule, Severity};
-use super::Finding;
+use super::{Finding, Snippet};
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -108,7 +108,7 @@ fn finding_human(f: &Finding, out: &mut String) {
     if let (Some(snippet), Some(line), Some(column)) = (&f.snippet, f.line, f.column) {
         let number = line.to_string();
         let pad = " ".repeat(number.len());
-        let (shown, caret_at) = window(&snippet.text, column - 1, snippet.width);
+        let (shown, caret_at) = window(snippet, column - 1);
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{number} | {shown}");
         let _ = writeln!(
@@ -126,23 +126,41 @@ fn finding_human(f: &Finding, out: &mut String) {
     out.push('\n');
 }
 
-/// A long line cut down to the part around `column` (0-based chars): the
-/// text to show and where the underline starts in it.
-fn window(line: &str, column: usize, width: usize) -> (String, usize) {
-    let chars: Vec<char> = line.chars().collect();
-    if chars.len() <= 2 * CONTEXT + width.min(CONTEXT) {
+/// A long line cut down to the part around the snippet's place, at
+/// `column` (0-based chars): the text to show and where the underline
+/// starts in it. Only the characters near the place are looked at, so a
+/// line with thousands of findings is not read whole for each.
+fn window(snippet: &Snippet, column: usize) -> (String, usize) {
+    let line = &*snippet.text;
+    let width = snippet.width.min(CONTEXT);
+    let short = 2 * CONTEXT + width;
+    if line.chars().take(short + 1).count() <= short {
         return (line.to_owned(), column);
     }
-    let start = column.saturating_sub(CONTEXT / 2);
-    let end = (column + width.min(CONTEXT) + CONTEXT / 2).min(chars.len());
+    let at = snippet.at.min(line.len());
+    // Up to CONTEXT / 2 characters before the place, the underlined ones
+    // and CONTEXT / 2 after.
+    let back = column.min(CONTEXT / 2);
+    let start = match back {
+        0 => at,
+        _ => line[..at]
+            .char_indices()
+            .rev()
+            .nth(back - 1)
+            .map_or(0, |(i, _)| i),
+    };
+    let end = line[at..]
+        .char_indices()
+        .nth(width + CONTEXT / 2)
+        .map_or(line.len(), |(i, _)| at + i);
     let mut shown = String::new();
-    let mut caret = column - start;
-    if start > 0 {
+    let mut caret = back;
+    if column > back {
         shown.push('…');
         caret += 1;
     }
-    shown.extend(&chars[start..end]);
-    if end < chars.len() {
+    shown.push_str(&line[start..end]);
+    if end < line.len() {
         shown.push('…');
     }
     (shown, caret)
@@ -388,14 +406,35 @@ fn escape_property(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn snippet(line: &str, at: usize, width: usize) -> Snippet {
+        Snippet {
+            text: line.into(),
+            at,
+            width,
+        }
+    }
+
     #[test]
     fn long_lines_are_cut_around_the_column() {
         let line = format!("{}X{}", "a".repeat(200), "b".repeat(200));
-        let (shown, caret) = window(&line, 200, 1);
+        let (shown, caret) = window(&snippet(&line, 200, 1), 200);
         assert!(shown.starts_with('…') && shown.ends_with('…'));
         assert_eq!(shown.chars().nth(caret), Some('X'));
-        let (shown, caret) = window("short X", 6, 1);
+        assert_eq!(shown.chars().count(), 1 + 30 + 1 + 30 + 1);
+        let (shown, caret) = window(&snippet("short X", 6, 1), 6);
         assert_eq!((shown.as_str(), caret), ("short X", 6));
+        // Characters of several bytes, near either end of the line.
+        let line = format!("é{}X{}é", "ü".repeat(10), "ö".repeat(300));
+        let at = line.find('X').unwrap();
+        let (shown, caret) = window(&snippet(&line, at, 2), 11);
+        assert!(!shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(caret), Some('X'));
+        assert_eq!(shown.chars().count(), 11 + 2 + 30 + 1);
+        let at = line.rfind('ö').unwrap();
+        let (shown, caret) = window(&snippet(&line, at, 1), 311);
+        assert!(shown.starts_with('…') && !shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(caret), Some('ö'));
+        assert_eq!(shown.chars().skip(caret).count(), 2);
     }
 
     #[test]
