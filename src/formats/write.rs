@@ -353,6 +353,31 @@ const LEFTOVER_MARK: &str = ".talkforge-";
 
 const LEFTOVER_SUFFIX: &str = ".tmp";
 
+/// Create `dir` and the folders above it, as `create_dir_all` does, once
+/// per process: a run writing thousands of files into a few folders asks
+/// the file system about each folder once, not once a file.
+pub fn create_folder(dir: &Path) -> Result<()> {
+    static CREATED: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
+        std::sync::Mutex::new(None);
+    let known = |dir: &Path| {
+        let created = CREATED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        created.as_ref().is_some_and(|set| set.contains(dir))
+    };
+    if known(dir) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+    CREATED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .get_or_insert_with(Default::default)
+        .insert(dir.to_path_buf());
+    Ok(())
+}
+
 /// The folders this process has swept of leftovers.
 static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
     std::sync::Mutex::new(None);
@@ -365,9 +390,8 @@ fn sweep_once(dir: &Path) {
         let mut swept = SWEPT
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        swept
-            .get_or_insert_with(Default::default)
-            .insert(dir.to_path_buf())
+        let swept = swept.get_or_insert_with(Default::default);
+        !swept.contains(dir) && swept.insert(dir.to_path_buf())
     };
     if first {
         remove_leftovers(dir);

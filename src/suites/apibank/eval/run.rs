@@ -377,8 +377,7 @@ fn evaluate_dialogue(
             samples: details.clone(),
         };
         if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+            crate::formats::create_folder(dir)?;
         }
         let text = serde_json::to_string_pretty(&output).expect("JSON serializes") + "\n";
         atomic_write_unsynced(out, text.as_bytes())?;
