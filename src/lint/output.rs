@@ -26,15 +26,13 @@ pub fn render(report: &Report, rules: &[&'static Rule], format: Format) -> Strin
     match format {
         Format::Human => human(report),
         Format::Json => json_text(report),
-        Format::Sarif => pretty(&sarif(report, rules)),
+        Format::Sarif => {
+            let mut out = Vec::new();
+            write_sarif(report, rules, &mut out).expect("writing to memory cannot fail");
+            String::from_utf8(out).expect("SARIF is UTF-8")
+        }
         Format::Github => github(report),
     }
-}
-
-fn pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("JSON values serialise");
-    text.push('\n');
-    text
 }
 
 /// The widest piece of a source line shown around the underlined part.
@@ -272,70 +270,182 @@ pub fn write_json(report: &Report, out: impl std::io::Write) -> std::io::Result<
     std::io::Write::flush(&mut out)
 }
 
-/// SARIF 2.1.0 as GitHub code scanning reads it.
-pub fn sarif(report: &Report, rules: &[&'static Rule]) -> Value {
-    let level = |s: Severity| match s {
+/// SARIF 2.1.0 as GitHub code scanning reads it, written to `out` as it
+/// is serialised: the findings are borrowed from the report rather than
+/// copied into a tree (a file may have thousands of findings).
+pub fn write_sarif(
+    report: &Report,
+    rules: &[&'static Rule],
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Text<'a> {
+        text: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Help<'a> {
+        text: &'a str,
+        markdown: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Level {
+        level: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Descriptor<'a> {
+        id: &'a str,
+        name: &'a str,
+        short_description: Text<'a>,
+        full_description: Text<'a>,
+        help: Help<'a>,
+        default_configuration: Level,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Region {
+        start_line: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        start_column: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        end_column: Option<usize>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ArtifactLocation {
+        uri: String,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct PhysicalLocation {
+        artifact_location: ArtifactLocation,
+        region: Region,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Location {
+        physical_location: PhysicalLocation,
+    }
+    #[derive(serde::Serialize)]
+    struct Message {
+        text: String,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct SarifResult<'a> {
+        rule_id: &'a str,
+        level: &'static str,
+        message: Message,
+        locations: [Location; 1],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule_index: Option<usize>,
+    }
+    let docs: Vec<String> = rules.iter().map(|r| r.explain()).collect();
+    let firsts: Vec<String> = docs.iter().map(|doc| first_paragraph(doc)).collect();
+    let descriptors: Vec<Descriptor<'_>> = rules
+        .iter()
+        .zip(docs.iter().zip(&firsts))
+        .map(|(r, (doc, first))| Descriptor {
+            id: r.name,
+            name: r.name,
+            short_description: Text { text: r.summary },
+            full_description: Text { text: first },
+            help: Help {
+                text: doc,
+                markdown: doc,
+            },
+            default_configuration: Level {
+                level: sarif_level(r.severity),
+            },
+        })
+        .collect();
+    // One result at a time, as the sequence is written.
+    struct Results<'a> {
+        report: &'a Report,
+        rules: &'a [&'static Rule],
+    }
+    impl serde::Serialize for Results<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.report.findings.iter().map(|f| SarifResult {
+                rule_id: f.rule,
+                level: sarif_level(f.severity),
+                message: Message {
+                    text: match &f.help {
+                        Some(h) => format!("{}\n{h}", f.message),
+                        None => f.message.clone(),
+                    },
+                },
+                locations: [
+                    Location {
+                        physical_location:
+                            PhysicalLocation {
+                                artifact_location: ArtifactLocation { uri: uri(&f.file) },
+                                region:
+                                    Region {
+                                        start_line: f.line.unwrap_or(1),
+                                        start_column: f.column,
+                                        end_column:
+                                            f.column.and_then(|c| {
+                                                f.snippet.as_ref().map(|s| c + s.width)
+                                            }),
+                                    },
+                            },
+                    },
+                ],
+                rule_index: self.rules.iter().position(|r| r.name == f.rule),
+            }))
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Driver<'a> {
+        name: &'static str,
+        #[serde(rename = "informationUri")]
+        information_uri: &'static str,
+        version: &'static str,
+        rules: Vec<Descriptor<'a>>,
+    }
+    #[derive(serde::Serialize)]
+    struct Tool<'a> {
+        driver: Driver<'a>,
+    }
+    #[derive(serde::Serialize)]
+    struct Run<'a> {
+        tool: Tool<'a>,
+        results: Results<'a>,
+    }
+    #[derive(serde::Serialize)]
+    struct Sarif<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        version: &'static str,
+        runs: [Run<'a>; 1],
+    }
+    let sarif = Sarif {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "talkforge",
+                    information_uri: "https://github.com/talkforge/talkforge",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules: descriptors,
+                },
+            },
+            results: Results { report, rules },
+        }],
+    };
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, &sarif).map_err(std::io::Error::other)?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
-    };
-    let descriptors: Vec<Value> = rules
-        .iter()
-        .map(|r| {
-            let doc = r.explain();
-            json!({
-                "id": r.name,
-                "name": r.name,
-                "shortDescription": {"text": r.summary},
-                "fullDescription": {"text": first_paragraph(&doc)},
-                "help": {"text": doc, "markdown": doc},
-                "defaultConfiguration": {"level": level(r.severity)},
-            })
-        })
-        .collect();
-    let results: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            let mut region = json!({"startLine": f.line.unwrap_or(1)});
-            if let Some(c) = f.column {
-                region["startColumn"] = json!(c);
-                if let Some(s) = &f.snippet {
-                    region["endColumn"] = json!(c + s.width);
-                }
-            }
-            let mut result = json!({
-                "ruleId": f.rule,
-                "level": level(f.severity),
-                "message": {"text": match &f.help {
-                    Some(h) => format!("{}\n{h}", f.message),
-                    None => f.message.clone(),
-                }},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&f.file)},
-                        "region": region,
-                    }
-                }],
-            });
-            if let Some(index) = rules.iter().position(|r| r.name == f.rule) {
-                result["ruleIndex"] = json!(index);
-            }
-            result
-        })
-        .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "talkforge",
-                "informationUri": "https://github.com/talkforge/talkforge",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": descriptors,
-            }},
-            "results": results,
-        }],
-    })
+    }
 }
 
 fn first_paragraph(doc: &str) -> String {
@@ -405,6 +515,12 @@ fn escape_property(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pretty(value: &Value) -> String {
+        let mut text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+        text.push('\n');
+        text
+    }
 
     fn snippet(line: &str, at: usize, width: usize) -> Snippet {
         Snippet {
