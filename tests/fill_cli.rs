@@ -436,6 +436,63 @@ fn fmt_lays_out_hand_edited_files_and_check_lists_them() {
 }
 
 #[test]
+fn fmt_keeps_numbers_as_written_and_refuses_what_readers_refuse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("c.json");
+    let edited = r#"{"conversation": [{"role": "user", "text": "Hi", "index": 4}],
+        "name": "n", "conversation_id": "c", "suites_used": [], "apis_used": [],
+        "note": {"big": 123456789012345678901234567890, "price": 1.50},
+        "user": {}, "metadata": {"location": "Here", "timestamp": "2023-01-01 09:00:00"}}"#;
+    std::fs::write(&file, edited).unwrap();
+    talkforge().arg("fmt").arg(tmp.path()).assert().code(0);
+    let laid_out = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        laid_out.contains("\"big\": 123456789012345678901234567890,")
+            && laid_out.contains("\"price\": 1.50"),
+        "{laid_out}"
+    );
+    let lines = tmp.path().join("d.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"role\": \"User\", \"text\": \"hi\", \"n\": 18446744073709551616}\n",
+    )
+    .unwrap();
+    talkforge().arg("fmt").arg(&lines).assert().code(0);
+    assert!(std::fs::read_to_string(&lines)
+        .unwrap()
+        .contains("18446744073709551616}"));
+    // A key written twice, and a file of the wrong shape: refused at their
+    // place, exit 2, nothing written.
+    for (name, text, place) in [
+        (
+            "twice.json",
+            edited.replace("\"name\": \"n\",", "\"name\": \"n\", \"name\": \"m\","),
+            "twice.json:2:",
+        ),
+        (
+            "twice.jsonl",
+            "{\"role\": \"User\", \"text\": \"hi\"}\n{\"role\": \"AI\", \"text\": \"a\", \"text\": \"b\"}\n"
+                .to_string(),
+            "twice.jsonl:2:",
+        ),
+        (
+            "shape.json",
+            edited.replace("\"role\": \"user\"", "\"role\": 7"),
+            "shape.json:1:",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).unwrap();
+        let output = talkforge().arg("fmt").arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(place), "{name}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+}
+
+#[test]
 fn check_reports_every_bad_file_including_those_that_fail_after_parsing() {
     let tmp = tempfile::tempdir().unwrap();
     let db = small_world(tmp.path());
