@@ -492,6 +492,48 @@ fn fmt_keeps_numbers_as_written_and_refuses_what_readers_refuse() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn fill_fmt_and_verify_do_not_follow_a_folder_link_out_of_the_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let data = tmp.path().join("data");
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir_all(&data).unwrap();
+    fs::create_dir_all(&elsewhere).unwrap();
+    // Both need filling, and the outside one is not laid out canonically.
+    write_json(
+        &data.join("in.json"),
+        &conversation(json!([search_call(Value::Null)])),
+    );
+    let outside = elsewhere.join("out.json");
+    write_json(&outside, &conversation(json!([search_call(Value::Null)])));
+    let before = fs::read_to_string(&outside).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, data.join("ext")).unwrap();
+    let output = talkforge()
+        .args(["verify", "--format", "json", "--databases"])
+        .arg(&db)
+        .arg(&data)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["conversations"], 1, "{report}");
+    talkforge()
+        .arg("fill")
+        .arg(&data)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(0);
+    talkforge().arg("fmt").arg(&data).assert().code(0);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), before);
+    assert_ne!(
+        fs::read_to_string(data.join("in.json")).unwrap(),
+        before,
+        "the file inside was filled"
+    );
+}
+
 #[test]
 fn check_reports_every_bad_file_including_those_that_fail_after_parsing() {
     let tmp = tempfile::tempdir().unwrap();
