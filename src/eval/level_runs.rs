@@ -12,6 +12,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::markdown as md;
 use super::passk::SampleTrials;
 use super::provenance::Provenance;
 use crate::{Error, Result};
@@ -350,7 +351,7 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             i + 1,
-            s.suite,
+            md::text(&s.suite),
             s.level,
             s.dialogues,
             s.samples,
@@ -365,7 +366,7 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
         out,
         "\n## Error causes by run (shares of the wrong samples, percent)\n"
     );
-    let heads: Vec<String> = causes.iter().map(|c| cause_label(c)).collect();
+    let heads: Vec<String> = causes.iter().map(|c| md::text(&cause_label(c))).collect();
     let _ = writeln!(
         out,
         "| Run | Wrong | {} |\n|---|---:|{}",
@@ -409,7 +410,7 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
                 _ => "-".to_string(),
             })
             .collect();
-        let _ = writeln!(out, "| {api} | {} |", cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", md::text(&api), cells.join(" | "));
     }
     if runs.iter().any(|r| r.summary.trials.is_some()) {
         let _ = writeln!(
@@ -442,8 +443,10 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
             let cells: Vec<String> = row.iter().map(|s| verdict(*s)).collect();
             let _ = writeln!(
                 out,
-                "| `{file}` | {turn} | {} | {api} | {} |",
+                "| {} | {turn} | {} | {} | {} |",
+                md::code(&file),
                 occurrence + 1,
+                md::text(&api),
                 cells.join(" | ")
             );
         }
@@ -471,15 +474,15 @@ pub fn markdown(runs: &[LevelRunDir]) -> String {
             let known = s
                 .known
                 .as_ref()
-                .map(|k| format!(" *known*: {}", k.reason))
+                .map(|k| format!(" *known*: {}", md::text(&k.reason)))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- `{}` {}: {} ({}){known}",
-                s.place(),
-                s.api_name,
-                s.reason.as_deref().unwrap_or("wrong").replace('\n', " "),
-                s.cause.as_deref().map_or("-".to_string(), cause_label)
+                "- {} {}: {} ({}){known}",
+                md::code(&s.place()),
+                md::text(&s.api_name),
+                md::text(s.reason.as_deref().unwrap_or("wrong")),
+                md::text(&s.cause.as_deref().map_or("-".to_string(), cause_label))
             );
         }
         out.push('\n');

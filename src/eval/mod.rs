@@ -18,6 +18,7 @@ pub mod html;
 pub mod level_html;
 pub mod level_runs;
 pub mod lexical;
+pub mod markdown;
 pub mod openai;
 pub mod oracle;
 pub mod outcome;

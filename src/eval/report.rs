@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::markdown as md;
 use super::output::PredictorSettings;
 use super::summary::{Rates, StateTotals, Summary};
 use crate::suite::state::{StateCheck, WriteKind};
@@ -43,10 +44,10 @@ fn share(n: usize, total: usize) -> String {
 fn predictor_details(p: &PredictorSettings) -> String {
     let mut parts = Vec::new();
     if let Some(model) = &p.model {
-        parts.push(format!("model `{model}`"));
+        parts.push(format!("model {}", md::code(model)));
     }
     if let Some(mode) = &p.api_mode {
-        parts.push(format!("API mode `{mode}`"));
+        parts.push(format!("API mode {}", md::code(mode)));
     }
     match p.no_docs {
         Some(true) => parts.push("tool documentation blanked".to_string()),
@@ -60,7 +61,7 @@ fn predictor_details(p: &PredictorSettings) -> String {
         });
     }
     if let Some(file) = &p.predictions {
-        parts.push(format!("predictions `{file}`"));
+        parts.push(format!("predictions {}", md::code(file)));
     }
     if let Some(sha) = &p.predictions_sha256 {
         parts.push(format!("SHA-256 `{sha}`"));
@@ -102,7 +103,7 @@ pub fn render(summary: &Summary) -> String {
             crate::words::verb(s.failures.len(), "is", "are")
         );
         for f in &s.failures {
-            let _ = writeln!(out, "- {}", f.error);
+            let _ = writeln!(out, "- {}", md::text(&f.error.to_string()));
         }
     }
     out.push('\n');
@@ -111,7 +112,7 @@ pub fn render(summary: &Summary) -> String {
     out.push_str("Rates in percent. Precision, recall, action precision and incorrect-action rate pool the calls of all conversations; success rate is the share of conversations that recall every gold call without a bad action, soft success rate the mean of recall × (1 − incorrect-action rate) over conversations.\n\n");
     let _ = writeln!(out, "| Subset {TABLE1_HEADER}\n{TABLE1_RULE}");
     for (name, subset) in &s.by_subset {
-        out.push_str(&rates_row(name, &subset.rates));
+        out.push_str(&rates_row(&md::text(name), &subset.rates));
     }
     if s.by_subset.len() != 1 {
         out.push_str(&rates_row("**all**", &s.rates));
@@ -169,8 +170,13 @@ pub fn render(summary: &Summary) -> String {
         for (name, t) in tools.into_iter().take(WORST_TOOLS) {
             let _ = writeln!(
                 out,
-                "| {name} | {} | {} | {} | {} | {} |",
-                t.gold_calls, t.missed, t.predicted, t.unmatched_predictions, t.bad_actions
+                "| {} | {} | {} | {} | {} | {} |",
+                md::text(name),
+                t.gold_calls,
+                t.missed,
+                t.predicted,
+                t.unmatched_predictions,
+                t.bad_actions
             );
         }
     }
@@ -225,30 +231,35 @@ pub fn provenance_section_of(out: &mut String, p: &super::provenance::Provenance
         let _ = writeln!(out, "  - `{name}` `{sha}`");
     }
     for errata in &p.errata {
-        let _ = writeln!(out, "- errata `{}` `{}`", errata.file, errata.sha256);
+        let _ = writeln!(
+            out,
+            "- errata {} `{}`",
+            md::code(&errata.file),
+            errata.sha256
+        );
     }
-    let _ = writeln!(out, "- predictor `{}`", p.predictor);
+    let _ = writeln!(out, "- predictor {}", md::code(&p.predictor));
     if let Some(model) = &p.model_requested {
         let reported = if p.models_reported.is_empty() {
             "no reply named a model".to_string()
         } else {
-            let names: Vec<String> = p.models_reported.iter().map(|m| format!("`{m}`")).collect();
+            let names: Vec<String> = p.models_reported.iter().map(|m| md::code(m)).collect();
             format!("the server reported {}", names.join(", "))
         };
-        let _ = writeln!(out, "- model requested `{model}`; {reported}");
+        let _ = writeln!(out, "- model requested {}; {reported}", md::code(model));
     }
     if let Some(model) = &p.user_model_requested {
         let reported = if p.user_models_reported.is_empty() {
             "no reply named a model".to_string()
         } else {
-            let names: Vec<String> = p
-                .user_models_reported
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect();
+            let names: Vec<String> = p.user_models_reported.iter().map(|m| md::code(m)).collect();
             format!("the server reported {}", names.join(", "))
         };
-        let _ = writeln!(out, "- user model requested `{model}`; {reported}");
+        let _ = writeln!(
+            out,
+            "- user model requested {}; {reported}",
+            md::code(model)
+        );
     }
     for (name, sha) in &p.prompt_templates {
         let _ = writeln!(out, "- prompt template `{name}` `{sha}`");
@@ -283,9 +294,9 @@ fn failed_conversations(out: &mut String, s: &Summary) {
     for c in failed {
         let _ = writeln!(
             out,
-            "- `{}` ({}, recall {}, {}):",
-            c.file,
-            c.subset,
+            "- {} ({}, recall {}, {}):",
+            md::code(&c.file),
+            md::text(&c.subset),
             pct(c.metrics.recall),
             crate::words::count(c.metrics.bad_actions, "bad action")
         );
@@ -295,7 +306,7 @@ fn failed_conversations(out: &mut String, s: &Summary) {
             } else {
                 ""
             };
-            let _ = writeln!(out, "  - {}{mark}", reason.message.replace('|', "\\|"));
+            let _ = writeln!(out, "  - {}{mark}", md::text(&reason.message));
         }
     }
 }
@@ -313,7 +324,12 @@ fn pass_hat(out: &mut String, t: &super::passk::Trials) {
     let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(t.trials));
     let row = |name: &str, p: &super::passk::PassHat| {
         let cells: Vec<String> = p.pass_hat.iter().map(|x| pct(*x)).collect();
-        format!("| {name} | {} | {} |\n", p.units, cells.join(" | "))
+        format!(
+            "| {} | {} | {} |\n",
+            md::text(name),
+            p.units,
+            cells.join(" | ")
+        )
     };
     for (name, p) in &t.by_subset {
         out.push_str(&row(name, p));
@@ -344,12 +360,12 @@ fn state_check(out: &mut String, s: &Summary) {
     for (c, check) in differing {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} |",
-            c.file,
+            "| {} | {} | {} | {} | {} |",
+            md::code(&c.file),
             check.collateral,
             check.missing,
             check.different,
-            state_places(check).replace('|', "\\|")
+            md::text(&state_places(check))
         );
     }
 }

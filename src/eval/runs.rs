@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::failure::FailureReason;
 use super::level_runs::LevelRunDir;
+use super::markdown as md;
 use super::outcome::{ErrorTypes, ToolTally};
 use super::output::RunInfo;
 use super::passk::Trials;
@@ -305,14 +306,14 @@ pub fn markdown_start(heading: &str, runs: &[impl RunDir]) -> String {
     for (i, run) in runs.iter().enumerate() {
         let models = run
             .models()
-            .map(|m| format!(" (models: {m})"))
+            .map(|m| format!(" (models: {})", md::text(&m)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}. `{}`: {}{models}",
+            "{}. {}: {}{models}",
             i + 1,
-            run.dir().display(),
-            run.label()
+            md::code(&run.dir().display().to_string()),
+            md::text(run.label())
         );
     }
     out
@@ -404,13 +405,13 @@ pub fn markdown(runs: &[Run]) -> String {
     );
     for (i, run) in runs.iter().enumerate() {
         let s = &run.summary;
-        let mut rows: Vec<(&str, &Rates)> = s
+        let mut rows: Vec<(String, &Rates)> = s
             .by_subset
             .iter()
-            .map(|(n, b)| (n.as_str(), &b.rates))
+            .map(|(n, b)| (md::text(n), &b.rates))
             .collect();
         if s.by_subset.len() != 1 {
-            rows.push(("**all**", &s.rates));
+            rows.push(("**all**".into(), &s.rates));
         }
         for (subset, r) in rows {
             let _ = writeln!(
@@ -509,7 +510,7 @@ pub fn markdown(runs: &[Run]) -> String {
                     None => "-",
                 })
                 .collect();
-            let _ = writeln!(out, "| `{file}` | {} |", cells.join(" | "));
+            let _ = writeln!(out, "| {} | {} |", md::code(&file), cells.join(" | "));
         }
     }
     out

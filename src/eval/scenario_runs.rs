@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::markdown as md;
 use super::passk::CompletionTrials;
 use super::provenance::Provenance;
 use super::report::state_places;
@@ -338,7 +339,7 @@ pub fn markdown(runs: &[ScenarioRunDir]) -> String {
     );
     for (name, row) in scenario_rows(runs) {
         let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
-        let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", md::text(&name), cells.join(" | "));
     }
     if runs.iter().any(|r| r.summary.trials.is_some()) {
         let _ = writeln!(
@@ -372,7 +373,7 @@ pub fn markdown(runs: &[ScenarioRunDir]) -> String {
         );
         for (name, row) in differs {
             let cells: Vec<String> = row.iter().map(|s| cell(*s)).collect();
-            let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
+            let _ = writeln!(out, "| {} | {} |", md::text(&name), cells.join(" | "));
         }
     }
     state_check(&mut out, runs);
@@ -396,7 +397,13 @@ pub fn markdown(runs: &[ScenarioRunDir]) -> String {
             continue;
         }
         for s in failed {
-            let _ = writeln!(out, "- {} (`{}`): {}", s.scenario, s.file, s.why());
+            let _ = writeln!(
+                out,
+                "- {} ({}): {}",
+                md::text(&s.scenario),
+                md::code(&s.file),
+                md::text(&s.why())
+            );
         }
         out.push('\n');
     }
@@ -446,8 +453,8 @@ fn state_check(out: &mut String, runs: &[ScenarioRunDir]) {
                 out,
                 "- run {}, {}: {}",
                 i + 1,
-                s.scenario,
-                state_places(check)
+                md::text(&s.scenario),
+                md::text(&state_places(check))
             );
         }
     }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use crate::eval::markdown as md;
 use crate::eval::passk::SampleTrials;
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::eval::summary::Failure;
@@ -261,12 +262,12 @@ pub fn render_report(s: &Summary) -> String {
             };
             out += &format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
-                r.file,
+                md::text(&r.file),
                 r.turn,
                 r.occurrence + 1,
-                r.api_name,
+                md::text(&r.api_name),
                 r.cause.map_or("", Cause::label),
-                why.replace('|', "\\|").replace('\n', " ")
+                md::text(&why)
             );
         }
     }

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use super::run::{ScenarioOutcome, Stop, Summary};
+use crate::eval::markdown as md;
 
 fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
@@ -192,11 +193,11 @@ fn state_check(out: &mut String, s: &Summary) {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
-            o.scenario,
+            md::text(&o.scenario),
             check.collateral,
             check.missing,
             check.different,
-            crate::eval::report::state_places(check).replace('|', "\\|")
+            md::text(&crate::eval::report::state_places(check))
         );
     }
 }
