@@ -95,6 +95,9 @@ impl Policy {
                 FileName::new(template).map_err(|e| Error::input(&path, e))?;
             }
         }
+        if let Some(card) = &policy.card {
+            inside(root, card).map_err(|e| Error::input(&path, e))?;
+        }
         Ok(Some(policy))
     }
 
@@ -114,6 +117,43 @@ impl Policy {
         }
         problems
     }
+}
+
+/// Refuse a `card` that leads out of the repository at `root`, links
+/// resolved: `card --write` writes it and `check` reads it, and neither
+/// may reach a file elsewhere. A card not written yet is judged by the
+/// deepest folder of its path that exists.
+fn inside(root: &Path, card: &Path) -> std::result::Result<(), String> {
+    let leaves = || {
+        format!(
+            "`card` = {:?} leads out of the repository",
+            card.display().to_string()
+        )
+    };
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve the repository folder: {e}"))?;
+    if card.is_absolute() {
+        return Err(leaves());
+    }
+    let path = root.join(card);
+    // The deepest part of the path that exists, resolved; what follows it
+    // does not exist, so holds no link (a `..` there has no name to drop,
+    // and is refused).
+    let mut existing = path.as_path();
+    let resolved = loop {
+        match existing.canonicalize() {
+            Ok(resolved) => break resolved,
+            Err(_) => {
+                existing.file_name().ok_or_else(leaves)?;
+                existing = existing.parent().ok_or_else(leaves)?;
+            }
+        }
+    };
+    if !resolved.starts_with(&root) {
+        return Err(format!("{} (to {})", leaves(), resolved.display()));
+    }
+    Ok(())
 }
 
 impl Subset {

@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::dialogue::Conversation;
-use crate::formats::read::{line_column, read_json};
+use crate::formats::read::{read_json, TextIndex};
 use crate::formats::scenario::ScenarioPool;
-use crate::json::locate::locate;
+use crate::json::locate::locate_nearest;
 use crate::suite::docs::CatalogDoc;
 use crate::suite::Suite;
 use crate::Result;
@@ -172,18 +172,30 @@ impl std::fmt::Display for SchemaViolation {
 /// Every violation of `kind`'s schema in a parsed file, placed at the line
 /// and column of the offending value in `text`.
 pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec<SchemaViolation> {
-    kind.validator()
+    let errors: Vec<(String, String)> = kind
+        .validator()
         .iter_errors(value)
-        .map(|error| {
-            let pointer = error.instance_path.as_str().to_owned();
-            let offset = locate(text, &pointer).map_or(0, |found| found.value);
-            let (line, column) = line_column(text, offset);
+        .map(|error| (error.instance_path.as_str().to_owned(), error.to_string()))
+        .collect();
+    if errors.is_empty() {
+        return Vec::new();
+    }
+    // Every violation placed in one pass over the text.
+    let pointers: Vec<&str> = errors.iter().map(|(pointer, _)| pointer.as_str()).collect();
+    let found = locate_nearest(text, &pointers);
+    let index = TextIndex::new(text);
+    errors
+        .into_iter()
+        .zip(found)
+        .map(|((pointer, message), found)| {
+            let offset = found.filter(|f| f.exact).map_or(0, |f| f.located.value);
+            let (line, column) = index.line_column(offset);
             SchemaViolation {
                 file: path.display().to_string(),
                 pointer,
                 line,
                 column,
-                message: error.to_string(),
+                message,
             }
         })
         .collect()

@@ -276,3 +276,46 @@ fn outside_a_repository_the_error_says_where_to_run_it() {
         .code(2)
         .stderr(predicate::str::contains("no conversations folder"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_card_outside_the_repository_is_refused_naming_talkforge_toml() {
+    let tmp = small_repo();
+    let root = tmp.path();
+    let outside = tempfile::tempdir().unwrap();
+    let card =
+        "# Card\n\n<!-- talkforge:card:conversations -->\n<!-- /talkforge:card:conversations -->\n";
+    fs::write(outside.path().join("card.md"), card).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("docs")).unwrap();
+    let outside_card = outside.path().join("card.md").display().to_string();
+    for path in ["../card.md", "docs/card.md", outside_card.as_str()] {
+        fs::write(
+            root.join("talkforge.toml"),
+            format!("[dataset]\ncard = {path:?}\n"),
+        )
+        .unwrap();
+        for command in [vec!["card", "--write"], vec!["check"]] {
+            let output = Command::cargo_bin("talkforge")
+                .unwrap()
+                .args(&command)
+                .arg("--root")
+                .arg(root)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{path} {command:?}: {stderr}"
+            );
+            assert!(
+                stderr.contains("talkforge.toml") && stderr.contains("leads out of the repository"),
+                "{path} {command:?}: {stderr}"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(outside.path().join("card.md")).unwrap(),
+            card
+        );
+    }
+}

@@ -436,6 +436,105 @@ fn fmt_lays_out_hand_edited_files_and_check_lists_them() {
 }
 
 #[test]
+fn fmt_keeps_numbers_as_written_and_refuses_what_readers_refuse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("c.json");
+    let edited = r#"{"conversation": [{"role": "user", "text": "Hi", "index": 4}],
+        "name": "n", "conversation_id": "c", "suites_used": [], "apis_used": [],
+        "note": {"big": 123456789012345678901234567890, "price": 1.50},
+        "user": {}, "metadata": {"location": "Here", "timestamp": "2023-01-01 09:00:00"}}"#;
+    std::fs::write(&file, edited).unwrap();
+    talkforge().arg("fmt").arg(tmp.path()).assert().code(0);
+    let laid_out = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        laid_out.contains("\"big\": 123456789012345678901234567890,")
+            && laid_out.contains("\"price\": 1.50"),
+        "{laid_out}"
+    );
+    let lines = tmp.path().join("d.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"role\": \"User\", \"text\": \"hi\", \"n\": 18446744073709551616}\n",
+    )
+    .unwrap();
+    talkforge().arg("fmt").arg(&lines).assert().code(0);
+    assert!(std::fs::read_to_string(&lines)
+        .unwrap()
+        .contains("18446744073709551616}"));
+    // A key written twice, and a file of the wrong shape: refused at their
+    // place, exit 2, nothing written.
+    for (name, text, place) in [
+        (
+            "twice.json",
+            edited.replace("\"name\": \"n\",", "\"name\": \"n\", \"name\": \"m\","),
+            "twice.json:2:",
+        ),
+        (
+            "twice.jsonl",
+            "{\"role\": \"User\", \"text\": \"hi\"}\n{\"role\": \"AI\", \"text\": \"a\", \"text\": \"b\"}\n"
+                .to_string(),
+            "twice.jsonl:2:",
+        ),
+        (
+            "shape.json",
+            edited.replace("\"role\": \"user\"", "\"role\": 7"),
+            "shape.json:1:",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).unwrap();
+        let output = talkforge().arg("fmt").arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(place), "{name}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fill_fmt_and_verify_do_not_follow_a_folder_link_out_of_the_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let data = tmp.path().join("data");
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir_all(&data).unwrap();
+    fs::create_dir_all(&elsewhere).unwrap();
+    // Both need filling, and the outside one is not laid out canonically.
+    write_json(
+        &data.join("in.json"),
+        &conversation(json!([search_call(Value::Null)])),
+    );
+    let outside = elsewhere.join("out.json");
+    write_json(&outside, &conversation(json!([search_call(Value::Null)])));
+    let before = fs::read_to_string(&outside).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, data.join("ext")).unwrap();
+    let output = talkforge()
+        .args(["verify", "--format", "json", "--databases"])
+        .arg(&db)
+        .arg(&data)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["conversations"], 1, "{report}");
+    talkforge()
+        .arg("fill")
+        .arg(&data)
+        .arg("--databases")
+        .arg(&db)
+        .assert()
+        .code(0);
+    talkforge().arg("fmt").arg(&data).assert().code(0);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), before);
+    assert_ne!(
+        fs::read_to_string(data.join("in.json")).unwrap(),
+        before,
+        "the file inside was filled"
+    );
+}
+
+#[test]
 fn check_reports_every_bad_file_including_those_that_fail_after_parsing() {
     let tmp = tempfile::tempdir().unwrap();
     let db = small_world(tmp.path());

@@ -620,3 +620,90 @@ fn summaries_of_other_formats_say_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn markdown_shows_html_in_the_data_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_databases(&root.join("db"));
+    let subset = "<img src=x onerror=alert(1)>";
+    let find = conversation("find", "My alarms?", &[("FindAlarms", json!({}))], "One.");
+    write_conversation(
+        &root.join("data").join(subset).join("a|`<b>`.json"),
+        &find,
+        &root.join("db"),
+    );
+    std::fs::write(
+        root.join("p.jsonl"),
+        r#"{"conversation_id": "find", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "DeleteAlarm", "parameters": {"alarm_id": "aaaa-bbbb"}}}, {"role": "assistant", "text": "None."}]}
+"#,
+    )
+    .unwrap();
+    let base = ["evaluate", "data", "--databases", "db", "--format", "json"];
+    let replay = ["--predictor", "replay", "--predictions", "p.jsonl"];
+    let a = talkforge(root, &[&base[..], &replay, &["--out", "run-a"]].concat());
+    assert_eq!(
+        a.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&a.stderr)
+    );
+    let b = talkforge(
+        root,
+        &[&base[..], &["--predictor", "oracle", "--out", "run-b"]].concat(),
+    );
+    assert_eq!(b.status.code(), Some(0));
+    let md = talkforge(root, &["report", "run-a", "run-b", "--format", "markdown"]);
+    assert_eq!(md.status.code(), Some(0));
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(!outside_code(&md).contains('<'), "{md}");
+    assert!(md.contains("&lt;img src=x onerror=alert(1)&gt;"), "{md}");
+    // A file name in a code span that a backtick cannot close early, and
+    // a `|` that does not split its table cell.
+    assert!(md.contains("| ``a\\|`<b>`.json`` | fail | pass |"), "{md}");
+    for report in ["run-a/report.md", "run-b/report.md"] {
+        let text = std::fs::read_to_string(root.join(report)).unwrap();
+        assert!(!outside_code(&text).contains('<'), "{report}: {text}");
+    }
+}
+
+/// Markdown without its code spans (whose text is shown as written).
+fn outside_code(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut rest = markdown;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let fence = rest[start..].chars().take_while(|&c| c == '`').count();
+        let after = &rest[start + fence..];
+        let closing = "`".repeat(fence);
+        // The closing fence: the same run of backticks, not part of a longer one.
+        let mut search = 0;
+        let end = loop {
+            match after[search..].find(&closing) {
+                Some(at) => {
+                    let at = search + at;
+                    let longer = after[at + fence..].starts_with('`');
+                    if !longer {
+                        break Some(at);
+                    }
+                    search = at
+                        + fence
+                        + after[at + fence..]
+                            .chars()
+                            .take_while(|&c| c == '`')
+                            .count();
+                }
+                None => break None,
+            }
+        };
+        match end {
+            Some(at) => rest = &after[at + fence..],
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -35,6 +35,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let mut changed = Vec::new();
     for path in &files {
         let text = crate::formats::read::read_text(path)?;
+        // What the readers refuse is not laid out: fmt never turns a file
+        // they refuse into one they read.
+        suite.parse_dialogue(path, &text)?;
         let canonical = suite.canonical_layout(path, &text)?;
         if canonical != text {
             changed.push((path, canonical));

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::lint::output::{render, write_json, Format};
+use crate::lint::output::{render, write_json, write_sarif, Format};
 use crate::lint::{lint_paths, rule, Config, InputFormat, Options, Rule};
 use crate::Error;
 
@@ -155,10 +155,12 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let options = options(args)?;
     let mut report = lint_paths(&args.paths, &options)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    // JSON and SARIF are streamed: a run over thousands of files may
+    // report tens of thousands of findings.
     if args.format == Format::Json {
-        // Streamed: a run over thousands of files may report tens of
-        // thousands of findings.
         let _ = write_json(&report, &mut stdout);
+    } else if args.format == Format::Sarif {
+        let _ = write_sarif(&report, &options.rules(), &mut stdout);
     } else {
         let _ = stdout.write_all(render(&report, &options.rules(), args.format).as_bytes());
     }

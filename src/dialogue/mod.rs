@@ -179,11 +179,37 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Map<String, V
 impl Conversation {
     /// Every gold call with its (turn position, call position).
     pub fn gold_calls(&self) -> impl Iterator<Item = (usize, usize, &GoldCall)> {
-        self.conversation.iter().enumerate().flat_map(|(t, turn)| {
-            turn.calls()
-                .iter()
-                .enumerate()
-                .map(move |(c, call)| (t, c, call))
-        })
+        self.gold_calls_in(0..self.conversation.len())
     }
+
+    /// The gold calls of the turns at `turns` (positions past the end are
+    /// left out), with their (turn position, call position).
+    pub fn gold_calls_in(
+        &self,
+        turns: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, usize, &GoldCall)> {
+        let end = turns.end.min(self.conversation.len());
+        let start = turns.start.min(end);
+        self.conversation[start..end]
+            .iter()
+            .enumerate()
+            .flat_map(move |(t, turn)| {
+                turn.calls().iter().enumerate().map(move |(c, call)| {
+                    count_gold_call_read();
+                    (start + t, c, call)
+                })
+            })
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Gold calls this thread has read through [`Conversation::gold_calls`]
+    /// (for the tests that check that work is linear in a dialogue).
+    pub(crate) static GOLD_CALLS_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn count_gold_call_read() {
+    #[cfg(test)]
+    GOLD_CALLS_READ.with(|n| n.set(n.get() + 1));
 }

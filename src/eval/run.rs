@@ -365,8 +365,7 @@ fn evaluate_one(
         let mut document: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
         annotate(&mut document, &simulation, &scoring, info, &sha256);
         if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+            crate::formats::create_folder(dir)?;
         }
         atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
     }

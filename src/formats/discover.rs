@@ -9,6 +9,12 @@ use crate::{Error, Result};
 /// Files named by `paths`: a file is taken as given, a folder is searched
 /// recursively for files with one of `extensions`. Sorted, without repeats,
 /// so every command sees the same order on every machine.
+///
+/// A link to a folder inside a folder is not followed: what it leads to is
+/// not part of the dataset, and the commands that write (fill, fmt) would
+/// otherwise rewrite files outside it. A link to a file is taken as a file
+/// (a write replaces the link, not the file it leads to). A folder named
+/// on the command line is walked even when it is a link.
 pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -22,11 +28,15 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
         // Each folder's entries sorted by name, depth first: the order a
         // sort of the whole paths would give, for a fraction of the work.
         let walk = WalkDir::new(path)
-            .follow_links(true)
+            .follow_links(false)
             .sort_by(|a, b| listed_name(a).cmp(listed_name(b)));
         for entry in walk {
             let entry = entry.map_err(|e| Error::input(path, e.to_string()))?;
-            if entry.file_type().is_file()
+            let is_file = match entry.file_type() {
+                kind if kind.is_symlink() => entry.path().is_file(),
+                kind => kind.is_file(),
+            };
+            if is_file
                 && has_extension(listed_name(&entry), extensions)
                 && opens_as_its_ending_says(&entry)
             {
@@ -189,6 +199,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(twice.len(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_folder_is_not_walked_and_a_linked_file_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(outside.join("deep")).unwrap();
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(outside.join("o.json"), "{}").unwrap();
+        std::fs::write(outside.join("deep/p.json"), "{}").unwrap();
+        std::fs::write(data.join("a.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(&outside, data.join("ext")).unwrap();
+        std::os::unix::fs::symlink(outside.join("o.json"), data.join("linked.json")).unwrap();
+        // A link back up would be a loop if followed.
+        std::os::unix::fs::symlink(&data, data.join("loop")).unwrap();
+        let found = discover(std::slice::from_ref(&data), &["json"]).unwrap();
+        assert_eq!(found, [data.join("a.json"), data.join("linked.json")]);
+        // Named on the command line, a linked folder is walked.
+        let named = discover(&[data.join("ext")], &["json"]).unwrap();
+        assert_eq!(named.len(), 2);
     }
 
     #[test]

@@ -57,6 +57,7 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// ending on a character boundary) is counted without a lossy copy: lint
 /// places every finding with this.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    count_text_scan();
     let before = &text.as_bytes()[..offset.min(text.len())];
     let line = memchr::memchr_iter(b'\n', before).count() + 1;
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
@@ -67,6 +68,105 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
             .count(),
     } + 1;
     (line, column)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Passes over a text from its start that this thread made to place
+    /// something in it (for the tests that check placing is linear).
+    pub(crate) static TEXT_SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Count one pass over a text from its start (for the tests).
+pub(crate) fn count_text_scan() {
+    #[cfg(test)]
+    TEXT_SCANS.with(|n| n.set(n.get() + 1));
+}
+
+/// Lines and columns of many offsets in one text: the line starts are
+/// found once, so placing an offset does not scan the text before it
+/// (placing thousands of findings or calls one scan each costs the square
+/// of the text's length). Agrees with [`line_column`] at every offset.
+pub struct TextIndex<'t> {
+    text: &'t str,
+    /// Byte offset of each line's start.
+    line_starts: Vec<usize>,
+    chars: CharCount,
+}
+
+/// How characters are counted between two offsets.
+enum CharCount {
+    /// An ASCII text: one byte a character.
+    Bytes,
+    /// Characters starting before each byte offset.
+    Prefix(Vec<u32>),
+    /// A text too long for the prefix: counted each time.
+    Scan,
+}
+
+impl<'t> TextIndex<'t> {
+    pub fn new(text: &'t str) -> Self {
+        count_text_scan();
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1))
+            .collect();
+        let chars = if text.is_ascii() {
+            CharCount::Bytes
+        } else if u32::try_from(text.len()).is_ok() {
+            let mut before = Vec::with_capacity(text.len() + 1);
+            let mut count = 0u32;
+            before.push(0);
+            for &b in text.as_bytes() {
+                // A character starts at every byte but a continuation byte.
+                count += u32::from(b & 0xC0 != 0x80);
+                before.push(count);
+            }
+            CharCount::Prefix(before)
+        } else {
+            CharCount::Scan
+        };
+        TextIndex {
+            text,
+            line_starts,
+            chars,
+        }
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_column(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line - 1];
+        (line, self.chars(start, offset) + 1)
+    }
+
+    /// The byte range of 1-based line `line` without its `\n`; None past
+    /// the last line.
+    pub fn line_range(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |next| next - 1);
+        Some(start..end)
+    }
+
+    /// The characters starting in `start..end` (a character cut at `end`
+    /// counts, as [`line_column`] counts it).
+    pub fn chars(&self, start: usize, end: usize) -> usize {
+        match &self.chars {
+            CharCount::Bytes => end - start,
+            CharCount::Prefix(before) => (before[end] - before[start]) as usize,
+            CharCount::Scan => self.text.as_bytes()[start..end]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .count(),
+        }
+    }
 }
 
 /// Convert a serde_json error into one that names the file and place.
@@ -156,12 +256,25 @@ mod tests {
     fn line_column_is_the_plain_reading_at_every_offset() {
         let text = "{\n  \"a\": \"Zo\u{eb}\",\n\t\"b\": [1, \"\u{fc}\"],\r\n  \"c\": null\n}\n";
         // Every byte offset, inside characters and past the end included.
-        for offset in 0..=text.len() + 2 {
-            assert_eq!(
-                line_column(text, offset),
-                plain_line_column(text, offset),
-                "{offset}"
-            );
+        for text in [text, "ascii\nonly\n\nend"] {
+            let index = TextIndex::new(text);
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(
+                    line_column(text, offset),
+                    plain_line_column(text, offset),
+                    "{offset}"
+                );
+                assert_eq!(
+                    index.line_column(offset),
+                    line_column(text, offset),
+                    "{offset}"
+                );
+            }
+            let lines: Vec<&str> = (1..)
+                .map_while(|line| index.line_range(line))
+                .map(|range| &text[range])
+                .collect();
+            assert_eq!(lines, text.split('\n').collect::<Vec<_>>());
         }
         assert_eq!(line_column(text, 0), (1, 1));
         assert_eq!(line_column(text, text.find('Z').unwrap()), (2, 9));

@@ -265,8 +265,8 @@ fn set_argument(parameters: &mut serde_json::Map<String, Value>, name: &str, val
 
 /// Write `contents` to `path` through a temporary file in the same folder
 /// and a rename, so a reader never sees half a file. The file keeps its
-/// permissions; a temporary file that a killed write of the same file left
-/// behind is removed first.
+/// permissions; the temporary files that killed runs left in the folder
+/// are removed by this process's first write there.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
     replace_file(path, contents, true)
 }
@@ -306,7 +306,7 @@ fn replace_with(
         .file_name()
         .ok_or_else(|| Error::input(path, "is not a file name"))?
         .to_string_lossy();
-    remove_leftovers(dir, &name);
+    sweep_once(dir);
     let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
     let prefix = format!("{}{}-", leftover_prefix(&name), std::process::id());
     let mut builder = tempfile::Builder::new();
@@ -343,18 +343,66 @@ fn replace_with(
 }
 
 /// The temporary file written before a rename is
-/// `.NAME.talkforge-PID-RANDOM.tmp`, beside NAME: a later write of NAME can
-/// tell the leftovers of a killed run from anything else.
+/// `.NAME.talkforge-PID-RANDOM.tmp`, beside NAME: a later run can tell the
+/// leftovers of a killed one from anything else.
 fn leftover_prefix(name: &str) -> String {
-    format!(".{name}.talkforge-")
+    format!(".{name}{LEFTOVER_MARK}")
 }
+
+const LEFTOVER_MARK: &str = ".talkforge-";
 
 const LEFTOVER_SUFFIX: &str = ".tmp";
 
-/// Remove the temporary files that a write of `name` in `dir` left when
-/// its process was killed (those of a process still running are its own).
-fn remove_leftovers(dir: &Path, name: &str) {
-    let prefix = leftover_prefix(name);
+/// Create `dir` and the folders above it, as `create_dir_all` does, once
+/// per process: a run writing thousands of files into a few folders asks
+/// the file system about each folder once, not once a file.
+pub fn create_folder(dir: &Path) -> Result<()> {
+    static CREATED: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
+        std::sync::Mutex::new(None);
+    let known = |dir: &Path| {
+        let created = CREATED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        created.as_ref().is_some_and(|set| set.contains(dir))
+    };
+    if known(dir) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+    CREATED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .get_or_insert_with(Default::default)
+        .insert(dir.to_path_buf());
+    Ok(())
+}
+
+/// The folders this process has swept of leftovers.
+static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
+    std::sync::Mutex::new(None);
+
+/// Remove the leftovers of killed runs from `dir`, the first time this
+/// process writes there: listing the folder on every write would make
+/// writing n files into one folder cost n listings of it.
+fn sweep_once(dir: &Path) {
+    let first = {
+        let mut swept = SWEPT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let swept = swept.get_or_insert_with(Default::default);
+        !swept.contains(dir) && swept.insert(dir.to_path_buf())
+    };
+    if first {
+        remove_leftovers(dir);
+    }
+}
+
+/// Remove the temporary files in `dir` that writes left when their process
+/// was killed (those of a process still running are its own).
+fn remove_leftovers(dir: &Path) {
+    #[cfg(test)]
+    LISTINGS.with(|n| n.set(n.get() + 1));
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -362,8 +410,10 @@ fn remove_leftovers(dir: &Path, name: &str) {
         let file_name = entry.file_name();
         let Some(rest) = file_name
             .to_str()
-            .and_then(|f| f.strip_prefix(&prefix))
+            .filter(|f| f.starts_with('.'))
             .and_then(|f| f.strip_suffix(LEFTOVER_SUFFIX))
+            .and_then(|f| f.rsplit_once(LEFTOVER_MARK))
+            .map(|(_, rest)| rest)
         else {
             continue;
         };
@@ -377,6 +427,12 @@ fn remove_leftovers(dir: &Path, name: &str) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Folder listings made by this thread's writes (for the tests).
+    static LISTINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(unix)]
@@ -457,29 +513,33 @@ mod tests {
     }
 
     #[test]
-    fn a_write_removes_what_a_killed_write_of_the_same_file_left() {
+    fn the_first_write_in_a_folder_removes_what_killed_writes_left() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
         // A process that has exited: its id names no running process.
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let dead = child.id();
         child.wait().unwrap();
-        let leftover = dir
-            .path()
-            .join(format!(".a.json.talkforge-{dead}-Xy12ab.tmp"));
-        std::fs::write(&leftover, b"half").unwrap();
+        let leftover = |name: &str, pid: u32| {
+            let path = dir
+                .path()
+                .join(format!(".{name}.talkforge-{pid}-Xy12ab.tmp"));
+            std::fs::write(&path, b"half").unwrap();
+            path
+        };
+        let of_a = leftover("a.json", dead);
+        let of_b = leftover("b.json", dead);
         // This process's own temporary files, and anything else, stay.
-        let live = dir.path().join(format!(
-            ".a.json.talkforge-{}-Zz99zz.tmp",
-            std::process::id()
-        ));
-        std::fs::write(&live, b"mine").unwrap();
+        let live = leftover("a.json", std::process::id());
         let other = dir
             .path()
-            .join(format!(".b.json.talkforge-{dead}-Xy12ab.tmp"));
-        std::fs::write(&other, b"b's").unwrap();
+            .join(format!("notes.talkforge-{dead}-Xy12ab.tmp"));
+        std::fs::write(&other, b"mine").unwrap();
         atomic_write(&path, b"whole").unwrap();
-        assert!(!leftover.exists(), "the dead run's leftover stays");
+        assert!(
+            !of_a.exists() && !of_b.exists(),
+            "a dead run's leftover stays"
+        );
         assert!(live.exists() && other.exists());
         let mut names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -487,6 +547,22 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names.len(), 3, "{names:?}");
+    }
+
+    #[test]
+    fn writing_many_files_in_one_folder_lists_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = LISTINGS.with(std::cell::Cell::get);
+        for i in 0..200 {
+            atomic_write_unsynced(&dir.path().join(format!("{i}.json")), b"{}").unwrap();
+            atomic_write(&dir.path().join(format!("{i}.json")), b"[]").unwrap();
+        }
+        let listings = LISTINGS.with(std::cell::Cell::get) - before;
+        assert_eq!(
+            listings, 1,
+            "400 writes in one folder listed it {listings} times"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 200);
     }
 
     #[test]

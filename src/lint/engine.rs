@@ -1,8 +1,9 @@
 //! Running the rules: files in parallel (rayon), findings placed at their
 //! line and column, reported in file order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -10,10 +11,10 @@ use super::config::Config;
 use super::document::{Document, InputFormat, LintText};
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::{CallTrees, View};
-use super::{Diagnostic, Finding, Snippet};
+use super::{Anchor, Diagnostic, Finding, Snippet};
 use crate::formats::apibank::Dialogue;
-use crate::formats::read::line_column;
-use crate::json::locate::locate;
+use crate::formats::read::TextIndex;
+use crate::json::locate::locate_nearest;
 use crate::json::tree::Json;
 use crate::{Error, Result};
 
@@ -183,12 +184,7 @@ fn place_dataset(
                 .iter()
                 .find(|(pointer, _)| *pointer == anchor.pointer)
         })
-        .map(|(_, position)| match position {
-            Some((line, column, _, width)) if options.skip_snippets => {
-                Some((*line, *column, String::new(), *width))
-            }
-            other => other.clone(),
-        });
+        .map(|(_, position)| position.clone());
     let finding = match (known, file_ids) {
         // The file's name as displayed was kept with its identifiers.
         (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
@@ -199,7 +195,11 @@ fn place_dataset(
             let Ok(document) = Document::of_text(path, &text, options.input_format) else {
                 return;
             };
-            place(&document, rule, diagnostic, options)
+            let mut placed = place_all(&document, vec![(rule, diagnostic)], options);
+            match placed.pop() {
+                Some(finding) => finding,
+                None => return,
+            }
         }
     };
     findings.push(finding);
@@ -246,8 +246,8 @@ fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Optio
         view: view.as_ref(),
         date_range,
     };
-    let mut findings = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut found = Vec::new();
     for rule in rules {
         let Check::File(check) = rule.check else {
             continue;
@@ -255,14 +255,11 @@ fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Optio
         if options.config.ignores(path, rule.name) {
             continue;
         }
-        diagnostics.clear();
         check(&input, &mut diagnostics);
-        for d in diagnostics.drain(..) {
-            findings.push(place(&document, rule, d, options));
-        }
+        found.extend(diagnostics.drain(..).map(|d| (*rule, d)));
     }
     FileOutcome {
-        findings,
+        findings: place_all(&document, found, options),
         ids: Some(file_ids(index, &document)),
         error: None,
     }
@@ -274,12 +271,16 @@ fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
     if let Document::Conversation(file) = document {
         for field in ["conversation_id", "name"] {
             if let Some(value) = file.value.get(field).and_then(Json::as_str) {
-                let pointer = format!("/{field}");
-                let position = anchor_position(document, &super::Anchor::value(pointer.clone()));
-                places.push((pointer.clone(), position));
-                ids.push((field, value.to_owned(), pointer));
+                ids.push((field, value.to_owned(), format!("/{field}")));
             }
         }
+        let anchors: Vec<Anchor> = ids.iter().map(|(_, _, p)| Anchor::value(p)).collect();
+        let positions = Places::new(document).positions(&anchors, true);
+        places = ids
+            .iter()
+            .zip(positions)
+            .map(|((_, _, pointer), position)| (pointer.clone(), position))
+            .collect();
     }
     FileIds {
         file: index,
@@ -289,25 +290,42 @@ fn file_ids(index: usize, document: &Document<'_>) -> FileIds {
     }
 }
 
-/// Turn a diagnostic into a finding at its line and column.
-fn place(document: &Document<'_>, rule: &Rule, d: Diagnostic, options: &Options) -> Finding {
-    let text = shown_text(document);
-    let mut position = d.place.map(|(line, column)| {
-        let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
-        (line, column, line_text.to_owned(), 1)
-    });
-    if let Some(anchor) = &d.at {
-        position = position.or_else(|| anchor_position(document, anchor));
+/// Turn a file's diagnostics into findings at their lines and columns.
+fn place_all(
+    document: &Document<'_>,
+    found: Vec<(&Rule, Diagnostic)>,
+    options: &Options,
+) -> Vec<Finding> {
+    if found.is_empty() {
+        return Vec::new();
     }
-    finding(
-        document.path().display().to_string(),
-        rule,
-        d,
-        position,
-        options,
-    )
+    let mut places = Places::new(document);
+    let anchored: Vec<Anchor> = found
+        .iter()
+        .filter(|(_, d)| d.place.is_none())
+        .filter_map(|(_, d)| d.at.clone())
+        .collect();
+    let mut positions = places
+        .positions(&anchored, !options.skip_snippets)
+        .into_iter();
+    found
+        .into_iter()
+        .map(|(rule, d)| {
+            let position = match (d.place, &d.at) {
+                (Some((line, column)), _) => Some(places.at(line, column, !options.skip_snippets)),
+                (None, Some(_)) => positions.next().flatten(),
+                (None, None) => None,
+            };
+            finding(
+                document.path().display().to_string(),
+                rule,
+                d,
+                position,
+                options,
+            )
+        })
+        .collect()
 }
-
 /// A finding at a known position.
 fn finding(
     file: String,
@@ -322,13 +340,14 @@ fn finding(
         .or(d.severity)
         .unwrap_or(rule.severity);
     let (line, column, snippet) = match position {
-        Some((line, column, text, width)) => (
+        Some(Position {
+            line,
+            column,
+            snippet,
+        }) => (
             Some(line),
             Some(column),
-            (!options.skip_snippets).then(|| Snippet {
-                text: text.trim_end_matches('\r').to_owned(),
-                width,
-            }),
+            (!options.skip_snippets).then_some(snippet),
         ),
         None => (None, None, None),
     };
@@ -347,63 +366,216 @@ fn finding(
     }
 }
 
-/// The text whose lines findings show: a scenario's own, else the file's.
-fn shown_text<'t>(document: &Document<'t>) -> &'t str {
-    match document {
-        Document::Lines(Dialogue {
-            source: Some(source),
-            ..
-        }) => source,
-        other => other.text(),
+/// Where in one file anchors and places are: lines and columns found
+/// from an index of the file built once, anchors located together (one
+/// pass over the file, or over each line of a dialogue written one object
+/// a line), and each source line shared by the findings on it. Placing
+/// each finding from the start of the file instead costs the square of
+/// its length when findings are many.
+struct Places<'d, 't> {
+    document: &'d Document<'t>,
+    /// The text anchors point into.
+    text: TextIndex<'t>,
+    /// The text whose lines findings show, when it is not `text`: a
+    /// scenario's own.
+    source: Option<TextIndex<'t>>,
+    /// Each line shown so far (1-based), without its line end.
+    lines: HashMap<usize, Arc<str>>,
+    /// A scenario's lines placed so far: column, byte offset of the
+    /// column and width of the line's text.
+    source_lines: HashMap<usize, (usize, usize, usize)>,
+}
+
+impl<'d, 't> Places<'d, 't> {
+    fn new(document: &'d Document<'t>) -> Self {
+        let source = match document {
+            Document::Lines(Dialogue {
+                source: Some(source),
+                ..
+            }) => Some(TextIndex::new(source)),
+            _ => None,
+        };
+        Places {
+            document,
+            text: TextIndex::new(document.text()),
+            source,
+            lines: HashMap::new(),
+            source_lines: HashMap::new(),
+        }
+    }
+
+    /// The line shown for 1-based `line` (empty past the end).
+    fn shown_line(&mut self, line: usize) -> Arc<str> {
+        let shown = self.source.as_ref().unwrap_or(&self.text);
+        self.lines
+            .entry(line)
+            .or_insert_with(|| {
+                let range = shown.line_range(line).unwrap_or_default();
+                Arc::from(shown.text()[range].trim_end_matches('\r'))
+            })
+            .clone()
+    }
+
+    /// A place given by line and column, underlining one character.
+    fn at(&mut self, line: usize, column: usize, snippet: bool) -> Position {
+        let text = if snippet {
+            self.shown_line(line)
+        } else {
+            Arc::from("")
+        };
+        let at = text
+            .char_indices()
+            .nth(column.saturating_sub(1))
+            .map_or(text.len(), |(at, _)| at);
+        Position {
+            line,
+            column,
+            snippet: Snippet { text, at, width: 1 },
+        }
+    }
+
+    /// Where each anchor is (None when its line or value is not in the
+    /// file); with `snippet`, with the line it is on.
+    fn positions(&mut self, anchors: &[Anchor], snippet: bool) -> Vec<Option<Position>> {
+        let text = self.text.text();
+        // The anchors by the text their pointer is relative to: a line of
+        // a dialogue (by its position), or the whole file.
+        let mut scopes: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
+        for (i, anchor) in anchors.iter().enumerate() {
+            let scope = match self.document {
+                Document::Lines(_) => anchor.line,
+                _ => None,
+            };
+            scopes.entry(scope).or_default().push(i);
+        }
+        // (byte offset in the file, byte length) of each anchor's value.
+        let mut spans = vec![None; anchors.len()];
+        for (scope, members) in scopes {
+            let (scope_text, scope_start) = match (scope, self.document) {
+                (Some(position), Document::Lines(dialogue)) => {
+                    let Ok(line) = dialogue
+                        .lines
+                        .binary_search_by_key(&position, |l| l.position)
+                    else {
+                        continue;
+                    };
+                    let line = &dialogue.lines[line];
+                    (dialogue.line_text(line), line.offset)
+                }
+                _ => (text, 0),
+            };
+            let pointers: Vec<&str> = members.iter().map(|&i| &*anchors[i].pointer).collect();
+            for (&i, nearest) in members.iter().zip(locate_nearest(scope_text, &pointers)) {
+                let Some(nearest) = nearest else { continue };
+                let located = nearest.located;
+                let (start, len) = match (anchors[i].key && nearest.exact, located.key) {
+                    (true, Some(key)) => (key, scope_text[key..].find(':').unwrap_or(1)),
+                    _ => (located.value, located.len),
+                };
+                spans[i] = Some((scope_start + start, len));
+            }
+        }
+        spans
+            .into_iter()
+            .map(|span| {
+                let (offset, len) = span?;
+                Some(self.position(offset, len, snippet))
+            })
+            .collect()
+    }
+
+    /// The place of a value at `offset` of `len` bytes in the file.
+    fn position(&mut self, offset: usize, len: usize, snippet: bool) -> Position {
+        let (line, column) = self.text.line_column(offset);
+        if self.source.is_some() {
+            // A scenario read as a dialogue: its lines are the file's, and
+            // the place is the line's text in the file.
+            let text = self.shown_line(line);
+            let (column, at, width) = *self.source_lines.entry(line).or_insert_with(|| {
+                let column = text.chars().take_while(|c| c.is_whitespace()).count() + 1;
+                let width = text.trim().chars().count().max(1);
+                (column, text.len() - text.trim_start().len(), width)
+            });
+            return Position {
+                line,
+                column,
+                snippet: Snippet { text, at, width },
+            };
+        }
+        let range = self.text.line_range(line).unwrap_or_default();
+        let end = (offset + len).min(range.end).max(offset);
+        let width = self.text.chars(offset, end).max(1);
+        let text = if snippet {
+            self.shown_line(line)
+        } else {
+            Arc::from("")
+        };
+        let at = (offset - range.start).min(text.len());
+        Position {
+            line,
+            column,
+            snippet: Snippet { text, at, width },
+        }
     }
 }
 
-/// (line, column, the line's text, underline width) of an anchor.
-fn anchor_position(document: &Document<'_>, anchor: &super::Anchor) -> Option<Position> {
-    let text = document.text();
-    let (scope, scope_start) = match (anchor.line, document) {
-        (Some(position), Document::Lines(dialogue)) => {
-            let line = dialogue.lines.iter().find(|l| l.position == position)?;
-            (dialogue.line_text(line), line.offset)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::read::TEXT_SCANS;
+
+    /// A call passing `n` arguments its tool does not take, on one line of
+    /// an API-Bank dialogue.
+    fn many_unknown_arguments(n: usize) -> String {
+        let mut params = serde_json::Map::new();
+        params.insert("token".into(), "t".into());
+        for i in 0..n {
+            params.insert(format!("a{i}"), "x".into());
         }
-        _ => (text, 0),
-    };
-    // Fall back to the nearest enclosing value that exists.
-    let mut pointer = anchor.pointer.as_str();
-    let located = loop {
-        if let Some(found) = locate(scope, pointer) {
-            break found;
-        }
-        match pointer.rfind('/') {
-            Some(cut) => pointer = &pointer[..cut],
-            None => return None,
-        }
-    };
-    let exact = pointer.len() == anchor.pointer.len();
-    let (start, len) = match (anchor.key && exact, located.key) {
-        (true, Some(key)) => (key, scope[key..].find(':').unwrap_or(1)),
-        _ => (located.value, located.len),
-    };
-    let offset = scope_start + start;
-    let (line, column) = line_column(text, offset);
-    if let Document::Lines(Dialogue {
-        source: Some(source),
-        ..
-    }) = document
-    {
-        // A scenario read as a dialogue: its lines are the file's, and the
-        // place is the line's text in the file.
-        let line_text = source.lines().nth(line - 1).unwrap_or("");
-        let column = line_text.chars().take_while(|c| c.is_whitespace()).count() + 1;
-        let width = line_text.trim().chars().count().max(1);
-        return Some((line, column, line_text.to_owned(), width));
+        let lines = [
+            serde_json::json!({"role": "User", "text": "wake me at seven"}),
+            serde_json::json!({"role": "API", "api_name": "AddAlarm", "param_dict": params,
+                "result": {"api_name": "AddAlarm", "input": params, "output": "success",
+                "exception": null}}),
+            serde_json::json!({"role": "AI", "text": "done"}),
+        ];
+        lines.iter().map(|l| format!("{l}\n")).collect()
     }
-    let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
-    let line_end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
-    let line_text = &text[line_start..line_end];
-    let width = text[offset..(offset + len).min(line_end)]
-        .chars()
-        .count()
-        .max(1);
-    Some((line, column, line_text.to_owned(), width))
+
+    #[test]
+    fn findings_on_one_line_share_it_and_are_placed_in_one_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AddAlarm-level-1-1.jsonl");
+        let text = many_unknown_arguments(3000);
+        std::fs::write(&path, &text).unwrap();
+        let options = Options::default();
+        let rules = options.rules();
+        let scans = TEXT_SCANS.with(std::cell::Cell::get);
+        let outcome = lint_file(0, &path, &rules, &options);
+        let scans = TEXT_SCANS.with(std::cell::Cell::get) - scans;
+        let unknown = outcome
+            .findings
+            .iter()
+            .filter(|f| f.rule == "unknown-argument")
+            .count();
+        assert_eq!(unknown, 3000);
+        // Each copy of a source line counted once, however many findings
+        // hold it.
+        let held: std::collections::HashSet<(usize, usize)> = outcome
+            .findings
+            .iter()
+            .filter_map(|f| f.snippet.as_ref())
+            .map(|s| (s.text.as_ptr() as usize, s.text.len()))
+            .collect();
+        let held: usize = held.iter().map(|(_, len)| len).sum();
+        assert!(
+            held <= text.len(),
+            "the findings hold {held} bytes of lines from a {} byte file",
+            text.len()
+        );
+        assert!(
+            scans <= 10,
+            "{scans} passes over the file to place 3,000 findings"
+        );
+    }
 }

@@ -149,8 +149,13 @@ pub struct Finding {
     pub snippet: Option<Snippet>,
 }
 
+/// The source line under a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snippet {
-    pub text: String,
+    /// The line, shared by the findings on it (a line may have thousands).
+    pub text: std::sync::Arc<str>,
+    /// Byte offset in `text` of the finding's column.
+    pub at: usize,
+    /// Characters to underline.
     pub width: usize,
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::engine::Report;
 use super::registry::{Rule, Severity};
-use super::Finding;
+use super::{Finding, Snippet};
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -26,15 +26,13 @@ pub fn render(report: &Report, rules: &[&'static Rule], format: Format) -> Strin
     match format {
         Format::Human => human(report),
         Format::Json => json_text(report),
-        Format::Sarif => pretty(&sarif(report, rules)),
+        Format::Sarif => {
+            let mut out = Vec::new();
+            write_sarif(report, rules, &mut out).expect("writing to memory cannot fail");
+            String::from_utf8(out).expect("SARIF is UTF-8")
+        }
         Format::Github => github(report),
     }
-}
-
-fn pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("JSON values serialise");
-    text.push('\n');
-    text
 }
 
 /// The widest piece of a source line shown around the underlined part.
@@ -108,7 +106,7 @@ fn finding_human(f: &Finding, out: &mut String) {
     if let (Some(snippet), Some(line), Some(column)) = (&f.snippet, f.line, f.column) {
         let number = line.to_string();
         let pad = " ".repeat(number.len());
-        let (shown, caret_at) = window(&snippet.text, column - 1, snippet.width);
+        let (shown, caret_at) = window(snippet, column - 1);
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{number} | {shown}");
         let _ = writeln!(
@@ -126,23 +124,41 @@ fn finding_human(f: &Finding, out: &mut String) {
     out.push('\n');
 }
 
-/// A long line cut down to the part around `column` (0-based chars): the
-/// text to show and where the underline starts in it.
-fn window(line: &str, column: usize, width: usize) -> (String, usize) {
-    let chars: Vec<char> = line.chars().collect();
-    if chars.len() <= 2 * CONTEXT + width.min(CONTEXT) {
+/// A long line cut down to the part around the snippet's place, at
+/// `column` (0-based chars): the text to show and where the underline
+/// starts in it. Only the characters near the place are looked at, so a
+/// line with thousands of findings is not read whole for each.
+fn window(snippet: &Snippet, column: usize) -> (String, usize) {
+    let line = &*snippet.text;
+    let width = snippet.width.min(CONTEXT);
+    let short = 2 * CONTEXT + width;
+    if line.chars().take(short + 1).count() <= short {
         return (line.to_owned(), column);
     }
-    let start = column.saturating_sub(CONTEXT / 2);
-    let end = (column + width.min(CONTEXT) + CONTEXT / 2).min(chars.len());
+    let at = snippet.at.min(line.len());
+    // Up to CONTEXT / 2 characters before the place, the underlined ones
+    // and CONTEXT / 2 after.
+    let back = column.min(CONTEXT / 2);
+    let start = match back {
+        0 => at,
+        _ => line[..at]
+            .char_indices()
+            .rev()
+            .nth(back - 1)
+            .map_or(0, |(i, _)| i),
+    };
+    let end = line[at..]
+        .char_indices()
+        .nth(width + CONTEXT / 2)
+        .map_or(line.len(), |(i, _)| at + i);
     let mut shown = String::new();
-    let mut caret = column - start;
-    if start > 0 {
+    let mut caret = back;
+    if column > back {
         shown.push('…');
         caret += 1;
     }
-    shown.extend(&chars[start..end]);
-    if end < chars.len() {
+    shown.push_str(&line[start..end]);
+    if end < line.len() {
         shown.push('…');
     }
     (shown, caret)
@@ -254,70 +270,182 @@ pub fn write_json(report: &Report, out: impl std::io::Write) -> std::io::Result<
     std::io::Write::flush(&mut out)
 }
 
-/// SARIF 2.1.0 as GitHub code scanning reads it.
-pub fn sarif(report: &Report, rules: &[&'static Rule]) -> Value {
-    let level = |s: Severity| match s {
+/// SARIF 2.1.0 as GitHub code scanning reads it, written to `out` as it
+/// is serialised: the findings are borrowed from the report rather than
+/// copied into a tree (a file may have thousands of findings).
+pub fn write_sarif(
+    report: &Report,
+    rules: &[&'static Rule],
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Text<'a> {
+        text: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Help<'a> {
+        text: &'a str,
+        markdown: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Level {
+        level: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Descriptor<'a> {
+        id: &'a str,
+        name: &'a str,
+        short_description: Text<'a>,
+        full_description: Text<'a>,
+        help: Help<'a>,
+        default_configuration: Level,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Region {
+        start_line: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        start_column: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        end_column: Option<usize>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ArtifactLocation {
+        uri: String,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct PhysicalLocation {
+        artifact_location: ArtifactLocation,
+        region: Region,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Location {
+        physical_location: PhysicalLocation,
+    }
+    #[derive(serde::Serialize)]
+    struct Message {
+        text: String,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct SarifResult<'a> {
+        rule_id: &'a str,
+        level: &'static str,
+        message: Message,
+        locations: [Location; 1],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule_index: Option<usize>,
+    }
+    let docs: Vec<String> = rules.iter().map(|r| r.explain()).collect();
+    let firsts: Vec<String> = docs.iter().map(|doc| first_paragraph(doc)).collect();
+    let descriptors: Vec<Descriptor<'_>> = rules
+        .iter()
+        .zip(docs.iter().zip(&firsts))
+        .map(|(r, (doc, first))| Descriptor {
+            id: r.name,
+            name: r.name,
+            short_description: Text { text: r.summary },
+            full_description: Text { text: first },
+            help: Help {
+                text: doc,
+                markdown: doc,
+            },
+            default_configuration: Level {
+                level: sarif_level(r.severity),
+            },
+        })
+        .collect();
+    // One result at a time, as the sequence is written.
+    struct Results<'a> {
+        report: &'a Report,
+        rules: &'a [&'static Rule],
+    }
+    impl serde::Serialize for Results<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.report.findings.iter().map(|f| SarifResult {
+                rule_id: f.rule,
+                level: sarif_level(f.severity),
+                message: Message {
+                    text: match &f.help {
+                        Some(h) => format!("{}\n{h}", f.message),
+                        None => f.message.clone(),
+                    },
+                },
+                locations: [
+                    Location {
+                        physical_location:
+                            PhysicalLocation {
+                                artifact_location: ArtifactLocation { uri: uri(&f.file) },
+                                region:
+                                    Region {
+                                        start_line: f.line.unwrap_or(1),
+                                        start_column: f.column,
+                                        end_column:
+                                            f.column.and_then(|c| {
+                                                f.snippet.as_ref().map(|s| c + s.width)
+                                            }),
+                                    },
+                            },
+                    },
+                ],
+                rule_index: self.rules.iter().position(|r| r.name == f.rule),
+            }))
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Driver<'a> {
+        name: &'static str,
+        #[serde(rename = "informationUri")]
+        information_uri: &'static str,
+        version: &'static str,
+        rules: Vec<Descriptor<'a>>,
+    }
+    #[derive(serde::Serialize)]
+    struct Tool<'a> {
+        driver: Driver<'a>,
+    }
+    #[derive(serde::Serialize)]
+    struct Run<'a> {
+        tool: Tool<'a>,
+        results: Results<'a>,
+    }
+    #[derive(serde::Serialize)]
+    struct Sarif<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        version: &'static str,
+        runs: [Run<'a>; 1],
+    }
+    let sarif = Sarif {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "talkforge",
+                    information_uri: "https://github.com/talkforge/talkforge",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules: descriptors,
+                },
+            },
+            results: Results { report, rules },
+        }],
+    };
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, &sarif).map_err(std::io::Error::other)?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
-    };
-    let descriptors: Vec<Value> = rules
-        .iter()
-        .map(|r| {
-            let doc = r.explain();
-            json!({
-                "id": r.name,
-                "name": r.name,
-                "shortDescription": {"text": r.summary},
-                "fullDescription": {"text": first_paragraph(&doc)},
-                "help": {"text": doc, "markdown": doc},
-                "defaultConfiguration": {"level": level(r.severity)},
-            })
-        })
-        .collect();
-    let results: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            let mut region = json!({"startLine": f.line.unwrap_or(1)});
-            if let Some(c) = f.column {
-                region["startColumn"] = json!(c);
-                if let Some(s) = &f.snippet {
-                    region["endColumn"] = json!(c + s.width);
-                }
-            }
-            let mut result = json!({
-                "ruleId": f.rule,
-                "level": level(f.severity),
-                "message": {"text": match &f.help {
-                    Some(h) => format!("{}\n{h}", f.message),
-                    None => f.message.clone(),
-                }},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&f.file)},
-                        "region": region,
-                    }
-                }],
-            });
-            if let Some(index) = rules.iter().position(|r| r.name == f.rule) {
-                result["ruleIndex"] = json!(index);
-            }
-            result
-        })
-        .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "talkforge",
-                "informationUri": "https://github.com/talkforge/talkforge",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": descriptors,
-            }},
-            "results": results,
-        }],
-    })
+    }
 }
 
 fn first_paragraph(doc: &str) -> String {
@@ -388,14 +516,41 @@ fn escape_property(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn pretty(value: &Value) -> String {
+        let mut text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+        text.push('\n');
+        text
+    }
+
+    fn snippet(line: &str, at: usize, width: usize) -> Snippet {
+        Snippet {
+            text: line.into(),
+            at,
+            width,
+        }
+    }
+
     #[test]
     fn long_lines_are_cut_around_the_column() {
         let line = format!("{}X{}", "a".repeat(200), "b".repeat(200));
-        let (shown, caret) = window(&line, 200, 1);
+        let (shown, caret) = window(&snippet(&line, 200, 1), 200);
         assert!(shown.starts_with('…') && shown.ends_with('…'));
         assert_eq!(shown.chars().nth(caret), Some('X'));
-        let (shown, caret) = window("short X", 6, 1);
+        assert_eq!(shown.chars().count(), 1 + 30 + 1 + 30 + 1);
+        let (shown, caret) = window(&snippet("short X", 6, 1), 6);
         assert_eq!((shown.as_str(), caret), ("short X", 6));
+        // Characters of several bytes, near either end of the line.
+        let line = format!("é{}X{}é", "ü".repeat(10), "ö".repeat(300));
+        let at = line.find('X').unwrap();
+        let (shown, caret) = window(&snippet(&line, at, 2), 11);
+        assert!(!shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(caret), Some('X'));
+        assert_eq!(shown.chars().count(), 11 + 2 + 30 + 1);
+        let at = line.rfind('ö').unwrap();
+        let (shown, caret) = window(&snippet(&line, at, 1), 311);
+        assert!(shown.starts_with('…') && !shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(caret), Some('ö'));
+        assert_eq!(shown.chars().skip(caret).count(), 2);
     }
 
     #[test]

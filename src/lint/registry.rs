@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::document::Document;
 use super::view::View;
-use super::Diagnostic;
+use super::{Diagnostic, Snippet};
 use crate::dialogue::Conversation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,15 +66,18 @@ pub struct FileIds {
     pub path: String,
     /// (field, value, JSON pointer) of each identifier the file declares.
     pub ids: Vec<(&'static str, String, String)>,
-    /// Where each identifier's JSON pointer is in the file (line, column,
-    /// the line's text, underline width), found while the file was open,
-    /// so that cross-file findings need not read it again.
+    /// Where each identifier's JSON pointer is in the file, found while the
+    /// file was open, so that cross-file findings need not read it again.
     pub places: Vec<(String, Option<Position>)>,
 }
 
-/// A place in a file: 1-based line and column, the line's text, and how
-/// many characters to underline.
-pub type Position = (usize, usize, String, usize);
+/// A place in a file: 1-based line and column, and the line to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+    pub snippet: Snippet,
+}
 
 #[derive(Clone, Copy)]
 pub enum Check {

@@ -134,19 +134,21 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Code: in backquotes, with enough of them to hold any inside.
-fn code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ").replace('|', "\\|");
-    let mut ticks = "`".to_string();
-    while text.contains(ticks.as_str()) {
-        ticks.push('`');
-    }
-    let pad = if text.starts_with('`') || text.ends_with('`') {
+/// `text` as a Markdown code span (shown as written: HTML in a code span
+/// is not rendered), fenced with more backticks than any run of them in
+/// the text; `|` escaped and line breaks as spaces, for table cells.
+pub fn code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let inner = text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    // A span starting or ending with a backtick needs a space inside the
+    // fence, which CommonMark strips.
+    let pad = if inner.starts_with('`') || inner.ends_with('`') {
         " "
     } else {
         ""
     };
-    format!("{ticks}{pad}{text}{pad}{ticks}")
+    format!("{fence}{pad}{inner}{pad}{fence}")
 }
 
 /// Prose whose `code` spans are kept (and not escaped inside), the rest
@@ -168,6 +170,18 @@ fn escape_keeping_code(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::report::{Section, Table};
+
+    #[test]
+    fn html_stays_text_and_cells_stay_whole() {
+        assert_eq!(
+            escape("<img src=x onerror=alert(1)> & a|b\nc"),
+            "&lt;img src=x onerror=alert(1)&gt; &amp; a\\|b c"
+        );
+        assert_eq!(code("plain.json"), "`plain.json`");
+        assert_eq!(code("a`<b>`c"), "``a`<b>`c``");
+        assert_eq!(code("`x``"), "``` `x`` ```");
+        assert_eq!(code("a|b"), "`a\\|b`");
+    }
 
     #[test]
     fn data_is_escaped_and_missing_values_are_dashes() {

@@ -14,6 +14,7 @@ use super::scoring::Correction;
 use crate::eval::passk::SampleTrials;
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::eval::summary::Failure;
+use crate::report::markdown as md;
 
 /// One API's samples.
 #[derive(Debug, Clone, Serialize)]
@@ -309,12 +310,12 @@ pub fn render_report(s: &Summary) -> String {
             };
             out += &format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
-                r.file,
+                md::escape(&r.file),
                 r.turn,
                 r.occurrence + 1,
-                r.api_name,
+                md::escape(&r.api_name),
                 r.cause.map_or("", Cause::label),
-                why.replace('|', "\\|").replace('\n', " ")
+                md::escape(&why)
             );
         }
     }

@@ -397,8 +397,7 @@ fn evaluate_dialogue(
             samples: details.clone(),
         };
         if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+            crate::formats::create_folder(dir)?;
         }
         let text = serde_json::to_string_pretty(&output).expect("JSON serializes") + "\n";
         atomic_write_unsynced(out, text.as_bytes())?;
@@ -487,6 +486,7 @@ fn score_dialogue(
     // delete from them; one set for each step of the scoring's chain.
     let steps: Vec<Corrections> = Corrections::chain().collect();
     let mut gold_results: Vec<HashMap<usize, Value>> = vec![HashMap::new(); steps.len()];
+    let mut worlds = SampleWorlds::new(dialogue, run)?;
     let mut details = Vec::with_capacity(samples.calls.len());
     for sample in &samples.calls {
         let gold = &dialogue.conversation[sample.line].calls()[0];
@@ -498,7 +498,7 @@ fn score_dialogue(
             occurrence: sample.occurrence,
         };
         let Answered { answer, model } = answerer.call(&input)?;
-        let world = sample_world(dialogue, sample.line, run)?;
+        let world = worlds.at(sample.line);
         let verdicts = steps
             .iter()
             .zip(gold_results.iter_mut())
@@ -554,6 +554,13 @@ fn score_dialogue(
             models: model.into_iter().collect(),
         });
     }
+    // The first sample of each API line, which its reply's scores join.
+    let first_samples: HashMap<usize, usize> = details
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.record.occurrence == 0)
+        .map(|(i, d)| (d.record.turn, i))
+        .collect();
     for reply in &samples.replies {
         let input = Input {
             file: rel,
@@ -567,10 +574,7 @@ fn score_dialogue(
             model,
         } = answerer.reply(&input)?;
         let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
-        if let Some(detail) = details
-            .iter_mut()
-            .find(|d| d.record.turn == reply.after && d.record.occurrence == 0)
-        {
+        if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
             detail.record.rouge_l = Some(score);
             detail.reply = Some(text);
             detail.add_model(model);
@@ -579,26 +583,50 @@ fn score_dialogue(
     Ok(details)
 }
 
-/// The world a call sample's prediction runs in: the initial databases,
-/// after the dialogue's earlier gold calls with `--state replayed`; its
-/// ToolSearcher answers the dialogue's recorded searches as recorded (see
-/// [`super::retrieval`]).
-fn sample_world(dialogue: &Conversation, line: usize, run: &LevelRun<'_>) -> Result<ApiBankWorld> {
-    let mut world = ApiBankWorld::new(run.databases, &run.world).map_err(Error::Other)?;
-    let fallback = world.state_mut().retriever();
-    world
-        .state_mut()
-        .set_retriever(Arc::new(KnownPicks::new(dialogue, fallback)));
-    if run.state == StartState::Replayed {
-        for (_, _, gold) in dialogue.gold_calls().filter(|(turn, _, _)| *turn < line) {
-            world.execute(
-                &gold.request.api_name,
-                gold.request.parameters.clone(),
-                Some(gold),
-            );
-        }
+/// The worlds a dialogue's call samples run in, asked for in line order:
+/// the initial databases, after the dialogue's earlier gold calls with
+/// `--state replayed`; their ToolSearcher answers the dialogue's recorded
+/// searches as recorded (see [`super::retrieval`]). The recorded searches
+/// are gathered once, and the gold calls replayed once, onto one world
+/// that each sample copies: doing either again for every sample costs the
+/// square of the dialogue's length.
+struct SampleWorlds<'d> {
+    dialogue: &'d Conversation,
+    world: ApiBankWorld,
+    replay: bool,
+    /// The lines before this one have been replayed onto `world`.
+    replayed_to: usize,
+}
+
+impl<'d> SampleWorlds<'d> {
+    fn new(dialogue: &'d Conversation, run: &LevelRun<'_>) -> Result<Self> {
+        let mut world = ApiBankWorld::new(run.databases, &run.world).map_err(Error::Other)?;
+        let fallback = world.state_mut().retriever();
+        world
+            .state_mut()
+            .set_retriever(Arc::new(KnownPicks::new(dialogue, fallback)));
+        Ok(SampleWorlds {
+            dialogue,
+            world,
+            replay: run.state == StartState::Replayed,
+            replayed_to: 0,
+        })
     }
-    Ok(world)
+
+    /// The world of a sample at `line` (at or after the last one asked).
+    fn at(&mut self, line: usize) -> ApiBankWorld {
+        if self.replay && line > self.replayed_to {
+            for (_, _, gold) in self.dialogue.gold_calls_in(self.replayed_to..line) {
+                self.world.execute(
+                    &gold.request.api_name,
+                    gold.request.parameters.clone(),
+                    Some(gold),
+                );
+            }
+            self.replayed_to = line;
+        }
+        self.world.clone()
+    }
 }
 
 /// Where a dialogue's output file goes: its path relative to the folder
@@ -617,4 +645,64 @@ fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialogue::GOLD_CALLS_READ;
+    use crate::sim::Databases;
+
+    /// A dialogue of `n` rounds: the user asks, GetToday answers, the AI
+    /// replies.
+    fn long_dialogue(n: usize) -> Conversation {
+        let round = concat!(
+            r#"{"role": "User", "text": "What day is it?"}"#,
+            "\n",
+            r#"{"role": "API", "api_name": "GetToday", "param_dict": {}, "result": {"api_name": "GetToday", "input": {}, "output": "2023-03-31", "exception": null}}"#,
+            "\n",
+            r#"{"role": "AI", "text": "It is 2023-03-31."}"#,
+            "\n",
+        );
+        crate::formats::apibank::read_conversation(Path::new("d.jsonl"), &round.repeat(n)).unwrap()
+    }
+
+    #[test]
+    fn each_gold_call_is_read_a_bounded_number_of_times_whatever_the_length() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
+        let databases = Databases::load_documents(dir.path()).unwrap();
+        let errata = crate::errata::Errata::none();
+        let n = 2000;
+        let dialogue = long_dialogue(n);
+        for state in [StartState::Fresh, StartState::Replayed] {
+            let run = LevelRun {
+                level: 1,
+                files: &[],
+                databases: &databases,
+                databases_sha256: String::new(),
+                world: Default::default(),
+                state,
+                predictor: SamplePredictor::Oracle,
+                out: None,
+                reset: false,
+                threads: None,
+                progress: false,
+                trials: 1,
+                provenance: Default::default(),
+                errata: &errata,
+            };
+            let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
+            let details = score_dialogue(&dialogue, "d.jsonl", &run, &Oracle).unwrap();
+            let read = GOLD_CALLS_READ.with(std::cell::Cell::get) - read;
+            assert_eq!(details.len(), n);
+            assert!(details
+                .iter()
+                .all(|d| d.record.correct && d.record.rouge_l == Some(1.0)));
+            assert!(
+                read <= 3 * n,
+                "{state:?}: {read} gold calls read for {n} samples"
+            );
+        }
+    }
 }

@@ -53,8 +53,12 @@ fn is_ai_line(dialogue: &Conversation, line: usize) -> bool {
 pub fn samples(dialogue: &Conversation) -> Samples {
     let lines = dialogue.conversation.len();
     let mut samples = Samples::default();
+    // Lines come in order, so a line's earlier sample is the last one.
     let call = |samples: &mut Samples, line: usize| {
-        let occurrence = samples.calls.iter().filter(|s| s.line == line).count() as u8;
+        let occurrence = match samples.calls.last() {
+            Some(last) if last.line == line => last.occurrence + 1,
+            _ => 0,
+        };
         samples.calls.push(CallSample { line, occurrence });
     };
     for line in (0..lines).filter(|&line| is_api_line(dialogue, line)) {

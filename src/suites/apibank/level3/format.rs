@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{scenario_name, GroundTruthCall, Scenario};
-use crate::formats::read::{json_error, line_column};
-use crate::json::locate::locate;
+use crate::formats::read::{json_error, TextIndex};
+use crate::json::locate::locate_nearest;
+use crate::json::tree::Json;
 use crate::schema::SchemaKind;
 use crate::{Error, Result};
 
@@ -69,7 +70,11 @@ pub fn schema() -> Value {
 /// Read a scenario file's text: JSON of the schema's shape, or an error
 /// naming the file, line and column.
 pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
-    let value: Value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+    // Read through the tree that refuses a key written twice, as the
+    // readers of dialogues do, rather than keep the last value.
+    let value = Json::parse(text)
+        .map_err(|e| json_error(path, &e))?
+        .to_value();
     if let Some(violation) =
         crate::schema::validate(path, text, &value, SchemaKind::ApiBankLevel3).first()
     {
@@ -87,26 +92,31 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
     }
     let file: ScenarioFile = serde_json::from_value(value)
         .map_err(|e| Error::input(path, format!("not a level-3 scenario: {e}")))?;
-    let place = |pointer: &str| {
-        let offset = locate(text, pointer).map_or(0, |found| found.value);
-        line_column(text, offset)
-    };
-    let ground_truth = file
+    // Every call placed in one pass over the text (one pass a call costs
+    // the square of the file's length).
+    let mut pointers: Vec<String> = (0..file.ground_truth.len())
+        .map(|i| format!("/ground_truth/{i}"))
+        .collect();
+    pointers.push("/first_utterance".into());
+    let pointers: Vec<&str> = pointers.iter().map(String::as_str).collect();
+    let index = TextIndex::new(text);
+    let mut places = locate_nearest(text, &pointers).into_iter().map(|found| {
+        let offset = found.filter(|f| f.exact).map_or(0, |f| f.located.value);
+        index.line_column(offset)
+    });
+    let ground_truth: Vec<GroundTruthCall> = file
         .ground_truth
         .into_iter()
-        .enumerate()
-        .map(|(i, call)| {
-            let (line, column) = place(&format!("/ground_truth/{i}"));
-            GroundTruthCall {
-                api_name: call.api_name,
-                param_dict: call
-                    .param_dict
-                    .into_iter()
-                    .map(|(k, v)| (k, Value::String(v)))
-                    .collect(),
-                line,
-                column,
-            }
+        .zip(places.by_ref())
+        .map(|(call, (line, column))| GroundTruthCall {
+            api_name: call.api_name,
+            param_dict: call
+                .param_dict
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+            line,
+            column,
         })
         .collect();
     Ok(Scenario {
@@ -115,7 +125,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
         first_utterance: file.first_utterance,
         key_info: file.key_info.join("\n"),
         ground_truth,
-        first_utterance_line: place("/first_utterance").0,
+        first_utterance_line: places.next().map_or(1, |(line, _)| line),
     })
 }
 
@@ -145,6 +155,56 @@ mod tests {
             s.ground_truth.iter().map(|c| (c.line, c.column)).collect();
         assert_eq!(places, [(6, 5), (7, 5)]);
         assert_eq!(s.ground_truth[1].param_dict["token"], "t-ann");
+    }
+
+    #[test]
+    fn many_calls_are_placed_in_one_pass() {
+        let call = r#"{"api_name": "GetToday", "param_dict": {}}"#;
+        let calls = vec![call; 5000].join(",\n    ");
+        let text = FILE.replace(
+            r#""ground_truth": ["#,
+            &format!(r#""ground_truth": [{calls},"#),
+        );
+        let scans = crate::formats::read::TEXT_SCANS.with(std::cell::Cell::get);
+        let s = parse(Path::new("many.lv3.json"), &text).unwrap();
+        let scans = crate::formats::read::TEXT_SCANS.with(std::cell::Cell::get) - scans;
+        assert_eq!(s.ground_truth.len(), 5002);
+        assert_eq!(
+            (s.ground_truth[4999].line, s.ground_truth[4999].column),
+            (5004, 5)
+        );
+        assert_eq!(s.first_utterance_line, 3);
+        assert!(
+            scans <= 3,
+            "{scans} passes over the file to place 5,002 calls"
+        );
+    }
+
+    #[test]
+    fn a_key_written_twice_is_refused_at_its_place() {
+        for (from, to, line) in [
+            (
+                "\"scene\": \"Alarm\",",
+                "\"scene\": \"Alarm\", \"scene\": \"Other\",",
+                2,
+            ),
+            (
+                "{\"username\": \"Ann\",",
+                "{\"username\": \"Ann\", \"username\": \"Bob\",",
+                6,
+            ),
+        ] {
+            let twice = FILE.replace(from, to);
+            let err = parse(Path::new("a.lv3.json"), &twice).unwrap_err();
+            let Error::Syntax {
+                line: at, message, ..
+            } = &err
+            else {
+                panic!("{err}")
+            };
+            assert_eq!(*at, line, "{message}");
+            assert!(message.contains("duplicate key"), "{message}");
+        }
     }
 
     #[test]

@@ -45,8 +45,7 @@ pub fn write_transcript(
 ) -> Result<()> {
     let path = transcript_path(out, rel);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
+        crate::formats::create_folder(dir)?;
     }
     let mut outcome = outcome.clone();
     outcome.resumed = false;
