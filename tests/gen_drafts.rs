@@ -810,14 +810,23 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 fn a_rerun_from_the_cache_gives_the_same_verdicts_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     write_apibank_databases(&dir.path().join("db"));
-    let stub = varied_stub(&[
-        "User: Sign me up: username newbie, password pw1, email newbie@example.com.\n\
-         API-Request: [RegisterUser(username='newbie', password='pw1', email='newbie@example.com')]\n\
-         AI: Your account is ready.",
-        "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5.",
-        "User: Hello!\nAI: Hi.",
-        "User: Compute it.\nAPI-Request: [Calculator(formula='9-4')]\nAI: 5.",
-    ]);
+    // Each prompt gets a reply of its own, chosen by what it asks for
+    // (never by the order the concurrent requests arrive in).
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let prompt = body.to_string();
+        let reply = if prompt.contains("RegisterUser") {
+            "User: Sign me up: username newbie, password pw1, email newbie@example.com.\n\
+             API-Request: [RegisterUser(username='newbie', password='pw1', email='newbie@example.com')]\n\
+             AI: Your account is ready."
+        } else if prompt.contains("Calculator") && prompt.len() % 2 == 0 {
+            "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5."
+        } else if prompt.contains("Calculator") {
+            "User: Compute it.\nAPI-Request: [Calculator(formula='9-4')]\nAI: 5."
+        } else {
+            "User: Hello!\nAI: Hi."
+        };
+        (200, text_answer(reply))
+    }));
     let args = [
         "--apis",
         "RegisterUser,Calculator,GetToday",

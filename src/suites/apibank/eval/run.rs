@@ -683,6 +683,7 @@ mod tests {
                 databases_sha256: String::new(),
                 world: Default::default(),
                 state,
+                scoring: Default::default(),
                 predictor: SamplePredictor::Oracle,
                 out: None,
                 reset: false,
