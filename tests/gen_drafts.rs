@@ -818,7 +818,7 @@ fn a_rerun_from_the_cache_gives_the_same_verdicts_byte_for_byte() {
             "User: Sign me up: username newbie, password pw1, email newbie@example.com.\n\
              API-Request: [RegisterUser(username='newbie', password='pw1', email='newbie@example.com')]\n\
              AI: Your account is ready."
-        } else if prompt.contains("Calculator") && prompt.len() % 2 == 0 {
+        } else if prompt.contains("Calculator") && prompt.len().is_multiple_of(2) {
             "User: What is 2+3?\nAPI-Request: [Calculator(formula='2+3')]\nAI: It is 5."
         } else if prompt.contains("Calculator") {
             "User: Compute it.\nAPI-Request: [Calculator(formula='9-4')]\nAI: 5."
