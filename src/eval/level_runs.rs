@@ -46,6 +46,16 @@ pub struct LevelSummary {
     #[serde(default)]
     pub provenance: Option<Provenance>,
     pub per_sample: Vec<SampleLine>,
+    /// The scoring the figures follow, and both scorings' counts (absent
+    /// from runs made before there were two).
+    #[serde(default)]
+    pub scoring: Option<String>,
+    #[serde(default)]
+    pub correct_reference: Option<usize>,
+    #[serde(default)]
+    pub correct_lenient: Option<usize>,
+    #[serde(default)]
+    pub resumed: usize,
     /// Dialogues that could not be evaluated.
     #[serde(default)]
     pub failures: Vec<NotEvaluated>,
@@ -74,6 +84,22 @@ pub struct SampleLine {
     /// The gold call's recorded result is a known erratum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known: Option<crate::errata::Known>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correct_reference: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correct_lenient: Option<bool>,
+    /// Where the two scorings differ: the corrections that changed the
+    /// verdict and each scoring's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring_difference: Option<ScoringDifference>,
+}
+
+/// What a sample's `scoring_difference` holds.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ScoringDifference {
+    pub corrections: Vec<String>,
+    pub reference: Option<String>,
+    pub lenient: Option<String>,
 }
 
 impl SampleLine {
@@ -333,25 +359,27 @@ pub fn report(runs: &[LevelRunDir]) -> Report {
     for chart in charts(runs) {
         results = results.chart(chart);
     }
-    let mut sections = vec![results];
+    let mut sections = vec![settings(runs), results, scorings(runs)];
     if let Some(table3) = table3(runs) {
         sections.push(table3);
     }
     sections.push(causes_section(runs));
     sections.push(per_api(runs));
-    let pass_hat: Vec<sections::PassHatRow> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let all = &r.summary.trials.as_ref()?.all;
-            Some(sections::PassHatRow {
+    let mut pass_hat = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(trials) = &run.summary.trials else {
+            continue;
+        };
+        let per_api = trials.by_api.iter().map(|(n, p)| (n.clone(), p));
+        for (group, p) in per_api.chain(std::iter::once(("all".to_string(), &trials.all))) {
+            pass_hat.push(sections::PassHatRow {
                 run: i + 1,
-                group: "all".into(),
-                units: all.units,
-                pass_hat: &all.pass_hat,
-            })
-        })
-        .collect();
+                group,
+                units: p.units,
+                pass_hat: &p.pass_hat,
+            });
+        }
+    }
     sections.push(sections::pass_hat(&pass_hat, "call sample"));
     sections.push(sections::state_check(
         &[],
@@ -393,6 +421,135 @@ pub fn report(runs: &[LevelRunDir]) -> Report {
         warnings: super::runs::warnings(runs, same_dataset_per_level(runs)),
         sections,
     }
+}
+
+/// What each run was made with.
+fn settings(runs: &[LevelRunDir]) -> Section {
+    let mut table = Table {
+        columns: ["Run", "Predictor", "Start state", "Retriever", "Scoring"]
+            .iter()
+            .map(|c| Column::text(c))
+            .collect(),
+        rows: Vec::new(),
+    };
+    table.columns.push(Column::number("Dialogues resumed"));
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let setting = |key: &str, default: &str| {
+            Cell::Text(s.settings[key].as_str().unwrap_or(default).to_string())
+        };
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Code(s.predictor.clone()),
+            setting("state", "fresh"),
+            setting("retriever", "lexical"),
+            Cell::Text(s.scoring.clone().unwrap_or_else(|| "reference".into())),
+            Cell::Count(s.resumed),
+        ]);
+    }
+    Section::new("settings", "Settings")
+        .text("Each call sample starts from the start state: `fresh` databases, or `replayed`, with the dialogue's earlier gold calls run first. ToolSearcher answers a dialogue's recorded searches as recorded, and others with the retriever. A resumed dialogue was taken from an earlier run with the same settings and inputs.")
+        .table(table)
+}
+
+/// Both scorings' figures per run, and the samples they judge
+/// differently with the corrections that changed each.
+fn scorings(runs: &[LevelRunDir]) -> Section {
+    let title = "Reference and lenient scoring";
+    if runs.iter().all(|r| r.summary.correct_reference.is_none()) {
+        return Section::not_applicable(
+            "scoring",
+            title,
+            "these runs were made before talkforge scored samples both ways",
+        );
+    }
+    let mut table = Table::new("Run", &["Reference", "Lenient"]);
+    table.columns.insert(1, Column::text("Figures follow"));
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let share = |n: Option<usize>| match n {
+            Some(n) => Cell::Fraction(n, s.samples),
+            None => Cell::Percent(None),
+        };
+        table.row(vec![
+            Cell::Text((i + 1).to_string()),
+            Cell::Text(s.scoring.clone().unwrap_or_else(|| "reference".into())),
+            share(s.correct_reference),
+            share(s.correct_lenient),
+        ]);
+    }
+    let mut differing = Table {
+        columns: [
+            "Run",
+            "Sample",
+            "API",
+            "Reference",
+            "Lenient",
+            "Corrections",
+            "Reference's reason",
+            "Lenient's reason",
+        ]
+        .iter()
+        .map(|c| Column::text(c))
+        .collect(),
+        rows: Vec::new(),
+    };
+    let verdict = |correct: Option<bool>| {
+        Cell::Text(match correct {
+            Some(true) => "right".into(),
+            Some(false) => "wrong".into(),
+            None => "-".into(),
+        })
+    };
+    for (i, run) in runs.iter().enumerate() {
+        for sample in &run.summary.per_sample {
+            let Some(d) = &sample.scoring_difference else {
+                continue;
+            };
+            differing.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Code(sample.place()),
+                Cell::Text(sample.api_name.clone()),
+                verdict(sample.correct_reference),
+                verdict(sample.correct_lenient),
+                Cell::Code(d.corrections.join(", ")),
+                Cell::Text(d.reference.clone().unwrap_or_default()),
+                Cell::Text(d.lenient.clone().unwrap_or_default()),
+            ]);
+        }
+    }
+    let section = Section::new("scoring", title)
+        .text("API-call accuracy under both scorings, in percent (correct/samples): `reference` is api-bank's evaluator verdict for verdict; `lenient` reads calls as models write them and corrects the reference's known scoring defects (the README lists the corrections). `--scoring` picks the one the other figures follow.")
+        .table(table);
+    if differing.rows.is_empty() {
+        return section.text("The two scorings agree on every sample.");
+    }
+    section
+        .text("The samples the two scorings judge differently, with the corrections at whose step the verdict changed:")
+        .table(differing)
+}
+
+/// `report.md` of a level run just made: the report over that one run,
+/// read back from its summary as `report` reads it.
+pub fn report_of_summary(summary: &impl Serialize, dir: &Path) -> Result<String> {
+    let value = serde_json::to_value(summary).map_err(|e| crate::Error::Other(e.to_string()))?;
+    let summary: LevelSummary =
+        serde_json::from_value(value).map_err(|e| crate::Error::Other(e.to_string()))?;
+    let run = LevelRunDir {
+        dir: dir.to_path_buf(),
+        label: label(&summary),
+        summary,
+    };
+    let mut report = report(std::slice::from_ref(&run));
+    // report.md sits in the run's folder.
+    for header in &mut report.runs {
+        header.dir = ".".to_string();
+    }
+    report.title = format!(
+        "API-Bank level {}: {}",
+        run.summary.level, run.summary.predictor
+    );
+    crate::report::markdown::render(&report)
 }
 
 /// The levels of `runs`, in order.

@@ -1,71 +1,8 @@
-//! Pieces of the per-run reports not yet written by the report layer
-//! (API-Bank's levels and level 3 still write their own `report.md`):
-//! provenance in words, and the state check's totals and places.
-
-use std::fmt::Write;
+//! The state check in words: its totals (the human output of a level-3
+//! run) and a unit's differing places (every report's state check).
 
 use super::summary::StateTotals;
 use crate::suite::state::{StateCheck, WriteKind};
-
-/// The `## Provenance` section (also in the reports of runs scored by
-/// samples).
-pub fn provenance_section(out: &mut String, p: &super::provenance::Provenance) {
-    provenance_section_of(out, p, "dialogue");
-}
-
-/// The `## Provenance` section of a run whose dataset files are each a
-/// `unit` ("dialogue", "scenario").
-pub fn provenance_section_of(out: &mut String, p: &super::provenance::Provenance, unit: &str) {
-    let _ = writeln!(out, "\n## Provenance\n");
-    let _ = writeln!(
-        out,
-        "- talkforge {}, run finished {}; suite `{}`",
-        p.talkforge_version, p.date, p.suite
-    );
-    let _ = writeln!(
-        out,
-        "- dataset: {}, SHA-256 `{}` (each file's in summary.json)",
-        crate::words::count(p.dataset.files, unit),
-        p.dataset.sha256
-    );
-    let _ = writeln!(
-        out,
-        "- databases `{}`, SHA-256 `{}`:",
-        p.databases.folder, p.databases.sha256
-    );
-    for (name, sha) in &p.databases.files {
-        let _ = writeln!(out, "  - `{name}` `{sha}`");
-    }
-    for errata in &p.errata {
-        let _ = writeln!(out, "- errata `{}` `{}`", errata.file, errata.sha256);
-    }
-    let _ = writeln!(out, "- predictor `{}`", p.predictor);
-    if let Some(model) = &p.model_requested {
-        let reported = if p.models_reported.is_empty() {
-            "no reply named a model".to_string()
-        } else {
-            let names: Vec<String> = p.models_reported.iter().map(|m| format!("`{m}`")).collect();
-            format!("the server reported {}", names.join(", "))
-        };
-        let _ = writeln!(out, "- model requested `{model}`; {reported}");
-    }
-    if let Some(model) = &p.user_model_requested {
-        let reported = if p.user_models_reported.is_empty() {
-            "no reply named a model".to_string()
-        } else {
-            let names: Vec<String> = p
-                .user_models_reported
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect();
-            format!("the server reported {}", names.join(", "))
-        };
-        let _ = writeln!(out, "- user model requested `{model}`; {reported}");
-    }
-    for (name, sha) in &p.prompt_templates {
-        let _ = writeln!(out, "- prompt template `{name}` `{sha}`");
-    }
-}
 
 /// The state check's totals in words (no final stop), counting `unit`s
 /// (conversations, scenarios).

@@ -680,6 +680,10 @@ pub fn report_of_summary(summary: &super::summary::Summary, dir: &Path) -> Resul
         summary,
     };
     let mut report = report(std::slice::from_ref(&run));
+    // report.md sits in the run's folder.
+    for header in &mut report.runs {
+        header.dir = ".".to_string();
+    }
     report.title = "Evaluation report".to_string();
     crate::report::markdown::render(&report)
 }

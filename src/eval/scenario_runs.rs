@@ -485,6 +485,10 @@ pub fn report_of_summary(summary: &impl Serialize, dir: &Path) -> Result<String>
         summary,
     };
     let mut report = report(std::slice::from_ref(&run));
+    // report.md sits in the run's folder.
+    for header in &mut report.runs {
+        header.dir = ".".to_string();
+    }
     report.title = format!(
         "API-Bank level {}: conversations with a user",
         run.summary.level

@@ -225,8 +225,10 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
             "Dataset files",
             "Dataset SHA-256",
             "Databases SHA-256",
+            "Predictor",
             "Model asked",
             "Models that answered",
+            "Prompt templates",
         ]
         .iter()
         .map(|c| Column::text(c))
@@ -236,7 +238,7 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
     for (i, p) in runs.iter().enumerate() {
         let Some(p) = p else {
             let mut row = vec![Cell::Text((i + 1).to_string())];
-            row.extend((1..9).map(|_| Cell::Text("-".into())));
+            row.extend((1..11).map(|_| Cell::Text("-".into())));
             table.row(row);
             continue;
         };
@@ -260,8 +262,15 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
             Cell::Text(p.dataset.files.to_string()),
             Cell::Code(short(&p.dataset.sha256)),
             Cell::Code(short(&p.databases.sha256)),
+            Cell::Code(p.predictor.clone()),
             Cell::Text(words(asked)),
             Cell::Text(words(answered)),
+            Cell::Text(words(
+                p.prompt_templates
+                    .iter()
+                    .map(|(name, sha)| format!("{name} ({})", short(sha)))
+                    .collect(),
+            )),
         ]);
     }
     Section::new("provenance", title).table(table)

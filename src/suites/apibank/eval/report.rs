@@ -10,11 +10,9 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
-use super::scoring::Correction;
 use crate::eval::passk::SampleTrials;
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::eval::summary::Failure;
-use crate::report::markdown as md;
 
 /// One API's samples.
 #[derive(Debug, Clone, Serialize)]
@@ -249,160 +247,6 @@ impl Summary {
     }
 }
 
-/// `report.md`.
-pub fn render_report(s: &Summary) -> String {
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    let mut out = format!(
-        "# API-Bank level {}: {}\n\n{} evaluated; each call sample started from the {} state; ToolSearcher answered the dialogues' recorded searches as recorded, and others with the {} retriever.\n\n",
-        s.level,
-        s.predictor,
-        crate::words::count(s.dialogues, "dialogue"),
-        s.settings["state"].as_str().unwrap_or("fresh"),
-        s.settings["retriever"].as_str().unwrap_or("lexical"),
-    );
-    out += "| Level | Call samples | Correct | API-call accuracy | Replies | ROUGE-L |\n";
-    out += "|---|---:|---:|---:|---:|---:|\n";
-    out += &format!(
-        "| {} | {} | {} | {} | {} | {} |\n\n",
-        s.level,
-        s.samples,
-        s.correct,
-        pct(s.accuracy),
-        s.replies,
-        s.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}"))
-    );
-    scorings_section(&mut out, s);
-    out +=
-        "## Error rate per API\n\n| API | Samples | Wrong | Error rate |\n|---|---:|---:|---:|\n";
-    for (name, tally) in &s.by_api {
-        out += &format!(
-            "| {name} | {} | {} | {} |\n",
-            tally.samples,
-            tally.samples - tally.correct,
-            pct(tally.error_rate)
-        );
-    }
-    let wrong = s.samples - s.correct;
-    out += "\n## Error causes\n\n| Cause | Samples | Share of the wrong |\n|---|---:|---:|\n";
-    for cause in Cause::ALL {
-        let n = s.causes.get(cause_key(cause)).copied().unwrap_or(0);
-        out += &format!("| {} | {n} | {} |\n", cause.label(), pct(ratio(n, wrong)));
-    }
-    if wrong > 0 {
-        out += "\n## Wrong samples\n\n";
-        let known = s.wrong().filter(|r| r.known.is_some()).count();
-        if known > 0 {
-            out += &format!(
-                "{} {} on a gold call whose recorded result is a known erratum (marked *known*, with the erratum's reason); the scores count them as the reference does.\n\n",
-                crate::words::count(known, "wrong sample"),
-                crate::words::verb(known, "is", "are")
-            );
-        }
-        out += "| File | Line | Sample | API | Cause | Why |\n|---|---:|---:|---|---|---|\n";
-        for r in s.wrong() {
-            let why = match &r.known {
-                Some(k) => format!(
-                    "{} *known*: {}",
-                    r.reason.as_deref().unwrap_or(""),
-                    k.reason
-                ),
-                None => r.reason.clone().unwrap_or_default(),
-            };
-            out += &format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                md::escape(&r.file),
-                r.turn,
-                r.occurrence + 1,
-                md::escape(&r.api_name),
-                r.cause.map_or("", Cause::label),
-                md::escape(&why)
-            );
-        }
-    }
-    if let Some(t) = &s.trials {
-        pass_hat_table(&mut out, t);
-    }
-    if !s.failures.is_empty() {
-        out += &format!(
-            "\n## Dialogues that could not be evaluated\n\n{} could not be evaluated and {} not counted:\n\n",
-            crate::words::count(s.failures.len(), "dialogue"),
-            crate::words::verb(s.failures.len(), "is", "are")
-        );
-        for f in &s.failures {
-            out += &format!("- {}\n", f.error);
-        }
-    }
-    if let Some(p) = &s.provenance {
-        crate::eval::report::provenance_section(&mut out, p);
-    }
-    out
-}
-
-/// Both scorings' accuracy, and the samples they judge differently with
-/// the corrections that changed each.
-fn scorings_section(out: &mut String, s: &Summary) {
-    use std::fmt::Write;
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    let _ = writeln!(out, "## Reference and lenient scoring\n");
-    let _ = writeln!(
-        out,
-        "The figures of this report follow the **{}** scoring (`--scoring`). The reference scoring is api-bank's evaluator verdict for verdict (its text patterns, its `ToolManager`'s conversion, each API's check with its quirks); the lenient one reads calls as models write them and corrects the reference's known scoring defects (the README lists them).\n",
-        s.scoring
-    );
-    let _ = writeln!(
-        out,
-        "| Scoring | Correct | API-call accuracy |\n|---|---:|---:|\n| reference | {} | {} |\n| lenient | {} | {} |\n",
-        s.correct_reference,
-        pct(s.accuracy_reference),
-        s.correct_lenient,
-        pct(s.accuracy_lenient)
-    );
-    let differing: Vec<&SampleRecord> = s.differing().collect();
-    if differing.is_empty() {
-        let _ = writeln!(out, "The two scorings agree on every sample.\n");
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "{} {} judged differently. The corrections apply in a chain, in the order of this list; a sample names those at whose step its verdict changed:\n",
-        crate::words::count(differing.len(), "sample"),
-        crate::words::verb(differing.len(), "is", "are")
-    );
-    for correction in Correction::CHAIN {
-        let _ = writeln!(out, "- `{}`: {}", correction.key(), correction.summary());
-    }
-    let _ = writeln!(
-        out,
-        "\n| File | Line | Sample | API | Reference | Lenient | Correction | Reference's reason | Lenient's reason |\n|---|---:|---:|---|---|---|---|---|---|"
-    );
-    let verdict = |correct: bool| if correct { "right" } else { "wrong" };
-    let cell = |text: Option<&str>| text.unwrap_or("").replace('|', "\\|").replace('\n', " ");
-    for r in differing {
-        let Some(d) = &r.scoring_difference else {
-            continue;
-        };
-        let corrections: Vec<String> = d
-            .corrections
-            .iter()
-            .map(|c| format!("`{}`", c.key()))
-            .collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.file,
-            r.turn,
-            r.occurrence + 1,
-            r.api_name,
-            verdict(r.correct_reference),
-            verdict(r.correct_lenient),
-            corrections.join(", "),
-            cell(d.reference.as_deref()),
-            cell(d.lenient.as_deref())
-        );
-    }
-    out.push('\n');
-}
-
 /// "pass^1 50.0%, pass^2 25.0%".
 fn pass_hat_words(pass_hat: &[f64]) -> String {
     pass_hat
@@ -411,30 +255,4 @@ fn pass_hat_words(pass_hat: &[f64]) -> String {
         .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// pass^k overall and per API.
-fn pass_hat_table(out: &mut String, t: &SampleTrials) {
-    use std::fmt::Write;
-    let _ = writeln!(out, "\n## Reliability over {} trials (pass^k)\n", t.trials);
-    let _ = writeln!(
-        out,
-        "pass^k is the chance that all k of k trials of a call sample are correct (tau-bench's measure), estimated from the {} trials as C(c, k) / C(n, k) with c the sample's correct trials, in percent, averaged over call samples. The tables above are the first trial's; each trial's are in its `trial-T` folder.\n",
-        t.trials
-    );
-    let ks: Vec<String> = (1..=t.trials).map(|k| format!("pass^{k}")).collect();
-    let _ = writeln!(out, "| API | Call samples | {} |", ks.join(" | "));
-    let _ = writeln!(out, "|---|---:|{}", "---:|".repeat(t.trials));
-    let row = |name: &str, p: &crate::eval::passk::PassHat| {
-        let cells: Vec<String> = p
-            .pass_hat
-            .iter()
-            .map(|x| format!("{:.1}", x * 100.0))
-            .collect();
-        format!("| {name} | {} | {} |\n", p.units, cells.join(" | "))
-    };
-    for (name, p) in &t.by_api {
-        out.push_str(&row(name, p));
-    }
-    out.push_str(&row("**all**", &t.all));
 }

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
 use super::predict::{Answered, Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
-use super::report::{render_report, Summary};
+use super::report::Summary;
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
@@ -182,7 +182,8 @@ fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
         .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
     let text = serde_json::to_string_pretty(summary).expect("JSON serializes") + "\n";
     atomic_write(&dir.join("summary.json"), text.as_bytes())?;
-    atomic_write(&dir.join("report.md"), render_report(summary).as_bytes())
+    let report = crate::eval::level_runs::report_of_summary(summary, dir)?;
+    atomic_write(&dir.join("report.md"), report.as_bytes())
 }
 
 /// One trial (`None` for a run of one) with its outputs in `out`.
