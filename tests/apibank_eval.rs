@@ -440,6 +440,30 @@ fn a_reply_with_nothing_in_it_is_asked_again_and_never_cached() {
 }
 
 #[test]
+fn one_bad_dialogue_is_listed_beside_the_results_of_the_others() {
+    let (_tmp, databases, dialogues) = dataset();
+    fs::write(dialogues.join("broken.jsonl"), "{\"role\": \"User\",\n").unwrap();
+    let output = talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(["--format", "json", "--level", "1", "--predictor", "oracle"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["correct"], 3, "{summary}");
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{summary}");
+    assert!(failures[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("broken.jsonl:1:"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 of 2 dialogues"));
+}
+
+#[test]
 fn a_chat_model_is_asked_what_each_level_shows() {
     let (tmp, databases, dialogues) = dataset();
     let stub = Stub::start(Box::new(model));
