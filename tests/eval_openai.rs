@@ -419,7 +419,11 @@ fn an_unreachable_endpoint_stops_the_run_with_exit_2() {
     // The summary printed lists every conversation as not evaluated.
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["conversations"], 0);
-    assert_eq!(summary["failures"].as_array().unwrap().len(), 2, "{summary}");
+    assert_eq!(
+        summary["failures"].as_array().unwrap().len(),
+        2,
+        "{summary}"
+    );
 }
 
 #[test]
