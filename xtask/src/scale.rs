@@ -21,6 +21,9 @@ pub struct Upstream {
     pub apibank: PathBuf,
 }
 
+/// A command's arguments, and a folder it writes (removed before each run).
+type Run = (Vec<String>, Option<PathBuf>);
+
 /// One input that grows, and the command run over it.
 struct Case {
     name: &'static str,
@@ -29,9 +32,8 @@ struct Case {
     sizes: [usize; 2],
     /// Peak memory must grow linearly too.
     memory: bool,
-    /// Writes the input of size `n` under `dir`; the command's arguments,
-    /// and a folder it writes (removed before each run).
-    make: fn(&Path, usize, &Upstream) -> anyhow::Result<(Vec<String>, Option<PathBuf>)>,
+    /// Writes the input of size `n` under `dir`; the command to time.
+    make: fn(&Path, usize, &Upstream) -> anyhow::Result<Run>,
 }
 
 const CASES: &[Case] = &[
@@ -149,11 +151,7 @@ fn text(path: &Path) -> String {
 
 /// `n` upstream ToolTalk conversations in one folder, evaluated with
 /// `--out`: each atomic write once listed the whole folder.
-fn one_folder(
-    dir: &Path,
-    n: usize,
-    upstream: &Upstream,
-) -> anyhow::Result<(Vec<String>, Option<PathBuf>)> {
+fn one_folder(dir: &Path, n: usize, upstream: &Upstream) -> anyhow::Result<Run> {
     let data = dir.join("data").join("all");
     std::fs::create_dir_all(&data)?;
     let mut sources = Vec::new();
@@ -191,11 +189,7 @@ fn one_folder(
 
 /// An API-Bank call passing `n` arguments its API does not take, on one
 /// line: each finding once kept a copy of the line.
-fn findings_on_one_line(
-    dir: &Path,
-    n: usize,
-    format: &str,
-) -> anyhow::Result<(Vec<String>, Option<PathBuf>)> {
+fn findings_on_one_line(dir: &Path, n: usize, format: &str) -> anyhow::Result<Run> {
     let mut params = serde_json::Map::new();
     params.insert("token".into(), "t".into());
     for i in 0..n {
@@ -217,11 +211,7 @@ fn findings_on_one_line(
 /// A level-3 sheet whose call line repeats `[AddAlarm(token=(` `n` times
 /// before the call it holds: the call parser once read from every `[` to
 /// the end of the line.
-fn unclosed_calls(
-    dir: &Path,
-    n: usize,
-    _: &Upstream,
-) -> anyhow::Result<(Vec<String>, Option<PathBuf>)> {
+fn unclosed_calls(dir: &Path, n: usize, _: &Upstream) -> anyhow::Result<Run> {
     let sheet = format!(
         "Scene: Alarm\n\nFirst Utterance: Wake me at seven.\n\nKey Info:\n- none\n\nAPI Call:\n{}[GetToday()]\n",
         "[AddAlarm(token=(".repeat(n)
@@ -242,11 +232,7 @@ fn unclosed_calls(
 
 /// A `.lv3.json` scenario of `n` ground-truth calls: each call was once
 /// placed by reading the file from its start.
-fn level3_calls(
-    dir: &Path,
-    n: usize,
-    _: &Upstream,
-) -> anyhow::Result<(Vec<String>, Option<PathBuf>)> {
+fn level3_calls(dir: &Path, n: usize, _: &Upstream) -> anyhow::Result<Run> {
     let calls: Vec<serde_json::Value> = (0..n)
         .map(|_| serde_json::json!({"api_name": "GetToday", "param_dict": {}}))
         .collect();
@@ -262,11 +248,7 @@ fn level3_calls(
 /// One API-Bank dialogue of `n` lines (a question, GetToday, an answer,
 /// over and over) evaluated at level 1: each sample once read the whole
 /// dialogue again.
-fn long_dialogue(
-    dir: &Path,
-    n: usize,
-    upstream: &Upstream,
-) -> anyhow::Result<(Vec<String>, Option<PathBuf>)> {
+fn long_dialogue(dir: &Path, n: usize, upstream: &Upstream) -> anyhow::Result<Run> {
     let round = [
         serde_json::json!({"role": "User", "text": "What day is it?"}),
         serde_json::json!({"role": "API", "api_name": "GetToday", "param_dict": {},
