@@ -127,6 +127,16 @@ pub fn subset_of(path: &Path) -> String {
 /// do not depend on the order. Every unreadable file is reported (exit 2),
 /// in file order; one bad file does not hide the others.
 pub fn stats_files(files: &[PathBuf], suite: &dyn Suite) -> Result<Stats> {
+    let (stats, errors) = stats_of_readable(files, suite);
+    match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
+}
+
+/// The statistics of the files that can be read, and the error of each
+/// one that cannot, in file order.
+pub fn stats_of_readable(files: &[PathBuf], suite: &dyn Suite) -> (Stats, Vec<Error>) {
     let catalog = suite.catalog();
     type Partial = (Stats, Vec<(usize, Error)>);
     let (stats, mut errors) = files
@@ -151,11 +161,7 @@ pub fn stats_files(files: &[PathBuf], suite: &dyn Suite) -> Result<Stats> {
             },
         );
     errors.sort_by_key(|(i, _)| *i);
-    let errors = errors.into_iter().map(|(_, e)| e).collect();
-    match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
-        Some(e) => Err(e),
-        None => Ok(stats),
-    }
+    (stats, errors.into_iter().map(|(_, e)| e).collect())
 }
 
 #[cfg(test)]

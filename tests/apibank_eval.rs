@@ -542,6 +542,80 @@ fn model(_path: &str, body: &Value, _count: usize) -> (u16, Value) {
 }
 
 #[test]
+fn a_reply_with_nothing_in_it_is_asked_again_and_never_cached() {
+    let (tmp, databases, dialogues) = dataset();
+    // The first request gets a message with no content and no tool call,
+    // the second no choice at all; then the scripted model answers.
+    let stub = Stub::start(Box::new(
+        |path: &str, body: &Value, count: usize| match count {
+            0 => {
+                let mut answer = text_answer("x");
+                answer["choices"][0]["message"]["content"] = Value::Null;
+                (200, answer)
+            }
+            1 => (
+                200,
+                json!({"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}),
+            ),
+            _ => model(path, body, count),
+        },
+    ));
+    let cache = tmp.path().join("cache");
+    let args = [
+        "--level",
+        "1",
+        "--predictor",
+        "openai",
+        "--model",
+        "stub-model",
+        "--base-url",
+        &stub.url,
+        "--retry-base",
+        "0.005",
+        "--cache",
+        cache.to_str().unwrap(),
+    ];
+    let summary = evaluate(&dialogues, &databases, &args, 0);
+    assert_eq!(summary["correct"], 3, "{summary}");
+    // Only answers were kept: a rerun asks nothing.
+    let asked = stub.requests().len();
+    let again = evaluate(&dialogues, &databases, &args, 0);
+    assert_eq!(again["correct"], 3);
+    assert_eq!(stub.requests().len(), asked);
+    for entry in fs::read_dir(cache.join("chat")).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(
+            !text.contains("\"content\":null") && !text.contains("\"choices\":[]"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn one_bad_dialogue_is_listed_beside_the_results_of_the_others() {
+    let (_tmp, databases, dialogues) = dataset();
+    fs::write(dialogues.join("broken.jsonl"), "{\"role\": \"User\",\n").unwrap();
+    let output = talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(["--format", "json", "--level", "1", "--predictor", "oracle"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["correct"], 3, "{summary}");
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{summary}");
+    assert!(failures[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("broken.jsonl:1:"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 of 2 dialogues"));
+}
+
+#[test]
 fn a_chat_model_is_asked_what_each_level_shows() {
     let (tmp, databases, dialogues) = dataset();
     let stub = Stub::start(Box::new(model));

@@ -703,6 +703,11 @@ fn a_model_that_fails_is_an_error_naming_the_scenario_after_the_summary() {
             "json",
             "--base-url",
             &stub.url,
+            // An empty reply is asked again, until --retry-for runs out.
+            "--retry-base",
+            "0.005",
+            "--retry-for",
+            "0.2",
         ])
         .output()
         .unwrap();
@@ -720,18 +725,22 @@ fn a_model_that_fails_is_an_error_naming_the_scenario_after_the_summary() {
 /// user's one answer), each reported under its own dated name.
 fn both_sides() -> Stub {
     Stub::start(Box::new(|_: &str, body: &Value, _| {
-        let mut answer = if is_assistant(body) {
-            let mut a = text_answer(assistant_step(body["messages"].as_array().unwrap()));
-            a["model"] = json!("stub-assistant-0613");
-            a
-        } else {
-            text_answer("I am JohnDoe, password pass123; at 2023-04-01 07:00:00.")
-        };
-        if !is_assistant(body) {
-            answer["model"] = json!("stub-user-0613");
-        }
-        (200, answer)
+        (200, both_sides_answer(body))
     }))
+}
+
+fn both_sides_answer(body: &Value) -> Value {
+    let mut answer = if is_assistant(body) {
+        let mut a = text_answer(assistant_step(body["messages"].as_array().unwrap()));
+        a["model"] = json!("stub-assistant-0613");
+        a
+    } else {
+        text_answer("I am JohnDoe, password pass123; at 2023-04-01 07:00:00.")
+    };
+    if !is_assistant(body) {
+        answer["model"] = json!("stub-user-0613");
+    }
+    answer
 }
 
 /// `evaluate --level 3` with both sides played by the stub's models.
@@ -751,6 +760,43 @@ fn converse(root: &Path, url: &str, extra: &[&str]) -> std::process::Output {
         .args(extra)
         .output()
         .unwrap()
+}
+
+#[test]
+fn a_reply_with_nothing_in_it_is_asked_again_and_never_cached() {
+    let setup = setup();
+    let root = &setup.root;
+    // The assistant's first request gets a message with no content and no
+    // tool call; every other request is answered as both_sides answers.
+    let glitch = Stub::start(Box::new(|_: &str, body: &Value, count| {
+        if count == 0 {
+            let mut answer = text_answer("x");
+            answer["choices"][0]["message"]["content"] = Value::Null;
+            return (200, answer);
+        }
+        (200, both_sides_answer(body))
+    }));
+    let cache = root.join("cache");
+    let args = ["--cache", cache.to_str().unwrap(), "--retry-base", "0.005"];
+    let output = converse(root, &glitch.url, &args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(json_of(&output)["completed"], 1);
+    // Only answers were kept: a rerun from the cache asks nothing.
+    let asked = glitch.requests().len();
+    let again = converse(root, &glitch.url, &args);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(glitch.requests().len(), asked);
+    for entry in walkdir::WalkDir::new(&cache).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(!text.contains("\"reply\":\"\""), "{text}");
+        }
+    }
 }
 
 fn read_json(path: &Path) -> Value {

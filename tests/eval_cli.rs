@@ -339,7 +339,12 @@ fn every_failure_is_reported_and_the_other_files_are_evaluated() {
 
     let output = evaluate(root, &["--predictor", "oracle", "--out", "out"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(output.stdout.is_empty());
+    // The human summary of the others is printed all the same.
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("38 conversations"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("2 of 40 conversations"), "{stderr}");
     assert!(stderr.contains("c12.json:2:3"), "{stderr}");
@@ -370,6 +375,14 @@ fn every_failure_is_reported_and_the_other_files_are_evaluated() {
             && report.contains("## Not evaluated"),
         "{report}"
     );
+    // Without --out, --format json prints the same summary: the others'
+    // results with the failures listed, and exit 2.
+    let output = evaluate(root, &["--predictor", "oracle", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let printed = json_of(&output);
+    assert_eq!(printed["conversations"], 38);
+    assert_eq!(printed["failures"], summary["failures"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("2 of 40 conversations"));
 }
 
 /// One worker and eight give the same bytes, entries in file order.
@@ -497,7 +510,17 @@ fn bad_input_exits_2_with_the_place() {
         "{\"name\": \"x\",\n  oops}",
     )
     .unwrap();
-    fail(&["--predictor", "oracle"], "broken.json:2:3");
+    // A file that cannot be read is named with its place; the others are
+    // evaluated and their summary printed, the failure listed.
+    let output = evaluate(root, &["--predictor", "oracle", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("broken.json:2:3"));
+    let printed = json_of(&output);
+    assert_eq!(printed["conversations"], 2);
+    assert!(printed["failures"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("broken.json:2:3"));
     std::fs::remove_file(root.join("data/easy/broken.json")).unwrap();
     let no_databases = Command::cargo_bin("talkforge")
         .unwrap()

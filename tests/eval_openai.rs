@@ -416,7 +416,14 @@ fn an_unreachable_endpoint_stops_the_run_with_exit_2() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
     assert!(!stderr.contains(KEY));
-    assert!(output.stdout.is_empty());
+    // The summary printed lists every conversation as not evaluated.
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["conversations"], 0);
+    assert_eq!(
+        summary["failures"].as_array().unwrap().len(),
+        2,
+        "{summary}"
+    );
 }
 
 #[test]
@@ -521,51 +528,123 @@ fn concurrency_bounds_the_requests_in_flight() {
 }
 
 #[test]
-fn a_reply_without_choices_fails_its_conversation_once_and_is_not_cached() {
+fn a_reply_with_nothing_in_it_is_asked_again_never_cached_and_named_when_it_persists() {
     let setup = setup();
-    // The first request of each conversation gets a reply with no choices;
-    // later ones are answered.
-    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = answered.clone();
-    let stub = Stub::start_raw(Box::new(move |_: &str, _: &Value, _| {
-        if flag.load(std::sync::atomic::Ordering::SeqCst) {
-            Raw::json(200, &text_answer("Done."))
-        } else {
-            Raw::json(
-                200,
-                &json!({"id": "x", "object": "chat.completion", "created": 1,
-                        "model": "stub-model", "choices": []}),
-            )
+    // The first two requests get a reply with no choices and a message
+    // with neither text nor a tool call; later ones are answered.
+    let healthy = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flag = healthy.clone();
+    let stub = Stub::start_raw(Box::new(move |_: &str, _: &Value, count| {
+        let empty_choices = json!({"id": "x", "object": "chat.completion", "created": 1,
+                                   "model": "stub-model", "choices": []});
+        let mut null_content = text_answer("x");
+        null_content["choices"][0]["message"]["content"] = Value::Null;
+        match count {
+            _ if !flag.load(std::sync::atomic::Ordering::SeqCst) => Raw::json(200, &empty_choices),
+            0 => Raw::json(200, &empty_choices),
+            1 => Raw::json(200, &null_content),
+            _ => Raw::json(200, &text_answer("Done.")),
         }
     }));
     let first = evaluate(&setup.root, &stub.url, &["--out", "out"]);
     let stderr = String::from_utf8_lossy(&first.stderr);
-    assert_eq!(first.status.code(), Some(2), "{stderr}");
-    // Every failed conversation is named, not only the first.
+    assert_eq!(first.status.code(), Some(1), "{stderr}");
+    let summary: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(summary["conversations"], 2, "{summary}");
+    assert!(summary.get("failures").is_none(), "{summary}");
+    let asked = stub.requests().len();
+    // Neither empty reply was kept: a fresh run from the cache alone asks
+    // nothing, and no cache entry holds a reply with nothing in it.
+    let again = evaluate(&setup.root, &stub.url, &["--out", "again"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(stub.requests().len(), asked, "the rerun asked again");
+    let entries = files_under(&setup.root.join(".talkforge-cache"));
+    assert!(!entries.is_empty());
+    for entry in entries {
+        let text = std::fs::read_to_string(&entry).unwrap();
+        assert!(!text.contains("\"choices\":[]"), "{text}");
+        assert!(!text.contains("\"content\":null"), "{text}");
+    }
+    // A server that keeps answering nothing: every conversation failed,
+    // and the error says what the replies lacked.
+    healthy.store(false, std::sync::atomic::Ordering::SeqCst);
+    let failed = evaluate(
+        &setup.root,
+        &stub.url,
+        &["--out", "failed", "--no-cache", "--retry-for", "0.2"],
+    );
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("2 of 2 conversations"), "{stderr}");
-    assert!(stderr.contains("wake.json"), "{stderr}");
-    assert!(stderr.contains("list.json"), "{stderr}");
-    assert!(stderr.contains("without a choice"), "{stderr}");
+    assert!(
+        stderr.contains("wake.json") && stderr.contains("list.json"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("with no choices every time"), "{stderr}");
     assert!(!stderr.contains(KEY));
-    // summary.json is written, with the failures listed.
-    let summary: Value = serde_json::from_str(
-        &std::fs::read_to_string(setup.root.join("out/summary.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(summary["conversations"], 0);
-    let failures = summary["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 2, "{summary}");
-    assert!(failures[0]["file"].as_str().unwrap().ends_with("wake.json"));
-    // Nothing was cached: the rerun asks again and gets answers.
-    answered.store(true, std::sync::atomic::Ordering::SeqCst);
-    let before = stub.requests().len();
-    let second = evaluate(&setup.root, &stub.url, &["--out", "out"]);
-    let stderr = String::from_utf8_lossy(&second.stderr);
-    assert_eq!(second.status.code(), Some(1), "{stderr}");
-    assert!(stub.requests().len() > before);
-    let summary: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(summary["conversations"], 2);
-    assert!(summary.get("failures").is_none());
+}
+
+#[test]
+fn a_key_the_server_copies_into_the_reply_is_redacted_in_outputs_and_cache() {
+    let setup = setup();
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        if roles(body).iter().any(|r| r == "tool") {
+            // Once as written, once as JSON may escape it.
+            let mut answer = text_answer(&format!("Your header said Bearer {KEY}."));
+            answer["choices"][0]["message"]["name"] = json!("x");
+            (200, answer)
+        } else if first_user_text(body).contains("wake") {
+            (200, tool_answer(&[("AddAlarm", r#"{"time": "07:00:00"}"#)]))
+        } else {
+            (200, tool_answer(&[("FindAlarms", "{}")]))
+        }
+    }));
+    let raw = Stub::start_raw(Box::new(|_: &str, _: &Value, _| {
+        let escaped: String = KEY
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect();
+        Raw::text(
+            200,
+            &format!(
+                r#"{{"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{{"index": 0, "finish_reason": "stop",
+                "message": {{"role": "assistant", "content": "key {escaped}"}}}}]}}"#
+            ),
+        )
+        .header("content-type", "application/json")
+    }));
+    for (url, out) in [(&stub.url, "out"), (&raw.url, "out-raw")] {
+        let output = evaluate(&setup.root, url, &["--out", out]);
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let mut redacted = 0;
+        for file in files_under(&setup.root.join(out))
+            .into_iter()
+            .chain(files_under(&setup.root.join(".talkforge-cache")))
+        {
+            let text = std::fs::read_to_string(&file).unwrap();
+            assert!(!text.contains(KEY), "{}: {text}", file.display());
+            assert!(!text.contains("\\u0073\\u006b"), "{}", file.display());
+            redacted += usize::from(text.contains("[redacted]"));
+        }
+        assert!(redacted > 0, "the reply was recorded somewhere");
+    }
+}
+
+#[test]
+fn a_reply_larger_than_the_limit_is_refused() {
+    let setup = setup();
+    let stub = Stub::start(Box::new(|_: &str, _: &Value, _| {
+        (200, text_answer(&"x".repeat(20 << 20)))
+    }));
+    let output = evaluate(&setup.root, &stub.url, &["--no-cache"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("with more than 16 MiB"), "{stderr}");
 }
 
 /// `--trials 3`: the model gets "wake" right only the first time it is

@@ -492,27 +492,30 @@ fn a_key_the_server_echoes_is_redacted() {
 }
 
 #[test]
-fn every_failed_prompt_is_named_and_a_reply_without_choices_is_neither_written_nor_cached() {
+fn a_reply_without_choices_is_asked_again_and_a_failed_prompt_is_named_and_not_cached() {
+    // The first request gets a reply with no choices, the second (asking
+    // the same prompt again) a 400.
     let (stub, url) = Stub::start(vec![2000, 400], Duration::from_millis(0));
     let dir = tempfile::tempdir().unwrap();
     let first = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
     assert_eq!(first.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&first.stderr);
-    assert!(stderr.contains("2 of 3 prompts failed"), "{stderr}");
+    assert!(stderr.contains("1 of 3 prompts failed"), "{stderr}");
     let failed: Vec<&str> = stderr
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("prompt "))
         .collect();
-    assert_eq!(failed.len(), 2, "{stderr}");
-    assert!(failed.iter().any(|l| l.contains("no choices")), "{stderr}");
-    assert!(failed.iter().any(|l| l.contains("bad request")), "{stderr}");
-    // Only the answered prompt has a pool.
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains("bad request"), "{stderr}");
+    // The empty reply was asked again at once: three prompts, four requests.
+    assert_eq!(stub.requests.load(Ordering::SeqCst), 4);
+    // Only the answered prompts have a pool.
     assert_eq!(
         std::fs::read_dir(dir.path().join("out")).unwrap().count(),
-        1
+        2
     );
-    // Neither failure was cached: the rerun asks both again, and names
-    // the prompts the failures named.
+    // The failure was not cached: the rerun asks it again, and writes the
+    // prompt the failure named.
     let second = generate(&url, dir.path(), &["--limit", "3", "--concurrency", "1"]);
     assert!(
         second.status.success(),
@@ -523,15 +526,13 @@ fn every_failed_prompt_is_named_and_a_reply_without_choices_is_neither_written_n
     let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     let files = summary["files"].as_array().unwrap();
     assert_eq!(files.len(), 3);
-    for line in failed {
-        let name = line.split(':').next().unwrap();
-        assert!(
-            files
-                .iter()
-                .any(|f| f.as_str().unwrap().ends_with(&format!("/{name}.json"))),
-            "{name} in {files:?}"
-        );
-    }
+    let name = failed[0].split(':').next().unwrap();
+    assert!(
+        files
+            .iter()
+            .any(|f| f.as_str().unwrap().ends_with(&format!("/{name}.json"))),
+        "{name} in {files:?}"
+    );
 }
 
 #[test]

@@ -99,3 +99,37 @@ fn every_malformed_file_is_reported_not_only_the_first() {
     assert!(a < z, "in file order: {stderr}");
     assert!(!stderr.contains("good.json"), "{stderr}");
 }
+
+#[test]
+fn one_bad_file_among_many_is_listed_beside_the_counts_of_the_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let easy = tmp.path().join("easy");
+    std::fs::create_dir_all(&easy).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("conversations/easy");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&source)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for file in &files {
+        std::fs::copy(file, easy.join(file.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        easy.join("bad.json"),
+        "{\"name\": \"x\",\n  \"conversation\": [}\n",
+    )
+    .unwrap();
+    let output = Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["stats", "--format", "json"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(doc["conversations"], files.len());
+    let errors = doc["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{doc}");
+    assert!(errors[0].as_str().unwrap().contains("bad.json:2:"), "{doc}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("bad.json:2:"));
+}

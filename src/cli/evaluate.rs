@@ -315,6 +315,16 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
     };
     let _ = stdout.flush();
+    // A file that could not be evaluated is an error (exit 2), after the
+    // summary of the others.
+    if let Some(e) = crate::eval::run::failures_error(
+        &summary.failures,
+        files.len(),
+        "conversation",
+        args.out.as_deref(),
+    ) {
+        return Err(e);
+    }
     // With trials: a finding unless every conversation succeeded every time.
     let failed = match &summary.trials {
         Some(t) => t.all.pass_hat.last().is_some_and(|p| *p < 1.0),
@@ -599,6 +609,11 @@ fn run_levels(
         OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
     };
     let _ = stdout.flush();
+    // A dialogue that could not be evaluated is an error (exit 2), after
+    // the summary of the others.
+    if let Some(failure) = outcome.failure {
+        return Err(failure);
+    }
     Ok(Status::from_findings(outcome.findings))
 }
 

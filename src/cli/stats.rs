@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::{OutputFormat, Status};
 use crate::formats::discover_dialogues as discover;
-use crate::stats::{stats_files, Stats};
+use crate::stats::{stats_of_readable, Stats};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -26,15 +26,33 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     let forced = super::suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &crate::suites::extensions(forced))?;
     let suite = crate::suites::of_files(&files, forced)?;
-    let stats = stats_files(&files, suite)?;
+    // One bad file never hides the others: their statistics are printed,
+    // the bad files listed (under `errors` in JSON, on stderr), exit 2.
+    let (stats, errors) = stats_of_readable(&files, suite);
     match args.format {
-        OutputFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&stats).map_err(|e| Error::Other(e.to_string()))?
-        ),
+        OutputFormat::Json => {
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                #[serde(flatten)]
+                stats: &'a Stats,
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                errors: Vec<String>,
+            }
+            let report = Report {
+                stats: &stats,
+                errors: errors.iter().map(Error::to_string).collect(),
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
+            );
+        }
         OutputFormat::Human => print!("{}", render(&stats)),
     }
-    Ok(Status::Clean)
+    match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
+        Some(e) => Err(e),
+        None => Ok(Status::Clean),
+    }
 }
 
 /// The one-screen human summary.

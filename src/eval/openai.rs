@@ -28,6 +28,7 @@ use serde_json::{json, Map, Value};
 
 use super::output::PredictorSettings;
 use crate::dialogue::Conversation;
+use crate::llm::client::nothing_in;
 use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
 use crate::suite::predict::{
     HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput,
@@ -96,7 +97,7 @@ impl OpenAiPredictor {
 
 /// The endpoint's answer to a chat request body, from the cache folder
 /// when it is there (keyed by the endpoint, the trial of a run of several,
-/// and the body); an answer with a choice is kept there.
+/// and the body); an answer is kept there.
 pub fn chat_completion(
     endpoint: &Endpoint,
     cache: Option<&std::path::Path>,
@@ -117,19 +118,25 @@ pub fn chat_completion(
         .as_deref()
         .and_then(|p| read_cache(p, "response"))
         .and_then(|v| serde_json::from_value::<CreateChatCompletionResponse>(v).ok())
-        // An entry without a choice (kept by earlier versions) is asked again.
-        .filter(|r| !r.choices.is_empty())
+        // An entry with nothing in it (kept by earlier versions) is asked
+        // again.
+        .filter(|r| nothing_in(r).is_none())
     {
         return Ok(cached);
     }
     let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
         .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
+    // A reply with no choice, or a message with nothing in it, is a failed
+    // request: asked again, never kept, an error when it persists.
     let response: CreateChatCompletionResponse = endpoint
-        .post("chat/completions", &request, "a chat completion")
+        .post_checked(
+            "chat/completions",
+            &request,
+            "a chat completion",
+            nothing_in,
+        )
         .map_err(PredictError)?;
-    // A reply without a choice fails the conversation; it is not kept,
-    // so a rerun asks again.
-    if let Some(path) = cache_path.as_ref().filter(|_| !response.choices.is_empty()) {
+    if let Some(path) = cache_path.as_ref() {
         let entry = json!({"request": body, "response": response});
         write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
     }

@@ -96,7 +96,7 @@ const WINDOW: usize = 256;
 /// each conversation's file, `summary.json` and `report.md` there. A
 /// conversation that cannot be evaluated does not stop the others: the
 /// summary (and `summary.json`) is over those evaluated and lists the
-/// failures, and an error naming every failed file is returned.
+/// failures (see [`failures_error`]).
 pub fn evaluate_files(
     files: &[PathBuf],
     predictor: &dyn Predictor,
@@ -187,27 +187,35 @@ pub fn evaluate_files(
             super::runs::report_of_summary(&summary, dir)?.as_bytes(),
         )?;
     }
-    if !summary.failures.is_empty() {
-        let lines: Vec<String> = summary
-            .failures
-            .iter()
-            .map(|f| format!("  {}", f.error))
-            .collect();
-        let written = match &options.out {
-            Some(dir) => format!(
-                "; {} lists them beside the results of the others",
-                dir.join("summary.json").display()
-            ),
-            None => String::new(),
-        };
-        return Err(Error::Other(format!(
-            "{} of {} could not be evaluated{written}:\n{}",
-            summary.failures.len(),
-            crate::words::count(files.len(), "conversation"),
-            lines.join("\n")
-        )));
-    }
     Ok(summary)
+}
+
+/// The error naming every file of a run over `files` files that could not
+/// be evaluated (the summary lists them beside the results of the
+/// others, in `out` when there is one); None when there are none.
+pub fn failures_error(
+    failures: &[Failure],
+    files: usize,
+    unit: &str,
+    out: Option<&Path>,
+) -> Option<Error> {
+    if failures.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = failures.iter().map(|f| format!("  {}", f.error)).collect();
+    let written = match out {
+        Some(dir) => format!(
+            "; {} lists them beside the results of the others",
+            dir.join("summary.json").display()
+        ),
+        None => String::new(),
+    };
+    Some(Error::Other(format!(
+        "{} of {} could not be evaluated{written}:\n{}",
+        failures.len(),
+        crate::words::count(files, unit),
+        lines.join("\n")
+    )))
 }
 
 fn provenance_of(
@@ -269,6 +277,10 @@ pub fn evaluate_trials(
             .map(|dir| dir.join(format!("trial-{trial}")));
         let predictor = predictor(trial)?;
         let summary = evaluate_files(files, predictor.as_ref(), similarity, &trial_options)?;
+        let out = trial_options.out.as_deref();
+        if let Some(e) = failures_error(&summary.failures, files.len(), "conversation", out) {
+            return Err(e);
+        }
         outcomes.push(
             summary
                 .per_conversation

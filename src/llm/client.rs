@@ -127,19 +127,24 @@ impl Client {
                 cached: true,
             });
         }
+        // No choice, or a message with nothing in it, is a failed request:
+        // retried, never cached, and an error when it persists.
         let response: CreateChatCompletionResponse = self
             .http
-            .post("chat/completions", &request, "a chat completion")
+            .post_checked(
+                "chat/completions",
+                &request,
+                "a chat completion",
+                nothing_in,
+            )
             .await
             .map_err(Error::Other)?;
-        // No choice at all is a failed request, not an empty reply: it is
-        // reported and never cached.
-        let choice = response.choices.first().ok_or_else(|| {
-            Error::Other(format!(
+        let Some(choice) = response.choices.first() else {
+            return Err(Error::Other(format!(
                 "{} answered a chat completion with no choices",
                 self.http.base_url()
-            ))
-        })?;
+            )));
+        };
         let text = choice.message.content.clone().unwrap_or_default();
         let model = Some(response.model).filter(|m| !m.is_empty());
         // An empty reply is not worth keeping: a rerun asks again.
@@ -157,4 +162,19 @@ impl Client {
             cached: false,
         })
     }
+}
+
+/// What a chat completion lacks to be an answer: a choice, and in it a
+/// message with text (`null` is none; `""` is an empty reply) or a tool
+/// call. None when it is one.
+pub fn nothing_in(response: &CreateChatCompletionResponse) -> Option<String> {
+    let Some(choice) = response.choices.first() else {
+        return Some("no choices".into());
+    };
+    let message = &choice.message;
+    let calls = message.tool_calls.as_ref().is_some_and(|c| !c.is_empty());
+    #[allow(deprecated)]
+    let function = message.function_call.is_some();
+    (message.content.is_none() && !calls && !function)
+        .then(|| "a message holding neither text nor a tool call".into())
 }

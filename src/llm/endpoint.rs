@@ -53,6 +53,22 @@ impl Endpoint {
         self.block_on(self.http.post(path, body, what))
     }
 
+    /// [`Http::post_checked`] from a worker thread: an answer in which
+    /// `empty` finds nothing is retried, and an error when it persists.
+    pub fn post_checked<B, T>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+        empty: impl Fn(&T) -> Option<String>,
+    ) -> Result<T, String>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned,
+    {
+        self.block_on(self.http.post_checked(path, body, what, empty))
+    }
+
     /// Wait for `future` from a worker thread (never from inside the runtime).
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)

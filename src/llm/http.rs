@@ -21,10 +21,19 @@
 //! - a connection that cannot be made is not retried: the error names the
 //!   URL at once. Other 4xx answers are not retried either.
 //!
+//! - an answer the caller finds empty (a chat completion with no choice,
+//!   or whose message has neither text nor a tool call) is a failed
+//!   request: retried like a 5xx answer, never handed on (so never
+//!   cached), and named in the error when every attempt gives one.
+//!
+//! An answer larger than [`MAX_REPLY_BYTES`] is refused as it arrives,
+//! never held whole.
+//!
 //! The API key goes into the Authorization header (marked sensitive) and
 //! nowhere else; no error message, log line or cache entry holds it. A
-//! server that echoes it in an error body has it replaced by
-//! `[redacted]` in the message.
+//! server that echoes it, in an error body or in an answer (a model
+//! repeating its prompt's headers), has it replaced by `[redacted]`
+//! before anything reads the answer.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -38,6 +47,10 @@ use crate::{Error, Result};
 
 /// The longest server-requested wait honoured for one retry.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// The largest answer read: a chat completion is a few kilobytes, the
+/// embeddings of a batch of texts a few megabytes.
+pub const MAX_REPLY_BYTES: usize = 16 << 20;
 
 /// Where the server is and how patient to be with it.
 #[derive(Debug, Clone)]
@@ -123,12 +136,35 @@ impl Http {
         B: Serialize + ?Sized,
         T: DeserializeOwned,
     {
-        self.post_unredacted(path, body, what)
+        self.post_checked(path, body, what, |_: &T| None).await
+    }
+
+    /// Like [`Http::post`], but an answer in which `empty` finds nothing
+    /// (it says what is missing) is a failed request: retried as a 5xx
+    /// answer is, and named in the error when every attempt gives one.
+    pub async fn post_checked<B, T>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+        empty: impl Fn(&T) -> Option<String>,
+    ) -> Result<T, String>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned,
+    {
+        self.post_unredacted(path, body, what, empty)
             .await
             .map_err(|message| redact(message, self.redact.as_deref()))
     }
 
-    async fn post_unredacted<B, T>(&self, path: &str, body: &B, what: &str) -> Result<T, String>
+    async fn post_unredacted<B, T>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+        empty: impl Fn(&T) -> Option<String>,
+    ) -> Result<T, String>
     where
         B: Serialize + ?Sized,
         T: DeserializeOwned,
@@ -148,14 +184,32 @@ impl Http {
             let wait = match tokio::time::timeout(self.settings.timeout, self.attempt(&url, &body))
                 .await
             {
-                Ok(Ok((status, headers, bytes))) => {
+                Ok(Ok((_, _, Body::TooLarge(seen)))) => {
+                    return Err(format!(
+                        "{url} answered {what} with more than {} MiB ({seen} bytes and more); refused",
+                        MAX_REPLY_BYTES >> 20
+                    ));
+                }
+                Ok(Ok((status, headers, Body::Whole(bytes)))) => {
                     if status.is_success() {
-                        return serde_json::from_slice(&bytes).map_err(|e| {
+                        let answer: T = self.read_answer(&bytes).map_err(|e| {
                             format!(
                                 "{url} answered {what} with something unexpected: {e}: {}",
                                 snippet(self.redacted(&bytes).as_bytes())
                             )
-                        });
+                        })?;
+                        let Some(missing) = empty(&answer) else {
+                            return Ok(answer);
+                        };
+                        let wait = backoff.next();
+                        if started.elapsed() + wait > self.settings.retry_for {
+                            return Err(format!(
+                                "{url} answered {what} with {missing} every time; gave up after {attempts} attempts in {:.1}s (--retry-for)",
+                                started.elapsed().as_secs_f64()
+                            ));
+                        }
+                        tokio::time::sleep(wait).await;
+                        continue;
                     }
                     // Redacted before it is cut short, so no part of the key shows.
                     let message = error_message(self.redacted(&bytes).as_bytes());
@@ -211,6 +265,17 @@ impl Http {
         }
     }
 
+    /// A successful answer read as `T`, any text in it that holds the key
+    /// with the key replaced (however the JSON escapes it).
+    fn read_answer<T: DeserializeOwned>(&self, bytes: &[u8]) -> serde_json::Result<T> {
+        let Some(key) = self.redact.as_deref() else {
+            return serde_json::from_slice(bytes);
+        };
+        let mut value: serde_json::Value = serde_json::from_slice(bytes)?;
+        redact_value(&mut value, key);
+        serde_json::from_value(value)
+    }
+
     /// A body as text, the key taken out.
     fn redacted(&self, body: &[u8]) -> String {
         redact(
@@ -223,7 +288,7 @@ impl Http {
         &self,
         url: &str,
         body: &[u8],
-    ) -> std::result::Result<(StatusCode, HeaderMap, Vec<u8>), reqwest::Error> {
+    ) -> std::result::Result<(StatusCode, HeaderMap, Body), reqwest::Error> {
         let mut request = self
             .client
             .post(url)
@@ -232,11 +297,49 @@ impl Http {
         if let Some(auth) = &self.authorization {
             request = request.header(AUTHORIZATION, auth.clone());
         }
-        let response = request.send().await?;
+        let mut response = request.send().await?;
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response.bytes().await?.to_vec();
-        Ok((status, headers, bytes))
+        let announced = response.content_length().unwrap_or(0);
+        if announced > MAX_REPLY_BYTES as u64 {
+            return Ok((status, headers, Body::TooLarge(announced as usize)));
+        }
+        // Read into one buffer, and stop at the limit.
+        let mut bytes = Vec::with_capacity(announced as usize);
+        while let Some(chunk) = response.chunk().await? {
+            if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
+                return Ok((status, headers, Body::TooLarge(bytes.len() + chunk.len())));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok((status, headers, Body::Whole(bytes)))
+    }
+}
+
+/// An answer's body: read whole, or refused for its size (the bytes seen).
+enum Body {
+    Whole(Vec<u8>),
+    TooLarge(usize),
+}
+
+/// Replace the key in every string and member name of `value`.
+fn redact_value(value: &mut serde_json::Value, key: &str) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.contains(key) => {
+            *text = text.replace(key, "[redacted]");
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| redact_value(item, key)),
+        Value::Object(members) => {
+            if members.keys().any(|k| k.contains(key)) {
+                *members = std::mem::take(members)
+                    .into_iter()
+                    .map(|(k, v)| (k.replace(key, "[redacted]"), v))
+                    .collect();
+            }
+            members.values_mut().for_each(|v| redact_value(v, key));
+        }
+        _ => {}
     }
 }
 

@@ -143,4 +143,7 @@ pub struct LevelOutcome {
     pub human: String,
     /// Whether some sample was not answered correctly (exit status 1).
     pub findings: bool,
+    /// The error naming the files that could not be evaluated (exit status
+    /// 2, after the summary of the others, which lists them).
+    pub failure: Option<crate::Error>,
 }

@@ -7,6 +7,8 @@
 //! the commands), with its peak resident memory read from the kernel
 //! (`wait4`). The targets the issues set are
 //! checked and printed; `--check` turns a missed target into a failure.
+//! Then the inputs that once made a command quadratic, at two sizes
+//! (see [`crate::scale`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -97,6 +99,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let verify = at("verify", full).seconds;
     let lint = at("lint", full).seconds;
     let oracle = at("evaluate oracle", full).seconds;
+    let written = at("evaluate oracle --out", full).seconds;
     let reference_budget = REFERENCE_ORACLE_SECONDS * full as f64 / 100.0 / 50.0;
     let mut targets = vec![
         Target::ratio("verify within 2x of parse-only (stats)", verify, stats, 2.0),
@@ -106,6 +109,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             oracle,
             stats,
             2.0,
+        ),
+        Target::ratio(
+            "oracle evaluate --out within 3x of oracle evaluate without it",
+            written,
+            oracle,
+            3.0,
         ),
         Target {
             what: format!(
@@ -156,6 +165,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if let Some((copies, counts)) = &measured.instructions {
         print_instructions(counts, *copies);
     }
+
+    println!();
+    let upstreams = crate::scale::Upstream {
+        tooltalk: upstream.clone(),
+        apibank: apibank.clone(),
+    };
+    let targets = crate::scale::run(&binary, &upstreams, runs, &scratch.join("scale"))?;
+    missed += report(&targets);
 
     let _ = std::fs::remove_dir_all(&scratch);
     if args.check && missed > 0 {
@@ -326,9 +343,9 @@ fn measure(
     })
 }
 
-struct Target {
-    what: String,
-    met: bool,
+pub struct Target {
+    pub what: String,
+    pub met: bool,
 }
 
 impl Target {
@@ -564,6 +581,31 @@ fn count(binary: &Path, data: &Path) -> anyhow::Result<(u64, u64)> {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let n = |k: &str| doc[k].as_u64().unwrap_or(0);
     Ok((n("conversations"), n("gold_calls")))
+}
+
+/// The median wall time of `runs` runs of the binary and the highest peak
+/// RSS; `writes`, a folder the command writes, is removed before each run
+/// and its writing flushed to disk after.
+pub fn median_run(
+    binary: &Path,
+    args: &[String],
+    runs: usize,
+    writes: Option<&Path>,
+) -> anyhow::Result<(f64, f64)> {
+    let mut times = Vec::new();
+    let mut peak = 0.0f64;
+    for _ in 0..runs.max(1) {
+        if let Some(dir) = writes.filter(|d| d.exists()) {
+            std::fs::remove_dir_all(dir)?;
+            // SAFETY: sync() takes no arguments and cannot fail.
+            unsafe { libc::sync() };
+        }
+        let (seconds, rss) = time_process(binary, args)?;
+        times.push(seconds);
+        peak = peak.max(rss);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], peak))
 }
 
 /// Run the binary to completion; wall seconds and peak RSS in MiB. Exit

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod scale;
 mod schemas;
 
 #[derive(Debug, Parser)]

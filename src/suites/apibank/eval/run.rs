@@ -28,6 +28,7 @@ use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::eval::passk::{SampleOutcome, SampleTrials};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
+use crate::eval::run::failures_error;
 use crate::eval::summary::Failure;
 use crate::formats::read::read_text;
 use crate::formats::{atomic_write, atomic_write_unsynced};
@@ -129,12 +130,16 @@ struct DialogueResult {
 
 /// Evaluate `run.files` at `run.level`, in `run.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    let failure = |summary: &Summary, out: Option<&Path>| {
+        failures_error(&summary.failures, run.files.len(), "dialogue", out)
+    };
     if run.trials <= 1 {
         let summary = evaluate_trial(run, run.out.clone(), None)?;
         return Ok(LevelOutcome {
             human: summary.human(),
             findings: summary.correct < summary.samples,
             document: serde_json::to_value(&summary).expect("the summary serializes"),
+            failure: failure(&summary, run.out.as_deref()),
         });
     }
     let mut verdicts = Vec::with_capacity(run.trials);
@@ -144,7 +149,10 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             .out
             .as_ref()
             .map(|dir| dir.join(format!("trial-{trial}")));
-        let summary = evaluate_trial(run, out, Some(trial))?;
+        let summary = evaluate_trial(run, out.clone(), Some(trial))?;
+        if let Some(e) = failure(&summary, out.as_deref()) {
+            return Err(e);
+        }
         verdicts.push(
             summary
                 .per_sample
@@ -173,6 +181,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
         human: summary.human(),
         findings,
         document: serde_json::to_value(&summary).expect("the summary serializes"),
+        failure: None,
     })
 }
 
@@ -309,26 +318,6 @@ fn evaluate_trial(
         .collect();
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
-    }
-    if !summary.failures.is_empty() {
-        let lines: Vec<String> = summary
-            .failures
-            .iter()
-            .map(|f| format!("  {}", f.error))
-            .collect();
-        let written = match &out {
-            Some(dir) => format!(
-                "; {} lists them beside the results of the others",
-                dir.join("summary.json").display()
-            ),
-            None => String::new(),
-        };
-        return Err(Error::Other(format!(
-            "{} of {} could not be evaluated{written}:\n{}",
-            summary.failures.len(),
-            crate::words::count(run.files.len(), "dialogue"),
-            lines.join("\n")
-        )));
     }
     Ok(summary)
 }
