@@ -249,16 +249,11 @@ impl<'a> Object<'a> {
     /// An object of these members, in order; a key given twice keeps its
     /// first place and takes the last value (as parsing reads it).
     pub fn from_members(members: Vec<(Cow<'a, str>, Json<'a>)>) -> Object<'a> {
-        let mut object = Object {
-            members: Vec::with_capacity(members.len()),
-        };
+        let mut object = ObjectBuilder::default();
         for (key, value) in members {
-            match object.members.iter_mut().find(|(k, _)| *k == key) {
-                Some(member) => member.1 = value,
-                None => object.members.push((key, value)),
-            }
+            object.insert(key, value);
         }
-        object
+        object.finish()
     }
 
     pub fn len(&self) -> usize {

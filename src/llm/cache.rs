@@ -12,10 +12,13 @@ use crate::{Error, Result};
 
 /// Hex SHA-256, for cache keys and content digests.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for b in Sha256::digest(bytes) {
+        hex.push(DIGITS[usize::from(b >> 4)] as char);
+        hex.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    hex
 }
 
 /// Where the answer to `body` sent to `base_url` is kept in `dir`: two
@@ -41,4 +44,16 @@ pub fn write(path: &Path, entry: &impl Serialize) -> Result<()> {
     }
     let body = serde_json::to_string(entry).expect("cache entries serialize");
     crate::formats::atomic_write(path, body.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sha256_in_lower_case_hex() {
+        // printf 'abc' | sha256sum
+        assert_eq!(
+            super::sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 }

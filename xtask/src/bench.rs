@@ -304,14 +304,20 @@ fn measure(
         let mut peaks = vec![0.0f64; jobs.len()];
         let (quiet, writing): (Vec<usize>, Vec<usize>) =
             (0..jobs.len()).partition(|&j| !jobs[j].writes);
+        // Each run that writes gets a folder of its own, all removed with
+        // the scratch folder at the end of the bench: removing the last
+        // run's files just before the next run made ext4 look past each
+        // freed inode (`recently_deleted`) when creating files, which
+        // timed the file system, not the command.
         for round in [quiet, writing] {
-            for _ in 0..args.runs.max(1) {
+            for run in 0..args.runs.max(1) {
                 for &j in &round {
                     let job = &jobs[j];
-                    if out.exists() {
-                        std::fs::remove_dir_all(&out)?;
+                    let mut job_args = job.args.clone();
+                    if job.writes {
+                        replace_arg(&mut job_args, &out, &fresh_folder(&out, run));
                     }
-                    let (seconds, rss) = time_process(binary, &job.args)
+                    let (seconds, rss) = time_process(binary, &job_args)
                         .with_context(|| format!("running {}", job.name))?;
                     times[j].push(seconds);
                     peaks[j] = peaks[j].max(rss);
@@ -584,8 +590,8 @@ fn count(binary: &Path, data: &Path) -> anyhow::Result<(u64, u64)> {
 }
 
 /// The median wall time of `runs` runs of the binary and the highest peak
-/// RSS; `writes`, a folder the command writes, is removed before each run
-/// and its writing flushed to disk after.
+/// RSS. `writes`, a folder named in `args` that the command writes, is a
+/// fresh one each run (see [`measure`]), flushed to disk after the run.
 pub fn median_run(
     binary: &Path,
     args: &[String],
@@ -594,18 +600,36 @@ pub fn median_run(
 ) -> anyhow::Result<(f64, f64)> {
     let mut times = Vec::new();
     let mut peak = 0.0f64;
-    for _ in 0..runs.max(1) {
-        if let Some(dir) = writes.filter(|d| d.exists()) {
-            std::fs::remove_dir_all(dir)?;
+    for run in 0..runs.max(1) {
+        let mut run_args = args.to_vec();
+        if let Some(dir) = writes {
+            replace_arg(&mut run_args, dir, &fresh_folder(dir, run));
+        }
+        let (seconds, rss) = time_process(binary, &run_args)?;
+        times.push(seconds);
+        peak = peak.max(rss);
+        if writes.is_some() {
             // SAFETY: sync() takes no arguments and cannot fail.
             unsafe { libc::sync() };
         }
-        let (seconds, rss) = time_process(binary, args)?;
-        times.push(seconds);
-        peak = peak.max(rss);
     }
     times.sort_by(f64::total_cmp);
     Ok((times[times.len() / 2], peak))
+}
+
+/// `dir` with the run's number added to its name.
+fn fresh_folder(dir: &Path, run: usize) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(format!("-{run}"));
+    PathBuf::from(name)
+}
+
+/// Replace the argument naming `from` by `to`.
+fn replace_arg(args: &mut [String], from: &Path, to: &Path) {
+    let from = from.display().to_string();
+    for arg in args.iter_mut().filter(|a| **a == from) {
+        *arg = to.display().to_string();
+    }
 }
 
 /// Run the binary to completion; wall seconds and peak RSS in MiB. Exit

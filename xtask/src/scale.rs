@@ -111,7 +111,6 @@ pub fn run(
                 case.name, n
             );
             figures.push((seconds, peak));
-            let _ = std::fs::remove_dir_all(&dir);
         }
         let [(t0, m0), (t1, m1)] = [figures[0], figures[1]];
         let [n0, n1] = case.sizes;
