@@ -21,7 +21,9 @@ use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use super::summary::{Failure, Summary, Tally};
 use crate::errata::{Errata, Erratum};
 use crate::formats::read::{json_error, read_text};
-use crate::formats::{atomic_write, atomic_write_unsynced, atomic_write_with, to_python_json};
+use crate::formats::{
+    atomic_write, atomic_write_unsynced_with, atomic_write_with, write_python_json,
+};
 use crate::llm::endpoint::sha256_hex;
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
@@ -379,7 +381,7 @@ fn evaluate_one(
         if let Some(dir) = out.parent() {
             crate::formats::create_folder(dir)?;
         }
-        atomic_write_unsynced(out, to_python_json(&document).as_bytes())?;
+        atomic_write_unsynced_with(out, |w| write_python_json(&document, w))?;
     }
     let turns = turn_outcomes(&conversation, &simulation, &scoring);
     let id = identity(

@@ -461,12 +461,7 @@ struct Calls<'t> {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Link {
-    kind: LinkKind,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum LinkKind {
+enum Link {
     /// `name=value` (its name's span), then the link at `next`.
     Argument { name: (usize, usize), next: usize },
     /// The closing parenthesis; `closed`: what follows it completes the
@@ -535,58 +530,58 @@ impl<'t> Calls<'t> {
             if self.at[offset] != UNREAD {
                 return first.unwrap_or(self.at[offset]);
             }
-            let kind = self.read_link(offset);
+            let link = self.read_link(offset);
             let index = self.links.len() as u32;
-            self.links.push(Link { kind });
+            self.links.push(link);
             self.at[offset] = index;
             first.get_or_insert(index);
-            match kind {
-                LinkKind::Argument { next, .. } => offset = next,
+            match link {
+                Link::Argument { next, .. } => offset = next,
                 _ => return first.unwrap_or(index),
             }
         }
     }
 
     /// One link, as [`Scanner::arguments`] reads it.
-    fn read_link(&self, offset: usize) -> LinkKind {
+    fn read_link(&self, offset: usize) -> Link {
         let mut scanner = self.scanner(offset);
         scanner.skip_ws();
         match scanner.peek() {
-            None => return LinkKind::Unreadable,
+            None => return Link::Unreadable,
             Some(')') => {
                 scanner.pos += 1;
                 let closed = !self.bracketed || {
                     scanner.skip_ws();
                     scanner.eat(']')
                 };
-                return LinkKind::End { closed };
+                return Link::End { closed };
             }
             _ => {}
         }
         let name_start = scanner.pos;
         if scanner.word().is_none() {
-            return LinkKind::Unreadable;
+            return Link::Unreadable;
         }
         let name = (name_start, scanner.pos);
         scanner.skip_ws();
         if !(scanner.eat('=') || scanner.eat(':')) {
-            return LinkKind::Unreadable;
+            return Link::Unreadable;
         }
         scanner.skip_ws();
         if matches!(scanner.peek(), None | Some(',' | ')')) || scanner.value_span().is_none() {
-            return LinkKind::Unreadable;
+            return Link::Unreadable;
         }
         scanner.skip_ws();
         match scanner.peek() {
-            Some(',') => LinkKind::Argument {
+            Some(',') => Link::Argument {
                 name,
                 next: scanner.pos + 1,
             },
-            Some(')') => LinkKind::Argument {
+            Some(')') => Link::Argument {
                 name,
                 next: scanner.pos,
             },
-            _ => LinkKind::Unreadable,
+            _ => Link::Unreadable,
         }
     }
 
@@ -599,8 +594,8 @@ impl<'t> Calls<'t> {
     /// on the way back up to it.
     fn chain_facts(&self) -> (Vec<Option<bool>>, Vec<bool>) {
         let n = self.links.len();
-        let parent = |link: &Link| match link.kind {
-            LinkKind::Argument { next, .. } => Some(self.at[next] as usize),
+        let parent = |link: &Link| match *link {
+            Link::Argument { next, .. } => Some(self.at[next] as usize),
             _ => None,
         };
         // Children of each link, grouped by parent (counting sort).
@@ -624,16 +619,16 @@ impl<'t> Calls<'t> {
         let mut closed = vec![None; n];
         let mut repeats = vec![false; n];
         let mut names: rustc_hash::FxHashMap<&str, usize> = Default::default();
-        let name_of = |i: usize| match self.links[i].kind {
-            LinkKind::Argument { name, .. } => Some(&self.text[name.0..name.1]),
+        let name_of = |i: usize| match self.links[i] {
+            Link::Argument { name, .. } => Some(&self.text[name.0..name.1]),
             _ => None,
         };
         // (link, entered): on entering, take the parent's facts and count
         // the name; on leaving, uncount it.
         let mut stack = Vec::new();
         for root in (0..n).filter(|&i| parent(&self.links[i]).is_none()) {
-            closed[root] = match self.links[root].kind {
-                LinkKind::End { closed } => Some(closed),
+            closed[root] = match self.links[root] {
+                Link::End { closed } => Some(closed),
                 _ => None,
             };
             stack.extend(

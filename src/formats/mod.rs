@@ -16,5 +16,6 @@ pub use discover::{discover, discover_dialogues, folder_name};
 pub use read::{load_conversation, read_conversation, read_json, LoadedConversation};
 pub use scenario::{Scenario, ScenarioPool};
 pub use write::{
-    atomic_write, atomic_write_unsynced, atomic_write_with, create_folder, to_python_json,
+    atomic_write, atomic_write_unsynced, atomic_write_unsynced_with, atomic_write_with,
+    create_folder, to_python_json, write_python_json,
 };

@@ -19,6 +19,20 @@ pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
     python_json(value, Some(PrettyFormatter::with_indent(b"    ")))
 }
 
+/// [`to_python_json`] written to `out` as it is serialised.
+pub fn write_python_json<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let formatter = PythonFormatter {
+        pretty: Some(PrettyFormatter::with_indent(b"    ")),
+        colon: b": ",
+        ensure_ascii: true,
+    };
+    let mut ser = serde_json::Serializer::with_formatter(out, formatter);
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
 /// Serialise like Python's `json.dumps(value)`: one line.
 pub fn to_python_json_line<T: Serialize + ?Sized>(value: &T) -> String {
     python_json(value, None)
@@ -289,6 +303,15 @@ pub fn atomic_write_with(
     replace_with(path, true, write)
 }
 
+/// [`atomic_write_unsynced`] of what `write` writes (through a buffer),
+/// without holding it in memory first.
+pub fn atomic_write_unsynced_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    replace_with(path, false, write)
+}
+
 fn replace_file(path: &Path, contents: &[u8], sync: bool) -> Result<()> {
     replace_with(path, sync, |w| w.write_all(contents))
 }
@@ -325,7 +348,8 @@ fn replace_with(
             .set_permissions(permissions)
             .map_err(|e| Error::input(path, format!("cannot keep its permissions: {e}")))?;
     }
-    let mut buffered = std::io::BufWriter::new(tmp);
+    // Large enough that most files go out in one write.
+    let mut buffered = std::io::BufWriter::with_capacity(64 << 10, tmp);
     write(&mut buffered)
         .and_then(|()| buffered.flush())
         .map_err(|e| Error::input(path, format!("cannot write: {e}")))?;

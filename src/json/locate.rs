@@ -84,6 +84,13 @@ pub fn locate_nearest(text: &str, pointers: &[&str]) -> Vec<Option<Nearest>> {
     crate::formats::read::count_text_scan();
     let mut trie = Trie::default();
     let paths: Vec<Option<Vec<usize>>> = pointers.iter().map(|p| trie.insert(p)).collect();
+    for path in paths.iter().flatten() {
+        let end = *path.last().expect("a path holds the root");
+        if !trie.nodes[end].wanted {
+            trie.nodes[end].wanted = true;
+            trie.left += 1;
+        }
+    }
     let mut scanner = Scanner {
         bytes: text.as_bytes(),
         text,
@@ -109,6 +116,9 @@ const ROOT: usize = 0;
 /// The pointers asked about, token by token.
 struct Trie {
     nodes: Vec<TrieNode>,
+    /// The pointers asked about not found yet: at none, the walk stops
+    /// (the values around them are only wanted when one is missing).
+    left: usize,
 }
 
 #[derive(Default)]
@@ -117,12 +127,15 @@ struct TrieNode {
     /// The tokens that are array indices (as [`locate`] reads them).
     elements: HashMap<usize, Vec<usize>>,
     found: Option<Located>,
+    /// A pointer asked about ends here.
+    wanted: bool,
 }
 
 impl Default for Trie {
     fn default() -> Self {
         Trie {
             nodes: vec![TrieNode::default()],
+            left: 0,
         }
     }
 }
@@ -217,6 +230,9 @@ impl Trie {
                     } else {
                         let at = std::mem::take(&mut children);
                         self.visit(scanner, &at, Some(key_start))?;
+                        if self.left == 0 {
+                            return Some(());
+                        }
                     }
                 }
             }
@@ -253,6 +269,9 @@ impl Trie {
                     } else {
                         let at = std::mem::take(&mut children);
                         self.visit(scanner, &at, None)?;
+                        if self.left == 0 {
+                            return Some(());
+                        }
                     }
                     index += 1;
                 }
@@ -265,7 +284,11 @@ impl Trie {
             len: scanner.pos - start,
         };
         for &n in nodes {
-            self.nodes[n].found.get_or_insert(located);
+            let node = &mut self.nodes[n];
+            if node.found.is_none() {
+                node.found = Some(located);
+                self.left -= usize::from(node.wanted);
+            }
         }
         Some(())
     }

@@ -13,7 +13,6 @@ use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Seve
 use super::view::{CallTrees, View};
 use super::{Anchor, Diagnostic, Finding, Snippet};
 use crate::formats::apibank::Dialogue;
-use crate::formats::read::TextIndex;
 use crate::json::locate::locate_nearest;
 use crate::json::tree::Json;
 use crate::{Error, Result};
@@ -366,19 +365,20 @@ fn finding(
     }
 }
 
-/// Where in one file anchors and places are: lines and columns found
-/// from an index of the file built once, anchors located together (one
-/// pass over the file, or over each line of a dialogue written one object
-/// a line), and each source line shared by the findings on it. Placing
-/// each finding from the start of the file instead costs the square of
-/// its length when findings are many.
+/// Where in one file anchors and places are: anchors located together
+/// (one pass over the file, or over each line of a dialogue written one
+/// object a line), their lines and columns found in one sweep in offset
+/// order, and each source line shared by the findings on it. Placing each
+/// finding from the start of the file instead costs the square of its
+/// length when findings are many; the sweep reads only as far as the last
+/// place, so a file with a few findings near its top is not read whole.
 struct Places<'d, 't> {
     document: &'d Document<'t>,
     /// The text anchors point into.
-    text: TextIndex<'t>,
+    text: Lines<'t>,
     /// The text whose lines findings show, when it is not `text`: a
     /// scenario's own.
-    source: Option<TextIndex<'t>>,
+    source: Option<Lines<'t>>,
     /// Each line shown so far (1-based), without its line end.
     lines: HashMap<usize, Arc<str>>,
     /// A scenario's lines placed so far: column, byte offset of the
@@ -392,12 +392,12 @@ impl<'d, 't> Places<'d, 't> {
             Document::Lines(Dialogue {
                 source: Some(source),
                 ..
-            }) => Some(TextIndex::new(source)),
+            }) => Some(Lines::new(source)),
             _ => None,
         };
         Places {
             document,
-            text: TextIndex::new(document.text()),
+            text: Lines::new(document.text()),
             source,
             lines: HashMap::new(),
             source_lines: HashMap::new(),
@@ -406,14 +406,14 @@ impl<'d, 't> Places<'d, 't> {
 
     /// The line shown for 1-based `line` (empty past the end).
     fn shown_line(&mut self, line: usize) -> Arc<str> {
-        let shown = self.source.as_ref().unwrap_or(&self.text);
-        self.lines
-            .entry(line)
-            .or_insert_with(|| {
-                let range = shown.line_range(line).unwrap_or_default();
-                Arc::from(shown.text()[range].trim_end_matches('\r'))
-            })
-            .clone()
+        let shown = self.source.as_mut().unwrap_or(&mut self.text);
+        if let Some(text) = self.lines.get(&line) {
+            return text.clone();
+        }
+        let range = shown.range(line).unwrap_or_default();
+        let text: Arc<str> = Arc::from(shown.text[range].trim_end_matches('\r'));
+        self.lines.insert(line, text.clone());
+        text
     }
 
     /// A place given by line and column, underlining one character.
@@ -437,7 +437,7 @@ impl<'d, 't> Places<'d, 't> {
     /// Where each anchor is (None when its line or value is not in the
     /// file); with `snippet`, with the line it is on.
     fn positions(&mut self, anchors: &[Anchor], snippet: bool) -> Vec<Option<Position>> {
-        let text = self.text.text();
+        let text = self.text.text;
         // The anchors by the text their pointer is relative to: a line of
         // a dialogue (by its position), or the whole file.
         let mut scopes: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
@@ -475,18 +475,45 @@ impl<'d, 't> Places<'d, 't> {
                 spans[i] = Some((scope_start + start, len));
             }
         }
-        spans
-            .into_iter()
-            .map(|span| {
-                let (offset, len) = span?;
-                Some(self.position(offset, len, snippet))
-            })
-            .collect()
+        // Lines and columns in offset order, each column counted on from
+        // the one before it on its line.
+        let mut order: Vec<usize> = (0..spans.len()).filter(|&i| spans[i].is_some()).collect();
+        order.sort_by_key(|&i| spans[i].map(|(offset, _)| offset));
+        let mut positions = vec![None; spans.len()];
+        let mut cursor = Cursor::default();
+        let mut widths: HashMap<(usize, usize), usize> = HashMap::new();
+        for i in order {
+            let Some((offset, len)) = spans[i] else {
+                continue;
+            };
+            positions[i] = Some(self.position(offset, len, snippet, &mut cursor, &mut widths));
+        }
+        positions
     }
 
-    /// The place of a value at `offset` of `len` bytes in the file.
-    fn position(&mut self, offset: usize, len: usize, snippet: bool) -> Position {
-        let (line, column) = self.text.line_column(offset);
+    /// The place of a value at `offset` of `len` bytes in the file, at or
+    /// after the cursor's offset.
+    fn position(
+        &mut self,
+        offset: usize,
+        len: usize,
+        snippet: bool,
+        cursor: &mut Cursor,
+        widths: &mut HashMap<(usize, usize), usize>,
+    ) -> Position {
+        let text = self.text.text;
+        let offset = offset.min(text.len());
+        let (line, range) = self.text.line_of(offset);
+        if cursor.line != line {
+            *cursor = Cursor {
+                line,
+                offset: range.start,
+                chars: 0,
+            };
+        }
+        cursor.chars += chars(&text.as_bytes()[cursor.offset..offset]);
+        cursor.offset = offset;
+        let column = cursor.chars + 1;
         if self.source.is_some() {
             // A scenario read as a dialogue: its lines are the file's, and
             // the place is the line's text in the file.
@@ -502,9 +529,11 @@ impl<'d, 't> Places<'d, 't> {
                 snippet: Snippet { text, at, width },
             };
         }
-        let range = self.text.line_range(line).unwrap_or_default();
         let end = (offset + len).min(range.end).max(offset);
-        let width = self.text.chars(offset, end).max(1);
+        // Findings may share a value: its width is counted once.
+        let width = *widths
+            .entry((offset, end))
+            .or_insert_with(|| chars(&text.as_bytes()[offset..end]).max(1));
         let text = if snippet {
             self.shown_line(line)
         } else {
@@ -516,6 +545,85 @@ impl<'d, 't> Places<'d, 't> {
             column,
             snippet: Snippet { text, at, width },
         }
+    }
+}
+
+/// The last place the sweep of [`Places::positions`] reached: its line,
+/// byte offset, and characters from its line's start.
+#[derive(Default)]
+struct Cursor {
+    line: usize,
+    offset: usize,
+    chars: usize,
+}
+
+/// The characters starting in `bytes` (a character cut at the end counts,
+/// as [`crate::formats::read::line_column`] counts it).
+fn chars(bytes: &[u8]) -> usize {
+    match bytes.is_ascii() {
+        true => bytes.len(),
+        false => bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count(),
+    }
+}
+
+/// A text's line starts, found as far as a place asks for them.
+struct Lines<'t> {
+    text: &'t str,
+    /// Byte offset of each line's start, up to `scanned`.
+    starts: Vec<usize>,
+    /// How far the text has been searched for line ends.
+    scanned: usize,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        crate::formats::read::count_text_scan();
+        Lines {
+            text,
+            starts: vec![0],
+            scanned: 0,
+        }
+    }
+
+    /// Find the line starts up to and including `offset`.
+    fn scan_to(&mut self, offset: usize) {
+        let end = (offset + 1).min(self.text.len());
+        if end <= self.scanned {
+            return;
+        }
+        let from = self.scanned;
+        self.starts.extend(
+            memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..end]).map(|p| from + p + 1),
+        );
+        self.scanned = end;
+    }
+
+    /// The 1-based line holding `offset`, and its byte range without its
+    /// `\n`.
+    fn line_of(&mut self, offset: usize) -> (usize, std::ops::Range<usize>) {
+        self.scan_to(offset);
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let range = self.range(line).unwrap_or(offset..offset);
+        (line, range)
+    }
+
+    /// The byte range of 1-based line `line` without its `\n`; None past
+    /// the last line.
+    fn range(&mut self, line: usize) -> Option<std::ops::Range<usize>> {
+        let index = line.checked_sub(1)?;
+        while self.starts.len() <= index + 1 && self.scanned < self.text.len() {
+            // Up to the end of the line after the last one found.
+            let from = self.scanned;
+            let next = memchr::memchr(b'\n', &self.text.as_bytes()[from..])
+                .map_or(self.text.len(), |p| from + p);
+            self.scan_to(next);
+        }
+        let start = *self.starts.get(index)?;
+        let end = self
+            .starts
+            .get(index + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        Some(start..end)
     }
 }
 
