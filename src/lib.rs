@@ -23,6 +23,7 @@ pub mod lint;
 pub mod llm;
 pub mod policy;
 pub mod report;
+pub mod run;
 pub mod scaffold;
 pub mod schema;
 pub mod sim;

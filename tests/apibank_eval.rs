@@ -1297,10 +1297,11 @@ fn trials_give_pass_hat_per_call_sample_with_each_trial_cached_apart() {
     assert!(close(&trials["pass_hat"][0], 2.5 / 3.0), "{trials}");
     assert!(close(&trials["pass_hat"][1], 2.0 / 3.0), "{trials}");
     assert_eq!(
-        trials["by_api"]["GetUserToken"]["pass_hat"],
+        trials["groups"]["GetUserToken"]["pass_hat"],
         json!([0.5, 0.0])
     );
-    assert_eq!(trials["by_api"]["AddAgenda"]["pass_hat"], json!([1.0, 1.0]));
+    assert_eq!(trials["grouped_by"], "api");
+    assert_eq!(trials["groups"]["AddAgenda"]["pass_hat"], json!([1.0, 1.0]));
     assert_eq!(trials["per_unit"][0]["successes"], 1);
     // The figures outside `trials` are trial 1's, where every sample was right.
     assert_eq!(summary["correct"], 3);

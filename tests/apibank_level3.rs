@@ -846,7 +846,7 @@ fn out_keeps_a_transcript_a_summary_with_provenance_and_a_report_and_a_rerun_res
     assert!(templates.contains_key("prompts/apibank-level3-user.j2"));
     assert_eq!(p["databases"]["files"].as_object().unwrap().len(), 2);
     // One transcript a scenario, with the whole conversation.
-    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json.json"));
+    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json"));
     assert_eq!(transcript["outcome"]["turns"], 2);
     assert_eq!(
         transcript["outcome"]["transcript"]
@@ -974,7 +974,7 @@ fn the_state_check_reports_a_write_the_ground_truth_never_made_and_one_it_missed
         {"turn": 1, "kind": "missing", "database": "Alarm", "record": "1"},
         {"turn": 1, "kind": "collateral", "database": "Reminder", "record": "0"}]});
     assert_eq!(scenario["state_check"], check);
-    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json.json"));
+    let transcript = read_json(&root.join("run/transcripts/alarm.lv3.json"));
     assert_eq!(transcript["outcome"]["state_check"], check);
     let report = std::fs::read_to_string(root.join("run/report.md")).unwrap();
     assert!(report.contains("| 1 | 1 | 0 | 1 | 1 | 1 | 0 |"), "{report}");
@@ -1064,14 +1064,15 @@ fn trials_give_pass_hat_over_completion_with_each_trial_cached_apart() {
     let trials = &summary["trials"];
     assert_eq!(trials["trials"], 2);
     assert_eq!(trials["pass_hat"], json!([1.0, 1.0]));
-    assert_eq!(trials["per_scenario"][0]["completed"], 2);
-    assert_eq!(trials["per_scenario"][0]["turns"], json!([2, 2]));
+    assert_eq!(trials["grouped_by"], "scenario");
+    assert_eq!(trials["per_unit"][0]["successes"], 2);
+    assert_eq!(trials["per_unit"][0]["trials"], 2);
     for t in [1, 2] {
         let trial = read_json(&root.join(format!("t/trial-{t}/summary.json")));
         assert_eq!(trial["settings"]["trial"], t);
         assert_eq!(trial["settings"]["assistant"]["temperature"], 0.5);
         assert!(root
-            .join(format!("t/trial-{t}/transcripts/alarm.lv3.json.json"))
+            .join(format!("t/trial-{t}/transcripts/alarm.lv3.json"))
             .is_file());
         assert!(root.join(format!("t/trial-{t}/report.md")).is_file());
     }

@@ -708,11 +708,12 @@ fn trials_report_pass_hat_k() {
         );
     };
     close(&trials["pass_hat"], &[(1.0 / 3.0 + 1.0) / 2.0, 0.5, 0.5]);
+    assert_eq!(trials["grouped_by"], "subset");
     close(
-        &trials["by_subset"]["easy"]["pass_hat"],
+        &trials["groups"]["easy"]["pass_hat"],
         &[1.0 / 3.0, 0.0, 0.0],
     );
-    close(&trials["by_subset"]["hard"]["pass_hat"], &[1.0, 1.0, 1.0]);
+    close(&trials["groups"]["hard"]["pass_hat"], &[1.0, 1.0, 1.0]);
     assert_eq!(trials["per_unit"][0]["successes"], 1);
     let out = root.join("out");
     for t in 1..=3 {

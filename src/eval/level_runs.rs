@@ -11,10 +11,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::passk::SampleTrials;
 use super::provenance::Provenance;
 use crate::report::sections::{self, NotEvaluated};
 use crate::report::{Cell, Chart, Column, Report, Scale, Section, Series, Table};
+use crate::run::trials::Trials as SampleTrials;
 use crate::Result;
 
 /// What `report` reads of a level run's `summary.json`.
@@ -370,7 +370,7 @@ pub fn report(runs: &[LevelRunDir]) -> Report {
         let Some(trials) = &run.summary.trials else {
             continue;
         };
-        let per_api = trials.by_api.iter().map(|(n, p)| (n.clone(), p));
+        let per_api = trials.groups.iter().map(|(n, p)| (n.clone(), p));
         for (group, p) in per_api.chain(std::iter::once(("all".to_string(), &trials.all))) {
             pass_hat.push(sections::PassHatRow {
                 run: i + 1,

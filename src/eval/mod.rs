@@ -20,7 +20,6 @@ pub mod openai;
 pub mod oracle;
 pub mod outcome;
 pub mod output;
-pub mod passk;
 pub mod provenance;
 pub mod replay;
 pub mod report;

@@ -38,47 +38,6 @@ pub struct RunInfo {
     pub talkforge_version: String,
 }
 
-/// The key of the conversation file's hash in an output's `evaluation`.
-pub const CONVERSATION_SHA256: &str = "conversation_sha256";
-
-/// Keys of `evaluation` that are recorded but do not decide a resume.
-const INFORMATIVE: &[&str] = &["predictions"];
-
-impl RunInfo {
-    /// The `evaluation` object of an output file.
-    pub fn to_json(&self, conversation_sha256: &str) -> Value {
-        let mut value = serde_json::to_value(self).expect("run info serializes");
-        value[CONVERSATION_SHA256] = json!(conversation_sha256);
-        value
-    }
-
-    /// The keys whose stored value differs from this run's (missing keys
-    /// included), in this run's order; empty when the stored evaluation
-    /// can be reused.
-    pub fn differences(&self, stored: &Value, conversation_sha256: &str) -> Vec<String> {
-        let expected = self.to_json(conversation_sha256);
-        let expected = expected.as_object().expect("an object");
-        expected
-            .iter()
-            .filter(|(key, _)| !INFORMATIVE.contains(&key.as_str()))
-            .filter(|(key, want)| !same(stored.get(key.as_str()), want))
-            .map(|(key, _)| key.clone())
-            .collect()
-    }
-}
-
-/// Equal JSON values, numbers compared as numbers (a stored `0.7` equals
-/// this run's `0.7` whatever the float width that wrote it).
-fn same(stored: Option<&Value>, want: &Value) -> bool {
-    match (stored, want) {
-        (Some(Value::Number(a)), Value::Number(b)) if a != b => {
-            a.is_f64() && b.is_f64() && a.as_f64().map(|x| x as f32) == b.as_f64().map(|y| y as f32)
-        }
-        (Some(a), b) => a == b,
-        (None, _) => false,
-    }
-}
-
 /// The turn outcomes of a fresh evaluation.
 pub fn turn_outcomes<'s>(
     conversation: &Conversation,
@@ -126,13 +85,7 @@ pub fn turn_outcomes<'s>(
 }
 
 /// Write the evaluation into `document` (the conversation file as parsed).
-pub fn annotate(
-    document: &mut Value,
-    simulation: &Simulation<'_>,
-    scoring: &Scoring,
-    info: &RunInfo,
-    conversation_sha256: &str,
-) {
+pub fn annotate(document: &mut Value, simulation: &Simulation<'_>, scoring: &Scoring) {
     let mut flags = scoring.predictions.iter();
     let mut gold_flags = simulation.gold.iter().zip(&scoring.gold_matched);
     if let Some(turns) = document
@@ -184,7 +137,6 @@ pub fn annotate(
                 serde_json::to_value(check).expect("a state check serializes"),
             );
         }
-        root.insert("evaluation".into(), info.to_json(conversation_sha256));
     }
 }
 

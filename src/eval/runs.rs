@@ -14,12 +14,12 @@ use super::failure::FailureReason;
 use super::level_runs::LevelRunDir;
 use super::outcome::{ErrorTypes, ToolTally};
 use super::output::RunInfo;
-use super::passk::Trials;
 use super::provenance::Provenance;
 use super::scenario_runs::ScenarioRunDir;
 use super::summary::{Rates, StateTotals, SubsetSummary, FORMAT_VERSION};
 use crate::report::sections::{self, NotEvaluated};
 use crate::report::{Cell, Chart, Report, RunHeader, Scale, Section, Series, Table};
+use crate::run::trials::Trials;
 use crate::suite::state::StateCheck;
 use crate::{Error, Result};
 
@@ -510,8 +510,8 @@ pub fn report(runs: &[Run]) -> Report {
         let Some(trials) = &run.summary.trials else {
             continue;
         };
-        let groups = trials.by_subset.iter().map(|(n, p)| (n.clone(), p));
-        let all = (trials.by_subset.len() != 1).then(|| ("all".to_string(), &trials.all));
+        let groups = trials.groups.iter().map(|(n, p)| (n.clone(), p));
+        let all = (trials.groups.len() != 1).then(|| ("all".to_string(), &trials.all));
         for (group, p) in groups.chain(all) {
             pass_hat.push(sections::PassHatRow {
                 run: i + 1,

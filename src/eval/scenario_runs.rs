@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::passk::CompletionTrials;
 use super::provenance::Provenance;
 use super::report::state_places;
 use super::summary::StateTotals;
 use crate::report::sections::{self, NotEvaluated};
 use crate::report::{Cell, Chart, Column, Report, Scale, Section, Series, Table};
+use crate::run::trials::Trials as CompletionTrials;
 use crate::suite::state::StateCheck;
 use crate::Result;
 
@@ -379,12 +379,12 @@ pub fn report(runs: &[ScenarioRunDir]) -> Report {
         let Some(trials) = &run.summary.trials else {
             continue;
         };
-        for scenario in &trials.per_scenario {
+        for (scenario, p) in &trials.groups {
             pass_hat.push(sections::PassHatRow {
                 run: i + 1,
-                group: scenario.scenario.clone(),
-                units: 1,
-                pass_hat: &scenario.pass_hat,
+                group: scenario.clone(),
+                units: p.units,
+                pass_hat: &p.pass_hat,
             });
         }
         pass_hat.push(sections::PassHatRow {

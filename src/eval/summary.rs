@@ -177,7 +177,7 @@ pub struct Summary {
     /// With `--trials N`: pass^1 .. pass^N over the trials (the figures
     /// above are the first trial's; each trial's are in `trial-T/`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<super::passk::Trials>,
+    pub trials: Option<crate::run::trials::Trials>,
     /// Conversations taken from an earlier run in the output folder.
     pub resumed: usize,
     /// Table 2, over the failed conversations.
@@ -222,12 +222,7 @@ impl StateTotals {
     }
 }
 
-/// A conversation that could not be evaluated, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Failure {
-    pub file: String,
-    pub error: String,
-}
+pub use crate::run::driver::Failure;
 
 /// The summary's figures, gathered one conversation at a time (a run
 /// need not hold its conversations' results).

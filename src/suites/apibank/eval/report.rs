@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
-use crate::eval::passk::SampleTrials;
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::eval::summary::Failure;
+use crate::run::trials::Trials as SampleTrials;
 
 /// One API's samples.
 #[derive(Debug, Clone, Serialize)]

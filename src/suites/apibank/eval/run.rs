@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -26,12 +25,10 @@ use super::score::{score_call, Cause, Predicted, Verdict};
 use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
-use crate::eval::passk::{SampleOutcome, SampleTrials};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
-use crate::eval::run::failures_error;
-use crate::eval::summary::Failure;
-use crate::formats::read::read_text;
-use crate::formats::{atomic_write, atomic_write_unsynced};
+use crate::formats::atomic_write;
+use crate::run::driver::{self, failures_error, Done, Kind, Plan};
+use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
@@ -114,75 +111,142 @@ fn models_of(details: &[SampleDetail]) -> Vec<String> {
 struct DialogueOutput {
     evaluation: Value,
     file: String,
-    dialogue_sha256: String,
     samples: Vec<SampleDetail>,
 }
 
-/// One dialogue's records, and whether they came from `--out`.
+/// One dialogue's records.
 struct DialogueResult {
     records: Vec<SampleRecord>,
-    resumed: bool,
-    /// The dialogue file's SHA-256 (provenance).
-    sha256: String,
     /// The models the server said answered its samples.
     models: Vec<String>,
 }
 
+/// Call samples as a kind of evaluation: every dialogue's samples
+/// answered and scored in the reference's order.
+struct Samples<'a> {
+    run: &'a LevelRun<'a>,
+    answerer: &'a dyn Answerer,
+    settings: Value,
+}
+
+impl Kind for Samples<'_> {
+    type Outcome = DialogueResult;
+    type Detail = Vec<SampleDetail>;
+
+    fn unit(&self) -> &'static str {
+        "dialogue"
+    }
+
+    fn folder(&self) -> &'static str {
+        SAMPLES_DIR
+    }
+
+    fn settings(&self) -> &Value {
+        &self.settings
+    }
+
+    fn evaluate(&self, input: &driver::Input<'_>) -> Result<(DialogueResult, Vec<SampleDetail>)> {
+        let (path, run) = (input.path, self.run);
+        let dialogue = ApiBank.parse_dialogue(path, input.text)?;
+        crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
+            .map_err(|m| Error::input(path, m))?;
+        let details = score_dialogue(&dialogue, input.rel, run, self.answerer)
+            .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+        let errata = run.errata.for_dialogue(path, &dialogue.errata);
+        let result = DialogueResult {
+            models: models_of(&details),
+            records: known(details.clone(), &dialogue, &errata),
+        };
+        Ok((result, details))
+    }
+
+    fn write_output(
+        &self,
+        input: &driver::Input<'_>,
+        stamp: &Value,
+        _outcome: &DialogueResult,
+        details: &Vec<SampleDetail>,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let output = DialogueOutput {
+            evaluation: stamp.clone(),
+            file: input.rel.to_string(),
+            samples: details.clone(),
+        };
+        serde_json::to_writer_pretty(&mut *out, &output)?;
+        out.write_all(b"\n")
+    }
+
+    fn resume(&self, input: &driver::Input<'_>, stored: Value) -> Option<DialogueResult> {
+        let stored: DialogueOutput = match serde_json::from_value(stored) {
+            Ok(stored) => stored,
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: {e}; evaluating it again",
+                    input.path.display()
+                );
+                return None;
+            }
+        };
+        // The errata are recomputed on every run.
+        let dialogue = ApiBank.parse_dialogue(input.path, input.text).ok()?;
+        let errata = self.run.errata.for_dialogue(input.path, &dialogue.errata);
+        Some(DialogueResult {
+            models: models_of(&stored.samples),
+            records: known(stored.samples, &dialogue, &errata),
+        })
+    }
+}
+
 /// Evaluate `run.files` at `run.level`, in `run.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
-    let failure = |summary: &Summary, out: Option<&Path>| {
-        failures_error(&summary.failures, run.files.len(), "dialogue", out)
-    };
-    if run.trials <= 1 {
-        let summary = evaluate_trial(run, run.out.clone(), None)?;
-        return Ok(LevelOutcome {
-            human: summary.human(),
-            findings: summary.correct < summary.samples,
-            document: serde_json::to_value(&summary).expect("the summary serializes"),
-            failure: failure(&summary, run.out.as_deref()),
-        });
-    }
-    let mut verdicts = Vec::with_capacity(run.trials);
-    let mut first: Option<Summary> = None;
-    for trial in 1..=run.trials {
-        let out = run
-            .out
-            .as_ref()
-            .map(|dir| dir.join(format!("trial-{trial}")));
-        let summary = evaluate_trial(run, out.clone(), Some(trial))?;
-        if let Some(e) = failure(&summary, out.as_deref()) {
-            return Err(e);
-        }
-        verdicts.push(
-            summary
-                .per_sample
-                .iter()
-                .map(|s| SampleOutcome {
-                    file: s.file.clone(),
-                    turn: s.turn,
-                    occurrence: s.occurrence,
-                    api_name: s.api_name.clone(),
-                    correct: s.correct,
-                })
-                .collect::<Vec<_>>(),
-        );
-        first.get_or_insert(summary);
-    }
-    let mut summary = first.expect("at least two trials ran");
-    let trials = SampleTrials::new(&verdicts);
+    let several = run.trials > 1;
+    let (mut summary, trials) =
+        over_trials(run.trials, run.out.as_deref(), Some("api"), |trial, out| {
+            let summary = evaluate_trial(run, out.clone(), trial)?;
+            if several {
+                if let Some(e) = failures_error(
+                    &summary.failures,
+                    run.files.len(),
+                    "dialogue",
+                    out.as_deref(),
+                ) {
+                    return Err(e);
+                }
+            }
+            let units = summary.per_sample.iter().map(unit_outcome).collect();
+            Ok((summary, units))
+        })?;
     // A finding unless every sample was correct in every trial.
-    let findings = summary.correct < summary.samples
-        || trials.per_unit.iter().any(|u| u.successes < run.trials);
-    summary.trials = Some(trials);
-    if let Some(dir) = &run.out {
-        write_summary(dir, &summary)?;
+    let findings =
+        summary.correct < summary.samples || trials.as_ref().is_some_and(|t| !t.all_succeeded());
+    if let Some(trials) = trials {
+        summary.trials = Some(trials);
+        if let Some(dir) = &run.out {
+            write_summary(dir, &summary)?;
+        }
     }
     Ok(LevelOutcome {
         human: summary.human(),
         findings,
         document: serde_json::to_value(&summary).expect("the summary serializes"),
-        failure: None,
+        failure: failures_error(
+            &summary.failures,
+            run.files.len(),
+            "dialogue",
+            run.out.as_deref(),
+        ),
     })
+}
+
+/// A sample as its trials count it: named by its file, line and occurrence.
+fn unit_outcome(s: &SampleRecord) -> UnitOutcome {
+    let mut unit = UnitOutcome::file(&s.file, Some(s.api_name.clone()), s.correct);
+    unit.key.insert("turn".into(), s.turn.into());
+    unit.key.insert("occurrence".into(), s.occurrence.into());
+    unit.key
+        .insert("api_name".into(), s.api_name.clone().into());
+    unit
 }
 
 /// `summary.json` and `report.md` in `dir`.
@@ -231,57 +295,36 @@ fn evaluate_trial(
         "databases_sha256": run.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
-    let bar = progress_bar(run.files.len() as u64, run.progress);
-    let job = || -> Vec<Result<DialogueResult>> {
-        run.files
-            .par_iter()
-            .zip(relative.par_iter())
-            .map(|(path, rel)| {
-                let out = out.as_deref().map(|dir| output_path(dir, rel));
-                let result =
-                    evaluate_dialogue(path, rel, out.as_deref(), run, answerer.as_ref(), &info);
-                bar.inc(1);
-                result
-            })
-            .collect()
+    let kind = Samples {
+        run,
+        answerer: answerer.as_ref(),
+        settings: info.clone(),
     };
-    let results = match run.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-            .map_err(|e| Error::Other(format!("cannot start {n} worker threads: {e}")))?
-            .install(job),
-        None => job(),
+    let plan = Plan {
+        out: out.clone(),
+        reset: run.reset,
+        threads: run.threads,
+        progress: run.progress,
     };
-    bar.finish_and_clear();
     let mut records = Vec::new();
-    let mut failures = Vec::new();
-    let mut resumed = 0;
-    let mut hashes: Vec<(&str, String)> = Vec::new();
     let mut models_reported: Vec<String> = Vec::new();
-    for ((path, rel), result) in run.files.iter().zip(&relative).zip(results) {
-        match result {
-            Ok(result) => {
-                resumed += usize::from(result.resumed);
-                records.extend(result.records);
-                hashes.push((rel, result.sha256));
-                for model in result.models {
-                    if !models_reported.contains(&model) {
-                        models_reported.push(model);
-                    }
+    let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
+        if let Done::Evaluated { outcome, .. } = done {
+            records.extend(outcome.records);
+            for model in outcome.models {
+                if !models_reported.contains(&model) {
+                    models_reported.push(model);
                 }
             }
-            Err(e) => {
-                // Still a file of the dataset (see the conversations' run).
-                let bytes = std::fs::read(path).unwrap_or_default();
-                hashes.push((rel, crate::llm::endpoint::sha256_hex(&bytes)));
-                failures.push(Failure {
-                    file: path.display().to_string(),
-                    error: e.to_string(),
-                })
-            }
         }
-    }
+    })?;
+    // The dataset's files by their paths below the folder evaluated.
+    let hashes: Vec<(&str, String)> = relative
+        .iter()
+        .map(String::as_str)
+        .zip(pass.dataset.into_iter().map(|(_, sha256)| sha256))
+        .collect();
+    let (failures, resumed) = (pass.failures, pass.resumed);
     let mut summary = Summary::new(
         run.level,
         run.files.len(),
@@ -351,55 +394,6 @@ fn retriever_name(run: &LevelRun<'_>) -> String {
     }
 }
 
-/// Evaluate one dialogue, or take its records from `out` when an earlier
-/// run with the same settings left them there.
-fn evaluate_dialogue(
-    path: &Path,
-    rel: &str,
-    out: Option<&Path>,
-    run: &LevelRun<'_>,
-    answerer: &dyn Answerer,
-    info: &Value,
-) -> Result<DialogueResult> {
-    let text = read_text(path)?;
-    let sha256 = crate::llm::sha256_hex(text.as_bytes());
-    let dialogue = ApiBank.parse_dialogue(path, &text)?;
-    let errata = run.errata.for_dialogue(path, &dialogue.errata);
-    if let (Some(out), false) = (out, run.reset) {
-        if let Some(details) = resume(path, out, info, &sha256) {
-            return Ok(DialogueResult {
-                models: models_of(&details),
-                records: known(details, &dialogue, &errata),
-                resumed: true,
-                sha256,
-            });
-        }
-    }
-    crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
-        .map_err(|m| Error::input(path, m))?;
-    let details = score_dialogue(&dialogue, rel, run, answerer)
-        .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-    if let Some(out) = out {
-        let output = DialogueOutput {
-            evaluation: info.clone(),
-            file: rel.to_string(),
-            dialogue_sha256: sha256.clone(),
-            samples: details.clone(),
-        };
-        if let Some(dir) = out.parent() {
-            crate::formats::create_folder(dir)?;
-        }
-        let text = serde_json::to_string_pretty(&output).expect("JSON serializes") + "\n";
-        atomic_write_unsynced(out, text.as_bytes())?;
-    }
-    Ok(DialogueResult {
-        models: models_of(&details),
-        records: known(details, &dialogue, &errata),
-        resumed: false,
-        sha256,
-    })
-}
-
 /// The samples' records, each wrong one on a gold call an erratum names
 /// marked known.
 fn known(
@@ -425,41 +419,6 @@ fn known(
             record
         })
         .collect()
-}
-
-/// The samples `out` holds, when it was written by a run with the same
-/// settings (level, state, predictor and its settings, retriever,
-/// databases, talkforge version) from the same dialogue text.
-fn resume(path: &Path, out: &Path, info: &Value, sha256: &str) -> Option<Vec<SampleDetail>> {
-    let text = std::fs::read_to_string(out).ok()?;
-    let stored: DialogueOutput = match serde_json::from_str(&text) {
-        Ok(stored) => stored,
-        Err(e) => {
-            eprintln!(
-                "warning: {}: {e}; evaluating {} again",
-                out.display(),
-                path.display()
-            );
-            return None;
-        }
-    };
-    let decisive = |v: &Value| -> Value {
-        let mut v = v.clone();
-        // The predictions file's path is informative: its hash decides.
-        if let Some(Value::Object(settings)) = v.get_mut("settings") {
-            settings.remove("predictions");
-        }
-        v
-    };
-    if decisive(&stored.evaluation) != decisive(info) || stored.dialogue_sha256 != sha256 {
-        eprintln!(
-            "note: {} was made with other settings or from another version of the dialogue; evaluating {} again",
-            out.display(),
-            path.display()
-        );
-        return None;
-    }
-    Some(stored.samples)
 }
 
 /// Every sample of `dialogue`, answered and scored in the reference's
@@ -617,24 +576,6 @@ impl<'d> SampleWorlds<'d> {
         }
         self.world.clone()
     }
-}
-
-/// Where a dialogue's output file goes: its path relative to the folder
-/// evaluated, under `--out/samples/`, with `.json` added.
-pub fn output_path(out: &Path, rel: &str) -> PathBuf {
-    out.join(SAMPLES_DIR).join(format!("{rel}.json"))
-}
-
-fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} dialogues {elapsed}") {
-        bar.set_style(style);
-    }
-    bar
 }
 
 #[cfg(test)]

@@ -3,20 +3,22 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::assistant::{Assistant, LlmAssistant, Oracle};
 use super::chat::ChatModel;
 use super::results;
-use super::run::{converse, summarise, Level3Options, ScenarioOutcome, Stop, Summary};
+use super::run::{failed, run_scenario, summarise, Level3Options, ScenarioOutcome, Stop, Summary};
 use super::user::{HumanUser, LlmUser, User};
-use super::{is_scenario_path, parse_scenario, Scenario};
-use crate::eval::passk::CompletionTrials;
+use super::{is_scenario_path, parse_scenario, read_scenario, Scenario};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
+use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::folder;
+use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::interactive::{
     AssistantSettings, Interactive, InteractiveRun, InteractiveSummary, UserSettings,
 };
@@ -35,43 +37,26 @@ impl Interactive for Level3 {
     }
 
     fn run(&self, run: &InteractiveRun<'_>) -> Result<InteractiveSummary> {
-        let base = crate::eval::run::common_dir(run.files);
-        let mut scenarios: Vec<Loaded> = Vec::with_capacity(run.files.len());
+        // Every scenario is read before any conversation starts.
         for path in run.files {
-            let text = crate::formats::read::read_text(path)?;
-            let scenario = parse_scenario(path, &text)?;
+            let scenario = read_scenario(path)?;
             let conversation = super::dialogue::conversation(&scenario);
             crate::suite::missing_database(super::super::catalog(), run.databases, &conversation)
                 .map_err(|m| Error::input(path, m))?;
-            scenarios.push(Loaded {
-                path: path.clone(),
-                rel: crate::eval::run::relative(path, &base)
-                    .to_string_lossy()
-                    .into_owned(),
-                sha256: crate::llm::sha256_hex(text.as_bytes()),
-                scenario,
-            });
         }
-        let trial_dirs: Vec<(Option<usize>, Option<PathBuf>)> = if run.trials <= 1 {
-            vec![(None, run.out.clone())]
-        } else {
-            (1..=run.trials)
-                .map(|t| {
-                    (
-                        Some(t),
-                        run.out.as_ref().map(|d| d.join(format!("trial-{t}"))),
-                    )
-                })
-                .collect()
-        };
         // A person's conversations are theirs: never reused, and never
         // replaced without --reset.
         if matches!(run.user, UserSettings::Human) && !run.reset {
-            if let Some(dir) = trial_dirs
-                .iter()
-                .filter_map(|(_, d)| d.as_deref())
-                .find(|d| results::holds_transcripts(d))
-            {
+            let trials: Vec<Option<usize>> = match run.trials {
+                0 | 1 => vec![None],
+                n => (1..=n).map(Some).collect(),
+            };
+            if let Some(dir) = run.out.as_deref().and_then(|out| {
+                trials
+                    .into_iter()
+                    .map(|t| folder::trial_dir(out, t))
+                    .find(|d| results::holds_transcripts(d))
+            }) {
                 return Err(Error::Usage(format!(
                     "{} holds conversations of an earlier run; a run with --user human never takes them over as its own: give another --out, or --reset to replace them",
                     dir.display()
@@ -79,41 +64,49 @@ impl Interactive for Level3 {
             }
         }
         let runtime = ChatModel::runtime()?;
-        let mut summaries = Vec::with_capacity(trial_dirs.len());
         let mut errors = Vec::new();
-        for (trial, out) in &trial_dirs {
-            let summary = run_trial(run, &scenarios, *trial, out.as_deref(), &runtime)?;
-            errors.extend(summary.per_scenario.iter().filter_map(|o| {
-                let error = o.error.as_ref()?;
-                Some(match trial {
-                    Some(t) => format!("{} (trial {t}): {error}", o.file),
-                    None => format!("{}: {error}", o.file),
-                })
-            }));
-            summaries.push(summary);
-        }
-        let every_trial_completed = summaries.iter().all(|s| s.completed == s.scenarios);
-        // The models reported in any trial.
+        let mut every_trial_completed = true;
+        // The models reported in any trial, and a user asked in any trial.
         let mut reported: (Vec<String>, Vec<String>) = Default::default();
-        for p in summaries.iter().filter_map(|s| s.provenance.as_ref()) {
-            for (all, models) in [
-                (&mut reported.0, &p.models_reported),
-                (&mut reported.1, &p.user_models_reported),
-            ] {
-                for model in models {
-                    if !all.contains(model) {
-                        all.push(model.clone());
+        let mut asked_user: Option<(String, Option<Provenance>)> = None;
+        let (mut summary, trials) = over_trials(
+            run.trials,
+            run.out.as_deref(),
+            Some("scenario"),
+            |trial, out| {
+                let summary = run_trial(run, trial, out.as_deref(), &runtime)?;
+                errors.extend(summary.per_scenario.iter().filter_map(|o| {
+                    let error = o.error.as_ref()?;
+                    Some(match trial {
+                        Some(t) => format!("{} (trial {t}): {error}", o.file),
+                        None => format!("{}: {error}", o.file),
+                    })
+                }));
+                every_trial_completed &= summary.completed == summary.scenarios;
+                if let Some(p) = &summary.provenance {
+                    for (all, models) in [
+                        (&mut reported.0, &p.models_reported),
+                        (&mut reported.1, &p.user_models_reported),
+                    ] {
+                        for model in models {
+                            if !all.contains(model) {
+                                all.push(model.clone());
+                            }
+                        }
                     }
                 }
-            }
-        }
-        // A user asked in any trial is named.
-        let asked_user = summaries
-            .iter()
-            .find(|s| s.user != USER_NOT_ASKED)
-            .map(|s| (s.user.clone(), s.provenance.clone()));
-        let mut summary = summaries.swap_remove(0);
-        if run.trials > 1 {
+                if asked_user.is_none() && summary.user != USER_NOT_ASKED {
+                    asked_user = Some((summary.user.clone(), summary.provenance.clone()));
+                }
+                let units = summary
+                    .per_scenario
+                    .iter()
+                    .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
+                    .collect();
+                Ok((summary, units))
+            },
+        )?;
+        if let Some(trials) = trials {
             if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
             {
                 summary.user = user;
@@ -123,18 +116,7 @@ impl Interactive for Level3 {
             if let Some(p) = summary.provenance.as_mut() {
                 (p.models_reported, p.user_models_reported) = reported;
             }
-            let mut trials = vec![summary.per_scenario.as_slice()];
-            trials.extend(summaries.iter().map(|s| s.per_scenario.as_slice()));
-            summary.trials = Some(CompletionTrials::new(
-                &trials
-                    .iter()
-                    .map(|t| {
-                        t.iter()
-                            .map(|o| (o.file.clone(), o.scenario.clone(), o.turns))
-                            .collect()
-                    })
-                    .collect::<Vec<_>>(),
-            ));
+            summary.trials = Some(trials);
             if let Some(dir) = &run.out {
                 results::write_summary(dir, &summary)?;
             }
@@ -146,15 +128,6 @@ impl Interactive for Level3 {
             errors,
         })
     }
-}
-
-/// A scenario file read: where it is, its path relative to the folder
-/// evaluated, its text's hash.
-struct Loaded {
-    path: PathBuf,
-    rel: String,
-    sha256: String,
-    scenario: Scenario,
 }
 
 /// The settings a transcript is reused under: who plays each side (and
@@ -186,10 +159,75 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     })
 }
 
+/// Makes a player (the assistant, the user) for one scenario.
+type Players<'a, P> = dyn Fn(&Scenario) -> std::result::Result<Box<P>, String> + Sync + 'a;
+
+/// Conversations with a user as a kind of evaluation: each scenario
+/// talked through with a fresh assistant and user.
+struct Conversations<'a> {
+    settings: Value,
+    /// A person plays the user: never resumed.
+    human: bool,
+    assistant: &'a Players<'a, dyn Assistant>,
+    user: &'a Players<'a, dyn User>,
+    options: Level3Options<'a>,
+}
+
+impl Kind for Conversations<'_> {
+    type Outcome = ScenarioOutcome;
+    type Detail = ();
+
+    fn unit(&self) -> &'static str {
+        "scenario"
+    }
+
+    fn folder(&self) -> &'static str {
+        results::TRANSCRIPTS_DIR
+    }
+
+    fn settings(&self) -> &Value {
+        &self.settings
+    }
+
+    fn resumes(&self) -> bool {
+        !self.human
+    }
+
+    fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
+        let scenario = parse_scenario(input.path, input.text)?;
+        let file = input.path.display().to_string();
+        let outcome = match ((self.assistant)(&scenario), (self.user)(&scenario)) {
+            (Ok(mut a), Ok(mut u)) => {
+                let mut outcome =
+                    run_scenario(&file, &scenario, a.as_mut(), u.as_mut(), &self.options);
+                outcome.assistant_models = a.models();
+                outcome.user_models = u.models();
+                outcome
+            }
+            (Err(e), _) | (_, Err(e)) => failed(&file, &scenario, e),
+        };
+        Ok((outcome, ()))
+    }
+
+    fn write_output(
+        &self,
+        input: &Input<'_>,
+        stamp: &Value,
+        outcome: &ScenarioOutcome,
+        _: &(),
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        results::write_transcript(out, input.rel, stamp, outcome)
+    }
+
+    fn resume(&self, input: &Input<'_>, stored: Value) -> Option<ScenarioOutcome> {
+        results::resume(input.path, stored)
+    }
+}
+
 /// One trial (`None` for a run of one), its outputs in `out`.
 fn run_trial(
     run: &InteractiveRun<'_>,
-    scenarios: &[Loaded],
     trial: Option<usize>,
     out: Option<&std::path::Path>,
     runtime: &Arc<tokio::runtime::Runtime>,
@@ -228,53 +266,41 @@ fn run_trial(
             )),
         }
     };
-    let options = Level3Options {
-        databases: run.databases,
-        world: run.world,
-        max_turns: run.max_turns,
-        max_calls_per_turn: run.max_calls_per_turn,
-        parallel: if user_model.is_some() {
-            run.parallel
-        } else {
-            1
+    let human = matches!(run.user, UserSettings::Human);
+    let kind = Conversations {
+        settings: settings_json(run, trial),
+        human,
+        assistant: &assistant,
+        user: &user,
+        options: Level3Options {
+            databases: run.databases,
+            world: run.world,
+            max_turns: run.max_turns,
+            max_calls_per_turn: run.max_calls_per_turn,
         },
     };
-    let settings = settings_json(run, trial);
-    let human_user = matches!(run.user, UserSettings::Human);
-    let mut outcomes: Vec<Option<ScenarioOutcome>> = scenarios
-        .iter()
-        .map(|l| match out {
-            Some(out) if !run.reset && !human_user => {
-                results::resume(&l.path, out, &l.rel, &settings, &l.sha256)
-            }
-            _ => None,
-        })
-        .collect();
-    let to_run: Vec<usize> = (0..scenarios.len())
-        .filter(|i| outcomes[*i].is_none())
-        .collect();
-    let pairs: Vec<(PathBuf, Scenario)> = to_run
-        .iter()
-        .map(|&i| (scenarios[i].path.clone(), scenarios[i].scenario.clone()))
-        .collect();
-    let write_error: Mutex<Option<Error>> = Mutex::new(None);
-    let keep = |index: usize, outcome: &ScenarioOutcome| {
-        let Some(out) = out else { return };
-        let loaded = &scenarios[to_run[index]];
-        if let Err(e) =
-            results::write_transcript(out, &loaded.rel, &settings, &loaded.sha256, outcome)
-        {
-            write_error.lock().expect("write error").get_or_insert(e);
-        }
+    let plan = Plan {
+        out: out.map(Path::to_path_buf),
+        reset: run.reset,
+        // A person talks through one scenario at a time.
+        threads: Some(if human { 1 } else { run.parallel.max(1) }),
+        progress: false,
     };
-    let (ran, _) = converse(&pairs, &assistant, &user, &options, &keep);
-    if let Some(e) = write_error.into_inner().expect("write error") {
-        return Err(e);
+    let mut per_scenario = Vec::with_capacity(run.files.len());
+    let pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
+        Done::Evaluated {
+            mut outcome,
+            resumed,
+        } => {
+            outcome.resumed = resumed;
+            per_scenario.push(outcome);
+        }
+        // Each scenario was read before any conversation started.
+        Done::Failed(_) => {}
+    })?;
+    if let Some(failure) = pass.failures.first() {
+        return Err(Error::Other(failure.error.clone()));
     }
-    for (i, outcome) in to_run.into_iter().zip(ran) {
-        outcomes[i] = Some(outcome);
-    }
-    let per_scenario: Vec<ScenarioOutcome> = outcomes.into_iter().flatten().collect();
     let user_asked = per_scenario.iter().any(|o| o.user_asked);
     let (assistant_name, user_name) = names(run, user_asked);
     let mut summary = summarise(
@@ -283,8 +309,8 @@ fn run_trial(
         assistant_name.clone(),
         user_name,
     );
-    summary.settings = settings;
-    summary.provenance = Some(provenance(run, scenarios, &summary, assistant_name));
+    summary.settings = kind.settings;
+    summary.provenance = Some(provenance(run, &pass.dataset, &summary, assistant_name));
     if let Some(dir) = out {
         results::write_summary(dir, &summary)?;
     }
@@ -313,7 +339,7 @@ fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
 /// Where the run's numbers came from.
 fn provenance(
     run: &InteractiveRun<'_>,
-    scenarios: &[Loaded],
+    dataset: &[(String, String)],
     summary: &Summary,
     assistant: String,
 ) -> Provenance {
@@ -350,11 +376,7 @@ fn provenance(
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
         date: provenance::now(),
         suite: "apibank".to_string(),
-        dataset: Dataset::of(
-            scenarios
-                .iter()
-                .map(|l| (l.rel.as_str(), l.sha256.as_str())),
-        ),
+        dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
         databases: DatabasesRecord {
             folder: inputs.databases_folder.clone(),
             sha256: run.databases_sha256.clone(),

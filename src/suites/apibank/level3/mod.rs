@@ -42,7 +42,7 @@ pub mod sheet;
 pub mod user;
 
 pub use evaluate::Level3;
-pub use run::{run_scenarios, Level3Options, ScenarioOutcome, Summary};
+pub use run::{Level3Options, ScenarioOutcome, Summary};
 
 /// The file-name endings of level-3 scenarios: upstream's sheets and our
 /// JSON format.

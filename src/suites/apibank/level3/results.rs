@@ -6,13 +6,13 @@
 //! never reused, and a run with a person refuses a folder that holds
 //! transcripts unless `--reset` says to replace them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::run::{ScenarioOutcome, Stop, Summary};
-use crate::formats::{atomic_write, atomic_write_unsynced};
+use crate::formats::atomic_write;
 use crate::{Error, Result};
 
 /// The folder of transcripts under `--out` (or under a trial's folder).
@@ -21,75 +21,45 @@ pub const TRANSCRIPTS_DIR: &str = "transcripts";
 /// A scenario's transcript file.
 #[derive(Debug, Serialize, Deserialize)]
 struct TranscriptFile {
-    /// The settings it was made with (the summary's `settings`).
+    /// The settings it was made with (the summary's `settings`) and the
+    /// scenario text's hash.
     evaluation: Value,
     /// The scenario file, relative to the folder evaluated.
     file: String,
-    scenario_sha256: String,
     outcome: ScenarioOutcome,
 }
 
-/// Where a scenario's transcript goes: its path relative to the folder
-/// evaluated, under `transcripts/`, with `.json` added.
-pub fn transcript_path(out: &Path, rel: &str) -> PathBuf {
-    out.join(TRANSCRIPTS_DIR).join(format!("{rel}.json"))
-}
-
-/// Keep one scenario's outcome in `out`.
+/// Write one scenario's transcript file.
 pub fn write_transcript(
-    out: &Path,
+    out: &mut dyn std::io::Write,
     rel: &str,
     evaluation: &Value,
-    sha256: &str,
     outcome: &ScenarioOutcome,
-) -> Result<()> {
-    let path = transcript_path(out, rel);
-    if let Some(dir) = path.parent() {
-        crate::formats::create_folder(dir)?;
-    }
+) -> std::io::Result<()> {
     let mut outcome = outcome.clone();
     outcome.resumed = false;
     let file = TranscriptFile {
         evaluation: evaluation.clone(),
         file: rel.to_string(),
-        scenario_sha256: sha256.to_string(),
         outcome,
     };
-    let text = serde_json::to_string_pretty(&file).expect("JSON serializes") + "\n";
-    atomic_write_unsynced(&path, text.as_bytes())
+    serde_json::to_writer_pretty(&mut *out, &file)?;
+    out.write_all(b"\n")
 }
 
-/// The outcome `out` holds for a scenario, when an earlier run with the
-/// same settings made it from the same scenario text and it ran to an end
-/// (a conversation stopped by an error is run again).
-pub fn resume(
-    scenario: &Path,
-    out: &Path,
-    rel: &str,
-    evaluation: &Value,
-    sha256: &str,
-) -> Option<ScenarioOutcome> {
-    let path = transcript_path(out, rel);
-    let text = std::fs::read_to_string(&path).ok()?;
-    let stored: TranscriptFile = match serde_json::from_str(&text) {
+/// The outcome a transcript file holds, when it ran to an end (a
+/// conversation stopped by an error is run again).
+pub fn resume(scenario: &Path, stored: Value) -> Option<ScenarioOutcome> {
+    let stored: TranscriptFile = match serde_json::from_value(stored) {
         Ok(stored) => stored,
         Err(e) => {
             eprintln!(
-                "warning: {}: {e}; running {} again",
-                path.display(),
+                "warning: a transcript of {}: {e}; running it again",
                 scenario.display()
             );
             return None;
         }
     };
-    if stored.evaluation != *evaluation || stored.scenario_sha256 != sha256 {
-        eprintln!(
-            "note: {} was made with other settings or from another version of the scenario; running {} again",
-            path.display(),
-            scenario.display()
-        );
-        return None;
-    }
     if stored.outcome.stopped == Stop::Error {
         return None;
     }
@@ -155,33 +125,30 @@ mod tests {
     }
 
     #[test]
-    fn a_transcript_is_reused_only_with_the_same_settings_text_and_an_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path();
-        let settings = json!({"max_turns": 20});
+    fn a_transcript_is_reused_only_when_it_ran_to_an_end() {
+        let settings = json!({"max_turns": 20, "scenario_sha256": "abc"});
         let scenario = Path::new("new/a.txt");
-        assert!(!holds_transcripts(out));
-        write_transcript(out, "a.txt", &settings, "abc", &outcome(Stop::Completed)).unwrap();
-        assert!(holds_transcripts(out));
-        let reused = resume(scenario, out, "a.txt", &settings, "abc").unwrap();
+        let stored = |stopped| {
+            let mut text = Vec::new();
+            write_transcript(&mut text, "a.txt", &settings, &outcome(stopped)).unwrap();
+            serde_json::from_slice::<Value>(&text).unwrap()
+        };
+        let written = stored(Stop::Completed);
+        assert_eq!(written["evaluation"], settings);
+        let reused = resume(scenario, written).unwrap();
         assert!(reused.resumed);
         assert_eq!(reused.file, "new/a.txt");
         assert_eq!(reused.assistant_models, ["m-1"]);
-        assert!(resume(scenario, out, "a.txt", &json!({"max_turns": 5}), "abc").is_none());
-        assert!(resume(scenario, out, "a.txt", &settings, "abd").is_none());
-        assert!(resume(scenario, out, "b.txt", &settings, "abc").is_none());
-        write_transcript(out, "a.txt", &settings, "abc", &outcome(Stop::Error)).unwrap();
-        assert!(resume(scenario, out, "a.txt", &settings, "abc").is_none());
+        assert!(resume(scenario, stored(Stop::Error)).is_none());
         // A broken file is run again, not an error.
-        std::fs::write(transcript_path(out, "a.txt"), "{").unwrap();
-        assert!(resume(scenario, out, "a.txt", &settings, "abc").is_none());
+        assert!(resume(scenario, json!({"outcome": 1})).is_none());
     }
 }
 
 /// `report.md` of a level-3 run (written by the report layer).
 #[cfg(test)]
 mod report_tests {
-    use crate::eval::passk::CompletionTrials;
+    use crate::run::trials::{Trials, UnitOutcome};
     use crate::suite::state::{StateCheck, StateWrite, WriteKind};
     use crate::suites::apibank::level3::run::{summarise, CallAt};
     use crate::suites::apibank::level3::run::{ScenarioOutcome, Stop};
@@ -254,18 +221,24 @@ mod report_tests {
             "llm:m".into(),
             "llm:u".into(),
         );
-        summary.trials = Some(CompletionTrials::new(&[
-            vec![
-                ("a".into(), "Alarm".into(), Some(3)),
-                ("s".into(), "Shopping".into(), None),
-                ("r".into(), "Reminder".into(), None),
+        let unit = |file: &str, name: &str, completed| {
+            UnitOutcome::file(file, Some(name.into()), completed)
+        };
+        summary.trials = Some(Trials::new(
+            &[
+                vec![
+                    unit("a", "Alarm", true),
+                    unit("s", "Shopping", false),
+                    unit("r", "Reminder", false),
+                ],
+                vec![
+                    unit("a", "Alarm", true),
+                    unit("s", "Shopping", true),
+                    unit("r", "Reminder", false),
+                ],
             ],
-            vec![
-                ("a".into(), "Alarm".into(), Some(4)),
-                ("s".into(), "Shopping".into(), Some(5)),
-                ("r".into(), "Reminder".into(), None),
-            ],
-        ]));
+            Some("scenario"),
+        ));
         let report =
             crate::eval::scenario_runs::report_of_summary(&summary, std::path::Path::new("out"))
                 .unwrap();

@@ -25,10 +25,6 @@
 //! that draws unseeded randomness (an appointment id) takes the value the
 //! assistant's matching call drew, so that the same booking reads the same.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -74,8 +70,6 @@ pub struct Level3Options<'a> {
     /// Calls the assistant may make in one turn before it must answer
     /// the user (the turn ends there).
     pub max_calls_per_turn: usize,
-    /// Scenarios run at once (1 for a person at the terminal).
-    pub parallel: usize,
 }
 
 /// Why a conversation stopped.
@@ -170,7 +164,7 @@ pub struct Summary {
     pub provenance: Option<crate::eval::provenance::Provenance>,
     /// pass^k over `--trials` (completion is the unit).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::eval::passk::CompletionTrials>,
+    pub trials: Option<crate::run::trials::Trials>,
     /// The state check over the scenarios that have one (absent when none
     /// has).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,72 +183,6 @@ pub struct MadeAt {
     /// The turn it was made in.
     pub turn: usize,
     pub by: Rule,
-}
-
-/// Makes the assistant for one conversation.
-pub type AssistantFactory<'a> = dyn Fn(&Scenario) -> Result<Box<dyn Assistant>, String> + Sync + 'a;
-
-/// Makes the user for one scenario's conversation.
-pub type UserFactory<'a> = dyn Fn(&Scenario) -> Result<Box<dyn User>, String> + Sync + 'a;
-
-/// Run every scenario with a fresh assistant and user from the factories
-/// and sum up. Scenarios run `options.parallel` at a time; the summary
-/// lists them in the order given.
-pub fn run_scenarios(
-    scenarios: &[(PathBuf, Scenario)],
-    assistant: &AssistantFactory<'_>,
-    user: &UserFactory<'_>,
-    options: &Level3Options<'_>,
-) -> Summary {
-    let (per_scenario, (assistant, user)) =
-        converse(scenarios, assistant, user, options, &|_, _| {});
-    summarise(per_scenario, options.max_turns, assistant, user)
-}
-
-/// Each scenario's conversation, in the order given, and the names of the
-/// players (empty when none ran); `done` hears each outcome as it ends
-/// (by its index), so that a long run keeps what it finished.
-pub fn converse(
-    scenarios: &[(PathBuf, Scenario)],
-    assistant: &AssistantFactory<'_>,
-    user: &UserFactory<'_>,
-    options: &Level3Options<'_>,
-    done: &(dyn Fn(usize, &ScenarioOutcome) + Sync),
-) -> (Vec<ScenarioOutcome>, (String, String)) {
-    let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<ScenarioOutcome>>> = Mutex::new(vec![None; scenarios.len()]);
-    let names: Mutex<(String, String)> = Mutex::default();
-    std::thread::scope(|scope| {
-        for _ in 0..options.parallel.clamp(1, scenarios.len().max(1)) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((path, scenario)) = scenarios.get(index) else {
-                    break;
-                };
-                let file = path.display().to_string();
-                let outcome = match (assistant(scenario), user(scenario)) {
-                    (Ok(mut a), Ok(mut u)) => {
-                        *names.lock().expect("names") = (a.name(), u.name());
-                        let mut outcome =
-                            run_scenario(&file, scenario, a.as_mut(), u.as_mut(), options);
-                        outcome.assistant_models = a.models();
-                        outcome.user_models = u.models();
-                        outcome
-                    }
-                    (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
-                };
-                done(index, &outcome);
-                outcomes.lock().expect("outcomes")[index] = Some(outcome);
-            });
-        }
-    });
-    let per_scenario: Vec<ScenarioOutcome> = outcomes
-        .into_inner()
-        .expect("outcomes")
-        .into_iter()
-        .flatten()
-        .collect();
-    (per_scenario, names.into_inner().expect("names"))
 }
 
 /// The run's totals over its scenarios' outcomes.
@@ -295,7 +223,8 @@ pub fn summarise(
     }
 }
 
-fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
+/// The outcome of a conversation that could not start.
+pub fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
     ScenarioOutcome {
         file: file.to_string(),
         scenario: scenario.name.clone(),
@@ -668,7 +597,6 @@ mod tests {
             world: &WorldOptions::default(),
             max_turns,
             max_calls_per_turn: 5,
-            parallel: 1,
         };
         run_scenario(
             "Alarm.txt",
@@ -845,7 +773,6 @@ mod tests {
             world: &WorldOptions::default(),
             max_turns: 1,
             max_calls_per_turn: 5,
-            parallel: 1,
         };
         for (call, said) in [
             (
