@@ -24,7 +24,7 @@ use crate::formats::read::{json_error, read_text};
 use crate::formats::{
     atomic_write, atomic_write_unsynced_with, atomic_write_with, write_python_json,
 };
-use crate::llm::endpoint::sha256_hex;
+use crate::llm::sha256_hex;
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
 use crate::suite::protocol::SimulateError;
@@ -85,6 +85,8 @@ pub struct RunOptions<'a> {
     pub errata: &'a Errata,
     /// What the summary's provenance records of the inputs.
     pub provenance: provenance::Inputs,
+    /// Where the models asked count their tokens (`usage` in the summary).
+    pub meter: crate::llm::usage::Meter,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
@@ -113,6 +115,7 @@ pub fn evaluate_files(
         databases_sha256: options.databases_sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
+    let started = options.meter.reading();
     // Only an output folder mirrors the dataset's folders.
     let base = options.out.as_ref().map(|_| common_dir(files));
     let bar = progress_bar(files.len() as u64, options.progress);
@@ -180,6 +183,7 @@ pub fn evaluate_files(
     let mut summary = tally.summary(info, per_conversation);
     summary.failures = failures;
     summary.provenance = Some(provenance_of(&summary, &dataset, predictor, options));
+    summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
@@ -269,6 +273,7 @@ pub fn evaluate_trials(
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
+    let started = options.meter.reading();
     let mut outcomes = Vec::with_capacity(n);
     let mut first: Option<Summary> = None;
     for trial in 1..=n {
@@ -294,6 +299,7 @@ pub fn evaluate_trials(
     }
     let mut summary = first.ok_or_else(|| Error::Usage("--trials must be at least 1".into()))?;
     summary.trials = Some(Trials::new(&outcomes));
+    summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         atomic_write_with(&dir.join("summary.json"), |w| write_json(&summary, w))?;
         atomic_write(

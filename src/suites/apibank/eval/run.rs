@@ -142,6 +142,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             failure: failure(&summary, run.out.as_deref()),
         });
     }
+    let started = run.meter.reading();
     let mut verdicts = Vec::with_capacity(run.trials);
     let mut first: Option<Summary> = None;
     for trial in 1..=run.trials {
@@ -174,6 +175,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
     let findings = summary.correct < summary.samples
         || trials.per_unit.iter().any(|u| u.successes < run.trials);
     summary.trials = Some(trials);
+    summary.usage = run.meter.since(&started);
     if let Some(dir) = &run.out {
         write_summary(dir, &summary)?;
     }
@@ -201,6 +203,7 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
+    let started = run.meter.reading();
     let base = crate::eval::run::common_dir(run.files);
     let relative: Vec<String> = run
         .files
@@ -274,7 +277,7 @@ fn evaluate_trial(
             Err(e) => {
                 // Still a file of the dataset (see the conversations' run).
                 let bytes = std::fs::read(path).unwrap_or_default();
-                hashes.push((rel, crate::llm::endpoint::sha256_hex(&bytes)));
+                hashes.push((rel, crate::llm::sha256_hex(&bytes)));
                 failures.push(Failure {
                     file: path.display().to_string(),
                     error: e.to_string(),
@@ -316,6 +319,7 @@ fn evaluate_trial(
             sha256,
         })
         .collect();
+    summary.usage = run.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
     }
@@ -681,6 +685,7 @@ mod tests {
                 progress: false,
                 trials: 1,
                 provenance: Default::default(),
+                meter: Default::default(),
                 errata: &errata,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);

@@ -17,6 +17,7 @@ use super::{is_scenario_path, parse_scenario, Scenario};
 use crate::eval::passk::CompletionTrials;
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
+use crate::llm::usage::Role;
 use crate::suite::interactive::{
     AssistantSettings, Interactive, InteractiveRun, InteractiveSummary, UserSettings,
 };
@@ -78,11 +79,11 @@ impl Interactive for Level3 {
                 )));
             }
         }
-        let runtime = ChatModel::runtime()?;
+        let started = run.meter.reading();
         let mut summaries = Vec::with_capacity(trial_dirs.len());
         let mut errors = Vec::new();
         for (trial, out) in &trial_dirs {
-            let summary = run_trial(run, &scenarios, *trial, out.as_deref(), &runtime)?;
+            let summary = run_trial(run, &scenarios, *trial, out.as_deref())?;
             errors.extend(summary.per_scenario.iter().filter_map(|o| {
                 let error = o.error.as_ref()?;
                 Some(match trial {
@@ -135,6 +136,7 @@ impl Interactive for Level3 {
                     })
                     .collect::<Vec<_>>(),
             ));
+            summary.usage = run.meter.since(&started);
             if let Some(dir) = &run.out {
                 results::write_summary(dir, &summary)?;
             }
@@ -192,20 +194,22 @@ fn run_trial(
     scenarios: &[Loaded],
     trial: Option<usize>,
     out: Option<&std::path::Path>,
-    runtime: &Arc<tokio::runtime::Runtime>,
 ) -> Result<Summary> {
+    let started = run.meter.reading();
     let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
     let assistant_model = match &run.assistant {
         AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
             for_trial(settings),
-            runtime.clone(),
+            &run.meter,
+            Role::Assistant,
         )?)),
         AssistantSettings::Oracle => None,
     };
     let user_model = match &run.user {
         UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
             for_trial(settings),
-            runtime.clone(),
+            &run.meter,
+            Role::User,
         )?)),
         UserSettings::Human => None,
     };
@@ -285,6 +289,7 @@ fn run_trial(
     );
     summary.settings = settings;
     summary.provenance = Some(provenance(run, scenarios, &summary, assistant_name));
+    summary.usage = run.meter.since(&started);
     if let Some(dir) = out {
         results::write_summary(dir, &summary)?;
     }
@@ -444,6 +449,7 @@ pub fn human(s: &Summary) -> String {
             crate::words::count(s.resumed, "scenario")
         );
     }
+    out += &crate::llm::usage::human(&s.usage);
     out
 }
 
@@ -513,6 +519,7 @@ mod tests {
             trials: None,
             state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
                 .state_check,
+            usage: Vec::new(),
             per_scenario,
             format_version: Default::default(),
         };
