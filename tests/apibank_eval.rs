@@ -640,6 +640,15 @@ fn a_chat_model_is_asked_what_each_level_shows() {
     // Three call samples and one reply; the line's second sample asks
     // exactly what its first asked, and is answered from the cache.
     assert_eq!(requests.len(), 3);
+    // Their tokens: three replies sent, one from the cache (the stub
+    // reports 1 + 1 a reply).
+    assert_eq!(
+        summary["usage"],
+        json!([{"model": "stub-model", "role": "assistant", "requests": 4, "cached": 1,
+                "prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6,
+                "cached_prompt_tokens": 1, "cached_completion_tokens": 1,
+                "cached_total_tokens": 2, "without_usage": 0}])
+    );
     let call = requests
         .iter()
         .find(|r| !system_prompt(&r.body).contains("next message"))

@@ -334,6 +334,33 @@ fn a_model_talks_to_a_simulated_user_until_every_ground_truth_call_is_made() {
     assert_eq!(heard[1]["role"], "assistant");
     assert_eq!(heard[2]["role"], "user");
     assert!(user_requests[0]["model"] == "stub-user");
+    // Each model's tokens, the user's apart (the stub reports 1 + 1 a reply).
+    let assistant_requests = requests.len() - user_requests.len();
+    let usage = summary["usage"].as_array().unwrap();
+    assert_eq!(usage.len(), 2, "{usage:?}");
+    assert_eq!(
+        (
+            &usage[0]["model"],
+            &usage[0]["role"],
+            &usage[0]["requests"],
+            &usage[0]["total_tokens"]
+        ),
+        (
+            &json!("stub-assistant"),
+            &json!("assistant"),
+            &json!(assistant_requests),
+            &json!(2 * assistant_requests)
+        )
+    );
+    assert_eq!(
+        (
+            &usage[1]["model"],
+            &usage[1]["role"],
+            &usage[1]["requests"],
+            &usage[1]["total_tokens"]
+        ),
+        (&json!("stub-user"), &json!("user"), &json!(1), &json!(2))
+    );
     // The key goes in the header only.
     assert!(requests
         .iter()

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use eval_support::{embeddings_answer, error_answer, Stub};
 use serde_json::Value;
+use talkforge::llm::client::Client;
 use talkforge::llm::embed::Embedder;
-use talkforge::llm::endpoint::{Endpoint, EndpointSettings};
+use talkforge::llm::http::HttpSettings;
 use talkforge::suites::apibank::apis::tool_search::{library, Embeddings, Retriever};
 
 /// "hotel" texts point one way, "arithmetic" ones another, the rest
@@ -36,8 +37,8 @@ fn embed(path: &str, body: &Value, _: usize) -> (u16, Value) {
     (200, embeddings_answer(&inputs))
 }
 
-fn endpoint(url: &str) -> Endpoint {
-    Endpoint::new(EndpointSettings {
+fn endpoint(url: &str) -> Client {
+    Client::from_env(HttpSettings {
         base_url: url.to_string(),
         timeout: Duration::from_secs(5),
         retries: 1,

@@ -9,7 +9,8 @@ use std::time::Duration;
 use eval_support::{embeddings_answer, error_answer, Raw, Stub};
 use serde_json::Value;
 use talkforge::eval::embeddings::Embeddings;
-use talkforge::llm::endpoint::{Endpoint, EndpointSettings};
+use talkforge::llm::client::Client;
+use talkforge::llm::http::HttpSettings;
 use talkforge::suite::TextSimilarity;
 
 /// A 2-d embedding by keyword: "cat" (1, 0), "dog" (0, 1), "pet" (1, 1).
@@ -34,8 +35,8 @@ fn embed(path: &str, body: &Value, _: usize) -> (u16, Value) {
     (200, embeddings_answer(&inputs))
 }
 
-fn endpoint(url: &str) -> Endpoint {
-    Endpoint::new(EndpointSettings {
+fn endpoint(url: &str) -> Client {
+    Client::from_env(HttpSettings {
         base_url: url.to_string(),
         timeout: Duration::from_secs(5),
         retries: 1,
@@ -114,14 +115,18 @@ fn a_timed_out_request_is_retried() {
         }
         embed(path, body, count)
     }));
-    let mut settings = EndpointSettings {
+    let mut settings = HttpSettings {
         base_url: stub.url.clone(),
         timeout: Duration::from_millis(150),
         retries: 2,
         retry_base: Duration::from_millis(5),
         retry_for: Duration::from_millis(50),
     };
-    let sim = Embeddings::new(Endpoint::new(settings.clone()).unwrap(), "m".into(), None);
+    let sim = Embeddings::new(
+        Client::from_env(settings.clone()).unwrap(),
+        "m".into(),
+        None,
+    );
     assert!(sim.similar(Some("a cat"), "the cat", 0.9));
     assert!(sim.failure().is_none());
     assert_eq!(stub.requests().len(), 2);
@@ -133,7 +138,7 @@ fn a_timed_out_request_is_retried() {
         embed(path, body, count)
     }));
     settings.base_url = slow.url.clone();
-    let sim = Embeddings::new(Endpoint::new(settings).unwrap(), "m".into(), None);
+    let sim = Embeddings::new(Client::from_env(settings).unwrap(), "m".into(), None);
     assert!(!sim.similar(Some("a cat"), "the cat", 0.9));
     assert!(sim.failure().unwrap().contains("no answer"));
 }

@@ -785,6 +785,14 @@ fn the_cache_key_holds_the_draft_number() {
 }
 
 /// Every file under `dir`, by path relative to it, with its bytes.
+/// A summary less its `usage`: what a rerun from the cache must repeat
+/// (its usage says the replies were cached).
+fn verdicts_of(summary: &Value) -> Value {
+    let mut summary = summary.clone();
+    summary.as_object_mut().unwrap().remove("usage");
+    summary
+}
+
 fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let mut files = std::collections::BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -848,13 +856,33 @@ fn a_rerun_from_the_cache_gives_the_same_verdicts_byte_for_byte() {
     for _ in 0..2 {
         let again = draft_apibank(dir.path(), &stub.url, &[&args[..], &["--force"]].concat());
         assert_eq!(stub.requests().len(), sent, "answered from the cache");
-        assert_eq!(summary_of(&again), summary);
+        let summary_again = summary_of(&again);
+        assert_eq!(verdicts_of(&summary_again), verdicts_of(&summary));
+        // Every reply came from the cache: nothing spent, what they cost
+        // when first asked beside it.
+        let usage = &summary["usage"][0];
+        let cached = &summary_again["usage"][0];
+        assert_eq!(
+            (&usage["requests"], &usage["cached"]),
+            (&json!(9), &json!(0))
+        );
+        assert_eq!(
+            (&cached["requests"], &cached["cached"]),
+            (&json!(9), &json!(9))
+        );
+        assert_eq!(cached["total_tokens"], json!(0));
+        assert_eq!(cached["cached_total_tokens"], usage["total_tokens"]);
         let rewritten = tree(&dir.path().join("drafts"));
         assert_eq!(
             rewritten.keys().collect::<Vec<_>>(),
             written.keys().collect::<Vec<_>>()
         );
         for (name, bytes) in &written {
+            if name == "summary.json" {
+                let read = |b: &[u8]| verdicts_of(&serde_json::from_slice(b).unwrap());
+                assert_eq!(read(&rewritten[name]), read(bytes));
+                continue;
+            }
             assert!(rewritten[name] == *bytes, "{name} differs");
         }
     }
@@ -972,7 +1000,7 @@ fn a_judge_model_reads_executed_drafts_and_refuses_with_its_reason() {
     // Its replies are cached like every other request.
     let sent = stub.requests().len();
     let again = draft_apibank(dir.path(), &stub.url, &[&args[..], &["--force"]].concat());
-    assert_eq!(summary_of(&again), summary);
+    assert_eq!(verdicts_of(&summary_of(&again)), verdicts_of(&summary));
     assert_eq!(stub.requests().len(), sent);
     assert!(!rejected.join("AddAlarm-1.judge.txt").exists());
 }

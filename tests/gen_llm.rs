@@ -283,7 +283,27 @@ fn full_run_retries_filters_caches_and_never_leaks_the_key() {
     let forced = generate(&url, dir.path(), &["--limit", "3", "--force"]);
     assert!(forced.status.success());
     assert_eq!(stub.requests.load(Ordering::SeqCst), 6);
-    assert_eq!(forced.stdout, first.stdout);
+    // The same summary, but for what the replies cost: the first run
+    // spent its tokens, the forced rerun took every reply from the cache.
+    let mut f: serde_json::Value = serde_json::from_slice(&forced.stdout).unwrap();
+    let mut a = a.clone();
+    let (spent, cached) = (a["usage"][0].take(), f["usage"][0].take());
+    assert_eq!(
+        (
+            &spent["requests"],
+            &spent["cached"],
+            &cached["requests"],
+            &cached["cached"]
+        ),
+        (&3.into(), &0.into(), &3.into(), &3.into())
+    );
+    // This server reports no usage: counted, with no tokens.
+    assert_eq!(
+        (&spent["without_usage"], &cached["without_usage"]),
+        (&3.into(), &3.into())
+    );
+    assert_eq!(spent["total_tokens"], 0);
+    assert_eq!(f, a);
     let pools_after: Vec<Vec<u8>> = files_under(&dir.path().join("out"))
         .iter()
         .map(|f| std::fs::read(f).unwrap())

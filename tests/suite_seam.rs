@@ -328,6 +328,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         progress: false,
         errata: &talkforge::errata::Errata::none(),
         provenance: Default::default(),
+        meter: Default::default(),
     };
     let similarity = talkforge::suite::similarity::ExactText;
     let oracle = talkforge::eval::oracle::Oracle::for_suite(&Counting);

@@ -13,6 +13,7 @@ use crate::gen::drafts::database::{self, SeedSummary};
 use crate::gen::drafts::{self, funnel, judge, Candidate, DraftOutcome, DraftSummary, Examined};
 use crate::gen::drafts::{Output, Template};
 use crate::llm::client::Settings;
+use crate::llm::usage::{ModelUsage, Role};
 use crate::suite::drafting::{DraftRequest, Drafting};
 use crate::suite::Suite;
 use crate::Error;
@@ -277,8 +278,9 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
             tag: Some(format!("draft {}", prompts[i].job.draft)),
         })
         .collect();
-    ask_all(
+    let mut usage = ask_all(
         args.model.settings()?,
+        Role::Generator,
         questions,
         args.model.requests.concurrency,
         "prompts",
@@ -312,7 +314,7 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
         },
     )?;
     if let (Some(model), Some(template)) = (&args.judge_model, &judge_template) {
-        judge_candidates(
+        usage.extend(judge_candidates(
             suite,
             args,
             model,
@@ -321,9 +323,10 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
             &prompts,
             &output,
             (&mut outcomes, &mut failures),
-        )?;
+        )?);
     }
-    let summary = DraftSummary::new(prompts.len(), outcomes, kept, args.judge_model.clone());
+    let mut summary = DraftSummary::new(prompts.len(), outcomes, kept, args.judge_model.clone());
+    summary.usage = usage;
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(&summary).expect("json")
@@ -359,7 +362,7 @@ fn judge_candidates(
     prompts: &[drafts::DraftPrompt],
     output: &Output,
     (outcomes, failures): (&mut Vec<DraftOutcome>, &mut Vec<String>),
-) -> Result<(), Error> {
+) -> Result<Vec<ModelUsage>, Error> {
     candidates.sort_by_key(|(i, _)| *i);
     let questions = candidates
         .iter()
@@ -377,6 +380,7 @@ fn judge_candidates(
         candidates.into_iter().map(|(_, c)| Some(c)).collect();
     ask_all(
         args.model.judge_settings(model)?,
+        Role::Judge,
         questions,
         args.model.requests.concurrency,
         "drafts judged",
@@ -450,6 +454,7 @@ fn human_drafts(s: &DraftSummary, out: &Path) -> String {
         out.display(),
         folders.join(", ")
     );
+    text += &crate::llm::usage::human(&s.usage);
     text
 }
 
@@ -495,8 +500,9 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
     let mut replies: Vec<Option<String>> = vec![None; prompts.len()];
     let mut failures = Vec::new();
     let texts = prompts.iter().map(|p| p.text.clone().into()).collect();
-    ask_all(
+    let usage = ask_all(
         args.model.settings()?,
+        Role::Generator,
         texts,
         args.model.requests.concurrency,
         "prompts",
@@ -537,6 +543,7 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
         by_reason,
         changed,
         files,
+        usage,
         per_proposal,
     };
     match args.format {
@@ -561,6 +568,7 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
                     p.detail.as_deref().unwrap_or_default()
                 );
             }
+            print!("{}", crate::llm::usage::human(&summary.usage));
         }
     }
     Ok(Status::Clean)

@@ -17,7 +17,8 @@ use crate::eval::oracle::Oracle;
 use crate::eval::replay::{Replay, Shape};
 use crate::eval::run::{evaluate_trials, write_json};
 use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
-use crate::llm::endpoint::Endpoint;
+use crate::llm::client::Client;
+use crate::llm::usage::{Meter, Role};
 use crate::suite::interactive::Interactive;
 use crate::suite::levels::{
     ChatSettings, LevelProtocol, LevelRun, SamplePredictor, Scoring, StartState,
@@ -178,8 +179,9 @@ pub struct ConversationArgs {
 }
 
 impl Args {
-    fn endpoint(&self) -> Result<Endpoint, Error> {
-        Endpoint::new(self.requests.http()?)
+    /// A client for the server, counting into `meter` for `role`.
+    fn client(&self, meter: &Meter, role: Role) -> Result<Client, Error> {
+        Ok(Client::from_env(self.requests.http()?)?.metered(meter, role))
     }
 
     /// Whether the run sends requests (and so is bounded by
@@ -239,6 +241,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
+    let meter = Meter::new();
     // Trial `t` of a run of several (None for a single run).
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
     let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
@@ -257,7 +260,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 Box::new(replay)
             }
             PredictorKind::Openai => Box::new(OpenAiPredictor::new(
-                args.endpoint()?,
+                args.client(&meter, Role::Assistant)?,
                 OpenAiSettings {
                     catalog: suite.catalog(),
                     model: args.model.clone(),
@@ -274,7 +277,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         SimilarityKind::Lexical => Box::new(Lexical),
         SimilarityKind::Exact => Box::new(ExactText),
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
-            args.endpoint()?,
+            args.client(&meter, Role::Embeddings)?,
             args.embedding_model.clone(),
             args.cache.folder("embeddings"),
         )),
@@ -296,6 +299,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         progress: std::io::stderr().is_terminal(),
         errata: &errata,
         provenance: provenance_inputs(args, &databases_dir)?,
+        meter: meter.clone(),
     };
     let summary = if args.trials > 1 {
         evaluate_trials(
@@ -405,7 +409,8 @@ fn conversation(
     }
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
-    let world = args.retrieval.world_options()?;
+    let meter = Meter::new();
+    let world = args.retrieval.world_options_metered(&meter)?;
     let settings = |model: &str| -> Result<Settings, Error> {
         Ok(Settings {
             http: args.requests.http()?,
@@ -440,6 +445,7 @@ fn conversation(
         out: args.out.clone(),
         reset: args.reset,
         trials: args.trials,
+        meter,
         databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
         provenance: provenance_inputs(args, &databases_dir)?,
     })?;
@@ -561,6 +567,7 @@ fn run_levels(
     }
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
+    let meter = Meter::new();
     let predictor = match args.predictor {
         PredictorKind::Oracle => SamplePredictor::Oracle,
         PredictorKind::Replay => SamplePredictor::Replay {
@@ -569,10 +576,11 @@ fn run_levels(
             })?,
         },
         PredictorKind::Openai => SamplePredictor::Chat(Box::new(ChatSettings {
-            endpoint: args.endpoint()?,
+            client: args
+                .client(&meter, Role::Assistant)?
+                .cached_in(args.cache.folder("chat")),
             model: args.model.clone(),
             temperature: args.temperature,
-            cache: args.cache.folder("chat"),
             template: args.template.clone(),
             functions,
             no_docs: args.no_docs,
@@ -588,7 +596,7 @@ fn run_levels(
         files,
         databases: &databases,
         databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
-        world: args.retrieval.world_options()?,
+        world: args.retrieval.world_options_metered(&meter)?,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
         predictor,
@@ -597,6 +605,7 @@ fn run_levels(
         threads,
         progress: std::io::stderr().is_terminal(),
         trials: args.trials,
+        meter,
         provenance: provenance_inputs(args, &databases_dir)?,
         errata: &crate::errata::Errata::load(&args.errata)?,
     };
@@ -709,5 +718,6 @@ fn human(s: &Summary) -> String {
             crate::words::count(s.resumed, "conversation")
         );
     }
+    out += &crate::llm::usage::human(&s.usage);
     out
 }

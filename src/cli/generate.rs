@@ -208,8 +208,9 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
         .iter()
         .map(|&i| prompts[i].text.clone().into())
         .collect();
-    ask_all(
+    let usage = ask_all(
         settings,
+        crate::llm::usage::Role::Generator,
         texts,
         args.requests.concurrency,
         "prompts",
@@ -242,14 +243,19 @@ fn send(args: &Args, prompts: Vec<Prompt>) -> Result<serde_json::Value, Error> {
             lines.join("\n")
         )));
     }
-    Ok(json!({
+    let mut summary = json!({
         "prompts": prompts.len(),
         "scenarios": scenarios,
         "accepted": accepted,
         "rejected": scenarios - accepted,
         "files": files,
         "kept": kept.len(),
-    }))
+    });
+    // The tokens the model used; left out when nothing was asked.
+    if !usage.is_empty() {
+        summary["usage"] = json!(usage);
+    }
+    Ok(summary)
 }
 
 /// The pools `out` already holds for `prompts`: a pool of the same prompt

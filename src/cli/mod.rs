@@ -112,22 +112,33 @@ pub struct RetrievalArgs {
 impl RetrievalArgs {
     /// The options every world of the run is set up with.
     pub fn world_options(&self) -> Result<crate::suite::WorldOptions, Error> {
-        use crate::llm::endpoint::{Endpoint, EndpointSettings};
+        self.world_options_metered(&crate::llm::usage::Meter::new())
+    }
+
+    /// [`RetrievalArgs::world_options`], the embeddings counted into
+    /// `meter`.
+    pub fn world_options_metered(
+        &self,
+        meter: &crate::llm::usage::Meter,
+    ) -> Result<crate::suite::WorldOptions, Error> {
+        use crate::llm::client::Client;
+        use crate::llm::http::HttpSettings;
         use crate::suite::{RetrieverKind, WorldOptions};
         Ok(match self.retriever {
             Retriever::Lexical => WorldOptions::default(),
             Retriever::Embeddings => {
-                let endpoint = Endpoint::new(EndpointSettings {
-                    base_url: EndpointSettings::base_url_from(self.embeddings_url.as_deref()),
+                let client = Client::from_env(HttpSettings {
+                    base_url: HttpSettings::base_url_from(self.embeddings_url.as_deref()),
                     timeout: std::time::Duration::from_secs(60),
                     retries: 3,
                     retry_base: std::time::Duration::from_millis(500),
                     retry_for: std::time::Duration::from_secs(120),
-                })?;
+                })?
+                .metered(meter, crate::llm::usage::Role::Embeddings);
                 WorldOptions {
                     retriever: RetrieverKind::Embeddings,
                     embedder: Some(std::sync::Arc::new(crate::llm::embed::Embedder::new(
-                        endpoint,
+                        client,
                         self.embeddings_model.clone(),
                     ))),
                     draw_seed: None,

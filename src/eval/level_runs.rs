@@ -45,6 +45,9 @@ pub struct LevelSummary {
     pub trials: Option<SampleTrials>,
     #[serde(default)]
     pub provenance: Option<Provenance>,
+    /// The tokens each model used (absent: no model was asked).
+    #[serde(default)]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_sample: Vec<SampleLine>,
     /// The scoring the figures follow, and both scorings' counts (absent
     /// from runs made before there were two).
@@ -414,6 +417,8 @@ pub fn report(runs: &[LevelRunDir]) -> Report {
     sections.push(sections::not_evaluated(&not_evaluated, "dialogue"));
     let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
     sections.push(sections::provenance(&provenance));
+    let usage: Vec<_> = runs.iter().map(|r| r.summary.usage.as_slice()).collect();
+    sections.extend(sections::usage(&usage));
     let levels: Vec<String> = levels(runs).iter().map(u8::to_string).collect();
     Report {
         title: format!("Runs at level {} compared", levels.join(" and ")),

@@ -18,18 +18,19 @@
 //! object become a failed call ("Failed to parse API call"), as in the
 //! reference. In the history such a call is shown with `{}` as arguments.
 //!
-//! Answers are cached on disk keyed by the request (endpoint, model,
-//! messages, tools), so an interrupted run pays once.
+//! Answers come through the LLM client ([`crate::llm::client`]), cached on
+//! disk keyed by the request (endpoint, trial, model, messages, tools), so
+//! an interrupted run pays once, and counted on the run's meter.
 
 use std::path::PathBuf;
 
-use async_openai::types::{CreateChatCompletionRequest, CreateChatCompletionResponse};
+use async_openai::types::CreateChatCompletionResponse;
 use serde_json::{json, Map, Value};
 
 use super::output::PredictorSettings;
 use crate::dialogue::Conversation;
-use crate::llm::client::nothing_in;
-use crate::llm::endpoint::{read_cache, sha256_hex, write_cache, Endpoint};
+use crate::llm::client::Client;
+use crate::llm::sha256_hex;
 use crate::suite::predict::{
     HistoryItem, PredictError, Prediction, Predictor, ProposedCall, TurnInput,
 };
@@ -71,76 +72,24 @@ pub struct OpenAiSettings {
 }
 
 pub struct OpenAiPredictor {
-    endpoint: Endpoint,
+    client: Client,
     settings: OpenAiSettings,
 }
 
 impl OpenAiPredictor {
-    pub fn new(endpoint: Endpoint, settings: OpenAiSettings) -> Self {
-        OpenAiPredictor { endpoint, settings }
+    /// Asks through `client`, cached in the settings' folder for the
+    /// settings' trial.
+    pub fn new(client: Client, settings: OpenAiSettings) -> Self {
+        let client = client
+            .cached_in(settings.cache.clone())
+            .for_trial(settings.trial);
+        OpenAiPredictor { client, settings }
     }
 
     /// The request body for one step, as sent.
     pub fn request_body(&self, input: &TurnInput<'_>) -> Value {
         request_body(&self.settings, input)
     }
-
-    fn complete(&self, body: &Value) -> Result<CreateChatCompletionResponse, PredictError> {
-        chat_completion(
-            &self.endpoint,
-            self.settings.cache.as_deref(),
-            self.settings.trial,
-            body,
-        )
-    }
-}
-
-/// The endpoint's answer to a chat request body, from the cache folder
-/// when it is there (keyed by the endpoint, the trial of a run of several,
-/// and the body); an answer is kept there.
-pub fn chat_completion(
-    endpoint: &Endpoint,
-    cache: Option<&std::path::Path>,
-    trial: Option<usize>,
-    body: &Value,
-) -> Result<CreateChatCompletionResponse, PredictError> {
-    let cache_path = cache.map(|dir| {
-        let text = serde_json::to_string(body).expect("JSON values serialize");
-        let key = match trial {
-            None => sha256_hex(format!("{}\n{text}", endpoint.base_url()).as_bytes()),
-            Some(trial) => {
-                sha256_hex(format!("{}\ntrial {trial}\n{text}", endpoint.base_url()).as_bytes())
-            }
-        };
-        dir.join(format!("{key}.json"))
-    });
-    if let Some(cached) = cache_path
-        .as_deref()
-        .and_then(|p| read_cache(p, "response"))
-        .and_then(|v| serde_json::from_value::<CreateChatCompletionResponse>(v).ok())
-        // An entry with nothing in it (kept by earlier versions) is asked
-        // again.
-        .filter(|r| nothing_in(r).is_none())
-    {
-        return Ok(cached);
-    }
-    let request: CreateChatCompletionRequest = serde_json::from_value(body.clone())
-        .map_err(|e| PredictError(format!("building the chat request: {e}")))?;
-    // A reply with no choice, or a message with nothing in it, is a failed
-    // request: asked again, never kept, an error when it persists.
-    let response: CreateChatCompletionResponse = endpoint
-        .post_checked(
-            "chat/completions",
-            &request,
-            "a chat completion",
-            nothing_in,
-        )
-        .map_err(PredictError)?;
-    if let Some(path) = cache_path.as_ref() {
-        let entry = json!({"request": body, "response": response});
-        write_cache(path, &entry).map_err(|e| PredictError(e.to_string()))?;
-    }
-    Ok(response)
 }
 
 impl Predictor for OpenAiPredictor {
@@ -172,8 +121,11 @@ impl Predictor for OpenAiPredictor {
 
     fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
         let body = self.request_body(input);
-        let response = self.complete(&body)?;
-        interpret(response)
+        let completion = self
+            .client
+            .chat_blocking(&self.settings.model, &body, None)
+            .map_err(|e| PredictError(e.to_string()))?;
+        interpret(completion.response)
     }
 }
 

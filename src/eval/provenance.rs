@@ -35,7 +35,7 @@ impl FileHash {
         let bytes = std::fs::read(path).map_err(|e| crate::Error::input(path, e.to_string()))?;
         Ok(FileHash {
             file: path.display().to_string(),
-            sha256: crate::llm::endpoint::sha256_hex(&bytes),
+            sha256: crate::llm::sha256_hex(&bytes),
         })
     }
 }

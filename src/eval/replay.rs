@@ -100,7 +100,7 @@ impl Replay {
         }
         Ok(Replay {
             path: path.to_path_buf(),
-            sha256: crate::llm::endpoint::sha256_hex(text.as_bytes()),
+            sha256: crate::llm::sha256_hex(text.as_bytes()),
             turns,
             lines,
             conversations,

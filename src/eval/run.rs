@@ -82,6 +82,8 @@ pub struct RunOptions<'a> {
     pub errata: &'a Errata,
     /// What the summary's provenance records of the inputs.
     pub provenance: provenance::Inputs,
+    /// Where the models asked count their tokens (`usage` in the summary).
+    pub meter: crate::llm::usage::Meter,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
@@ -251,6 +253,7 @@ pub fn evaluate_files(
         databases_sha256: options.databases_sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
+    let started = options.meter.reading();
     let kind = Conversations {
         protocol,
         predictor,
@@ -278,6 +281,7 @@ pub fn evaluate_files(
     let mut summary = tally.summary(info, per_conversation);
     summary.failures = pass.failures;
     summary.provenance = Some(provenance_of(&summary, &pass.dataset, predictor, options));
+    summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         write_summary(dir, &summary)?;
     }
@@ -342,6 +346,7 @@ pub fn evaluate_trials(
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
+    let started = options.meter.reading();
     let (mut summary, trials) =
         over_trials(n, options.out.as_deref(), Some("subset"), |trial, out| {
             let options = RunOptions {
@@ -366,6 +371,8 @@ pub fn evaluate_trials(
             Ok((summary, units))
         })?;
     summary.trials = trials;
+    // Every trial's tokens.
+    summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         write_summary(dir, &summary)?;
     }

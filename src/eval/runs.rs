@@ -43,6 +43,9 @@ pub struct RunSummary {
     pub state_check: Option<StateTotals>,
     #[serde(default)]
     pub trials: Option<Trials>,
+    /// The tokens each model used (absent: no model was asked).
+    #[serde(default)]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub by_subset: IndexMap<String, SubsetSummary>,
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationLine>,
@@ -538,6 +541,7 @@ pub fn report(runs: &[Run]) -> Report {
     let not_evaluated: Vec<&[NotEvaluated]> =
         runs.iter().map(|r| r.summary.failures.as_slice()).collect();
     let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
+    let usage: Vec<_> = runs.iter().map(|r| r.summary.usage.as_slice()).collect();
     Report {
         title: "Evaluation runs compared".to_string(),
         runs: headers(runs),
@@ -559,7 +563,10 @@ pub fn report(runs: &[Run]) -> Report {
             failures(runs),
             sections::not_evaluated(&not_evaluated, "conversation"),
             sections::provenance(&provenance),
-        ],
+        ]
+        .into_iter()
+        .chain(sections::usage(&usage))
+        .collect(),
     }
 }
 

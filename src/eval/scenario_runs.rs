@@ -46,6 +46,9 @@ pub struct ScenarioSummary {
     /// Absent from runs made before the state check.
     #[serde(default)]
     pub state_check: Option<StateTotals>,
+    /// The tokens each model used (absent: no model was asked).
+    #[serde(default)]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_scenario: Vec<ScenarioLine>,
     /// Scenarios that could not be evaluated.
     #[serde(default)]
@@ -411,6 +414,7 @@ pub fn report(runs: &[ScenarioRunDir]) -> Report {
     let not_evaluated: Vec<&[NotEvaluated]> =
         runs.iter().map(|r| r.summary.failures.as_slice()).collect();
     let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
+    let usage: Vec<_> = runs.iter().map(|r| r.summary.usage.as_slice()).collect();
     Report {
         title: format!("Runs at level {level} compared (conversations with a user)"),
         runs: super::runs::headers(runs),
@@ -430,7 +434,10 @@ pub fn report(runs: &[ScenarioRunDir]) -> Report {
             not_completed(runs),
             sections::not_evaluated(&not_evaluated, "scenario"),
             sections::provenance(&provenance),
-        ],
+        ]
+        .into_iter()
+        .chain(sections::usage(&usage))
+        .collect(),
     }
 }
 

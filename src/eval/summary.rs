@@ -193,6 +193,10 @@ pub struct Summary {
     /// out); the figures above are over the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// The tokens each model asked used, per model and role (absent when
+    /// no model was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub format_version: FormatVersion,
 }
 
@@ -312,6 +316,7 @@ impl Tally {
             tools,
             per_conversation,
             failures: Vec::new(),
+            usage: Vec::new(),
             format_version: FormatVersion::default(),
         }
     }

@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use crate::llm::client::{Client, Reply, Settings};
+use crate::llm::client::{Prompter, Reply, Settings};
+use crate::llm::usage::{Meter, ModelUsage, Role};
 use crate::{Error, Result};
 
 /// One prompt to send, and what else its cache key holds (see
-/// [`Client::complete_tagged`]).
+/// [`Prompter::complete_tagged`]).
 #[derive(Debug, Clone)]
 pub struct Question {
     pub text: String,
@@ -22,18 +23,21 @@ impl From<String> for Question {
     }
 }
 
-/// Ask the model every prompt of `prompts`; `on_reply` gets each prompt's
-/// index and its reply (or why there is none), in arrival order.
+/// Ask the model every prompt of `prompts` (for `role`); `on_reply` gets
+/// each prompt's index and its reply (or why there is none), in arrival
+/// order. Returns the tokens the model used.
 pub fn ask_all(
     settings: Settings,
+    role: Role,
     prompts: Vec<Question>,
     concurrency: usize,
     noun: &str,
     mut on_reply: impl FnMut(usize, Result<Reply>),
-) -> Result<()> {
+) -> Result<Vec<ModelUsage>> {
     // The key goes to the Authorization header and nowhere else.
     let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-    let client = Arc::new(Client::new(settings, &api_key)?);
+    let meter = Meter::new();
+    let client = Arc::new(Prompter::new(settings, &api_key)?.metered(&meter, role));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -64,5 +68,5 @@ pub fn ask_all(
         }
     });
     progress.finish_and_clear();
-    Ok(())
+    Ok(meter.usage())
 }

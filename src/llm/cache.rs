@@ -1,11 +1,19 @@
 //! The on-disk cache of LLM answers: one JSON file per request, named by a
-//! hash of the endpoint and the request body. The API key travels in a
-//! header only, so it never reaches a key or an entry.
+//! hash of the endpoint (with the trial and tag when there are) and the
+//! request body. The API key travels in a header only, so it never reaches
+//! a key or an entry.
+//!
+//! A chat entry is `{"request": <body as sent>, "response": <the server's
+//! answer>}`: the answer whole, so its `model` and `usage` are kept. Entries
+//! written before talkforge kept the whole answer by `generate`, the
+//! drafting commands and level 3 (`{"request", "reply", "model"}`) are read
+//! as a reply with no usage.
 
 use std::path::{Path, PathBuf};
 
+use async_openai::types::CreateChatCompletionResponse;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::{Error, Result};
@@ -24,10 +32,56 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Where the answer to `body` sent to `base_url` is kept in `dir`: two
 /// servers may answer one request differently, so the endpoint is part of
 /// the key.
-pub fn entry_path(dir: &Path, base_url: &str, body: &impl Serialize) -> PathBuf {
+pub fn entry_path<B: Serialize + ?Sized>(dir: &Path, base_url: &str, body: &B) -> PathBuf {
     let body = serde_json::to_string(body).expect("requests serialize");
     let key = sha256_hex(format!("{base_url}\n{body}").as_bytes());
     dir.join(format!("{key}.json"))
+}
+
+/// What a chat request's key holds besides its body: the endpoint, then
+/// the trial of a run of several and a tag (a prompt's second draft), each
+/// on its own line, when there are.
+pub fn chat_key_prefix(base_url: &str, trial: Option<usize>, tag: Option<&str>) -> String {
+    let mut prefix = base_url.to_string();
+    if let Some(trial) = trial {
+        prefix += &format!("\ntrial {trial}");
+    }
+    if let Some(tag) = tag {
+        prefix += &format!("\n{tag}");
+    }
+    prefix
+}
+
+/// A chat entry's answer, in either shape; None when there is no entry,
+/// it does not parse, or its answer holds nothing (kept by earlier
+/// versions: asked again).
+pub fn read_chat(path: &Path) -> Option<CreateChatCompletionResponse> {
+    #[derive(Deserialize)]
+    struct Entry {
+        response: Option<CreateChatCompletionResponse>,
+        reply: Option<String>,
+        model: Option<String>,
+    }
+    let entry: Entry = read(path)?;
+    let response = match (entry.response, entry.reply) {
+        (Some(response), _) => response,
+        (None, Some(reply)) => legacy_response(reply, entry.model)?,
+        (None, None) => return None,
+    };
+    super::client::nothing_in(&response)
+        .is_none()
+        .then_some(response)
+}
+
+/// An answer holding `reply`, as the server that gave it would have sent
+/// it, less what the old entry did not keep (its usage).
+fn legacy_response(reply: String, model: Option<String>) -> Option<CreateChatCompletionResponse> {
+    serde_json::from_value(serde_json::json!({
+        "id": "", "object": "chat.completion", "created": 0,
+        "model": model.unwrap_or_default(),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": null}],
+    }))
+    .ok()
 }
 
 /// A cache entry, if it exists and has the expected shape.

@@ -1,11 +1,12 @@
-//! The one OpenAI-compatible client: bounded concurrency, retries with
-//! backoff, an on-disk cache keyed by the request, and key hygiene. Used by
-//! scenario generation and by evaluation.
+//! The one OpenAI-compatible client ([`client::Client`]): bounded
+//! concurrency, retries with backoff, one on-disk cache keyed by the
+//! request, token usage counted per model ([`usage::Meter`]), and key
+//! hygiene. Used by scenario generation, drafting and evaluation.
 
 pub mod cache;
 pub mod client;
 pub mod embed;
-pub mod endpoint;
 pub mod http;
+pub mod usage;
 
 pub use cache::sha256_hex;

@@ -1,6 +1,6 @@
 //! The sections every kind of report shares, each written once: pass^k,
 //! the state check, units whose outcome differs between runs, what could
-//! not be evaluated, and provenance. A section that does not apply to a
+//! not be evaluated, provenance, and the tokens the models used. A section that does not apply to a
 //! kind says so, the same way in every format.
 
 use serde::Deserialize;
@@ -8,6 +8,7 @@ use serde::Deserialize;
 use super::{Cell, Column, Section, Table};
 use crate::eval::provenance::Provenance;
 use crate::eval::summary::StateTotals;
+use crate::llm::usage::ModelUsage;
 
 /// A unit a run could not evaluate, as its `summary.json` lists it.
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -274,4 +275,54 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
         ]);
     }
     Section::new("provenance", title).table(table)
+}
+
+/// The tokens each run's models used, per model and role; None when no
+/// run asked a model (oracle and replay runs say nothing of tokens).
+pub fn usage(runs: &[&[ModelUsage]]) -> Option<Section> {
+    if runs.iter().all(|r| r.is_empty()) {
+        return None;
+    }
+    let mut table = Table::new(
+        "Run",
+        &[
+            "Requests",
+            "Cached",
+            "Prompt tokens",
+            "Completion tokens",
+            "Total tokens",
+            "Cached replies' tokens",
+            "Without usage",
+        ],
+    );
+    table.columns.insert(1, Column::text("Model"));
+    let count = |n: u64| Cell::Count(n as usize);
+    for (i, usage) in runs.iter().enumerate() {
+        let run = Cell::Text((i + 1).to_string());
+        if usage.is_empty() {
+            let mut row = vec![run.clone(), Cell::Text("no model was asked".into())];
+            row.extend((0..7).map(|_| Cell::Text("-".into())));
+            table.row(row);
+        }
+        for u in *usage {
+            table.row(vec![
+                run.clone(),
+                Cell::Text(crate::llm::usage::who(u)),
+                count(u.requests),
+                count(u.cached),
+                count(u.prompt_tokens),
+                count(u.completion_tokens),
+                count(u.total_tokens),
+                count(u.cached_total_tokens),
+                count(u.without_usage),
+            ]);
+        }
+    }
+    Some(
+        Section::new("usage", "Tokens used")
+            .text(
+                "The tokens each model used, as its server reported them (`usage`). The token columns are what this run spent on the requests it sent; a reply taken from the cache cost nothing in this run, and what the cached replies cost when first asked is shown apart. Replies without usage (a server that sends none, a cache entry older than talkforge keeping it) are counted but add no tokens.",
+            )
+            .table(table),
+    )
 }

@@ -53,6 +53,9 @@ pub struct InteractiveRun<'a> {
     /// Run every scenario this many times (pass^k over completion); each
     /// trial's models cache their replies apart.
     pub trials: usize,
+    /// Where the models asked count their tokens (`usage` in the
+    /// summary; the user model's apart).
+    pub meter: crate::llm::usage::Meter,
     /// The databases folder's digest (decides resuming).
     pub databases_sha256: String,
     /// What provenance records of the inputs.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::llm::endpoint::Endpoint;
+use crate::llm::client::Client;
 use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
@@ -91,11 +91,11 @@ pub enum SamplePredictor {
 
 /// How to ask a chat model.
 pub struct ChatSettings {
-    pub endpoint: Endpoint,
+    /// The client asked, with its cache folder (None: nothing cached) and
+    /// the run's meter.
+    pub client: Client,
     pub model: String,
     pub temperature: Option<f32>,
-    /// The reply cache folder; `None` disables it.
-    pub cache: Option<PathBuf>,
     /// A prompt template to use instead of the suite's own.
     pub template: Option<PathBuf>,
     /// Offer the APIs as the endpoint's tools (function calling) instead
@@ -125,6 +125,8 @@ pub struct LevelRun<'a> {
     /// Worker threads; `None` uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+    /// Where the models asked count their tokens (`usage` in the summary).
+    pub meter: crate::llm::usage::Meter,
     /// Trials per sample (`--trials`, at least 1): with more than one, each
     /// trial's outputs go to `out/trial-T` and the summary adds pass^k.
     pub trials: usize,

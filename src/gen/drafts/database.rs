@@ -87,6 +87,9 @@ pub struct SeedSummary {
     pub changed: Vec<String>,
     /// Every file written to the new folder.
     pub files: Vec<String>,
+    /// The tokens the model used (absent when nothing was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_proposal: Vec<Proposal>,
 }
 

@@ -546,6 +546,10 @@ pub struct DraftSummary {
     pub judge_model: Option<String>,
     /// Drafts an earlier run wrote, left as they are (--force drafts again).
     pub kept: Vec<String>,
+    /// The tokens each model asked used, the judge apart (absent when
+    /// nothing was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_draft: Vec<DraftOutcome>,
 }
 
@@ -584,6 +588,7 @@ impl DraftSummary {
             stages: funnel::stages(&outcomes, judge_model.is_some()),
             judge_model,
             kept,
+            usage: Vec::new(),
             per_draft: outcomes,
         }
     }

@@ -39,7 +39,7 @@ use super::super::bm25::Bm25;
 use super::super::catalog::{composed, spec};
 use super::super::state::{Retrieval, State};
 use super::{input_of, result, Api, Reference, APIS};
-use crate::llm::embed::Embedder;
+use crate::llm::embed::{cosine, Embedder};
 use crate::sim::pyargs::{display, Args};
 
 pub static API: Api = Api {
@@ -263,22 +263,6 @@ pub struct Embeddings {
 impl Embeddings {
     pub fn new(embedder: Arc<Embedder>) -> Self {
         Embeddings { embedder }
-    }
-}
-
-/// The cosine of two vectors (0 when either is all zeros).
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
-        .sum();
-    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let (na, nb) = (norm(a), norm(b));
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
     }
 }
 

@@ -289,9 +289,10 @@ pub type SampleKeys = (Vec<(usize, u8)>, Vec<usize>);
 /// A chat model behind an OpenAI-compatible endpoint.
 pub struct Chat<'s> {
     settings: &'s ChatSettings,
+    /// The settings' client for this trial: each trial's replies are
+    /// cached apart.
+    client: crate::llm::client::Client,
     template: Template,
-    /// The trial of a run of several: each trial's replies are cached
-    /// apart.
     trial: Option<usize>,
 }
 
@@ -303,6 +304,7 @@ impl<'s> Chat<'s> {
         };
         Ok(Chat {
             settings,
+            client: settings.client.for_trial(trial),
             template,
             trial,
         })
@@ -340,13 +342,10 @@ impl<'s> Chat<'s> {
         &self,
         body: &Value,
     ) -> Result<Answered<async_openai::types::ChatCompletionResponseMessage>> {
-        let response = crate::eval::openai::chat_completion(
-            &self.settings.endpoint,
-            self.settings.cache.as_deref(),
-            self.trial,
-            body,
-        )
-        .map_err(|e| Error::Other(e.to_string()))?;
+        let response = self
+            .client
+            .chat_blocking(&self.settings.model, body, None)?
+            .response;
         let model = Some(response.model).filter(|m| !m.is_empty());
         let message = response
             .choices

@@ -70,6 +70,9 @@ pub struct Summary {
     /// the figures above are over the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// The tokens each model asked used (absent when no model was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_sample: Vec<SampleRecord>,
     pub format_version: crate::eval::summary::FormatVersion,
 }
@@ -156,6 +159,7 @@ impl Summary {
             provenance: None,
             dialogue_hashes: Vec::new(),
             failures,
+            usage: Vec::new(),
             per_sample,
             format_version: Default::default(),
         }
@@ -243,6 +247,7 @@ impl Summary {
                 crate::words::count(self.resumed, "dialogue")
             );
         }
+        out += &crate::llm::usage::human(&self.usage);
         out
     }
 }

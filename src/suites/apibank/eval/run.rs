@@ -200,6 +200,7 @@ impl Kind for Samples<'_> {
 
 /// Evaluate `run.files` at `run.level`, in `run.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    let started = run.meter.reading();
     let several = run.trials > 1;
     let (mut summary, trials) =
         over_trials(run.trials, run.out.as_deref(), Some("api"), |trial, out| {
@@ -222,6 +223,8 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
         summary.correct < summary.samples || trials.as_ref().is_some_and(|t| !t.all_succeeded());
     if let Some(trials) = trials {
         summary.trials = Some(trials);
+        // Every trial's tokens.
+        summary.usage = run.meter.since(&started);
         if let Some(dir) = &run.out {
             write_summary(dir, &summary)?;
         }
@@ -265,6 +268,7 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
+    let started = run.meter.reading();
     let base = crate::eval::run::common_dir(run.files);
     let relative: Vec<String> = run
         .files
@@ -359,6 +363,7 @@ fn evaluate_trial(
             sha256,
         })
         .collect();
+    summary.usage = run.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
     }
@@ -622,6 +627,7 @@ mod tests {
                 progress: false,
                 trials: 1,
                 provenance: Default::default(),
+                meter: Default::default(),
                 errata: &errata,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);

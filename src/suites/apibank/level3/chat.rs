@@ -3,15 +3,14 @@
 //! conversation's thread. The assistant under test and the simulated user
 //! are each one.
 
-use std::sync::Arc;
-
 use async_openai::types::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage,
     ChatCompletionRequestSystemMessage, ChatCompletionRequestUserMessage,
 };
 
-use crate::llm::client::{Client, Settings};
-use crate::{Error, Result};
+use crate::llm::client::{Prompter, Settings};
+use crate::llm::usage::{Meter, Role as UsageRole};
+use crate::Result;
 
 /// Who a chat message is from, as the model sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,40 +22,26 @@ pub enum Role {
 
 /// One model behind an OpenAI-compatible server.
 pub struct ChatModel {
-    client: Client,
-    model: String,
-    runtime: Arc<tokio::runtime::Runtime>,
+    prompter: Prompter,
 }
 
 impl ChatModel {
     /// The key is read from OPENAI_API_KEY into the client's
-    /// Authorization header and kept nowhere else.
-    pub fn new(settings: Settings, runtime: Arc<tokio::runtime::Runtime>) -> Result<ChatModel> {
+    /// Authorization header and kept nowhere else; every reply is counted
+    /// into `meter` for `role`.
+    pub fn new(settings: Settings, meter: &Meter, role: UsageRole) -> Result<ChatModel> {
         let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-        let model = settings.model.clone();
         Ok(ChatModel {
-            client: Client::new(settings, &api_key)?,
-            model,
-            runtime,
+            prompter: Prompter::new(settings, &api_key)?.metered(meter, role),
         })
     }
 
-    /// A runtime for the models of one run to share.
-    pub fn runtime() -> Result<Arc<tokio::runtime::Runtime>> {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map(Arc::new)
-            .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))
-    }
-
     pub fn model(&self) -> &str {
-        &self.model
+        self.prompter.model()
     }
 
     /// The model's next message after `messages` (from a worker thread,
-    /// never from inside the runtime), and the model the server said
+    /// never from inside an async runtime), and the model the server said
     /// answered (None when it did not say).
     pub fn reply(
         &self,
@@ -66,8 +51,8 @@ impl ChatModel {
             .iter()
             .map(|(role, text)| message(*role, text))
             .collect();
-        self.runtime
-            .block_on(self.client.chat(messages))
+        self.prompter
+            .chat_blocking(messages)
             .map(|reply| (reply.text, reply.model))
             .map_err(|e| e.to_string())
     }

@@ -16,6 +16,7 @@ use super::user::{HumanUser, LlmUser, User};
 use super::{is_scenario_path, parse_scenario, read_scenario, Scenario};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
+use crate::llm::usage::Role;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
@@ -63,7 +64,7 @@ impl Interactive for Level3 {
                 )));
             }
         }
-        let runtime = ChatModel::runtime()?;
+        let started = run.meter.reading();
         let mut errors = Vec::new();
         let mut every_trial_completed = true;
         // The models reported in any trial, and a user asked in any trial.
@@ -74,7 +75,7 @@ impl Interactive for Level3 {
             run.out.as_deref(),
             Some("scenario"),
             |trial, out| {
-                let summary = run_trial(run, trial, out.as_deref(), &runtime)?;
+                let summary = run_trial(run, trial, out.as_deref())?;
                 errors.extend(summary.per_scenario.iter().filter_map(|o| {
                     let error = o.error.as_ref()?;
                     Some(match trial {
@@ -117,6 +118,8 @@ impl Interactive for Level3 {
                 (p.models_reported, p.user_models_reported) = reported;
             }
             summary.trials = Some(trials);
+            // Every trial's tokens.
+            summary.usage = run.meter.since(&started);
             if let Some(dir) = &run.out {
                 results::write_summary(dir, &summary)?;
             }
@@ -230,20 +233,22 @@ fn run_trial(
     run: &InteractiveRun<'_>,
     trial: Option<usize>,
     out: Option<&std::path::Path>,
-    runtime: &Arc<tokio::runtime::Runtime>,
 ) -> Result<Summary> {
+    let started = run.meter.reading();
     let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
     let assistant_model = match &run.assistant {
         AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
             for_trial(settings),
-            runtime.clone(),
+            &run.meter,
+            Role::Assistant,
         )?)),
         AssistantSettings::Oracle => None,
     };
     let user_model = match &run.user {
         UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
             for_trial(settings),
-            runtime.clone(),
+            &run.meter,
+            Role::User,
         )?)),
         UserSettings::Human => None,
     };
@@ -311,6 +316,7 @@ fn run_trial(
     );
     summary.settings = kind.settings;
     summary.provenance = Some(provenance(run, &pass.dataset, &summary, assistant_name));
+    summary.usage = run.meter.since(&started);
     if let Some(dir) = out {
         results::write_summary(dir, &summary)?;
     }
@@ -466,6 +472,7 @@ pub fn human(s: &Summary) -> String {
             crate::words::count(s.resumed, "scenario")
         );
     }
+    out += &crate::llm::usage::human(&s.usage);
     out
 }
 
@@ -535,6 +542,7 @@ mod tests {
             trials: None,
             state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
                 .state_check,
+            usage: Vec::new(),
             per_scenario,
             format_version: Default::default(),
         };

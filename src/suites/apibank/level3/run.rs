@@ -169,6 +169,10 @@ pub struct Summary {
     /// has).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_check: Option<StateTotals>,
+    /// The tokens each model asked used, the user model apart (absent
+    /// when no model was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_scenario: Vec<ScenarioOutcome>,
     pub format_version: crate::eval::summary::FormatVersion,
 }
@@ -218,6 +222,7 @@ pub fn summarise(
         provenance: None,
         trials: None,
         state_check,
+        usage: Vec::new(),
         per_scenario,
         format_version: Default::default(),
     }
