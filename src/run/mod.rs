@@ -4,6 +4,7 @@
 //! user) says what one file gives and how it is kept; the driver does the
 //! rest the same way for all of them.
 
+pub mod conversation;
 pub mod driver;
 pub mod folder;
 pub mod trials;

@@ -8,15 +8,16 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::assistant::{Assistant, LlmAssistant, Oracle};
-use super::chat::ChatModel;
+use super::prompts;
 use super::results;
 use super::run::{failed, run_scenario, summarise, Level3Options, ScenarioOutcome, Stop, Summary};
-use super::user::{HumanUser, LlmUser, User};
 use super::{is_scenario_path, parse_scenario, read_scenario, Scenario};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
 use crate::llm::usage::Role;
+use crate::run::conversation::assistant::{Assistant, LlmAssistant, Oracle};
+use crate::run::conversation::chat::ChatModel;
+use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
@@ -254,18 +255,21 @@ fn run_trial(
     };
     let assistant = |scenario: &Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
         Ok(match &assistant_model {
-            Some(model) => Box::new(LlmAssistant::new(model.clone())),
-            None => Box::new(Oracle::new(scenario)),
+            Some(model) => Box::new(LlmAssistant::new(model.clone(), prompts::assistant())),
+            None => Box::new(Oracle::new(prompts::oracle_calls(scenario))),
         })
     };
     let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
         match &user_model {
-            Some(model) => Ok(Box::new(LlmUser::new(model.clone(), scenario)?)),
+            Some(model) => Ok(Box::new(LlmUser::new(
+                model.clone(),
+                prompts::user(scenario)?,
+            ))),
             None => Ok(Box::new(
                 HumanUser::new(
                     Box::new(|line: &mut String| std::io::stdin().read_line(line)),
                     std::io::stderr(),
-                    scenario,
+                    &prompts::brief(scenario),
                 )?
                 .echoing(!std::io::stdin().is_terminal()),
             )),
@@ -364,7 +368,7 @@ fn provenance(
     };
     let assistant_model = match &run.assistant {
         AssistantSettings::Llm(s) => {
-            hash(super::assistant::PROMPT);
+            hash(prompts::ASSISTANT);
             Some(s.model.clone())
         }
         AssistantSettings::Oracle => None,
@@ -372,7 +376,7 @@ fn provenance(
     // Only a model that was asked is named.
     let user_model = match &run.user {
         UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
-            hash(super::user::PROMPT);
+            hash(prompts::USER);
             Some(s.model.clone())
         }
         UserSettings::Llm(_) | UserSettings::Human => None,

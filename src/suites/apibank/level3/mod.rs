@@ -30,16 +30,14 @@ use serde_json::{Map, Value};
 
 use crate::Result;
 
-pub mod assistant;
-pub mod chat;
 pub mod dialogue;
 pub mod evaluate;
 pub mod format;
 pub mod matching;
+pub mod prompts;
 pub mod results;
 pub mod run;
 pub mod sheet;
-pub mod user;
 
 pub use evaluate::Level3;
 pub use run::{Level3Options, ScenarioOutcome, Summary};

@@ -26,39 +26,19 @@
 //! assistant's matching call drew, so that the same booking reads the same.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::assistant::Assistant;
 use super::matching::{matches, GoldRun, Rule};
-use super::user::{Turn, User};
 use super::{dialogue, Scenario};
 use crate::dialogue::{GoldCall, Request};
 use crate::eval::summary::StateTotals;
+use crate::run::conversation::{converse, Assistant, Bounds, Reading, Task, User};
+pub use crate::run::conversation::{Message, Speaker, Stop};
 use crate::sim::Databases;
-use crate::suite::state::{compare_documents, StateCheck};
-use crate::suite::{Suite, World, WorldOptions};
+use crate::suite::state::StateCheck;
+use crate::suite::{Execution, Suite, World, WorldOptions};
 use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
 use crate::suites::apibank::ApiBank;
-
-/// Who a message of the conversation is from (and to).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Speaker {
-    /// The user, to the assistant.
-    User,
-    /// The assistant, to the user.
-    Assistant,
-    /// The assistant, calling an API.
-    Call,
-    /// An API's result, to the assistant.
-    Api,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    pub from: Speaker,
-    pub text: String,
-}
 
 /// How a run goes, beyond its scenarios and players.
 #[derive(Debug, Clone)]
@@ -70,16 +50,6 @@ pub struct Level3Options<'a> {
     /// Calls the assistant may make in one turn before it must answer
     /// the user (the turn ends there).
     pub max_calls_per_turn: usize,
-}
-
-/// Why a conversation stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    Completed,
-    MaxTurns,
-    UserLeft,
-    Error,
 }
 
 /// A ground-truth call not made, or one that raises as written.
@@ -291,59 +261,36 @@ pub fn run_scenario(
             result: executed.response.into_value(),
         });
     }
-    let mut tally = Tally {
+    let mut task = ScenarioTask {
+        scenario,
+        options,
+        conversation: &conversation,
         gold: &gold,
         made: vec![None; gold.len()],
         results: vec![None; gold.len()],
-        calls: 0,
     };
-    let mut transcript = vec![Message {
-        from: Speaker::User,
-        text: scenario.first_utterance.clone(),
-    }];
-    let mut turns = 1;
-    let mut user_asked = false;
-    let stop = loop {
-        match assistant_turn(
-            world.as_mut(),
-            assistant,
-            &mut transcript,
-            &mut tally,
-            turns,
-            options.max_calls_per_turn,
-        ) {
-            Err(e) => break (Stop::Error, Some(e)),
-            Ok(()) if tally.complete() => break (Stop::Completed, None),
-            Ok(()) => {}
-        }
-        if turns >= options.max_turns {
-            break (Stop::MaxTurns, None);
-        }
-        let progress = (tally.made.iter().flatten().count(), tally.made.len());
-        user_asked = true;
-        match user.reply(&transcript, progress) {
-            Err(e) => break (Stop::Error, Some(e)),
-            Ok(Turn::Leaves) => break (Stop::UserLeft, None),
-            Ok(Turn::Says(text)) => {
-                transcript.push(Message {
-                    from: Speaker::User,
-                    text,
-                });
-                turns += 1;
-            }
-        }
+    let bounds = Bounds {
+        max_turns: options.max_turns,
+        max_calls_per_turn: options.max_calls_per_turn,
     };
-    let completed = stop.0 == Stop::Completed;
-    let state_check = state_check(scenario, options, &tally.results, world.as_ref(), turns);
-    let (made, calls) = (tally.made, tally.calls);
+    let talk = converse(
+        options.databases,
+        world.as_mut(),
+        &mut task,
+        assistant,
+        user,
+        bounds,
+    );
+    let completed = talk.stop == Stop::Completed;
+    let made = task.made;
     ScenarioOutcome {
         file: file.to_string(),
         scenario: scenario.name.clone(),
         scene: scenario.scene.clone(),
         completed,
-        turns: completed.then_some(turns),
-        turns_taken: turns,
-        stopped: stop.0,
+        turns: completed.then_some(talk.turns),
+        turns_taken: talk.turns,
+        stopped: talk.stop,
         ground_truth: scenario.ground_truth.len(),
         ground_truth_made: made.iter().flatten().count(),
         made: scenario
@@ -360,7 +307,7 @@ pub fn run_scenario(
                 })
             })
             .collect(),
-        calls,
+        calls: talk.calls,
         missing: scenario
             .ground_truth
             .iter()
@@ -373,144 +320,115 @@ pub fn run_scenario(
             })
             .collect(),
         ground_truth_raising: raising,
-        error: stop.1,
-        state_check,
+        error: talk.error,
+        state_check: talk.state_check,
         assistant_models: Vec::new(),
         user_models: Vec::new(),
-        user_asked,
+        user_asked: talk.user_asked,
         resumed: false,
-        transcript,
+        transcript: talk.transcript,
     }
 }
 
-/// The state check after the conversation's last turn `turn`: the
-/// databases `world` holds against a fresh world's after the ground-truth
-/// calls, each run with the result of the assistant's call that made it
-/// (`made`) as its recording, so that what it draws at random is what that
-/// call drew. None when no fresh world can be made (the conversation's
-/// world was made the same way, so it cannot happen once one ran).
-fn state_check(
-    scenario: &Scenario,
-    options: &Level3Options<'_>,
-    made: &[Option<Value>],
-    world: &dyn World,
-    turn: usize,
-) -> Option<StateCheck> {
-    let conversation = dialogue::conversation(scenario);
-    let mut gold = ApiBank
-        .world(options.databases, &conversation, options.world)
-        .ok()?;
-    for (call, result) in scenario.ground_truth.iter().zip(made) {
-        // The drawn values only: the call runs with its own arguments.
-        let recording = result.as_ref().map(|result| {
-            let mut response = result.clone();
-            if let Some(object) = response.as_object_mut() {
-                object.remove("input");
-            }
-            GoldCall {
-                request: Request {
-                    api_name: call.api_name.clone(),
-                    parameters: call.param_dict.clone(),
-                },
-                response,
-                exception: None,
-                place: None,
-            }
-        });
-        gold.execute(&call.api_name, call.param_dict.clone(), recording.as_ref());
-    }
-    Some(StateCheck::new(compare_documents(
-        turn,
-        options.databases,
-        &gold.databases(),
-        &world.databases(),
-    )))
-}
-
-/// The ground-truth calls made so far (the turn and the rule of each, and
-/// the result of the call that made it), and how many calls the assistant
-/// made.
-struct Tally<'g> {
-    gold: &'g [GoldRun],
+/// A scenario as the conversation's task: the ground-truth calls made so
+/// far (the turn and the rule of each, and the result of the call that
+/// made it).
+struct ScenarioTask<'a> {
+    scenario: &'a Scenario,
+    options: &'a Level3Options<'a>,
+    conversation: &'a crate::dialogue::Conversation,
+    gold: &'a [GoldRun],
     made: Vec<Option<(usize, Rule)>>,
     results: Vec<Option<Value>>,
-    calls: usize,
 }
 
-impl Tally<'_> {
-    fn complete(&self) -> bool {
-        self.made.iter().all(Option::is_some)
+impl Task for ScenarioTask<'_> {
+    fn first_utterance(&self) -> &str {
+        &self.scenario.first_utterance
     }
 
-    /// Count a call the assistant made in `turn`: the first ground-truth
-    /// call not made yet that it is, if any, is made.
-    fn record(
-        &mut self,
-        api_name: &str,
-        arguments: &Map<String, Value>,
-        result: &Value,
-        turn: usize,
-    ) {
-        self.calls += 1;
+    /// A call in the paper's text form; one that does not read is a
+    /// failed call when it is bracketed or names an API, prose otherwise.
+    fn read(&self, text: &str) -> Reading {
+        match parse_api_request(text) {
+            Ok(request) => Reading::Call {
+                api_name: request.api_name,
+                arguments: request.param_dict,
+            },
+            Err(failure) if attempted_call(&failure, text) => {
+                Reading::Unreadable(failure.to_string())
+            }
+            Err(_) => Reading::Speech,
+        }
+    }
+
+    /// The first ground-truth call not made yet that the call is, if any,
+    /// is made.
+    fn record(&mut self, executed: &Execution, turn: usize) {
+        let result = executed.response.clone().into_value();
+        let request = &executed.request;
         let found = (0..self.gold.len())
             .filter(|&i| self.made[i].is_none())
-            .find_map(|i| Some((i, matches(api_name, arguments, result, &self.gold[i])?)));
+            .find_map(|i| {
+                let rule = matches(
+                    &request.api_name,
+                    &request.parameters,
+                    &result,
+                    &self.gold[i],
+                )?;
+                Some((i, rule))
+            });
         if let Some((i, rule)) = found {
             self.made[i] = Some((turn, rule));
-            self.results[i] = Some(result.clone());
+            self.results[i] = Some(result);
         }
     }
-}
 
-/// The assistant's side of one turn: calls until it speaks to the user
-/// (or makes its last allowed call, or every ground-truth call is made).
-fn assistant_turn(
-    world: &mut dyn World,
-    assistant: &mut dyn Assistant,
-    transcript: &mut Vec<Message>,
-    tally: &mut Tally<'_>,
-    turn: usize,
-    max_calls: usize,
-) -> Result<(), String> {
-    for _ in 0..max_calls {
-        let text = assistant.reply(transcript)?;
-        let result = match parse_api_request(&text) {
-            Err(failure) if !attempted_call(&failure, &text) => {
-                transcript.push(Message {
-                    from: Speaker::Assistant,
-                    text,
-                });
-                return Ok(());
-            }
-            Err(failure) => {
-                tally.calls += 1;
-                format!("Exception: cannot read the call: {failure}")
-            }
-            Ok(request) => {
-                let executed = world.execute(&request.api_name, request.param_dict, None);
-                let result = executed.response.into_value();
-                tally.record(
-                    &request.api_name,
-                    &executed.request.parameters,
-                    &result,
-                    turn,
-                );
-                api_text(&result, executed.exception)
-            }
-        };
-        transcript.push(Message {
-            from: Speaker::Call,
-            text,
-        });
-        transcript.push(Message {
-            from: Speaker::Api,
-            text: result,
-        });
-        if tally.complete() {
-            return Ok(());
+    fn result_text(&self, executed: &Execution) -> String {
+        match &executed.exception {
+            Some(exception) => format!("Exception: {exception}"),
+            None => executed
+                .response
+                .clone()
+                .into_value()
+                .get("output")
+                .map_or_else(|| "null".to_string(), Value::to_string),
         }
     }
-    Ok(())
+
+    fn progress(&self) -> (usize, usize) {
+        (self.made.iter().flatten().count(), self.made.len())
+    }
+
+    /// Fresh databases after the ground-truth calls, each run with the
+    /// result of the assistant's call that made it as its recording, so
+    /// that what it draws at random is what that call drew.
+    fn gold_world(&self) -> Option<Box<dyn World>> {
+        let options = self.options;
+        let mut gold = ApiBank
+            .world(options.databases, self.conversation, options.world)
+            .ok()?;
+        for (call, result) in self.scenario.ground_truth.iter().zip(&self.results) {
+            // The drawn values only: the call runs with its own arguments.
+            let recording = result.as_ref().map(|result| {
+                let mut response = result.clone();
+                if let Some(object) = response.as_object_mut() {
+                    object.remove("input");
+                }
+                GoldCall {
+                    request: Request {
+                        api_name: call.api_name.clone(),
+                        parameters: call.param_dict.clone(),
+                    },
+                    response,
+                    exception: None,
+                    place: None,
+                }
+            });
+            gold.execute(&call.api_name, call.param_dict.clone(), recording.as_ref());
+        }
+        Some(gold)
+    }
 }
 
 /// Whether a message that holds no readable call still tried to make one
@@ -528,22 +446,12 @@ fn attempted_call(failure: &ParseFailure, text: &str) -> bool {
         || text.contains(&format!("[{api_name}("))
 }
 
-/// What the assistant is told a call returned: its exception, or its
-/// output as JSON.
-fn api_text(result: &Value, exception: Option<String>) -> String {
-    match exception {
-        Some(exception) => format!("Exception: {exception}"),
-        None => result
-            .get("output")
-            .map_or_else(|| "null".to_string(), Value::to_string),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::run::conversation::Turn;
     use crate::suite::state::WriteKind;
 
     /// Says its lines in order, then only "Done." (a call already made

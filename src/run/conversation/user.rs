@@ -1,20 +1,28 @@
-//! Who plays the user: a model given the scenario's first utterance and
-//! key information, told to answer only what it is asked (our own prompt,
-//! `prompts/apibank-level3-user.j2`), or a person at the terminal.
+//! Who plays the user: a model given the suite's brief as its system
+//! prompt (what the user wants and knows, and to answer only what it is
+//! asked), or a person at the terminal shown the same brief.
 //!
 //! Either one hears only what the assistant says to the user: its calls
-//! and their results stay between the assistant and the APIs.
+//! and their results stay between the assistant and the tools.
 
 use std::io::Write;
 use std::sync::Arc;
 
 use super::chat::{ChatModel, Reported, Role};
-use super::run::{Message, Speaker};
-use super::Scenario;
+use super::{Message, Speaker};
 
-const USER_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-user.j2");
+/// What the person playing the user is shown before the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Brief {
+    /// The scenario's title line.
+    pub title: String,
+    /// What the user knows and tells when asked, a line each.
+    pub knows: String,
+    /// What the user says first.
+    pub first_utterance: String,
+}
 
-/// What the user does next.
+/// The user's next turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Turn {
     Says(String),
@@ -29,7 +37,8 @@ pub trait User: Send {
     fn name(&self) -> String;
 
     /// The user's next turn, the assistant having just answered.
-    /// `progress` is (ground-truth calls made, ground-truth calls).
+    /// `progress` is (goals met, goals): for API-Bank, ground-truth calls
+    /// made of those the scenario lists.
     fn reply(&mut self, transcript: &[Message], progress: (usize, usize)) -> Result<Turn, String>;
 
     /// The models the server said answered (none for a person).
@@ -47,37 +56,18 @@ pub struct LlmUser {
 
 /// The name of the simulated user's prompt template, and its text
 /// (provenance records its hash).
-pub const PROMPT: (&str, &str) = ("prompts/apibank-level3-user.j2", USER_PROMPT);
-
 impl LlmUser {
-    pub fn new(model: Arc<ChatModel>, scenario: &Scenario) -> Result<Self, String> {
-        Ok(LlmUser {
+    /// A user played by `model` with `system` (the suite's brief for a
+    /// model) as its system prompt.
+    pub fn new(model: Arc<ChatModel>, system: String) -> Self {
+        LlmUser {
             model,
-            system: system_prompt(scenario)?,
+            system,
             reported: Reported::default(),
-        })
+        }
     }
 }
 
-/// The simulated user's instructions for `scenario`.
-pub fn system_prompt(scenario: &Scenario) -> Result<String, String> {
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    env.set_keep_trailing_newline(false);
-    env.render_str(
-        USER_PROMPT,
-        minijinja::context! {
-            scene => scenario.scene,
-            first_utterance => scenario.first_utterance,
-            key_info => scenario.key_info,
-        },
-    )
-    .map_err(|e| format!("prompts/apibank-level3-user.j2: {e}"))
-}
-
-/// The messages the simulated user's model is sent: the roles turned
-/// round (the assistant's words are what it hears, its own earlier words
-/// are its answers), calls and results left out.
 pub fn messages(system: &str, transcript: &[Message]) -> Vec<(Role, String)> {
     let mut out = vec![(Role::System, system.to_string())];
     for message in transcript {
@@ -127,17 +117,14 @@ pub struct HumanUser<W> {
 impl<W: Write + Send> HumanUser<W> {
     /// Shows the person the scenario: the scene, what they know, and the
     /// first utterance, said for them.
-    pub fn new(input: ReadLine, mut output: W, scenario: &Scenario) -> Result<Self, String> {
+    pub fn new(input: ReadLine, mut output: W, brief: &Brief) -> Result<Self, String> {
         let write = |output: &mut W| -> std::io::Result<()> {
-            match scenario.name == scenario.scene {
-                true => writeln!(output, "== {}", scenario.scene)?,
-                false => writeln!(output, "== {} ({})", scenario.scene, scenario.name)?,
-            }
+            writeln!(output, "== {}", brief.title)?;
             writeln!(output, "What you know (tell it when asked):")?;
-            for line in scenario.key_info.lines() {
+            for line in brief.knows.lines() {
                 writeln!(output, "  {line}")?;
             }
-            writeln!(output, "you> {}", scenario.first_utterance)?;
+            writeln!(output, "you> {}", brief.first_utterance)?;
             output.flush()
         };
         write(&mut output).map_err(|e| format!("cannot write to the terminal: {e}"))?;
@@ -175,7 +162,7 @@ impl<W: Write + Send> User for HumanUser<W> {
         self.shown = transcript.len();
         writeln!(
             self.output,
-            "[{} of {} ground-truth calls made; /quit ends the scenario]",
+            "[{} of {} goals met; /quit ends the scenario]",
             progress.0, progress.1
         )
         .map_err(io)?;
@@ -211,12 +198,12 @@ mod tests {
 
     use super::*;
 
-    fn scenario() -> Scenario {
-        super::super::sheet::parse(
-            std::path::Path::new("Alarm.txt"),
-            "Scene: Alarm\nFirst Utterance: Wake me up.\nKey Info:\nusername Ann\nAPI Calls:\nGetToday()\n",
-        )
-        .unwrap()
+    fn brief() -> Brief {
+        Brief {
+            title: "Alarm".into(),
+            knows: "username Ann".into(),
+            first_utterance: "Wake me up.".into(),
+        }
     }
 
     /// Writes into a buffer the test reads afterwards.
@@ -247,7 +234,7 @@ mod tests {
         let mut user = HumanUser::new(
             Box::new(move |line: &mut String| input.read_line(line)),
             output.clone(),
-            &scenario(),
+            &brief(),
         )
         .unwrap();
         let mut transcript = vec![
@@ -268,14 +255,14 @@ mod tests {
         assert_eq!(
             shown,
             "== Alarm\nWhat you know (tell it when asked):\n  username Ann\nyou> Wake me up.\n\
-             assistant> Your username?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> you> \
-             assistant> And the time?\n[0 of 1 ground-truth calls made; /quit ends the scenario]\nyou> "
+             assistant> Your username?\n[0 of 1 goals met; /quit ends the scenario]\nyou> you> \
+             assistant> And the time?\n[0 of 1 goals met; /quit ends the scenario]\nyou> "
         );
         // The end of the input leaves too.
         let mut empty = HumanUser::new(
             Box::new(|_: &mut String| Ok(0)),
             Shared::default(),
-            &scenario(),
+            &brief(),
         )
         .unwrap();
         assert_eq!(empty.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
@@ -283,33 +270,27 @@ mod tests {
 
     #[test]
     fn the_simulated_user_hears_the_assistant_as_the_other_side() {
-        let system = system_prompt(&scenario()).unwrap();
-        insta::assert_snapshot!("level3_user_prompt", system);
         let transcript = vec![
             said(Speaker::User, "Wake me up."),
             said(Speaker::Call, "[GetToday()]"),
             said(Speaker::Api, "\"2023-03-31\""),
             said(Speaker::Assistant, "When?"),
         ];
-        let messages = messages(&system, &transcript);
+        let messages = messages("brief", &transcript);
         let roles: Vec<Role> = messages.iter().map(|(r, _)| *r).collect();
         assert_eq!(roles, [Role::System, Role::Assistant, Role::User]);
         assert_eq!(messages[2].1, "When?");
-        let assistant = super::super::assistant::messages(&transcript);
-        let shown: Vec<(Role, &str)> = assistant
-            .iter()
-            .skip(1)
-            .map(|(r, t)| (*r, t.as_str()))
-            .collect();
+        let assistant = super::super::assistant::messages("system", &transcript);
+        let shown: Vec<(Role, &str)> = assistant.iter().map(|(r, t)| (*r, t.as_str())).collect();
         assert_eq!(
             shown,
             [
+                (Role::System, "system"),
                 (Role::User, "(User) Wake me up."),
                 (Role::Assistant, "[GetToday()]"),
                 (Role::User, "(API) \"2023-03-31\""),
                 (Role::Assistant, "When?"),
             ]
         );
-        insta::assert_snapshot!("level3_assistant_prompt", &assistant[0].1);
     }
 }

@@ -1,20 +1,17 @@
 //! The assistant under test: it reads the conversation so far and answers
-//! with either a call in the paper's text form (`[ApiName(key='value')]`,
-//! sent to the APIs) or words for the user.
+//! with either a call in its suite's text form (read by the suite's
+//! [`super::Task::read`]) or words for the user.
 //!
-//! The model is told about the setting in our own prompt
-//! (`prompts/apibank-level3-assistant.j2`); the user's words reach it as
-//! `(User) ...` and API results as `(API) ...`, both as user messages, its
-//! own calls and replies as assistant messages.
+//! A model is told about the setting by the suite's system prompt; the
+//! user's words reach it as `(User) ...` and tool results as `(API) ...`,
+//! both as user messages, its own calls and replies as assistant messages.
+
+use std::collections::VecDeque;
 
 use super::chat::{ChatModel, Reported, Role};
-use super::run::{Message, Speaker};
-use super::Scenario;
-use crate::suites::apibank::call_text::render_api_request;
+use super::{Message, Speaker};
 
-const SYSTEM_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-assistant.j2");
-
-/// Whoever answers the user in a level-3 conversation.
+/// Whoever answers the user in a conversation.
 pub trait Assistant: Send {
     /// Its name in reports.
     fn name(&self) -> String;
@@ -32,25 +29,24 @@ pub trait Assistant: Send {
 /// A model behind an OpenAI-compatible server.
 pub struct LlmAssistant {
     model: std::sync::Arc<ChatModel>,
+    system: String,
     reported: Reported,
 }
 
 impl LlmAssistant {
-    pub fn new(model: std::sync::Arc<ChatModel>) -> Self {
+    /// The model, told the setting by `system`.
+    pub fn new(model: std::sync::Arc<ChatModel>, system: String) -> Self {
         LlmAssistant {
             model,
+            system,
             reported: Reported::default(),
         }
     }
 }
 
-/// The name of the prompt the assistant's model is told the setting in,
-/// and its text (provenance records its hash).
-pub const PROMPT: (&str, &str) = ("prompts/apibank-level3-assistant.j2", SYSTEM_PROMPT);
-
 /// The messages the assistant's model is sent for `transcript`.
-pub fn messages(transcript: &[Message]) -> Vec<(Role, String)> {
-    let mut out = vec![(Role::System, SYSTEM_PROMPT.trim_end().to_string())];
+pub fn messages(system: &str, transcript: &[Message]) -> Vec<(Role, String)> {
+    let mut out = vec![(Role::System, system.trim_end().to_string())];
     for message in transcript {
         out.push(match message.from {
             Speaker::User => (Role::User, format!("(User) {}", message.text)),
@@ -67,7 +63,7 @@ impl Assistant for LlmAssistant {
     }
 
     fn reply(&mut self, transcript: &[Message]) -> Result<String, String> {
-        let (text, model) = self.model.reply(&messages(transcript))?;
+        let (text, model) = self.model.reply(&messages(&self.system, transcript))?;
         self.reported.add(model);
         Ok(text)
     }
@@ -77,22 +73,17 @@ impl Assistant for LlmAssistant {
     }
 }
 
-/// The ground truth itself: the scenario's calls as written, one a
-/// message in the paper's form, then a closing word to the user. It
-/// checks the scenarios and the loop, not a model: every scenario whose
-/// calls read back as written completes in one turn.
+/// The scenario's own gold calls, one a message in order, then a closing
+/// word: checks that the scenarios can be completed.
 pub struct Oracle {
-    calls: std::collections::VecDeque<String>,
+    calls: VecDeque<String>,
 }
 
 impl Oracle {
-    pub fn new(scenario: &Scenario) -> Self {
+    /// Makes `calls` (each already written as the suite's text form).
+    pub fn new(calls: impl IntoIterator<Item = String>) -> Self {
         Oracle {
-            calls: scenario
-                .ground_truth
-                .iter()
-                .map(|call| render_api_request(&call.api_name, &call.param_dict))
-                .collect(),
+            calls: calls.into_iter().collect(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! A chat model that the level-3 conversation waits on: the shared LLM
+//! A chat model that a conversation with a user waits on: the shared LLM
 //! client (`llm::client`: retries, cache, key hygiene) driven from the
 //! conversation's thread. The assistant under test and the simulated user
 //! are each one.
