@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::formats::scenario::Scenario;
-use crate::suites::tooltalk::{catalog, tool};
+use crate::suite::Catalog;
 
 /// A "Scenario N" label at the start of a line, with the punctuation and
 /// emphasis around it.
@@ -220,12 +220,12 @@ const API_VERBS: &[&str] = &[
 /// Whether a parenthesised CamelCase word is meant as a tool: a catalog
 /// name, a near miss of one ("SendEmails", "QueryCalender"), or a
 /// verb-led API-style name.
-fn looks_like_tool(name: &str) -> bool {
-    if tool(name).is_some() {
+fn looks_like_tool(catalog: &Catalog, name: &str) -> bool {
+    if catalog.tool(name).is_some() {
         return true;
     }
     let lower = name.to_lowercase();
-    let close = catalog()
+    let close = catalog
         .tools()
         .iter()
         .any(|t| strsim::normalized_damerau_levenshtein(&lower, &t.name.to_lowercase()) >= 0.8);
@@ -241,18 +241,18 @@ fn looks_like_tool(name: &str) -> bool {
 /// The tools a scenario mentions, first mention first: every tool-like
 /// name inside parentheses ("(SearchInbox + SendEmail)"; see
 /// `looks_like_tool`), and catalog tool names anywhere in the text.
-pub fn mentioned_tools(text: &str) -> Vec<String> {
+pub fn mentioned_tools(catalog: &Catalog, text: &str) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     for cap in parenthesis().captures_iter(text) {
         let inner = cap.get(1).expect("group 1");
         for m in word().find_iter(inner.as_str()) {
-            if camel_word().is_match(m.as_str()) && looks_like_tool(m.as_str()) {
+            if camel_word().is_match(m.as_str()) && looks_like_tool(catalog, m.as_str()) {
                 found.push((inner.start() + m.start(), m.as_str().to_owned()));
             }
         }
     }
     for m in word().find_iter(text) {
-        if tool(m.as_str()).is_some() {
+        if catalog.tool(m.as_str()).is_some() {
             found.push((m.start(), m.as_str().to_owned()));
         }
     }
@@ -268,6 +268,8 @@ pub fn mentioned_tools(text: &str) -> Vec<String> {
 /// What the filter requires of a scenario.
 #[derive(Debug, Clone)]
 pub struct Filter {
+    /// The catalog the prompt documented.
+    pub catalog: &'static Catalog,
     pub required_tool: String,
     /// The tools the prompt offered.
     pub offered: Vec<String>,
@@ -289,7 +291,7 @@ impl Filter {
         split_scenarios(reply)
             .into_iter()
             .map(|text| {
-                let tools = mentioned_tools(&text);
+                let tools = mentioned_tools(self.catalog, &text);
                 let mut reasons = Vec::new();
                 if !tools.contains(&self.required_tool) {
                     reasons.push(format!(
@@ -298,7 +300,7 @@ impl Filter {
                     ));
                 }
                 for name in &tools {
-                    if tool(name).is_none() {
+                    if self.catalog.tool(name).is_none() {
                         reasons.push(format!("mentions {name}, which is not a tool"));
                     } else if !self.offered.contains(name) {
                         reasons.push(format!("mentions {name}, which this prompt did not offer"));
@@ -331,6 +333,14 @@ impl Filter {
 mod tests {
     use super::*;
 
+    /// The catalog the replies below were written against (ToolTalk's).
+    fn catalog() -> &'static Catalog {
+        crate::suites::registry()
+            .by_name("tooltalk")
+            .expect("registered")
+            .catalog()
+    }
+
     #[test]
     fn splits_common_variants() {
         let reply =
@@ -352,7 +362,7 @@ mod tests {
     fn finds_tools_in_parentheses_and_text() {
         let text = "Check mail (SearchInbox + SendEmail), then (e.g. Monday) use AddAlarm and (MakeCoffee).";
         assert_eq!(
-            mentioned_tools(text),
+            mentioned_tools(catalog(), text),
             ["SearchInbox", "SendEmail", "AddAlarm", "MakeCoffee"]
         );
     }
@@ -362,7 +372,7 @@ mod tests {
         let text = "Watch a talk (YouTube) and edit slides (PowerPoint) on the phone (iPhone), \
                     then mail them (SendEmails), file them (ArchiveEmail) and check (QueryCalender).";
         assert_eq!(
-            mentioned_tools(text),
+            mentioned_tools(catalog(), text),
             ["SendEmails", "ArchiveEmail", "QueryCalender"]
         );
     }
@@ -370,6 +380,7 @@ mod tests {
     #[test]
     fn a_brand_name_does_not_reject_a_scenario() {
         let filter = Filter {
+            catalog: catalog(),
             required_tool: "SendEmail".into(),
             offered: vec![
                 "SearchInbox".into(),
@@ -458,6 +469,7 @@ mod tests {
     #[test]
     fn filter_records_reasons() {
         let filter = Filter {
+            catalog: catalog(),
             required_tool: "AddAlarm".into(),
             offered: vec!["AddAlarm".into(), "FindAlarms".into(), "DeleteAlarm".into()],
             min_tools: 3,
