@@ -31,8 +31,8 @@ pub fn has_role(value: &serde_json::Value) -> bool {
         .is_some_and(|r| matches!(r, "User" | "AI" | "API"))
 }
 
-/// The ending of API-Bank's level-3 scenario sheets (prose; read by
-/// `suites::apibank::level3::sheet`).
+/// The ending of API-Bank's level-3 scenario sheets (prose; read in the
+/// API-Bank suite's folder, `level3::sheet`).
 pub const SHEET_ENDING: &str = "txt";
 
 /// Whether the opening bytes of a text file are a level-3 sheet's: its
