@@ -53,7 +53,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let mut mentioned = scenario.tools.clone();
-        for name in crate::gen::extract::mentioned_tools(catalog, &scenario.text) {
+        for name in crate::suite::mentions::mentioned_tools(catalog, &scenario.text) {
             if !mentioned.contains(&name) {
                 mentioned.push(name);
             }
