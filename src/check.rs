@@ -14,12 +14,12 @@ use serde_json::Value;
 use crate::dialogue::Conversation;
 use crate::errata::Errata;
 use crate::formats::discover;
-use crate::lint::{lint_files, Config, Options};
+use crate::lint::{lint_files, Config, InputFormat, Options};
 use crate::policy::Policy;
 use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
-use crate::suite::{Suite, WorldOptions};
+use crate::suite::{Registry, Suite, WorldOptions};
 use crate::verify::{verify_files_with_errata, Difference, Unchecked};
 use crate::words::{count, verb};
 use crate::Error;
@@ -71,15 +71,22 @@ pub struct CheckReport {
 
 const SHOWN_PROBLEMS: usize = 8;
 
-/// Run every step over the dataset under `root`.
-pub fn check_repository(root: &Path) -> Result<CheckReport, Error> {
-    check_repository_with_errata(root, &Errata::none())
+/// Run every step over the dataset under `root`, its files read by the
+/// suites of `registry`.
+pub fn check_repository(registry: &Registry, root: &Path) -> Result<CheckReport, Error> {
+    check_repository_with_errata(registry, None, root, &Errata::none())
 }
 
 /// [`check_repository`], with errata files besides the dialogues' own
 /// errata: a difference an erratum records passes, and an erratum that no
-/// longer applies (or names no dialogue) fails the verify step.
-pub fn check_repository_with_errata(root: &Path, errata: &Errata) -> Result<CheckReport, Error> {
+/// longer applies (or names no dialogue) fails the verify step. `forced`
+/// (`--suite`) reads every file as that suite's.
+pub fn check_repository_with_errata(
+    registry: &Registry,
+    forced: Option<&'static dyn Suite>,
+    root: &Path,
+    errata: &Errata,
+) -> Result<CheckReport, Error> {
     let conversations_dir = root.join("conversations");
     if !conversations_dir.is_dir() {
         return Err(Error::input(
@@ -89,9 +96,9 @@ pub fn check_repository_with_errata(root: &Path, errata: &Errata) -> Result<Chec
     }
     let conversations = discover(
         std::slice::from_ref(&conversations_dir),
-        &crate::suites::extensions(None),
+        &registry.endings(forced),
     )?;
-    let suite = crate::suites::of_files(&conversations, None)?;
+    let suite = registry.of_files(&conversations, forced)?;
     let databases_dir = root.join(suite.default_databases());
     let pools = scenario_pools(&root.join("scenarios"))?;
 
@@ -110,13 +117,14 @@ pub fn check_repository_with_errata(root: &Path, errata: &Errata) -> Result<Chec
         None => Vec::new(),
     };
     let options = Options {
+        input_format: forced.map_or(InputFormat::Auto, InputFormat::Suite),
         config,
         date_ranges,
         ..Options::default()
     };
     let mut linted = conversations.clone();
     linted.extend(pools.iter().cloned());
-    let lint_report = lint_files(&linted, &options);
+    let lint_report = lint_files(registry, &linted, &options);
     steps.push(lint_step(&lint_report, conversations.len(), pools.len()));
     let lint = crate::lint::output::json_report(&lint_report);
 
@@ -136,7 +144,7 @@ pub fn check_repository_with_errata(root: &Path, errata: &Errata) -> Result<Chec
     let stats = stats_files(&conversations, suite).ok();
     let manifest = root.join("scenarios").join(MANIFEST);
     if manifest.is_file() {
-        steps.push(manifest_step(root, &manifest));
+        steps.push(manifest_step(root, &manifest, suite));
     }
     if let Some(policy) = Policy::load(root)? {
         steps.push(policy_step(&policy, root, suite, &conversations));
@@ -178,8 +186,8 @@ const MANIFEST: &str = "dry-run-manifest.json";
 
 /// The manifest lists the prompts the catalog and its template render now
 /// (names and text hashes): a pool's `prompt_sha256` is looked up there.
-fn manifest_step(root: &Path, path: &Path) -> Step {
-    let problem = match manifest_differs(root, path) {
+fn manifest_step(root: &Path, path: &Path, suite: &dyn Suite) -> Step {
+    let problem = match manifest_differs(root, path, suite) {
         Ok(false) => None,
         Ok(true) => Some(format!(
             "{}: stale, the prompts render differently now \
@@ -203,7 +211,7 @@ fn manifest_step(root: &Path, path: &Path) -> Step {
     }
 }
 
-fn manifest_differs(root: &Path, path: &Path) -> Result<bool, Error> {
+fn manifest_differs(root: &Path, path: &Path, suite: &dyn Suite) -> Result<bool, Error> {
     let (_, manifest) = crate::formats::read_json(path)?;
     let template_name = manifest["template"]
         .as_str()
@@ -213,8 +221,13 @@ fn manifest_differs(root: &Path, path: &Path) -> Result<bool, Error> {
         _ => crate::gen::DEFAULT_TEMPLATE.to_string(),
     };
     let per_prompt = manifest["plugins_per_prompt"].as_u64().unwrap_or(3) as usize;
-    let rendered =
-        crate::gen::render_all(&template, template_name, per_prompt, Default::default())?;
+    let rendered = crate::gen::render_all(
+        suite.catalog(),
+        &template,
+        template_name,
+        per_prompt,
+        Default::default(),
+    )?;
     let listed: Vec<(&str, &str)> = manifest["prompts"]
         .as_array()
         .map(|prompts| {

@@ -4,8 +4,11 @@
 //!
 //! Dependencies point down: `cli` -> the commands (`check`, `verify`,
 //! `fill`, `lint`, `eval`, `gen`, `stats`, `scaffold`) -> `suite` (the
-//! seam) and `suites` (the families) -> `sim`, `dialogue`, `formats` ->
-//! `json`.
+//! seam: a suite's file formats, the registry) -> `sim`, `dialogue`,
+//! `formats` -> `json`. The families (`suites`) sit beside the commands,
+//! above the seam: only the command line's entry point names them, through
+//! `suites::registry()`; every command resolves suites through the
+//! registry it is given (`cli::run_with`).
 
 pub mod card;
 pub mod check;

@@ -392,7 +392,14 @@ impl FileName {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::tooltalk::catalog;
+
+    /// ToolTalk's catalog, from the default registry.
+    fn catalog() -> &'static crate::suite::Catalog {
+        crate::suites::registry()
+            .by_name("tooltalk")
+            .expect("registered")
+            .catalog()
+    }
 
     #[test]
     fn a_file_name_template_checks_tools_and_plugins() {

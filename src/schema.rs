@@ -5,18 +5,18 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dialogue::Conversation;
 use crate::formats::read::{read_json, TextIndex};
 use crate::formats::scenario::ScenarioPool;
 use crate::json::locate::locate_nearest;
 use crate::suite::docs::CatalogDoc;
-use crate::suite::Suite;
+use crate::suite::format::{DatabaseSchema, FormatSchema};
+use crate::suite::{Registry, Suite};
 use crate::Result;
 
 /// The `format` of a date and time written `%Y-%m-%d %H:%M:%S`: the
@@ -38,35 +38,53 @@ fn shaped(text: &str, pattern: &str) -> bool {
         })
 }
 
-/// What kind of file a schema describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What kind of file a schema describes: the model's own files, and the
+/// schemas the registered suites state for their formats and databases.
+#[derive(Debug, Clone, Copy)]
 pub enum SchemaKind {
+    /// A conversation in the model's JSON shape.
     Conversation,
     ScenarioPool,
     Catalog,
-    /// An API-Bank level-3 scenario in our own format (`.lv3.json`).
-    ApiBankLevel3,
+    /// A file format's own schema (`FileFormat::schema`).
+    Format(FormatSchema),
     /// A database file, by its stem (`Account`, `Calendar`, ...).
-    Database(&'static str),
+    Database(DatabaseSchema),
 }
 
-/// The database files with a schema, by stem: every suite's, in suite order.
-fn databases() -> impl Iterator<Item = &'static str> {
-    crate::suites::all()
-        .into_iter()
-        .flat_map(|suite| suite.database_schemas().iter().map(|(name, _)| *name))
+impl PartialEq for SchemaKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.file_name() == other.file_name()
+    }
 }
+
+impl Eq for SchemaKind {}
 
 impl SchemaKind {
-    /// Every schema, in the order schemas/ lists them.
-    pub fn all() -> Vec<SchemaKind> {
+    /// Every schema of the model and of `registry`'s suites (a format
+    /// whose schema is the model's is listed once), in the order schemas/
+    /// lists them.
+    pub fn all(registry: &Registry) -> Vec<SchemaKind> {
         let mut kinds = vec![
             SchemaKind::Conversation,
             SchemaKind::ScenarioPool,
             SchemaKind::Catalog,
-            SchemaKind::ApiBankLevel3,
         ];
-        kinds.extend(databases().map(SchemaKind::Database));
+        let suites = registry.suites();
+        let formats = suites
+            .iter()
+            .flat_map(|suite| suite.formats().iter())
+            .filter_map(|format| format.schema)
+            .map(SchemaKind::Format);
+        let databases = suites
+            .iter()
+            .flat_map(|suite| suite.database_format().schemas.iter().copied())
+            .map(SchemaKind::Database);
+        for kind in formats.chain(databases) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
         kinds
     }
 
@@ -76,8 +94,8 @@ impl SchemaKind {
             SchemaKind::Conversation => "conversation.schema.json".into(),
             SchemaKind::ScenarioPool => "scenario-pool.schema.json".into(),
             SchemaKind::Catalog => "catalog.schema.json".into(),
-            SchemaKind::ApiBankLevel3 => "apibank-level3-scenario.schema.json".into(),
-            SchemaKind::Database(name) => format!("databases/{name}.schema.json"),
+            SchemaKind::Format(schema) => schema.file_name.into(),
+            SchemaKind::Database((name, _)) => format!("databases/{name}.schema.json"),
         }
     }
 
@@ -87,16 +105,11 @@ impl SchemaKind {
             serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise")
         }
         match self {
-            SchemaKind::Conversation => of::<Conversation>(),
+            SchemaKind::Conversation => crate::formats::read::conversation_schema(),
             SchemaKind::ScenarioPool => of::<ScenarioPool>(),
             SchemaKind::Catalog => of::<CatalogDoc>(),
-            SchemaKind::ApiBankLevel3 => crate::suites::apibank::level3::format::schema(),
-            SchemaKind::Database(name) => crate::suites::all()
-                .into_iter()
-                .flat_map(|suite| suite.database_schemas())
-                .find(|(known, _)| *known == name)
-                .map(|(_, schema)| schema())
-                .unwrap_or_else(|| unreachable!("no schema for database {name}")),
+            SchemaKind::Format(schema) => (schema.make)(),
+            SchemaKind::Database((_, make)) => make(),
         }
     }
 
@@ -108,37 +121,41 @@ impl SchemaKind {
         )
     }
 
-    /// The compiled validator, built once per process.
+    /// The compiled validator, built once per process and schema.
     pub fn validator(self) -> &'static jsonschema::Validator {
-        static VALIDATORS: OnceLock<HashMap<SchemaKind, jsonschema::Validator>> = OnceLock::new();
-        &VALIDATORS.get_or_init(|| {
-            SchemaKind::all()
-                .into_iter()
-                .map(|kind| {
-                    let validator = jsonschema::options()
-                        .should_validate_formats(true)
-                        .with_format(TIMESTAMP_FORMAT, |s: &str| {
-                            !shaped(s, "dddd-dd-dd dd:dd:dd")
-                                || chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S")
-                                    .is_ok()
-                        })
-                        .with_format(CLOCK_TIME_FORMAT, |s: &str| {
-                            !shaped(s, "dd:dd:dd")
-                                || chrono::NaiveTime::parse_from_str(s, "%H:%M:%S").is_ok()
-                        })
-                        .build(&kind.schema())
-                        .expect("the project's schemas compile");
-                    (kind, validator)
+        type Validators = Mutex<HashMap<String, &'static jsonschema::Validator>>;
+        static VALIDATORS: OnceLock<Validators> = OnceLock::new();
+        let mut validators = VALIDATORS
+            .get_or_init(Validators::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        validators.entry(self.file_name()).or_insert_with(|| {
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .with_format(TIMESTAMP_FORMAT, |s: &str| {
+                    !shaped(s, "dddd-dd-dd dd:dd:dd")
+                        || chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").is_ok()
                 })
-                .collect()
-        })[&self]
+                .with_format(CLOCK_TIME_FORMAT, |s: &str| {
+                    !shaped(s, "dd:dd:dd")
+                        || chrono::NaiveTime::parse_from_str(s, "%H:%M:%S").is_ok()
+                })
+                .build(&self.schema())
+                .expect("the project's schemas compile");
+            // One a schema, kept for the process: there are a dozen.
+            Box::leak(Box::new(validator))
+        })
     }
 
-    /// The schema for a database file, by its stem; None for databases the
-    /// tools do not know (they are loaded but not checked).
-    pub fn for_database(stem: &str) -> Option<SchemaKind> {
-        databases()
-            .find(|name| *name == stem)
+    /// The schema `suite` states for a database file, by its stem; None
+    /// for databases it has none for (they are loaded but not checked).
+    pub fn for_database(suite: &dyn Suite, stem: &str) -> Option<SchemaKind> {
+        suite
+            .database_format()
+            .schemas
+            .iter()
+            .find(|(name, _)| *name == stem)
+            .copied()
             .map(SchemaKind::Database)
     }
 }
@@ -207,13 +224,13 @@ pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec
 /// naming its place.
 pub fn validate_databases(dir: &Path, suite: &dyn Suite) -> Result<Vec<SchemaViolation>> {
     let mut violations = Vec::new();
-    for (stem, _) in suite.database_schemas() {
-        let path = dir.join(format!("{stem}.json"));
+    for &schema in suite.database_format().schemas {
+        let path = dir.join(format!("{}.json", schema.0));
         if !path.exists() {
             continue;
         }
         let (text, value) = read_json(&path)?;
-        violations.extend(validate(&path, &text, &value, SchemaKind::Database(stem)));
+        violations.extend(validate(&path, &text, &value, SchemaKind::Database(schema)));
     }
     Ok(violations)
 }
@@ -224,10 +241,22 @@ mod tests {
 
     use super::*;
 
+    /// A database's schema as the default registry's suites state it.
+    fn database(stem: &str) -> SchemaKind {
+        crate::suites::registry()
+            .suites()
+            .iter()
+            .find_map(|suite| SchemaKind::for_database(*suite, stem))
+            .expect("a registered database")
+    }
+
     #[test]
     fn every_schema_compiles_and_has_a_distinct_file() {
-        let mut names: Vec<String> = SchemaKind::all().iter().map(|k| k.file_name()).collect();
-        for kind in SchemaKind::all() {
+        let mut names: Vec<String> = SchemaKind::all(&crate::suites::registry())
+            .iter()
+            .map(|k| k.file_name())
+            .collect();
+        for kind in SchemaKind::all(&crate::suites::registry()) {
             let _ = kind.validator();
         }
         names.sort();
@@ -239,12 +268,7 @@ mod tests {
     fn a_violation_names_pointer_line_and_column() {
         let text = "{\n  \"ann\": {\n    \"a1\": {\"alarm_id\": \"a1\", \"time\": 700}\n  }\n}";
         let value: Value = serde_json::from_str(text).unwrap();
-        let found = validate(
-            Path::new("Alarm.json"),
-            text,
-            &value,
-            SchemaKind::Database("Alarm"),
-        );
+        let found = validate(Path::new("Alarm.json"), text, &value, database("Alarm"));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].pointer, "/ann/a1/time");
         assert_eq!((found[0].line, found[0].column), (3, 38));
@@ -256,30 +280,30 @@ mod tests {
     #[test]
     fn impossible_dates_and_times_break_the_schema() {
         let alarm = |time: &str| json!({"ann": {"a1": {"alarm_id": "a1", "time": time}}});
-        let alarms = SchemaKind::Database("Alarm").validator();
+        let alarms = database("Alarm").validator();
         assert!(alarms.is_valid(&alarm("23:59:59")));
         assert!(!alarms.is_valid(&alarm("25:61:00")));
         let email = |date: &str| {
             json!({"ann": {"e1": {"email_id": "e1", "date": date, "sender": "a@x.com",
                                    "receivers": [], "subject": "s", "body": "b"}}})
         };
-        let emails = SchemaKind::Database("Email").validator();
+        let emails = database("Email").validator();
         assert!(emails.is_valid(&email("2024-02-29 10:00:00")));
         assert!(!emails.is_valid(&email("2023-02-29 10:00:00")));
         assert!(!emails.is_valid(&email("2023-09-31 10:00:00")));
         let day = |date: &str| json!({"lisbon": {date: {"date": date, "high": 1, "low": 0, "conditions": "sunny"}}});
-        let weather = SchemaKind::Database("Weather").validator();
+        let weather = database("Weather").validator();
         assert!(weather.is_valid(&day("2023-09-30")));
         assert!(!weather.is_valid(&day("2023-13-01")));
         let reminder = |due: Value| json!({"ann": {"r1": {"reminder_id": "r1", "task": "t", "due_date": due, "status": "pending"}}});
-        let reminders = SchemaKind::Database("Reminder").validator();
+        let reminders = database("Reminder").validator();
         assert!(reminders.is_valid(&reminder(Value::Null)));
         assert!(!reminders.is_valid(&reminder(json!("2023-04-31 09:00:00"))));
     }
 
     #[test]
     fn account_records_need_their_session_token_key() {
-        let kind = SchemaKind::Database("Account");
+        let kind = database("Account");
         let account = json!({"username": "a", "email": "a@x.com", "phone": "555-000-0000",
                              "name": "A", "password": "p", "session_token": null});
         let errors: Vec<String> = kind

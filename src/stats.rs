@@ -167,7 +167,14 @@ pub fn stats_of_readable(files: &[PathBuf], suite: &dyn Suite) -> (Stats, Vec<Er
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::tooltalk::catalog;
+
+    /// ToolTalk's catalog, from the default registry.
+    fn catalog() -> &'static crate::suite::Catalog {
+        crate::suites::registry()
+            .by_name("tooltalk")
+            .expect("registered")
+            .catalog()
+    }
 
     fn conversation(calls: &[(&str, Option<&str>)]) -> Conversation {
         let apis: Vec<serde_json::Value> = calls
@@ -259,15 +266,21 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             files.push(path);
         }
-        let err = stats_files(&files, &crate::suites::tooltalk::ToolTalk)
-            .unwrap_err()
-            .to_string();
+        let err = stats_files(
+            &files,
+            crate::suites::registry().by_name("tooltalk").unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("07.json"), "{err}");
         files.retain(|p| !p.ends_with("07.json") && !p.ends_with("30.json"));
         assert_eq!(
-            stats_files(&files, &crate::suites::tooltalk::ToolTalk)
-                .unwrap()
-                .conversations,
+            stats_files(
+                &files,
+                crate::suites::registry().by_name("tooltalk").unwrap()
+            )
+            .unwrap()
+            .conversations,
             38
         );
     }

@@ -14,7 +14,7 @@ fn binomial(n: usize, k: usize) -> usize {
 fn one_prompt_per_tool_of_every_subset() {
     assert_eq!(subsets(catalog().groups(), 3).len(), 35);
     for k in 1..=3 {
-        let prompts = render_all(DEFAULT_TEMPLATE, "t", k, Ask::default()).unwrap();
+        let prompts = render_all(catalog(), DEFAULT_TEMPLATE, "t", k, Ask::default()).unwrap();
         // Every tool sits in C(6, k-1) of the k-subsets.
         assert_eq!(prompts.len(), catalog().tools().len() * binomial(6, k - 1));
         let mut names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
@@ -35,14 +35,14 @@ fn one_prompt_per_tool_of_every_subset() {
     let full: usize = [10, 3, 4, 2, 2, 4, 3].iter().sum::<usize>() * binomial(6, 2);
     assert_eq!(full, 420, "the ToolTalk catalog gives 420 prompts");
     if catalog().tools().len() == 28 {
-        let prompts = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
+        let prompts = render_all(catalog(), DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
         assert_eq!(prompts.len(), 420);
     }
 }
 
 #[test]
 fn alarm_prompt_snapshot() {
-    let prompts = render_all(DEFAULT_TEMPLATE, "t", 1, Ask::default()).unwrap();
+    let prompts = render_all(catalog(), DEFAULT_TEMPLATE, "t", 1, Ask::default()).unwrap();
     let prompt = prompts.iter().find(|p| p.name == "Alarm-AddAlarm").unwrap();
     insta::assert_snapshot!("alarm_add_alarm_prompt", prompt.text);
 }
@@ -51,7 +51,7 @@ fn alarm_prompt_snapshot() {
 /// three scenarios, at least 5 calls and 3 distinct tools.
 #[test]
 fn default_three_plugin_prompt_snapshot() {
-    let prompts = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
+    let prompts = render_all(catalog(), DEFAULT_TEMPLATE, "t", 3, Ask::default()).unwrap();
     let prompt = prompts
         .iter()
         .find(|p| p.name == "Alarm-Calendar-Email-CreateEvent")
@@ -117,11 +117,12 @@ fn committed_dry_run_manifest_matches_the_catalog_and_template() {
             )
         })
         .collect();
-    let rendered: Vec<(String, String)> = render_all(DEFAULT_TEMPLATE, "t", 3, Ask::default())
-        .unwrap()
-        .iter()
-        .map(|p| (p.name.clone(), p.sha256()))
-        .collect();
+    let rendered: Vec<(String, String)> =
+        render_all(catalog(), DEFAULT_TEMPLATE, "t", 3, Ask::default())
+            .unwrap()
+            .iter()
+            .map(|p| (p.name.clone(), p.sha256()))
+            .collect();
     assert_eq!(listed.len(), 420);
     assert_eq!(
         listed, rendered,

@@ -26,7 +26,12 @@ fn options() -> Options {
 
 #[test]
 fn clean_files_stay_clean() {
-    let report = lint_paths(&[corpus().join("clean")], &options()).unwrap();
+    let report = lint_paths(
+        &talkforge::suites::registry(),
+        &[corpus().join("clean")],
+        &options(),
+    )
+    .unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert!(report.files >= 5, "{} files", report.files);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
@@ -43,7 +48,12 @@ fn every_rule_catches_its_broken_files_and_only_those() {
             talkforge::lint::rule(&rule).is_some(),
             "folder {rule} is not a rule"
         );
-        let report = lint_paths(std::slice::from_ref(&folder), &options()).unwrap();
+        let report = lint_paths(
+            &talkforge::suites::registry(),
+            std::slice::from_ref(&folder),
+            &options(),
+        )
+        .unwrap();
         assert!(report.errors.is_empty(), "{:?}", report.errors);
         for finding in &report.findings {
             assert_eq!(finding.rule, rule, "{finding:#?}");
@@ -71,7 +81,12 @@ fn every_rule_catches_its_broken_files_and_only_those() {
 #[test]
 fn findings_point_at_the_offending_value() {
     let file = corpus().join("broken/unreachable-argument/alarm-time-from-nowhere.json");
-    let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+    let report = lint_paths(
+        &talkforge::suites::registry(),
+        std::slice::from_ref(&file),
+        &Options::default(),
+    )
+    .unwrap();
     let [finding] = report.findings.as_slice() else {
         panic!("{:#?}", report.findings)
     };
@@ -87,7 +102,12 @@ fn findings_point_at_the_offending_value() {
 fn apibank_positions_are_lines_and_api_indices() {
     let file =
         corpus().join("broken/unreachable-argument/apibank-token-not-from-get-user-token.jsonl");
-    let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+    let report = lint_paths(
+        &talkforge::suites::registry(),
+        std::slice::from_ref(&file),
+        &Options::default(),
+    )
+    .unwrap();
     let [finding] = report.findings.as_slice() else {
         panic!("{:#?}", report.findings)
     };
@@ -112,7 +132,12 @@ fn leaves_of_lists_and_objects_are_reported_at_their_own_place() {
     let broken = corpus().join("broken/unreachable-argument");
     let only = |name: &str| {
         let file = broken.join(name);
-        let report = lint_paths(std::slice::from_ref(&file), &Options::default()).unwrap();
+        let report = lint_paths(
+            &talkforge::suites::registry(),
+            std::slice::from_ref(&file),
+            &Options::default(),
+        )
+        .unwrap();
         let [finding] = report.findings.as_slice() else {
             panic!("{:#?}", report.findings)
         };

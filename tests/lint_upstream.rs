@@ -36,7 +36,7 @@ fn tooltalk_lints_without_a_crash() {
         date_ranges: vec![("tooltalk", range)],
         ..Options::default()
     };
-    let report = lint_paths(&paths, &options).unwrap();
+    let report = lint_paths(&talkforge::suites::registry(), &paths, &options).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 78);
     // 42 conversations end on a closing remark after the last answer
@@ -100,7 +100,7 @@ fn apibank_lints_without_a_crash() {
         return;
     };
     let paths = [up.join("lv1-lv2-samples")];
-    let report = lint_paths(&paths, &Options::default()).unwrap();
+    let report = lint_paths(&talkforge::suites::registry(), &paths, &Options::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.files, 264);
     // Five dialogues end on the user's thanks.

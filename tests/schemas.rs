@@ -15,7 +15,7 @@ fn root() -> &'static Path {
 #[test]
 fn committed_schemas_match_the_types() {
     let mut stale = Vec::new();
-    for kind in SchemaKind::all() {
+    for kind in SchemaKind::all(&talkforge::suites::registry()) {
         let path = root().join("schemas").join(kind.file_name());
         if std::fs::read_to_string(&path).unwrap_or_default() != kind.text() {
             stale.push(kind.file_name());
@@ -39,7 +39,10 @@ fn committed_schemas_match_the_types() {
         })
         .collect();
     committed.sort();
-    let mut generated: Vec<String> = SchemaKind::all().iter().map(|k| k.file_name()).collect();
+    let mut generated: Vec<String> = SchemaKind::all(&talkforge::suites::registry())
+        .iter()
+        .map(|k| k.file_name())
+        .collect();
     generated.sort();
     assert_eq!(committed, generated);
 }

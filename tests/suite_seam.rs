@@ -9,9 +9,11 @@ use talkforge::dialogue::{Conversation, GoldCall};
 use talkforge::sim::pyrandom::PyRandom;
 use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
+use talkforge::suite::format::{LintReading, Results};
 use talkforge::suite::{
-    CallRef, Catalog, Execution, Group, LintHelp, NotChecked, Note, ParamSpec, ParamType,
-    SessionEffect, Suite, TextSimilarity, ToolSpec, World, WorldOptions,
+    CallRef, Catalog, DatabaseFormat, Execution, FileFormat, FormatKind, Group, LintHelp,
+    NotChecked, Note, ParamSpec, ParamType, SessionEffect, Suite, TextSimilarity, ToolSpec, World,
+    WorldOptions,
 };
 use talkforge::suites::tooltalk::eval::Algorithms;
 
@@ -101,6 +103,26 @@ fn same_arguments(prediction: CallRef<'_>, gold: &GoldCall, _: &dyn TextSimilari
 
 struct Counting;
 
+/// The project's own JSON dialogues, from the shared readers and writers.
+static DIALOGUES: FileFormat = FileFormat {
+    name: "counting-dialogue",
+    kind: FormatKind::Dialogues,
+    endings: &["json"],
+    schema: None,
+    parse: talkforge::formats::read::parse_conversation,
+    canonical: talkforge::formats::canonical::tooltalk,
+    load: talkforge::formats::load_conversation,
+    results: Results::Recorded(talkforge::formats::write::record_results),
+    lint: LintReading::Conversation,
+};
+
+static DATABASES: DatabaseFormat = DatabaseFormat {
+    schemas: &[],
+    text: |databases, name, _| {
+        talkforge::formats::to_python_json(&databases.get(name).cloned().unwrap_or_default())
+    },
+};
+
 fn catalog() -> &'static Catalog {
     static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
     CATALOG.get_or_init(|| {
@@ -183,8 +205,12 @@ impl Suite for Counting {
     fn catalog(&self) -> &'static Catalog {
         catalog()
     }
-    fn extension(&self) -> &'static str {
-        "json"
+    fn formats(&self) -> &'static [&'static FileFormat] {
+        static FORMATS: [&FileFormat; 1] = [&DIALOGUES];
+        &FORMATS
+    }
+    fn database_format(&self) -> &'static DatabaseFormat {
+        &DATABASES
     }
     fn default_databases(&self) -> &'static str {
         "databases"

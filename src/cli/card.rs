@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::Status;
+use super::{Context, Status};
 use crate::policy::Policy;
 use crate::Error;
 
@@ -16,9 +16,12 @@ pub struct Args {
     /// Write the tables into the card instead of printing them.
     #[arg(long)]
     pub write: bool,
+    /// The suite the dataset belongs to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let root = &args.root;
     let config = root.join(crate::lint::config::FILE_NAME);
     let policy = Policy::load(root)?.ok_or_else(|| {
@@ -28,16 +31,17 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         )
     })?;
     let folder = root.join("conversations");
+    let forced = context.suite_named(args.suite.as_deref())?;
     let files = crate::formats::discover_dialogues(
         std::slice::from_ref(&folder),
-        &crate::suites::extensions(None),
+        &context.registry.endings(forced),
     )?;
-    let suite = crate::suites::of_files(&files, None)?;
+    let suite = context.registry.of_files(&files, forced)?;
     let dataset = crate::check::read_dataset(&files, suite);
     let tables = crate::card::tables(&policy, root, suite.catalog(), &dataset);
     if !args.write {
         for (_, table) in &tables {
-            println!("{table}");
+            context.println(format_args!("{table}"));
         }
         return Ok(Status::Clean);
     }

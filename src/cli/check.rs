@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::check::{check_repository_with_errata, render, Outcome};
 use crate::errata::Errata;
 use crate::Error;
@@ -16,20 +16,24 @@ pub struct Args {
     /// one that no longer applies fails (a dialogue's own `errata` always count).
     #[arg(long, value_name = "FILE")]
     pub errata: Vec<PathBuf>,
+    /// The suite the dataset belongs to [default: by file extension].
+    #[arg(long)]
+    pub suite: Option<String>,
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let forced = context.suite_named(args.suite.as_deref())?;
     let errata = Errata::load(&args.errata)?;
-    let report = check_repository_with_errata(&args.root, &errata)?;
+    let report = check_repository_with_errata(context.registry, forced, &args.root, &errata)?;
     match args.format {
-        OutputFormat::Json => println!(
+        OutputFormat::Json => context.println(format_args!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
-        ),
-        OutputFormat::Human => print!("{}", render(&report)),
+        )),
+        OutputFormat::Human => context.print(format_args!("{}", render(&report))),
     }
     match report.outcome {
         Outcome::Passed => Ok(Status::Clean),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::requests::{CacheArgs, RequestArgs};
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::gen::ask::{ask_all, Question};
 use crate::gen::drafts::database::{self, SeedSummary};
 use crate::gen::drafts::{self, funnel, judge, Candidate, DraftOutcome, DraftSummary, Examined};
@@ -15,7 +15,7 @@ use crate::gen::drafts::{Output, Template};
 use crate::llm::client::Settings;
 use crate::llm::usage::{ModelUsage, Role};
 use crate::suite::drafting::{DraftRequest, Drafting};
-use crate::suite::Suite;
+use crate::suite::{Registry, Suite};
 use crate::Error;
 
 /// How drafts are grouped into prompts.
@@ -168,8 +168,11 @@ pub struct DatabaseArgs {
     pub format: OutputFormat,
 }
 
-fn drafting_suite(name: &str) -> Result<(&'static dyn Suite, &'static dyn Drafting), Error> {
-    let suite = super::suite_named(Some(name))?.expect("named");
+fn drafting_suite(
+    registry: &Registry,
+    name: &str,
+) -> Result<(&'static dyn Suite, &'static dyn Drafting), Error> {
+    let suite = registry.named(Some(name))?.expect("named");
     let drafting = suite
         .drafting()
         .ok_or_else(|| Error::Usage(format!("the {name} suite cannot draft with an LLM")))?;
@@ -189,12 +192,12 @@ fn template_of(given: Option<&Path>, built_in: (&str, &str)) -> Result<Template,
     })
 }
 
-pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
+pub fn dialogues(args: &DialogueArgs, context: &mut Context<'_>) -> Result<Status, Error> {
     if args.drafts == 0 {
         return Err(Error::Usage("--drafts must be at least 1".into()));
     }
     args.model.requests.http()?;
-    let (suite, drafting) = drafting_suite(&args.suite)?;
+    let (suite, drafting) = drafting_suite(context.registry, &args.suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let request = DraftRequest {
@@ -235,21 +238,22 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
         };
         let summary = json!({"prompts": prompts.len(), "drafts": 0, "files": files});
         match args.format {
-            OutputFormat::Json => {
-                println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
-            }
-            OutputFormat::Human => println!(
+            OutputFormat::Json => context.println(format_args!(
+                "{}",
+                serde_json::to_string_pretty(&summary).expect("json")
+            )),
+            OutputFormat::Human => context.println(format_args!(
                 "{} rendered, nothing sent; {} written",
                 crate::words::count(prompts.len(), "prompt"),
                 crate::words::count(files.len(), "file")
-            ),
+            )),
         }
         return Ok(Status::Clean);
     }
     create_dir(&out)?;
     let output = Output {
         dir: out.clone(),
-        extension: suite.extension(),
+        extension: suite.formats()[0].endings[0],
     };
     let earlier = earlier_outcomes(&out.join("summary.json"));
     let (mut to_send, mut kept) = (Vec::new(), Vec::new());
@@ -342,8 +346,11 @@ pub fn dialogues(args: &DialogueArgs) -> Result<Status, Error> {
         )));
     }
     match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
-        OutputFormat::Human => print!("{}", human_drafts(&summary, &out)),
+        OutputFormat::Json => context.println(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("json")
+        )),
+        OutputFormat::Human => context.print(format_args!("{}", human_drafts(&summary, &out))),
     }
     Ok(Status::Clean)
 }
@@ -458,12 +465,12 @@ fn human_drafts(s: &DraftSummary, out: &Path) -> String {
     text
 }
 
-pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
+pub fn database(args: &DatabaseArgs, context: &mut Context<'_>) -> Result<Status, Error> {
     if args.count == 0 {
         return Err(Error::Usage("--count must be at least 1".into()));
     }
     args.model.requests.http()?;
-    let (suite, drafting) = drafting_suite(&args.suite)?;
+    let (suite, drafting) = drafting_suite(context.registry, &args.suite)?;
     let built_in = drafting.seed_template().ok_or_else(|| {
         Error::Usage(format!(
             "the {} suite cannot seed its databases with an LLM",
@@ -486,14 +493,15 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
         )?;
         let summary = json!({"prompts": prompts.len(), "proposals": 0, "files": files});
         match args.format {
-            OutputFormat::Json => {
-                println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
-            }
-            OutputFormat::Human => println!(
+            OutputFormat::Json => context.println(format_args!(
+                "{}",
+                serde_json::to_string_pretty(&summary).expect("json")
+            )),
+            OutputFormat::Human => context.println(format_args!(
                 "{} rendered, nothing sent; {} written",
                 crate::words::count(prompts.len(), "prompt"),
                 crate::words::count(files.len(), "file")
-            ),
+            )),
         }
         return Ok(Status::Clean);
     }
@@ -547,9 +555,12 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
         per_proposal,
     };
     match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
+        OutputFormat::Json => context.println(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("json")
+        )),
         OutputFormat::Human => {
-            println!(
+            context.println(format_args!(
                 "{}: {} added, {} invalid; {} written to {} ({} changed: {})",
                 crate::words::count(summary.proposals, "proposed call"),
                 summary.added,
@@ -558,15 +569,15 @@ pub fn database(args: &DatabaseArgs) -> Result<Status, Error> {
                 args.out.display(),
                 summary.changed.len(),
                 summary.changed.join(", ")
-            );
+            ));
             for p in summary.per_proposal.iter().filter(|p| !p.added) {
-                println!(
+                context.println(format_args!(
                     "  {} line {}: {} ({})",
                     p.prompt,
                     p.line,
                     p.reason.unwrap_or_default(),
                     p.detail.as_deref().unwrap_or_default()
-                );
+                ));
             }
             print!("{}", crate::llm::usage::human(&summary.usage));
         }

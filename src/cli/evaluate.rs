@@ -191,7 +191,7 @@ impl Args {
     }
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, registry: &crate::suite::Registry) -> Result<Status, Error> {
     if args.max_calls_per_turn == 0 {
         return Err(Error::Usage(
             "--max-calls-per-turn must be at least 1".into(),
@@ -201,10 +201,9 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     if args.jobs == Some(0) {
         return Err(Error::Usage("--jobs must be at least 1".into()));
     }
-    let forced = super::suite_named(args.suite.as_deref())?;
-    let files =
-        crate::formats::discover_dialogues(&args.paths, &crate::suites::extensions(forced))?;
-    let suite = crate::suites::of_files(&files, forced)?;
+    let forced = registry.named(args.suite.as_deref())?;
+    let files = crate::formats::discover_dialogues(&args.paths, &registry.endings(forced))?;
+    let suite = registry.of_files(&files, forced)?;
     if let Some(interactive) = args
         .level
         .and_then(|level| suite.interactive().filter(|i| i.level() == level))
@@ -400,7 +399,7 @@ fn conversation(
             "no level-{level} scenario among the files given ({} scenarios are {})",
             suite.name(),
             suite
-                .scenario_extensions()
+                .endings(crate::suite::FormatKind::Scenarios)
                 .iter()
                 .map(|e| format!("*.{e}"))
                 .collect::<Vec<_>>()

@@ -3,10 +3,9 @@
 use crate::words::count as plural;
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::fill::{fill_files, FillOptions, FillReport};
 use crate::formats::discover_dialogues as discover;
-use crate::suites::{extensions, of_files};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -33,10 +32,10 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = super::suite_named(args.suite.as_deref())?;
-    let files = discover(&args.paths, &extensions(forced))?;
-    let suite = of_files(&files, forced)?;
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let forced = context.suite_named(args.suite.as_deref())?;
+    let files = discover(&args.paths, &context.registry.endings(forced))?;
+    let suite = context.registry.of_files(&files, forced)?;
     let databases = super::databases_dir(args.databases.as_deref(), suite)?;
     let options = FillOptions {
         check: args.check,
@@ -45,11 +44,11 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     };
     let report = fill_files(&files, suite, &databases, options)?;
     match args.format {
-        OutputFormat::Json => println!(
+        OutputFormat::Json => context.println(format_args!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
-        ),
-        OutputFormat::Human => print!("{}", render(&report)),
+        )),
+        OutputFormat::Human => context.print(format_args!("{}", render(&report))),
     }
     Ok(Status::from_findings(
         args.check && report.changes_anything(),

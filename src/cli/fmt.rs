@@ -7,9 +7,8 @@
 
 use std::path::PathBuf;
 
-use super::Status;
+use super::{Context, Status};
 use crate::formats::{atomic_write, discover_dialogues};
-use crate::suites::{extensions, of_files};
 use crate::words::count;
 use crate::Error;
 
@@ -26,10 +25,10 @@ pub struct Args {
     pub check: bool,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = super::suite_named(args.suite.as_deref())?;
-    let files = discover_dialogues(&args.paths, &extensions(forced))?;
-    let suite = of_files(&files, forced)?;
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let forced = context.suite_named(args.suite.as_deref())?;
+    let files = discover_dialogues(&args.paths, &context.registry.endings(forced))?;
+    let suite = context.registry.of_files(&files, forced)?;
     // Every file is laid out before any is written: one that cannot be
     // read leaves the others as they were.
     let mut changed = Vec::new();
@@ -37,18 +36,19 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         let text = crate::formats::read::read_text(path)?;
         // What the readers refuse is not laid out: fmt never turns a file
         // they refuse into one they read.
-        suite.parse_dialogue(path, &text)?;
-        let canonical = suite.canonical_layout(path, &text)?;
+        let format = suite.format_of(path);
+        (format.parse)(path, &text)?;
+        let canonical = (format.canonical)(path, &text)?;
         if canonical != text {
             changed.push((path, canonical));
         }
     }
     for (path, canonical) in &changed {
         if args.check {
-            println!("would reformat {}", path.display());
+            context.println(format_args!("would reformat {}", path.display()));
         } else {
             atomic_write(path, canonical.as_bytes())?;
-            println!("reformatted {}", path.display());
+            context.println(format_args!("reformatted {}", path.display()));
         }
     }
     let verb = if args.check {

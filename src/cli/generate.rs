@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::requests::{CacheArgs, RequestArgs};
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::formats::scenario::ScenarioPool;
 use crate::gen::ask::ask_all;
 use crate::gen::{render_all, Ask, Filter, Prompt, DEFAULT_TEMPLATE};
@@ -19,6 +19,10 @@ pub struct Args {
     /// Without a subcommand: scenario pools, one per plugin-subset prompt.
     #[command(subcommand)]
     pub what: Option<What>,
+    /// The suite whose catalog the prompts document [default: the first
+    /// with scenario pools].
+    #[arg(long)]
+    pub suite: Option<String>,
     /// A minijinja template; the built-in prompts/scenarios.j2 by default.
     #[arg(long)]
     pub template: Option<PathBuf>,
@@ -79,12 +83,13 @@ pub enum What {
     Database(Box<super::drafts::DatabaseArgs>),
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     match &args.what {
-        Some(What::Dialogues(args)) => return super::drafts::dialogues(args),
-        Some(What::Database(args)) => return super::drafts::database(args),
+        Some(What::Dialogues(args)) => return super::drafts::dialogues(args, context),
+        Some(What::Database(args)) => return super::drafts::database(args, context),
         None => {}
     }
+    let suite = pools_suite(context, args.suite.as_deref())?;
     let (template, template_name) = match &args.template {
         Some(path) => (
             crate::formats::read::read_text(path)?,
@@ -100,7 +105,13 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         min_calls: args.min_calls,
         min_tools: args.min_tools,
     };
-    let mut prompts = render_all(&template, &template_name, args.plugins_per_prompt, ask)?;
+    let mut prompts = render_all(
+        suite.catalog(),
+        &template,
+        &template_name,
+        args.plugins_per_prompt,
+        ask,
+    )?;
     if let Some(limit) = args.limit {
         prompts.truncate(limit);
     }
@@ -110,31 +121,56 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         send(args, prompts)?
     };
     match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&summary).expect("json")),
-        OutputFormat::Human if args.dry_run => println!(
+        OutputFormat::Json => context.println(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("json")
+        )),
+        OutputFormat::Human if args.dry_run => context.println(format_args!(
             "{} rendered, nothing sent; {} written",
             number(&summary["prompts"], "prompt"),
             crate::words::count(summary["files"].as_array().map_or(0, Vec::len), "file")
-        ),
+        )),
         OutputFormat::Human => {
             let kept = summary["kept"].as_u64().unwrap_or_default();
             if kept > 0 {
-                println!(
+                context.println(format_args!(
                     "{} kept from an earlier run (--force asks again)",
                     number(&summary["kept"], "pool")
-                );
+                ));
             }
-            println!(
+            context.println(format_args!(
                 "{}, {} ({} accepted, {} rejected), {} written",
                 number(&summary["prompts"], "prompt"),
                 number(&summary["scenarios"], "scenario"),
                 summary["accepted"],
                 summary["rejected"],
                 crate::words::count(summary["files"].as_array().map_or(0, Vec::len), "file")
-            );
+            ));
         }
     }
     Ok(Status::Clean)
+}
+
+/// The suite `--suite` names, else the first registered that has scenario
+/// pools; one without them is a usage error.
+pub fn pools_suite(
+    context: &Context<'_>,
+    name: Option<&str>,
+) -> Result<&'static dyn crate::suite::Suite, Error> {
+    match context.suite_named(name)? {
+        Some(suite) if suite.scenario_pools().is_some() => Ok(suite),
+        Some(suite) => Err(Error::Usage(format!(
+            "the {} suite has no scenario pools",
+            suite.name()
+        ))),
+        None => context
+            .registry
+            .suites()
+            .iter()
+            .copied()
+            .find(|suite| suite.scenario_pools().is_some())
+            .ok_or_else(|| Error::Usage("no registered suite has scenario pools".into())),
+    }
 }
 
 /// A count from the summary with its noun ("1 prompt").
@@ -304,6 +340,7 @@ fn write_pool(
     reply: Reply,
 ) -> Result<(usize, usize, String), Error> {
     let filter = Filter {
+        catalog: prompt.catalog,
         required_tool: prompt.required_tool.to_owned(),
         offered: prompt.tools().map(|t| t.name.to_owned()).collect(),
         min_tools: args.min_tools,

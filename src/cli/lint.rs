@@ -3,26 +3,27 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::Status;
+use super::{Context, Status};
 use crate::lint::output::{render, write_json, write_sarif, Format};
 use crate::lint::{lint_paths, rule, Config, InputFormat, Options, Rule};
+use crate::suite::Registry;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Files or folders (searched for .json, and .jsonl for API-Bank).
+    /// Files or folders (searched for every registered format's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
     /// The suite the files belong to: `auto` (by extension and content),
     /// or forced as every other command's `--suite` is.
     #[arg(
+        id = SUITE,
         long = "suite",
         visible_alias = "input-format",
         value_name = "SUITE",
-        default_value = "auto",
-        value_parser = input_format()
+        default_value = "auto"
     )]
-    pub input_format: InputFormat,
+    pub input_format: String,
     /// How to print the result.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -48,15 +49,22 @@ pub struct Args {
     pub databases: Option<PathBuf>,
 }
 
-/// `--suite`'s values: `auto` or a suite's name.
-fn input_format() -> impl clap::builder::TypedValueParser<Value = InputFormat> {
-    use clap::builder::TypedValueParser;
-    let auto = clap::builder::PossibleValue::new("auto")
-        .help("By extension (.jsonl is API-Bank) and content (a `scenarios` list is a pool)");
-    let suites = crate::suites::all().map(|suite| clap::builder::PossibleValue::new(suite.name()));
-    let names = std::iter::once(auto).chain(suites);
-    clap::builder::PossibleValuesParser::new(names).map(|name: String| {
-        InputFormat::named(&name).expect("the parser takes only the names it lists")
+/// The id of `--suite`, whose values the registry gives.
+const SUITE: &str = "suite";
+
+/// `lint` with `--suite` taking `auto` or the name of a suite of
+/// `registry`.
+pub fn with_suites(lint: clap::Command, registry: &Registry) -> clap::Command {
+    let auto = clap::builder::PossibleValue::new("auto").help(
+        "By file name (the longest registered ending) and content (a `scenarios` list is a pool)",
+    );
+    let suites = registry
+        .suites()
+        .iter()
+        .map(|suite| clap::builder::PossibleValue::new(suite.name()));
+    let names: Vec<_> = std::iter::once(auto).chain(suites).collect();
+    lint.mut_arg(SUITE, |arg| {
+        arg.value_parser(clap::builder::PossibleValuesParser::new(names))
     })
 }
 
@@ -80,29 +88,35 @@ fn rules(names: &[String]) -> Result<Vec<&'static Rule>, Error> {
 }
 
 /// Options from the command line and the settings file.
-pub fn options(args: &Args) -> Result<Options, Error> {
+pub fn options(args: &Args, registry: &Registry) -> Result<Options, Error> {
+    let input_format = InputFormat::named(registry, &args.input_format)
+        .ok_or_else(|| Error::Usage(format!("unknown suite {:?}", args.input_format)))?;
     let config = match &args.config {
         Some(path) => Config::load(path)?,
         None => Config::discover(&std::env::current_dir().unwrap_or_default())?,
     };
     Ok(Options {
-        input_format: args.input_format,
+        input_format,
         select: (!args.select.is_empty())
             .then(|| rules(&args.select))
             .transpose()?,
         ignore: rules(&args.ignore)?,
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
-        date_ranges: date_ranges(args)?,
+        date_ranges: date_ranges(args, input_format, registry)?,
     })
 }
 
 /// The dates each suite's databases hold: from `--databases` (which must
 /// load), else from the suite's default folder when it is there.
-fn date_ranges(args: &Args) -> Result<Vec<(&'static str, crate::suite::DateRange)>, Error> {
-    let suites = match args.input_format {
+fn date_ranges(
+    args: &Args,
+    input_format: InputFormat,
+    registry: &Registry,
+) -> Result<Vec<(&'static str, crate::suite::DateRange)>, Error> {
+    let suites = match input_format {
         InputFormat::Suite(suite) => vec![suite],
-        InputFormat::Auto => crate::suites::all().into_iter().collect(),
+        InputFormat::Auto => registry.suites().to_vec(),
     };
     let mut ranges = Vec::new();
     for suite in suites {
@@ -142,19 +156,19 @@ fn rule_list() -> String {
         .collect()
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     if args.list_rules {
-        print!("{}", rule_list());
+        context.print(format_args!("{}", rule_list()));
         return Ok(Status::Clean);
     }
     if let Some(name) = &args.explain {
         let rule = rules(std::slice::from_ref(name))?[0];
-        print!("{}", rule.explain());
+        context.print(format_args!("{}", rule.explain()));
         return Ok(Status::Clean);
     }
-    let options = options(args)?;
-    let mut report = lint_paths(&args.paths, &options)?;
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let options = options(args, context.registry)?;
+    let mut report = lint_paths(context.registry, &args.paths, &options)?;
+    let mut stdout = std::io::BufWriter::new(&mut *context.out);
     // JSON and SARIF are streamed: a run over thousands of files may
     // report tens of thousands of findings.
     if args.format == Format::Json {

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
 
-use crate::suite::Suite;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use crate::suite::{Registry, Suite};
 use crate::Error;
 
 pub mod card;
@@ -167,49 +169,102 @@ impl Status {
     }
 }
 
+/// What a command runs with: the registered suites, which it resolves
+/// every suite and file format through, and where its output goes.
+pub struct Context<'a> {
+    pub registry: &'a Registry,
+    pub out: &'a mut dyn Write,
+}
+
+impl Context<'_> {
+    /// Write to the command's output. A closed pipe ends the process
+    /// quietly (see `restore_default_sigpipe`); other failures to write
+    /// are not the command's to report.
+    pub fn print(&mut self, text: std::fmt::Arguments<'_>) {
+        let _ = self.out.write_fmt(text);
+    }
+
+    /// [`Context::print`] and a newline.
+    pub fn println(&mut self, text: std::fmt::Arguments<'_>) {
+        let _ = self.out.write_fmt(text);
+        let _ = self.out.write_all(b"\n");
+    }
+
+    /// The suite `--suite` names, if any; an unknown name is a usage error.
+    pub fn suite_named(&self, name: Option<&str>) -> Result<Option<&'static dyn Suite>, Error> {
+        self.registry.named(name)
+    }
+}
+
+/// The command line as `talkforge` runs it: the default registry's suites,
+/// output on stdout, the exit status of the process.
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
-    let cli = Cli::parse();
+    let registry = crate::suites::registry();
+    ExitCode::from(run_with(
+        &registry,
+        std::env::args_os(),
+        &mut std::io::stdout(),
+    ))
+}
+
+/// Run one command line (`args`, the program's name first) with the
+/// suites of `registry`, writing what it prints to `out` (errors go to
+/// stderr); its exit status: 0 all good, 1 findings, 2 it could not run.
+pub fn run_with<I, T>(registry: &Registry, args: I, out: &mut dyn Write) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let parsed = command(registry)
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and version on stdout (exit 0), a usage error on
+            // stderr (exit 2), as clap prints them.
+            let _ = err.print();
+            return u8::try_from(err.exit_code()).unwrap_or(2);
+        }
+    };
     crate::style::init(cli.color);
-    match run(cli.command) {
-        Ok(Status::Clean) => ExitCode::SUCCESS,
-        Ok(Status::Findings) => ExitCode::from(1),
+    let mut context = Context { registry, out };
+    let status = run(cli.command, &mut context);
+    let _ = context.out.flush();
+    match status {
+        Ok(Status::Clean) => 0,
+        Ok(Status::Findings) => 1,
         Err(err) => {
             let label = crate::style::paint_stderr(crate::style::ERROR, "error");
             eprintln!("{label}: {err}");
-            ExitCode::from(2)
+            2
         }
     }
 }
 
-pub fn run(command: Command) -> Result<Status, Error> {
-    match command {
-        Command::Check(args) => check::run(&args),
-        Command::Card(args) => card::run(&args),
-        Command::Verify(args) => verify::run(&args),
-        Command::Fill(args) => fill::run(&args),
-        Command::Fmt(args) => fmt::run(&args),
-        Command::Lint(args) => lint::run(&args),
-        Command::Evaluate(args) => evaluate::run(&args),
-        Command::Report(args) => report::run(&args),
-        Command::Generate(args) => generate::run(&args),
-        Command::Scenarios(args) => scenarios::run(&args),
-        Command::Scaffold(args) => scaffold::run(&args),
-        Command::Tools(args) => tools::run(&args),
-        Command::Stats(args) => stats::run(&args),
-    }
+/// The clap command, its `--suite` values taken from `registry` where a
+/// command lists them.
+pub fn command(registry: &Registry) -> clap::Command {
+    Cli::command().mut_subcommand("lint", |lint| lint::with_suites(lint, registry))
 }
 
-/// The suite `--suite` names, if any; an unknown name is a usage error.
-pub fn suite_named(name: Option<&str>) -> Result<Option<&'static dyn Suite>, Error> {
-    let Some(name) = name else { return Ok(None) };
-    crate::suites::by_name(name).map(Some).ok_or_else(|| {
-        let known: Vec<&str> = crate::suites::all().iter().map(|s| s.name()).collect();
-        Error::Usage(format!(
-            "unknown suite {name:?} (known: {})",
-            known.join(", ")
-        ))
-    })
+pub fn run(command: Command, context: &mut Context<'_>) -> Result<Status, Error> {
+    match command {
+        Command::Check(args) => check::run(&args, context),
+        Command::Card(args) => card::run(&args, context),
+        Command::Verify(args) => verify::run(&args, context),
+        Command::Fill(args) => fill::run(&args, context),
+        Command::Fmt(args) => fmt::run(&args, context),
+        Command::Lint(args) => lint::run(&args, context),
+        Command::Evaluate(args) => evaluate::run(&args, context.registry),
+        Command::Report(args) => report::run(&args),
+        Command::Generate(args) => generate::run(&args, context),
+        Command::Scenarios(args) => scenarios::run(&args, context),
+        Command::Scaffold(args) => scaffold::run(&args, context),
+        Command::Tools(args) => tools::run(&args, context),
+        Command::Stats(args) => stats::run(&args, context),
+    }
 }
 
 /// The databases folder a command runs over: `--databases` when given,

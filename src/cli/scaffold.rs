@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::Status;
+use super::{Context, Status};
 use crate::scaffold::UserChoice;
 use crate::Error;
 
@@ -22,13 +22,24 @@ pub struct Args {
     /// scenario names, when Account.json has them; else its first account].
     #[arg(long, value_name = "USERNAME")]
     pub user: Option<String>,
+    /// The suite whose dialogue to write [default: the first with scenario
+    /// pools].
+    #[arg(long)]
+    pub suite: Option<String>,
     /// Scaffold a scenario the generation filter rejected.
     #[arg(long)]
     pub allow_rejected: bool,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let (conversation, choice) = crate::scaffold::scaffold(
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let suite = super::generate::pools_suite(context, args.suite.as_deref())?;
+    let pools = suite.scenario_pools().expect("a suite with scenario pools");
+    let crate::scaffold::Scaffold {
+        conversation,
+        choice,
+        ..
+    } = crate::scaffold::scaffold(
+        pools,
         &args.scenario,
         &args.out,
         &args.databases,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -37,13 +37,13 @@ pub struct SampleArgs {
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     match &args.command {
-        Command::Sample(args) => sample(args),
+        Command::Sample(args) => sample(args, context),
     }
 }
 
-fn sample(args: &SampleArgs) -> Result<Status, Error> {
+fn sample(args: &SampleArgs, context: &mut Context<'_>) -> Result<Status, Error> {
     if !args.pools.is_dir() {
         return Err(Error::input(&args.pools, "not a folder of scenario pools"));
     }
@@ -61,11 +61,17 @@ fn sample(args: &SampleArgs) -> Result<Status, Error> {
         crate::formats::atomic_write(out, text.as_bytes())?;
     }
     match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc).expect("json")),
+        OutputFormat::Json => context.println(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("json")
+        )),
         OutputFormat::Human => {
-            println!("required tool\tscenario\ttext");
+            context.println(format_args!("required tool\tscenario\ttext"));
             for s in &picked {
-                println!("{}\t{}\t{}", s.required_tool, s.reference, s.text);
+                context.println(format_args!(
+                    "{}\t{}\t{}",
+                    s.required_tool, s.reference, s.text
+                ));
             }
             eprintln!(
                 "{} from {}",

@@ -4,7 +4,7 @@
 use crate::words::count;
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::formats::discover_dialogues as discover;
 use crate::stats::{stats_of_readable, Stats};
 use crate::Error;
@@ -22,10 +22,10 @@ pub struct Args {
     pub suite: Option<String>,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = super::suite_named(args.suite.as_deref())?;
-    let files = discover(&args.paths, &crate::suites::extensions(forced))?;
-    let suite = crate::suites::of_files(&files, forced)?;
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let forced = context.suite_named(args.suite.as_deref())?;
+    let files = discover(&args.paths, &context.registry.endings(forced))?;
+    let suite = context.registry.of_files(&files, forced)?;
     // One bad file never hides the others: their statistics are printed,
     // the bad files listed (under `errors` in JSON, on stderr), exit 2.
     let (stats, errors) = stats_of_readable(&files, suite);
@@ -42,12 +42,12 @@ pub fn run(args: &Args) -> Result<Status, Error> {
                 stats: &stats,
                 errors: errors.iter().map(Error::to_string).collect(),
             };
-            println!(
+            context.println(format_args!(
                 "{}",
                 serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
-            );
+            ));
         }
-        OutputFormat::Human => print!("{}", render(&stats)),
+        OutputFormat::Human => context.print(format_args!("{}", render(&stats))),
     }
     match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
         Some(e) => Err(e),

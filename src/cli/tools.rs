@@ -2,7 +2,7 @@
 
 use clap::ValueEnum;
 
-use super::Status;
+use super::{Context, Status};
 use crate::suite::docs::{catalog_doc, markdown, openai_tools};
 use crate::Error;
 
@@ -27,15 +27,17 @@ pub struct Args {
     pub suite: Option<String>,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let suite = super::suite_named(args.suite.as_deref())?.unwrap_or(crate::suites::all()[0]);
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let suite = context
+        .suite_named(args.suite.as_deref())?
+        .unwrap_or(context.registry.first());
     let catalog = || suite.catalog();
     let text = match args.format {
         ToolsFormat::Markdown => markdown(catalog(), suite.injected_argument()),
         ToolsFormat::Json => pretty(&catalog_doc(catalog()))?,
         ToolsFormat::Openai => pretty(&openai_tools(catalog()))?,
     };
-    println!("{}", text.trim_end());
+    context.println(format_args!("{}", text.trim_end()));
     Ok(Status::Clean)
 }
 

@@ -7,10 +7,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{OutputFormat, Status};
+use super::{Context, OutputFormat, Status};
 use crate::errata::Errata;
 use crate::formats::discover_dialogues as discover;
-use crate::suites::{extensions, of_files};
 use crate::verify::output::{write_human, write_json, Run};
 use crate::Error;
 
@@ -36,10 +35,10 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
-    let forced = super::suite_named(args.suite.as_deref())?;
-    let files = discover(&args.paths, &extensions(forced))?;
-    let suite = of_files(&files, forced)?;
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let forced = context.suite_named(args.suite.as_deref())?;
+    let files = discover(&args.paths, &context.registry.endings(forced))?;
+    let suite = context.registry.of_files(&files, forced)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retrieval.world_options()?;
@@ -51,7 +50,7 @@ pub fn run(args: &Args) -> Result<Status, Error> {
         options: &options,
         errata: &errata,
     };
-    let mut stdout = std::io::BufWriter::new(std::io::stdout());
+    let mut stdout = std::io::BufWriter::new(&mut *context.out);
     // Written as the files are verified: the differences can be megabytes.
     let written = match args.format {
         OutputFormat::Json => write_json(&run, &mut stdout),

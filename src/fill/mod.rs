@@ -3,7 +3,7 @@
 //! (key order, unknown keys) as it was.
 //!
 //! Files are rewritten by their suite's format writer
-//! ([`Suite::record_results`]) in the upstream style, only when a recorded
+//! (`FileFormat::results`) in the upstream style, only when a recorded
 //! result changes: a fill that changes nothing touches no byte. A call the
 //! world cannot reproduce offline ([`crate::suite::NotChecked`]) keeps what
 //! its file records, when the file records anything. With `seed`, records
@@ -97,7 +97,7 @@ pub fn fill_conversation(
     let new_text = if results.is_empty() {
         None
     } else {
-        Some(suite.record_results(loaded, &results)?)
+        Some(crate::suite::record_results(suite, loaded, &results)?)
     };
     Ok(FileFill {
         path: path.clone(),
@@ -184,7 +184,7 @@ pub fn fill_files(
         for name in seeded.changed_tables() {
             let path = databases_dir.join(format!("{name}.json"));
             let old = std::fs::read_to_string(&path).ok();
-            let text = suite.database_text(&seeded.databases, &name, old.as_deref());
+            let text = (suite.database_format().text)(&seeded.databases, &name, old.as_deref());
             report.changed_databases.push(path.display().to_string());
             database_writes.push((path, text));
         }

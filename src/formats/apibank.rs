@@ -31,8 +31,8 @@ pub fn has_role(value: &serde_json::Value) -> bool {
         .is_some_and(|r| matches!(r, "User" | "AI" | "API"))
 }
 
-/// The ending of API-Bank's level-3 scenario sheets (prose; read by
-/// `suites::apibank::level3::sheet`).
+/// The ending of API-Bank's level-3 scenario sheets (prose; read in the
+/// API-Bank suite's folder, `level3::sheet`).
 pub const SHEET_ENDING: &str = "txt";
 
 /// Whether the opening bytes of a text file are a level-3 sheet's: its
@@ -332,6 +332,25 @@ pub fn load(path: &Path) -> Result<LoadedConversation> {
 /// writes them (`json.dumps(line)`: key order kept, a new `result` last);
 /// every other byte stays as it was, line ends and the final newline
 /// included.
+/// `fill`'s writer for API-Bank dialogues: each recorded call's whole
+/// `result` object replaced by the response the world returned, on the
+/// call's own line.
+pub fn record_results(
+    loaded: &LoadedConversation,
+    results: &[super::write::Recorded],
+) -> Result<String> {
+    let lines: Vec<(usize, &serde_json::Value)> = results
+        .iter()
+        .map(|recorded| {
+            let line = loaded.conversation.conversation[recorded.turn].calls()[recorded.call]
+                .place(recorded.turn, recorded.call)
+                .turn;
+            (line, &recorded.response)
+        })
+        .collect();
+    write_results(&loaded.path, &loaded.text, &lines)
+}
+
 pub fn write_results(path: &Path, text: &str, results: &[(usize, &Value)]) -> Result<String> {
     let mut out = String::with_capacity(text.len() + 64 * results.len());
     for (position, line) in text.split('\n').enumerate() {

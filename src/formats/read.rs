@@ -194,8 +194,14 @@ pub fn read_conversation(path: &Path) -> Result<Conversation> {
     parse_conversation(path, &read_text(path)?)
 }
 
-pub(crate) fn parse_conversation(path: &Path, text: &str) -> Result<Conversation> {
+pub fn parse_conversation(path: &Path, text: &str) -> Result<Conversation> {
     serde_json::from_str(text).map_err(|e| json_error(path, &e))
+}
+
+/// The JSON Schema of a conversation in the model's JSON shape
+/// (`schemas/conversation.schema.json`).
+pub fn conversation_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(Conversation)).expect("schemas serialise")
 }
 
 /// A dialogue file read to record results in it (`fill`): its text (which

@@ -9,13 +9,14 @@
 //! bullets ("-", "*", "+"). So a numbered scenario with indented numbered
 //! sub-steps is one scenario, not several. Code fences and bold are dropped.
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use crate::formats::scenario::Scenario;
-use crate::suites::tooltalk::{catalog, tool};
+pub use crate::suite::mentions::mentioned_tools;
+use crate::suite::mentions::word;
+use crate::suite::Catalog;
 
 /// A "Scenario N" label at the start of a line, with the punctuation and
 /// emphasis around it.
@@ -39,21 +40,6 @@ fn list_item() -> &'static Regex {
         )
         .expect("valid regex")
     })
-}
-
-fn parenthesis() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"\(([^()]*)\)").expect("valid regex"))
-}
-
-fn camel_word() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"^[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+$").expect("valid regex"))
-}
-
-fn word() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"[A-Za-z][A-Za-z0-9]*").expect("valid regex"))
 }
 
 /// The scenario texts in a reply, whitespace collapsed, in reply order.
@@ -115,159 +101,11 @@ fn collapse(text: &str) -> String {
         .join(" ")
 }
 
-/// Verbs that API names start with. A parenthesised CamelCase word led by
-/// one of these reads as a tool the model invented ("(ArchiveEmail)",
-/// "(MakeCoffee)"); one that is not ("(YouTube)", "(PowerPoint)") reads as
-/// a brand or product name and is no tool mention.
-const API_VERBS: &[&str] = &[
-    "Add",
-    "Approve",
-    "Archive",
-    "Assign",
-    "Book",
-    "Buy",
-    "Calculate",
-    "Call",
-    "Cancel",
-    "Change",
-    "Check",
-    "Clear",
-    "Close",
-    "Complete",
-    "Compute",
-    "Confirm",
-    "Convert",
-    "Copy",
-    "Count",
-    "Create",
-    "Delete",
-    "Disable",
-    "Dismiss",
-    "Download",
-    "Draft",
-    "Edit",
-    "Enable",
-    "Export",
-    "Fetch",
-    "Filter",
-    "Find",
-    "Forward",
-    "Generate",
-    "Get",
-    "Import",
-    "Insert",
-    "Invite",
-    "List",
-    "Load",
-    "Lock",
-    "Log",
-    "Login",
-    "Logout",
-    "Look",
-    "Lookup",
-    "Make",
-    "Mark",
-    "Modify",
-    "Move",
-    "Mute",
-    "Notify",
-    "Order",
-    "Pause",
-    "Pay",
-    "Play",
-    "Post",
-    "Query",
-    "Read",
-    "Register",
-    "Remove",
-    "Rename",
-    "Reply",
-    "Request",
-    "Reserve",
-    "Reset",
-    "Restore",
-    "Resume",
-    "Retrieve",
-    "Save",
-    "Schedule",
-    "Search",
-    "Send",
-    "Set",
-    "Share",
-    "Show",
-    "Sign",
-    "Snooze",
-    "Sort",
-    "Start",
-    "Stop",
-    "Submit",
-    "Subscribe",
-    "Summarize",
-    "Sync",
-    "Toggle",
-    "Track",
-    "Translate",
-    "Unlock",
-    "Unsubscribe",
-    "Update",
-    "Upload",
-    "Validate",
-    "Verify",
-    "View",
-    "Write",
-];
-
-/// Whether a parenthesised CamelCase word is meant as a tool: a catalog
-/// name, a near miss of one ("SendEmails", "QueryCalender"), or a
-/// verb-led API-style name.
-fn looks_like_tool(name: &str) -> bool {
-    if tool(name).is_some() {
-        return true;
-    }
-    let lower = name.to_lowercase();
-    let close = catalog()
-        .tools()
-        .iter()
-        .any(|t| strsim::normalized_damerau_levenshtein(&lower, &t.name.to_lowercase()) >= 0.8);
-    if close {
-        return true;
-    }
-    let first_word_end = name[1..]
-        .find(|c: char| c.is_ascii_uppercase())
-        .map_or(name.len(), |i| i + 1);
-    API_VERBS.contains(&&name[..first_word_end])
-}
-
-/// The tools a scenario mentions, first mention first: every tool-like
-/// name inside parentheses ("(SearchInbox + SendEmail)"; see
-/// `looks_like_tool`), and catalog tool names anywhere in the text.
-pub fn mentioned_tools(text: &str) -> Vec<String> {
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for cap in parenthesis().captures_iter(text) {
-        let inner = cap.get(1).expect("group 1");
-        for m in word().find_iter(inner.as_str()) {
-            if camel_word().is_match(m.as_str()) && looks_like_tool(m.as_str()) {
-                found.push((inner.start() + m.start(), m.as_str().to_owned()));
-            }
-        }
-    }
-    for m in word().find_iter(text) {
-        if tool(m.as_str()).is_some() {
-            found.push((m.start(), m.as_str().to_owned()));
-        }
-    }
-    found.sort_by_key(|(at, _)| *at);
-    let mut seen = HashSet::new();
-    found
-        .into_iter()
-        .filter(|(_, name)| seen.insert(name.clone()))
-        .map(|(_, name)| name)
-        .collect()
-}
-
 /// What the filter requires of a scenario.
 #[derive(Debug, Clone)]
 pub struct Filter {
+    /// The catalog the prompt documented.
+    pub catalog: &'static Catalog,
     pub required_tool: String,
     /// The tools the prompt offered.
     pub offered: Vec<String>,
@@ -289,7 +127,7 @@ impl Filter {
         split_scenarios(reply)
             .into_iter()
             .map(|text| {
-                let tools = mentioned_tools(&text);
+                let tools = mentioned_tools(self.catalog, &text);
                 let mut reasons = Vec::new();
                 if !tools.contains(&self.required_tool) {
                     reasons.push(format!(
@@ -298,7 +136,7 @@ impl Filter {
                     ));
                 }
                 for name in &tools {
-                    if tool(name).is_none() {
+                    if self.catalog.tool(name).is_none() {
                         reasons.push(format!("mentions {name}, which is not a tool"));
                     } else if !self.offered.contains(name) {
                         reasons.push(format!("mentions {name}, which this prompt did not offer"));
@@ -331,6 +169,14 @@ impl Filter {
 mod tests {
     use super::*;
 
+    /// The catalog the replies below were written against (ToolTalk's).
+    fn catalog() -> &'static Catalog {
+        crate::suites::registry()
+            .by_name("tooltalk")
+            .expect("registered")
+            .catalog()
+    }
+
     #[test]
     fn splits_common_variants() {
         let reply =
@@ -352,7 +198,7 @@ mod tests {
     fn finds_tools_in_parentheses_and_text() {
         let text = "Check mail (SearchInbox + SendEmail), then (e.g. Monday) use AddAlarm and (MakeCoffee).";
         assert_eq!(
-            mentioned_tools(text),
+            mentioned_tools(catalog(), text),
             ["SearchInbox", "SendEmail", "AddAlarm", "MakeCoffee"]
         );
     }
@@ -362,7 +208,7 @@ mod tests {
         let text = "Watch a talk (YouTube) and edit slides (PowerPoint) on the phone (iPhone), \
                     then mail them (SendEmails), file them (ArchiveEmail) and check (QueryCalender).";
         assert_eq!(
-            mentioned_tools(text),
+            mentioned_tools(catalog(), text),
             ["SendEmails", "ArchiveEmail", "QueryCalender"]
         );
     }
@@ -370,6 +216,7 @@ mod tests {
     #[test]
     fn a_brand_name_does_not_reject_a_scenario() {
         let filter = Filter {
+            catalog: catalog(),
             required_tool: "SendEmail".into(),
             offered: vec![
                 "SearchInbox".into(),
@@ -458,6 +305,7 @@ mod tests {
     #[test]
     fn filter_records_reasons() {
         let filter = Filter {
+            catalog: catalog(),
             required_tool: "AddAlarm".into(),
             offered: vec!["AddAlarm".into(), "FindAlarms".into(), "DeleteAlarm".into()],
             min_tools: 3,

@@ -5,8 +5,7 @@
 use serde::Serialize;
 
 use crate::llm::sha256_hex;
-use crate::suite::{Group, ToolSpec};
-use crate::suites::tooltalk::catalog;
+use crate::suite::{Catalog, Group, ToolSpec};
 use crate::{Error, Result};
 
 /// The template shipped with talkforge (prompts/scenarios.j2).
@@ -33,6 +32,8 @@ impl Default for Ask {
 /// One rendered prompt.
 #[derive(Debug, Clone)]
 pub struct Prompt {
+    /// The catalog the prompt documents.
+    pub catalog: &'static Catalog,
     /// `<PluginA>-<PluginB>-<PluginC>-<RequiredTool>`.
     pub name: String,
     pub plugins: Vec<Group>,
@@ -47,7 +48,9 @@ impl Prompt {
 
     /// The tools the prompt documents.
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolSpec> + '_ {
-        self.plugins.iter().flat_map(|p| catalog().tools_of(p.name))
+        self.plugins
+            .iter()
+            .flat_map(|p| self.catalog.tools_of(p.name))
     }
 }
 
@@ -101,11 +104,11 @@ struct PluginDoc {
     tools: Vec<ToolDoc>,
 }
 
-fn plugin_doc(plugin: Group) -> PluginDoc {
+fn plugin_doc(catalog: &Catalog, plugin: Group) -> PluginDoc {
     PluginDoc {
         name: plugin.name,
         description: plugin.description,
-        tools: catalog()
+        tools: catalog
             .tools_of(plugin.name)
             .map(|t| ToolDoc {
                 name: t.name,
@@ -134,10 +137,16 @@ fn plugin_doc(plugin: Group) -> PluginDoc {
     }
 }
 
-/// Render every prompt for K-subsets of the plugins, subsets in catalog
-/// order, tools in catalog order within a subset.
-pub fn render_all(template: &str, template_name: &str, k: usize, ask: Ask) -> Result<Vec<Prompt>> {
-    let plugins = catalog().groups();
+/// Render every prompt for K-subsets of the catalog's plugins, subsets in
+/// catalog order, tools in catalog order within a subset.
+pub fn render_all(
+    catalog: &'static Catalog,
+    template: &str,
+    template_name: &str,
+    k: usize,
+    ask: Ask,
+) -> Result<Vec<Prompt>> {
+    let plugins = catalog.groups();
     if k == 0 || k > plugins.len() {
         return Err(Error::Usage(format!(
             "--plugins-per-prompt must be between 1 and {}",
@@ -151,9 +160,9 @@ pub fn render_all(template: &str, template_name: &str, k: usize, ask: Ask) -> Re
     let tmpl = env.get_template(template_name).expect("just added");
     let mut prompts = Vec::new();
     for subset in subsets(plugins, k) {
-        let docs: Vec<PluginDoc> = subset.iter().map(|&p| plugin_doc(p)).collect();
+        let docs: Vec<PluginDoc> = subset.iter().map(|&p| plugin_doc(catalog, p)).collect();
         let names: Vec<&str> = subset.iter().map(|p| p.name).collect();
-        for tool in subset.iter().flat_map(|p| catalog().tools_of(p.name)) {
+        for tool in subset.iter().flat_map(|p| catalog.tools_of(p.name)) {
             let text = tmpl
                 .render(minijinja::context! {
                     plugins => names,
@@ -165,6 +174,7 @@ pub fn render_all(template: &str, template_name: &str, k: usize, ask: Ask) -> Re
                 })
                 .map_err(|e| Error::input(template_name, e.to_string()))?;
             prompts.push(Prompt {
+                catalog,
                 name: format!("{}-{}", names.join("-"), tool.name),
                 plugins: subset.clone(),
                 required_tool: tool.name,

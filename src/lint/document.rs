@@ -1,5 +1,7 @@
-//! The files the linter reads: ToolTalk conversations (.json), API-Bank
-//! dialogues (.jsonl) and scenario pools (.json with `scenarios`).
+//! The files the linter reads, as their suite's format says: conversations
+//! in the model's JSON shape (ToolTalk's .json), dialogue lines (API-Bank's
+//! .jsonl, and the lines a format makes of its files) and scenario pools
+//! (.json with `scenarios`).
 //!
 //! A document is parsed into [`Json`] trees that borrow their strings from
 //! the file's text, so the text is read first and outlives the document:
@@ -17,44 +19,37 @@ use crate::formats::apibank::Dialogue;
 use crate::formats::read::json_error;
 use crate::formats::scenario::ScenarioPool;
 use crate::json::tree::{Json, Strict};
-use crate::suite::Suite;
+use crate::suite::format::{FileFormat, LintReading};
+use crate::suite::{Registry, Suite};
 use crate::{Error, Result};
 
 /// What `--suite` (alias `--input-format`) asks for.
 #[derive(Clone, Copy, Default)]
 pub enum InputFormat {
-    /// By extension (a suite's dialogue files) and content (a `scenarios`
-    /// list is a pool).
+    /// By the file's name (the longest registered ending, as every
+    /// command reads files) and content (a `scenarios` list is a pool,
+    /// dialogue lines in a `.json` file are read as lines).
     #[default]
     Auto,
-    /// As the dialogues of one suite.
+    /// As the files of one suite.
     Suite(&'static dyn Suite),
 }
 
 impl InputFormat {
-    /// `auto`, or a suite's name.
-    pub fn named(name: &str) -> Option<InputFormat> {
+    /// `auto`, or a suite's name in `registry`.
+    pub fn named(registry: &Registry, name: &str) -> Option<InputFormat> {
         match name {
             "auto" => Some(InputFormat::Auto),
-            _ => crate::suites::by_name(name).map(InputFormat::Suite),
+            _ => registry.by_name(name).map(InputFormat::Suite),
         }
     }
 
-    /// Extensions to look for in folders.
-    pub fn extensions(self) -> Vec<&'static str> {
+    /// The suite forced, if any.
+    pub fn forced(self) -> Option<&'static dyn Suite> {
         match self {
-            InputFormat::Auto => crate::suites::extensions(None),
-            InputFormat::Suite(suite) => crate::suites::extensions(Some(suite)),
+            InputFormat::Auto => None,
+            InputFormat::Suite(suite) => Some(suite),
         }
-    }
-
-    /// Whether files are read as dialogues one JSON object a line.
-    fn forces_lines(self) -> bool {
-        matches!(self, InputFormat::Suite(suite) if suite.extension() == LINES)
-    }
-
-    fn is_auto(self) -> bool {
-        matches!(self, InputFormat::Auto)
     }
 }
 
@@ -67,8 +62,48 @@ impl std::fmt::Debug for InputFormat {
     }
 }
 
-/// The extension of dialogues written one JSON object a line.
-const LINES: &str = "jsonl";
+/// The suite and format a file is linted with: the ones every other
+/// command reads it with (`Registry::for_path`), and whether its content
+/// may still say otherwise (not when `--suite` forced them).
+#[derive(Clone, Copy)]
+pub struct Reading {
+    pub suite: &'static dyn Suite,
+    pub format: &'static FileFormat,
+    pub sniff: bool,
+}
+
+impl Reading {
+    /// How `path` is read: by its name among `registry`'s formats (a file
+    /// no format names, given by name, as the first suite's dialogue).
+    pub fn of(registry: &Registry, path: &Path, input: InputFormat) -> Reading {
+        let forced = input.forced();
+        let (suite, format) = registry.for_path(path, forced).unwrap_or_else(|| {
+            let first = registry.first();
+            (first, first.formats()[0])
+        });
+        Reading {
+            suite,
+            format,
+            sniff: forced.is_none(),
+        }
+    }
+
+    /// The suite of a document read this way: a file whose content turned
+    /// out to be dialogue lines though its format reads a conversation
+    /// belongs to the suite whose dialogues are such lines.
+    pub fn suite_of(&self, registry: &Registry, document: &Document<'_>) -> &'static dyn Suite {
+        let lines = |format: &FileFormat| !matches!(format.lint, LintReading::Conversation);
+        match document {
+            Document::Lines(_) if !lines(self.format) => registry
+                .suites()
+                .iter()
+                .copied()
+                .find(|suite| lines(suite.formats()[0]))
+                .unwrap_or(self.suite),
+            _ => self.suite,
+        }
+    }
+}
 
 /// A JSON file with its text, parsed tree and typed view (None when the
 /// tree does not have the type's shape; `schema` reports why).
@@ -95,10 +130,9 @@ pub enum Document<'t> {
     Pool(Box<JsonFile<'t, ScenarioPool>>),
 }
 
-/// A file's text as the linter reads it: the file's own, or for a file a
-/// suite reads as a dialogue of another format (API-Bank's level-3
-/// scenarios), the dialogue the suite makes of it, the file's own text
-/// kept beside for showing its lines.
+/// A file's text as the linter reads it: the file's own, or for a format
+/// read as the dialogue lines made of it (API-Bank's level-3 scenarios),
+/// those lines, the file's own text kept beside for showing its lines.
 #[derive(Debug, Clone)]
 pub struct LintText {
     pub text: String,
@@ -106,51 +140,49 @@ pub struct LintText {
 }
 
 impl LintText {
-    /// Read `path` for the linter; a scenario that cannot be read is an
+    /// Read `path` for the linter; a file whose lines cannot be made is an
     /// error naming the file (exit 2).
-    pub fn read(path: &Path, format: InputFormat) -> Result<LintText> {
+    pub fn read(path: &Path, reading: &Reading) -> Result<LintText> {
         let text = crate::formats::read::read_text(path)?;
-        let forced = match format {
-            InputFormat::Auto => None,
-            InputFormat::Suite(suite) => Some(suite),
-        };
-        match crate::suites::for_path(path, forced)
-            .and_then(|suite| suite.scenario_dialogue_text(path, &text))
-        {
-            Some(dialogue) => Ok(LintText {
-                text: dialogue?,
+        match reading.format.lint {
+            LintReading::LinesFrom(lines) => Ok(LintText {
+                text: lines(path, &text)?,
                 source: Some(text),
             }),
-            None => Ok(LintText { text, source: None }),
+            LintReading::Conversation | LintReading::Lines => Ok(LintText { text, source: None }),
         }
     }
 }
 
 impl<'t> Document<'t> {
     /// A file as [`LintText::read`] read it.
-    pub fn of_text(path: &Path, read: &'t LintText, format: InputFormat) -> Result<Document<'t>> {
+    pub fn of_text(path: &Path, read: &'t LintText, reading: &Reading) -> Result<Document<'t>> {
         match &read.source {
             Some(source) => {
                 let mut dialogue = Dialogue::parse(path, &read.text)?;
                 dialogue.source = Some(source);
                 Ok(Document::Lines(dialogue))
             }
-            None => Document::parse(path, &read.text, format),
+            None => Document::parse(path, &read.text, reading.format.lint, reading.sniff),
         }
     }
 
-    /// Read a file's text (from `formats::read::read_text`); fails (exit 2)
-    /// only when it cannot be read as JSON at all.
-    pub fn parse(path: &Path, text: &'t str, format: InputFormat) -> Result<Document<'t>> {
-        let is_jsonl = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case(LINES));
-        if format.forces_lines() || (format.is_auto() && is_jsonl) {
+    /// Read a file's text (from `formats::read::read_text`) as `lint`
+    /// says, the content telling lines, a conversation and a pool apart
+    /// when `sniff`; fails (exit 2) only when it cannot be read as JSON at
+    /// all.
+    pub fn parse(
+        path: &Path,
+        text: &'t str,
+        lint: LintReading,
+        sniff: bool,
+    ) -> Result<Document<'t>> {
+        if !matches!(lint, LintReading::Conversation) {
             return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
         let value = match Json::parse(text) {
             Ok(value) => value,
-            Err(e) => return not_json(path, text, format, &e),
+            Err(e) => return not_json(path, text, sniff, &e),
         };
         if !value.is_object() {
             return Err(Error::input(
@@ -159,32 +191,19 @@ impl<'t> Document<'t> {
             ));
         }
         // A one-line API-Bank dialogue saved as .json.
-        if format.is_auto()
+        if sniff
             && value.get("role").is_some_and(Json::is_string)
             && value.get("conversation").is_none()
         {
             return Ok(Document::Lines(Dialogue::parse(path, text)?));
         }
-        let is_pool = format.is_auto()
-            && value.get("scenarios").is_some()
-            && value.get("conversation").is_none();
+        let is_pool =
+            sniff && value.get("scenarios").is_some() && value.get("conversation").is_none();
         Ok(if is_pool {
             Document::Pool(Box::new(typed(path, text, value)))
         } else {
             Document::Conversation(Box::new(conversation(path, text, value)))
         })
-    }
-
-    /// The suite whose dialogues the document holds: the one whose files
-    /// are written in its format (scenario pools feed the conversations').
-    pub fn suite(&self) -> Option<&'static dyn Suite> {
-        let extension = match self {
-            Document::Conversation(_) | Document::Pool(_) => "json",
-            Document::Lines(_) => LINES,
-        };
-        crate::suites::all()
-            .into_iter()
-            .find(|suite| suite.extension() == extension)
     }
 
     pub fn path(&self) -> &Path {
@@ -211,7 +230,7 @@ impl<'t> Document<'t> {
 fn not_json<'t>(
     path: &Path,
     text: &'t str,
-    format: InputFormat,
+    sniff: bool,
     error: &serde_json::Error,
 ) -> Result<Document<'t>> {
     let located = json_error(path, error);
@@ -226,7 +245,7 @@ fn not_json<'t>(
     let has_role = first
         .as_ref()
         .is_some_and(crate::formats::apibank::has_role);
-    if has_role && format.is_auto() {
+    if has_role && sniff {
         return Ok(Document::Lines(Dialogue::parse(path, text)?));
     }
     let hint = if has_role {

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::config::Config;
-use super::document::{Document, InputFormat, LintText};
+use super::document::{Document, InputFormat, LintText, Reading};
 use super::registry::{all_rules, Check, FileIds, FileInput, Position, Rule, Severity};
 use super::view::{CallTrees, View};
 use super::{Anchor, Diagnostic, Finding, Snippet};
 use crate::formats::apibank::Dialogue;
 use crate::json::locate::locate_nearest;
 use crate::json::tree::Json;
+use crate::suite::Registry;
 use crate::{Error, Result};
 
 /// What to run.
@@ -79,10 +80,12 @@ impl Report {
     }
 }
 
-/// Lint the files under `paths`.
-pub fn lint_paths(paths: &[PathBuf], options: &Options) -> Result<Report> {
-    let files = crate::formats::discover_dialogues(paths, &options.input_format.extensions())?;
-    Ok(lint_files(&files, options))
+/// Lint the files under `paths` that `registry`'s formats name (only the
+/// forced suite's, with `--suite`).
+pub fn lint_paths(registry: &Registry, paths: &[PathBuf], options: &Options) -> Result<Report> {
+    let endings = registry.endings(options.input_format.forced());
+    let files = crate::formats::discover_dialogues(paths, &endings)?;
+    Ok(lint_files(registry, &files, options))
 }
 
 struct FileOutcome {
@@ -91,20 +94,22 @@ struct FileOutcome {
     error: Option<Error>,
 }
 
-/// Lint these files, in parallel; the report lists them in file order.
-pub fn lint_files(files: &[PathBuf], options: &Options) -> Report {
+/// Lint these files, in parallel, each with the suite and format
+/// `registry` reads it with; the report lists them in file order.
+pub fn lint_files(registry: &Registry, files: &[PathBuf], options: &Options) -> Report {
     let rules = options.rules();
     let outcomes: Vec<FileOutcome> = files
         .par_iter()
         .enumerate()
-        .map(|(index, path)| lint_file(index, path, &rules, options))
+        .map(|(index, path)| lint_file(registry, index, path, &rules, options))
         .collect();
-    finish(files, outcomes, &rules, options)
+    finish(registry, files, outcomes, &rules, options)
 }
 
 /// The report from each file's outcome (in file order) and the rules that
 /// look across files.
 fn finish(
+    registry: &Registry,
     files: &[PathBuf],
     outcomes: Vec<FileOutcome>,
     rules: &[&'static Rule],
@@ -143,7 +148,7 @@ fn finish(
         .for_each(|(file, (findings, diagnostics))| {
             for (rule, diagnostic) in diagnostics {
                 place_dataset(
-                    files, file, rule, diagnostic, &ids, &by_file, options, findings,
+                    registry, files, file, rule, diagnostic, &ids, &by_file, options, findings,
                 );
             }
             sort(findings);
@@ -160,6 +165,7 @@ fn finish(
 /// Place one finding of a rule that looks across files.
 #[allow(clippy::too_many_arguments)]
 fn place_dataset(
+    registry: &Registry,
     files: &[PathBuf],
     file: usize,
     rule: &Rule,
@@ -188,10 +194,11 @@ fn place_dataset(
         // The file's name as displayed was kept with its identifiers.
         (Some(position), Some(f)) => finding(f.path.clone(), rule, diagnostic, position, options),
         _ => {
-            let Ok(text) = LintText::read(path, options.input_format) else {
+            let reading = Reading::of(registry, path, options.input_format);
+            let Ok(text) = LintText::read(path, &reading) else {
                 return;
             };
-            let Ok(document) = Document::of_text(path, &text, options.input_format) else {
+            let Ok(document) = Document::of_text(path, &text, &reading) else {
                 return;
             };
             let mut placed = place_all(&document, vec![(rule, diagnostic)], options);
@@ -215,31 +222,43 @@ fn sort(findings: &mut [Finding]) {
 }
 
 /// Lint one file: read and parse it, run every per-file rule over it.
-fn lint_file(index: usize, path: &Path, rules: &[&'static Rule], options: &Options) -> FileOutcome {
+fn lint_file(
+    registry: &Registry,
+    index: usize,
+    path: &Path,
+    rules: &[&'static Rule],
+    options: &Options,
+) -> FileOutcome {
     let failed = |error| FileOutcome {
         findings: Vec::new(),
         ids: None,
         error: Some(error),
     };
-    let text = match LintText::read(path, options.input_format) {
+    let reading = Reading::of(registry, path, options.input_format);
+    let text = match LintText::read(path, &reading) {
         Ok(text) => text,
         Err(e) => return failed(e),
     };
-    let document = match Document::of_text(path, &text, options.input_format) {
+    let document = match Document::of_text(path, &text, &reading) {
         Ok(document) => document,
         Err(e) => return failed(e),
     };
+    let suite = reading.suite_of(registry, &document);
     let conversation = FileInput::conversation_of(&document);
     let trees = conversation.map(CallTrees::of);
-    let view = View::of(&document, conversation.zip(trees.as_ref()));
-    let date_range = document.suite().and_then(|suite| {
-        options
-            .date_ranges
-            .iter()
-            .find(|(name, _)| *name == suite.name())
-            .map(|(_, range)| *range)
-    });
+    let view = View::of(
+        &document,
+        suite,
+        reading.format.records_results(),
+        conversation.zip(trees.as_ref()),
+    );
+    let date_range = options
+        .date_ranges
+        .iter()
+        .find(|(name, _)| *name == suite.name())
+        .map(|(_, range)| *range);
     let input = FileInput {
+        suite,
         document: &document,
         conversation,
         view: view.as_ref(),
@@ -659,7 +678,8 @@ mod tests {
         let options = Options::default();
         let rules = options.rules();
         let scans = TEXT_SCANS.with(std::cell::Cell::get);
-        let outcome = lint_file(0, &path, &rules, &options);
+        let registry = crate::suites::registry();
+        let outcome = lint_file(&registry, 0, &path, &rules, &options);
         let scans = TEXT_SCANS.with(std::cell::Cell::get) - scans;
         let unknown = outcome
             .findings

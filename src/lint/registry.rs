@@ -41,6 +41,8 @@ impl fmt::Display for Severity {
 /// have the model's shape their reading, and, for dialogues that could be
 /// read as such, the dialogue view shared by the tool rules.
 pub struct FileInput<'a> {
+    /// The suite the file belongs to, as every command reads it.
+    pub suite: &'static dyn crate::suite::Suite,
     pub document: &'a Document<'a>,
     pub conversation: Option<&'a Conversation>,
     pub view: Option<&'a View<'a>>,

@@ -130,18 +130,24 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// The view of a document, when it is a dialogue that could be read
     /// (for a conversation: the model's reading and its calls' trees).
+    /// The view of a document of `suite`, whose format records results or
+    /// not, when it is a dialogue that could be read (for a conversation:
+    /// the model's reading and its calls' trees).
     pub fn of(
         document: &'a Document<'a>,
+        suite: &'static dyn Suite,
+        records_results: bool,
         conversation: Option<(&'a Conversation, &'a CallTrees<'a>)>,
     ) -> Option<View<'a>> {
-        let suite = document.suite()?;
-        match document {
+        let mut view = match document {
             Document::Conversation(_) => {
                 conversation.map(|(c, trees)| conversation_view(suite, c, trees))
             }
             Document::Lines(dialogue) => Some(dialogue_view(suite, dialogue)),
             Document::Pool(_) => None,
-        }
+        }?;
+        view.records_results = records_results;
+        Some(view)
     }
 
     pub fn calls(&self) -> impl Iterator<Item = &CallRef<'a>> {

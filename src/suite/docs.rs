@@ -291,7 +291,14 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::tooltalk::catalog;
+
+    /// ToolTalk's catalog, from the default registry.
+    fn catalog() -> &'static crate::suite::Catalog {
+        crate::suites::registry()
+            .by_name("tooltalk")
+            .expect("registered")
+            .catalog()
+    }
 
     #[test]
     fn every_tool_is_documented_once() {

@@ -18,10 +18,14 @@ use crate::Result;
 pub mod catalog;
 pub mod docs;
 pub mod drafting;
+pub mod format;
 pub mod interactive;
 pub mod levels;
+pub mod mentions;
+pub mod pools;
 pub mod predict;
 pub mod protocol;
+pub mod registry;
 pub mod similarity;
 pub mod state;
 
@@ -29,6 +33,8 @@ pub use catalog::{
     ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
     SessionEffect, ToolSpec, ValueFormat,
 };
+pub use format::{DatabaseFormat, DatabaseSchema, FileFormat, FormatKind};
+pub use registry::Registry;
 pub use similarity::TextSimilarity;
 
 /// A call as executed: the request as the world ran it (a suite may add to
@@ -181,9 +187,6 @@ impl Seeded {
     }
 }
 
-/// A database file's stem and the function that makes its JSON Schema.
-pub type DatabaseSchema = (&'static str, fn() -> Value);
-
 /// The first and last dates a suite's databases hold, inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateRange {
@@ -290,85 +293,19 @@ pub trait Suite: Sync {
     /// The suite's tools.
     fn catalog(&self) -> &'static Catalog;
 
-    /// The extension of the dialogue files it reads (without the dot).
-    fn extension(&self) -> &'static str;
+    /// The formats of the files the suite reads as dialogues (its
+    /// dialogues first, then any scenarios), each with its name endings
+    /// and behaviour; a file named otherwise, read with `--suite`, is read
+    /// in the first.
+    fn formats(&self) -> &'static [&'static FileFormat];
 
-    /// The endings of the names of files that are not dialogues but that
-    /// every command reads as one (API-Bank's level-3 scenarios: `txt`,
-    /// `lv3.json`); an ending longer than another suite's extension wins.
-    fn scenario_extensions(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Whether a file of the suite records its calls' results (`fill`
-    /// writes them); a scenario's ground-truth calls record none.
-    fn records_results(&self, path: &Path) -> bool {
-        let _ = path;
-        true
-    }
-
-    /// The text of an API-Bank-style dialogue (one JSON object a line)
-    /// that `lint` reads for a scenario file, its lines standing where the
-    /// file has them; None for the suite's own dialogues.
-    fn scenario_dialogue_text(&self, path: &Path, text: &str) -> Option<Result<String>> {
-        let _ = (path, text);
-        None
-    }
+    /// How the suite's database files are written after seeding and
+    /// checked (their schemas).
+    fn database_format(&self) -> &'static DatabaseFormat;
 
     /// The databases folder used when `--databases` is not given, relative
     /// to the working directory.
     fn default_databases(&self) -> &'static str;
-
-    /// One dialogue file's text (read from `path`) in the model.
-    fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
-        crate::formats::read::parse_conversation(path, text)
-    }
-
-    /// Read one dialogue file into the model.
-    fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
-        self.parse_dialogue(path, &crate::formats::read::read_text(path)?)
-    }
-
-    /// One dialogue file's text in its format's canonical layout (`fmt`):
-    /// the same values, laid out as the format's own writer lays them out.
-    fn canonical_layout(&self, path: &Path, text: &str) -> Result<String> {
-        crate::formats::canonical::tooltalk(path, text)
-    }
-
-    /// Read one dialogue file to record results in it (`fill`): its text,
-    /// its model, and which gold calls the file records no result for.
-    fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
-        crate::formats::load_conversation(path)
-    }
-
-    /// The text of `loaded` with the given gold calls' recorded results
-    /// replaced by what the world returned (calls by their position in the
-    /// model: turn, call in that turn), written in the file's format. The
-    /// argument the world supplies ([`Suite::injected_argument`]) is
-    /// written into the request as the call ran with it: its value
-    /// replaced where the request has it, put first where it lacks it
-    /// (the tools that take it take it first).
-    fn record_results(
-        &self,
-        loaded: &LoadedConversation,
-        results: &[(usize, usize, &Execution)],
-    ) -> Result<String> {
-        let injected = self.injected_argument();
-        let results: Vec<crate::formats::write::Recorded> = results
-            .iter()
-            .map(|&(turn, call, executed)| crate::formats::write::Recorded {
-                turn,
-                call,
-                response: executed.response.clone().into_value(),
-                exception: executed.exception.clone(),
-                argument: injected.and_then(|name| {
-                    let value = executed.request.parameters.get(name)?;
-                    Some((name, value.clone()))
-                }),
-            })
-            .collect();
-        crate::formats::write::record_results(loaded, &results)
-    }
 
     /// Whether an execution reproduces the recorded gold call. By default
     /// the response and the exception must be the same JSON.
@@ -389,12 +326,6 @@ pub trait Suite: Sync {
         None
     }
 
-    /// The JSON Schemas of the suite's database files, by file stem
-    /// (`schemas/databases/<stem>.schema.json`).
-    fn database_schemas(&self) -> &'static [DatabaseSchema] {
-        &[]
-    }
-
     /// `fill --seed`: add to `initial` the records that the dialogues'
     /// recorded results list and the databases lack, so that those
     /// recordings reproduce; never change an existing record.
@@ -408,18 +339,6 @@ pub trait Suite: Sync {
             "the {} suite cannot seed databases from recordings",
             self.name()
         )))
-    }
-
-    /// The text of database `name` in `databases` after seeding, for a
-    /// folder whose file held `old` (None: no such file yet). By default
-    /// the table as ToolTalk writes its databases, the final newline kept.
-    fn database_text(&self, databases: &Databases, name: &str, old: Option<&str>) -> String {
-        let table = databases.get(name).cloned().unwrap_or_default();
-        let mut text = crate::formats::write::to_python_json(&table);
-        if old.is_some_and(|t| t.ends_with('\n')) {
-            text.push('\n');
-        }
-        text
     }
 
     /// How the dialogues write argument values (JSON values of the
@@ -444,6 +363,13 @@ pub trait Suite: Sync {
         None
     }
 
+    /// How scenario pools are generated for the suite and conversations
+    /// scaffolded from them (`generate scenarios`, `scenarios`,
+    /// `scaffold`); None when it has none.
+    fn scenario_pools(&self) -> Option<&'static dyn pools::ScenarioPools> {
+        None
+    }
+
     /// The first and last calendar dates the records of the databases in
     /// `dir` hold, for suites whose dialogues have a clock
     /// (`timestamp-out-of-range`); None where the suite's dialogues have
@@ -460,4 +386,39 @@ pub trait Suite: Sync {
         dialogue: &Conversation,
         options: &WorldOptions,
     ) -> std::result::Result<Box<dyn World>, String>;
+}
+
+/// The records `fill` writes into a loaded file: each execution at its
+/// place in the model, with the argument the world supplies
+/// ([`Suite::injected_argument`]) written into the request as the call ran
+/// with it (its value replaced where the request has it, put first where
+/// it lacks it: the tools that take it take it first), in the file's
+/// format. A format that records no results is an error naming the file.
+pub fn record_results(
+    suite: &dyn Suite,
+    loaded: &LoadedConversation,
+    results: &[(usize, usize, &Execution)],
+) -> Result<String> {
+    let format = suite.format_of(&loaded.path);
+    let write = match format.results {
+        format::Results::Recorded(write) => write,
+        format::Results::NotRecorded(why) => {
+            return Err(crate::Error::input(&loaded.path, why));
+        }
+    };
+    let injected = suite.injected_argument();
+    let results: Vec<crate::formats::write::Recorded> = results
+        .iter()
+        .map(|&(turn, call, executed)| crate::formats::write::Recorded {
+            turn,
+            call,
+            response: executed.response.clone().into_value(),
+            exception: executed.exception.clone(),
+            argument: injected.and_then(|name| {
+                let value = executed.request.parameters.get(name)?;
+                Some((name, value.clone()))
+            }),
+        })
+        .collect();
+    write(loaded, &results)
 }

@@ -383,7 +383,7 @@ mod tests {
     use super::*;
 
     fn tooltalk() -> &'static dyn Suite {
-        crate::suites::by_name("tooltalk").unwrap()
+        crate::suites::registry().by_name("tooltalk").unwrap()
     }
 
     /// The diff verify prints: three lines of context, and similar's note

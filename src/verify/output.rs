@@ -267,7 +267,7 @@ mod tests {
     fn the_streamed_json_holds_what_the_gathered_report_holds_with_the_counts_last() {
         let dir = tempfile::tempdir().unwrap();
         let files = dataset(dir.path());
-        let suite = crate::suites::by_name("tooltalk").unwrap();
+        let suite = crate::suites::registry().by_name("tooltalk").unwrap();
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let databases = suite.load_databases(&repo.join("databases")).unwrap();
         let options = WorldOptions::default();
@@ -299,7 +299,7 @@ mod tests {
     fn the_human_report_lists_each_difference_then_the_counts() {
         let dir = tempfile::tempdir().unwrap();
         let files = dataset(dir.path());
-        let suite = crate::suites::by_name("tooltalk").unwrap();
+        let suite = crate::suites::registry().by_name("tooltalk").unwrap();
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let databases = suite.load_databases(&repo.join("databases")).unwrap();
         let options = WorldOptions::default();

@@ -16,7 +16,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
     let mut stale = Vec::new();
-    for kind in SchemaKind::all() {
+    for kind in SchemaKind::all(&talkforge::suites::registry()) {
         let path = dir.join(kind.file_name());
         let want = kind.text();
         let have = std::fs::read_to_string(&path).unwrap_or_default();

@@ -201,7 +201,7 @@ pub fn write_folder(
         let from = source.join(format!("{name}.json"));
         let old = std::fs::read_to_string(&from).ok();
         let text = if changed.iter().any(|c| c == name) {
-            suite.database_text(seeded, name, old.as_deref())
+            (suite.database_format().text)(seeded, name, old.as_deref())
         } else {
             match old {
                 Some(text) => text,

@@ -299,7 +299,7 @@ impl Candidate {
 /// Put one reply through the checks. A draft that fails one is written
 /// under its verdict; one that passes them all is returned unwritten.
 pub fn examine(
-    suite: &dyn Suite,
+    suite: &'static dyn Suite,
     drafting: &dyn Drafting,
     databases: &Databases,
     job: &DraftJob,
@@ -434,12 +434,20 @@ enum Checked {
 /// The checks of the executed draft, in the funnel's order: a call that
 /// raised puts it apart; then missing the API it was drafted for drops it,
 /// then an ungrounded argument; then any other lint error discards it.
-fn check_executed(suite: &dyn Suite, job: &DraftJob, path: &Path, text: &str) -> Result<Checked> {
+fn check_executed(
+    suite: &'static dyn Suite,
+    job: &DraftJob,
+    path: &Path,
+    text: &str,
+) -> Result<Checked> {
+    // Linted as the suite's own dialogue, its content able to say
+    // otherwise as for any file `lint` reads.
+    let registry = crate::suite::Registry::new(vec![suite]);
     let options = crate::lint::engine::Options {
         skip_snippets: true,
         ..Default::default()
     };
-    let report = crate::lint::engine::lint_files(&[path.to_path_buf()], &options);
+    let report = crate::lint::engine::lint_files(&registry, &[path.to_path_buf()], &options);
     if let Some(error) = report.errors.into_iter().next() {
         return Ok(Checked::Failed(
             Verdict::Discarded,

@@ -32,9 +32,10 @@ crate::declare_rule! {
 }
 
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
-    let (Some(conv), Some(suite)) = (input.conversation, input.document.suite()) else {
+    let Some(conv) = input.conversation else {
         return;
     };
+    let suite = input.suite;
     let catalog = suite.catalog();
     let called = sorted_set(
         conv.gold_calls()

@@ -26,7 +26,7 @@ pub(crate) mod testing {
 
     use serde_json::{json, Value};
 
-    use crate::lint::document::{Document, InputFormat};
+    use crate::lint::document::{Document, InputFormat, Reading};
     use crate::lint::registry::{Check, FileIds, FileInput, Rule};
     use crate::lint::view::{CallTrees, View};
     use crate::lint::Diagnostic;
@@ -44,12 +44,21 @@ pub(crate) mod testing {
         text: &str,
         date_range: Option<crate::suite::DateRange>,
     ) -> Vec<Diagnostic> {
-        let document = Document::parse(Path::new(name), text, InputFormat::Auto)
+        let registry = crate::suites::registry();
+        let reading = Reading::of(&registry, Path::new(name), InputFormat::Auto);
+        let document = Document::parse(Path::new(name), text, reading.format.lint, true)
             .expect("the test document reads");
+        let suite = reading.suite_of(&registry, &document);
         let conversation = FileInput::conversation_of(&document);
         let trees = conversation.map(CallTrees::of);
-        let view = View::of(&document, conversation.zip(trees.as_ref()));
+        let view = View::of(
+            &document,
+            suite,
+            reading.format.records_results(),
+            conversation.zip(trees.as_ref()),
+        );
         let input = FileInput {
+            suite,
             document: &document,
             conversation,
             view: view.as_ref(),
@@ -99,15 +108,17 @@ pub(crate) mod testing {
                 turn
             })
             .collect();
+        let tooltalk = crate::suites::registry().by_name("tooltalk").unwrap();
         let mut apis: Vec<&str> = Vec::new();
         let mut suites: Vec<&str> = Vec::new();
         for turn in &turns {
             for call in turn["apis"].as_array().into_iter().flatten() {
                 let name = call["request"]["api_name"].as_str().unwrap();
-                let name: &'static str = crate::suites::tooltalk::tool(name).map_or("", |t| t.name);
+                let tool = tooltalk.catalog().tool(name);
+                let name: &'static str = tool.map_or("", |t| t.name);
                 if !name.is_empty() && !apis.contains(&name) {
                     apis.push(name);
-                    let suite = crate::suites::tooltalk::tool(name).unwrap().group;
+                    let suite = tool.unwrap().group;
                     if !suites.contains(&suite) {
                         suites.push(suite);
                     }

@@ -31,9 +31,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(pool) = &file.typed else { return };
-    let Some(catalog) = input.document.suite().map(|s| s.catalog()) else {
-        return;
-    };
+    let catalog = input.suite.catalog();
     let names: Vec<&str> = catalog.tools().iter().map(|t| t.name).collect();
     let hint = |name: &str| closest_name(name, &names).map(|n| format!("did you mean `{n}`?"));
     if catalog.tool(&pool.required_tool).is_none() {
@@ -55,7 +53,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let mut mentioned = scenario.tools.clone();
-        for name in crate::gen::extract::mentioned_tools(&scenario.text) {
+        for name in crate::suite::mentions::mentioned_tools(catalog, &scenario.text) {
             if !mentioned.contains(&name) {
                 mentioned.push(name);
             }

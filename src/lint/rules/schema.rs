@@ -268,7 +268,12 @@ mod tests {
         let mut shortcuts = 0;
         for document in &documents {
             let text = serde_json::to_string(document).unwrap();
-            let parsed = Document::parse(std::path::Path::new("c.json"), &text, Default::default());
+            let parsed = Document::parse(
+                std::path::Path::new("c.json"),
+                &text,
+                crate::suite::format::LintReading::Conversation,
+                true,
+            );
             let Ok(Document::Conversation(file)) = parsed else {
                 continue;
             };

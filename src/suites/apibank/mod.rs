@@ -9,6 +9,9 @@ use std::path::Path;
 use crate::dialogue::{Conversation, GoldCall};
 use crate::formats::LoadedConversation;
 use crate::sim::Databases;
+use crate::suite::format::{
+    load_unrecorded, DatabaseFormat, FileFormat, FormatKind, LintReading, Results,
+};
 use crate::suite::{ArgumentEncoding, Catalog, Execution, LintHelp, Suite, WorldOptions};
 use crate::{Error, Result};
 
@@ -32,6 +35,101 @@ pub use world::ApiBankWorld;
 /// without it is no API-Bank databases folder.
 const ACCOUNT_FILE: &str = "Account.json";
 
+/// API-Bank's dialogues: one JSON object a line.
+pub static DIALOGUES: FileFormat = FileFormat {
+    name: "apibank-dialogue",
+    kind: FormatKind::Dialogues,
+    endings: &["jsonl"],
+    schema: None,
+    parse: crate::formats::apibank::read_conversation,
+    canonical: crate::formats::canonical::apibank,
+    load: crate::formats::apibank::load,
+    results: Results::Recorded(crate::formats::apibank::record_results),
+    lint: LintReading::Lines,
+};
+
+/// Why a level-3 scenario takes no results.
+const SCENARIO_RECORDS_NONE: &str = "a level-3 scenario records no results: its ground-truth calls are expected to run without raising (see `talkforge verify`)";
+
+/// Level-3 scenarios as upstream writes them: prose sheets, read as the
+/// dialogue of their ground-truth calls ([`level3::dialogue`]) and kept
+/// as they are written.
+pub static SCENARIO_SHEETS: FileFormat = FileFormat {
+    name: "apibank-level3-sheet",
+    kind: FormatKind::Scenarios,
+    endings: &[level3::SHEET_EXTENSION],
+    schema: None,
+    parse: parse_scenario,
+    canonical: keep_scenario,
+    load: load_scenario,
+    results: Results::NotRecorded(SCENARIO_RECORDS_NONE),
+    lint: LintReading::LinesFrom(scenario_lines),
+};
+
+/// Level-3 scenarios in our JSON format (`.lv3.json`).
+pub static SCENARIOS: FileFormat = FileFormat {
+    name: "apibank-level3-scenario",
+    kind: FormatKind::Scenarios,
+    endings: &[level3::JSON_EXTENSION],
+    schema: Some(level3::format::SCHEMA),
+    parse: parse_scenario,
+    canonical: keep_scenario,
+    load: load_scenario,
+    results: Results::NotRecorded(SCENARIO_RECORDS_NONE),
+    lint: LintReading::LinesFrom(scenario_lines),
+};
+
+/// A level-3 scenario as the dialogue of its ground-truth calls.
+fn parse_scenario(path: &Path, text: &str) -> Result<Conversation> {
+    let scenario = level3::parse_scenario(path, text)?;
+    Ok(level3::dialogue::conversation(&scenario))
+}
+
+/// A scenario is kept as it is written (a sheet is prose).
+fn keep_scenario(path: &Path, text: &str) -> Result<String> {
+    level3::parse_scenario(path, text)?;
+    Ok(text.to_string())
+}
+
+fn load_scenario(path: &Path) -> Result<LoadedConversation> {
+    load_unrecorded(path, parse_scenario)
+}
+
+/// The dialogue lines `lint` reads for a scenario, each where the file
+/// has its source.
+fn scenario_lines(path: &Path, text: &str) -> Result<String> {
+    level3::parse_scenario(path, text).map(|s| level3::dialogue::dialogue_text(&s))
+}
+
+/// API-Bank's databases: JSON documents as upstream writes its files.
+static DATABASES: DatabaseFormat = DatabaseFormat {
+    schemas: &[],
+    text: database_text,
+};
+
+/// The database as upstream writes its files (`json.dumps` with an indent
+/// of 4), in the old file's own separators and escaping.
+fn database_text(databases: &Databases, name: &str, old: Option<&str>) -> String {
+    let document = databases
+        .document(name)
+        .map(|d| (**d).clone())
+        .unwrap_or_default();
+    crate::formats::write::to_python_json_like(&document, old)
+}
+
+impl ApiBank {
+    /// One dialogue or scenario file read into the model (in the format
+    /// its name says).
+    pub fn read_dialogue(&self, path: &Path) -> Result<Conversation> {
+        (self as &dyn Suite).read_dialogue(path)
+    }
+
+    /// One dialogue or scenario file's text in the model.
+    pub fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
+        (self as &dyn Suite).parse_dialogue(path, text)
+    }
+}
+
 /// The API-Bank suite.
 #[derive(Debug, Clone, Copy)]
 pub struct ApiBank;
@@ -45,8 +143,13 @@ impl Suite for ApiBank {
         catalog()
     }
 
-    fn extension(&self) -> &'static str {
-        "jsonl"
+    fn formats(&self) -> &'static [&'static FileFormat] {
+        static FORMATS: [&FileFormat; 3] = [&DIALOGUES, &SCENARIO_SHEETS, &SCENARIOS];
+        &FORMATS
+    }
+
+    fn database_format(&self) -> &'static DatabaseFormat {
+        &DATABASES
     }
 
     fn default_databases(&self) -> &'static str {
@@ -54,20 +157,6 @@ impl Suite for ApiBank {
     }
 
     /// Level-3 scenarios: upstream's sheets and our JSON format.
-    fn scenario_extensions(&self) -> &'static [&'static str] {
-        &[level3::SHEET_EXTENSION, level3::JSON_EXTENSION]
-    }
-
-    fn records_results(&self, path: &Path) -> bool {
-        !level3::is_scenario_path(path)
-    }
-
-    fn scenario_dialogue_text(&self, path: &Path, text: &str) -> Option<Result<String>> {
-        level3::is_scenario_path(path).then(|| {
-            level3::parse_scenario(path, text).map(|s| level3::dialogue::dialogue_text(&s))
-        })
-    }
-
     /// Every file must be one of the databases API-Bank's APIs read (a
     /// misspelt name would otherwise load and never be read), and
     /// `Account.json` must be there; a dialogue whose gold calls need a
@@ -96,67 +185,6 @@ impl Suite for ApiBank {
         Ok(databases)
     }
 
-    /// A dialogue, or a level-3 scenario as the dialogue of its
-    /// ground-truth calls ([`level3::dialogue`]).
-    fn parse_dialogue(&self, path: &Path, text: &str) -> Result<Conversation> {
-        if level3::is_scenario_path(path) {
-            let scenario = level3::parse_scenario(path, text)?;
-            return Ok(level3::dialogue::conversation(&scenario));
-        }
-        crate::formats::apibank::read_conversation(path, text)
-    }
-
-    /// A scenario is kept as it is written (a sheet is prose).
-    fn canonical_layout(&self, path: &Path, text: &str) -> Result<String> {
-        if level3::is_scenario_path(path) {
-            level3::parse_scenario(path, text)?;
-            return Ok(text.to_string());
-        }
-        crate::formats::canonical::apibank(path, text)
-    }
-
-    /// A scenario records no results: nothing in it is left to record.
-    fn load_dialogue(&self, path: &Path) -> Result<LoadedConversation> {
-        if level3::is_scenario_path(path) {
-            let text = crate::formats::read::read_text(path)?;
-            let conversation = self.parse_dialogue(path, &text)?;
-            return Ok(LoadedConversation {
-                path: path.to_path_buf(),
-                text,
-                conversation,
-                unrecorded: Vec::new(),
-            });
-        }
-        crate::formats::apibank::load(path)
-    }
-
-    /// Each API line's whole `result` object is replaced by the one the
-    /// world returned.
-    fn record_results(
-        &self,
-        loaded: &LoadedConversation,
-        results: &[(usize, usize, &Execution)],
-    ) -> Result<String> {
-        if level3::is_scenario_path(&loaded.path) {
-            return Err(Error::input(
-                &loaded.path,
-                "a level-3 scenario records no results: its ground-truth calls are expected to run without raising (see `talkforge verify`)",
-            ));
-        }
-        let values: Vec<(usize, serde_json::Value)> = results
-            .iter()
-            .map(|&(turn, call, executed)| {
-                let line = loaded.conversation.conversation[turn].calls()[call]
-                    .place(turn, call)
-                    .turn;
-                (line, executed.response.clone().into_value())
-            })
-            .collect();
-        let lines: Vec<(usize, &serde_json::Value)> =
-            values.iter().map(|(line, value)| (*line, value)).collect();
-        crate::formats::apibank::write_results(&loaded.path, &loaded.text, &lines)
-    }
-
     /// The whole recorded `result` object against the simulated one, with
     /// Python's `==` (as the reference's own comparisons go); a recorded
     /// result that holds only an `exception` (a level-3 scenario's
@@ -178,16 +206,6 @@ impl Suite for ApiBank {
         initial: &Databases,
     ) -> Result<crate::suite::Seeded> {
         seed::seed_databases(dialogues, initial)
-    }
-
-    /// The database as upstream writes its files (`json.dumps` with an
-    /// indent of 4), in the old file's own separators and escaping.
-    fn database_text(&self, databases: &Databases, name: &str, old: Option<&str>) -> String {
-        let document = databases
-            .document(name)
-            .map(|d| (**d).clone())
-            .unwrap_or_default();
-        crate::formats::write::to_python_json_like(&document, old)
     }
 
     fn evaluation(&self) -> crate::suite::Evaluation {

@@ -145,7 +145,7 @@ mod tests {
         let path = dir.join("d.jsonl");
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(&path, text).unwrap();
-        ApiBank.load_dialogue(&path).unwrap()
+        crate::formats::apibank::load(&path).unwrap()
     }
 
     #[test]
@@ -232,7 +232,7 @@ mod tests {
         let mut files = 0;
         for name in databases.names() {
             let old = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
-            let text = ApiBank.database_text(&databases, name, Some(&old));
+            let text = (ApiBank.database_format().text)(&databases, name, Some(&old));
             assert!(text == old, "{name}.json is not written back as it was");
             files += 1;
         }
@@ -259,7 +259,7 @@ mod tests {
         files.sort();
         let loaded: Vec<_> = files
             .iter()
-            .map(|p| ApiBank.load_dialogue(p).unwrap())
+            .map(|p| crate::formats::apibank::load(p).unwrap())
             .collect();
         let seeded = seed_databases(&loaded, &initial).unwrap();
         let added: Vec<_> = seeded

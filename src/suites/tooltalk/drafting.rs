@@ -151,13 +151,13 @@ fn job(
     path: &Path,
 ) -> Result<DraftJob> {
     let scenario = &pool.scenarios[index];
-    let (user, _) = crate::scaffold::pick_user(databases, None, &scenario.text)?;
-    let now = crate::scaffold::moment(databases)?;
+    let (user, _) = super::scaffold::pick_user(databases, None, &scenario.text)?;
+    let now = super::scaffold::moment(databases)?;
     let name = match draft {
         1 => format!("{}-{}", pool.name, index + 1),
         n => format!("{}-{}-d{n}", pool.name, index + 1),
     };
-    let mut skeleton = crate::scaffold::skeleton(
+    let mut skeleton = super::scaffold::skeleton(
         &name,
         &scenario.text,
         Some(&pool.required_tool),

@@ -5,6 +5,9 @@ use std::path::Path;
 
 use crate::dialogue::Conversation;
 use crate::sim::Databases;
+use crate::suite::format::{
+    DatabaseFormat, FileFormat, FormatKind, FormatSchema, LintReading, Results,
+};
 use crate::suite::{Catalog, Execution, LintHelp, Suite};
 use crate::{Error, Result};
 
@@ -14,11 +17,46 @@ pub mod databases;
 pub mod drafting;
 pub mod eval;
 pub mod plugins;
+pub mod scaffold;
 pub mod seed;
 pub mod world;
 
 pub use catalog::{catalog, tool};
 pub use world::{World, ACCOUNT_DB, SESSION_TOKEN};
+
+/// ToolTalk's conversations: one JSON document a file, in the model's
+/// shape, written as the reference's `json.dumps(indent=4)`.
+pub static CONVERSATIONS: FileFormat = FileFormat {
+    name: "tooltalk-conversation",
+    kind: FormatKind::Dialogues,
+    endings: &["json"],
+    schema: Some(FormatSchema {
+        file_name: "conversation.schema.json",
+        make: crate::formats::read::conversation_schema,
+    }),
+    parse: crate::formats::read::parse_conversation,
+    canonical: crate::formats::canonical::tooltalk,
+    load: crate::formats::load_conversation,
+    results: Results::Recorded(crate::formats::write::record_results),
+    lint: LintReading::Conversation,
+};
+
+/// ToolTalk's databases: one table a file, written as the reference
+/// writes them.
+static DATABASES: DatabaseFormat = DatabaseFormat {
+    schemas: databases::SCHEMAS,
+    text: database_text,
+};
+
+/// The table as ToolTalk writes its databases, the final newline kept.
+fn database_text(databases: &Databases, name: &str, old: Option<&str>) -> String {
+    let table = databases.get(name).cloned().unwrap_or_default();
+    let mut text = crate::formats::write::to_python_json(&table);
+    if old.is_some_and(|t| t.ends_with('\n')) {
+        text.push('\n');
+    }
+    text
+}
 
 /// The ToolTalk suite.
 #[derive(Debug, Clone, Copy)]
@@ -33,8 +71,13 @@ impl Suite for ToolTalk {
         catalog()
     }
 
-    fn extension(&self) -> &'static str {
-        "json"
+    fn formats(&self) -> &'static [&'static FileFormat] {
+        static FORMATS: [&FileFormat; 1] = [&CONVERSATIONS];
+        &FORMATS
+    }
+
+    fn database_format(&self) -> &'static DatabaseFormat {
+        &DATABASES
     }
 
     fn default_databases(&self) -> &'static str {
@@ -70,10 +113,6 @@ impl Suite for ToolTalk {
         crate::suite::Evaluation::Conversations(&eval::Algorithms)
     }
 
-    fn database_schemas(&self) -> &'static [crate::suite::DatabaseSchema] {
-        databases::SCHEMAS
-    }
-
     fn seed_databases(
         &self,
         dialogues: &[crate::formats::LoadedConversation],
@@ -95,6 +134,10 @@ impl Suite for ToolTalk {
 
     fn drafting(&self) -> Option<&'static dyn crate::suite::drafting::Drafting> {
         Some(&drafting::ToolTalkDrafting)
+    }
+
+    fn scenario_pools(&self) -> Option<&'static dyn crate::suite::pools::ScenarioPools> {
+        Some(&scaffold::ToolTalkPools)
     }
 
     fn lint_help(&self) -> &'static LintHelp {

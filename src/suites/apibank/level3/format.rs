@@ -28,6 +28,13 @@ use crate::formats::read::{json_error, TextIndex};
 use crate::json::locate::locate_nearest;
 use crate::json::tree::Json;
 use crate::schema::SchemaKind;
+use crate::suite::format::FormatSchema;
+
+/// The format's schema, `schemas/apibank-level3-scenario.schema.json`.
+pub const SCHEMA: FormatSchema = FormatSchema {
+    file_name: "apibank-level3-scenario.schema.json",
+    make: schema,
+};
 use crate::{Error, Result};
 
 /// A level-3 scenario for API-Bank: what the user says first, what they
@@ -76,7 +83,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
         .map_err(|e| json_error(path, &e))?
         .to_value();
     if let Some(violation) =
-        crate::schema::validate(path, text, &value, SchemaKind::ApiBankLevel3).first()
+        crate::schema::validate(path, text, &value, SchemaKind::Format(SCHEMA)).first()
     {
         let shown = if violation.pointer.is_empty() {
             "/"
