@@ -191,7 +191,8 @@ impl Args {
     }
 }
 
-pub fn run(args: &Args, registry: &crate::suite::Registry) -> Result<Status, Error> {
+pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Error> {
+    let registry = context.registry;
     if args.max_calls_per_turn == 0 {
         return Err(Error::Usage(
             "--max-calls-per-turn must be at least 1".into(),
@@ -208,7 +209,7 @@ pub fn run(args: &Args, registry: &crate::suite::Registry) -> Result<Status, Err
         .level
         .and_then(|level| suite.interactive().filter(|i| i.level() == level))
     {
-        return conversation(args, interactive, suite, &files);
+        return conversation(args, interactive, suite, &files, context.out);
     }
     if args.trials == 0 {
         return Err(Error::Usage("--trials must be at least 1".into()));
@@ -235,7 +236,7 @@ pub fn run(args: &Args, registry: &crate::suite::Registry) -> Result<Status, Err
                 suite.name()
             )));
         }
-        return run_levels(args, suite, protocol, &dialogues);
+        return run_levels(args, suite, protocol, &dialogues, context.out);
     }
     refuse_level_options(args, suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
@@ -312,7 +313,7 @@ pub fn run(args: &Args, registry: &crate::suite::Registry) -> Result<Status, Err
         let predictor = make_predictor(1)?;
         evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?
     };
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = std::io::BufWriter::new(&mut *context.out);
     let _ = match args.format {
         OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
         OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
@@ -343,6 +344,7 @@ fn conversation(
     interactive: &dyn Interactive,
     suite: &dyn Suite,
     files: &[PathBuf],
+    out: &mut dyn Write,
 ) -> Result<Status, Error> {
     use crate::llm::client::Settings;
     use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
@@ -448,7 +450,7 @@ fn conversation(
         databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
         provenance: provenance_inputs(args, &databases_dir)?,
     })?;
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = std::io::BufWriter::new(out);
     let _ = match args.format {
         OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &summary.json)
             .map_err(std::io::Error::from)
@@ -515,6 +517,7 @@ fn run_levels(
     suite: &dyn Suite,
     protocol: &dyn LevelProtocol,
     files: &[PathBuf],
+    out: &mut dyn Write,
 ) -> Result<Status, Error> {
     let levels = protocol.levels();
     let listed = || {
@@ -609,7 +612,7 @@ fn run_levels(
         errata: &crate::errata::Errata::load(&args.errata)?,
     };
     let outcome = protocol.evaluate(&run)?;
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut stdout = std::io::BufWriter::new(out);
     let _ = match args.format {
         OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
             .map_err(std::io::Error::other)

@@ -43,7 +43,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: &Args) -> Result<Status, Error> {
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<Status, Error> {
     let compared = load(&args.runs, args.allow_different_datasets)?;
     let (report, document) = match &compared {
         Compared::Conversations(runs) => (runs::report(runs), runs::document(runs)),
@@ -58,9 +58,8 @@ pub fn run(args: &Args) -> Result<Status, Error> {
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,
         None => {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
         }
     }
     Ok(Status::Clean)
