@@ -431,25 +431,29 @@ fn conversation(
         )?),
         UserKind::Human => UserSettings::Human,
     };
-    let summary = interactive.run(&InteractiveRun {
-        files: &scenarios,
-        databases: &databases,
-        world: &world,
-        assistant: match args.predictor {
-            PredictorKind::Oracle => AssistantSettings::Oracle,
-            _ => AssistantSettings::Llm(settings(&args.model)?),
+    let summary = crate::run::with_user::evaluate(
+        suite.name(),
+        interactive,
+        &InteractiveRun {
+            files: &scenarios,
+            databases: &databases,
+            world: &world,
+            assistant: match args.predictor {
+                PredictorKind::Oracle => AssistantSettings::Oracle,
+                _ => AssistantSettings::Llm(settings(&args.model)?),
+            },
+            user,
+            max_turns: args.conversation.max_turns,
+            max_calls_per_turn: args.max_calls_per_turn,
+            parallel: args.requests.concurrency,
+            out: args.out.clone(),
+            reset: args.reset,
+            trials: args.trials,
+            meter,
+            databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+            provenance: provenance_inputs(args, &databases_dir)?,
         },
-        user,
-        max_turns: args.conversation.max_turns,
-        max_calls_per_turn: args.max_calls_per_turn,
-        parallel: args.requests.concurrency,
-        out: args.out.clone(),
-        reset: args.reset,
-        trials: args.trials,
-        meter,
-        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
-        provenance: provenance_inputs(args, &databases_dir)?,
-    })?;
+    )?;
     let mut stdout = std::io::BufWriter::new(out);
     let _ = match args.format {
         OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &summary.json)

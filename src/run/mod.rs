@@ -8,3 +8,4 @@ pub mod conversation;
 pub mod driver;
 pub mod folder;
 pub mod trials;
+pub mod with_user;

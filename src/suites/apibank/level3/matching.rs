@@ -20,8 +20,6 @@
 
 use serde_json::{Map, Value};
 
-use serde::Serialize;
-
 use crate::json::pyliteral;
 use crate::sim::pyargs::py_eq;
 use crate::suites::apibank::apis::api;
@@ -36,13 +34,7 @@ pub struct GoldRun {
     pub result: Value,
 }
 
-/// Which rule found a call to be a ground-truth call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rule {
-    EqualArguments,
-    ReferenceCheck,
-}
+pub use crate::run::with_user::outcome::Rule;
 
 /// Whether the call to `made_api` that ran with `made` arguments and gave
 /// `made_result` is the ground-truth call `gold`, and by which rule.

@@ -31,16 +31,11 @@ use serde_json::{Map, Value};
 use crate::Result;
 
 pub mod dialogue;
-pub mod evaluate;
 pub mod format;
 pub mod matching;
 pub mod prompts;
-pub mod results;
 pub mod run;
 pub mod sheet;
-
-pub use evaluate::Level3;
-pub use run::{Level3Options, ScenarioOutcome, Summary};
 
 /// The file-name endings of level-3 scenarios: upstream's sheets and our
 /// JSON format.
@@ -93,6 +88,76 @@ pub fn parse_scenario(path: &Path, text: &str) -> Result<Scenario> {
         format::parse(path, text)
     } else {
         sheet::parse(path, text)
+    }
+}
+
+/// API-Bank's level 3, as the seam's conversational evaluation.
+pub struct Level3;
+
+impl crate::suite::interactive::Interactive for Level3 {
+    fn level(&self) -> u8 {
+        3
+    }
+
+    fn is_scenario(&self, path: &Path) -> bool {
+        is_scenario_path(path)
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        text: &str,
+        databases: &crate::sim::Databases,
+    ) -> Result<Box<dyn crate::suite::interactive::Scenario>> {
+        let scenario = parse_scenario(path, text)?;
+        let conversation = dialogue::conversation(&scenario);
+        crate::suite::missing_database(super::catalog(), databases, &conversation)
+            .map_err(|m| crate::Error::input(path, m))?;
+        Ok(Box::new(scenario))
+    }
+
+    fn prompts(&self) -> [(&'static str, &'static str); 2] {
+        [prompts::ASSISTANT, prompts::USER]
+    }
+}
+
+impl crate::suite::interactive::Scenario for Scenario {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn scene(&self) -> String {
+        self.scene.clone()
+    }
+
+    fn ground_truth(&self) -> usize {
+        self.ground_truth.len()
+    }
+
+    fn brief(&self) -> crate::run::conversation::user::Brief {
+        prompts::brief(self)
+    }
+
+    fn user_prompt(&self) -> std::result::Result<String, String> {
+        prompts::user(self)
+    }
+
+    fn assistant_prompt(&self) -> String {
+        prompts::assistant()
+    }
+
+    fn oracle_calls(&self) -> Vec<String> {
+        prompts::oracle_calls(self)
+    }
+
+    fn converse(
+        &self,
+        file: &str,
+        assistant: &mut dyn crate::run::conversation::Assistant,
+        user: &mut dyn crate::run::conversation::User,
+        options: &crate::suite::interactive::ConversationOptions<'_>,
+    ) -> crate::run::with_user::outcome::ScenarioOutcome {
+        run::run_scenario(file, self, assistant, user, options)
     }
 }
 

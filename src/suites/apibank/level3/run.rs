@@ -25,204 +25,17 @@
 //! that draws unseeded randomness (an appointment id) takes the value the
 //! assistant's matching call drew, so that the same booking reads the same.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::matching::{matches, GoldRun, Rule};
 use super::{dialogue, Scenario};
 use crate::dialogue::{GoldCall, Request};
-use crate::eval::summary::StateTotals;
 use crate::run::conversation::{converse, Assistant, Bounds, Reading, Task, User};
-pub use crate::run::conversation::{Message, Speaker, Stop};
-use crate::sim::Databases;
-use crate::suite::state::StateCheck;
-use crate::suite::{Execution, Suite, World, WorldOptions};
+use crate::run::with_user::outcome::{failed, CallAt, MadeAt, ScenarioOutcome, Stop};
+use crate::suite::interactive::ConversationOptions;
+use crate::suite::{Execution, Suite, World};
 use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
 use crate::suites::apibank::ApiBank;
-
-/// How a run goes, beyond its scenarios and players.
-#[derive(Debug, Clone)]
-pub struct Level3Options<'a> {
-    pub databases: &'a Databases,
-    pub world: &'a WorldOptions,
-    /// A scenario still incomplete after this many turns is not complete.
-    pub max_turns: usize,
-    /// Calls the assistant may make in one turn before it must answer
-    /// the user (the turn ends there).
-    pub max_calls_per_turn: usize,
-}
-
-/// A ground-truth call not made, or one that raises as written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallAt {
-    /// The 1-based line of the scenario file it is written on.
-    pub line: usize,
-    pub api_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exception: Option<String>,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScenarioOutcome {
-    pub file: String,
-    pub scenario: String,
-    pub scene: String,
-    pub completed: bool,
-    /// Turns to completion (None when not complete).
-    pub turns: Option<usize>,
-    /// Turns held, complete or not.
-    pub turns_taken: usize,
-    pub stopped: Stop,
-    pub ground_truth: usize,
-    /// Ground-truth calls made ([`super::matching`]).
-    pub ground_truth_made: usize,
-    /// Each ground-truth call made, in the order of the scenario.
-    pub made: Vec<MadeAt>,
-    /// Calls the assistant made (ToolSearcher included).
-    pub calls: usize,
-    pub missing: Vec<CallAt>,
-    /// Ground-truth calls that raise when run as written, in order from
-    /// fresh databases (a scenario can still be completed by making them).
-    pub ground_truth_raising: Vec<CallAt>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The databases the conversation left against those the ground-truth
-    /// calls leave (absent for a conversation that could not run, or one
-    /// kept by a version without the check).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateCheck>,
-    /// The models the server said played the assistant and the user
-    /// (absent for the oracle and a person).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub assistant_models: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub user_models: Vec<String>,
-    /// Whether the user was asked for a turn (not when the assistant
-    /// finished on the first utterance): a run names a user model only
-    /// if one was asked.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub user_asked: bool,
-    /// Taken from `--out` as an earlier run with the same settings left
-    /// it (never kept in the transcript file itself).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub resumed: bool,
-    pub transcript: Vec<Message>,
-}
-
-/// The run's summary (DESIGN.md: level 3 of `evaluate`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub suite: &'static str,
-    pub level: u8,
-    pub scenarios: usize,
-    pub completed: usize,
-    pub completion_rate: f64,
-    /// Mean turns to completion over completed scenarios (None: none).
-    pub mean_turns: Option<f64>,
-    pub max_turns: usize,
-    pub assistant: String,
-    pub user: String,
-    /// What decides whether a transcript in `--out` is reused: the
-    /// players, temperature, turn and call bounds, retriever, databases,
-    /// talkforge version.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub settings: Value,
-    /// Scenarios whose result was taken from `--out`.
-    pub resumed: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<crate::eval::provenance::Provenance>,
-    /// pass^k over `--trials` (completion is the unit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::run::trials::Trials>,
-    /// The state check over the scenarios that have one (absent when none
-    /// has).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateTotals>,
-    /// The tokens each model asked used, the user model apart (absent
-    /// when no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub per_scenario: Vec<ScenarioOutcome>,
-    pub format_version: crate::eval::summary::FormatVersion,
-}
-
-/// A ground-truth call the assistant made: when, and by which rule it
-/// matched.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MadeAt {
-    /// The 1-based line of the scenario file it is written on.
-    pub line: usize,
-    pub api_name: String,
-    /// The turn it was made in.
-    pub turn: usize,
-    pub by: Rule,
-}
-
-/// The run's totals over its scenarios' outcomes.
-pub fn summarise(
-    per_scenario: Vec<ScenarioOutcome>,
-    max_turns: usize,
-    assistant: String,
-    user: String,
-) -> Summary {
-    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
-    let scenarios = per_scenario.len();
-    let mut state_check: Option<StateTotals> = None;
-    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
-        state_check.get_or_insert_with(Default::default).add(check);
-    }
-    Summary {
-        suite: "apibank",
-        level: 3,
-        scenarios,
-        completed: turns.len(),
-        completion_rate: if scenarios == 0 {
-            0.0
-        } else {
-            turns.len() as f64 / scenarios as f64
-        },
-        mean_turns: (!turns.is_empty())
-            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
-        max_turns,
-        assistant,
-        user,
-        settings: Value::Null,
-        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
-        provenance: None,
-        trials: None,
-        state_check,
-        usage: Vec::new(),
-        per_scenario,
-        format_version: Default::default(),
-    }
-}
-
-/// The outcome of a conversation that could not start.
-pub fn failed(file: &str, scenario: &Scenario, error: String) -> ScenarioOutcome {
-    ScenarioOutcome {
-        file: file.to_string(),
-        scenario: scenario.name.clone(),
-        scene: scenario.scene.clone(),
-        completed: false,
-        turns: None,
-        turns_taken: 0,
-        stopped: Stop::Error,
-        ground_truth: scenario.ground_truth.len(),
-        ground_truth_made: 0,
-        made: Vec::new(),
-        calls: 0,
-        missing: Vec::new(),
-        ground_truth_raising: Vec::new(),
-        error: Some(error),
-        state_check: None,
-        assistant_models: Vec::new(),
-        user_models: Vec::new(),
-        user_asked: false,
-        resumed: false,
-        transcript: Vec::new(),
-    }
-}
 
 /// One conversation, from the first utterance to completion or a stop.
 pub fn run_scenario(
@@ -230,7 +43,7 @@ pub fn run_scenario(
     scenario: &Scenario,
     assistant: &mut dyn Assistant,
     user: &mut dyn User,
-    options: &Level3Options<'_>,
+    options: &ConversationOptions<'_>,
 ) -> ScenarioOutcome {
     let conversation = dialogue::conversation(scenario);
     let world = |what: &str| {
@@ -335,7 +148,7 @@ pub fn run_scenario(
 /// made it).
 struct ScenarioTask<'a> {
     scenario: &'a Scenario,
-    options: &'a Level3Options<'a>,
+    options: &'a ConversationOptions<'a>,
     conversation: &'a crate::dialogue::Conversation,
     gold: &'a [GoldRun],
     made: Vec<Option<(usize, Rule)>>,
@@ -451,8 +264,12 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
-    use crate::run::conversation::Turn;
+    use crate::run::conversation::{Message, Speaker, Turn};
+    use crate::run::with_user::outcome::summarise;
+    use crate::sim::Databases;
+    use crate::suite::state::StateCheck;
     use crate::suite::state::WriteKind;
+    use crate::suite::WorldOptions;
 
     /// Says its lines in order, then only "Done." (a call already made
     /// twice is not made again).
@@ -505,7 +322,7 @@ mod tests {
         let scenario =
             super::super::sheet::parse(std::path::Path::new("Alarm.txt"), SHEET).unwrap();
         let databases = databases();
-        let options = Level3Options {
+        let options = ConversationOptions {
             databases: &databases,
             world: &WorldOptions::default(),
             max_turns,
@@ -681,7 +498,7 @@ mod tests {
         std::fs::write(dir.path().join("Appointments.json"), "{}").unwrap();
         std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
         let databases = ApiBank.load_databases(dir.path()).unwrap();
-        let options = Level3Options {
+        let options = ConversationOptions {
             databases: &databases,
             world: &WorldOptions::default(),
             max_turns: 1,
@@ -726,6 +543,8 @@ mod tests {
             )
         };
         let s = summarise(
+            "apibank",
+            3,
             vec![outcome(Some(2)), outcome(None), outcome(Some(5))],
             20,
             "a".into(),
@@ -734,7 +553,14 @@ mod tests {
         assert_eq!((s.scenarios, s.completed), (3, 2));
         assert_eq!(s.mean_turns, Some(3.5));
         assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
-        let none = summarise(vec![outcome(None)], 20, "a".into(), "u".into());
+        let none = summarise(
+            "apibank",
+            3,
+            vec![outcome(None)],
+            20,
+            "a".into(),
+            "u".into(),
+        );
         assert_eq!(none.mean_turns, None);
         let json = serde_json::to_value(&s).unwrap();
         for key in [

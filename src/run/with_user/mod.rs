@@ -1,5 +1,13 @@
-//! `evaluate --level 3` for API-Bank: the seam's [`Interactive`] over the
-//! scenario files, with the assistant and the user the run names.
+//! `evaluate` by conversations with a user, for any suite with scenarios
+//! for a simulated user (API-Bank's level 3): each scenario the suite
+//! reads is talked through with a fresh assistant and user (models, the
+//! oracle, a person), on the one driver (in parallel but for a person,
+//! each transcript kept in the run folder and reused by a later run with
+//! the same settings), over one trial or several; then the summary, its
+//! report and the words on stdout.
+
+pub mod outcome;
+pub mod transcripts;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -8,10 +16,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::prompts;
-use super::results;
-use super::run::{failed, run_scenario, summarise, Level3Options, ScenarioOutcome, Stop, Summary};
-use super::{is_scenario_path, parse_scenario, read_scenario, Scenario};
+use self::outcome::{failed, summarise, ScenarioOutcome, Stop, Summary};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
 use crate::llm::usage::Role;
@@ -22,29 +27,36 @@ use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::interactive::{
-    AssistantSettings, Interactive, InteractiveRun, InteractiveSummary, UserSettings,
+    AssistantSettings, ConversationOptions, Interactive, InteractiveRun, InteractiveSummary,
+    Scenario, UserSettings,
 };
 use crate::{Error, Result};
 
-/// API-Bank's level 3.
-pub struct Level3;
+use self::transcripts as results;
 
-impl Interactive for Level3 {
-    fn level(&self) -> u8 {
-        3
-    }
+/// Run every scenario of `run.files` with `suite`'s conversational
+/// evaluation; a file that cannot be read is an error naming it (exit 2),
+/// before any conversation starts.
+pub fn evaluate(
+    suite: &'static str,
+    interactive: &dyn Interactive,
+    run: &InteractiveRun<'_>,
+) -> Result<InteractiveSummary> {
+    Evaluation { suite, interactive }.run(run)
+}
 
-    fn is_scenario(&self, path: &std::path::Path) -> bool {
-        is_scenario_path(path)
-    }
+/// One suite's conversational evaluation.
+struct Evaluation<'a> {
+    suite: &'static str,
+    interactive: &'a dyn Interactive,
+}
 
+impl Evaluation<'_> {
     fn run(&self, run: &InteractiveRun<'_>) -> Result<InteractiveSummary> {
         // Every scenario is read before any conversation starts.
         for path in run.files {
-            let scenario = read_scenario(path)?;
-            let conversation = super::dialogue::conversation(&scenario);
-            crate::suite::missing_database(super::super::catalog(), run.databases, &conversation)
-                .map_err(|m| Error::input(path, m))?;
+            let text = crate::formats::read::read_text(path)?;
+            self.interactive.read(path, &text, run.databases)?;
         }
         // A person's conversations are theirs: never reused, and never
         // replaced without --reset.
@@ -76,7 +88,7 @@ impl Interactive for Level3 {
             run.out.as_deref(),
             Some("scenario"),
             |trial, out| {
-                let summary = run_trial(run, trial, out.as_deref())?;
+                let summary = self.run_trial(run, trial, out.as_deref())?;
                 errors.extend(summary.per_scenario.iter().filter_map(|o| {
                     let error = o.error.as_ref()?;
                     Some(match trial {
@@ -164,7 +176,7 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
 }
 
 /// Makes a player (the assistant, the user) for one scenario.
-type Players<'a, P> = dyn Fn(&Scenario) -> std::result::Result<Box<P>, String> + Sync + 'a;
+type Players<'a, P> = dyn Fn(&dyn Scenario) -> std::result::Result<Box<P>, String> + Sync + 'a;
 
 /// Conversations with a user as a kind of evaluation: each scenario
 /// talked through with a fresh assistant and user.
@@ -174,7 +186,8 @@ struct Conversations<'a> {
     human: bool,
     assistant: &'a Players<'a, dyn Assistant>,
     user: &'a Players<'a, dyn User>,
-    options: Level3Options<'a>,
+    interactive: &'a dyn Interactive,
+    options: ConversationOptions<'a>,
 }
 
 impl Kind for Conversations<'_> {
@@ -198,17 +211,19 @@ impl Kind for Conversations<'_> {
     }
 
     fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
-        let scenario = parse_scenario(input.path, input.text)?;
+        let scenario = self
+            .interactive
+            .read(input.path, input.text, self.options.databases)?;
+        let scenario = scenario.as_ref();
         let file = input.path.display().to_string();
-        let outcome = match ((self.assistant)(&scenario), (self.user)(&scenario)) {
+        let outcome = match ((self.assistant)(scenario), (self.user)(scenario)) {
             (Ok(mut a), Ok(mut u)) => {
-                let mut outcome =
-                    run_scenario(&file, &scenario, a.as_mut(), u.as_mut(), &self.options);
+                let mut outcome = scenario.converse(&file, a.as_mut(), u.as_mut(), &self.options);
                 outcome.assistant_models = a.models();
                 outcome.user_models = u.models();
                 outcome
             }
-            (Err(e), _) | (_, Err(e)) => failed(&file, &scenario, e),
+            (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
         };
         Ok((outcome, ()))
     }
@@ -229,102 +244,170 @@ impl Kind for Conversations<'_> {
     }
 }
 
-/// One trial (`None` for a run of one), its outputs in `out`.
-fn run_trial(
-    run: &InteractiveRun<'_>,
-    trial: Option<usize>,
-    out: Option<&std::path::Path>,
-) -> Result<Summary> {
-    let started = run.meter.reading();
-    let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
-    let assistant_model = match &run.assistant {
-        AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-            for_trial(settings),
-            &run.meter,
-            Role::Assistant,
-        )?)),
-        AssistantSettings::Oracle => None,
-    };
-    let user_model = match &run.user {
-        UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-            for_trial(settings),
-            &run.meter,
-            Role::User,
-        )?)),
-        UserSettings::Human => None,
-    };
-    let assistant = |scenario: &Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
-        Ok(match &assistant_model {
-            Some(model) => Box::new(LlmAssistant::new(model.clone(), prompts::assistant())),
-            None => Box::new(Oracle::new(prompts::oracle_calls(scenario))),
-        })
-    };
-    let user = |scenario: &Scenario| -> std::result::Result<Box<dyn User>, String> {
-        match &user_model {
-            Some(model) => Ok(Box::new(LlmUser::new(
-                model.clone(),
-                prompts::user(scenario)?,
-            ))),
-            None => Ok(Box::new(
-                HumanUser::new(
-                    Box::new(|line: &mut String| std::io::stdin().read_line(line)),
-                    std::io::stderr(),
-                    &prompts::brief(scenario),
-                )?
-                .echoing(!std::io::stdin().is_terminal()),
-            )),
+impl Evaluation<'_> {
+    /// One trial (`None` for a run of one), its outputs in `out`.
+    fn run_trial(
+        &self,
+        run: &InteractiveRun<'_>,
+        trial: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<Summary> {
+        let started = run.meter.reading();
+        let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
+        let assistant_model = match &run.assistant {
+            AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
+                for_trial(settings),
+                &run.meter,
+                Role::Assistant,
+            )?)),
+            AssistantSettings::Oracle => None,
+        };
+        let user_model = match &run.user {
+            UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
+                for_trial(settings),
+                &run.meter,
+                Role::User,
+            )?)),
+            UserSettings::Human => None,
+        };
+        let assistant =
+            |scenario: &dyn Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
+                Ok(match &assistant_model {
+                    Some(model) => Box::new(LlmAssistant::new(
+                        model.clone(),
+                        scenario.assistant_prompt(),
+                    )),
+                    None => Box::new(Oracle::new(scenario.oracle_calls())),
+                })
+            };
+        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User>, String> {
+            match &user_model {
+                Some(model) => Ok(Box::new(LlmUser::new(
+                    model.clone(),
+                    scenario.user_prompt()?,
+                ))),
+                None => Ok(Box::new(
+                    HumanUser::new(
+                        Box::new(|line: &mut String| std::io::stdin().read_line(line)),
+                        std::io::stderr(),
+                        &scenario.brief(),
+                    )?
+                    .echoing(!std::io::stdin().is_terminal()),
+                )),
+            }
+        };
+        let human = matches!(run.user, UserSettings::Human);
+        let kind = Conversations {
+            settings: settings_json(run, trial),
+            human,
+            assistant: &assistant,
+            user: &user,
+            interactive: self.interactive,
+            options: ConversationOptions {
+                databases: run.databases,
+                world: run.world,
+                max_turns: run.max_turns,
+                max_calls_per_turn: run.max_calls_per_turn,
+            },
+        };
+        let plan = Plan {
+            out: out.map(Path::to_path_buf),
+            reset: run.reset,
+            // A person talks through one scenario at a time.
+            threads: Some(if human { 1 } else { run.parallel.max(1) }),
+            progress: false,
+        };
+        let mut per_scenario = Vec::with_capacity(run.files.len());
+        let pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
+            Done::Evaluated {
+                mut outcome,
+                resumed,
+            } => {
+                outcome.resumed = resumed;
+                per_scenario.push(outcome);
+            }
+            // Each scenario was read before any conversation started.
+            Done::Failed(_) => {}
+        })?;
+        if let Some(failure) = pass.failures.first() {
+            return Err(Error::Other(failure.error.clone()));
         }
-    };
-    let human = matches!(run.user, UserSettings::Human);
-    let kind = Conversations {
-        settings: settings_json(run, trial),
-        human,
-        assistant: &assistant,
-        user: &user,
-        options: Level3Options {
-            databases: run.databases,
-            world: run.world,
-            max_turns: run.max_turns,
-            max_calls_per_turn: run.max_calls_per_turn,
-        },
-    };
-    let plan = Plan {
-        out: out.map(Path::to_path_buf),
-        reset: run.reset,
-        // A person talks through one scenario at a time.
-        threads: Some(if human { 1 } else { run.parallel.max(1) }),
-        progress: false,
-    };
-    let mut per_scenario = Vec::with_capacity(run.files.len());
-    let pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
-        Done::Evaluated {
-            mut outcome,
-            resumed,
-        } => {
-            outcome.resumed = resumed;
-            per_scenario.push(outcome);
+        let user_asked = per_scenario.iter().any(|o| o.user_asked);
+        let (assistant_name, user_name) = names(run, user_asked);
+        let mut summary = summarise(
+            self.suite,
+            self.interactive.level(),
+            per_scenario,
+            run.max_turns,
+            assistant_name.clone(),
+            user_name,
+        );
+        summary.settings = kind.settings;
+        summary.provenance = Some(self.provenance(run, &pass.dataset, &summary, assistant_name));
+        summary.usage = run.meter.since(&started);
+        if let Some(dir) = out {
+            results::write_summary(dir, &summary)?;
         }
-        // Each scenario was read before any conversation started.
-        Done::Failed(_) => {}
-    })?;
-    if let Some(failure) = pass.failures.first() {
-        return Err(Error::Other(failure.error.clone()));
+        Ok(summary)
     }
-    let user_asked = per_scenario.iter().any(|o| o.user_asked);
-    let (assistant_name, user_name) = names(run, user_asked);
-    let mut summary = summarise(
-        per_scenario,
-        run.max_turns,
-        assistant_name.clone(),
-        user_name,
-    );
-    summary.settings = kind.settings;
-    summary.provenance = Some(provenance(run, &pass.dataset, &summary, assistant_name));
-    summary.usage = run.meter.since(&started);
-    if let Some(dir) = out {
-        results::write_summary(dir, &summary)?;
+
+    /// Where the run's numbers came from.
+    fn provenance(
+        &self,
+        run: &InteractiveRun<'_>,
+        dataset: &[(String, String)],
+        summary: &Summary,
+        assistant: String,
+    ) -> Provenance {
+        let [assistant_prompt, user_prompt] = self.interactive.prompts();
+        let reported = |models: &dyn Fn(&ScenarioOutcome) -> &Vec<String>| {
+            let mut all: Vec<String> = Vec::new();
+            for model in summary.per_scenario.iter().flat_map(models) {
+                if !all.contains(model) {
+                    all.push(model.clone());
+                }
+            }
+            all
+        };
+        let mut prompt_templates = BTreeMap::new();
+        let mut hash = |(name, text): (&str, &str)| {
+            prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
+        };
+        let assistant_model = match &run.assistant {
+            AssistantSettings::Llm(s) => {
+                hash(assistant_prompt);
+                Some(s.model.clone())
+            }
+            AssistantSettings::Oracle => None,
+        };
+        // Only a model that was asked is named.
+        let user_model = match &run.user {
+            UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
+                hash(user_prompt);
+                Some(s.model.clone())
+            }
+            UserSettings::Llm(_) | UserSettings::Human => None,
+        };
+        let inputs = &run.provenance;
+        Provenance {
+            talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+            date: provenance::now(),
+            suite: self.suite.to_string(),
+            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
+            databases: DatabasesRecord {
+                folder: inputs.databases_folder.clone(),
+                sha256: run.databases_sha256.clone(),
+                files: inputs.databases_files.clone(),
+            },
+            errata: Vec::new(),
+            predictor: assistant,
+            model_requested: assistant_model,
+            models_reported: reported(&|o| &o.assistant_models),
+            user_model_requested: user_model,
+            user_models_reported: reported(&|o| &o.user_models),
+            prompt_templates,
+        }
     }
-    Ok(summary)
 }
 
 /// What the user is said to be when no scenario asked it a thing.
@@ -346,66 +429,12 @@ fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
     )
 }
 
-/// Where the run's numbers came from.
-fn provenance(
-    run: &InteractiveRun<'_>,
-    dataset: &[(String, String)],
-    summary: &Summary,
-    assistant: String,
-) -> Provenance {
-    let reported = |models: &dyn Fn(&ScenarioOutcome) -> &Vec<String>| {
-        let mut all: Vec<String> = Vec::new();
-        for model in summary.per_scenario.iter().flat_map(models) {
-            if !all.contains(model) {
-                all.push(model.clone());
-            }
-        }
-        all
-    };
-    let mut prompt_templates = BTreeMap::new();
-    let mut hash = |(name, text): (&str, &str)| {
-        prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
-    };
-    let assistant_model = match &run.assistant {
-        AssistantSettings::Llm(s) => {
-            hash(prompts::ASSISTANT);
-            Some(s.model.clone())
-        }
-        AssistantSettings::Oracle => None,
-    };
-    // Only a model that was asked is named.
-    let user_model = match &run.user {
-        UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
-            hash(prompts::USER);
-            Some(s.model.clone())
-        }
-        UserSettings::Llm(_) | UserSettings::Human => None,
-    };
-    let inputs = &run.provenance;
-    Provenance {
-        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: provenance::now(),
-        suite: "apibank".to_string(),
-        dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
-        databases: DatabasesRecord {
-            folder: inputs.databases_folder.clone(),
-            sha256: run.databases_sha256.clone(),
-            files: inputs.databases_files.clone(),
-        },
-        errata: Vec::new(),
-        predictor: assistant,
-        model_requested: assistant_model,
-        models_reported: reported(&|o| &o.assistant_models),
-        user_model_requested: user_model,
-        user_models_reported: reported(&|o| &o.user_models),
-        prompt_templates,
-    }
-}
-
 /// One line a scenario, then the totals.
 pub fn human(s: &Summary) -> String {
     let mut out = format!(
-        "API-Bank level 3: {}, assistant {}, user {}, at most {} turns\n",
+        "{} level {}: {}, assistant {}, user {}, at most {} turns\n",
+        s.suite,
+        s.level,
         crate::words::count(s.scenarios, "scenario"),
         s.assistant,
         s.user,
@@ -483,8 +512,8 @@ pub fn human(s: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::with_user::outcome::{CallAt, ScenarioOutcome};
     use crate::suite::state::{StateCheck, StateWrite, WriteKind};
-    use crate::suites::apibank::level3::run::{CallAt, ScenarioOutcome};
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
         ScenarioOutcome {
@@ -544,8 +573,15 @@ mod tests {
             resumed: 0,
             provenance: None,
             trials: None,
-            state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
-                .state_check,
+            state_check: summarise(
+                "apibank",
+                3,
+                per_scenario.clone(),
+                20,
+                String::new(),
+                String::new(),
+            )
+            .state_check,
             usage: Vec::new(),
             per_scenario,
             format_version: Default::default(),

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::run::{ScenarioOutcome, Stop, Summary};
+use super::outcome::{ScenarioOutcome, Stop, Summary};
 use crate::formats::atomic_write;
 use crate::{Error, Result};
 
@@ -149,9 +149,9 @@ mod tests {
 #[cfg(test)]
 mod report_tests {
     use crate::run::trials::{Trials, UnitOutcome};
+    use crate::run::with_user::outcome::{summarise, CallAt};
+    use crate::run::with_user::outcome::{ScenarioOutcome, Stop};
     use crate::suite::state::{StateCheck, StateWrite, WriteKind};
-    use crate::suites::apibank::level3::run::{summarise, CallAt};
-    use crate::suites::apibank::level3::run::{ScenarioOutcome, Stop};
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
         ScenarioOutcome {
@@ -212,6 +212,8 @@ mod report_tests {
     #[test]
     fn the_report_gives_table_4_pass_hat_and_why_scenarios_stopped() {
         let mut summary = summarise(
+            "apibank",
+            3,
             vec![
                 outcome("Alarm", Some(3), Stop::Completed),
                 outcome("Shopping", None, Stop::MaxTurns),

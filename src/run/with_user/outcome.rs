@@ -1,0 +1,196 @@
+//! What a conversation with a simulated user came to, and a run's
+//! totals: whether the scenario was completed (every ground-truth call
+//! made) and in how many turns, the calls made and missed, the state
+//! check, the transcript.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use crate::run::conversation::{Message, Speaker, Stop};
+use crate::suite::interactive::Scenario;
+use crate::suite::state::StateCheck;
+
+/// The run's totals of the state check (one per scenario that has one).
+pub use crate::eval::summary::StateTotals;
+
+/// Which rule found a call to be a ground-truth call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    EqualArguments,
+    ReferenceCheck,
+}
+
+/// A ground-truth call not made, or one that raises as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallAt {
+    /// The 1-based line of the scenario file it is written on.
+    pub line: usize,
+    pub api_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+}
+
+/// One scenario's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioOutcome {
+    pub file: String,
+    pub scenario: String,
+    pub scene: String,
+    pub completed: bool,
+    /// Turns to completion (None when not complete).
+    pub turns: Option<usize>,
+    /// Turns held, complete or not.
+    pub turns_taken: usize,
+    pub stopped: Stop,
+    pub ground_truth: usize,
+    /// Ground-truth calls made ([`super::matching`]).
+    pub ground_truth_made: usize,
+    /// Each ground-truth call made, in the order of the scenario.
+    pub made: Vec<MadeAt>,
+    /// Calls the assistant made (ToolSearcher included).
+    pub calls: usize,
+    pub missing: Vec<CallAt>,
+    /// Ground-truth calls that raise when run as written, in order from
+    /// fresh databases (a scenario can still be completed by making them).
+    pub ground_truth_raising: Vec<CallAt>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The databases the conversation left against those the ground-truth
+    /// calls leave (absent for a conversation that could not run, or one
+    /// kept by a version without the check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateCheck>,
+    /// The models the server said played the assistant and the user
+    /// (absent for the oracle and a person).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assistant_models: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_models: Vec<String>,
+    /// Whether the user was asked for a turn (not when the assistant
+    /// finished on the first utterance): a run names a user model only
+    /// if one was asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub user_asked: bool,
+    /// Taken from `--out` as an earlier run with the same settings left
+    /// it (never kept in the transcript file itself).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resumed: bool,
+    pub transcript: Vec<Message>,
+}
+
+/// The run's summary (DESIGN.md: level 3 of `evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub suite: &'static str,
+    pub level: u8,
+    pub scenarios: usize,
+    pub completed: usize,
+    pub completion_rate: f64,
+    /// Mean turns to completion over completed scenarios (None: none).
+    pub mean_turns: Option<f64>,
+    pub max_turns: usize,
+    pub assistant: String,
+    pub user: String,
+    /// What decides whether a transcript in `--out` is reused: the
+    /// players, temperature, turn and call bounds, retriever, databases,
+    /// talkforge version.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub settings: Value,
+    /// Scenarios whose result was taken from `--out`.
+    pub resumed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::eval::provenance::Provenance>,
+    /// pass^k over `--trials` (completion is the unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<crate::run::trials::Trials>,
+    /// The state check over the scenarios that have one (absent when none
+    /// has).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateTotals>,
+    /// The tokens each model asked used, the user model apart (absent
+    /// when no model was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
+    pub per_scenario: Vec<ScenarioOutcome>,
+    pub format_version: crate::eval::summary::FormatVersion,
+}
+
+/// A ground-truth call the assistant made: when, and by which rule it
+/// matched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MadeAt {
+    /// The 1-based line of the scenario file it is written on.
+    pub line: usize,
+    pub api_name: String,
+    /// The turn it was made in.
+    pub turn: usize,
+    pub by: Rule,
+}
+
+/// The run's totals over its scenarios' outcomes.
+pub fn summarise(
+    suite: &'static str,
+    level: u8,
+    per_scenario: Vec<ScenarioOutcome>,
+    max_turns: usize,
+    assistant: String,
+    user: String,
+) -> Summary {
+    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
+    let scenarios = per_scenario.len();
+    let mut state_check: Option<StateTotals> = None;
+    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
+        state_check.get_or_insert_with(Default::default).add(check);
+    }
+    Summary {
+        suite,
+        level,
+        scenarios,
+        completed: turns.len(),
+        completion_rate: if scenarios == 0 {
+            0.0
+        } else {
+            turns.len() as f64 / scenarios as f64
+        },
+        mean_turns: (!turns.is_empty())
+            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
+        max_turns,
+        assistant,
+        user,
+        settings: Value::Null,
+        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
+        provenance: None,
+        trials: None,
+        state_check,
+        usage: Vec::new(),
+        per_scenario,
+        format_version: Default::default(),
+    }
+}
+
+/// The outcome of a conversation that could not start.
+pub fn failed(file: &str, scenario: &dyn Scenario, error: String) -> ScenarioOutcome {
+    ScenarioOutcome {
+        file: file.to_string(),
+        scenario: scenario.name(),
+        scene: scenario.scene(),
+        completed: false,
+        turns: None,
+        turns_taken: 0,
+        stopped: Stop::Error,
+        ground_truth: scenario.ground_truth(),
+        ground_truth_made: 0,
+        made: Vec::new(),
+        calls: 0,
+        missing: Vec::new(),
+        ground_truth_raising: Vec::new(),
+        error: Some(error),
+        state_check: None,
+        assistant_models: Vec::new(),
+        user_models: Vec::new(),
+        user_asked: false,
+        resumed: false,
+        transcript: Vec::new(),
+    }
+}
