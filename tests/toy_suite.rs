@@ -6,16 +6,22 @@
 //! command runs on it through the entry point the command line uses,
 //! `cli::run_with`, given that registry.
 
+mod eval_support;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 use talkforge::dialogue::{Conversation, GoldCall, Metadata, Place, Request, Role, Turn, User};
 use talkforge::formats::write::Recorded;
 use talkforge::formats::LoadedConversation;
+use talkforge::run::conversation::user::Brief;
+use talkforge::run::conversation::{converse, Assistant, Bounds, Reading, Task, User as Player};
+use talkforge::run::with_user::outcome::{GoldAt, Rule, ScenarioOutcome};
 use talkforge::sim::pyrandom::PyRandom;
 use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
 use talkforge::suite::format::{LintReading, Results};
+use talkforge::suite::interactive::{ConversationOptions, Interactive, Scenario};
 use talkforge::suite::{
     CallRef, Catalog, DatabaseFormat, Execution, FileFormat, FormatKind, Group, LintHelp,
     ParamSpec, ParamType, Registry, SessionEffect, Suite, TextSimilarity, ToolSpec, World,
@@ -418,6 +424,225 @@ static DATABASES: DatabaseFormat = DatabaseFormat {
     },
 };
 
+// ---- Its scenarios for a simulated user --------------------------------------
+
+/// A task for a simulated user (`.task.toy`): the toy line format, with
+/// `knows:` lines for what the user tells when asked; its calls are the
+/// goals, recording no result.
+static TOY_TASK: FileFormat = FileFormat {
+    name: "tally-task",
+    kind: FormatKind::Scenarios,
+    endings: &["task.toy"],
+    schema: None,
+    parse: parse_task,
+    canonical: |_, text| Ok(text.to_string()),
+    load: |path| talkforge::suite::format::load_unrecorded(path, parse_task),
+    results: Results::NotRecorded("a task's calls are its goals"),
+    lint: LintReading::LinesFrom(|path, text| toy_lines(path, &without_knows(text))),
+};
+
+/// A task's text with its `knows:` lines blanked (their line numbers kept).
+fn without_knows(text: &str) -> String {
+    text.split('\n')
+        .map(|line| if line.starts_with("knows:") { "" } else { line })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn parse_task(path: &Path, text: &str) -> talkforge::Result<Conversation> {
+    parse_toy(path, &without_knows(text))
+}
+
+/// The toy's conversations with a user, selected by `--level 2`.
+struct TallyTasks;
+
+impl Interactive for TallyTasks {
+    fn level(&self) -> u8 {
+        2
+    }
+    fn is_scenario(&self, path: &Path) -> bool {
+        TOY_TASK.fits(path).is_some()
+    }
+    fn read(
+        &self,
+        path: &Path,
+        text: &str,
+        databases: &Databases,
+    ) -> talkforge::Result<Box<dyn Scenario>> {
+        let conversation = parse_task(path, text)?;
+        talkforge::suite::missing_database(catalog(), databases, &conversation)
+            .map_err(|m| talkforge::Error::input(path, m))?;
+        let knows = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("knows:"))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join("\n");
+        Ok(Box::new(ToyTask {
+            name: conversation.name.clone(),
+            first_utterance: conversation
+                .conversation
+                .first()
+                .map(|t| t.text.clone())
+                .unwrap_or_default(),
+            knows,
+            conversation,
+        }))
+    }
+    fn prompts(&self) -> [(&'static str, &'static str); 2] {
+        [
+            ("toy-assistant", ASSISTANT_PROMPT),
+            ("toy-user", USER_PROMPT),
+        ]
+    }
+}
+
+const ASSISTANT_PROMPT: &str = "You keep counters. Call a tool as `call NAME {JSON}`.";
+const USER_PROMPT: &str = "You are a user of a counter keeper.";
+
+struct ToyTask {
+    name: String,
+    first_utterance: String,
+    knows: String,
+    conversation: Conversation,
+}
+
+impl ToyTask {
+    fn gold(&self) -> Vec<&GoldCall> {
+        self.conversation.gold_calls().map(|(_, _, g)| g).collect()
+    }
+}
+
+impl Scenario for ToyTask {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn scene(&self) -> String {
+        self.name.clone()
+    }
+    fn ground_truth(&self) -> usize {
+        self.gold().len()
+    }
+    fn brief(&self) -> Brief {
+        Brief {
+            title: self.name.clone(),
+            knows: self.knows.clone(),
+            first_utterance: self.first_utterance.clone(),
+        }
+    }
+    fn user_prompt(&self) -> Result<String, String> {
+        Ok(format!("{USER_PROMPT} You know: {}", self.knows))
+    }
+    fn assistant_prompt(&self) -> String {
+        ASSISTANT_PROMPT.to_string()
+    }
+    fn oracle_calls(&self) -> Vec<String> {
+        self.gold()
+            .iter()
+            .map(|g| {
+                let arguments = serde_json::to_string(&g.request.parameters).unwrap();
+                format!("call {} {arguments}", g.request.api_name)
+            })
+            .collect()
+    }
+    fn converse(
+        &self,
+        file: &str,
+        assistant: &mut dyn Assistant,
+        user: &mut dyn Player,
+        options: &ConversationOptions<'_>,
+    ) -> ScenarioOutcome {
+        let world = || Tally.world(options.databases, &self.conversation, options.world);
+        let mut world = match world() {
+            Ok(world) => world,
+            Err(e) => return talkforge::run::with_user::outcome::failed(file, self, e),
+        };
+        let fresh = world.boxed_clone();
+        let gold = self.gold();
+        let mut task = Goals {
+            first_utterance: &self.first_utterance,
+            gold: &gold,
+            made: vec![None; gold.len()],
+            fresh: fresh.as_ref(),
+        };
+        let bounds = Bounds {
+            max_turns: options.max_turns,
+            max_calls_per_turn: options.max_calls_per_turn,
+        };
+        let talk = converse(
+            options.databases,
+            world.as_mut(),
+            &mut task,
+            assistant,
+            user,
+            bounds,
+        );
+        let places: Vec<GoldAt> = gold
+            .iter()
+            .map(|g| GoldAt {
+                line: g.place.map_or(0, |p| p.turn + 1),
+                api_name: g.request.api_name.clone(),
+            })
+            .collect();
+        ScenarioOutcome::of(file, self, talk, &places, &task.made, Vec::new())
+    }
+}
+
+/// The conversation's task: each gold call made by a call with the same
+/// tool and arguments.
+struct Goals<'a> {
+    first_utterance: &'a str,
+    gold: &'a [&'a GoldCall],
+    made: Vec<Option<(usize, Rule)>>,
+    /// A world as the conversation started, for the gold world.
+    fresh: &'a dyn World,
+}
+
+impl Task for Goals<'_> {
+    fn first_utterance(&self) -> &str {
+        self.first_utterance
+    }
+    fn read(&self, text: &str) -> Reading {
+        let Some(rest) = text.trim().strip_prefix("call ") else {
+            return Reading::Speech;
+        };
+        let (name, arguments) = rest.split_once(' ').unwrap_or((rest, ""));
+        match serde_json::from_str(arguments) {
+            Ok(Value::Object(arguments)) => Reading::Call {
+                api_name: name.to_string(),
+                arguments,
+            },
+            _ => Reading::Unreadable(format!("the arguments of {name} are no JSON object")),
+        }
+    }
+    fn record(&mut self, executed: &Execution, turn: usize) {
+        let request = &executed.request;
+        if let Some(i) = (0..self.gold.len()).find(|&i| {
+            self.made[i].is_none()
+                && self.gold[i].request.api_name == request.api_name
+                && self.gold[i].request.parameters == request.parameters
+        }) {
+            self.made[i] = Some((turn, Rule::EqualArguments));
+        }
+    }
+    fn result_text(&self, executed: &Execution) -> String {
+        match &executed.exception {
+            Some(e) => format!("error: {e}"),
+            None => executed.response.clone().into_value().to_string(),
+        }
+    }
+    fn progress(&self) -> (usize, usize) {
+        (self.made.iter().flatten().count(), self.made.len())
+    }
+    fn gold_world(&self) -> Option<Box<dyn World>> {
+        let mut world = self.fresh.boxed_clone();
+        for g in self.gold {
+            world.execute(&g.request.api_name, g.request.parameters.clone(), None);
+        }
+        Some(world)
+    }
+}
+
 struct Tally;
 
 impl Suite for Tally {
@@ -428,7 +653,7 @@ impl Suite for Tally {
         catalog()
     }
     fn formats(&self) -> &'static [&'static FileFormat] {
-        static FORMATS: [&FileFormat; 2] = [&TOY, &TOY_JSON];
+        static FORMATS: [&FileFormat; 3] = [&TOY, &TOY_JSON, &TOY_TASK];
         &FORMATS
     }
     fn database_format(&self) -> &'static DatabaseFormat {
@@ -447,6 +672,9 @@ impl Suite for Tally {
     }
     fn load_databases(&self, dir: &Path) -> talkforge::Result<Databases> {
         Databases::load(dir)
+    }
+    fn interactive(&self) -> Option<&'static dyn Interactive> {
+        Some(&TallyTasks)
     }
     fn evaluation(&self) -> talkforge::suite::Evaluation {
         // Until the evaluation layer is one: ToolTalk's algorithms are
@@ -854,4 +1082,242 @@ fn tools_lists_the_toy_catalog_and_unknown_suites_are_usage_errors() {
         &mut out,
     );
     assert_eq!((code, out.len()), (2, 0));
+}
+
+// ---- Evaluated, and the runs compared --------------------------------------
+
+const TASK: &str = "\
+knows: the counter is apples, and the amount is 3
+user: Please add to my counter.
+call: Add {\"counter\": \"apples\", \"amount\": 3}
+";
+
+/// A repository with a task and a dialogue, and its databases folder.
+fn evaluation_repository() -> (tempfile::TempDir, String, String, String) {
+    let (dir, dialogue) = repository();
+    let tasks = dir.path().join("tasks");
+    std::fs::create_dir(&tasks).unwrap();
+    std::fs::write(tasks.join("apples.task.toy"), TASK).unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let databases = path(&dir.path().join("tally-databases"));
+    let (tasks, dialogue) = (path(&tasks), path(&dialogue));
+    // The dialogue's results recorded, as a maintainer records them.
+    let (code, filled) = run(&["fill", &dialogue, "--databases", &databases]);
+    assert_eq!(code, 0, "{filled}");
+    (dir, tasks, dialogue, databases)
+}
+
+/// A report over `runs` in every format: the JSON document, the
+/// Markdown and the HTML.
+fn reports(runs: &[&str]) -> (Value, String, String) {
+    let with = |format: &str| {
+        let mut args = vec!["report"];
+        args.extend(runs);
+        args.extend(["--format", format]);
+        let (code, text) = run(&args);
+        assert_eq!(code, 0, "report --format {format}: {text}");
+        text
+    };
+    let json = serde_json::from_str(&with("json")).unwrap();
+    (json, with("markdown"), with("html"))
+}
+
+#[test]
+fn a_simulated_user_talks_with_the_oracle_and_with_a_model_over_a_toy_task() {
+    let (dir, tasks, _, databases) = evaluation_repository();
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let common = [
+        "--level",
+        "2",
+        "--databases",
+        &databases,
+        "--format",
+        "json",
+    ];
+
+    let oracle_out = out("oracle");
+    let mut args = vec![
+        "evaluate",
+        &tasks,
+        "--predictor",
+        "oracle",
+        "--out",
+        &oracle_out,
+    ];
+    args.extend(common);
+    let (code, oracle) = run_json(&args);
+    assert_eq!(code, 0, "{oracle}");
+    assert_eq!(oracle["suite"], "tally");
+    assert_eq!(oracle["level"], 2);
+    assert_eq!(
+        (oracle["scenarios"].as_u64(), oracle["completed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let scenario = &oracle["per_scenario"][0];
+    assert_eq!(scenario["turns"], 1);
+    assert_eq!(scenario["made"][0]["line"], 3);
+    assert_eq!(scenario["state_check"]["collateral"], 0);
+    let transcript: Value = serde_json::from_str(text(
+        &dir.path().join("oracle/transcripts/apples.task.toy.json"),
+    ))
+    .unwrap();
+    assert_eq!(
+        transcript["outcome"]["transcript"][1]["text"],
+        r#"call Add {"counter":"apples","amount":3}"#
+    );
+
+    // A model plays the assistant, another the user, on a stub server.
+    let stub = eval_support::Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let system = messages[0]["content"].as_str().unwrap_or_default();
+        let last = messages.last().unwrap()["content"]
+            .as_str()
+            .unwrap_or_default();
+        let answer = if system.starts_with(ASSISTANT_PROMPT) {
+            if last.contains("apples, 3") {
+                r#"call Add {"counter": "apples", "amount": 3}"#
+            } else {
+                "Which counter, and how much?"
+            }
+        } else {
+            "apples, 3"
+        };
+        (200, eval_support::text_answer(answer))
+    }));
+    let model_out = out("model");
+    let mut args = vec![
+        "evaluate",
+        &tasks,
+        "--predictor",
+        "openai",
+        "--model",
+        "keeper",
+        "--user-model",
+        "asker",
+        "--base-url",
+        &stub.url,
+        "--no-cache",
+        "--out",
+        &model_out,
+    ];
+    args.extend(common);
+    let (code, model) = run_json(&args);
+    assert_eq!(code, 0, "{model}");
+    assert_eq!(model["per_scenario"][0]["turns"], 2);
+    assert_eq!(model["user"], "llm:asker");
+    let roles: Vec<&str> = model["usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["assistant", "user"]);
+    // assistant (question), user, assistant (call): three requests.
+    assert_eq!(stub.requests().len(), 3);
+
+    let (json, markdown, html) = reports(&[&oracle_out, &model_out]);
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(
+        runs.iter()
+            .all(|r| r["evaluated"] == 1 && r["not_evaluated"] == 0),
+        "{json}"
+    );
+    assert!(markdown.contains("tally"), "{markdown}");
+    assert!(
+        html.starts_with("<!DOCTYPE html>") || html.contains("<html"),
+        "{html}"
+    );
+}
+
+#[test]
+fn the_toy_dialogues_are_evaluated_with_the_oracle_a_replay_and_a_model() {
+    let (dir, _, dialogue, databases) = evaluation_repository();
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let common = ["--databases", &databases, "--format", "json"];
+
+    let oracle_out = out("oracle");
+    let mut args = vec![
+        "evaluate",
+        &dialogue,
+        "--predictor",
+        "oracle",
+        "--out",
+        &oracle_out,
+    ];
+    args.extend(common);
+    let (code, oracle) = run_json(&args);
+    assert_eq!(code, 0, "{oracle}");
+    assert_eq!(
+        (
+            oracle["conversations"].as_u64(),
+            oracle["successes"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    assert_eq!(oracle["recall"], 1.0);
+
+    // The model's turns, by the toy's own turn positions: the first call
+    // is right, the second and third never made, so the run fails.
+    let predictions = dir.path().join("predictions.jsonl");
+    std::fs::write(
+        &predictions,
+        concat!(
+            r#"{"conversation_id": "apples", "turn": 1, "predictions": [{"role": "api", "request": {"api_name": "Add", "parameters": {"counter": "apples", "amount": 3}}}]}"#,
+            "\n",
+            r#"{"conversation_id": "apples", "turn": 4, "predictions": [{"role": "assistant", "text": "Done."}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let replay_out = out("replay");
+    let predictions = predictions.to_str().unwrap();
+    let mut args = vec![
+        "evaluate",
+        &dialogue,
+        "--predictor",
+        "replay",
+        "--predictions",
+        predictions,
+        "--out",
+        &replay_out,
+    ];
+    args.extend(common);
+    let (code, replay) = run_json(&args);
+    assert_eq!(code, 1, "{replay}");
+    assert_eq!(
+        (replay["matches"].as_u64(), replay["ground_truths"].as_u64()),
+        (Some(1), Some(3))
+    );
+
+    // A model on a stub server that never calls a tool.
+    let stub = eval_support::Stub::start(Box::new(|_: &str, _: &Value, _| {
+        (200, eval_support::text_answer("Nothing to do."))
+    }));
+    let mut args = vec![
+        "evaluate",
+        &dialogue,
+        "--predictor",
+        "openai",
+        "--model",
+        "keeper",
+        "--base-url",
+        &stub.url,
+        "--no-cache",
+    ];
+    args.extend(common);
+    let (code, model) = run_json(&args);
+    assert_eq!(code, 1, "{model}");
+    assert_eq!(model["predictions"], 0);
+    assert!(!stub.requests().is_empty());
+    let prompt = stub.requests()[0].body["tools"].to_string();
+    assert!(
+        prompt.contains("Adds an amount to a named counter."),
+        "{prompt}"
+    );
+
+    let (json, markdown, html) = reports(&[&oracle_out, &replay_out]);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 2, "{json}");
+    assert!(markdown.contains("apples"), "{markdown}");
+    assert!(html.contains("apples"), "{html}");
 }

@@ -254,7 +254,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
                 let replay = Replay::load(path)?;
                 let shapes = files
                     .iter()
-                    .map(|f| Shape::read(f))
+                    .map(|f| suite.read_dialogue(f).map(|c| Shape::of(&c)))
                     .collect::<Result<Vec<_>, _>>()?;
                 replay.check(&shapes)?;
                 Box::new(replay)

@@ -143,27 +143,19 @@ impl Replay {
 }
 
 /// What [`Replay::check`] needs to know of a conversation.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {
     pub conversation_id: String,
-    #[serde(rename = "conversation", deserialize_with = "roles")]
     pub roles: Vec<Role>,
 }
 
-fn roles<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Role>, D::Error> {
-    #[derive(serde::Deserialize)]
-    struct Turn {
-        role: Role,
-    }
-    let turns: Vec<Turn> = serde::Deserialize::deserialize(d)?;
-    Ok(turns.into_iter().map(|t| t.role).collect())
-}
-
 impl Shape {
-    /// Read a conversation file's id and turn roles.
-    pub fn read(path: &Path) -> Result<Shape> {
-        let text = read_text(path)?;
-        serde_json::from_str(&text).map_err(|e| json_error(path, &e))
+    /// A conversation's id and turn roles, however its file writes them.
+    pub fn of(conversation: &crate::dialogue::Conversation) -> Shape {
+        Shape {
+            conversation_id: conversation.conversation_id.clone(),
+            roles: conversation.conversation.iter().map(|t| t.role).collect(),
+        }
     }
 }
 

@@ -146,8 +146,18 @@ impl Kind for Conversations<'_> {
             )));
         }
         let document = if self.writes {
-            let mut document: Value =
-                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?;
+            // A file in the model's JSON is annotated as written (its key
+            // order and extra fields kept); one in another format, as the
+            // model reads it.
+            let json = matches!(
+                options.suite.format_of(path).lint,
+                crate::suite::format::LintReading::Conversation
+            );
+            let mut document: Value = if json {
+                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?
+            } else {
+                serde_json::to_value(&conversation).map_err(|e| Error::Other(e.to_string()))?
+            };
             annotate(&mut document, &simulation, &scoring);
             Some(document)
         } else {

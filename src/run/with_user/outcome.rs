@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::run::conversation::Talk;
 pub use crate::run::conversation::{Message, Speaker, Stop};
 use crate::suite::interactive::Scenario;
 use crate::suite::state::StateCheck;
@@ -166,6 +167,75 @@ pub fn summarise(
         usage: Vec::new(),
         per_scenario,
         format_version: Default::default(),
+    }
+}
+
+/// Where a scenario writes one of its ground-truth calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldAt {
+    /// The 1-based line of the scenario file.
+    pub line: usize,
+    pub api_name: String,
+}
+
+impl ScenarioOutcome {
+    /// What `talk` came to for `scenario`, whose ground-truth calls are
+    /// `gold`: `made[i]` is the turn in which the assistant made `gold[i]`
+    /// and the rule that matched it; `raising` the ground-truth calls that
+    /// raise as written.
+    pub fn of(
+        file: &str,
+        scenario: &dyn Scenario,
+        talk: Talk,
+        gold: &[GoldAt],
+        made: &[Option<(usize, Rule)>],
+        raising: Vec<CallAt>,
+    ) -> Self {
+        let completed = talk.stop == Stop::Completed;
+        let call_at = |g: &GoldAt| CallAt {
+            line: g.line,
+            api_name: g.api_name.clone(),
+            exception: None,
+        };
+        ScenarioOutcome {
+            file: file.to_string(),
+            scenario: scenario.name(),
+            scene: scenario.scene(),
+            completed,
+            turns: completed.then_some(talk.turns),
+            turns_taken: talk.turns,
+            stopped: talk.stop,
+            ground_truth: gold.len(),
+            ground_truth_made: made.iter().flatten().count(),
+            made: gold
+                .iter()
+                .zip(made)
+                .filter_map(|(g, made)| {
+                    let (turn, by) = (*made)?;
+                    Some(MadeAt {
+                        line: g.line,
+                        api_name: g.api_name.clone(),
+                        turn,
+                        by,
+                    })
+                })
+                .collect(),
+            calls: talk.calls,
+            missing: gold
+                .iter()
+                .zip(made)
+                .filter(|(_, made)| made.is_none())
+                .map(|(g, _)| call_at(g))
+                .collect(),
+            ground_truth_raising: raising,
+            error: talk.error,
+            state_check: talk.state_check,
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
+            user_asked: talk.user_asked,
+            resumed: false,
+            transcript: talk.transcript,
+        }
     }
 }
 

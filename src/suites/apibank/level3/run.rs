@@ -31,7 +31,7 @@ use super::matching::{matches, GoldRun, Rule};
 use super::{dialogue, Scenario};
 use crate::dialogue::{GoldCall, Request};
 use crate::run::conversation::{converse, Assistant, Bounds, Reading, Task, User};
-use crate::run::with_user::outcome::{failed, CallAt, MadeAt, ScenarioOutcome, Stop};
+use crate::run::with_user::outcome::{failed, CallAt, GoldAt, ScenarioOutcome};
 use crate::suite::interactive::ConversationOptions;
 use crate::suite::{Execution, Suite, World};
 use crate::suites::apibank::call_text::{parse_api_request, ParseFailure};
@@ -94,53 +94,15 @@ pub fn run_scenario(
         user,
         bounds,
     );
-    let completed = talk.stop == Stop::Completed;
-    let made = task.made;
-    ScenarioOutcome {
-        file: file.to_string(),
-        scenario: scenario.name.clone(),
-        scene: scenario.scene.clone(),
-        completed,
-        turns: completed.then_some(talk.turns),
-        turns_taken: talk.turns,
-        stopped: talk.stop,
-        ground_truth: scenario.ground_truth.len(),
-        ground_truth_made: made.iter().flatten().count(),
-        made: scenario
-            .ground_truth
-            .iter()
-            .zip(&made)
-            .filter_map(|(g, made)| {
-                let (turn, by) = (*made)?;
-                Some(MadeAt {
-                    line: g.line,
-                    api_name: g.api_name.clone(),
-                    turn,
-                    by,
-                })
-            })
-            .collect(),
-        calls: talk.calls,
-        missing: scenario
-            .ground_truth
-            .iter()
-            .zip(&made)
-            .filter(|(_, made)| made.is_none())
-            .map(|(g, _)| CallAt {
-                line: g.line,
-                api_name: g.api_name.clone(),
-                exception: None,
-            })
-            .collect(),
-        ground_truth_raising: raising,
-        error: talk.error,
-        state_check: talk.state_check,
-        assistant_models: Vec::new(),
-        user_models: Vec::new(),
-        user_asked: talk.user_asked,
-        resumed: false,
-        transcript: talk.transcript,
-    }
+    let gold: Vec<GoldAt> = scenario
+        .ground_truth
+        .iter()
+        .map(|g| GoldAt {
+            line: g.line,
+            api_name: g.api_name.clone(),
+        })
+        .collect();
+    ScenarioOutcome::of(file, scenario, talk, &gold, &task.made, raising)
 }
 
 /// A scenario as the conversation's task: the ground-truth calls made so
@@ -265,7 +227,7 @@ mod tests {
 
     use super::*;
     use crate::run::conversation::{Message, Speaker, Turn};
-    use crate::run::with_user::outcome::summarise;
+    use crate::run::with_user::outcome::{summarise, Stop};
     use crate::sim::Databases;
     use crate::suite::state::StateCheck;
     use crate::suite::state::WriteKind;
