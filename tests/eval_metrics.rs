@@ -11,11 +11,11 @@ use talkforge::dialogue::{Conversation, GoldCall, Role};
 use talkforge::eval::outcome::{classify, ErrorTypes};
 use talkforge::eval::output::turn_outcomes;
 use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use talkforge::run::replayed::{execute, score, simulate, PARSE_FAILURE};
 use talkforge::sim::Databases;
 use talkforge::suite::protocol::{Answer, GoldRef, Scoring, Simulation, TurnRun};
 use talkforge::suite::similarity::ExactText;
 use talkforge::suite::Suite;
-use talkforge::suites::tooltalk::eval::{execute, score, simulate, PARSE_FAILURE};
 use talkforge::suites::tooltalk::ToolTalk;
 use talkforge::suites::tooltalk::World;
 

@@ -15,7 +15,6 @@ use talkforge::suite::{
     NotChecked, Note, ParamSpec, ParamType, SessionEffect, Suite, TextSimilarity, ToolSpec, World,
     WorldOptions,
 };
-use talkforge::suites::tooltalk::eval::Algorithms;
 
 const COUNTERS: &str = "Counters";
 
@@ -229,7 +228,7 @@ impl Suite for Counting {
     fn evaluation(&self) -> talkforge::suite::Evaluation {
         // Evaluated as ToolTalk evaluates: its Algorithms 1 and 2 are
         // written against the seam.
-        talkforge::suite::Evaluation::Conversations(&Algorithms)
+        talkforge::suite::Evaluation::Conversations
     }
     fn world(
         &self,

@@ -679,7 +679,7 @@ impl Suite for Tally {
     fn evaluation(&self) -> talkforge::suite::Evaluation {
         // Until the evaluation layer is one: ToolTalk's algorithms are
         // written against the seam.
-        talkforge::suite::Evaluation::Conversations(&talkforge::suites::tooltalk::eval::Algorithms)
+        talkforge::suite::Evaluation::Conversations
     }
     fn world(
         &self,

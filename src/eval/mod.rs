@@ -31,6 +31,6 @@ pub mod summary;
 pub use crate::suite::predict::{
     HistoryItem, PredictError, PredictedCall, Prediction, Predictor, ProposedCall, TurnInput,
 };
-pub use crate::suite::protocol::{Metrics, Protocol};
+pub use crate::suite::protocol::Metrics;
 pub use run::{evaluate_files, RunOptions, Similarity};
 pub use summary::Summary;

@@ -21,10 +21,11 @@ use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
+use crate::run::replayed;
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::sim::Databases;
 use crate::suite::predict::Predictor;
-use crate::suite::protocol::{Protocol, SimulateError};
+use crate::suite::protocol::SimulateError;
 use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
@@ -92,7 +93,6 @@ pub const CONVERSATIONS_DIR: &str = "conversations";
 /// Whole conversations as a kind of evaluation: each one simulated with
 /// the predictor and scored by the suite's protocol.
 struct Conversations<'a> {
-    protocol: &'static dyn Protocol,
     predictor: &'a dyn Predictor,
     similarity: &'a dyn Similarity,
     options: &'a RunOptions<'a>,
@@ -123,22 +123,18 @@ impl Kind for Conversations<'_> {
         let options = self.options;
         let path = input.path;
         let conversation = options.suite.parse_dialogue(path, input.text)?;
-        let simulation = self
-            .protocol
-            .simulate(
-                options.suite,
-                options.databases,
-                &conversation,
-                self.predictor,
-                options.max_calls_per_turn,
-            )
-            .map_err(|e| match e {
-                SimulateError::Setup(m) => Error::input(path, m),
-                SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
-            })?;
-        let scoring = self
-            .protocol
-            .score(options.suite, &simulation, self.similarity);
+        let simulation = replayed::simulate(
+            options.suite,
+            options.databases,
+            &conversation,
+            self.predictor,
+            options.max_calls_per_turn,
+        )
+        .map_err(|e| match e {
+            SimulateError::Setup(m) => Error::input(path, m),
+            SimulateError::Predict(p) => Error::Other(format!("{}: {p}", path.display())),
+        })?;
+        let scoring = replayed::score_simulation(options.suite, &simulation, self.similarity);
         if let Some(failure) = self.similarity.failure() {
             return Err(Error::Other(format!(
                 "{}: text similarity failed: {failure}",
@@ -249,7 +245,7 @@ pub fn evaluate_files(
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
-    let crate::suite::Evaluation::Conversations(protocol) = options.suite.evaluation() else {
+    let crate::suite::Evaluation::Conversations = options.suite.evaluation() else {
         return Err(Error::Usage(format!(
             "the {} suite is evaluated by samples at levels, not by conversations",
             options.suite.name()
@@ -265,7 +261,6 @@ pub fn evaluate_files(
     };
     let started = options.meter.reading();
     let kind = Conversations {
-        protocol,
         predictor,
         similarity,
         options,

@@ -7,5 +7,6 @@
 pub mod conversation;
 pub mod driver;
 pub mod folder;
+pub mod replayed;
 pub mod trials;
 pub mod with_user;

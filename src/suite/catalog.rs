@@ -262,3 +262,24 @@ impl Catalog {
         self.tools.iter().copied().filter(move |t| t.group == group)
     }
 }
+
+/// The default comparator, the reference's rule in ToolTalk, for a tool
+/// without its own: same result, same exception, and every argument the
+/// gold call gives has the same value in the prediction.
+pub fn default_matches(
+    prediction: CallRef<'_>,
+    gold: &GoldCall,
+    _text: &dyn TextSimilarity,
+) -> bool {
+    prediction.response.py_eq(&gold.response)
+        && prediction.exception == gold.exception.as_deref()
+        && gold_arguments_equal(prediction, gold)
+}
+
+/// Every argument of the gold call is present in the prediction with an equal value.
+pub fn gold_arguments_equal(prediction: CallRef<'_>, gold: &GoldCall) -> bool {
+    gold.request.parameters.iter().all(|(key, value)| {
+        crate::sim::pyargs::lookup(prediction.parameters, key)
+            .is_some_and(|p| crate::sim::pyargs::py_eq(p, value))
+    })
+}

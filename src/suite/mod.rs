@@ -264,9 +264,9 @@ pub fn unknown_database(
 /// How a suite's dialogues are evaluated.
 #[derive(Clone, Copy)]
 pub enum Evaluation {
-    /// Each conversation is run with the predictor and scored as a whole
-    /// (ToolTalk's Algorithms 1 and 2).
-    Conversations(&'static dyn protocol::Protocol),
+    /// Each conversation is replayed turn by turn with the predictor and
+    /// scored as a whole (ToolTalk's Algorithms 1 and 2, `run::replayed`).
+    Conversations,
     /// Each gold call is a sample of its own, at levels of difficulty
     /// (API-Bank's levels 1 and 2).
     Levels(&'static dyn levels::LevelProtocol),

@@ -1,42 +1,18 @@
-//! What a suite's evaluation protocol produces, and the hook through which
-//! `evaluate` runs it: simulate a dialogue with a predictor (ToolTalk's
-//! Algorithm 1), then score the predictions against the gold calls
-//! (Algorithm 2). The protocols themselves live with their suites.
+//! What evaluating a whole conversation produces: the simulation of a
+//! dialogue with a predictor (ToolTalk's Algorithm 1) and the scoring of
+//! its predictions against the gold calls (Algorithm 2); the algorithms
+//! are the run layer's (`run::replayed`).
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::predict::{PredictError, PredictedCall, Predictor};
-use crate::dialogue::{Conversation, GoldCall};
-use crate::sim::Databases;
-use crate::suite::{Suite, TextSimilarity};
+use super::predict::{PredictError, PredictedCall};
+use crate::dialogue::GoldCall;
 
 /// The default bound on calls within one assistant turn.
 pub const DEFAULT_MAX_CALLS_PER_TURN: usize = 10;
-
-/// A suite's evaluation protocol.
-pub trait Protocol: Sync {
-    /// Run `predictor` through every assistant turn of `conversation`, in
-    /// worlds that `suite` sets up.
-    fn simulate<'c>(
-        &self,
-        suite: &dyn Suite,
-        databases: &Databases,
-        conversation: &'c Conversation,
-        predictor: &dyn Predictor,
-        max_calls_per_turn: usize,
-    ) -> Result<Simulation<'c>, SimulateError>;
-
-    /// Match the simulation's predictions with its gold calls.
-    fn score(
-        &self,
-        suite: &dyn Suite,
-        simulation: &Simulation<'_>,
-        text: &dyn TextSimilarity,
-    ) -> Scoring;
-}
 
 /// The turn's closing answer.
 #[derive(Debug, Clone, PartialEq)]

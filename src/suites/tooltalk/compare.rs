@@ -8,27 +8,9 @@ use crate::sim::pyargs::{lookup, py_eq};
 use crate::sim::table::field;
 use crate::sim::Response;
 use crate::suite::catalog::CallRef;
-use crate::suite::TextSimilarity;
 
-/// The reference's default comparator: same result, same exception, and
-/// every argument the gold call gives has the same value in the prediction.
-pub fn default_matches(
-    prediction: CallRef<'_>,
-    gold: &GoldCall,
-    _text: &dyn TextSimilarity,
-) -> bool {
-    prediction.response.py_eq(&gold.response)
-        && prediction.exception == gold.exception.as_deref()
-        && gold_arguments_equal(prediction, gold)
-}
-
-/// Every argument of the gold call is present in the prediction with an equal value.
-pub fn gold_arguments_equal(prediction: CallRef<'_>, gold: &GoldCall) -> bool {
-    gold.request
-        .parameters
-        .iter()
-        .all(|(key, value)| lookup(prediction.parameters, key).is_some_and(|p| py_eq(p, value)))
-}
+// The reference's default rule is the seam's, for any suite.
+pub use crate::suite::catalog::{default_matches, gold_arguments_equal};
 
 /// Whether `prediction` lists at least the records `gold` lists: every id
 /// under `list_key`/`id_key` in the gold result appears in the prediction's

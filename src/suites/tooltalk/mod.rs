@@ -15,7 +15,6 @@ pub mod catalog;
 pub mod compare;
 pub mod databases;
 pub mod drafting;
-pub mod eval;
 pub mod plugins;
 pub mod scaffold;
 pub mod seed;
@@ -110,7 +109,7 @@ impl Suite for ToolTalk {
     }
 
     fn evaluation(&self) -> crate::suite::Evaluation {
-        crate::suite::Evaluation::Conversations(&eval::Algorithms)
+        crate::suite::Evaluation::Conversations
     }
 
     fn seed_databases(

@@ -1,7 +1,7 @@
-//! ToolTalk's evaluation protocol.
-//!
-//! Both are written against the seam (the suite's world and its tools'
-//! comparators), so another suite evaluated the same way can use them.
+//! Recorded conversations replayed turn by turn: ToolTalk's evaluation
+//! protocol (its Algorithms 1 and 2), for every suite whose dialogues are
+//! evaluated as whole conversations. Both are written against the seam
+//! (the suite's world, its injected argument and its tools' comparators).
 //!
 //! Algorithm 1 simulates every assistant turn of a gold conversation with a
 //! predictor: for each assistant turn the world is set up afresh with the
@@ -35,50 +35,27 @@ use serde_json::{Map, Value};
 
 use crate::dialogue::{Conversation, GoldCall, Role};
 use crate::sim::Databases;
+use crate::suite::catalog::default_matches;
 use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
 use crate::suite::protocol::{
-    Answer, Flags, GoldRef, Metrics, Protocol, Scoring, SimulateError, Simulation, TurnRun,
+    Answer, Flags, GoldRef, Metrics, Scoring, SimulateError, Simulation, TurnRun,
 };
 use crate::suite::{Catalog, Suite, TextSimilarity, World, WorldOptions};
-
-use super::compare::default_matches;
 
 /// The exception the reference records for a call whose arguments could
 /// not be parsed.
 pub const PARSE_FAILURE: &str = "Failed to parse API call";
 
-/// Algorithms 1 and 2.
-#[derive(Debug, Clone, Copy)]
-pub struct Algorithms;
-
-impl Protocol for Algorithms {
-    fn simulate<'c>(
-        &self,
-        suite: &dyn Suite,
-        databases: &Databases,
-        conversation: &'c Conversation,
-        predictor: &dyn Predictor,
-        max_calls_per_turn: usize,
-    ) -> Result<Simulation<'c>, SimulateError> {
-        simulate(
-            suite,
-            databases,
-            conversation,
-            predictor,
-            max_calls_per_turn,
-        )
-    }
-
-    fn score(
-        &self,
-        suite: &dyn Suite,
-        simulation: &Simulation<'_>,
-        text: &dyn TextSimilarity,
-    ) -> Scoring {
-        let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
-        let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
-        score(suite.catalog(), predictions, &gold, text)
-    }
+/// Algorithm 2 over a simulation: its predictions matched with its gold
+/// calls as replayed.
+pub fn score_simulation(
+    suite: &dyn Suite,
+    simulation: &Simulation<'_>,
+    text: &dyn TextSimilarity,
+) -> Scoring {
+    let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
+    let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
+    score(suite.catalog(), predictions, &gold, text)
 }
 
 /// Algorithm 1 over `conversation`.
