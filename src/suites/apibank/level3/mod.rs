@@ -39,10 +39,12 @@ pub mod matching;
 pub mod results;
 pub mod run;
 pub mod sheet;
+pub mod summary;
 pub mod user;
 
 pub use evaluate::Level3;
-pub use run::{Level3Options, ScenarioOutcome, Summary};
+pub use run::{Level3Options, ScenarioOutcome};
+pub use summary::Summary;
 
 /// The file-name endings of level-3 scenarios: upstream's sheets and our
 /// JSON format.

@@ -11,7 +11,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::run::{ScenarioOutcome, Stop, Summary};
+use super::run::{ScenarioOutcome, Stop};
+use super::summary::Summary;
 use crate::formats::atomic_write;
 use crate::{Error, Result};
 
@@ -150,8 +151,9 @@ mod tests {
 mod report_tests {
     use crate::run::trials::{Trials, UnitOutcome};
     use crate::suite::state::{StateCheck, StateWrite, WriteKind};
-    use crate::suites::apibank::level3::run::{summarise, CallAt};
+    use crate::suites::apibank::level3::run::CallAt;
     use crate::suites::apibank::level3::run::{ScenarioOutcome, Stop};
+    use crate::suites::apibank::level3::summary::summarise;
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
         ScenarioOutcome {

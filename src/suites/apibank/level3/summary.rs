@@ -1,0 +1,128 @@
+//! A level-3 run's summary (`summary.json`, `--format json`): completion
+//! and turns to completion over the scenarios, with every scenario's
+//! outcome.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::run::ScenarioOutcome;
+use crate::eval::summary::StateTotals;
+
+/// The run's summary (DESIGN.md: level 3 of `evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub suite: &'static str,
+    pub level: u8,
+    pub scenarios: usize,
+    pub completed: usize,
+    pub completion_rate: f64,
+    /// Mean turns to completion over completed scenarios (None: none).
+    pub mean_turns: Option<f64>,
+    pub max_turns: usize,
+    pub assistant: String,
+    pub user: String,
+    /// What decides whether a transcript in `--out` is reused: the
+    /// players, temperature, turn and call bounds, retriever, databases,
+    /// talkforge version.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub settings: Value,
+    /// Scenarios whose result was taken from `--out`.
+    pub resumed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::eval::provenance::Provenance>,
+    /// pass^k over `--trials` (completion is the unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials: Option<crate::run::trials::Trials>,
+    /// The state check over the scenarios that have one (absent when none
+    /// has).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateTotals>,
+    /// The tokens each model asked used, the user model apart (absent
+    /// when no model was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::llm::usage::ModelUsage>,
+    pub per_scenario: Vec<ScenarioOutcome>,
+    pub format_version: crate::eval::summary::FormatVersion,
+}
+
+/// The run's totals over its scenarios' outcomes.
+pub fn summarise(
+    per_scenario: Vec<ScenarioOutcome>,
+    max_turns: usize,
+    assistant: String,
+    user: String,
+) -> Summary {
+    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
+    let scenarios = per_scenario.len();
+    let mut state_check: Option<StateTotals> = None;
+    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
+        state_check.get_or_insert_with(Default::default).add(check);
+    }
+    Summary {
+        suite: "apibank",
+        level: 3,
+        scenarios,
+        completed: turns.len(),
+        completion_rate: if scenarios == 0 {
+            0.0
+        } else {
+            turns.len() as f64 / scenarios as f64
+        },
+        mean_turns: (!turns.is_empty())
+            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
+        max_turns,
+        assistant,
+        user,
+        settings: Value::Null,
+        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
+        provenance: None,
+        trials: None,
+        state_check,
+        usage: Vec::new(),
+        per_scenario,
+        format_version: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHEET: &str = "Scene: Alarm\nFirst Utterance: Set an alarm for me.\nKey Info:\nusername JohnDoe, password pass123, alarm 2023-04-01 07:00:00\nAPI Calls:\nGetUserToken(username=\"JohnDoe\", password=\"pass123\")\nAddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")\n";
+
+    #[test]
+    fn the_summary_counts_completed_scenarios_and_their_mean_turns() {
+        let outcome = |turns: Option<usize>| ScenarioOutcome {
+            turns,
+            completed: turns.is_some(),
+            ..super::super::run::failed(
+                "f",
+                &super::super::sheet::parse(std::path::Path::new("A.txt"), SHEET).unwrap(),
+                String::new(),
+            )
+        };
+        let s = summarise(
+            vec![outcome(Some(2)), outcome(None), outcome(Some(5))],
+            20,
+            "a".into(),
+            "u".into(),
+        );
+        assert_eq!((s.scenarios, s.completed), (3, 2));
+        assert_eq!(s.mean_turns, Some(3.5));
+        assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
+        let none = summarise(vec![outcome(None)], 20, "a".into(), "u".into());
+        assert_eq!(none.mean_turns, None);
+        let json = serde_json::to_value(&s).unwrap();
+        for key in [
+            "suite",
+            "level",
+            "scenarios",
+            "completed",
+            "mean_turns",
+            "per_scenario",
+        ] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        assert_eq!(json["level"], 3);
+    }
+}
