@@ -10,23 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
+use crate::run::summary::{Figures, RunSummary};
+pub use crate::run::summary::{FormatVersion, StateTotals, FORMAT_VERSION};
 use crate::suite::protocol::ratio;
-
-/// The format of every `summary.json` talkforge writes, of every kind
-/// of run. 2: the first with `format_version` (before it, rates over no
-/// unit were written as 0).
-pub const FORMAT_VERSION: u32 = 2;
-
-/// A summary's `format_version`: [`FORMAT_VERSION`] when written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FormatVersion(pub u32);
-
-impl Default for FormatVersion {
-    fn default() -> Self {
-        FormatVersion(FORMAT_VERSION)
-    }
-}
 
 /// Pooled counts of a set of conversations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -145,10 +131,13 @@ pub struct SubsetSummary {
     pub bad_actions: usize,
 }
 
-/// The JSON summary (`--format json`, `summary.json`); the first keys are
-/// the command-line contract.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
+/// A run of whole conversations: ToolTalk's figures (the first keys are
+/// the command-line contract), in the one envelope with its settings.
+pub type Summary = RunSummary<Conversations, RunInfo>;
+
+/// The figures of a run of whole conversations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversations {
     #[serde(flatten)]
     pub rates: Rates,
     pub predictions: usize,
@@ -164,65 +153,17 @@ pub struct Summary {
     pub max_calls_per_turn: usize,
     pub predictor: String,
     pub similarity: String,
-    /// Everything the run was made with (model, API mode, documentation,
-    /// temperature, predictions file and its hash, similarity, call
-    /// bound). Resumed conversations were made with the same settings:
-    /// any other is evaluated again.
-    pub settings: RunInfo,
-    /// Where the numbers came from: versions, date, hashes of the dataset,
-    /// databases and errata, the models asked for and reported, the
-    /// prompt templates (absent only in summaries built outside a run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<super::provenance::Provenance>,
-    /// With `--trials N`: pass^1 .. pass^N over the trials (the figures
-    /// above are the first trial's; each trial's are in `trial-T/`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::run::trials::Trials>,
-    /// Conversations taken from an earlier run in the output folder.
-    pub resumed: usize,
     /// Table 2, over the failed conversations.
     pub error_types: ErrorTypes,
-    /// The state check's totals (absent when the suite cannot compare worlds).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateTotals>,
     pub by_subset: IndexMap<String, SubsetSummary>,
     /// Per tool, sorted by name.
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationResult>,
-    /// Conversations that could not be evaluated (none: the key is left
-    /// out); the figures above are over the others.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<Failure>,
-    /// The tokens each model asked used, per model and role (absent when
-    /// no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub format_version: FormatVersion,
 }
 
-/// The state check over a run: how many conversations the worlds were
-/// compared for, how many left collateral damage, and the places of each
-/// kind (see [`crate::suite::state`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct StateTotals {
-    pub conversations_checked: usize,
-    /// Conversations whose predictions wrote where the gold calls did not.
-    pub conversations_with_collateral: usize,
-    /// Conversations whose predicted worlds ended as the gold ones.
-    pub conversations_clean: usize,
-    pub collateral: usize,
-    pub missing: usize,
-    pub different: usize,
-}
-
-impl StateTotals {
-    pub fn add(&mut self, check: &crate::suite::state::StateCheck) {
-        self.conversations_checked += 1;
-        self.conversations_with_collateral += usize::from(check.collateral > 0);
-        self.conversations_clean += usize::from(check.clean());
-        self.collateral += check.collateral;
-        self.missing += check.missing;
-        self.different += check.different;
+impl Figures for Conversations {
+    fn files_evaluated(&self, _failed: usize) -> usize {
+        self.rates.conversations
     }
 }
 
@@ -239,7 +180,6 @@ pub struct Tally {
     state: Option<StateTotals>,
     /// In order of first appearance.
     tools: Vec<(String, ToolTally)>,
-    resumed: usize,
 }
 
 impl Tally {
@@ -263,21 +203,24 @@ impl Tally {
                 None => self.tools.push((name.to_string(), *tally)),
             }
         }
-        self.resumed += usize::from(r.resumed);
     }
 
-    /// The summary, its `per_conversation` as given.
-    pub fn summary(self, info: RunInfo, per_conversation: Vec<ConversationResult>) -> Summary {
+    /// The summary of a pass over the files, its `per_conversation` as
+    /// given.
+    pub fn summary(
+        self,
+        info: RunInfo,
+        per_conversation: Vec<ConversationResult>,
+        pass: crate::run::driver::Pass,
+    ) -> Summary {
         let Tally {
             all,
             mut subsets,
             error_types,
             state,
             tools,
-            resumed,
         } = self;
         subsets.sort_by(|a, b| a.0.cmp(&b.0));
-        let tools: BTreeMap<String, ToolTally> = tools.into_iter().collect();
         let by_subset = subsets
             .into_iter()
             .map(|(name, t)| {
@@ -292,7 +235,7 @@ impl Tally {
                 (name, summary)
             })
             .collect();
-        Summary {
+        let figures = Conversations {
             rates: all.rates(),
             predictions: all.predictions,
             ground_truths: all.ground_truths,
@@ -306,28 +249,26 @@ impl Tally {
             max_calls_per_turn: info.max_calls_per_turn,
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),
-            settings: info,
-            provenance: None,
-            trials: None,
-            resumed,
             error_types,
-            state_check: state,
             by_subset,
-            tools,
+            tools: tools.into_iter().collect(),
             per_conversation,
-            failures: Vec::new(),
-            usage: Vec::new(),
-            format_version: FormatVersion::default(),
-        }
+        };
+        let mut summary = Summary::new(figures, info, pass);
+        summary.state_check = state;
+        summary
     }
 }
 
-impl Summary {
-    pub fn new(results: Vec<ConversationResult>, info: RunInfo) -> Self {
-        let mut tally = Tally::default();
-        for r in &results {
-            tally.add(r);
-        }
-        tally.summary(info, results)
+/// The summary of results gathered outside a run (a test's).
+pub fn summary_of(results: Vec<ConversationResult>, info: RunInfo) -> Summary {
+    let mut tally = Tally::default();
+    for r in &results {
+        tally.add(r);
     }
+    let pass = crate::run::driver::Pass {
+        resumed: results.iter().filter(|r| r.resumed).count(),
+        ..Default::default()
+    };
+    tally.summary(info, results, pass)
 }

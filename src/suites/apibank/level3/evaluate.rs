@@ -111,7 +111,7 @@ impl Interactive for Level3 {
         if let Some(trials) = trials {
             if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
             {
-                summary.user = user;
+                summary.figures.user = user;
                 p.user_model_requested = asked.user_model_requested;
                 p.prompt_templates = asked.prompt_templates;
             }
@@ -293,7 +293,7 @@ fn run_trial(
         progress: false,
     };
     let mut per_scenario = Vec::with_capacity(run.files.len());
-    let pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
+    let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
         Done::Evaluated {
             mut outcome,
             resumed,
@@ -309,14 +309,16 @@ fn run_trial(
     }
     let user_asked = per_scenario.iter().any(|o| o.user_asked);
     let (assistant_name, user_name) = names(run, user_asked);
+    let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = summarise(
         per_scenario,
         run.max_turns,
         assistant_name.clone(),
         user_name,
+        kind.settings,
+        pass,
     );
-    summary.settings = kind.settings;
-    summary.provenance = Some(provenance(run, &pass.dataset, &summary, assistant_name));
+    summary.provenance = Some(provenance(run, &dataset, &summary, assistant_name));
     summary.usage = run.meter.since(&started);
     if let Some(dir) = out {
         results::write_summary(dir, &summary)?;
@@ -527,26 +529,14 @@ mod tests {
             shopping,
             outcome("Reminder", None, Stop::UserLeft),
         ];
-        let summary = Summary {
-            suite: "apibank",
-            level: 3,
-            scenarios: 3,
-            completed: 1,
-            completion_rate: 1.0 / 3.0,
-            mean_turns: Some(4.0),
-            max_turns: 20,
-            assistant: "llm:m".into(),
-            user: "human".into(),
-            settings: Value::Null,
-            resumed: 0,
-            provenance: None,
-            trials: None,
-            state_check: summarise(per_scenario.clone(), 20, String::new(), String::new())
-                .state_check,
-            usage: Vec::new(),
+        let summary = summarise(
             per_scenario,
-            format_version: Default::default(),
-        };
+            20,
+            "llm:m".into(),
+            "human".into(),
+            Value::Null,
+            Default::default(),
+        );
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }
 }

@@ -2,16 +2,24 @@
 //! and turns to completion over the scenarios, with every scenario's
 //! outcome.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::run::ScenarioOutcome;
-use crate::eval::summary::StateTotals;
+use crate::run::driver::Pass;
+use crate::run::summary::{Figures, RunSummary, StateTotals};
 
-/// The run's summary (DESIGN.md: level 3 of `evaluate`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub suite: &'static str,
+/// The run's summary (DESIGN.md: level 3 of `evaluate`), its settings
+/// what decides whether a transcript in `--out` is reused: the players,
+/// temperature, turn and call bounds, retriever, databases, talkforge
+/// version.
+pub type Summary = RunSummary<ScenarioFigures>;
+
+/// Completion and turns over the scenarios (the first keys are the
+/// command-line contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioFigures {
+    pub suite: String,
     pub level: u8,
     pub scenarios: usize,
     pub completed: usize,
@@ -21,28 +29,13 @@ pub struct Summary {
     pub max_turns: usize,
     pub assistant: String,
     pub user: String,
-    /// What decides whether a transcript in `--out` is reused: the
-    /// players, temperature, turn and call bounds, retriever, databases,
-    /// talkforge version.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub settings: Value,
-    /// Scenarios whose result was taken from `--out`.
-    pub resumed: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<crate::eval::provenance::Provenance>,
-    /// pass^k over `--trials` (completion is the unit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::run::trials::Trials>,
-    /// The state check over the scenarios that have one (absent when none
-    /// has).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateTotals>,
-    /// The tokens each model asked used, the user model apart (absent
-    /// when no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_scenario: Vec<ScenarioOutcome>,
-    pub format_version: crate::eval::summary::FormatVersion,
+}
+
+impl Figures for ScenarioFigures {
+    fn files_evaluated(&self, _failed: usize) -> usize {
+        self.scenarios
+    }
 }
 
 /// The run's totals over its scenarios' outcomes.
@@ -51,15 +44,14 @@ pub fn summarise(
     max_turns: usize,
     assistant: String,
     user: String,
+    settings: Value,
+    pass: Pass,
 ) -> Summary {
     let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
     let scenarios = per_scenario.len();
-    let mut state_check: Option<StateTotals> = None;
-    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
-        state_check.get_or_insert_with(Default::default).add(check);
-    }
-    Summary {
-        suite: "apibank",
+    let state_check = StateTotals::of(per_scenario.iter().filter_map(|o| o.state_check.as_ref()));
+    let figures = ScenarioFigures {
+        suite: "apibank".into(),
         level: 3,
         scenarios,
         completed: turns.len(),
@@ -73,15 +65,11 @@ pub fn summarise(
         max_turns,
         assistant,
         user,
-        settings: Value::Null,
-        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
-        provenance: None,
-        trials: None,
-        state_check,
-        usage: Vec::new(),
         per_scenario,
-        format_version: Default::default(),
-    }
+    };
+    let mut summary = Summary::new(figures, settings, pass);
+    summary.state_check = state_check;
+    summary
 }
 
 #[cfg(test)]
@@ -106,11 +94,20 @@ mod tests {
             20,
             "a".into(),
             "u".into(),
+            Value::Null,
+            Pass::default(),
         );
         assert_eq!((s.scenarios, s.completed), (3, 2));
         assert_eq!(s.mean_turns, Some(3.5));
         assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
-        let none = summarise(vec![outcome(None)], 20, "a".into(), "u".into());
+        let none = summarise(
+            vec![outcome(None)],
+            20,
+            "a".into(),
+            "u".into(),
+            Value::Null,
+            Pass::default(),
+        );
         assert_eq!(none.mean_turns, None);
         let json = serde_json::to_value(&s).unwrap();
         for key in [
