@@ -3,19 +3,11 @@
 //! not be evaluated, provenance, and the tokens the models used. A section that does not apply to a
 //! kind says so, the same way in every format.
 
-use serde::Deserialize;
-
 use super::{Cell, Column, Section, Table};
-use crate::eval::provenance::Provenance;
-use crate::eval::summary::StateTotals;
 use crate::llm::usage::ModelUsage;
-
-/// A unit a run could not evaluate, as its `summary.json` lists it.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-pub struct NotEvaluated {
-    pub file: String,
-    pub error: String,
-}
+use crate::run::driver::Failure;
+use crate::run::provenance::Provenance;
+use crate::run::summary::StateTotals;
 
 /// One row of the pass^k table: a run's units, or a group of them.
 pub struct PassHatRow<'a> {
@@ -177,7 +169,7 @@ pub fn differs(
 }
 
 /// What each run could not evaluate, and why.
-pub fn not_evaluated(runs: &[&[NotEvaluated]], unit: &str) -> Section {
+pub fn not_evaluated(runs: &[&[Failure]], unit: &str) -> Section {
     let title = "Not evaluated";
     if runs.iter().all(|r| r.is_empty()) {
         return Section::new("not-evaluated", title)

@@ -79,7 +79,7 @@ fn ratio(num: usize, den: usize) -> f64 {
     }
 }
 
-fn cause_key(cause: Cause) -> &'static str {
+pub fn cause_key(cause: Cause) -> &'static str {
     match cause {
         Cause::NoApiCall => "no_api_call",
         Cause::ParseFailure => "parse_failure",
