@@ -301,7 +301,7 @@ fn results(runs: &[Run]) -> Section {
             rows.push(("all", &s.rates));
         }
         for (subset, r) in rows {
-            let rate = |x: f64| Cell::Percent((r.conversations > 0).then_some(x));
+            let rate = Cell::Percent;
             table.row(vec![
                 Cell::Text((i + 1).to_string()),
                 Cell::Text(subset.to_string()),
@@ -474,7 +474,7 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
             }
         }
     }
-    let per_subset = |title: &str, f: fn(&Rates) -> f64| Chart {
+    let per_subset = |title: &str, f: fn(&Rates) -> Option<f64>| Chart {
         title: title.to_string(),
         categories: subsets.clone(),
         series: runs
@@ -484,10 +484,7 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
                 let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
                 Series {
                     name: run_name(i),
-                    values: subsets
-                        .iter()
-                        .map(|s| of(s).filter(|r| r.conversations > 0).map(f))
-                        .collect(),
+                    values: subsets.iter().map(|s| of(s).and_then(f)).collect(),
                     counts: subsets
                         .iter()
                         .map(|s| of(s).map(|r| r.conversations))

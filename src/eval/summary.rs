@@ -46,77 +46,32 @@ impl Totals {
         self.turns_stopped_by_bound += r.turns_stopped_by_bound;
     }
 
+    /// The rates, none over no conversation.
     pub fn rates(&self) -> Rates {
+        let rate = |x: f64| (self.conversations > 0).then_some(x);
         Rates {
             conversations: self.conversations,
-            success_rate: ratio(self.successes, self.conversations, 0.0),
-            soft_success_rate: if self.conversations == 0 {
-                0.0
-            } else {
-                self.soft_success_sum / self.conversations as f64
-            },
-            precision: ratio(self.matches, self.predictions, 0.0),
-            recall: ratio(self.matches, self.ground_truths, 1.0),
-            action_precision: ratio(self.valid_actions, self.actions, 1.0),
-            incorrect_action_rate: ratio(self.bad_actions, self.actions, 0.0),
+            success_rate: rate(ratio(self.successes, self.conversations, 0.0)),
+            soft_success_rate: rate(self.soft_success_sum / self.conversations.max(1) as f64),
+            precision: rate(ratio(self.matches, self.predictions, 0.0)),
+            recall: rate(ratio(self.matches, self.ground_truths, 1.0)),
+            action_precision: rate(ratio(self.valid_actions, self.actions, 1.0)),
+            incorrect_action_rate: rate(ratio(self.bad_actions, self.actions, 0.0)),
         }
     }
 }
 
 /// The headline figures of a set of conversations. Over no conversation
-/// every rate is undefined: written as null, never as a 0 that reads as a
-/// result (and read back as 0, which nothing shows).
+/// every rate is undefined: null, never a 0 that reads as a result.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(into = "RatesJson", from = "RatesJson")]
 pub struct Rates {
     pub conversations: usize,
-    pub success_rate: f64,
-    pub soft_success_rate: f64,
-    pub precision: f64,
-    pub recall: f64,
-    pub action_precision: f64,
-    pub incorrect_action_rate: f64,
-}
-
-/// [`Rates`] as JSON holds them.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct RatesJson {
-    conversations: usize,
-    success_rate: Option<f64>,
-    soft_success_rate: Option<f64>,
-    precision: Option<f64>,
-    recall: Option<f64>,
-    action_precision: Option<f64>,
-    incorrect_action_rate: Option<f64>,
-}
-
-impl From<Rates> for RatesJson {
-    fn from(r: Rates) -> Self {
-        let rate = |x: f64| (r.conversations > 0).then_some(x);
-        RatesJson {
-            conversations: r.conversations,
-            success_rate: rate(r.success_rate),
-            soft_success_rate: rate(r.soft_success_rate),
-            precision: rate(r.precision),
-            recall: rate(r.recall),
-            action_precision: rate(r.action_precision),
-            incorrect_action_rate: rate(r.incorrect_action_rate),
-        }
-    }
-}
-
-impl From<RatesJson> for Rates {
-    fn from(r: RatesJson) -> Self {
-        Rates {
-            conversations: r.conversations,
-            success_rate: r.success_rate.unwrap_or_default(),
-            soft_success_rate: r.soft_success_rate.unwrap_or_default(),
-            precision: r.precision.unwrap_or_default(),
-            recall: r.recall.unwrap_or_default(),
-            action_precision: r.action_precision.unwrap_or_default(),
-            incorrect_action_rate: r.incorrect_action_rate.unwrap_or_default(),
-        }
-    }
+    pub success_rate: Option<f64>,
+    pub soft_success_rate: Option<f64>,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub action_precision: Option<f64>,
+    pub incorrect_action_rate: Option<f64>,
 }
 
 /// One subset's line of Table 1.

@@ -204,8 +204,8 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
         K::failures(runs),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),
+        sections::usage(&usage),
     ]);
-    sections.extend(sections::usage(&usage));
     Report {
         title: K::title(runs),
         runs: headers(runs),

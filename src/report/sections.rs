@@ -269,11 +269,12 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
     Section::new("provenance", title).table(table)
 }
 
-/// The tokens each run's models used, per model and role; None when no
-/// run asked a model (oracle and replay runs say nothing of tokens).
-pub fn usage(runs: &[&[ModelUsage]]) -> Option<Section> {
+/// The tokens each run's models used, per model and role (not
+/// applicable when no run asked a model: oracle and replay runs use none).
+pub fn usage(runs: &[&[ModelUsage]]) -> Section {
+    let title = "Tokens used";
     if runs.iter().all(|r| r.is_empty()) {
-        return None;
+        return Section::not_applicable("usage", title, "no run asked a model");
     }
     let mut table = Table::new(
         "Run",
@@ -310,11 +311,9 @@ pub fn usage(runs: &[&[ModelUsage]]) -> Option<Section> {
             ]);
         }
     }
-    Some(
-        Section::new("usage", "Tokens used")
+    Section::new("usage", title)
             .text(
                 "The tokens each model used, as its server reported them (`usage`). The token columns are what this run spent on the requests it sent; a reply taken from the cache cost nothing in this run, and what the cached replies cost when first asked is shown apart. Replies without usage (a server that sends none, a cache entry older than talkforge keeping it) are counted but add no tokens.",
             )
-            .table(table),
-    )
+        .table(table)
 }

@@ -456,17 +456,10 @@ pub fn human(s: &Summary) -> String {
         );
     }
     if let Some(t) = &s.trials {
-        let figures: Vec<String> = t
-            .all
-            .pass_hat
-            .iter()
-            .enumerate()
-            .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
-            .collect();
         out += &format!(
             "over {} trials (completion): {} (the figures above are trial 1's)\n",
             t.trials,
-            figures.join(", ")
+            crate::run::trials::pass_hat_words(&t.all.pass_hat)
         );
     }
     if s.resumed > 0 {
