@@ -4,14 +4,13 @@
 //! the samples whose verdict differs between runs; the shared sections
 //! are [`crate::report::runs`]'.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use serde_json::{json, Value};
 
-use crate::report::runs::{same_dataset, Kind, Run};
-use crate::report::{sections, Cell, Chart, Column, Scale, Section, Series, Table};
+use crate::report::runs::{mixed, same_dataset, series, unit_rows, Kind, Run};
+use crate::report::{sections, Cell, Chart, Column, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 use crate::suites::apibank::eval::report::{cause_key, LevelFigures};
 use crate::suites::apibank::eval::run::SampleRecord;
@@ -285,24 +284,13 @@ type SampleKey = (String, usize, u8);
 /// The samples right in some runs and wrong in others: each with its API
 /// and each run's line (None where a run lacks it).
 pub fn verdict_differs(runs: &[LevelRun]) -> Vec<(SampleKey, String, Vec<Option<&SampleRecord>>)> {
-    let mut order: Vec<(SampleKey, String)> = Vec::new();
-    let mut lines: BTreeMap<SampleKey, Vec<Option<&SampleRecord>>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for s in &run.summary.per_sample {
-            let key = (s.file.clone(), s.turn, s.occurrence);
-            let row = lines.entry(key.clone()).or_insert_with(|| {
-                order.push((key, s.api_name.clone()));
-                vec![None; runs.len()]
-            });
-            row[i] = Some(s);
-        }
-    }
-    order
+    let key = |s: &SampleRecord| (s.file.clone(), s.turn, s.occurrence);
+    let rows = unit_rows(runs, |r| &r.summary.per_sample, key);
+    mixed(rows, |s| s.correct)
         .into_iter()
-        .filter_map(|(key, api)| {
-            let row = lines.remove(&key)?;
-            let known: Vec<bool> = row.iter().flatten().map(|s| s.correct).collect();
-            (known.iter().any(|c| *c) && known.iter().any(|c| !*c)).then_some((key, api, row))
+        .map(|(key, row)| {
+            let api = row.iter().flatten().next().map(|s| s.api_name.clone());
+            (key, api.unwrap_or_default(), row)
         })
         .collect()
 }
@@ -521,29 +509,12 @@ fn per_api(runs: &[LevelRun]) -> Section {
 /// APIs shown in the per-API chart, at most (those with most samples).
 const CHART_APIS: usize = 40;
 
-/// A series' values and the units each is over.
-type ValuesAndCounts = (Vec<Option<f64>>, Vec<Option<usize>>);
-
 fn charts(runs: &[LevelRun]) -> Vec<Chart> {
-    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
-    let series = |f: &dyn Fn(&LevelRun) -> ValuesAndCounts| {
-        runs.iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let (values, counts) = f(r);
-                Series {
-                    name: run_name(i),
-                    values,
-                    counts,
-                }
-            })
-            .collect()
-    };
     let mut charts = vec![
         Chart {
             title: "API-call accuracy per run".into(),
             categories: vec!["API-call accuracy".into()],
-            series: series(&|r| {
+            series: series(runs, |r| {
                 let s = &r.summary;
                 (
                     vec![(s.samples > 0).then_some(s.accuracy)],
@@ -555,7 +526,9 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
         Chart {
             title: "ROUGE-L of the replies per run".into(),
             categories: vec!["ROUGE-L".into()],
-            series: series(&|r| (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])),
+            series: series(runs, |r| {
+                (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])
+            }),
             scale: Scale::Plain,
         },
     ];
@@ -565,7 +538,7 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
         charts.push(Chart {
             title: "API-call accuracy by API".into(),
             categories: names.clone(),
-            series: series(&|r| {
+            series: series(runs, |r| {
                 let of = |api: &String| r.summary.by_api.get(api);
                 (
                     names
@@ -586,7 +559,7 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
     charts.push(Chart {
         title: "Error causes per run (share of the wrong samples)".into(),
         categories: keys.iter().map(|k| cause_label(k)).collect(),
-        series: series(&|r| {
+        series: series(runs, |r| {
             (
                 keys.iter().map(|k| cause_share(r, k)).collect(),
                 keys.iter()

@@ -4,18 +4,19 @@
 //! documentation ablations, API modes), with Table 2's shares per run and
 //! the conversations whose outcome differs between runs.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
 use super::level_runs::LevelRun;
-use super::outcome::ToolTally;
+use super::outcome::{ConversationResult, ToolTally};
 use super::output::RunInfo;
 use super::scenario_runs::ScenarioRun;
 use super::summary::{Conversations, Rates};
-use crate::report::runs::{check_datasets, check_version, Kind as ReportKind};
-use crate::report::{sections, Cell, Chart, Scale, Section, Series, Table};
+use crate::report::runs::{
+    check_datasets, check_version, mixed, series, unit_rows, Kind as ReportKind,
+};
+use crate::report::{sections, Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 use crate::{Error, Result};
 
@@ -149,30 +150,18 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
 /// The conversations (by file name) that succeeded in some runs and
 /// failed in others, with each run's outcome (null where a run lacks it).
 pub fn outcome_differs(runs: &[Run]) -> Vec<(String, Vec<Option<bool>>)> {
-    let key = |file: &str| {
-        Path::new(file)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+    let name = |c: &ConversationResult| {
+        let name = Path::new(&c.file).file_name().unwrap_or_default();
+        name.to_string_lossy().into_owned()
     };
-    let mut order: Vec<String> = Vec::new();
-    let mut outcomes: BTreeMap<String, Vec<Option<bool>>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for c in &run.summary.per_conversation {
-            let k = key(&c.file);
-            let row = outcomes.entry(k.clone()).or_insert_with(|| {
-                order.push(k.clone());
-                vec![None; runs.len()]
-            });
-            row[i] = Some(c.metrics.success);
-        }
-    }
-    order
+    let rows = unit_rows(runs, |r| &r.summary.per_conversation, name);
+    mixed(rows, |c| c.metrics.success)
         .into_iter()
-        .filter_map(|k| {
-            let row = outcomes.remove(&k)?;
-            let known: Vec<bool> = row.iter().flatten().copied().collect();
-            (known.iter().any(|s| *s) && known.iter().any(|s| !*s)).then_some((k, row))
+        .map(|(file, row)| {
+            (
+                file,
+                row.iter().map(|c| c.map(|c| c.metrics.success)).collect(),
+            )
         })
         .collect()
 }
@@ -464,7 +453,6 @@ pub fn report_of_summary(summary: &super::summary::Summary, dir: &Path) -> Resul
 const CHART_TOOLS: usize = 40;
 
 fn charts(runs: &[Run]) -> Vec<Chart> {
-    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
     // Subsets in the order first seen.
     let mut subsets: Vec<String> = Vec::new();
     for run in runs {
@@ -477,21 +465,16 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
     let per_subset = |title: &str, f: fn(&Rates) -> Option<f64>| Chart {
         title: title.to_string(),
         categories: subsets.clone(),
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
-                Series {
-                    name: run_name(i),
-                    values: subsets.iter().map(|s| of(s).and_then(f)).collect(),
-                    counts: subsets
-                        .iter()
-                        .map(|s| of(s).map(|r| r.conversations))
-                        .collect(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
+            (
+                subsets.iter().map(|s| of(s).and_then(f)).collect(),
+                subsets
+                    .iter()
+                    .map(|s| of(s).map(|r| r.conversations))
+                    .collect(),
+            )
+        }),
         scale: Scale::Percent,
     };
     let mut charts = vec![
@@ -516,25 +499,20 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
     let per_tool = |title: &str, f: fn(&ToolTally) -> (usize, usize)| Chart {
         title: title.to_string(),
         categories: tool_names.clone(),
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let of = |t: &String| run.summary.tools.get(t).map(f);
-                Series {
-                    name: run_name(i),
-                    values: tool_names
-                        .iter()
-                        .map(|t| {
-                            of(t)
-                                .filter(|(_, n)| *n > 0)
-                                .map(|(k, n)| k as f64 / n as f64)
-                        })
-                        .collect(),
-                    counts: tool_names.iter().map(|t| of(t).map(|(_, n)| n)).collect(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let of = |t: &String| run.summary.tools.get(t).map(f);
+            (
+                tool_names
+                    .iter()
+                    .map(|t| {
+                        of(t)
+                            .filter(|(_, n)| *n > 0)
+                            .map(|(k, n)| k as f64 / n as f64)
+                    })
+                    .collect(),
+                tool_names.iter().map(|t| of(t).map(|(_, n)| n)).collect(),
+            )
+        }),
         scale: Scale::Percent,
     };
     if !tool_names.is_empty() {
@@ -552,25 +530,15 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
             "Faulty planning".to_string(),
             "Incorrect invocation".to_string(),
         ],
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let e = &run.summary.error_types;
-                Series {
-                    name: run_name(i),
-                    values: [
-                        e.premature_tool_call,
-                        e.faulty_planning,
-                        e.incorrect_invocation,
-                    ]
-                    .iter()
-                    .map(|n| Some(*n as f64))
-                    .collect(),
-                    counts: Vec::new(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let e = &run.summary.error_types;
+            let counts = [
+                e.premature_tool_call,
+                e.faulty_planning,
+                e.incorrect_invocation,
+            ];
+            (counts.iter().map(|n| Some(*n as f64)).collect(), Vec::new())
+        }),
         scale: Scale::Plain,
     });
     charts

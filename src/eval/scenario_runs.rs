@@ -5,13 +5,12 @@
 //! whose databases ended otherwise than the ground truth's; the shared
 //! sections are [`crate::report::runs`]'.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 use super::report::state_places;
-use crate::report::runs::{Kind, Run};
+use crate::report::runs::{mixed, series, unit_rows, Kind, Run};
 use crate::report::{sections, Cell, Chart, Column, Scale, Section, Series, Table};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
@@ -141,15 +140,13 @@ impl Kind for ScenarioFigures {
         results = results.table(table).chart(Chart {
             title: "Completion rate per run".into(),
             categories: vec!["Completed".into()],
-            series: runs
-                .iter()
-                .enumerate()
-                .map(|(i, r)| Series {
-                    name: format!("run {}: {}", i + 1, r.label),
-                    values: vec![(r.summary.scenarios > 0).then_some(r.summary.completion_rate)],
-                    counts: vec![Some(r.summary.scenarios)],
-                })
-                .collect(),
+            series: series(runs, |r| {
+                let s = &r.summary;
+                (
+                    vec![(s.scenarios > 0).then_some(s.completion_rate)],
+                    vec![Some(s.scenarios)],
+                )
+            }),
             scale: Scale::Percent,
         });
         let rows = scenario_rows(runs);
@@ -284,35 +281,12 @@ pub fn report_of_summary(summary: &RunSummary<ScenarioFigures>, dir: &Path) -> R
 /// The scenarios of the runs, in the order first seen (by scenario name),
 /// each with every run's line (None where a run lacks it).
 pub fn scenario_rows(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioOutcome>>)> {
-    let mut order: Vec<String> = Vec::new();
-    let mut rows: BTreeMap<String, Vec<Option<&ScenarioOutcome>>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for s in &run.summary.per_scenario {
-            let row = rows.entry(s.scenario.clone()).or_insert_with(|| {
-                order.push(s.scenario.clone());
-                vec![None; runs.len()]
-            });
-            row[i] = Some(s);
-        }
-    }
-    order
-        .into_iter()
-        .filter_map(|name| {
-            let row = rows.remove(&name)?;
-            Some((name, row))
-        })
-        .collect()
+    unit_rows(runs, |r| &r.summary.per_scenario, |s| s.scenario.clone())
 }
 
 /// The scenarios completed in some runs and not in others.
 pub fn completion_differs(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioOutcome>>)> {
-    scenario_rows(runs)
-        .into_iter()
-        .filter(|(_, row)| {
-            let known: Vec<bool> = row.iter().flatten().map(|s| s.completed).collect();
-            known.iter().any(|c| *c) && known.iter().any(|c| !*c)
-        })
-        .collect()
+    mixed(scenario_rows(runs), |s| s.completed)
 }
 
 /// A scenario's cell: its turns, or how it ended.

@@ -305,3 +305,59 @@ where
     report.title = title;
     super::markdown::render(&report)
 }
+
+/// Each unit of the runs (by `key`, in the order first seen) with every
+/// run's entry for it (None where a run lacks it).
+pub fn unit_rows<'a, K: Kind, T, Key: Ord + Clone>(
+    runs: &'a [Run<K>],
+    units: impl Fn(&'a Run<K>) -> &'a [T],
+    key: impl Fn(&T) -> Key,
+) -> Vec<(Key, Vec<Option<&'a T>>)> {
+    let mut order: Vec<Key> = Vec::new();
+    let mut rows: std::collections::BTreeMap<Key, Vec<Option<&T>>> = Default::default();
+    for (i, run) in runs.iter().enumerate() {
+        for unit in units(run) {
+            let row = rows.entry(key(unit)).or_insert_with(|| {
+                order.push(key(unit));
+                vec![None; runs.len()]
+            });
+            row[i] = Some(unit);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| Some((k.clone(), rows.remove(&k)?)))
+        .collect()
+}
+
+/// The rows whose unit succeeded in some runs and failed in others.
+pub fn mixed<Key, T>(
+    rows: Vec<(Key, Vec<Option<&T>>)>,
+    succeeded: impl Fn(&T) -> bool,
+) -> Vec<(Key, Vec<Option<&T>>)> {
+    rows.into_iter()
+        .filter(|(_, row)| {
+            let known: Vec<bool> = row.iter().flatten().map(|u| succeeded(u)).collect();
+            known.contains(&true) && known.contains(&false)
+        })
+        .collect()
+}
+
+/// A chart's series, one a run (named by its number and label), each
+/// with its values and the units each is over.
+pub fn series<K: Kind>(
+    runs: &[Run<K>],
+    values: impl Fn(&Run<K>) -> (Vec<Option<f64>>, Vec<Option<usize>>),
+) -> Vec<super::Series> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let (values, counts) = values(run);
+            super::Series {
+                name: format!("run {}: {}", i + 1, run.label),
+                values,
+                counts,
+            }
+        })
+        .collect()
+}
