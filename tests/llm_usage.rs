@@ -168,7 +168,7 @@ fn a_server_that_sends_no_usage_is_counted_without_tokens() {
 }
 
 #[test]
-fn a_run_that_asks_no_model_says_nothing_of_tokens() {
+fn a_run_that_asks_no_model_counts_no_tokens() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     dataset(root);
@@ -177,7 +177,10 @@ fn a_run_that_asks_no_model_says_nothing_of_tokens() {
     assert!(summary.get("usage").is_none(), "{summary}");
     assert!(!String::from_utf8_lossy(&output.stdout).contains("tokens"));
     let report = std::fs::read_to_string(root.join("out/report.md")).unwrap();
-    assert!(!report.contains("Tokens used"), "{report}");
+    assert!(
+        report.contains("## Tokens used\n\nNot applicable: no run asked a model"),
+        "{report}"
+    );
 }
 
 /// A server nobody answers on: a request would fail.

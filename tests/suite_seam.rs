@@ -363,7 +363,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         (summary.predictions, summary.matches, summary.bad_actions),
         (3, 3, 0)
     );
-    assert_eq!(summary.rates.success_rate, 1.0);
+    assert_eq!(summary.rates.success_rate, Some(1.0));
 
     // An assistant that adds the wrong amount makes a bad action and
     // misses the gold Add; its Total still matches.
@@ -387,7 +387,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         (summary.matches, summary.actions, summary.bad_actions),
         (2, 1, 1)
     );
-    assert_eq!(summary.rates.success_rate, 0.0);
+    assert_eq!(summary.rates.success_rate, Some(0.0));
 }
 
 /// A call the world cannot reproduce offline is listed apart from the

@@ -636,13 +636,9 @@ fn run_levels(
 const SHOWN_FAILURES: usize = 10;
 
 fn human(s: &Summary) -> String {
-    let none = s.rates.conversations == 0;
-    let pct = |x: f64| {
-        if none {
-            "-".to_string()
-        } else {
-            format!("{}%", crate::report::pct(x))
-        }
+    let pct = |x: Option<f64>| match x {
+        Some(x) => format!("{}%", crate::report::pct(x)),
+        None => "-".to_string(),
     };
     let mut out = format!(
         "{}, predictor {}, similarity {}\n",
@@ -705,17 +701,10 @@ fn human(s: &Summary) -> String {
         );
     }
     if let Some(t) = &s.trials {
-        let figures: Vec<String> = t
-            .all
-            .pass_hat
-            .iter()
-            .enumerate()
-            .map(|(k, p)| format!("pass^{} {}", k + 1, pct(*p)))
-            .collect();
         out += &format!(
             "over {} trials: {} (the figures above are trial 1's)\n",
             t.trials,
-            figures.join(", ")
+            crate::run::trials::pass_hat_words(&t.all.pass_hat)
         );
     }
     if s.resumed > 0 {

@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::Status;
-use crate::eval::runs::{self, load, Compared};
-use crate::eval::{level_runs, scenario_runs};
+use crate::eval::runs::{load, Compared};
+use crate::report::runs::{document, report};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -46,9 +46,9 @@ pub struct Args {
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<Status, Error> {
     let compared = load(&args.runs, args.allow_different_datasets)?;
     let (report, document) = match &compared {
-        Compared::Conversations(runs) => (runs::report(runs), runs::document(runs)),
-        Compared::Levels(runs) => (level_runs::report(runs), level_runs::document(runs)),
-        Compared::Scenarios(runs) => (scenario_runs::report(runs), scenario_runs::document(runs)),
+        Compared::Conversations(runs) => (report(runs), document(runs)),
+        Compared::Levels(runs) => (report(runs), document(runs)),
+        Compared::Scenarios(runs) => (report(runs), document(runs)),
     };
     let text = match args.format {
         ReportFormat::Markdown => crate::report::markdown::render(&report)?,

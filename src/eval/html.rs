@@ -31,7 +31,7 @@ pub fn failed_dialogues(runs: &[Run]) -> (String, Vec<String>) {
             .per_conversation
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.success);
+            .filter(|(_, c)| !c.metrics.success);
         for (c_index, c) in failed.take(DIALOGUES_PER_RUN) {
             if let Some(document) = outputs.document(&c.file) {
                 let anchor = anchor(r + 1, c_index);

@@ -1,249 +1,240 @@
 //! Runs scored by samples at a level (API-Bank's levels 1 and 2) side by
-//! side, for `talkforge report`: each run's `summary.json` read back, put
-//! in one table of accuracy and ROUGE-L, accuracy per API, the error
-//! causes as shares of the wrong samples, pass^k where the runs have it,
-//! and the samples whose verdict differs between runs.
+//! side, for `talkforge report`: one table of accuracy and ROUGE-L,
+//! accuracy per API, the error causes as shares of the wrong samples, and
+//! the samples whose verdict differs between runs; the shared sections
+//! are [`crate::report::runs`]'.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::provenance::Provenance;
-use crate::report::sections::{self, NotEvaluated};
-use crate::report::{Cell, Chart, Column, Report, Scale, Section, Series, Table};
-use crate::run::trials::Trials as SampleTrials;
+use crate::report::runs::{mixed, same_dataset, series, unit_rows, Kind, Run};
+use crate::report::{sections, Cell, Chart, Column, Scale, Section, Table};
+use crate::run::summary::RunSummary;
+use crate::suites::apibank::eval::report::{cause_key, LevelFigures};
+use crate::suites::apibank::eval::run::SampleRecord;
 use crate::Result;
 
-/// What `report` reads of a level run's `summary.json`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct LevelSummary {
-    pub suite: String,
-    pub level: u8,
-    /// Call samples.
-    pub samples: usize,
-    pub correct: usize,
-    pub accuracy: f64,
-    pub rouge_l: Option<f64>,
-    #[serde(default)]
-    pub replies: usize,
-    #[serde(default)]
-    pub predictor: String,
-    /// The run's settings (`evaluation` in summaries before provenance).
-    #[serde(default, alias = "evaluation")]
-    pub settings: Value,
-    #[serde(default)]
-    pub dialogues: usize,
-    #[serde(default)]
-    pub by_api: BTreeMap<String, ApiLine>,
-    /// Wrong samples per cause.
-    #[serde(default)]
-    pub causes: IndexMap<String, usize>,
-    #[serde(default)]
-    pub trials: Option<SampleTrials>,
-    #[serde(default)]
-    pub provenance: Option<Provenance>,
-    /// The tokens each model used (absent: no model was asked).
-    #[serde(default)]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub per_sample: Vec<SampleLine>,
-    /// The scoring the figures follow, and both scorings' counts (absent
-    /// from runs made before there were two).
-    #[serde(default)]
-    pub scoring: Option<String>,
-    #[serde(default)]
-    pub correct_reference: Option<usize>,
-    #[serde(default)]
-    pub correct_lenient: Option<usize>,
-    #[serde(default)]
-    pub resumed: usize,
-    /// Dialogues that could not be evaluated.
-    #[serde(default)]
-    pub failures: Vec<NotEvaluated>,
+/// A level run's folder, as `report` reads it.
+pub type LevelRun = Run<LevelFigures>;
+
+/// How the reports name a sample.
+pub fn place(s: &SampleRecord) -> String {
+    let second = if s.occurrence > 0 {
+        " (second sample)"
+    } else {
+        ""
+    };
+    // The line as an editor numbers it.
+    format!("{} line {}{second}", s.file, s.turn + 1)
 }
 
-/// One API's samples.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct ApiLine {
-    pub samples: usize,
-    pub correct: usize,
+/// The models the server reported, or the model asked for.
+pub fn model(summary: &RunSummary<LevelFigures>) -> Option<String> {
+    let p = summary.provenance.as_ref()?;
+    if !p.models_reported.is_empty() {
+        return Some(p.models_reported.join(", "));
+    }
+    p.model_requested.clone()
 }
 
-/// What `report` reads of a `per_sample` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct SampleLine {
-    pub file: String,
-    pub turn: usize,
-    #[serde(default)]
-    pub occurrence: u8,
-    pub api_name: String,
-    pub correct: bool,
-    #[serde(default)]
-    pub reason: Option<String>,
-    #[serde(default)]
-    pub cause: Option<String>,
-    /// The gold call's recorded result is a known erratum.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub known: Option<crate::errata::Known>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub correct_reference: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub correct_lenient: Option<bool>,
-    /// Where the two scorings differ: the corrections that changed the
-    /// verdict and each scoring's reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scoring_difference: Option<ScoringDifference>,
+/// Where the per-dialogue output files are (a run of trials: the first
+/// trial's).
+fn samples_dir(run: &LevelRun) -> PathBuf {
+    let base = if run.summary.trials.is_some() {
+        run.dir.join("trial-1")
+    } else {
+        run.dir.clone()
+    };
+    base.join(crate::suite::levels::SAMPLES_DIR)
 }
 
-/// What a sample's `scoring_difference` holds.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct ScoringDifference {
-    pub corrections: Vec<String>,
-    pub reference: Option<String>,
-    pub lenient: Option<String>,
-}
+impl Kind for LevelFigures {
+    type Settings = Value;
+    const NAME: &'static str = "levels";
+    const UNIT: &'static str = "call sample";
+    const FILE: &'static str = "dialogue";
 
-impl SampleLine {
-    /// How the reports name the sample.
-    pub fn place(&self) -> String {
-        let second = if self.occurrence > 0 {
-            " (second sample)"
-        } else {
-            ""
-        };
-        // The line as an editor numbers it.
-        format!("{} line {}{second}", self.file, self.turn + 1)
+    /// The predictor and the settings that tell level runs apart.
+    fn label(s: &RunSummary<Self>) -> Vec<String> {
+        let run = &s.settings;
+        let p = &run["settings"];
+        let mut parts = vec![match p["predictions"].as_str() {
+            Some(file) => format!(
+                "{}:{}",
+                s.predictor,
+                Path::new(file)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+            None => s.predictor.clone(),
+        }];
+        if p["api_mode"] == "functions" {
+            parts.push("api functions".into());
+        }
+        if p["no_docs"] == true {
+            parts.push("no docs".into());
+        }
+        if let Some(t) = p["temperature"].as_f64() {
+            // The f32 the run recorded, shown as typed.
+            parts.push(format!("T={}", t as f32));
+        }
+        if let Some(templates) = s.provenance.as_ref().map(|p| &p.prompt_templates) {
+            for name in templates.keys().filter(|n| !n.starts_with("prompts/")) {
+                parts.push(format!("template {name}"));
+            }
+        }
+        if run["state"].as_str().is_some_and(|st| st != "fresh") {
+            parts.push(format!(
+                "state {}",
+                run["state"].as_str().unwrap_or_default()
+            ));
+        }
+        if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
+            parts.push(format!("retriever {retriever}"));
+        }
+        if let Some(scoring) = run["scoring"].as_str().filter(|s| *s != "reference") {
+            parts.push(format!("{scoring} scoring"));
+        }
+        parts
     }
-}
 
-/// One level run's folder.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LevelRunDir {
-    /// The folder as given.
-    pub dir: PathBuf,
-    /// What sets it apart, in words.
-    pub label: String,
-    pub summary: LevelSummary,
-}
+    fn models(summary: &RunSummary<Self>) -> Option<String> {
+        model(summary)
+    }
 
-impl super::runs::RunDir for LevelRunDir {
-    fn dir(&self) -> &Path {
-        &self.dir
+    fn title(runs: &[LevelRun]) -> String {
+        let levels: Vec<String> = levels(runs).iter().map(u8::to_string).collect();
+        format!("Runs at level {} compared", levels.join(" and "))
     }
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn provenance(&self) -> Option<&super::provenance::Provenance> {
-        self.summary.provenance.as_ref()
-    }
-    fn models(&self) -> Option<String> {
-        self.model()
-    }
-    fn unit(&self) -> &'static str {
-        "call sample"
-    }
-    fn evaluated(&self) -> usize {
-        self.summary.samples
-    }
-    fn not_evaluated(&self) -> &[NotEvaluated] {
-        &self.summary.failures
-    }
-}
 
-impl LevelRunDir {
-    /// Parse `text`, the `summary.json` at `path` in `dir`.
-    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
-        let summary: LevelSummary =
-            serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
-        Ok(LevelRunDir {
-            dir: dir.to_path_buf(),
-            label: label(&summary),
-            summary,
+    /// Runs at levels 1 and 2 share a page, each level over its own
+    /// dialogues.
+    fn same_dataset(runs: &[LevelRun]) -> bool {
+        levels(runs)
+            .into_iter()
+            .all(|level| same_dataset(runs.iter().filter(|r| r.summary.level == level)))
+    }
+
+    /// Settings, results (with the paper's Table 3 when levels 1 and 2 are
+    /// both there), both scorings, error causes and accuracy per API.
+    fn tables(runs: &[LevelRun]) -> Vec<Section> {
+        let mut results = Section::new("results", "Results by run")
+            .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.");
+        let mut table = Table::new(
+            "Run",
+            &[
+                "Level",
+                "Dialogues",
+                "Call samples",
+                "Correct",
+                "API-call accuracy",
+                "Replies",
+                "ROUGE-L",
+            ],
+        );
+        for (i, run) in runs.iter().enumerate() {
+            let s = &run.summary;
+            table.row(vec![
+                Cell::Text((i + 1).to_string()),
+                Cell::Count(s.level.into()),
+                Cell::Count(s.dialogues),
+                Cell::Count(s.samples),
+                Cell::Count(s.correct),
+                Cell::Percent((s.samples > 0).then_some(s.accuracy)),
+                Cell::Count(s.replies),
+                Cell::Number(s.rouge_l, 4),
+            ]);
+        }
+        results = results.table(table);
+        for chart in charts(runs) {
+            results = results.chart(chart);
+        }
+        let mut sections = vec![settings(runs), results, scorings(runs)];
+        sections.extend(table3(runs));
+        sections.push(causes_section(runs));
+        sections.push(per_api(runs));
+        sections
+    }
+
+    fn state_differs(
+        _: &[LevelRun],
+    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
+        Err("each call sample is one call on fresh databases, and its verdict already compares that call's result")
+    }
+
+    fn differs(runs: &[LevelRun]) -> Section {
+        let differs = verdict_differs(runs)
+            .into_iter()
+            .map(|((file, turn, occurrence), api, row)| {
+                let second = if occurrence > 0 {
+                    ", second sample"
+                } else {
+                    ""
+                };
+                (
+                    format!("{file} line {} {api}{second}", turn + 1),
+                    row.into_iter().map(|s| Some(verdict(s))).collect(),
+                )
+            })
+            .collect();
+        sections::differs(
+            "Samples whose verdict differs between runs",
+            "Sample",
+            runs.len(),
+            differs,
+            "None: every sample was right or wrong in every run alike.",
+        )
+    }
+
+    fn failures(runs: &[LevelRun]) -> Section {
+        wrong_samples(runs)
+    }
+
+    fn run_document(r: &LevelRun) -> Value {
+        let s = &r.summary;
+        let shares: IndexMap<&String, Option<f64>> =
+            s.causes.keys().map(|c| (c, cause_share(r, c))).collect();
+        json!({
+            "suite": s.suite,
+            "level": s.level,
+            "predictor": s.predictor,
+            "model": model(s),
+            "dialogues": s.dialogues,
+            "samples": s.samples,
+            "correct": s.correct,
+            "accuracy": s.accuracy,
+            "replies": s.replies,
+            "rouge_l": s.rouge_l,
+            "by_api": s.by_api,
+            "causes": s.causes,
+            "cause_shares": shares,
+            "wrong": s.per_sample.iter().filter(|x| !x.correct).collect::<Vec<_>>(),
         })
     }
 
-    /// The models the server reported, or the model asked for.
-    pub fn model(&self) -> Option<String> {
-        let p = self.summary.provenance.as_ref()?;
-        if !p.models_reported.is_empty() {
-            return Some(p.models_reported.join(", "));
-        }
-        p.model_requested.clone()
-    }
-
-    /// Where the per-dialogue output files are (a run of trials: the
-    /// first trial's).
-    pub fn samples_dir(&self) -> PathBuf {
-        let base = if self.summary.trials.is_some() {
-            self.dir.join("trial-1")
-        } else {
-            self.dir.clone()
-        };
-        base.join(crate::suite::levels::SAMPLES_DIR)
+    fn document(runs: &[LevelRun]) -> Value {
+        json!({
+            "level": runs[0].summary.level,
+            "levels": levels(runs),
+            "verdict_differs": verdict_differs(runs)
+                .into_iter()
+                .map(|((file, turn, occurrence), api, row)| json!({
+                    "file": file, "turn": turn, "occurrence": occurrence, "api_name": api,
+                    "correct": row.iter().map(|s| s.map(|s| s.correct)).collect::<Vec<_>>(),
+                }))
+                .collect::<Vec<_>>(),
+        })
     }
 }
 
-/// The predictor and the settings that tell level runs apart.
-fn label(s: &LevelSummary) -> String {
-    let run = &s.settings;
-    let p = &run["settings"];
-    let mut parts = vec![match p["predictions"].as_str() {
-        Some(file) => format!(
-            "{}:{}",
-            s.predictor,
-            Path::new(file)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        ),
-        None => s.predictor.clone(),
-    }];
-    if p["api_mode"] == "functions" {
-        parts.push("api functions".into());
-    }
-    if p["no_docs"] == true {
-        parts.push("no docs".into());
-    }
-    if let Some(t) = p["temperature"].as_f64() {
-        // The f32 the run recorded, shown as typed.
-        parts.push(format!("T={}", t as f32));
-    }
-    if let Some(templates) = s.provenance.as_ref().map(|p| &p.prompt_templates) {
-        for name in templates.keys().filter(|n| !n.starts_with("prompts/")) {
-            parts.push(format!("template {name}"));
-        }
-    }
-    if run["state"].as_str().is_some_and(|st| st != "fresh") {
-        parts.push(format!(
-            "state {}",
-            run["state"].as_str().unwrap_or_default()
-        ));
-    }
-    if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
-        parts.push(format!("retriever {retriever}"));
-    }
-    if let Some(scoring) = run["scoring"].as_str().filter(|s| *s != "reference") {
-        parts.push(format!("{scoring} scoring"));
-    }
-    if let Some(t) = &s.trials {
-        parts.push(format!("{} trials", t.trials));
-    }
-    parts.join(", ")
+/// `report.md` of a level run just made.
+pub fn report_of_summary(summary: &RunSummary<LevelFigures>, dir: &Path) -> Result<String> {
+    let title = format!("API-Bank level {}: {}", summary.level, summary.predictor);
+    crate::report::runs::report_md(summary, dir, title)
 }
-
-/// Whether runs at the same level evaluated the same dataset (runs at
-/// levels 1 and 2 share a page, each level over its own dialogues).
-pub fn same_dataset_per_level(runs: &[LevelRunDir]) -> bool {
-    levels(runs).into_iter().all(|level| {
-        let at: Vec<&LevelRunDir> = runs.iter().filter(|r| r.summary.level == level).collect();
-        at.iter()
-            .all(|r| r.dataset().is_some() && r.dataset() == at[0].dataset())
-    })
-}
-
-pub use super::runs::RunDir;
 
 /// A cause's key in words ("no_api_call": "no API call").
 pub fn cause_label(key: &str) -> String {
@@ -254,7 +245,7 @@ pub fn cause_label(key: &str) -> String {
 }
 
 /// The causes the runs count, in the order first seen.
-pub fn causes(runs: &[LevelRunDir]) -> Vec<String> {
+pub fn causes(runs: &[LevelRun]) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
     for run in runs {
         for key in run.summary.causes.keys() {
@@ -267,14 +258,14 @@ pub fn causes(runs: &[LevelRunDir]) -> Vec<String> {
 }
 
 /// `run`'s wrong samples with `cause`, as a share of its wrong samples.
-pub fn cause_share(run: &LevelRunDir, cause: &str) -> Option<f64> {
+pub fn cause_share(run: &LevelRun, cause: &str) -> Option<f64> {
     let wrong = run.summary.samples - run.summary.correct;
     let n = run.summary.causes.get(cause).copied().unwrap_or(0);
     (wrong > 0).then(|| n as f64 / wrong as f64)
 }
 
 /// The APIs the runs have samples of, most samples first.
-pub fn apis(runs: &[LevelRunDir]) -> Vec<String> {
+pub fn apis(runs: &[LevelRun]) -> Vec<String> {
     let mut counts: IndexMap<&str, usize> = IndexMap::new();
     for run in runs {
         for (name, tally) in &run.summary.by_api {
@@ -292,144 +283,32 @@ type SampleKey = (String, usize, u8);
 
 /// The samples right in some runs and wrong in others: each with its API
 /// and each run's line (None where a run lacks it).
-pub fn verdict_differs(runs: &[LevelRunDir]) -> Vec<(SampleKey, String, Vec<Option<&SampleLine>>)> {
-    let mut order: Vec<(SampleKey, String)> = Vec::new();
-    let mut lines: BTreeMap<SampleKey, Vec<Option<&SampleLine>>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for s in &run.summary.per_sample {
-            let key = (s.file.clone(), s.turn, s.occurrence);
-            let row = lines.entry(key.clone()).or_insert_with(|| {
-                order.push((key, s.api_name.clone()));
-                vec![None; runs.len()]
-            });
-            row[i] = Some(s);
-        }
-    }
-    order
+pub fn verdict_differs(runs: &[LevelRun]) -> Vec<(SampleKey, String, Vec<Option<&SampleRecord>>)> {
+    let key = |s: &SampleRecord| (s.file.clone(), s.turn, s.occurrence);
+    let rows = unit_rows(runs, |r| &r.summary.per_sample, key);
+    mixed(rows, |s| s.correct)
         .into_iter()
-        .filter_map(|(key, api)| {
-            let row = lines.remove(&key)?;
-            let known: Vec<bool> = row.iter().flatten().map(|s| s.correct).collect();
-            (known.iter().any(|c| *c) && known.iter().any(|c| !*c)).then_some((key, api, row))
+        .map(|(key, row)| {
+            let api = row.iter().flatten().next().map(|s| s.api_name.clone());
+            (key, api.unwrap_or_default(), row)
         })
         .collect()
 }
 
 /// A sample's verdict in a cell: "right", or "wrong (cause)".
-pub fn verdict(line: Option<&SampleLine>) -> String {
+pub fn verdict(line: Option<&SampleRecord>) -> String {
     match line {
         None => "-".into(),
         Some(s) if s.correct => "right".into(),
         Some(s) => match &s.cause {
-            Some(cause) => format!("wrong ({})", cause_label(cause)),
+            Some(cause) => format!("wrong ({})", cause_label(cause_key(*cause))),
             None => "wrong".into(),
         },
     }
 }
 
-/// The comparison: results (with the paper's Table 3 when levels 1 and
-/// 2 are both there), error causes, accuracy per API, charts, and the
-/// shared sections.
-pub fn report(runs: &[LevelRunDir]) -> Report {
-    let mut results = Section::new("results", "Results by run")
-        .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.");
-    let mut table = Table::new(
-        "Run",
-        &[
-            "Level",
-            "Dialogues",
-            "Call samples",
-            "Correct",
-            "API-call accuracy",
-            "Replies",
-            "ROUGE-L",
-        ],
-    );
-    for (i, run) in runs.iter().enumerate() {
-        let s = &run.summary;
-        table.row(vec![
-            Cell::Text((i + 1).to_string()),
-            Cell::Count(s.level.into()),
-            Cell::Count(s.dialogues),
-            Cell::Count(s.samples),
-            Cell::Count(s.correct),
-            Cell::Percent((s.samples > 0).then_some(s.accuracy)),
-            Cell::Count(s.replies),
-            Cell::Number(s.rouge_l, 4),
-        ]);
-    }
-    results = results.table(table);
-    for chart in charts(runs) {
-        results = results.chart(chart);
-    }
-    let mut sections = vec![settings(runs), results, scorings(runs)];
-    if let Some(table3) = table3(runs) {
-        sections.push(table3);
-    }
-    sections.push(causes_section(runs));
-    sections.push(per_api(runs));
-    let mut pass_hat = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let Some(trials) = &run.summary.trials else {
-            continue;
-        };
-        let per_api = trials.groups.iter().map(|(n, p)| (n.clone(), p));
-        for (group, p) in per_api.chain(std::iter::once(("all".to_string(), &trials.all))) {
-            pass_hat.push(sections::PassHatRow {
-                run: i + 1,
-                group,
-                units: p.units,
-                pass_hat: &p.pass_hat,
-            });
-        }
-    }
-    sections.push(sections::pass_hat(&pass_hat, "call sample"));
-    sections.push(sections::state_check(
-        &[],
-        Vec::new(),
-        "call sample",
-        Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
-    ));
-    let differs = verdict_differs(runs)
-        .into_iter()
-        .map(|((file, turn, occurrence), api, row)| {
-            let second = if occurrence > 0 {
-                ", second sample"
-            } else {
-                ""
-            };
-            (
-                format!("{file} line {} {api}{second}", turn + 1),
-                row.into_iter().map(|s| Some(verdict(s))).collect(),
-            )
-        })
-        .collect();
-    sections.push(sections::differs(
-        "Samples whose verdict differs between runs",
-        "Sample",
-        runs.len(),
-        differs,
-        "None: every sample was right or wrong in every run alike.",
-    ));
-    sections.push(wrong_samples(runs));
-    let not_evaluated: Vec<&[NotEvaluated]> =
-        runs.iter().map(|r| r.summary.failures.as_slice()).collect();
-    sections.push(sections::not_evaluated(&not_evaluated, "dialogue"));
-    let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
-    sections.push(sections::provenance(&provenance));
-    let usage: Vec<_> = runs.iter().map(|r| r.summary.usage.as_slice()).collect();
-    sections.extend(sections::usage(&usage));
-    let levels: Vec<String> = levels(runs).iter().map(u8::to_string).collect();
-    Report {
-        title: format!("Runs at level {} compared", levels.join(" and ")),
-        runs: super::runs::headers(runs),
-        warnings: super::runs::warnings(runs, same_dataset_per_level(runs)),
-        sections,
-    }
-}
-
 /// What each run was made with.
-fn settings(runs: &[LevelRunDir]) -> Section {
+fn settings(runs: &[LevelRun]) -> Section {
     let mut table = Table {
         columns: ["Run", "Predictor", "Start state", "Retriever", "Scoring"]
             .iter()
@@ -448,7 +327,7 @@ fn settings(runs: &[LevelRunDir]) -> Section {
             Cell::Code(s.predictor.clone()),
             setting("state", "fresh"),
             setting("retriever", "lexical"),
-            Cell::Text(s.scoring.clone().unwrap_or_else(|| "reference".into())),
+            Cell::Text(s.scoring.clone()),
             Cell::Count(s.resumed),
         ]);
     }
@@ -459,26 +338,16 @@ fn settings(runs: &[LevelRunDir]) -> Section {
 
 /// Both scorings' figures per run, and the samples they judge
 /// differently with the corrections that changed each.
-fn scorings(runs: &[LevelRunDir]) -> Section {
+fn scorings(runs: &[LevelRun]) -> Section {
     let title = "Reference and lenient scoring";
-    if runs.iter().all(|r| r.summary.correct_reference.is_none()) {
-        return Section::not_applicable(
-            "scoring",
-            title,
-            "these runs were made before talkforge scored samples both ways",
-        );
-    }
     let mut table = Table::new("Run", &["Reference", "Lenient"]);
     table.columns.insert(1, Column::text("Figures follow"));
     for (i, run) in runs.iter().enumerate() {
         let s = &run.summary;
-        let share = |n: Option<usize>| match n {
-            Some(n) => Cell::Fraction(n, s.samples),
-            None => Cell::Percent(None),
-        };
+        let share = |n: usize| Cell::Fraction(n, s.samples);
         table.row(vec![
             Cell::Text((i + 1).to_string()),
-            Cell::Text(s.scoring.clone().unwrap_or_else(|| "reference".into())),
+            Cell::Text(s.scoring.clone()),
             share(s.correct_reference),
             share(s.correct_lenient),
         ]);
@@ -499,13 +368,7 @@ fn scorings(runs: &[LevelRunDir]) -> Section {
         .collect(),
         rows: Vec::new(),
     };
-    let verdict = |correct: Option<bool>| {
-        Cell::Text(match correct {
-            Some(true) => "right".into(),
-            Some(false) => "wrong".into(),
-            None => "-".into(),
-        })
-    };
+    let verdict = |correct: bool| Cell::Text(if correct { "right" } else { "wrong" }.into());
     for (i, run) in runs.iter().enumerate() {
         for sample in &run.summary.per_sample {
             let Some(d) = &sample.scoring_difference else {
@@ -513,11 +376,23 @@ fn scorings(runs: &[LevelRunDir]) -> Section {
             };
             differing.row(vec![
                 Cell::Text((i + 1).to_string()),
-                Cell::Code(sample.place()),
+                Cell::Code(place(sample)),
                 Cell::Text(sample.api_name.clone()),
                 verdict(sample.correct_reference),
                 verdict(sample.correct_lenient),
-                Cell::Code(d.corrections.join(", ")),
+                Cell::Code(
+                    d.corrections
+                        .iter()
+                        .map(|c| {
+                            serde_json::to_value(c)
+                                .unwrap_or_default()
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string()
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
                 Cell::Text(d.reference.clone().unwrap_or_default()),
                 Cell::Text(d.lenient.clone().unwrap_or_default()),
             ]);
@@ -534,31 +409,8 @@ fn scorings(runs: &[LevelRunDir]) -> Section {
         .table(differing)
 }
 
-/// `report.md` of a level run just made: the report over that one run,
-/// read back from its summary as `report` reads it.
-pub fn report_of_summary(summary: &impl Serialize, dir: &Path) -> Result<String> {
-    let value = serde_json::to_value(summary).map_err(|e| crate::Error::Other(e.to_string()))?;
-    let summary: LevelSummary =
-        serde_json::from_value(value).map_err(|e| crate::Error::Other(e.to_string()))?;
-    let run = LevelRunDir {
-        dir: dir.to_path_buf(),
-        label: label(&summary),
-        summary,
-    };
-    let mut report = report(std::slice::from_ref(&run));
-    // report.md sits in the run's folder.
-    for header in &mut report.runs {
-        header.dir = ".".to_string();
-    }
-    report.title = format!(
-        "API-Bank level {}: {}",
-        run.summary.level, run.summary.predictor
-    );
-    crate::report::markdown::render(&report)
-}
-
 /// The levels of `runs`, in order.
-fn levels(runs: &[LevelRunDir]) -> Vec<u8> {
+fn levels(runs: &[LevelRun]) -> Vec<u8> {
     let mut levels: Vec<u8> = runs.iter().map(|r| r.summary.level).collect();
     levels.sort_unstable();
     levels.dedup();
@@ -567,7 +419,7 @@ fn levels(runs: &[LevelRunDir]) -> Vec<u8> {
 
 /// The paper's Table 3 row per model: accuracy and ROUGE-L at levels 1
 /// and 2, for a report that holds runs at both.
-fn table3(runs: &[LevelRunDir]) -> Option<Section> {
+fn table3(runs: &[LevelRun]) -> Option<Section> {
     if levels(runs) != [1, 2] {
         return None;
     }
@@ -580,19 +432,18 @@ fn table3(runs: &[LevelRunDir]) -> Option<Section> {
             "ROUGE-L (level 2)",
         ],
     );
+    let model_of = |r: &LevelRun| model(&r.summary).unwrap_or_else(|| r.summary.predictor.clone());
     let mut models: Vec<String> = Vec::new();
     for run in runs {
-        let model = run.model().unwrap_or_else(|| run.summary.predictor.clone());
+        let model = model_of(run);
         if !models.contains(&model) {
             models.push(model);
         }
     }
     for model in models {
         let at = |level: u8| {
-            runs.iter().find(|r| {
-                r.summary.level == level
-                    && r.model().unwrap_or_else(|| r.summary.predictor.clone()) == model
-            })
+            runs.iter()
+                .find(|r| r.summary.level == level && model_of(r) == model)
         };
         let accuracy = |level| {
             Cell::Percent(
@@ -617,7 +468,7 @@ fn table3(runs: &[LevelRunDir]) -> Option<Section> {
     )
 }
 
-fn causes_section(runs: &[LevelRunDir]) -> Section {
+fn causes_section(runs: &[LevelRun]) -> Section {
     let causes = causes(runs);
     let heads: Vec<String> = causes.iter().map(|c| cause_label(c)).collect();
     let mut heads: Vec<&str> = heads.iter().map(String::as_str).collect();
@@ -638,7 +489,7 @@ fn causes_section(runs: &[LevelRunDir]) -> Section {
         .table(table)
 }
 
-fn per_api(runs: &[LevelRunDir]) -> Section {
+fn per_api(runs: &[LevelRun]) -> Section {
     let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
     let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
     let mut table = Table::new("API", &heads);
@@ -658,29 +509,12 @@ fn per_api(runs: &[LevelRunDir]) -> Section {
 /// APIs shown in the per-API chart, at most (those with most samples).
 const CHART_APIS: usize = 40;
 
-/// A series' values and the units each is over.
-type ValuesAndCounts = (Vec<Option<f64>>, Vec<Option<usize>>);
-
-fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
-    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
-    let series = |f: &dyn Fn(&LevelRunDir) -> ValuesAndCounts| {
-        runs.iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let (values, counts) = f(r);
-                Series {
-                    name: run_name(i),
-                    values,
-                    counts,
-                }
-            })
-            .collect()
-    };
+fn charts(runs: &[LevelRun]) -> Vec<Chart> {
     let mut charts = vec![
         Chart {
             title: "API-call accuracy per run".into(),
             categories: vec!["API-call accuracy".into()],
-            series: series(&|r| {
+            series: series(runs, |r| {
                 let s = &r.summary;
                 (
                     vec![(s.samples > 0).then_some(s.accuracy)],
@@ -692,7 +526,9 @@ fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
         Chart {
             title: "ROUGE-L of the replies per run".into(),
             categories: vec!["ROUGE-L".into()],
-            series: series(&|r| (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])),
+            series: series(runs, |r| {
+                (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])
+            }),
             scale: Scale::Plain,
         },
     ];
@@ -702,7 +538,7 @@ fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
         charts.push(Chart {
             title: "API-call accuracy by API".into(),
             categories: names.clone(),
-            series: series(&|r| {
+            series: series(runs, |r| {
                 let of = |api: &String| r.summary.by_api.get(api);
                 (
                     names
@@ -723,7 +559,7 @@ fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
     charts.push(Chart {
         title: "Error causes per run (share of the wrong samples)".into(),
         categories: keys.iter().map(|k| cause_label(k)).collect(),
-        series: series(&|r| {
+        series: series(runs, |r| {
             (
                 keys.iter().map(|k| cause_share(r, k)).collect(),
                 keys.iter()
@@ -737,7 +573,7 @@ fn charts(runs: &[LevelRunDir]) -> Vec<Chart> {
 }
 
 /// Each run's wrong samples: cause, reason, and what the model wrote.
-fn wrong_samples(runs: &[LevelRunDir]) -> Section {
+fn wrong_samples(runs: &[LevelRun]) -> Section {
     let mut counts = Vec::new();
     let mut table = Table {
         columns: ["Run", "Sample", "API", "Cause", "Why", "The model wrote"]
@@ -747,7 +583,7 @@ fn wrong_samples(runs: &[LevelRunDir]) -> Section {
         rows: Vec::new(),
     };
     for (r, run) in runs.iter().enumerate() {
-        let wrong: Vec<&SampleLine> = run
+        let wrong: Vec<&SampleRecord> = run
             .summary
             .per_sample
             .iter()
@@ -768,9 +604,13 @@ fn wrong_samples(runs: &[LevelRunDir]) -> Section {
             };
             table.row(vec![
                 Cell::Text((r + 1).to_string()),
-                Cell::Code(s.place()),
+                Cell::Code(place(s)),
                 Cell::Text(s.api_name.clone()),
-                Cell::Text(s.cause.as_deref().map(cause_label).unwrap_or_default()),
+                Cell::Text(
+                    s.cause
+                        .map(|c| cause_label(cause_key(c)))
+                        .unwrap_or_default(),
+                ),
                 Cell::Text(why),
                 Cell::Code(outputs.written(s).unwrap_or_default()),
             ]);
@@ -786,20 +626,20 @@ fn wrong_samples(runs: &[LevelRunDir]) -> Section {
 /// What the model wrote for each sample, from a run's output files (read
 /// once per dialogue; nothing where a file is missing or unreadable).
 struct Outputs<'a> {
-    run: &'a LevelRunDir,
+    run: &'a LevelRun,
     files: std::collections::HashMap<String, Option<Value>>,
 }
 
 impl<'a> Outputs<'a> {
-    fn new(run: &'a LevelRunDir) -> Self {
+    fn new(run: &'a LevelRun) -> Self {
         Outputs {
             run,
             files: Default::default(),
         }
     }
 
-    fn written(&mut self, s: &SampleLine) -> Option<String> {
-        let dir = self.run.samples_dir();
+    fn written(&mut self, s: &SampleRecord) -> Option<String> {
+        let dir = samples_dir(self.run);
         let document = self.files.entry(s.file.clone()).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(format!("{}.json", s.file))).ok()?;
             serde_json::from_str(&text).ok()
@@ -816,66 +656,21 @@ impl<'a> Outputs<'a> {
     }
 }
 
-/// The kind's own JSON document (the keys `report --format json` writes).
-pub fn document(runs: &[LevelRunDir]) -> Value {
-    let list: Vec<Value> = runs
-        .iter()
-        .map(|r| {
-            let s = &r.summary;
-            let shares: IndexMap<&String, Option<f64>> =
-                s.causes.keys().map(|c| (c, cause_share(r, c))).collect();
-            serde_json::json!({
-                "dir": r.dir.display().to_string(),
-                "label": r.label,
-                "suite": s.suite,
-                "level": s.level,
-                "predictor": s.predictor,
-                "model": r.model(),
-                "settings": s.settings,
-                "dataset_sha256": r.dataset(),
-                "dialogues": s.dialogues,
-                "samples": s.samples,
-                "correct": s.correct,
-                "accuracy": s.accuracy,
-                "replies": s.replies,
-                "rouge_l": s.rouge_l,
-                "by_api": s.by_api,
-                "causes": s.causes,
-                "cause_shares": shares,
-                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
-                "wrong": s.per_sample.iter().filter(|x| !x.correct).collect::<Vec<_>>(),
-                "not_evaluated_files": &s.failures,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "kind": "levels",
-        "level": runs[0].summary.level,
-        "levels": levels(runs),
-        "runs": list,
-        "same_dataset": same_dataset_per_level(runs),
-        "verdict_differs": verdict_differs(runs)
-            .into_iter()
-            .map(|((file, turn, occurrence), api, row)| serde_json::json!({
-                "file": file, "turn": turn, "occurrence": occurrence, "api_name": api,
-                "correct": row.iter().map(|s| s.map(|s| s.correct)).collect::<Vec<_>>(),
-            }))
-            .collect::<Vec<_>>(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::runs::{document, report};
+    use crate::report::Report;
 
     fn sample(file: &str, turn: usize, api: &str, cause: Option<&str>) -> Value {
         serde_json::json!({"file": file, "turn": turn, "occurrence": 0, "api_name": api,
             "correct": cause.is_none(), "reason": cause.map(|c| format!("because {c}")),
-            "rouge_l": null, "cause": cause})
+            "correct_reference": cause.is_none(), "correct_lenient": cause.is_none(),
+        "rouge_l": null, "cause": cause})
     }
 
     /// A level-1 summary as evaluate writes it (the keys report reads).
-    fn run(dir: &str, predictor: &str, wrong: bool) -> LevelRunDir {
+    fn run(dir: &str, predictor: &str, wrong: bool) -> LevelRun {
         let causes = if wrong {
             serde_json::json!({"no_api_call": 0, "unknown_api": 0, "wrong_api": 1, "wrong_arguments": 0, "exception": 1, "parse_failure": 0})
         } else {
@@ -885,7 +680,10 @@ mod tests {
         let text = serde_json::json!({
             "suite": "apibank", "level": 1, "samples": 3, "correct": if wrong {1} else {2},
             "accuracy": if wrong {1.0/3.0} else {2.0/3.0}, "rouge_l": 0.5, "replies": 2,
-            "predictor": predictor,
+            "scoring": "reference", "correct_reference": if wrong {1} else {2},
+            "accuracy_reference": if wrong {1.0/3.0} else {2.0/3.0},
+            "correct_lenient": if wrong {1} else {2}, "accuracy_lenient": if wrong {1.0/3.0} else {2.0/3.0},
+            "predictor": predictor, "resumed": 0, "dialogue_hashes": [],
             "settings": {"level": 1, "state": "fresh", "retriever": "lexical", "settings": {}},
             "dialogues": 2,
             "by_api": {"AddAlarm": {"samples": 2, "correct": if wrong {1} else {2}, "error_rate": 0.0},
@@ -895,7 +693,7 @@ mod tests {
                            sample("t.jsonl", 2, "Translate", Some("exception"))],
         })
         .to_string();
-        LevelRunDir::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
+        LevelRun::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
     }
 
     #[test]
@@ -948,10 +746,13 @@ mod tests {
     fn the_scoring_tells_runs_apart() {
         let mut lenient = run("runs/l", "oracle", false);
         lenient.summary.settings["scoring"] = serde_json::json!("lenient");
-        assert_eq!(label(&lenient.summary), "oracle, lenient scoring");
+        assert_eq!(
+            LevelFigures::label(&lenient.summary),
+            ["oracle", "lenient scoring"]
+        );
         let mut reference = run("runs/r", "oracle", false);
         reference.summary.settings["scoring"] = serde_json::json!("reference");
-        assert_eq!(label(&reference.summary), "oracle");
+        assert_eq!(LevelFigures::label(&reference.summary), ["oracle"]);
     }
 
     fn report_of_one_level() -> Report {

@@ -20,7 +20,7 @@ pub mod openai;
 pub mod oracle;
 pub mod outcome;
 pub mod output;
-pub mod provenance;
+pub use crate::run::provenance;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -131,9 +131,9 @@ impl std::ops::AddAssign for ToolTally {
     }
 }
 
-/// One evaluated conversation, as the summary and the report see it.
-/// Serialised with the metrics' fields inline (see the `Serialize` impl).
-#[derive(Debug, Clone, PartialEq)]
+/// One evaluated conversation, as the summary and the report see it: the
+/// metrics' fields inline, under the summary's names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationResult {
     pub file: String,
     /// The folder the file sits in (easy, hard, tooltalk, ...).
@@ -141,9 +141,9 @@ pub struct ConversationResult {
     pub name: String,
     pub conversation_id: String,
     /// The SHA-256 of the dialogue file evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation_sha256: Option<String>,
-    /// The models the server said answered (provenance), in order.
-    pub models_reported: Vec<String>,
+    #[serde(flatten, with = "summary_metrics")]
     pub metrics: Metrics,
     pub assistant_turns: usize,
     pub turns_stopped_by_bound: usize,
@@ -151,11 +151,17 @@ pub struct ConversationResult {
     /// Taken from an earlier run's output rather than evaluated now.
     pub resumed: bool,
     /// Why it failed, turn by turn (empty when it succeeded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub why_failed: Vec<FailureReason>,
     /// Where the predicted worlds differ from the gold ones; `None` when
     /// the suite cannot compare worlds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_check: Option<StateCheck>,
-    /// Not serialised: the summary's per-tool table gathers these.
+    /// The models the server said answered (provenance), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models_reported: Vec<String>,
+    /// Not kept: the summary's per-tool table gathers these.
+    #[serde(skip)]
     pub tools: ToolTallies,
 }
 
@@ -177,54 +183,64 @@ impl ToolTallies {
     }
 }
 
-/// The fields in order, the metrics' among them, as `#[serde(flatten)]`
-/// would write them.
-impl Serialize for ConversationResult {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let m = &self.metrics;
-        let mut s = serializer.serialize_struct("ConversationResult", 25)?;
-        s.serialize_field("file", &self.file)?;
-        s.serialize_field("subset", &self.subset)?;
-        s.serialize_field("name", &self.name)?;
-        s.serialize_field("conversation_id", &self.conversation_id)?;
-        match &self.conversation_sha256 {
-            Some(sha) => s.serialize_field("conversation_sha256", sha)?,
-            None => s.skip_field("conversation_sha256")?,
+/// [`Metrics`] under the summary's names: one name per metric
+/// (`incorrect_action_rate`), where the output files keep the reference's
+/// (`bad_action_rate`).
+mod summary_metrics {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::suite::protocol::Metrics;
+
+    #[derive(Serialize, Deserialize)]
+    struct Named {
+        predictions: usize,
+        ground_truths: usize,
+        matches: usize,
+        actions: usize,
+        valid_actions: usize,
+        bad_actions: usize,
+        precision: f64,
+        recall: f64,
+        action_precision: f64,
+        incorrect_action_rate: f64,
+        success: bool,
+        soft_success: f64,
+    }
+
+    pub fn serialize<S: Serializer>(m: &Metrics, serializer: S) -> Result<S::Ok, S::Error> {
+        Named {
+            predictions: m.predictions,
+            ground_truths: m.ground_truths,
+            matches: m.matches,
+            actions: m.actions,
+            valid_actions: m.valid_actions,
+            bad_actions: m.bad_actions,
+            precision: m.precision,
+            recall: m.recall,
+            action_precision: m.action_precision,
+            incorrect_action_rate: m.bad_action_rate,
+            success: m.success,
+            soft_success: m.soft_success,
         }
-        s.serialize_field("predictions", &m.predictions)?;
-        s.serialize_field("ground_truths", &m.ground_truths)?;
-        s.serialize_field("matches", &m.matches)?;
-        s.serialize_field("actions", &m.actions)?;
-        s.serialize_field("valid_actions", &m.valid_actions)?;
-        s.serialize_field("bad_actions", &m.bad_actions)?;
-        s.serialize_field("precision", &m.precision)?;
-        s.serialize_field("recall", &m.recall)?;
-        s.serialize_field("action_precision", &m.action_precision)?;
-        // The output files keep the reference's name (`bad_action_rate`);
-        // the summary has one name per metric.
-        s.serialize_field("incorrect_action_rate", &m.bad_action_rate)?;
-        s.serialize_field("success", &m.success)?;
-        s.serialize_field("soft_success", &m.soft_success)?;
-        s.serialize_field("assistant_turns", &self.assistant_turns)?;
-        s.serialize_field("turns_stopped_by_bound", &self.turns_stopped_by_bound)?;
-        s.serialize_field("error_types", &self.error_types)?;
-        s.serialize_field("resumed", &self.resumed)?;
-        if self.why_failed.is_empty() {
-            s.skip_field("why_failed")?;
-        } else {
-            s.serialize_field("why_failed", &self.why_failed)?;
-        }
-        match &self.state_check {
-            Some(check) => s.serialize_field("state_check", check)?,
-            None => s.skip_field("state_check")?,
-        }
-        if self.models_reported.is_empty() {
-            s.skip_field("models_reported")?;
-        } else {
-            s.serialize_field("models_reported", &self.models_reported)?;
-        }
-        s.end()
+        .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Metrics, D::Error> {
+        let n = Named::deserialize(deserializer)?;
+        Ok(Metrics {
+            predictions: n.predictions,
+            ground_truths: n.ground_truths,
+            matches: n.matches,
+            actions: n.actions,
+            valid_actions: n.valid_actions,
+            bad_actions: n.bad_actions,
+            precision: n.precision,
+            recall: n.recall,
+            action_precision: n.action_precision,
+            bad_action_rate: n.incorrect_action_rate,
+            success: n.success,
+            soft_success: n.soft_success,
+        })
     }
 }
 

@@ -124,7 +124,7 @@ pub(crate) mod tests {
             databases_sha256: "d".repeat(64),
             talkforge_version: "0.1.0".into(),
         };
-        let mut summary = Summary::new(vec![good, bad], info);
+        let mut summary = crate::eval::summary::summary_of(vec![good, bad], info);
         summary.provenance = Some(Provenance {
             talkforge_version: "0.1.0".into(),
             date: "2026-11-26T12:00:00Z".into(),

@@ -275,7 +275,7 @@ pub fn evaluate_files(
     };
     let mut tally = Tally::default();
     let mut per_conversation = Vec::with_capacity(files.len());
-    let pass = driver::evaluate(&kind, files, &plan, options.out.as_deref(), |done| {
+    let mut pass = driver::evaluate(&kind, files, &plan, options.out.as_deref(), |done| {
         if let Done::Evaluated { mut outcome, .. } = done {
             tally.add(&outcome);
             // The summary's per-tool table has them now.
@@ -283,9 +283,9 @@ pub fn evaluate_files(
             per_conversation.push(outcome);
         }
     })?;
-    let mut summary = tally.summary(info, per_conversation);
-    summary.failures = pass.failures;
-    summary.provenance = Some(provenance_of(&summary, &pass.dataset, predictor, options));
+    let dataset = std::mem::take(&mut pass.dataset);
+    let mut summary = tally.summary(info, per_conversation, pass);
+    summary.provenance = Some(provenance_of(&summary, &dataset, predictor, options));
     summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         write_summary(dir, &summary)?;
@@ -294,10 +294,8 @@ pub fn evaluate_files(
 }
 
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let mut text = Vec::new();
-    write_json(summary, &mut text).map_err(|e| Error::Other(e.to_string()))?;
     let report = super::runs::report_of_summary(summary, dir)?;
-    folder::write_summary(dir, &String::from_utf8_lossy(&text), &report)
+    folder::write_summary(dir, &summary.json(), &report)
 }
 
 pub use crate::run::driver::failures_error;

@@ -1,135 +1,37 @@
 //! Several evaluation folders side by side (`talkforge report`): each
-//! run's `summary.json` read back, checked to be over the same dataset,
-//! and put in one Table 1 (models, documentation ablations, API modes),
-//! with Table 2's shares per run and the conversations whose outcome
-//! differs between runs.
+//! run's `summary.json` read back, checked to be of one kind and over the
+//! same dataset; runs of whole conversations put in one Table 1 (models,
+//! documentation ablations, API modes), with Table 2's shares per run and
+//! the conversations whose outcome differs between runs.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
-use super::failure::FailureReason;
-use super::level_runs::LevelRunDir;
-use super::outcome::{ErrorTypes, ToolTally};
+use super::level_runs::LevelRun;
+use super::outcome::{ConversationResult, ToolTally};
 use super::output::RunInfo;
-use super::provenance::Provenance;
-use super::scenario_runs::ScenarioRunDir;
-use super::summary::{Rates, StateTotals, SubsetSummary, FORMAT_VERSION};
-use crate::report::sections::{self, NotEvaluated};
-use crate::report::{Cell, Chart, Report, RunHeader, Scale, Section, Series, Table};
-use crate::run::trials::Trials;
-use crate::suite::state::StateCheck;
+use super::scenario_runs::ScenarioRun;
+use super::summary::{Conversations, Rates};
+use crate::report::runs::{
+    check_datasets, check_version, mixed, series, unit_rows, Kind as ReportKind,
+};
+use crate::report::{sections, Cell, Chart, Scale, Section, Table};
+use crate::run::summary::RunSummary;
 use crate::{Error, Result};
 
-/// What `report` reads of a `summary.json` (the keys evaluate writes).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct RunSummary {
-    #[serde(flatten)]
-    pub rates: Rates,
-    pub predictions: usize,
-    pub ground_truths: usize,
-    pub matches: usize,
-    pub actions: usize,
-    pub bad_actions: usize,
-    pub successes: usize,
-    pub predictor: String,
-    pub settings: RunInfo,
-    #[serde(default)]
-    pub provenance: Option<Provenance>,
-    pub error_types: ErrorTypes,
-    #[serde(default)]
-    pub state_check: Option<StateTotals>,
-    #[serde(default)]
-    pub trials: Option<Trials>,
-    /// The tokens each model used (absent: no model was asked).
-    #[serde(default)]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub by_subset: IndexMap<String, SubsetSummary>,
-    pub tools: BTreeMap<String, ToolTally>,
-    pub per_conversation: Vec<ConversationLine>,
-    #[serde(default)]
-    pub assistant_turns: usize,
-    #[serde(default)]
-    pub turns_stopped_by_bound: usize,
-    #[serde(default)]
-    pub resumed: usize,
-    /// Conversations that could not be evaluated.
-    #[serde(default)]
-    pub failures: Vec<NotEvaluated>,
-}
-
-/// What `report` reads of a `per_conversation` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct ConversationLine {
-    pub file: String,
-    pub subset: String,
-    pub name: String,
-    #[serde(default)]
-    pub conversation_id: String,
-    pub success: bool,
-    pub recall: f64,
-    #[serde(default)]
-    pub why_failed: Vec<FailureReason>,
-    #[serde(default)]
-    pub state_check: Option<StateCheck>,
-}
-
-/// One evaluation folder.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Run {
-    /// The folder as given.
-    pub dir: PathBuf,
-    /// What sets it apart, in words: the predictor and its settings.
-    pub label: String,
-    pub summary: RunSummary,
-}
-
-impl Run {
-    /// Parse `text`, the `summary.json` at `path` in `dir`.
-    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Run> {
-        let summary: RunSummary =
-            serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
-        Ok(Run {
-            dir: dir.to_path_buf(),
-            label: label(&summary),
-            summary,
-        })
-    }
-}
-
-/// The predictor and the settings that tell runs apart.
-fn label(s: &RunSummary) -> String {
-    let p = &s.settings.settings;
-    let mut parts = vec![s.predictor.clone()];
-    if let Some(mode) = &p.api_mode {
-        parts.push(format!("api {mode}"));
-    }
-    if p.no_docs == Some(true) {
-        parts.push("no docs".into());
-    }
-    if let Some(t) = p.temperature {
-        parts.push(format!("T={t}"));
-    }
-    if let Some(t) = &s.trials {
-        parts.push(format!("{} trials", t.trials));
-    }
-    if s.settings.similarity != "lexical" {
-        parts.push(s.settings.similarity.clone());
-    }
-    parts.join(", ")
-}
+/// A run of whole conversations, as `report` reads it.
+pub type Run = crate::report::runs::Run<Conversations>;
 
 /// The runs `report` compares, all of one kind.
 pub enum Compared {
     /// Runs of whole conversations (ToolTalk's protocol).
     Conversations(Vec<Run>),
     /// Runs scored by samples, all at one level.
-    Levels(Vec<LevelRunDir>),
+    Levels(Vec<LevelRun>),
     /// Runs of conversations with a user over scenarios (API-Bank's
     /// level 3).
-    Scenarios(Vec<ScenarioRunDir>),
+    Scenarios(Vec<ScenarioRun>),
 }
 
 /// What a `summary.json` is the summary of.
@@ -166,13 +68,7 @@ impl Kind {
 fn kind_of(path: &Path, text: &str) -> Result<Kind> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
-    let version = value.get("format_version").and_then(|v| v.as_u64());
-    if let Some(version) = version.filter(|v| *v > u64::from(FORMAT_VERSION)) {
-        return Err(Error::input(
-            path,
-            format!("written by a newer talkforge (summary format {version}; this one reads formats up to {FORMAT_VERSION}): report it with that talkforge or a newer one"),
-        ));
-    }
+    check_version(path, &value)?;
     if value.get("per_conversation").is_some() {
         return Ok(Kind::Conversations);
     }
@@ -228,216 +124,144 @@ pub fn load(dirs: &[PathBuf], allow_different: bool) -> Result<Compared> {
             }
             Some(_) => {}
         }
-        let parsed = match kind {
-            Kind::Conversations => Run::parse(dir, &path, &text).map(|r| conversations.push(r)),
-            Kind::Levels(_) => LevelRunDir::parse(dir, &path, &text).map(|r| levels.push(r)),
-            Kind::Scenarios(_) => {
-                ScenarioRunDir::parse(dir, &path, &text).map(|r| scenarios.push(r))
-            }
-        };
-        parsed.map_err(|e| older_format(&path, &text, e))?;
+        match kind {
+            Kind::Conversations => conversations.push(Run::parse(dir, &path, &text)?),
+            Kind::Levels(_) => levels.push(LevelRun::parse(dir, &path, &text)?),
+            Kind::Scenarios(_) => scenarios.push(ScenarioRun::parse(dir, &path, &text)?),
+        }
     }
     if !scenarios.is_empty() {
-        let datasets: Vec<(&Path, Option<&str>)> = scenarios
-            .iter()
-            .map(|r| (r.dir.as_path(), r.dataset()))
-            .collect();
-        check_datasets(&datasets, allow_different)?;
+        check_datasets(scenarios.iter(), allow_different)?;
         return Ok(Compared::Scenarios(scenarios));
     }
     if !levels.is_empty() {
         // Levels 1 and 2 share a page (the paper's Table 3), each over
         // its own dialogues.
         for level in [1, 2] {
-            let datasets: Vec<(&Path, Option<&str>)> = levels
-                .iter()
-                .filter(|r| r.summary.level == level)
-                .map(|r| (r.dir.as_path(), r.dataset()))
-                .collect();
-            check_datasets(&datasets, allow_different)?;
+            let at = levels.iter().filter(|r| r.summary.level == level);
+            check_datasets(at, allow_different)?;
         }
         return Ok(Compared::Levels(levels));
     }
-    let datasets: Vec<(&Path, Option<&str>)> = conversations
-        .iter()
-        .map(|r| (r.dir.as_path(), r.dataset()))
-        .collect();
-    check_datasets(&datasets, allow_different)?;
+    check_datasets(conversations.iter(), allow_different)?;
     Ok(Compared::Conversations(conversations))
-}
-
-/// A summary that cannot be read: said to come from an older format when
-/// it has no `format_version`.
-fn older_format(path: &Path, text: &str, error: Error) -> Error {
-    let versioned = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .is_some_and(|v| v.get("format_version").is_some());
-    if versioned {
-        return error;
-    }
-    Error::input(
-        path,
-        format!("comes from an older summary format (written before `format_version`) that this talkforge cannot read: evaluate again to write it anew ({error})"),
-    )
-}
-
-/// Refuse runs (folder, dataset digest) over different datasets, or whose
-/// dataset is unknown, unless `allow_different`.
-fn check_datasets(runs: &[(&Path, Option<&str>)], allow_different: bool) -> Result<()> {
-    if allow_different || runs.is_empty() {
-        return Ok(());
-    }
-    if let Some((dir, _)) = runs.iter().find(|(_, d)| d.is_none()) {
-        return Err(Error::input(
-            dir.join("summary.json"),
-            "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
-        ));
-    }
-    let (first_dir, first) = runs[0];
-    if let Some((other_dir, other)) = runs.iter().find(|(_, d)| *d != first) {
-        return Err(Error::Usage(format!(
-            "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
-            first_dir.display(),
-            other_dir.display(),
-            first.unwrap_or_default(),
-            other.unwrap_or_default()
-        )));
-    }
-    Ok(())
-}
-
-/// What every kind of evaluation folder tells a report about itself.
-pub trait RunDir {
-    /// The folder as given.
-    fn dir(&self) -> &Path;
-    /// What sets it apart, in words.
-    fn label(&self) -> &str;
-    fn provenance(&self) -> Option<&super::provenance::Provenance>;
-    /// The models, in words, for the list of runs (None: the provenance's
-    /// model asked for, reported as the server said).
-    fn models(&self) -> Option<String> {
-        None
-    }
-
-    /// The dataset digest its provenance records.
-    fn dataset(&self) -> Option<&str> {
-        self.provenance().map(|p| p.dataset.sha256.as_str())
-    }
-    /// What a unit of evaluation is, in words ("conversation").
-    fn unit(&self) -> &'static str;
-    /// Units evaluated.
-    fn evaluated(&self) -> usize;
-    /// Units that could not be evaluated, and why.
-    fn not_evaluated(&self) -> &[NotEvaluated];
-}
-
-/// The runs as a report introduces them.
-pub fn headers(runs: &[impl RunDir]) -> Vec<RunHeader> {
-    runs.iter()
-        .enumerate()
-        .map(|(i, run)| RunHeader {
-            number: i + 1,
-            label: run.label().to_string(),
-            dir: run.dir().display().to_string(),
-            models: run.models().or_else(|| {
-                let p = run.provenance()?;
-                let asked = p.model_requested.as_ref()?;
-                Some(if p.models_reported.is_empty() {
-                    asked.clone()
-                } else {
-                    format!("{asked} (answered as {})", p.models_reported.join(", "))
-                })
-            }),
-            dataset: run.dataset().map(str::to_string),
-            evaluated: run.evaluated(),
-            not_evaluated: run.not_evaluated().len(),
-            unit: run.unit().to_string(),
-        })
-        .collect()
-}
-
-/// What a report says before anything else about `runs`.
-pub fn warnings(runs: &[impl RunDir], same_dataset: bool) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if !same_dataset {
-        warnings.push("These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.".to_string());
-    }
-    for (i, run) in runs.iter().enumerate() {
-        let missing = run.not_evaluated().len();
-        if missing > 0 {
-            warnings.push(format!(
-                "Run {} could not evaluate {} of {}: its figures are over the others (see \"Not evaluated\").",
-                i + 1,
-                crate::words::count(missing, run.unit()),
-                run.evaluated() + missing
-            ));
-        }
-    }
-    warnings
-}
-
-impl RunDir for Run {
-    fn dir(&self) -> &Path {
-        &self.dir
-    }
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn provenance(&self) -> Option<&super::provenance::Provenance> {
-        self.summary.provenance.as_ref()
-    }
-    fn unit(&self) -> &'static str {
-        "conversation"
-    }
-    fn evaluated(&self) -> usize {
-        self.summary.rates.conversations
-    }
-    fn not_evaluated(&self) -> &[NotEvaluated] {
-        &self.summary.failures
-    }
-}
-
-/// Whether every run evaluated the same dataset (as far as provenance says).
-pub fn same_dataset(runs: &[impl RunDir]) -> bool {
-    runs.len() <= 1
-        || runs
-            .iter()
-            .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
 }
 
 /// The conversations (by file name) that succeeded in some runs and
 /// failed in others, with each run's outcome (null where a run lacks it).
 pub fn outcome_differs(runs: &[Run]) -> Vec<(String, Vec<Option<bool>>)> {
-    let key = |file: &str| {
-        Path::new(file)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+    let name = |c: &ConversationResult| {
+        let name = Path::new(&c.file).file_name().unwrap_or_default();
+        name.to_string_lossy().into_owned()
     };
-    let mut order: Vec<String> = Vec::new();
-    let mut outcomes: BTreeMap<String, Vec<Option<bool>>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for c in &run.summary.per_conversation {
-            let k = key(&c.file);
-            let row = outcomes.entry(k.clone()).or_insert_with(|| {
-                order.push(k.clone());
-                vec![None; runs.len()]
-            });
-            row[i] = Some(c.success);
-        }
-    }
-    order
+    let rows = unit_rows(runs, |r| &r.summary.per_conversation, name);
+    mixed(rows, |c| c.metrics.success)
         .into_iter()
-        .filter_map(|k| {
-            let row = outcomes.remove(&k)?;
-            let known: Vec<bool> = row.iter().flatten().copied().collect();
-            (known.iter().any(|s| *s) && known.iter().any(|s| !*s)).then_some((k, row))
+        .map(|(file, row)| {
+            (
+                file,
+                row.iter().map(|c| c.map(|c| c.metrics.success)).collect(),
+            )
         })
         .collect()
 }
 
-/// The comparison: Tables 1 and 2, charts, and the shared sections.
-pub fn report(runs: &[Run]) -> Report {
+impl ReportKind for Conversations {
+    type Settings = RunInfo;
+    const NAME: &'static str = "conversations";
+    const UNIT: &'static str = "conversation";
+    const FILE: &'static str = "conversation";
+
+    /// The predictor and the settings that tell runs apart.
+    fn label(s: &RunSummary<Self, RunInfo>) -> Vec<String> {
+        let p = &s.settings.settings;
+        let mut parts = vec![s.predictor.clone()];
+        if let Some(mode) = &p.api_mode {
+            parts.push(format!("api {mode}"));
+        }
+        if p.no_docs == Some(true) {
+            parts.push("no docs".into());
+        }
+        if let Some(t) = p.temperature {
+            parts.push(format!("T={t}"));
+        }
+        if s.settings.similarity != "lexical" {
+            parts.push(s.settings.similarity.clone());
+        }
+        parts
+    }
+
+    fn title(_: &[Run]) -> String {
+        "Evaluation runs compared".to_string()
+    }
+
+    /// Settings, Tables 1 and 2 with charts, and the tools that fail most.
+    fn tables(runs: &[Run]) -> Vec<Section> {
+        vec![settings(runs), results(runs), errors(runs), tools(runs)]
+    }
+
+    /// The conversations whose worlds ended otherwise than the gold calls'.
+    fn state_differs(
+        runs: &[Run],
+    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
+        let mut rows = Vec::new();
+        for (i, run) in runs.iter().enumerate() {
+            for c in &run.summary.per_conversation {
+                if let Some(check) = c.state_check.as_ref().filter(|c| !c.clean()) {
+                    rows.push((i + 1, c.file.clone(), super::report::state_places(check)));
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    fn differs(runs: &[Run]) -> Section {
+        let differs = outcome_differs(runs)
+            .into_iter()
+            .map(|(file, outcomes)| {
+                let outcomes = outcomes
+                    .into_iter()
+                    .map(|o| o.map(|ok| if ok { "pass" } else { "fail" }.to_string()))
+                    .collect();
+                (file, outcomes)
+            })
+            .collect();
+        sections::differs(
+            "Conversations whose outcome differs between runs",
+            "Conversation",
+            runs.len(),
+            differs,
+            "None: every conversation succeeded or failed in every run alike.",
+        )
+    }
+
+    fn failures(runs: &[Run]) -> Section {
+        failures(runs)
+    }
+
+    fn run_document(r: &Run) -> Value {
+        let s = &r.summary;
+        json!({
+            "predictor": s.predictor,
+            "rates": s.rates,
+            "by_subset": s.by_subset,
+            "error_types": s.error_types,
+            "failed": s.per_conversation.iter().filter(|c| !c.metrics.success).map(|c| &c.file).collect::<Vec<_>>(),
+        })
+    }
+
+    fn document(runs: &[Run]) -> Value {
+        json!({
+            "outcome_differs": outcome_differs(runs)
+                .into_iter()
+                .map(|(file, outcomes)| json!({"file": file, "success": outcomes}))
+                .collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Table 1 with its charts.
+fn results(runs: &[Run]) -> Section {
     let mut results = Section::new("results", "Results by run and subset (Table 1)")
         .text("Rates in percent, pooled as `talkforge evaluate` pools them.");
     let mut table = Table::new(
@@ -466,7 +290,7 @@ pub fn report(runs: &[Run]) -> Report {
             rows.push(("all", &s.rates));
         }
         for (subset, r) in rows {
-            let rate = |x: f64| Cell::Percent((r.conversations > 0).then_some(x));
+            let rate = Cell::Percent;
             table.row(vec![
                 Cell::Text((i + 1).to_string()),
                 Cell::Text(subset.to_string()),
@@ -484,6 +308,11 @@ pub fn report(runs: &[Run]) -> Report {
     for chart in charts(runs) {
         results = results.chart(chart);
     }
+    results
+}
+
+/// Table 2: each error type's share per run.
+fn errors(runs: &[Run]) -> Section {
     let mut errors = Table::new(
         "Run",
         &[
@@ -505,69 +334,9 @@ pub fn report(runs: &[Run]) -> Report {
             Cell::Fraction(e.incorrect_invocation, total),
         ]);
     }
-    let errors = Section::new("error-types", "Why conversations failed (Table 2)")
+    Section::new("error-types", "Why conversations failed (Table 2)")
         .text("Each error type's share of the errors counted, in percent (count/errors).")
-        .table(errors);
-    let mut pass_hat = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let Some(trials) = &run.summary.trials else {
-            continue;
-        };
-        let groups = trials.groups.iter().map(|(n, p)| (n.clone(), p));
-        let all = (trials.groups.len() != 1).then(|| ("all".to_string(), &trials.all));
-        for (group, p) in groups.chain(all) {
-            pass_hat.push(sections::PassHatRow {
-                run: i + 1,
-                group,
-                units: p.units,
-                pass_hat: &p.pass_hat,
-            });
-        }
-    }
-    let state: Vec<Option<&super::summary::StateTotals>> = runs
-        .iter()
-        .map(|r| r.summary.state_check.as_ref())
-        .collect();
-    let differs = outcome_differs(runs)
-        .into_iter()
-        .map(|(file, outcomes)| {
-            let outcomes = outcomes
-                .into_iter()
-                .map(|o| o.map(|ok| if ok { "pass" } else { "fail" }.to_string()))
-                .collect();
-            (file, outcomes)
-        })
-        .collect();
-    let not_evaluated: Vec<&[NotEvaluated]> =
-        runs.iter().map(|r| r.summary.failures.as_slice()).collect();
-    let provenance: Vec<_> = runs.iter().map(|r| r.summary.provenance.as_ref()).collect();
-    let usage: Vec<_> = runs.iter().map(|r| r.summary.usage.as_slice()).collect();
-    Report {
-        title: "Evaluation runs compared".to_string(),
-        runs: headers(runs),
-        warnings: warnings(runs, same_dataset(runs)),
-        sections: vec![
-            settings(runs),
-            results,
-            errors,
-            tools(runs),
-            sections::pass_hat(&pass_hat, "conversation"),
-            sections::state_check(&state, state_differs(runs), "conversation", None),
-            sections::differs(
-                "Conversations whose outcome differs between runs",
-                "Conversation",
-                runs.len(),
-                differs,
-                "None: every conversation succeeded or failed in every run alike.",
-            ),
-            failures(runs),
-            sections::not_evaluated(&not_evaluated, "conversation"),
-            sections::provenance(&provenance),
-        ]
-        .into_iter()
-        .chain(sections::usage(&usage))
-        .collect(),
-    }
+        .table(errors)
 }
 
 /// What each run was made with.
@@ -675,44 +444,15 @@ fn tools(runs: &[Run]) -> Section {
     section.table(table)
 }
 
-/// `report.md` of a run just made: the report over that one run, read
-/// back from its summary as `report` reads it.
+/// `report.md` of a run just made.
 pub fn report_of_summary(summary: &super::summary::Summary, dir: &Path) -> Result<String> {
-    let value = serde_json::to_value(summary).map_err(|e| Error::Other(e.to_string()))?;
-    let summary: RunSummary =
-        serde_json::from_value(value).map_err(|e| Error::Other(e.to_string()))?;
-    let run = Run {
-        dir: dir.to_path_buf(),
-        label: label(&summary),
-        summary,
-    };
-    let mut report = report(std::slice::from_ref(&run));
-    // report.md sits in the run's folder.
-    for header in &mut report.runs {
-        header.dir = ".".to_string();
-    }
-    report.title = "Evaluation report".to_string();
-    crate::report::markdown::render(&report)
-}
-
-/// The conversations whose worlds ended otherwise than the gold calls'.
-fn state_differs(runs: &[Run]) -> Vec<(usize, String, String)> {
-    let mut rows = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        for c in &run.summary.per_conversation {
-            if let Some(check) = c.state_check.as_ref().filter(|c| !c.clean()) {
-                rows.push((i + 1, c.file.clone(), super::report::state_places(check)));
-            }
-        }
-    }
-    rows
+    crate::report::runs::report_md(summary, dir, "Evaluation report".to_string())
 }
 
 /// Tools shown in the per-tool charts, at most (the most called).
 const CHART_TOOLS: usize = 40;
 
 fn charts(runs: &[Run]) -> Vec<Chart> {
-    let run_name = |i: usize| format!("run {}: {}", i + 1, runs[i].label);
     // Subsets in the order first seen.
     let mut subsets: Vec<String> = Vec::new();
     for run in runs {
@@ -722,27 +462,19 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
             }
         }
     }
-    let per_subset = |title: &str, f: fn(&Rates) -> f64| Chart {
+    let per_subset = |title: &str, f: fn(&Rates) -> Option<f64>| Chart {
         title: title.to_string(),
         categories: subsets.clone(),
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
-                Series {
-                    name: run_name(i),
-                    values: subsets
-                        .iter()
-                        .map(|s| of(s).filter(|r| r.conversations > 0).map(f))
-                        .collect(),
-                    counts: subsets
-                        .iter()
-                        .map(|s| of(s).map(|r| r.conversations))
-                        .collect(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let of = |s: &String| run.summary.by_subset.get(s).map(|b| &b.rates);
+            (
+                subsets.iter().map(|s| of(s).and_then(f)).collect(),
+                subsets
+                    .iter()
+                    .map(|s| of(s).map(|r| r.conversations))
+                    .collect(),
+            )
+        }),
         scale: Scale::Percent,
     };
     let mut charts = vec![
@@ -767,25 +499,20 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
     let per_tool = |title: &str, f: fn(&ToolTally) -> (usize, usize)| Chart {
         title: title.to_string(),
         categories: tool_names.clone(),
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let of = |t: &String| run.summary.tools.get(t).map(f);
-                Series {
-                    name: run_name(i),
-                    values: tool_names
-                        .iter()
-                        .map(|t| {
-                            of(t)
-                                .filter(|(_, n)| *n > 0)
-                                .map(|(k, n)| k as f64 / n as f64)
-                        })
-                        .collect(),
-                    counts: tool_names.iter().map(|t| of(t).map(|(_, n)| n)).collect(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let of = |t: &String| run.summary.tools.get(t).map(f);
+            (
+                tool_names
+                    .iter()
+                    .map(|t| {
+                        of(t)
+                            .filter(|(_, n)| *n > 0)
+                            .map(|(k, n)| k as f64 / n as f64)
+                    })
+                    .collect(),
+                tool_names.iter().map(|t| of(t).map(|(_, n)| n)).collect(),
+            )
+        }),
         scale: Scale::Percent,
     };
     if !tool_names.is_empty() {
@@ -803,25 +530,15 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
             "Faulty planning".to_string(),
             "Incorrect invocation".to_string(),
         ],
-        series: runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let e = &run.summary.error_types;
-                Series {
-                    name: run_name(i),
-                    values: [
-                        e.premature_tool_call,
-                        e.faulty_planning,
-                        e.incorrect_invocation,
-                    ]
-                    .iter()
-                    .map(|n| Some(*n as f64))
-                    .collect(),
-                    counts: Vec::new(),
-                }
-            })
-            .collect(),
+        series: series(runs, |run| {
+            let e = &run.summary.error_types;
+            let counts = [
+                e.premature_tool_call,
+                e.faulty_planning,
+                e.incorrect_invocation,
+            ];
+            (counts.iter().map(|n| Some(*n as f64)).collect(), Vec::new())
+        }),
         scale: Scale::Plain,
     });
     charts
@@ -845,13 +562,17 @@ fn failures(runs: &[Run]) -> Section {
     let mut counts = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let conversations = &run.summary.per_conversation;
-        let failed = conversations.iter().filter(|c| !c.success).count();
+        let failed = conversations.iter().filter(|c| !c.metrics.success).count();
         counts.push(format!(
             "run {}: {failed} of {} failed",
             i + 1,
             conversations.len()
         ));
-        for (c_index, c) in conversations.iter().enumerate().filter(|(_, c)| !c.success) {
+        for (c_index, c) in conversations
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.metrics.success)
+        {
             let why: Vec<String> = c
                 .why_failed
                 .iter()
@@ -874,7 +595,7 @@ fn failures(runs: &[Run]) -> Section {
                 Cell::Text((i + 1).to_string()),
                 name,
                 Cell::Text(c.subset.clone()),
-                Cell::Percent(Some(c.recall)),
+                Cell::Percent(Some(c.metrics.recall)),
                 Cell::Text(why.join("; ")),
             ]);
         }
@@ -891,39 +612,6 @@ fn failures(runs: &[Run]) -> Section {
     section
 }
 
-/// The kind's own JSON document (the keys `report --format json` writes).
-pub fn document(runs: &[Run]) -> serde_json::Value {
-    let list: Vec<serde_json::Value> = runs
-        .iter()
-        .map(|r| {
-            let s = &r.summary;
-            serde_json::json!({
-                "dir": r.dir.display().to_string(),
-                "label": r.label,
-                "predictor": s.predictor,
-                "settings": s.settings,
-                "dataset_sha256": r.dataset(),
-                "rates": s.rates,
-                "by_subset": s.by_subset,
-                "error_types": s.error_types,
-                "state_check": s.state_check,
-                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
-                "failed": s.per_conversation.iter().filter(|c| !c.success).map(|c| &c.file).collect::<Vec<_>>(),
-                "not_evaluated_files": &s.failures,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "kind": "conversations",
-        "runs": list,
-        "same_dataset": same_dataset(runs),
-        "outcome_differs": outcome_differs(runs)
-            .into_iter()
-            .map(|(file, outcomes)| serde_json::json!({"file": file, "success": outcomes}))
-            .collect::<Vec<_>>(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -932,12 +620,7 @@ mod tests {
     /// A run as `report` reads it back from what evaluate writes.
     fn run(dir: &str, model: &str) -> Run {
         let text = serde_json::to_string(&sample_summary(model)).unwrap();
-        let summary: RunSummary = serde_json::from_str(&text).unwrap();
-        Run {
-            dir: PathBuf::from(dir),
-            label: label(&summary),
-            summary,
-        }
+        Run::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
     }
 
     #[test]
@@ -946,7 +629,8 @@ mod tests {
         assert_eq!(runs[0].label, "openai:gpt-x");
         assert_eq!(runs[0].summary.per_conversation.len(), 2);
         assert_eq!(runs[0].summary.per_conversation[1].why_failed.len(), 2);
-        assert!(same_dataset(&runs));
-        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
+        assert!(Conversations::same_dataset(&runs));
+        let report = crate::report::runs::report(&runs);
+        insta::assert_snapshot!(crate::report::markdown::render(&report).unwrap());
     }
 }

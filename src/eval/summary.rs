@@ -10,23 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
+use crate::run::summary::{Figures, RunSummary};
+pub use crate::run::summary::{FormatVersion, StateTotals, FORMAT_VERSION};
 use crate::suite::protocol::ratio;
-
-/// The format of every `summary.json` talkforge writes, of every kind
-/// of run. 2: the first with `format_version` (before it, rates over no
-/// unit were written as 0).
-pub const FORMAT_VERSION: u32 = 2;
-
-/// A summary's `format_version`: [`FORMAT_VERSION`] when written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FormatVersion(pub u32);
-
-impl Default for FormatVersion {
-    fn default() -> Self {
-        FormatVersion(FORMAT_VERSION)
-    }
-}
 
 /// Pooled counts of a set of conversations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -60,77 +46,32 @@ impl Totals {
         self.turns_stopped_by_bound += r.turns_stopped_by_bound;
     }
 
+    /// The rates, none over no conversation.
     pub fn rates(&self) -> Rates {
+        let rate = |x: f64| (self.conversations > 0).then_some(x);
         Rates {
             conversations: self.conversations,
-            success_rate: ratio(self.successes, self.conversations, 0.0),
-            soft_success_rate: if self.conversations == 0 {
-                0.0
-            } else {
-                self.soft_success_sum / self.conversations as f64
-            },
-            precision: ratio(self.matches, self.predictions, 0.0),
-            recall: ratio(self.matches, self.ground_truths, 1.0),
-            action_precision: ratio(self.valid_actions, self.actions, 1.0),
-            incorrect_action_rate: ratio(self.bad_actions, self.actions, 0.0),
+            success_rate: rate(ratio(self.successes, self.conversations, 0.0)),
+            soft_success_rate: rate(self.soft_success_sum / self.conversations.max(1) as f64),
+            precision: rate(ratio(self.matches, self.predictions, 0.0)),
+            recall: rate(ratio(self.matches, self.ground_truths, 1.0)),
+            action_precision: rate(ratio(self.valid_actions, self.actions, 1.0)),
+            incorrect_action_rate: rate(ratio(self.bad_actions, self.actions, 0.0)),
         }
     }
 }
 
 /// The headline figures of a set of conversations. Over no conversation
-/// every rate is undefined: written as null, never as a 0 that reads as a
-/// result (and read back as 0, which nothing shows).
+/// every rate is undefined: null, never a 0 that reads as a result.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(into = "RatesJson", from = "RatesJson")]
 pub struct Rates {
     pub conversations: usize,
-    pub success_rate: f64,
-    pub soft_success_rate: f64,
-    pub precision: f64,
-    pub recall: f64,
-    pub action_precision: f64,
-    pub incorrect_action_rate: f64,
-}
-
-/// [`Rates`] as JSON holds them.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct RatesJson {
-    conversations: usize,
-    success_rate: Option<f64>,
-    soft_success_rate: Option<f64>,
-    precision: Option<f64>,
-    recall: Option<f64>,
-    action_precision: Option<f64>,
-    incorrect_action_rate: Option<f64>,
-}
-
-impl From<Rates> for RatesJson {
-    fn from(r: Rates) -> Self {
-        let rate = |x: f64| (r.conversations > 0).then_some(x);
-        RatesJson {
-            conversations: r.conversations,
-            success_rate: rate(r.success_rate),
-            soft_success_rate: rate(r.soft_success_rate),
-            precision: rate(r.precision),
-            recall: rate(r.recall),
-            action_precision: rate(r.action_precision),
-            incorrect_action_rate: rate(r.incorrect_action_rate),
-        }
-    }
-}
-
-impl From<RatesJson> for Rates {
-    fn from(r: RatesJson) -> Self {
-        Rates {
-            conversations: r.conversations,
-            success_rate: r.success_rate.unwrap_or_default(),
-            soft_success_rate: r.soft_success_rate.unwrap_or_default(),
-            precision: r.precision.unwrap_or_default(),
-            recall: r.recall.unwrap_or_default(),
-            action_precision: r.action_precision.unwrap_or_default(),
-            incorrect_action_rate: r.incorrect_action_rate.unwrap_or_default(),
-        }
-    }
+    pub success_rate: Option<f64>,
+    pub soft_success_rate: Option<f64>,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub action_precision: Option<f64>,
+    pub incorrect_action_rate: Option<f64>,
 }
 
 /// One subset's line of Table 1.
@@ -145,10 +86,13 @@ pub struct SubsetSummary {
     pub bad_actions: usize,
 }
 
-/// The JSON summary (`--format json`, `summary.json`); the first keys are
-/// the command-line contract.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
+/// A run of whole conversations: ToolTalk's figures (the first keys are
+/// the command-line contract), in the one envelope with its settings.
+pub type Summary = RunSummary<Conversations, RunInfo>;
+
+/// The figures of a run of whole conversations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversations {
     #[serde(flatten)]
     pub rates: Rates,
     pub predictions: usize,
@@ -164,65 +108,17 @@ pub struct Summary {
     pub max_calls_per_turn: usize,
     pub predictor: String,
     pub similarity: String,
-    /// Everything the run was made with (model, API mode, documentation,
-    /// temperature, predictions file and its hash, similarity, call
-    /// bound). Resumed conversations were made with the same settings:
-    /// any other is evaluated again.
-    pub settings: RunInfo,
-    /// Where the numbers came from: versions, date, hashes of the dataset,
-    /// databases and errata, the models asked for and reported, the
-    /// prompt templates (absent only in summaries built outside a run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<super::provenance::Provenance>,
-    /// With `--trials N`: pass^1 .. pass^N over the trials (the figures
-    /// above are the first trial's; each trial's are in `trial-T/`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::run::trials::Trials>,
-    /// Conversations taken from an earlier run in the output folder.
-    pub resumed: usize,
     /// Table 2, over the failed conversations.
     pub error_types: ErrorTypes,
-    /// The state check's totals (absent when the suite cannot compare worlds).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateTotals>,
     pub by_subset: IndexMap<String, SubsetSummary>,
     /// Per tool, sorted by name.
     pub tools: BTreeMap<String, ToolTally>,
     pub per_conversation: Vec<ConversationResult>,
-    /// Conversations that could not be evaluated (none: the key is left
-    /// out); the figures above are over the others.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<Failure>,
-    /// The tokens each model asked used, per model and role (absent when
-    /// no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub format_version: FormatVersion,
 }
 
-/// The state check over a run: how many conversations the worlds were
-/// compared for, how many left collateral damage, and the places of each
-/// kind (see [`crate::suite::state`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct StateTotals {
-    pub conversations_checked: usize,
-    /// Conversations whose predictions wrote where the gold calls did not.
-    pub conversations_with_collateral: usize,
-    /// Conversations whose predicted worlds ended as the gold ones.
-    pub conversations_clean: usize,
-    pub collateral: usize,
-    pub missing: usize,
-    pub different: usize,
-}
-
-impl StateTotals {
-    pub fn add(&mut self, check: &crate::suite::state::StateCheck) {
-        self.conversations_checked += 1;
-        self.conversations_with_collateral += usize::from(check.collateral > 0);
-        self.conversations_clean += usize::from(check.clean());
-        self.collateral += check.collateral;
-        self.missing += check.missing;
-        self.different += check.different;
+impl Figures for Conversations {
+    fn files_evaluated(&self, _failed: usize) -> usize {
+        self.rates.conversations
     }
 }
 
@@ -239,7 +135,6 @@ pub struct Tally {
     state: Option<StateTotals>,
     /// In order of first appearance.
     tools: Vec<(String, ToolTally)>,
-    resumed: usize,
 }
 
 impl Tally {
@@ -263,21 +158,24 @@ impl Tally {
                 None => self.tools.push((name.to_string(), *tally)),
             }
         }
-        self.resumed += usize::from(r.resumed);
     }
 
-    /// The summary, its `per_conversation` as given.
-    pub fn summary(self, info: RunInfo, per_conversation: Vec<ConversationResult>) -> Summary {
+    /// The summary of a pass over the files, its `per_conversation` as
+    /// given.
+    pub fn summary(
+        self,
+        info: RunInfo,
+        per_conversation: Vec<ConversationResult>,
+        pass: crate::run::driver::Pass,
+    ) -> Summary {
         let Tally {
             all,
             mut subsets,
             error_types,
             state,
             tools,
-            resumed,
         } = self;
         subsets.sort_by(|a, b| a.0.cmp(&b.0));
-        let tools: BTreeMap<String, ToolTally> = tools.into_iter().collect();
         let by_subset = subsets
             .into_iter()
             .map(|(name, t)| {
@@ -292,7 +190,7 @@ impl Tally {
                 (name, summary)
             })
             .collect();
-        Summary {
+        let figures = Conversations {
             rates: all.rates(),
             predictions: all.predictions,
             ground_truths: all.ground_truths,
@@ -306,28 +204,26 @@ impl Tally {
             max_calls_per_turn: info.max_calls_per_turn,
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),
-            settings: info,
-            provenance: None,
-            trials: None,
-            resumed,
             error_types,
-            state_check: state,
             by_subset,
-            tools,
+            tools: tools.into_iter().collect(),
             per_conversation,
-            failures: Vec::new(),
-            usage: Vec::new(),
-            format_version: FormatVersion::default(),
-        }
+        };
+        let mut summary = Summary::new(figures, info, pass);
+        summary.state_check = state;
+        summary
     }
 }
 
-impl Summary {
-    pub fn new(results: Vec<ConversationResult>, info: RunInfo) -> Self {
-        let mut tally = Tally::default();
-        for r in &results {
-            tally.add(r);
-        }
-        tally.summary(info, results)
+/// The summary of results gathered outside a run (a test's).
+pub fn summary_of(results: Vec<ConversationResult>, info: RunInfo) -> Summary {
+    let mut tally = Tally::default();
+    for r in &results {
+        tally.add(r);
     }
+    let pass = crate::run::driver::Pass {
+        resumed: results.iter().filter(|r| r.resumed).count(),
+        ..Default::default()
+    };
+    tally.summary(info, results, pass)
 }

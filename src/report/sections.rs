@@ -3,19 +3,11 @@
 //! not be evaluated, provenance, and the tokens the models used. A section that does not apply to a
 //! kind says so, the same way in every format.
 
-use serde::Deserialize;
-
 use super::{Cell, Column, Section, Table};
-use crate::eval::provenance::Provenance;
-use crate::eval::summary::StateTotals;
 use crate::llm::usage::ModelUsage;
-
-/// A unit a run could not evaluate, as its `summary.json` lists it.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-pub struct NotEvaluated {
-    pub file: String,
-    pub error: String,
-}
+use crate::run::driver::Failure;
+use crate::run::provenance::Provenance;
+use crate::run::summary::StateTotals;
 
 /// One row of the pass^k table: a run's units, or a group of them.
 pub struct PassHatRow<'a> {
@@ -177,7 +169,7 @@ pub fn differs(
 }
 
 /// What each run could not evaluate, and why.
-pub fn not_evaluated(runs: &[&[NotEvaluated]], unit: &str) -> Section {
+pub fn not_evaluated(runs: &[&[Failure]], unit: &str) -> Section {
     let title = "Not evaluated";
     if runs.iter().all(|r| r.is_empty()) {
         return Section::new("not-evaluated", title)
@@ -277,11 +269,12 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
     Section::new("provenance", title).table(table)
 }
 
-/// The tokens each run's models used, per model and role; None when no
-/// run asked a model (oracle and replay runs say nothing of tokens).
-pub fn usage(runs: &[&[ModelUsage]]) -> Option<Section> {
+/// The tokens each run's models used, per model and role (not
+/// applicable when no run asked a model: oracle and replay runs use none).
+pub fn usage(runs: &[&[ModelUsage]]) -> Section {
+    let title = "Tokens used";
     if runs.iter().all(|r| r.is_empty()) {
-        return None;
+        return Section::not_applicable("usage", title, "no run asked a model");
     }
     let mut table = Table::new(
         "Run",
@@ -318,11 +311,9 @@ pub fn usage(runs: &[&[ModelUsage]]) -> Option<Section> {
             ]);
         }
     }
-    Some(
-        Section::new("usage", "Tokens used")
+    Section::new("usage", title)
             .text(
                 "The tokens each model used, as its server reported them (`usage`). The token columns are what this run spent on the requests it sent; a reply taken from the cache cost nothing in this run, and what the cached replies cost when first asked is shown apart. Replies without usage (a server that sends none, a cache entry older than talkforge keeping it) are counted but add no tokens.",
             )
-            .table(table),
-    )
+        .table(table)
 }

@@ -7,6 +7,7 @@
 //! report and the words on stdout.
 
 pub mod outcome;
+pub mod summary;
 pub mod transcripts;
 
 use std::collections::BTreeMap;
@@ -16,7 +17,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use self::outcome::{failed, summarise, ScenarioOutcome, Stop, Summary};
+use self::outcome::{failed, ScenarioOutcome, Stop};
+use self::summary::{summarise, Summary};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
 use crate::llm::client::Settings;
 use crate::llm::usage::Role;
@@ -123,7 +125,7 @@ impl Evaluation<'_> {
         if let Some(trials) = trials {
             if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
             {
-                summary.user = user;
+                summary.figures.user = user;
                 p.user_model_requested = asked.user_model_requested;
                 p.prompt_templates = asked.prompt_templates;
             }
@@ -318,7 +320,7 @@ impl Evaluation<'_> {
             progress: false,
         };
         let mut per_scenario = Vec::with_capacity(run.files.len());
-        let pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
+        let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
             Done::Evaluated {
                 mut outcome,
                 resumed,
@@ -334,6 +336,7 @@ impl Evaluation<'_> {
         }
         let user_asked = per_scenario.iter().any(|o| o.user_asked);
         let (assistant_name, user_name) = names(run, user_asked);
+        let dataset = std::mem::take(&mut pass.dataset);
         let mut summary = summarise(
             self.suite,
             self.interactive.level(),
@@ -341,9 +344,10 @@ impl Evaluation<'_> {
             run.max_turns,
             assistant_name.clone(),
             user_name,
+            kind.settings,
+            pass,
         );
-        summary.settings = kind.settings;
-        summary.provenance = Some(self.provenance(run, &pass.dataset, &summary, assistant_name));
+        summary.provenance = Some(self.provenance(run, &dataset, &summary, assistant_name));
         summary.usage = run.meter.since(&started);
         if let Some(dir) = out {
             results::write_summary(dir, &summary)?;
@@ -486,17 +490,10 @@ pub fn human(s: &Summary) -> String {
         );
     }
     if let Some(t) = &s.trials {
-        let figures: Vec<String> = t
-            .all
-            .pass_hat
-            .iter()
-            .enumerate()
-            .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
-            .collect();
         out += &format!(
             "over {} trials (completion): {} (the figures above are trial 1's)\n",
             t.trials,
-            figures.join(", ")
+            crate::run::trials::pass_hat_words(&t.all.pass_hat)
         );
     }
     if s.resumed > 0 {
@@ -559,33 +556,16 @@ mod tests {
             shopping,
             outcome("Reminder", None, Stop::UserLeft),
         ];
-        let summary = Summary {
-            suite: "apibank",
-            level: 3,
-            scenarios: 3,
-            completed: 1,
-            completion_rate: 1.0 / 3.0,
-            mean_turns: Some(4.0),
-            max_turns: 20,
-            assistant: "llm:m".into(),
-            user: "human".into(),
-            settings: Value::Null,
-            resumed: 0,
-            provenance: None,
-            trials: None,
-            state_check: summarise(
-                "apibank",
-                3,
-                per_scenario.clone(),
-                20,
-                String::new(),
-                String::new(),
-            )
-            .state_check,
-            usage: Vec::new(),
+        let summary = summarise(
+            "apibank",
+            3,
             per_scenario,
-            format_version: Default::default(),
-        };
+            20,
+            "llm:m".into(),
+            "human".into(),
+            Value::Null,
+            Default::default(),
+        );
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }
 }

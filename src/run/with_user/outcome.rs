@@ -4,7 +4,6 @@
 //! check, the transcript.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::run::conversation::Talk;
 pub use crate::run::conversation::{Message, Speaker, Stop};
@@ -80,43 +79,6 @@ pub struct ScenarioOutcome {
     pub transcript: Vec<Message>,
 }
 
-/// The run's summary (DESIGN.md: level 3 of `evaluate`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub suite: &'static str,
-    pub level: u8,
-    pub scenarios: usize,
-    pub completed: usize,
-    pub completion_rate: f64,
-    /// Mean turns to completion over completed scenarios (None: none).
-    pub mean_turns: Option<f64>,
-    pub max_turns: usize,
-    pub assistant: String,
-    pub user: String,
-    /// What decides whether a transcript in `--out` is reused: the
-    /// players, temperature, turn and call bounds, retriever, databases,
-    /// talkforge version.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub settings: Value,
-    /// Scenarios whose result was taken from `--out`.
-    pub resumed: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<crate::eval::provenance::Provenance>,
-    /// pass^k over `--trials` (completion is the unit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<crate::run::trials::Trials>,
-    /// The state check over the scenarios that have one (absent when none
-    /// has).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_check: Option<StateTotals>,
-    /// The tokens each model asked used, the user model apart (absent
-    /// when no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
-    pub per_scenario: Vec<ScenarioOutcome>,
-    pub format_version: crate::eval::summary::FormatVersion,
-}
-
 /// A ground-truth call the assistant made: when, and by which rule it
 /// matched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,47 +89,6 @@ pub struct MadeAt {
     /// The turn it was made in.
     pub turn: usize,
     pub by: Rule,
-}
-
-/// The run's totals over its scenarios' outcomes.
-pub fn summarise(
-    suite: &'static str,
-    level: u8,
-    per_scenario: Vec<ScenarioOutcome>,
-    max_turns: usize,
-    assistant: String,
-    user: String,
-) -> Summary {
-    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
-    let scenarios = per_scenario.len();
-    let mut state_check: Option<StateTotals> = None;
-    for check in per_scenario.iter().filter_map(|o| o.state_check.as_ref()) {
-        state_check.get_or_insert_with(Default::default).add(check);
-    }
-    Summary {
-        suite,
-        level,
-        scenarios,
-        completed: turns.len(),
-        completion_rate: if scenarios == 0 {
-            0.0
-        } else {
-            turns.len() as f64 / scenarios as f64
-        },
-        mean_turns: (!turns.is_empty())
-            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
-        max_turns,
-        assistant,
-        user,
-        settings: Value::Null,
-        resumed: per_scenario.iter().filter(|o| o.resumed).count(),
-        provenance: None,
-        trials: None,
-        state_check,
-        usage: Vec::new(),
-        per_scenario,
-        format_version: Default::default(),
-    }
 }
 
 /// Where a scenario writes one of its ground-truth calls.

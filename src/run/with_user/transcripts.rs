@@ -11,9 +11,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::outcome::{ScenarioOutcome, Stop, Summary};
-use crate::formats::atomic_write;
-use crate::{Error, Result};
+use super::outcome::{ScenarioOutcome, Stop};
+use super::summary::Summary;
+use crate::Result;
 
 /// The folder of transcripts under `--out` (or under a trial's folder).
 pub const TRANSCRIPTS_DIR: &str = "transcripts";
@@ -86,12 +86,8 @@ pub fn holds_transcripts(out: &Path) -> bool {
 
 /// `summary.json` and `report.md` in `dir`.
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
-    let text = serde_json::to_string_pretty(summary).expect("JSON serializes") + "\n";
-    atomic_write(&dir.join("summary.json"), text.as_bytes())?;
     let report = crate::eval::scenario_runs::report_of_summary(summary, dir)?;
-    atomic_write(&dir.join("report.md"), report.as_bytes())
+    crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 
 #[cfg(test)]
@@ -149,8 +145,9 @@ mod tests {
 #[cfg(test)]
 mod report_tests {
     use crate::run::trials::{Trials, UnitOutcome};
-    use crate::run::with_user::outcome::{summarise, CallAt};
+    use crate::run::with_user::outcome::CallAt;
     use crate::run::with_user::outcome::{ScenarioOutcome, Stop};
+    use crate::run::with_user::summary::summarise;
     use crate::suite::state::{StateCheck, StateWrite, WriteKind};
 
     fn outcome(name: &str, turns: Option<usize>, stopped: Stop) -> ScenarioOutcome {
@@ -222,6 +219,8 @@ mod report_tests {
             5,
             "llm:m".into(),
             "llm:u".into(),
+            serde_json::Value::Null,
+            Default::default(),
         );
         let unit = |file: &str, name: &str, completed| {
             UnitOutcome::file(file, Some(name.into()), completed)

@@ -5,17 +5,18 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
-use crate::eval::provenance::{FileHash, Provenance};
-use crate::eval::summary::Failure;
-use crate::run::trials::Trials as SampleTrials;
+use crate::run::driver::Pass;
+use crate::run::provenance::FileHash;
+use crate::run::summary::{Figures, RunSummary};
+use crate::run::trials::pass_hat_words;
 
 /// One API's samples.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiTally {
     pub samples: usize,
     pub correct: usize,
@@ -23,10 +24,14 @@ pub struct ApiTally {
     pub error_rate: f64,
 }
 
-/// A level's results over every dialogue evaluated.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub suite: &'static str,
+/// A level's run: its figures in the one envelope.
+pub type Summary = RunSummary<LevelFigures>;
+
+/// A level's results over every dialogue evaluated (the first keys are
+/// the command-line contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelFigures {
+    pub suite: String,
     pub level: u8,
     /// Call samples.
     pub samples: usize,
@@ -47,34 +52,23 @@ pub struct Summary {
     /// Reply samples scored with ROUGE-L.
     pub replies: usize,
     pub predictor: String,
-    /// The run's settings (`evaluation` in every dialogue's output file),
-    /// named as a conversation run's summary names them.
-    pub settings: Value,
+    /// Dialogues given (those that could not be evaluated too).
     pub dialogues: usize,
-    /// Dialogues taken from `--out` instead of evaluated again.
-    pub resumed: usize,
     /// Per gold API, in name order.
     pub by_api: BTreeMap<String, ApiTally>,
     /// Wrong samples per cause, every cause listed, in the report's order.
-    pub causes: IndexMap<&'static str, usize>,
-    /// pass^k over the trials (`--trials` above 1; the figures above are
-    /// the first trial's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<SampleTrials>,
-    pub provenance: Option<Provenance>,
+    pub causes: IndexMap<String, usize>,
     /// Each dialogue given (those that could not be evaluated too) and the
     /// SHA-256 of its file (the dataset digest in `provenance` is over
     /// these).
     pub dialogue_hashes: Vec<FileHash>,
-    /// Dialogues that could not be evaluated (none: the key is left out);
-    /// the figures above are over the others.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<Failure>,
-    /// The tokens each model asked used (absent when no model was asked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub usage: Vec<crate::llm::usage::ModelUsage>,
     pub per_sample: Vec<SampleRecord>,
-    pub format_version: crate::eval::summary::FormatVersion,
+}
+
+impl Figures for LevelFigures {
+    fn files_evaluated(&self, failed: usize) -> usize {
+        self.dialogues - failed
+    }
 }
 
 fn ratio(num: usize, den: usize) -> f64 {
@@ -85,7 +79,7 @@ fn ratio(num: usize, den: usize) -> f64 {
     }
 }
 
-fn cause_key(cause: Cause) -> &'static str {
+pub fn cause_key(cause: Cause) -> &'static str {
     match cause {
         Cause::NoApiCall => "no_api_call",
         Cause::ParseFailure => "parse_failure",
@@ -96,14 +90,13 @@ fn cause_key(cause: Cause) -> &'static str {
     }
 }
 
-impl Summary {
+impl LevelFigures {
+    /// The figures of `per_sample`, over `dialogues` dialogues given.
     pub fn new(
         level: u8,
         dialogues: usize,
         settings: &Value,
         per_sample: Vec<SampleRecord>,
-        resumed: usize,
-        failures: Vec<Failure>,
     ) -> Self {
         let samples = per_sample.len();
         let correct = per_sample.iter().filter(|s| s.correct).count();
@@ -125,13 +118,15 @@ impl Summary {
         for tally in by_api.values_mut() {
             tally.error_rate = ratio(tally.samples - tally.correct, tally.samples);
         }
-        let mut causes: IndexMap<&'static str, usize> =
-            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
+        let mut causes: IndexMap<String, usize> = Cause::ALL
+            .iter()
+            .map(|c| (cause_key(*c).to_string(), 0))
+            .collect();
         for cause in per_sample.iter().filter_map(|s| s.cause) {
-            *causes.entry(cause_key(cause)).or_default() += 1;
+            *causes.entry(cause_key(cause).to_string()).or_default() += 1;
         }
-        Summary {
-            suite: "apibank",
+        LevelFigures {
+            suite: "apibank".into(),
             level,
             samples,
             scoring: settings["scoring"]
@@ -150,21 +145,21 @@ impl Summary {
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
-            settings: settings.clone(),
             dialogues,
-            resumed,
             by_api,
             causes,
-            trials: None,
-            provenance: None,
             dialogue_hashes: Vec::new(),
-            failures,
-            usage: Vec::new(),
             per_sample,
-            format_version: Default::default(),
         }
     }
 
+    /// The summary of a pass over `dialogues` dialogues.
+    pub fn summary(self, settings: Value, pass: Pass) -> Summary {
+        Summary::new(self, settings, pass)
+    }
+}
+
+impl Summary {
     /// The wrong samples.
     pub fn wrong(&self) -> impl Iterator<Item = &SampleRecord> {
         self.per_sample.iter().filter(|s| !s.correct)
@@ -250,14 +245,4 @@ impl Summary {
         out += &crate::llm::usage::human(&self.usage);
         out
     }
-}
-
-/// "pass^1 50.0%, pass^2 25.0%".
-fn pass_hat_words(pass_hat: &[f64]) -> String {
-    pass_hat
-        .iter()
-        .enumerate()
-        .map(|(k, p)| format!("pass^{} {:.1}%", k + 1, p * 100.0))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
 use super::predict::{Answered, Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
-use super::report::Summary;
+use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
@@ -26,7 +26,6 @@ use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
-use crate::formats::atomic_write;
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
@@ -254,12 +253,8 @@ fn unit_outcome(s: &SampleRecord) -> UnitOutcome {
 
 /// `summary.json` and `report.md` in `dir`.
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::input(dir, format!("cannot create the folder: {e}")))?;
-    let text = serde_json::to_string_pretty(summary).expect("JSON serializes") + "\n";
-    atomic_write(&dir.join("summary.json"), text.as_bytes())?;
     let report = crate::eval::level_runs::report_of_summary(summary, dir)?;
-    atomic_write(&dir.join("report.md"), report.as_bytes())
+    crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 
 /// One trial (`None` for a run of one) with its outputs in `out`.
@@ -326,17 +321,17 @@ fn evaluate_trial(
     let hashes: Vec<(&str, String)> = relative
         .iter()
         .map(String::as_str)
-        .zip(pass.dataset.into_iter().map(|(_, sha256)| sha256))
+        .zip(pass.dataset.iter().map(|(_, sha256)| sha256.clone()))
         .collect();
-    let (failures, resumed) = (pass.failures, pass.resumed);
-    let mut summary = Summary::new(
-        run.level,
-        run.files.len(),
-        &info,
-        records,
-        resumed,
-        failures,
-    );
+    let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
+    figures.dialogue_hashes = hashes
+        .iter()
+        .map(|(file, sha256)| FileHash {
+            file: file.to_string(),
+            sha256: sha256.clone(),
+        })
+        .collect();
+    let mut summary = figures.summary(info, pass);
     let inputs = &run.provenance;
     summary.provenance = Some(Provenance {
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -356,13 +351,6 @@ fn evaluate_trial(
         user_models_reported: Vec::new(),
         prompt_templates: answerer.prompt_templates(),
     });
-    summary.dialogue_hashes = hashes
-        .into_iter()
-        .map(|(file, sha256)| FileHash {
-            file: file.to_string(),
-            sha256,
-        })
-        .collect();
     summary.usage = run.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;

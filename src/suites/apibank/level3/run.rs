@@ -227,7 +227,7 @@ mod tests {
 
     use super::*;
     use crate::run::conversation::{Message, Speaker, Turn};
-    use crate::run::with_user::outcome::{summarise, Stop};
+    use crate::run::with_user::outcome::Stop;
     use crate::sim::Databases;
     use crate::suite::state::StateCheck;
     use crate::suite::state::WriteKind;
@@ -491,50 +491,5 @@ mod tests {
             assert!(outcome.completed, "{outcome:?}");
             assert_eq!(outcome.state_check, Some(StateCheck::default()), "{call}");
         }
-    }
-
-    #[test]
-    fn the_summary_counts_completed_scenarios_and_their_mean_turns() {
-        let outcome = |turns: Option<usize>| ScenarioOutcome {
-            turns,
-            completed: turns.is_some(),
-            ..failed(
-                "f",
-                &super::super::sheet::parse(std::path::Path::new("A.txt"), SHEET).unwrap(),
-                String::new(),
-            )
-        };
-        let s = summarise(
-            "apibank",
-            3,
-            vec![outcome(Some(2)), outcome(None), outcome(Some(5))],
-            20,
-            "a".into(),
-            "u".into(),
-        );
-        assert_eq!((s.scenarios, s.completed), (3, 2));
-        assert_eq!(s.mean_turns, Some(3.5));
-        assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
-        let none = summarise(
-            "apibank",
-            3,
-            vec![outcome(None)],
-            20,
-            "a".into(),
-            "u".into(),
-        );
-        assert_eq!(none.mean_turns, None);
-        let json = serde_json::to_value(&s).unwrap();
-        for key in [
-            "suite",
-            "level",
-            "scenarios",
-            "completed",
-            "mean_turns",
-            "per_scenario",
-        ] {
-            assert!(json.get(key).is_some(), "{key}");
-        }
-        assert_eq!(json["level"], 3);
     }
 }

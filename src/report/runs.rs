@@ -1,0 +1,363 @@
+//! Evaluation folders as `report` reads them, whatever their kind: each
+//! `summary.json` read back into the envelope evaluate wrote
+//! ([`RunSummary`]), the runs introduced, checked to be over the same
+//! dataset, and the report put together: the kind's own tables, then the
+//! sections every kind shares (pass^k, the state check, outcomes that
+//! differ, failures, what could not be evaluated, provenance, tokens), and
+//! the JSON document with the keys every kind shares.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::sections::{self, PassHatRow};
+use super::{Report, RunHeader, Section};
+use crate::run::summary::{Figures, RunSummary, FORMAT_VERSION};
+use crate::{Error, Result};
+
+/// One evaluation folder of kind `K`.
+pub struct Run<K: Kind> {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// What sets it apart, in words.
+    pub label: String,
+    pub summary: RunSummary<K, K::Settings>,
+}
+
+/// What a kind of run brings to a report: its words, its label, its own
+/// tables and the parts of the shared sections only it knows.
+pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
+    type Settings: Serialize + DeserializeOwned;
+    /// The name of the kind in the JSON document.
+    const NAME: &'static str;
+    /// What a unit is ("conversation", "call sample", "scenario").
+    const UNIT: &'static str;
+    /// What a file of the run is ("conversation", "dialogue", "scenario").
+    const FILE: &'static str;
+
+    /// What sets a run apart (its trials aside), in words.
+    fn label(summary: &RunSummary<Self, Self::Settings>) -> Vec<String>;
+    /// The models, in words, for the list of runs (by default the model
+    /// asked for, and those that answered).
+    fn models(summary: &RunSummary<Self, Self::Settings>) -> Option<String> {
+        let p = summary.provenance.as_ref()?;
+        let asked = p.model_requested.as_ref()?;
+        Some(if p.models_reported.is_empty() {
+            asked.clone()
+        } else {
+            format!("{asked} (answered as {})", p.models_reported.join(", "))
+        })
+    }
+    fn title(runs: &[Run<Self>]) -> String;
+    /// Whether the runs evaluated the same dataset.
+    fn same_dataset(runs: &[Run<Self>]) -> bool {
+        same_dataset(runs.iter())
+    }
+    /// The kind's own sections, before the shared ones.
+    fn tables(runs: &[Run<Self>]) -> Vec<Section>;
+    /// Per run (numbered from 1), the units whose worlds differ, in words;
+    /// or why the kind has no state check.
+    fn state_differs(
+        runs: &[Run<Self>],
+    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str>;
+    /// The units whose outcome differs between runs.
+    fn differs(runs: &[Run<Self>]) -> Section;
+    /// Each run's failed units.
+    fn failures(runs: &[Run<Self>]) -> Section;
+    /// The kind's own keys of a run in the JSON document.
+    fn run_document(run: &Run<Self>) -> Value;
+    /// The kind's own keys of the JSON document.
+    fn document(runs: &[Run<Self>]) -> Value;
+}
+
+impl<K: Kind> Run<K> {
+    /// The run of a summary in `dir`.
+    pub fn new(dir: &Path, summary: RunSummary<K, K::Settings>) -> Self {
+        let summary = summary.counted();
+        let mut label = K::label(&summary);
+        if let Some(t) = &summary.trials {
+            label.push(format!("{} trials", t.trials));
+        }
+        Run {
+            dir: dir.to_path_buf(),
+            label: label.join(", "),
+            summary,
+        }
+    }
+
+    /// Parse `text`, the `summary.json` at `path` in `dir` (one without
+    /// `format_version` that does not read is said to be older).
+    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
+        let summary = serde_json::from_str(text)
+            .map_err(|e| older_format(path, text, crate::formats::read::json_error(path, &e)))?;
+        Ok(Run::new(dir, summary))
+    }
+
+    /// The dataset digest its provenance records.
+    pub fn dataset(&self) -> Option<&str> {
+        self.summary
+            .provenance
+            .as_ref()
+            .map(|p| p.dataset.sha256.as_str())
+    }
+}
+
+/// Refuse a summary written by a newer talkforge.
+pub fn check_version(path: &Path, summary: &Value) -> Result<()> {
+    let version = summary.get("format_version").and_then(Value::as_u64);
+    match version.filter(|v| *v > u64::from(FORMAT_VERSION)) {
+        Some(version) => Err(Error::input(
+            path,
+            format!("written by a newer talkforge (summary format {version}; this one reads formats up to {FORMAT_VERSION}): report it with that talkforge or a newer one"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A summary that cannot be read: said to come from an older format when
+/// it has no `format_version`.
+fn older_format(path: &Path, text: &str, error: Error) -> Error {
+    let versioned = serde_json::from_str::<Value>(text)
+        .ok()
+        .is_some_and(|v| v.get("format_version").is_some());
+    if versioned {
+        return error;
+    }
+    Error::input(
+        path,
+        format!("comes from an older summary format (written before `format_version`) that this talkforge cannot read: evaluate again to write it anew ({error})"),
+    )
+}
+
+/// Refuse runs over different datasets, or whose dataset is unknown,
+/// unless `allow_different`.
+pub fn check_datasets<'a, K: Kind + 'a>(
+    runs: impl Iterator<Item = &'a Run<K>>,
+    allow_different: bool,
+) -> Result<()> {
+    let runs: Vec<&Run<K>> = runs.collect();
+    if allow_different || runs.is_empty() {
+        return Ok(());
+    }
+    if let Some(run) = runs.iter().find(|r| r.dataset().is_none()) {
+        return Err(Error::input(
+            run.dir.join("summary.json"),
+            "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
+        ));
+    }
+    let first = runs[0];
+    if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
+        return Err(Error::Usage(format!(
+            "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
+            first.dir.display(),
+            other.dir.display(),
+            first.dataset().unwrap_or_default(),
+            other.dataset().unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether every run evaluated the same dataset (as far as provenance says).
+pub fn same_dataset<'a, K: Kind + 'a>(runs: impl Iterator<Item = &'a Run<K>>) -> bool {
+    let runs: Vec<&Run<K>> = runs.collect();
+    runs.len() <= 1
+        || runs
+            .iter()
+            .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+}
+
+/// The report over `runs`: the kind's tables, then the shared sections.
+pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
+    let summaries = || runs.iter().map(|r| &r.summary);
+    let mut pass_hat = Vec::new();
+    for (i, trials) in summaries().enumerate() {
+        let Some(trials) = &trials.trials else {
+            continue;
+        };
+        let groups = trials.groups.iter().map(|(n, p)| (n.clone(), p));
+        let all = (trials.groups.len() != 1).then(|| ("all".to_string(), &trials.all));
+        for (group, p) in groups.chain(all) {
+            pass_hat.push(PassHatRow {
+                run: i + 1,
+                group,
+                units: p.units,
+                pass_hat: &p.pass_hat,
+            });
+        }
+    }
+    let state: Vec<_> = summaries().map(|s| s.state_check.as_ref()).collect();
+    let state_check = match K::state_differs(runs) {
+        Ok(differing) => sections::state_check(&state, differing, K::UNIT, None),
+        Err(why) => sections::state_check(&[], Vec::new(), K::UNIT, Some(why)),
+    };
+    let not_evaluated: Vec<_> = summaries().map(|s| s.failures.as_slice()).collect();
+    let provenance: Vec<_> = summaries().map(|s| s.provenance.as_ref()).collect();
+    let usage: Vec<_> = summaries().map(|s| s.usage.as_slice()).collect();
+    let mut sections = K::tables(runs);
+    sections.extend([
+        sections::pass_hat(&pass_hat, K::UNIT),
+        state_check,
+        K::differs(runs),
+        K::failures(runs),
+        sections::not_evaluated(&not_evaluated, K::FILE),
+        sections::provenance(&provenance),
+        sections::usage(&usage),
+    ]);
+    Report {
+        title: K::title(runs),
+        runs: headers(runs),
+        warnings: warnings(runs, K::same_dataset(runs)),
+        sections,
+    }
+}
+
+/// The runs as a report introduces them.
+fn headers<K: Kind>(runs: &[Run<K>]) -> Vec<RunHeader> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, run)| RunHeader {
+            number: i + 1,
+            label: run.label.clone(),
+            dir: run.dir.display().to_string(),
+            models: K::models(&run.summary),
+            dataset: run.dataset().map(str::to_string),
+            evaluated: run.summary.evaluated,
+            not_evaluated: run.summary.not_evaluated,
+            unit: K::FILE.to_string(),
+        })
+        .collect()
+}
+
+/// What a report says before anything else about `runs`.
+fn warnings<K: Kind>(runs: &[Run<K>], same_dataset: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !same_dataset {
+        warnings.push("These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.".to_string());
+    }
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        if s.not_evaluated > 0 {
+            warnings.push(format!(
+                "Run {} could not evaluate {} of {}: its figures are over the others (see \"Not evaluated\").",
+                i + 1,
+                crate::words::count(s.not_evaluated, K::FILE),
+                s.evaluated + s.not_evaluated
+            ));
+        }
+    }
+    warnings
+}
+
+/// The JSON document of `report --format json`: per run the keys every
+/// kind shares and the kind's own, then the kind's own keys.
+pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
+    let list: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            let mut run = json!({
+                "dir": r.dir.display().to_string(),
+                "label": r.label,
+                "settings": s.settings,
+                "dataset_sha256": r.dataset(),
+                "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
+                "state_check": s.state_check,
+                "not_evaluated_files": s.failures,
+            });
+            merge(&mut run, K::run_document(r));
+            run
+        })
+        .collect();
+    let mut document = json!({
+        "kind": K::NAME,
+        "runs": list,
+        "same_dataset": K::same_dataset(runs),
+    });
+    merge(&mut document, K::document(runs));
+    document
+}
+
+fn merge(into: &mut Value, from: Value) {
+    if let (Some(into), Value::Object(from)) = (into.as_object_mut(), from) {
+        into.extend::<Map<String, Value>>(from);
+    }
+}
+
+/// `report.md` of a run just made: the report over that one run, as
+/// `report` reads it, under `title`.
+pub fn report_md<K: Kind + Clone>(
+    summary: &RunSummary<K, K::Settings>,
+    dir: &Path,
+    title: String,
+) -> Result<String>
+where
+    K::Settings: Clone,
+{
+    let run = Run::new(dir, summary.clone());
+    let mut report = report(std::slice::from_ref(&run));
+    // report.md sits in the run's folder.
+    for header in &mut report.runs {
+        header.dir = ".".to_string();
+    }
+    report.title = title;
+    super::markdown::render(&report)
+}
+
+/// Each unit of the runs (by `key`, in the order first seen) with every
+/// run's entry for it (None where a run lacks it).
+pub fn unit_rows<'a, K: Kind, T, Key: Ord + Clone>(
+    runs: &'a [Run<K>],
+    units: impl Fn(&'a Run<K>) -> &'a [T],
+    key: impl Fn(&T) -> Key,
+) -> Vec<(Key, Vec<Option<&'a T>>)> {
+    let mut order: Vec<Key> = Vec::new();
+    let mut rows: std::collections::BTreeMap<Key, Vec<Option<&T>>> = Default::default();
+    for (i, run) in runs.iter().enumerate() {
+        for unit in units(run) {
+            let row = rows.entry(key(unit)).or_insert_with(|| {
+                order.push(key(unit));
+                vec![None; runs.len()]
+            });
+            row[i] = Some(unit);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| Some((k.clone(), rows.remove(&k)?)))
+        .collect()
+}
+
+/// The rows whose unit succeeded in some runs and failed in others.
+pub fn mixed<Key, T>(
+    rows: Vec<(Key, Vec<Option<&T>>)>,
+    succeeded: impl Fn(&T) -> bool,
+) -> Vec<(Key, Vec<Option<&T>>)> {
+    rows.into_iter()
+        .filter(|(_, row)| {
+            let known: Vec<bool> = row.iter().flatten().map(|u| succeeded(u)).collect();
+            known.contains(&true) && known.contains(&false)
+        })
+        .collect()
+}
+
+/// A chart's series, one a run (named by its number and label), each
+/// with its values and the units each is over.
+pub fn series<K: Kind>(
+    runs: &[Run<K>],
+    values: impl Fn(&Run<K>) -> (Vec<Option<f64>>, Vec<Option<usize>>),
+) -> Vec<super::Series> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let (values, counts) = values(run);
+            super::Series {
+                name: format!("run {}: {}", i + 1, run.label),
+                values,
+                counts,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,133 @@
+//! The summary of a run of conversations with a user (`summary.json`,
+//! `--format json`): completion and turns to completion over the
+//! scenarios, with every scenario's outcome.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::outcome::ScenarioOutcome;
+use crate::run::driver::Pass;
+use crate::run::summary::{Figures, RunSummary, StateTotals};
+
+/// The run's summary (DESIGN.md: API-Bank's level 3 of `evaluate`), its settings
+/// what decides whether a transcript in `--out` is reused: the players,
+/// temperature, turn and call bounds, retriever, databases, talkforge
+/// version.
+pub type Summary = RunSummary<ScenarioFigures>;
+
+/// Completion and turns over the scenarios (the first keys are the
+/// command-line contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioFigures {
+    pub suite: String,
+    pub level: u8,
+    pub scenarios: usize,
+    pub completed: usize,
+    pub completion_rate: f64,
+    /// Mean turns to completion over completed scenarios (None: none).
+    pub mean_turns: Option<f64>,
+    pub max_turns: usize,
+    pub assistant: String,
+    pub user: String,
+    pub per_scenario: Vec<ScenarioOutcome>,
+}
+
+impl Figures for ScenarioFigures {
+    fn files_evaluated(&self, _failed: usize) -> usize {
+        self.scenarios
+    }
+}
+
+/// The run's totals over its scenarios' outcomes.
+#[allow(clippy::too_many_arguments)]
+pub fn summarise(
+    suite: &str,
+    level: u8,
+    per_scenario: Vec<ScenarioOutcome>,
+    max_turns: usize,
+    assistant: String,
+    user: String,
+    settings: Value,
+    pass: Pass,
+) -> Summary {
+    let turns: Vec<usize> = per_scenario.iter().filter_map(|o| o.turns).collect();
+    let scenarios = per_scenario.len();
+    let state_check = StateTotals::of(per_scenario.iter().filter_map(|o| o.state_check.as_ref()));
+    let figures = ScenarioFigures {
+        suite: suite.into(),
+        level,
+        scenarios,
+        completed: turns.len(),
+        completion_rate: if scenarios == 0 {
+            0.0
+        } else {
+            turns.len() as f64 / scenarios as f64
+        },
+        mean_turns: (!turns.is_empty())
+            .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
+        max_turns,
+        assistant,
+        user,
+        per_scenario,
+    };
+    let mut summary = Summary::new(figures, settings, pass);
+    summary.state_check = state_check;
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHEET: &str = "Scene: Alarm\nFirst Utterance: Set an alarm for me.\nKey Info:\nusername JohnDoe, password pass123, alarm 2023-04-01 07:00:00\nAPI Calls:\nGetUserToken(username=\"JohnDoe\", password=\"pass123\")\nAddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")\n";
+
+    #[test]
+    fn the_summary_counts_completed_scenarios_and_their_mean_turns() {
+        let outcome = |turns: Option<usize>| ScenarioOutcome {
+            turns,
+            completed: turns.is_some(),
+            ..super::super::outcome::failed(
+                "f",
+                &crate::suites::apibank::level3::sheet::parse(std::path::Path::new("A.txt"), SHEET)
+                    .unwrap(),
+                String::new(),
+            )
+        };
+        let s = summarise(
+            "apibank",
+            3,
+            vec![outcome(Some(2)), outcome(None), outcome(Some(5))],
+            20,
+            "a".into(),
+            "u".into(),
+            Value::Null,
+            Pass::default(),
+        );
+        assert_eq!((s.scenarios, s.completed), (3, 2));
+        assert_eq!(s.mean_turns, Some(3.5));
+        assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
+        let none = summarise(
+            "apibank",
+            3,
+            vec![outcome(None)],
+            20,
+            "a".into(),
+            "u".into(),
+            Value::Null,
+            Pass::default(),
+        );
+        assert_eq!(none.mean_turns, None);
+        let json = serde_json::to_value(&s).unwrap();
+        for key in [
+            "suite",
+            "level",
+            "scenarios",
+            "completed",
+            "mean_turns",
+            "per_scenario",
+        ] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        assert_eq!(json["level"], 3);
+    }
+}
