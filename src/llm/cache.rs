@@ -14,15 +14,18 @@ use std::path::{Path, PathBuf};
 use async_openai::types::CreateChatCompletionResponse;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::{Error, Result};
 
-/// Hex SHA-256, for cache keys and content digests.
+/// Hex SHA-256, for cache keys and content digests. ring's assembly,
+/// already in the build for TLS, hashes about twice as fast as a portable
+/// implementation on a CPU without the SHA extensions, and every file an
+/// evaluation reads is hashed.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
     let mut hex = String::with_capacity(64);
-    for b in Sha256::digest(bytes) {
+    for &b in digest.as_ref() {
         hex.push(DIGITS[usize::from(b >> 4)] as char);
         hex.push(DIGITS[usize::from(b & 0xf)] as char);
     }
