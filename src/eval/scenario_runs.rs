@@ -133,7 +133,7 @@ impl Kind for ScenarioFigures {
                 Cell::Text((i + 1).to_string()),
                 Cell::Count(s.scenarios),
                 Cell::Count(s.completed),
-                Cell::Percent((s.scenarios > 0).then_some(s.completion_rate)),
+                Cell::Percent(s.completion_rate),
                 Cell::Number(s.mean_turns, 2),
             ]);
         }
@@ -142,10 +142,7 @@ impl Kind for ScenarioFigures {
             categories: vec!["Completed".into()],
             series: series(runs, |r| {
                 let s = &r.summary;
-                (
-                    vec![(s.scenarios > 0).then_some(s.completion_rate)],
-                    vec![Some(s.scenarios)],
-                )
+                (vec![s.completion_rate], vec![Some(s.scenarios)])
             }),
             scale: Scale::Percent,
         });
@@ -359,7 +356,7 @@ mod tests {
         let completed = 1 + usize::from(shopping.is_some());
         let text = serde_json::json!({
             "suite": "apibank", "level": 3, "scenarios": 2, "completed": completed,
-            "completion_rate": completed as f64 / 2.0,
+            "completion_rate": Some(completed as f64 / 2.0),
             "mean_turns": if shopping.is_some() {3.0} else {2.0}, "max_turns": 20,
             "assistant": assistant, "user": "llm:u",
             "settings": {"assistant": {"model": "m", "temperature": 0.0}, "retriever": "lexical"},

@@ -478,10 +478,13 @@ pub fn human(s: &Summary) -> String {
         .mean_turns
         .map_or_else(|| "none completed".to_string(), |m| format!("{m:.2}"));
     out += &format!(
-        "completed {}/{} ({:.1}%), mean turns to completion {mean}\n",
+        "completed {}/{} ({}), mean turns to completion {mean}\n",
         s.completed,
         s.scenarios,
-        s.completion_rate * 100.0
+        s.completion_rate.map_or_else(
+            || "-".to_string(),
+            |r| format!("{}%", crate::report::pct(r))
+        )
     );
     if let Some(t) = &s.state_check {
         out += &format!(

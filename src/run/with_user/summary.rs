@@ -23,7 +23,8 @@ pub struct ScenarioFigures {
     pub level: u8,
     pub scenarios: usize,
     pub completed: usize,
-    pub completion_rate: f64,
+    /// Completed over scenarios; null when no scenario was run.
+    pub completion_rate: Option<f64>,
     /// Mean turns to completion over completed scenarios (None: none).
     pub mean_turns: Option<f64>,
     pub max_turns: usize,
@@ -58,11 +59,7 @@ pub fn summarise(
         level,
         scenarios,
         completed: turns.len(),
-        completion_rate: if scenarios == 0 {
-            0.0
-        } else {
-            turns.len() as f64 / scenarios as f64
-        },
+        completion_rate: (scenarios > 0).then(|| turns.len() as f64 / scenarios as f64),
         mean_turns: (!turns.is_empty())
             .then(|| turns.iter().sum::<usize>() as f64 / turns.len() as f64),
         max_turns,
@@ -105,7 +102,21 @@ mod tests {
         );
         assert_eq!((s.scenarios, s.completed), (3, 2));
         assert_eq!(s.mean_turns, Some(3.5));
-        assert!((s.completion_rate - 2.0 / 3.0).abs() < 1e-9);
+        assert!((s.completion_rate.unwrap() - 2.0 / 3.0).abs() < 1e-9);
+        let nothing = summarise(
+            "apibank",
+            3,
+            vec![],
+            20,
+            "a".into(),
+            "u".into(),
+            Value::Null,
+            Pass::default(),
+        );
+        assert_eq!(
+            serde_json::to_value(&nothing).unwrap()["completion_rate"],
+            Value::Null
+        );
         let none = summarise(
             "apibank",
             3,
