@@ -187,10 +187,10 @@ impl Kind for Conversations<'_> {
         _input: &Input<'_>,
         stamp: &Value,
         _outcome: &ConversationResult,
-        document: &Option<Value>,
+        document: Option<Value>,
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        let mut document = document.clone().unwrap_or(Value::Null);
+        let mut document = document.unwrap_or(Value::Null);
         if let Value::Object(root) = &mut document {
             root.insert("evaluation".into(), stamp.clone());
         }

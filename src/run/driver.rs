@@ -63,13 +63,14 @@ pub trait Kind: Sync {
     fn evaluate(&self, input: &Input<'_>) -> Result<(Self::Outcome, Self::Detail)>;
 
     /// Write the output file of an evaluated file; `stamp` (the settings
-    /// with the file's hash) goes in it under `evaluation`.
+    /// with the file's hash) goes in it under `evaluation`. The detail is
+    /// handed over: nothing else needs it.
     fn write_output(
         &self,
         input: &Input<'_>,
         stamp: &Value,
         outcome: &Self::Outcome,
-        detail: &Self::Detail,
+        detail: Self::Detail,
         out: &mut dyn Write,
     ) -> std::io::Result<()>;
 
@@ -220,7 +221,7 @@ fn one<K: Kind>(
                 crate::formats::create_folder(dir)?;
             }
             crate::formats::atomic_write_unsynced_with(output, |w| {
-                kind.write_output(&input, &stamp, &outcome, &detail, w)
+                kind.write_output(&input, &stamp, &outcome, detail, w)
             })?;
         }
         Ok((outcome, false))

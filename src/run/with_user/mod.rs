@@ -34,8 +34,6 @@ use crate::suite::interactive::{
 };
 use crate::{Error, Result};
 
-use self::transcripts as results;
-
 /// Run every scenario of `run.files` with `suite`'s conversational
 /// evaluation; a file that cannot be read is an error naming it (exit 2),
 /// before any conversation starts.
@@ -71,7 +69,7 @@ impl Evaluation<'_> {
                 trials
                     .into_iter()
                     .map(|t| folder::trial_dir(out, t))
-                    .find(|d| results::holds_transcripts(d))
+                    .find(|d| transcripts::holds_transcripts(d))
             }) {
                 return Err(Error::Usage(format!(
                     "{} holds conversations of an earlier run; a run with --user human never takes them over as its own: give another --out, or --reset to replace them",
@@ -136,7 +134,7 @@ impl Evaluation<'_> {
             // Every trial's tokens.
             summary.usage = run.meter.since(&started);
             if let Some(dir) = &run.out {
-                results::write_summary(dir, &summary)?;
+                transcripts::write_summary(dir, &summary)?;
             }
         }
         Ok(InteractiveSummary {
@@ -201,7 +199,7 @@ impl Kind for Conversations<'_> {
     }
 
     fn folder(&self) -> &'static str {
-        results::TRANSCRIPTS_DIR
+        transcripts::TRANSCRIPTS_DIR
     }
 
     fn settings(&self) -> &Value {
@@ -235,14 +233,14 @@ impl Kind for Conversations<'_> {
         input: &Input<'_>,
         stamp: &Value,
         outcome: &ScenarioOutcome,
-        _: &(),
+        _: (),
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        results::write_transcript(out, input.rel, stamp, outcome)
+        transcripts::write_transcript(out, input.rel, stamp, outcome)
     }
 
     fn resume(&self, input: &Input<'_>, stored: Value) -> Option<ScenarioOutcome> {
-        results::resume(input.path, stored)
+        transcripts::resume(input.path, stored)
     }
 }
 
@@ -350,7 +348,7 @@ impl Evaluation<'_> {
         summary.provenance = Some(self.provenance(run, &dataset, &summary, assistant_name));
         summary.usage = run.meter.since(&started);
         if let Some(dir) = out {
-            results::write_summary(dir, &summary)?;
+            transcripts::write_summary(dir, &summary)?;
         }
         Ok(summary)
     }

@@ -154,7 +154,7 @@ impl Kind for Samples<'_> {
         let errata = run.errata.for_dialogue(path, &dialogue.errata);
         let result = DialogueResult {
             models: models_of(&details),
-            records: known(details.clone(), &dialogue, &errata),
+            records: known(details.iter().map(|d| d.record.clone()), &dialogue, &errata),
         };
         Ok((result, details))
     }
@@ -164,13 +164,13 @@ impl Kind for Samples<'_> {
         input: &driver::Input<'_>,
         stamp: &Value,
         _outcome: &DialogueResult,
-        details: &Vec<SampleDetail>,
+        details: Vec<SampleDetail>,
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let output = DialogueOutput {
             evaluation: stamp.clone(),
             file: input.rel.to_string(),
-            samples: details.clone(),
+            samples: details,
         };
         serde_json::to_writer_pretty(&mut *out, &output)?;
         out.write_all(b"\n")
@@ -192,7 +192,11 @@ impl Kind for Samples<'_> {
         let errata = self.run.errata.for_dialogue(input.path, &dialogue.errata);
         Some(DialogueResult {
             models: models_of(&stored.samples),
-            records: known(stored.samples, &dialogue, &errata),
+            records: known(
+                stored.samples.into_iter().map(|d| d.record),
+                &dialogue,
+                &errata,
+            ),
         })
     }
 }
@@ -390,14 +394,13 @@ fn retriever_name(run: &LevelRun<'_>) -> String {
 /// The samples' records, each wrong one on a gold call an erratum names
 /// marked known.
 fn known(
-    details: Vec<SampleDetail>,
+    records: impl IntoIterator<Item = SampleRecord>,
     dialogue: &Conversation,
     errata: &[Entry],
 ) -> Vec<SampleRecord> {
-    details
+    records
         .into_iter()
-        .map(|d| {
-            let mut record = d.record;
+        .map(|mut record| {
             record.known = None;
             if !record.correct {
                 if let Some(gold) = dialogue
