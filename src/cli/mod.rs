@@ -258,7 +258,7 @@ pub fn run(command: Command, context: &mut Context<'_>) -> Result<Status, Error>
         Command::Fmt(args) => fmt::run(&args, context),
         Command::Lint(args) => lint::run(&args, context),
         Command::Evaluate(args) => evaluate::run(&args, context),
-        Command::Report(args) => report::run(&args, context.out),
+        Command::Report(args) => report::run(&args, context),
         Command::Generate(args) => generate::run(&args, context),
         Command::Scenarios(args) => scenarios::run(&args, context),
         Command::Scaffold(args) => scaffold::run(&args, context),

@@ -1,19 +1,17 @@
 //! `talkforge report RUN_DIR...`: several evaluation folders side by side.
 //!
-//! Runs of whole conversations, runs scored by samples at a level and runs
-//! of conversations with a user (level 3) each get their own tables; runs
-//! of different kinds, or at different levels, are never put in one.
+//! Each folder's kind is found among those the registry's suites list
+//! (whole conversations, samples at a level, conversations with a user);
+//! each kind gets its own tables, and runs of different kinds, or that
+//! the kind keeps apart, are never put in one.
 //!
 //! Exit status: 0 when the report is written, 2 when a folder cannot be
 //! read, the runs are of different kinds or levels, or they evaluated
 //! different datasets (unless `--allow-different-datasets`).
 
-use std::io::Write;
 use std::path::PathBuf;
 
-use super::Status;
-use crate::eval::runs::{load, Compared};
-use crate::report::runs::{document, report};
+use super::{Context, Status};
 use crate::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -43,13 +41,10 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<Status, Error> {
-    let compared = load(&args.runs, args.allow_different_datasets)?;
-    let (report, document) = match &compared {
-        Compared::Conversations(runs) => (report(runs), document(runs)),
-        Compared::Levels(runs) => (report(runs), document(runs)),
-        Compared::Scenarios(runs) => (report(runs), document(runs)),
-    };
+pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
+    let kinds = context.registry.report_kinds();
+    let (report, document) =
+        crate::report::runs::compare(&kinds, &args.runs, args.allow_different_datasets)?;
     let text = match args.format {
         ReportFormat::Markdown => crate::report::markdown::render(&report)?,
         ReportFormat::Html => crate::report::html::render(&report)?,
@@ -58,8 +53,8 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<Status, Error> {
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,
         None => {
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            let _ = context.out.write_all(text.as_bytes());
+            let _ = context.out.flush();
         }
     }
     Ok(Status::Clean)

@@ -14,7 +14,6 @@
 pub mod embeddings;
 pub mod failure;
 pub mod html;
-pub mod level_runs;
 pub mod lexical;
 pub mod openai;
 pub mod oracle;
@@ -25,7 +24,6 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod runs;
-pub mod scenario_runs;
 pub mod summary;
 
 pub use crate::suite::predict::{

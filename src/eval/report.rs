@@ -1,8 +1,7 @@
-//! The state check in words: its totals (the human output of a level-3
-//! run) and a unit's differing places (every report's state check).
+//! The state check's totals in words (the human output of a level-3
+//! run).
 
 use super::summary::StateTotals;
-use crate::suite::state::{StateCheck, WriteKind};
 
 /// The state check's totals in words (no final stop), counting `unit`s
 /// (conversations, scenarios).
@@ -17,35 +16,6 @@ pub fn state_totals(t: &StateTotals, unit: &str) -> String {
         t.missing,
         t.different
     )
-}
-
-/// A conversation's differing places in words, the first five and how
-/// many more: `turn 3 collateral Alarm.ann.a1`.
-pub fn state_places(check: &StateCheck) -> String {
-    let places: Vec<String> = check
-        .writes
-        .iter()
-        .take(5)
-        .map(|w| {
-            let kind = match w.kind {
-                WriteKind::Collateral => "collateral",
-                WriteKind::Missing => "missing",
-                WriteKind::Different => "different",
-            };
-            let place = std::iter::once(w.database.as_str())
-                .chain((!w.record.is_empty()).then_some(w.record.as_str()))
-                .chain(w.item.as_deref())
-                .collect::<Vec<_>>()
-                .join(".");
-            format!("turn {} {kind} {place}", w.turn)
-        })
-        .collect();
-    let more = check.writes.len().saturating_sub(5);
-    if more > 0 {
-        format!("{}, {more} more", places.join(", "))
-    } else {
-        places.join(", ")
-    }
 }
 
 #[cfg(test)]

@@ -84,6 +84,19 @@ impl Section {
         self
     }
 
+    pub fn charts(mut self, charts: Vec<Chart>) -> Self {
+        self.blocks.extend(charts.into_iter().map(Block::Chart));
+        self
+    }
+
+    /// The table, unless it has no rows.
+    pub fn table_if_any(self, table: Table) -> Self {
+        if table.rows.is_empty() {
+            return self;
+        }
+        self.table(table)
+    }
+
     /// A section that does not apply to this kind of run, said the same
     /// way in every format.
     pub fn not_applicable(id: &str, title: impl Into<String>, why: impl Into<String>) -> Self {
@@ -137,6 +150,24 @@ impl Table {
             columns,
             rows: Vec::new(),
         }
+    }
+
+    /// A table with these text columns, then these number columns.
+    pub fn with(text: &[&str], numeric: &[&str]) -> Self {
+        let columns = text.iter().map(|n| Column::text(n));
+        Table {
+            columns: columns
+                .chain(numeric.iter().map(|n| Column::number(n)))
+                .collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// A table of a number column per run ("Run 1", ...) after `first`.
+    pub fn by_run(first: &str, runs: usize) -> Self {
+        let heads: Vec<String> = (1..=runs).map(|i| format!("Run {i}")).collect();
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+        Table::new(first, &heads)
     }
 
     pub fn row(&mut self, cells: Vec<Cell>) {
@@ -240,6 +271,16 @@ pub struct Series {
     /// How many units each value is over (shown beside its bar); empty
     /// when the values are not shares of units.
     pub counts: Vec<Option<usize>>,
+}
+
+impl Chart {
+    /// The chart without unit counts (its values are not shares of units).
+    pub fn uncounted(mut self) -> Self {
+        for series in &mut self.series {
+            series.counts.clear();
+        }
+        self
+    }
 }
 
 /// The value axis of a chart.

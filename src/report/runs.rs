@@ -6,6 +6,7 @@
 //! differ, failures, what could not be evaluated, provenance, tokens), and
 //! the JSON document with the keys every kind shares.
 
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -13,8 +14,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::sections::{self, PassHatRow};
-use super::{Report, RunHeader, Section};
+use super::{Cell, Chart, Report, RunHeader, Scale, Section, Table};
 use crate::run::summary::{Figures, RunSummary, FORMAT_VERSION};
+use crate::suite::state::StateCheck;
 use crate::{Error, Result};
 
 /// One evaluation folder of kind `K`.
@@ -36,6 +38,12 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     const UNIT: &'static str;
     /// What a file of the run is ("conversation", "dialogue", "scenario").
     const FILE: &'static str;
+    /// Its summaries in words, with the keys that tell them, for a
+    /// summary of no known kind.
+    const WHAT: &'static str;
+
+    /// What `summary` is when it is of this kind.
+    fn shape(summary: &Value) -> Option<Shape>;
 
     /// What sets a run apart (its trials aside), in words.
     fn label(summary: &RunSummary<Self, Self::Settings>) -> Vec<String>;
@@ -51,9 +59,11 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
         })
     }
     fn title(runs: &[Run<Self>]) -> String;
-    /// Whether the runs evaluated the same dataset.
-    fn same_dataset(runs: &[Run<Self>]) -> bool {
-        same_dataset(runs.iter())
+    /// Runs share a dataset within a group (API-Bank's levels 1 and 2
+    /// share a page, each level over its own dialogues).
+    fn dataset_group(run: &Run<Self>) -> u8 {
+        let _ = run;
+        0
     }
     /// The kind's own sections, before the shared ones.
     fn tables(runs: &[Run<Self>]) -> Vec<Section>;
@@ -131,42 +141,187 @@ fn older_format(path: &Path, text: &str, error: Error) -> Error {
     )
 }
 
+/// The runs of each dataset group, in the order given.
+fn dataset_groups<K: Kind>(runs: &[Run<K>]) -> Vec<Vec<&Run<K>>> {
+    let mut groups: Vec<(u8, Vec<&Run<K>>)> = Vec::new();
+    for run in runs {
+        let group = K::dataset_group(run);
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, members)) => members.push(run),
+            None => groups.push((group, vec![run])),
+        }
+    }
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
 /// Refuse runs over different datasets, or whose dataset is unknown,
-/// unless `allow_different`.
-pub fn check_datasets<'a, K: Kind + 'a>(
-    runs: impl Iterator<Item = &'a Run<K>>,
-    allow_different: bool,
-) -> Result<()> {
-    let runs: Vec<&Run<K>> = runs.collect();
-    if allow_different || runs.is_empty() {
+/// unless `allow_different` (each dataset group apart).
+pub fn check_datasets<K: Kind>(runs: &[Run<K>], allow_different: bool) -> Result<()> {
+    if allow_different {
         return Ok(());
     }
-    if let Some(run) = runs.iter().find(|r| r.dataset().is_none()) {
-        return Err(Error::input(
-            run.dir.join("summary.json"),
-            "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
-        ));
-    }
-    let first = runs[0];
-    if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
-        return Err(Error::Usage(format!(
-            "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
-            first.dir.display(),
-            other.dir.display(),
-            first.dataset().unwrap_or_default(),
-            other.dataset().unwrap_or_default()
-        )));
+    for runs in dataset_groups(runs) {
+        if let Some(run) = runs.iter().find(|r| r.dataset().is_none()) {
+            return Err(Error::input(
+                run.dir.join("summary.json"),
+                "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
+            ));
+        }
+        let first = runs[0];
+        if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
+            return Err(Error::Usage(format!(
+                "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
+                first.dir.display(),
+                other.dir.display(),
+                first.dataset().unwrap_or_default(),
+                other.dataset().unwrap_or_default()
+            )));
+        }
     }
     Ok(())
 }
 
-/// Whether every run evaluated the same dataset (as far as provenance says).
-pub fn same_dataset<'a, K: Kind + 'a>(runs: impl Iterator<Item = &'a Run<K>>) -> bool {
-    let runs: Vec<&Run<K>> = runs.collect();
-    runs.len() <= 1
-        || runs
+/// Whether the runs of each dataset group evaluated the same dataset (as
+/// far as provenance says).
+pub fn same_dataset<K: Kind>(runs: &[Run<K>]) -> bool {
+    dataset_groups(runs).into_iter().all(|runs| {
+        runs.len() <= 1
+            || runs
+                .iter()
+                .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+    })
+}
+
+/// What a summary is, as its kind tells it.
+pub struct Shape {
+    /// In words ("a run scored by samples at level 1").
+    pub words: String,
+    /// Runs of one kind share a report when their tables are the same
+    /// (levels 1 and 2 do; scenarios only at one level).
+    pub table: String,
+}
+
+/// The `level` a summary records (levels above 255 read as 255).
+pub fn summary_level(summary: &Value) -> Option<u8> {
+    let level = summary.get("level")?.as_u64()?;
+    Some(u8::try_from(level).unwrap_or(u8::MAX))
+}
+
+/// A kind of run as `report` finds it among the kinds the registry
+/// lists: what its summaries are, and its report over runs of it.
+pub trait RunKind: Sync {
+    fn name(&self) -> &'static str;
+    /// Its summaries in words, with the keys that tell them.
+    fn what(&self) -> &'static str;
+    fn shape(&self, summary: &Value) -> Option<Shape>;
+    /// The report and the JSON document over `found`, all of this kind.
+    fn compare(&self, found: &[Found], allow_different: bool) -> Result<(Report, Value)>;
+}
+
+/// A `summary.json` found in a run folder.
+pub struct Found {
+    pub dir: PathBuf,
+    pub path: PathBuf,
+    pub text: String,
+}
+
+struct Of<K>(PhantomData<fn() -> K>);
+
+impl<K: Kind> RunKind for Of<K> {
+    fn name(&self) -> &'static str {
+        K::NAME
+    }
+
+    fn what(&self) -> &'static str {
+        K::WHAT
+    }
+
+    fn shape(&self, summary: &Value) -> Option<Shape> {
+        K::shape(summary)
+    }
+
+    fn compare(&self, found: &[Found], allow_different: bool) -> Result<(Report, Value)> {
+        let runs = found
             .iter()
-            .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
+            .map(|f| Run::<K>::parse(&f.dir, &f.path, &f.text))
+            .collect::<Result<Vec<_>>>()?;
+        check_datasets(&runs, allow_different)?;
+        Ok((report(&runs), document(&runs)))
+    }
+}
+
+/// The kind `K` as the registry lists it.
+pub fn kind<K: Kind + 'static>() -> &'static dyn RunKind {
+    &Of::<K>(PhantomData)
+}
+
+/// Read every folder's `summary.json`, find its kind among `kinds`, and
+/// compare the runs; refuse runs of different kinds or tables, and runs
+/// over different datasets (or whose dataset is unknown) unless
+/// `allow_different` says so.
+pub fn compare(
+    kinds: &[&'static dyn RunKind],
+    dirs: &[PathBuf],
+    allow_different: bool,
+) -> Result<(Report, Value)> {
+    let mut first: Option<(&Path, &dyn RunKind, Shape)> = None;
+    let mut found = Vec::new();
+    for dir in dirs {
+        let path = dir.join("summary.json");
+        if !path.is_file() {
+            return Err(Error::input(
+                dir,
+                "no summary.json here (an evaluation folder is what `talkforge evaluate --out DIR` writes)",
+            ));
+        }
+        let text = crate::formats::read::read_text(&path)?;
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| crate::formats::read::json_error(&path, &e))?;
+        check_version(&path, &value)?;
+        let (kind, shape) = kinds
+            .iter()
+            .find_map(|k| Some((*k, k.shape(&value)?)))
+            .ok_or_else(|| unknown_kind(&path, kinds))?;
+        match &first {
+            None => first = Some((dir, kind, shape)),
+            Some((first_dir, first_kind, first_shape))
+                if first_kind.name() != kind.name() || first_shape.table != shape.table =>
+            {
+                return Err(Error::Usage(format!(
+                    "{} is {} and {} {}: they are scored differently and cannot share a table; report them apart",
+                    first_dir.display(),
+                    first_shape.words,
+                    dir.display(),
+                    shape.words
+                )));
+            }
+            Some(_) => {}
+        }
+        found.push(Found {
+            dir: dir.clone(),
+            path,
+            text,
+        });
+    }
+    let (_, kind, _) = first.ok_or_else(|| Error::Usage("no run folder given".into()))?;
+    kind.compare(&found, allow_different)
+}
+
+/// A summary of none of `kinds`.
+fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
+    let mut what: Vec<&str> = kinds.iter().map(|k| k.what()).collect();
+    let last = what.pop().unwrap_or_default();
+    let what = if what.is_empty() {
+        format!("not {last}")
+    } else {
+        format!("neither {} nor {last}", what.join(", "))
+    };
+    Error::input(
+        path,
+        format!(
+            "{what}: report compares the summaries `talkforge evaluate --out DIR` writes for those"
+        ),
+    )
 }
 
 /// The report over `runs`: the kind's tables, then the shared sections.
@@ -209,7 +364,7 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
     Report {
         title: K::title(runs),
         runs: headers(runs),
-        warnings: warnings(runs, K::same_dataset(runs)),
+        warnings: warnings(runs, same_dataset(runs)),
         sections,
     }
 }
@@ -274,7 +429,7 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
     let mut document = json!({
         "kind": K::NAME,
         "runs": list,
-        "same_dataset": K::same_dataset(runs),
+        "same_dataset": same_dataset(runs),
     });
     merge(&mut document, K::document(runs));
     document
@@ -343,21 +498,76 @@ pub fn mixed<Key, T>(
         .collect()
 }
 
-/// A chart's series, one a run (named by its number and label), each
-/// with its values and the units each is over.
-pub fn series<K: Kind>(
+/// A chart of a value per category per run (a series a run, named by
+/// its number and label): `point` gives the value of a run (by its index
+/// in `runs`) in a category (by its index) and the units it is over.
+pub fn chart<K: Kind>(
     runs: &[Run<K>],
-    values: impl Fn(&Run<K>) -> (Vec<Option<f64>>, Vec<Option<usize>>),
-) -> Vec<super::Series> {
-    runs.iter()
+    title: &str,
+    categories: Vec<String>,
+    scale: Scale,
+    point: impl Fn(usize, usize) -> (Option<f64>, Option<usize>),
+) -> Chart {
+    let series = runs
+        .iter()
         .enumerate()
         .map(|(i, run)| {
-            let (values, counts) = values(run);
+            let (values, counts) = (0..categories.len()).map(|c| point(i, c)).unzip();
             super::Series {
                 name: format!("run {}: {}", i + 1, run.label),
                 values,
                 counts,
             }
         })
-        .collect()
+        .collect();
+    Chart {
+        title: title.to_string(),
+        categories,
+        series,
+        scale,
+    }
+}
+
+/// One row a run in `table`, led by the run's number.
+pub fn run_row<K: Kind>(
+    table: &mut Table,
+    runs: &[Run<K>],
+    mut row: impl FnMut(&Run<K>) -> Vec<Cell>,
+) {
+    run_rows(table, runs, |run| [row(run)]);
+}
+
+/// Each run's rows in `table`, each led by the run's number.
+pub fn run_rows<'a, K: Kind, R: IntoIterator<Item = Vec<Cell>>>(
+    table: &mut Table,
+    runs: &'a [Run<K>],
+    mut rows: impl FnMut(&'a Run<K>) -> R,
+) {
+    for (i, run) in runs.iter().enumerate() {
+        for cells in rows(run) {
+            let number = Cell::Text((i + 1).to_string());
+            table.row(std::iter::once(number).chain(cells).collect());
+        }
+    }
+}
+
+/// Per run (numbered from 1), the units whose worlds ended otherwise than
+/// the gold calls', with the places in words; `units` gives a run's units
+/// by name with their state checks.
+pub fn state_rows<'a, K: Kind, I>(
+    runs: &'a [Run<K>],
+    units: impl Fn(&'a Run<K>) -> I,
+) -> Vec<(usize, String, String)>
+where
+    I: Iterator<Item = (&'a str, Option<&'a StateCheck>)>,
+{
+    let mut rows = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for (name, check) in units(run) {
+            if let Some(check) = check.filter(|c| !c.clean()) {
+                rows.push((i + 1, name.to_string(), sections::state_places(check)));
+            }
+        }
+    }
+    rows
 }

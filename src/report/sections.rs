@@ -8,6 +8,7 @@ use crate::llm::usage::ModelUsage;
 use crate::run::driver::Failure;
 use crate::run::provenance::Provenance;
 use crate::run::summary::StateTotals;
+use crate::suite::state::{StateCheck, WriteKind};
 
 /// One row of the pass^k table: a run's units, or a group of them.
 pub struct PassHatRow<'a> {
@@ -126,6 +127,35 @@ pub fn state_check(
     section
 }
 
+/// A unit's differing places in words, the first five and how
+/// many more: `turn 3 collateral Alarm.ann.a1`.
+pub fn state_places(check: &StateCheck) -> String {
+    let places: Vec<String> = check
+        .writes
+        .iter()
+        .take(5)
+        .map(|w| {
+            let kind = match w.kind {
+                WriteKind::Collateral => "collateral",
+                WriteKind::Missing => "missing",
+                WriteKind::Different => "different",
+            };
+            let place = std::iter::once(w.database.as_str())
+                .chain((!w.record.is_empty()).then_some(w.record.as_str()))
+                .chain(w.item.as_deref())
+                .collect::<Vec<_>>()
+                .join(".");
+            format!("turn {} {kind} {place}", w.turn)
+        })
+        .collect();
+    let more = check.writes.len().saturating_sub(5);
+    if more > 0 {
+        format!("{}, {more} more", places.join(", "))
+    } else {
+        places.join(", ")
+    }
+}
+
 fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     chars
@@ -166,6 +196,14 @@ pub fn differs(
         table.row(row);
     }
     Section::new(id, title).table(table)
+}
+
+/// Each run's failed units: a count a run, then the table of them (left
+/// out when none failed).
+pub fn failures(title: &str, counts: Vec<String>, table: Table) -> Section {
+    Section::new("failures", title)
+        .list(counts)
+        .table_if_any(table)
 }
 
 /// What each run could not evaluate, and why.

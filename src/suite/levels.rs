@@ -33,6 +33,9 @@ pub trait LevelProtocol: Sync {
 
     /// Evaluate `run.files` at `run.level` (one of [`Self::levels`]).
     fn evaluate(&self, run: &LevelRun<'_>) -> Result<LevelOutcome>;
+
+    /// How `report` reads and compares the runs it makes.
+    fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind;
 }
 
 /// What each sample's world holds before the predicted call runs.

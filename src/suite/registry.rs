@@ -8,7 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use super::format::{FileFormat, FormatKind};
-use super::Suite;
+use super::{Evaluation, Suite};
+use crate::eval::summary::Conversations;
+use crate::report::runs::{self, RunKind};
+use crate::run::with_user::summary::ScenarioFigures;
 use crate::{Error, Result};
 
 /// Registered suites, in the order `--suite` lists them.
@@ -111,6 +114,26 @@ impl Registry {
             }
         }
         Ok(suite.unwrap_or(self.first()))
+    }
+
+    /// The kinds of run `report` reads, each once, in the order of the
+    /// suites: a suite's evaluation's (whole conversations, or its levels'
+    /// own), then conversations with a user where it has scenarios for one.
+    pub fn report_kinds(&self) -> Vec<&'static dyn RunKind> {
+        let mut kinds: Vec<&'static dyn RunKind> = Vec::new();
+        for suite in &self.suites {
+            let evaluation = match suite.evaluation() {
+                Evaluation::Conversations => runs::kind::<Conversations>(),
+                Evaluation::Levels(levels) => levels.report_kind(),
+            };
+            let with_user = suite.interactive().map(|_| runs::kind::<ScenarioFigures>());
+            for kind in std::iter::once(evaluation).chain(with_user) {
+                if kinds.iter().all(|k| k.name() != kind.name()) {
+                    kinds.push(kind);
+                }
+            }
+        }
+        kinds
     }
 
     /// The name endings of the files a run looks for in folders: the

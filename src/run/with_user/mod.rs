@@ -7,6 +7,7 @@
 //! report and the words on stdout.
 
 pub mod outcome;
+pub mod runs;
 pub mod summary;
 pub mod transcripts;
 

@@ -76,20 +76,20 @@ pub fn summarise(
 mod tests {
     use super::*;
 
-    const SHEET: &str = "Scene: Alarm\nFirst Utterance: Set an alarm for me.\nKey Info:\nusername JohnDoe, password pass123, alarm 2023-04-01 07:00:00\nAPI Calls:\nGetUserToken(username=\"JohnDoe\", password=\"pass123\")\nAddAlarm(token=\"t-john\", time=\"2023-04-01 07:00:00\")\n";
+    /// A scenario's outcome as a transcript records it (any suite's).
+    fn outcome(turns: Option<usize>) -> ScenarioOutcome {
+        serde_json::from_value(serde_json::json!({
+            "file": "A.txt", "scenario": "A", "scene": "Alarm",
+            "completed": turns.is_some(), "turns": turns, "turns_taken": turns.unwrap_or(20),
+            "stopped": if turns.is_some() {"completed"} else {"max_turns"},
+            "ground_truth": 2, "ground_truth_made": 0, "made": [], "calls": 0,
+            "ground_truth_raising": [], "missing": [],
+            "assistant_models": [], "user_models": [], "transcript": []}))
+        .unwrap()
+    }
 
     #[test]
     fn the_summary_counts_completed_scenarios_and_their_mean_turns() {
-        let outcome = |turns: Option<usize>| ScenarioOutcome {
-            turns,
-            completed: turns.is_some(),
-            ..super::super::outcome::failed(
-                "f",
-                &crate::suites::apibank::level3::sheet::parse(std::path::Path::new("A.txt"), SHEET)
-                    .unwrap(),
-                String::new(),
-            )
-        };
         let s = summarise(
             "apibank",
             3,

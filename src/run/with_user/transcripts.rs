@@ -86,7 +86,7 @@ pub fn holds_transcripts(out: &Path) -> bool {
 
 /// `summary.json` and `report.md` in `dir`.
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let report = crate::eval::scenario_runs::report_of_summary(summary, dir)?;
+    let report = crate::run::with_user::runs::report_of_summary(summary, dir)?;
     crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 
@@ -241,7 +241,7 @@ mod report_tests {
             Some("scenario"),
         ));
         let report =
-            crate::eval::scenario_runs::report_of_summary(&summary, std::path::Path::new("out"))
+            crate::run::with_user::runs::report_of_summary(&summary, std::path::Path::new("out"))
                 .unwrap();
         assert!(report.contains("| 1 | 3 | 1 | 33.3 | 3.00 |"), "{report}");
         assert!(

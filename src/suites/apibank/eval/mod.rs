@@ -12,8 +12,10 @@
 //!   correctness check; [`retrieval`]: ToolSearcher's picks;
 //! - [`rouge`]: ROUGE-L as the `rouge` 1.0.1 package computes it;
 //! - [`run`]: evaluating a set of files with resume, and [`report`]: the
-//!   summary and `report.md`.
+//!   summary and `report.md`; [`level_runs`]: runs at levels 1 and 2
+//!   side by side (`talkforge report`).
 
+pub mod level_runs;
 pub mod predict;
 pub mod prompt;
 pub mod reference_parse;
@@ -50,5 +52,9 @@ impl LevelProtocol for ApiBankLevels {
 
     fn evaluate(&self, run: &LevelRun<'_>) -> Result<LevelOutcome> {
         run::evaluate(run)
+    }
+
+    fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind {
+        crate::report::runs::kind::<report::LevelFigures>()
     }
 }

@@ -257,7 +257,7 @@ fn unit_outcome(s: &SampleRecord) -> UnitOutcome {
 
 /// `summary.json` and `report.md` in `dir`.
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let report = crate::eval::level_runs::report_of_summary(summary, dir)?;
+    let report = super::level_runs::report_of_summary(summary, dir)?;
     crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 

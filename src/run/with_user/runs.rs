@@ -9,12 +9,13 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::report::state_places;
-use crate::report::runs::{mixed, series, unit_rows, Kind, Run};
-use crate::report::{sections, Cell, Chart, Column, Scale, Section, Series, Table};
+use super::outcome::{ScenarioOutcome, Stop};
+use super::summary::ScenarioFigures;
+use crate::report::runs::{
+    chart, mixed, run_row, run_rows, state_rows, summary_level, unit_rows, Kind, Run, Shape,
+};
+use crate::report::{sections, Cell, Column, Scale, Section, Table};
 use crate::run::summary::RunSummary;
-use crate::run::with_user::outcome::{ScenarioOutcome, Stop};
-use crate::run::with_user::summary::ScenarioFigures;
 use crate::suite::state::StateCheck;
 use crate::Result;
 
@@ -67,6 +68,17 @@ impl Kind for ScenarioFigures {
     const NAME: &'static str = "scenarios";
     const UNIT: &'static str = "scenario";
     const FILE: &'static str = "scenario";
+    const WHAT: &'static str = "a run of conversations with a user (`level` and `per_scenario`)";
+
+    /// Runs share a table at one level.
+    fn shape(summary: &Value) -> Option<Shape> {
+        summary.get("per_scenario")?;
+        let level = summary_level(summary)?;
+        Some(Shape {
+            words: format!("a run of conversations with a user at level {level}"),
+            table: level.to_string(),
+        })
+    }
 
     /// The players and the settings that tell level-3 runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
@@ -116,7 +128,7 @@ impl Kind for ScenarioFigures {
 
     /// Completion and turns (Table 4), and turns per scenario.
     fn tables(runs: &[ScenarioRun]) -> Vec<Section> {
-        let mut results = Section::new("results", "Results by run")
+        let results = Section::new("results", "Results by run")
             .text("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took (the paper's Table 4). Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios. A call is read as it is written (as `--scoring lenient` reads text at levels 1 and 2) and counts as a ground-truth call when its arguments equal that call's after the reference's conversion, or the reference's own check of the API (with its quirks) accepts its result.");
         let mut table = Table::new(
             "Run",
@@ -127,72 +139,65 @@ impl Kind for ScenarioFigures {
                 "Mean turns to completion",
             ],
         );
-        for (i, run) in runs.iter().enumerate() {
+        run_row(&mut table, runs, |run| {
             let s = &run.summary;
-            table.row(vec![
-                Cell::Text((i + 1).to_string()),
+            vec![
                 Cell::Count(s.scenarios),
                 Cell::Count(s.completed),
                 Cell::Percent(s.completion_rate),
                 Cell::Number(s.mean_turns, 2),
-            ]);
-        }
-        results = results.table(table).chart(Chart {
-            title: "Completion rate per run".into(),
-            categories: vec!["Completed".into()],
-            series: series(runs, |r| {
-                let s = &r.summary;
-                (vec![s.completion_rate], vec![Some(s.scenarios)])
-            }),
-            scale: Scale::Percent,
+            ]
         });
+        let results = results.table(table).chart(chart(
+            runs,
+            "Completion rate per run",
+            vec!["Completed".into()],
+            Scale::Percent,
+            |r, _| {
+                let s = &runs[r].summary;
+                (s.completion_rate, Some(s.scenarios))
+            },
+        ));
         let rows = scenario_rows(runs);
-        let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
-        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-        let mut turns = Table::new("Scenario", &heads);
+        let mut turns = Table::by_run("Scenario", runs.len());
         for (name, row) in &rows {
             let mut cells = vec![Cell::Text(name.clone())];
             cells.extend(row.iter().map(|s| Cell::Text(cell(*s))));
             turns.row(cells);
         }
-        let mut detail = Table::new("Run", &["Turns", "Ground-truth calls made", "Calls made"]);
-        detail.columns.insert(1, Column::text("Scenario"));
-        detail.columns.insert(2, Column::text("File"));
+        let mut detail = Table::with(
+            &["Run", "Scenario", "File"],
+            &["Turns", "Ground-truth calls made", "Calls made"],
+        );
         detail.columns.push(Column::text("Ended"));
-        for (i, run) in runs.iter().enumerate() {
-            for s in &run.summary.per_scenario {
-                detail.row(vec![
-                    Cell::Text((i + 1).to_string()),
+        run_rows(&mut detail, runs, |run| {
+            run.summary.per_scenario.iter().map(|s| {
+                vec![
                     Cell::Text(s.scenario.clone()),
                     Cell::Code(s.file.clone()),
                     Cell::Number(s.turns.map(|t| t as f64), 0),
                     Cell::Text(format!("{}/{}", s.ground_truth_made, s.ground_truth)),
                     Cell::Count(s.calls),
                     Cell::Text(outcome(s)),
-                ]);
-            }
-        }
+                ]
+            })
+        });
+        let names = rows.iter().map(|(name, _)| name.clone()).collect();
+        let per_scenario = chart(
+            runs,
+            "Turns to completion per scenario",
+            names,
+            Scale::Plain,
+            |r, i| {
+                let turns = rows[i].1[r].and_then(|s| s.turns);
+                (turns.map(|t| t as f64), None)
+            },
+        );
         let turns = Section::new("turns", "Turns to completion per scenario")
             .text("Turns a completed scenario took; how the others ended.")
             .table(turns)
             .table(detail)
-            .chart(Chart {
-                title: "Turns to completion per scenario".into(),
-                categories: rows.iter().map(|(name, _)| name.clone()).collect(),
-                series: runs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| Series {
-                        name: format!("run {}: {}", i + 1, r.label),
-                        values: rows
-                            .iter()
-                            .map(|(_, row)| row[i].and_then(|s| s.turns).map(|t| t as f64))
-                            .collect(),
-                        counts: Vec::new(),
-                    })
-                    .collect(),
-                scale: Scale::Plain,
-            });
+            .chart(per_scenario.uncounted());
         vec![results, turns]
     }
 
@@ -201,15 +206,10 @@ impl Kind for ScenarioFigures {
     fn state_differs(
         runs: &[ScenarioRun],
     ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
-        let mut rows = Vec::new();
-        for (i, run) in runs.iter().enumerate() {
-            for s in &run.summary.per_scenario {
-                if let Some(check) = s.state_check.as_ref().filter(|c| !c.clean()) {
-                    rows.push((i + 1, s.scenario.clone(), state_places(check)));
-                }
-            }
-        }
-        Ok(rows)
+        Ok(state_rows(runs, |run| {
+            let units = run.summary.per_scenario.iter();
+            units.map(|s| (s.scenario.as_str(), s.state_check.as_ref()))
+        }))
     }
 
     fn differs(runs: &[ScenarioRun]) -> Section {
@@ -300,14 +300,8 @@ pub fn cell(line: Option<&ScenarioOutcome>) -> String {
 /// Each run's scenarios not completed, and why.
 fn not_completed(runs: &[ScenarioRun]) -> Section {
     let mut counts = Vec::new();
-    let mut table = Table {
-        columns: ["Run", "Scenario", "File", "Why"]
-            .iter()
-            .map(|c| Column::text(c))
-            .collect(),
-        rows: Vec::new(),
-    };
-    for (i, run) in runs.iter().enumerate() {
+    let mut table = Table::with(&["Run", "Scenario", "File", "Why"], &[]);
+    run_rows(&mut table, runs, |run| {
         let failed: Vec<&ScenarioOutcome> = run
             .summary
             .per_scenario
@@ -316,24 +310,19 @@ fn not_completed(runs: &[ScenarioRun]) -> Section {
             .collect();
         counts.push(format!(
             "run {}: {} of {} not completed",
-            i + 1,
+            counts.len() + 1,
             failed.len(),
             run.summary.scenarios
         ));
-        for s in failed {
-            table.row(vec![
-                Cell::Text((i + 1).to_string()),
+        failed.into_iter().map(|s| {
+            vec![
                 Cell::Text(s.scenario.clone()),
                 Cell::Code(s.file.clone()),
                 Cell::Text(why(s)),
-            ]);
-        }
-    }
-    let mut section = Section::new("failures", "Scenarios not completed").list(counts);
-    if !table.rows.is_empty() {
-        section = section.table(table);
-    }
-    section
+            ]
+        })
+    });
+    sections::failures("Scenarios not completed", counts, table)
 }
 
 #[cfg(test)]

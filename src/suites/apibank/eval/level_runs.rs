@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde_json::{json, Value};
 
-use crate::report::runs::{mixed, same_dataset, series, unit_rows, Kind, Run};
-use crate::report::{sections, Cell, Chart, Column, Scale, Section, Table};
+use super::report::{cause_key, LevelFigures};
+use super::run::SampleRecord;
+use crate::report::runs::{
+    chart, mixed, run_row, run_rows, summary_level, unit_rows, Kind, Run, Shape,
+};
+use crate::report::{sections, Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
-use crate::suites::apibank::eval::report::{cause_key, LevelFigures};
-use crate::suites::apibank::eval::run::SampleRecord;
 use crate::Result;
 
 /// A level run's folder, as `report` reads it.
@@ -55,6 +57,16 @@ impl Kind for LevelFigures {
     const NAME: &'static str = "levels";
     const UNIT: &'static str = "call sample";
     const FILE: &'static str = "dialogue";
+    const WHAT: &'static str = "a run scored by samples at a level (`level` and `per_sample`)";
+
+    fn shape(summary: &Value) -> Option<Shape> {
+        summary.get("per_sample")?;
+        let level = summary_level(summary)?;
+        Some(Shape {
+            words: format!("a run scored by samples at level {level}"),
+            table: String::new(),
+        })
+    }
 
     /// The predictor and the settings that tell level runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
@@ -112,16 +124,14 @@ impl Kind for LevelFigures {
 
     /// Runs at levels 1 and 2 share a page, each level over its own
     /// dialogues.
-    fn same_dataset(runs: &[LevelRun]) -> bool {
-        levels(runs)
-            .into_iter()
-            .all(|level| same_dataset(runs.iter().filter(|r| r.summary.level == level)))
+    fn dataset_group(run: &LevelRun) -> u8 {
+        run.summary.level
     }
 
     /// Settings, results (with the paper's Table 3 when levels 1 and 2 are
     /// both there), both scorings, error causes and accuracy per API.
     fn tables(runs: &[LevelRun]) -> Vec<Section> {
-        let mut results = Section::new("results", "Results by run")
+        let results = Section::new("results", "Results by run")
             .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.");
         let mut table = Table::new(
             "Run",
@@ -135,10 +145,9 @@ impl Kind for LevelFigures {
                 "ROUGE-L",
             ],
         );
-        for (i, run) in runs.iter().enumerate() {
+        run_row(&mut table, runs, |run| {
             let s = &run.summary;
-            table.row(vec![
-                Cell::Text((i + 1).to_string()),
+            vec![
                 Cell::Count(s.level.into()),
                 Cell::Count(s.dialogues),
                 Cell::Count(s.samples),
@@ -146,12 +155,9 @@ impl Kind for LevelFigures {
                 Cell::Percent((s.samples > 0).then_some(s.accuracy)),
                 Cell::Count(s.replies),
                 Cell::Number(s.rouge_l, 4),
-            ]);
-        }
-        results = results.table(table);
-        for chart in charts(runs) {
-            results = results.chart(chart);
-        }
+            ]
+        });
+        let results = results.table(table).charts(charts(runs));
         let mut sections = vec![settings(runs), results, scorings(runs)];
         sections.extend(table3(runs));
         sections.push(causes_section(runs));
@@ -309,28 +315,23 @@ pub fn verdict(line: Option<&SampleRecord>) -> String {
 
 /// What each run was made with.
 fn settings(runs: &[LevelRun]) -> Section {
-    let mut table = Table {
-        columns: ["Run", "Predictor", "Start state", "Retriever", "Scoring"]
-            .iter()
-            .map(|c| Column::text(c))
-            .collect(),
-        rows: Vec::new(),
-    };
-    table.columns.push(Column::number("Dialogues resumed"));
-    for (i, run) in runs.iter().enumerate() {
+    let mut table = Table::with(
+        &["Run", "Predictor", "Start state", "Retriever", "Scoring"],
+        &["Dialogues resumed"],
+    );
+    run_row(&mut table, runs, |run| {
         let s = &run.summary;
         let setting = |key: &str, default: &str| {
             Cell::Text(s.settings[key].as_str().unwrap_or(default).to_string())
         };
-        table.row(vec![
-            Cell::Text((i + 1).to_string()),
+        vec![
             Cell::Code(s.predictor.clone()),
             setting("state", "fresh"),
             setting("retriever", "lexical"),
             Cell::Text(s.scoring.clone()),
             Cell::Count(s.resumed),
-        ]);
-    }
+        ]
+    });
     Section::new("settings", "Settings")
         .text("Each call sample starts from the start state: `fresh` databases, or `replayed`, with the dialogue's earlier gold calls run first. ToolSearcher answers a dialogue's recorded searches as recorded, and others with the retriever. A resumed dialogue was taken from an earlier run with the same settings and inputs.")
         .table(table)
@@ -340,20 +341,18 @@ fn settings(runs: &[LevelRun]) -> Section {
 /// differently with the corrections that changed each.
 fn scorings(runs: &[LevelRun]) -> Section {
     let title = "Reference and lenient scoring";
-    let mut table = Table::new("Run", &["Reference", "Lenient"]);
-    table.columns.insert(1, Column::text("Figures follow"));
-    for (i, run) in runs.iter().enumerate() {
+    let mut table = Table::with(&["Run", "Figures follow"], &["Reference", "Lenient"]);
+    run_row(&mut table, runs, |run| {
         let s = &run.summary;
         let share = |n: usize| Cell::Fraction(n, s.samples);
-        table.row(vec![
-            Cell::Text((i + 1).to_string()),
+        vec![
             Cell::Text(s.scoring.clone()),
             share(s.correct_reference),
             share(s.correct_lenient),
-        ]);
-    }
-    let mut differing = Table {
-        columns: [
+        ]
+    });
+    let mut differing = Table::with(
+        &[
             "Run",
             "Sample",
             "API",
@@ -362,42 +361,33 @@ fn scorings(runs: &[LevelRun]) -> Section {
             "Corrections",
             "Reference's reason",
             "Lenient's reason",
-        ]
-        .iter()
-        .map(|c| Column::text(c))
-        .collect(),
-        rows: Vec::new(),
-    };
+        ],
+        &[],
+    );
     let verdict = |correct: bool| Cell::Text(if correct { "right" } else { "wrong" }.into());
-    for (i, run) in runs.iter().enumerate() {
-        for sample in &run.summary.per_sample {
-            let Some(d) = &sample.scoring_difference else {
-                continue;
-            };
-            differing.row(vec![
-                Cell::Text((i + 1).to_string()),
+    run_rows(&mut differing, runs, |run| {
+        let samples = run.summary.per_sample.iter();
+        samples.filter_map(|sample| {
+            let d = sample.scoring_difference.as_ref()?;
+            let corrections: Vec<String> = d
+                .corrections
+                .iter()
+                .map(|c| {
+                    let name = serde_json::to_value(c).unwrap_or_default();
+                    name.as_str().unwrap_or_default().to_string()
+                })
+                .collect();
+            Some(vec![
                 Cell::Code(place(sample)),
                 Cell::Text(sample.api_name.clone()),
                 verdict(sample.correct_reference),
                 verdict(sample.correct_lenient),
-                Cell::Code(
-                    d.corrections
-                        .iter()
-                        .map(|c| {
-                            serde_json::to_value(c)
-                                .unwrap_or_default()
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_string()
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
+                Cell::Code(corrections.join(", ")),
                 Cell::Text(d.reference.clone().unwrap_or_default()),
                 Cell::Text(d.lenient.clone().unwrap_or_default()),
-            ]);
-        }
-    }
+            ])
+        })
+    });
     let section = Section::new("scoring", title)
         .text("API-call accuracy under both scorings, in percent (correct/samples): `reference` is api-bank's evaluator verdict for verdict; `lenient` reads calls as models write them and corrects the reference's known scoring defects (the README lists the corrections). `--scoring` picks the one the other figures follow.")
         .table(table);
@@ -474,25 +464,19 @@ fn causes_section(runs: &[LevelRun]) -> Section {
     let mut heads: Vec<&str> = heads.iter().map(String::as_str).collect();
     heads.insert(0, "Wrong");
     let mut table = Table::new("Run", &heads);
-    for (i, run) in runs.iter().enumerate() {
+    run_row(&mut table, runs, |run| {
         let wrong = run.summary.samples - run.summary.correct;
-        let mut row = vec![Cell::Text((i + 1).to_string()), Cell::Count(wrong)];
-        row.extend(
-            causes
-                .iter()
-                .map(|c| Cell::Fraction(run.summary.causes.get(c).copied().unwrap_or(0), wrong)),
-        );
-        table.row(row);
-    }
+        let count = |c: &String| run.summary.causes.get(c).copied().unwrap_or(0);
+        let shares = causes.iter().map(|c| Cell::Fraction(count(c), wrong));
+        std::iter::once(Cell::Count(wrong)).chain(shares).collect()
+    });
     Section::new("causes", "Error causes by run")
         .text("Each cause's share of the run's wrong samples, in percent (count/wrong).")
         .table(table)
 }
 
 fn per_api(runs: &[LevelRun]) -> Section {
-    let heads: Vec<String> = (1..=runs.len()).map(|i| format!("Run {i}")).collect();
-    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-    let mut table = Table::new("API", &heads);
+    let mut table = Table::by_run("API", runs.len());
     for api in apis(runs) {
         let mut row = vec![Cell::Text(api.clone())];
         row.extend(runs.iter().map(|r| match r.summary.by_api.get(&api) {
@@ -510,79 +494,67 @@ fn per_api(runs: &[LevelRun]) -> Section {
 const CHART_APIS: usize = 40;
 
 fn charts(runs: &[LevelRun]) -> Vec<Chart> {
+    let one = |name: &str| vec![name.to_string()];
     let mut charts = vec![
-        Chart {
-            title: "API-call accuracy per run".into(),
-            categories: vec!["API-call accuracy".into()],
-            series: series(runs, |r| {
-                let s = &r.summary;
-                (
-                    vec![(s.samples > 0).then_some(s.accuracy)],
-                    vec![Some(s.samples)],
-                )
-            }),
-            scale: Scale::Percent,
-        },
-        Chart {
-            title: "ROUGE-L of the replies per run".into(),
-            categories: vec!["ROUGE-L".into()],
-            series: series(runs, |r| {
-                (vec![r.summary.rouge_l], vec![Some(r.summary.replies)])
-            }),
-            scale: Scale::Plain,
-        },
+        chart(
+            runs,
+            "API-call accuracy per run",
+            one("API-call accuracy"),
+            Scale::Percent,
+            |r, _| {
+                let s = &runs[r].summary;
+                ((s.samples > 0).then_some(s.accuracy), Some(s.samples))
+            },
+        ),
+        chart(
+            runs,
+            "ROUGE-L of the replies per run",
+            one("ROUGE-L"),
+            Scale::Plain,
+            |r, _| (runs[r].summary.rouge_l, Some(runs[r].summary.replies)),
+        ),
     ];
     let mut names = apis(runs);
     names.truncate(CHART_APIS);
     if !names.is_empty() {
-        charts.push(Chart {
-            title: "API-call accuracy by API".into(),
-            categories: names.clone(),
-            series: series(runs, |r| {
-                let of = |api: &String| r.summary.by_api.get(api);
+        charts.push(chart(
+            runs,
+            "API-call accuracy by API",
+            names.clone(),
+            Scale::Percent,
+            |r, i| {
+                let tally = runs[r].summary.by_api.get(&names[i]);
+                let share = tally.filter(|t| t.samples > 0);
                 (
-                    names
-                        .iter()
-                        .map(|a| {
-                            of(a)
-                                .filter(|t| t.samples > 0)
-                                .map(|t| t.correct as f64 / t.samples as f64)
-                        })
-                        .collect(),
-                    names.iter().map(|a| of(a).map(|t| t.samples)).collect(),
+                    share.map(|t| t.correct as f64 / t.samples as f64),
+                    tally.map(|t| t.samples),
                 )
-            }),
-            scale: Scale::Percent,
-        });
+            },
+        ));
     }
     let keys = causes(runs);
-    charts.push(Chart {
-        title: "Error causes per run (share of the wrong samples)".into(),
-        categories: keys.iter().map(|k| cause_label(k)).collect(),
-        series: series(runs, |r| {
-            (
-                keys.iter().map(|k| cause_share(r, k)).collect(),
-                keys.iter()
-                    .map(|k| Some(r.summary.causes.get(k).copied().unwrap_or(0)))
-                    .collect(),
-            )
-        }),
-        scale: Scale::Percent,
-    });
+    let labels = keys.iter().map(|k| cause_label(k)).collect();
+    charts.push(chart(
+        runs,
+        "Error causes per run (share of the wrong samples)",
+        labels,
+        Scale::Percent,
+        |r, i| {
+            let n = runs[r].summary.causes.get(&keys[i]).copied().unwrap_or(0);
+            (cause_share(&runs[r], &keys[i]), Some(n))
+        },
+    ));
     charts
 }
 
 /// Each run's wrong samples: cause, reason, and what the model wrote.
 fn wrong_samples(runs: &[LevelRun]) -> Section {
     let mut counts = Vec::new();
-    let mut table = Table {
-        columns: ["Run", "Sample", "API", "Cause", "Why", "The model wrote"]
-            .iter()
-            .map(|c| Column::text(c))
-            .collect(),
-        rows: Vec::new(),
-    };
-    for (r, run) in runs.iter().enumerate() {
+    let mut table = Table::with(
+        &["Run", "Sample", "API", "Cause", "Why", "The model wrote"],
+        &[],
+    );
+    run_rows(&mut table, runs, |run| {
         let wrong: Vec<&SampleRecord> = run
             .summary
             .per_sample
@@ -591,36 +563,31 @@ fn wrong_samples(runs: &[LevelRun]) -> Section {
             .collect();
         counts.push(format!(
             "run {}: {} of {} wrong",
-            r + 1,
+            counts.len() + 1,
             wrong.len(),
             run.summary.samples
         ));
         let mut outputs = Outputs::new(run);
-        for s in wrong {
-            let why = s.reason.as_deref().unwrap_or("wrong").to_string();
-            let why = match &s.known {
-                Some(k) => format!("{why} (known erratum: {})", k.reason),
-                None => why,
-            };
-            table.row(vec![
-                Cell::Text((r + 1).to_string()),
-                Cell::Code(place(s)),
-                Cell::Text(s.api_name.clone()),
-                Cell::Text(
-                    s.cause
-                        .map(|c| cause_label(cause_key(c)))
-                        .unwrap_or_default(),
-                ),
-                Cell::Text(why),
-                Cell::Code(outputs.written(s).unwrap_or_default()),
-            ]);
-        }
-    }
-    let mut section = Section::new("failures", "Wrong samples").list(counts);
-    if !table.rows.is_empty() {
-        section = section.table(table);
-    }
-    section
+        wrong
+            .into_iter()
+            .map(|s| {
+                let why = s.reason.as_deref().unwrap_or("wrong").to_string();
+                let why = match &s.known {
+                    Some(k) => format!("{why} (known erratum: {})", k.reason),
+                    None => why,
+                };
+                let cause = s.cause.map(|c| cause_label(cause_key(c)));
+                vec![
+                    Cell::Code(place(s)),
+                    Cell::Text(s.api_name.clone()),
+                    Cell::Text(cause.unwrap_or_default()),
+                    Cell::Text(why),
+                    Cell::Code(outputs.written(s).unwrap_or_default()),
+                ]
+            })
+            .collect::<Vec<_>>()
+    });
+    sections::failures("Wrong samples", counts, table)
 }
 
 /// What the model wrote for each sample, from a run's output files (read
