@@ -326,13 +326,13 @@ fn not_completed(runs: &[ScenarioRun]) -> Section {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::runs::{document, report};
     use crate::run::summary::StateTotals;
 
     /// A level-3 summary as evaluate writes it (the keys report reads).
-    fn run(dir: &str, assistant: &str, shopping: Option<usize>) -> ScenarioRun {
+    pub(crate) fn run(dir: &str, assistant: &str, shopping: Option<usize>) -> ScenarioRun {
         let line = |name: &str, turns: Option<usize>| {
             serde_json::json!({"file": format!("lv3/{name}.txt"), "scenario": name, "scene": name,
                 "completed": turns.is_some(), "turns": turns, "turns_taken": turns.unwrap_or(20),

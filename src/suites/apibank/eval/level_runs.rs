@@ -624,7 +624,7 @@ impl<'a> Outputs<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::runs::{document, report};
     use crate::report::Report;
@@ -637,7 +637,7 @@ mod tests {
     }
 
     /// A level-1 summary as evaluate writes it (the keys report reads).
-    fn run(dir: &str, predictor: &str, wrong: bool) -> LevelRun {
+    pub(crate) fn run(dir: &str, predictor: &str, wrong: bool) -> LevelRun {
         let causes = if wrong {
             serde_json::json!({"no_api_call": 0, "unknown_api": 0, "wrong_api": 1, "wrong_arguments": 0, "exception": 1, "parse_failure": 0})
         } else {
