@@ -171,9 +171,72 @@ fn an_unknown_api_differs_with_the_reference_error() {
         .success();
     let text = fs::read_to_string(&file).unwrap();
     assert!(
-        text.contains(r#""result": {"api_name": "CheckToken", "input": {"tok": "x"}, "output": null, "exception": "invalid parameter name. parameter: tok"}"#),
+        text.contains(r#""result": {"api_name": "CheckToken", "input": null, "output": null, "exception": "invalid parameter name. parameter: tok"}"#),
         "{text}"
     );
+}
+
+/// A line the API refuses before it runs (an argument name it does not
+/// take, a value that does not convert): one fill records the refusal,
+/// and it is a fixed point: `fill --check` finds nothing, verify and
+/// check agree, a second fill changes no byte. Once the line is corrected,
+/// the next fill records what the corrected call gives.
+#[test]
+fn fill_reaches_its_fixed_point_at_once_for_a_call_the_api_refuses() {
+    let (tmp, databases, dialogues) = dataset();
+    // The APIs read these; the refused calls never get that far.
+    fs::write(databases.join("Stock.json"), "{}").unwrap();
+    fs::write(databases.join("Hotel.json"), "{}").unwrap();
+    let file = dialogues.join("refused.jsonl");
+    let stock = r#"{"role": "API", "api_name": "QueryStock", "param_dict": {"stock_code": "AAPL", "day": "2022-02-22"}}"#;
+    let hotel = r#"{"role": "API", "api_name": "BookHotel", "param_dict": {"hotel_name": "Hilton", "check_in_time": "2023-06-01", "check_out_time": "2023-06-10", "room_count": "one", "adult_count": "4", "child_count": "2"}}"#;
+    let typo = ADD.replace("\"content\"", "\"contnet\"");
+    fs::write(&file, [ASK, stock, hotel, &typo, DONE].join("\n") + "\n").unwrap();
+    let fill = |check: bool, code: i32| {
+        let mut command = talkforge();
+        command
+            .arg("fill")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases);
+        if check {
+            command.arg("--check");
+        }
+        run_json(command.args(["--format", "json"]), code)
+    };
+    assert_eq!(fill(false, 0)["filled"].as_array().unwrap().len(), 3);
+    let once = fs::read_to_string(&file).unwrap();
+    for exception in [
+        "invalid parameter name. parameter: day",
+        "invalid parameter type. parameter: one",
+        "invalid parameter name. parameter: contnet",
+    ] {
+        assert!(
+            once.contains(&format!("\"exception\": \"{exception}\"}}")),
+            "{once}"
+        );
+    }
+    assert_eq!(fill(true, 0)["filled"], json!([]));
+    let report = verify(&[&file], &databases, 0);
+    assert_eq!(report["reproduced"], 3, "{report}");
+    assert_eq!(fill(false, 0)["filled"], json!([]));
+    assert_eq!(fs::read_to_string(&file).unwrap(), once);
+    talkforge()
+        .arg("check")
+        .arg("--root")
+        .arg(tmp.path())
+        .assert()
+        .stdout(predicate::str::contains(
+            "3 of 3 gold calls in 1 conversation reproduce",
+        ));
+
+    // The typo corrected, the recorded refusal no longer holds, and fill
+    // records the call as corrected.
+    fs::write(&file, once.replace("\"contnet\"", "\"content\"")).unwrap();
+    let report = fill(false, 0);
+    assert_eq!(report["filled"][0]["api_name"], "AddAgenda", "{report}");
+    assert!(fs::read_to_string(&file).unwrap().contains(ADD_RESULT));
+    assert_eq!(fill(true, 0)["filled"], json!([]));
 }
 
 #[test]
