@@ -443,8 +443,10 @@ fn verify_step(
     let mut problems = unreadable;
     problems.extend(differs.iter().filter(|d| d.known.is_none()).map(|d| {
         format!(
-            "{} turn {} call {} ({}): the recorded result differs",
-            d.file, d.turn, d.call, d.api_name
+            "{} {} ({}): the recorded result differs",
+            d.file,
+            d.place_words(),
+            d.api_name
         )
     }));
     problems.extend(report.stale_errata.iter().map(|e| {

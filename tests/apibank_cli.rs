@@ -105,8 +105,9 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
     assert_eq!(verify(&[&file], &databases, 0)["reproduced"], 2);
 
     // A blank line before the calls: the differing call is reported at
-    // its line (0-based, blank lines counted) and its index among the API
-    // lines.
+    // its line (in JSON 0-based as `turn`, blank lines counted, and 1-based
+    // as `line`; a person reads the 1-based line) and its index among the
+    // API lines.
     let edited = dentist()
         .replacen(ASK, &format!("{ASK}\n"), 1)
         .replace("\"output\": \"success\"", "\"output\": \"failed\"");
@@ -122,6 +123,8 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
         ),
         (&json!(3), &json!(1), &json!("AddAgenda"))
     );
+    // The line as an editor numbers it, beside the documented fields.
+    assert_eq!(difference["line"], 4);
     let diff = difference["diff"].as_str().unwrap();
     assert!(diff.contains("-        \"output\": \"failed\","), "{diff}");
     assert!(diff.contains("+        \"output\": \"success\","), "{diff}");
@@ -138,7 +141,7 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
         .clone();
     let human = String::from_utf8(human).unwrap();
     assert!(
-        human.contains("dentist.jsonl turn 3 call 1 (AddAgenda) differs:"),
+        human.contains("dentist.jsonl line 4 (AddAgenda) differs:"),
         "{human}"
     );
     assert!(
@@ -204,7 +207,36 @@ fn fill_reaches_its_fixed_point_at_once_for_a_call_the_api_refuses() {
         }
         run_json(command.args(["--format", "json"]), code)
     };
-    assert_eq!(fill(false, 0)["filled"].as_array().unwrap().len(), 3);
+    let report = fill(false, 0);
+    let filled = report["filled"].as_array().unwrap();
+    assert_eq!(filled.len(), 3);
+    // Fill says each of them raised, with the finding that names the
+    // cause, at the call's 1-based line.
+    let said: Vec<(&Value, &Value)> = filled
+        .iter()
+        .map(|f| (&f["line"], &f["exception"]))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (&json!(2), &json!("invalid parameter name. parameter: day")),
+            (&json!(3), &json!("invalid parameter type. parameter: one")),
+            (
+                &json!(4),
+                &json!("invalid parameter name. parameter: contnet")
+            ),
+        ]
+    );
+    let findings = filled[0]["findings"].to_string();
+    assert!(
+        findings.contains("unknown-argument: `QueryStock` takes no argument `day`"),
+        "{findings}"
+    );
+    let findings = filled[1]["findings"].to_string();
+    assert!(
+        findings.contains("argument-type: `BookHotel` argument `room_count`"),
+        "{findings}"
+    );
     let once = fs::read_to_string(&file).unwrap();
     for exception in [
         "invalid parameter name. parameter: day",
@@ -398,7 +430,7 @@ fn check_gates_an_api_bank_dataset() {
     .unwrap();
     let out = String::from_utf8(check(1)).unwrap();
     assert!(
-        out.contains("dentist.jsonl turn 2 call 1 (AddAgenda): the recorded result differs"),
+        out.contains("dentist.jsonl line 3 (AddAgenda): the recorded result differs"),
         "{out}"
     );
 }

@@ -28,12 +28,29 @@ pub struct Difference {
     /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// A unified diff, recorded (-) against simulated (+).
     pub diff: String,
     /// The erratum that records this difference as known (absent when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub known: Option<Known>,
 }
+
+/// How a person reads the places of verify's records (see
+/// [`crate::dialogue::place_words`]).
+macro_rules! place_words {
+    ($($record:ty),*) => {$(
+        impl $record {
+            pub fn place_words(&self) -> String {
+                crate::dialogue::place_words(self.turn, self.call, self.line)
+            }
+        }
+    )*};
+}
+place_words!(Difference, Unchecked, RetrievalNote);
 
 /// A gold call that cannot be reproduced offline by design, so it is
 /// neither reproduced nor a difference.
@@ -44,6 +61,10 @@ pub struct Unchecked {
     pub call: usize,
     pub api_name: String,
     pub reason: NotChecked,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// A tool search whose recorded pick the configured retriever would not
@@ -57,6 +78,10 @@ pub struct RetrievalNote {
     pub recorded: String,
     /// The tool the configured retriever ranks first.
     pub retriever: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// The replay of one dialogue.
@@ -169,6 +194,7 @@ pub fn compare(
                 call: place.call,
                 recorded: recorded.clone(),
                 retriever: retriever.clone(),
+                line: call.line(),
             });
         }
         if let Some(reason) = executed.not_checked {
@@ -179,6 +205,7 @@ pub fn compare(
                 call: place.call,
                 api_name: api_name.clone(),
                 reason,
+                line: call.line(),
             });
             continue;
         }
@@ -197,6 +224,7 @@ pub fn compare(
             turn: place.turn,
             call: place.call,
             api_name: api_name.clone(),
+            line: call.line(),
             diff: unified_diff(
                 &Outcome {
                     response: &call.response,
