@@ -94,10 +94,12 @@ pub fn check_repository_with_errata(
             "no conversations folder here (run `talkforge check` from the repository root, or pass --root)",
         ));
     }
-    let conversations = discover(
+    let found = crate::formats::discover::discover_noting(
         std::slice::from_ref(&conversations_dir),
         &registry.endings(forced),
     )?;
+    crate::formats::discover::note_passed_over(&found.passed_over);
+    let conversations = found.files;
     let suite = registry.of_files(&conversations, forced)?;
     let databases_dir = root.join(suite.default_databases());
     let pools = scenario_pools(&root.join("scenarios"))?;
