@@ -1,7 +1,8 @@
 //! Counted nouns in human output: "1 file", "2 files", "1 gold call".
 
 /// `n` and the noun, plural unless `n` is one. Nouns here form their
-/// plural with `s`, except those ending in a consonant and `y`.
+/// plural with `s`, except those ending in a consonant and `y`, and
+/// those ending in `s`, `x`, `ch` or `sh` (`es`).
 pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {}", noun_for(n, noun))
 }
@@ -16,6 +17,7 @@ pub fn noun_for(n: usize, noun: &str) -> String {
     }
     match noun.strip_suffix('y') {
         Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{stem}ies"),
+        _ if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) => format!("{noun}es"),
         _ => format!("{noun}s"),
     }
 }
@@ -38,6 +40,7 @@ mod tests {
     fn one_is_singular_and_every_other_count_plural() {
         assert_eq!(count(1, "file"), "1 file");
         assert_eq!(count(0, "file"), "0 files");
+        assert_eq!(count(2, "tool search"), "2 tool searches");
         assert_eq!(count(2, "gold call"), "2 gold calls");
         assert_eq!(count(3, "summary"), "3 summaries");
         assert_eq!(count(3, "day"), "3 days");

@@ -745,3 +745,67 @@ fn a_database_a_call_needs_or_an_unknown_file_is_named() {
         "the databases folder has no Agenda.json, which AddAgenda needs",
     ));
 }
+
+/// An embeddings server that cannot be reached: verify says so once per
+/// cause, naming the option that sets its address, and exits 2 (the run
+/// could not do what it was asked); fill refuses to record the failure.
+#[test]
+fn an_embeddings_server_that_cannot_be_reached_is_one_error_naming_its_option() {
+    let (_tmp, databases, dialogues) = dataset();
+    let search =
+        r#"{"role": "API", "api_name": "ToolSearcher", "param_dict": {"keywords": "agenda"}}"#;
+    for name in ["one.jsonl", "two.jsonl"] {
+        fs::write(dialogues.join(name), format!("{ASK}\n{search}\n")).unwrap();
+    }
+    talkforge()
+        .arg("fill")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let run = |command: &str| {
+        let output = talkforge()
+            .arg(command)
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--retriever", "embeddings", "--embeddings-url", &url])
+            .env_remove("OPENAI_BASE_URL")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    let (code, stderr) = run("verify");
+    assert_eq!(code, Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0]
+            .starts_with("error: the embeddings retriever failed 2 tool searches: cannot reach"),
+        "{stderr}"
+    );
+    assert!(errors[0].contains("--embeddings-url"), "{stderr}");
+    assert!(!stderr.contains("--base-url"), "{stderr}");
+    let before = fs::read_to_string(dialogues.join("one.jsonl")).unwrap();
+    let (code, stderr) = run("fill");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the tool search at line 2 could not run"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(dialogues.join("one.jsonl")).unwrap(),
+        before
+    );
+}

@@ -90,6 +90,22 @@ pub fn fill_conversation(
     }
     let replayed = replay(suite, databases, &loaded.conversation, options)
         .map_err(|m| Error::input(path, m))?;
+    // A search the retriever could not answer would record its failure
+    // as the result.
+    for ((turn, call, gold), (_, _, executed)) in
+        loaded.conversation.gold_calls().zip(&replayed.executions)
+    {
+        if let Some(crate::suite::Note::RetrieverFailed { error }) = &executed.note {
+            let place = gold.place(turn, call);
+            return Err(Error::input(
+                path,
+                format!(
+                    "the tool search at {} could not run: {error}",
+                    crate::dialogue::place_words(place.turn, place.call, gold.line())
+                ),
+            ));
+        }
+    }
     let mut results = Vec::new();
     let mut filled = Vec::new();
     for ((turn, call, gold), (_, _, executed)) in

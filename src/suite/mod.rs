@@ -82,6 +82,9 @@ pub enum Note {
     /// A tool search answered for the tool the recording retrieved, while
     /// the configured retriever ranks another first.
     Retrieval { recorded: String, retriever: String },
+    /// The configured retriever could not rank the tools (its server
+    /// cannot be reached, say): the run cannot do what it was asked.
+    RetrieverFailed { error: String },
 }
 
 /// How tool searches pick a tool, for suites whose dialogues search for

@@ -141,6 +141,9 @@ pub struct Comparison {
     pub differs: Vec<Difference>,
     pub not_checked: Vec<Unchecked>,
     pub retrieval: Vec<RetrievalNote>,
+    /// Why the configured retriever failed, once per tool search it
+    /// failed on.
+    pub retriever_failures: Vec<String>,
     /// Errata of the dialogue that no longer apply.
     pub stale: Vec<Stale>,
     /// The errata-file entries that name the dialogue (their indexes).
@@ -182,6 +185,9 @@ pub fn compare(
                     errata[i].erratum.api_name
                 )));
             }
+        }
+        if let Some(Note::RetrieverFailed { error }) = &executed.note {
+            out.retriever_failures.push(error.clone());
         }
         if let Some(Note::Retrieval {
             recorded,
@@ -283,9 +289,22 @@ pub struct Report {
     /// Errata that no longer apply (listed when there are any).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_errata: Vec<Stale>,
+    /// Each way the configured retriever failed (its server cannot be
+    /// reached, say), once, with how many tool searches it failed: the run
+    /// could not do what it was asked (exit 2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retriever_failures: Vec<RetrieverFailure>,
     /// The errata-file entries that named a dialogue verified.
     #[serde(skip)]
     pub matched_errata: Vec<usize>,
+}
+
+/// One cause of the retriever's failures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RetrieverFailure {
+    pub error: String,
+    /// The tool searches it failed.
+    pub searches: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -306,6 +325,18 @@ impl Report {
                 self.not_checked.extend(found.not_checked);
                 self.retrieval.extend(found.retrieval);
                 self.stale_errata.extend(found.stale);
+                for error in found.retriever_failures {
+                    match self
+                        .retriever_failures
+                        .iter_mut()
+                        .find(|f| f.error == error)
+                    {
+                        Some(known) => known.searches += 1,
+                        None => self
+                            .retriever_failures
+                            .push(RetrieverFailure { error, searches: 1 }),
+                    }
+                }
                 self.matched_errata.extend(found.matched_errata);
                 self.known += found.differs.iter().filter(|d| d.known.is_some()).count();
                 found.differs

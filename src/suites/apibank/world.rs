@@ -194,6 +194,12 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
         Unreproducible::Random => NotChecked::Random,
         Unreproducible::External => NotChecked::External,
     });
+    if let Some(error) = state.retriever_failure() {
+        let note = Note::RetrieverFailed {
+            error: error.to_string(),
+        };
+        return (not_checked, Some(note));
+    }
     let note = state
         .retrieval()
         .filter(|retrieval| !retrieval.agrees())
