@@ -628,3 +628,21 @@ fn fill_names_the_calls_that_raised_with_what_lint_finds_there() {
         "{human}"
     );
 }
+
+/// fmt names every file it cannot read, not only the first, and then
+/// writes nothing.
+#[test]
+fn fmt_names_every_unreadable_file_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("a-broken.json"), "{\n  oops\n}\n").unwrap();
+    fs::write(tmp.path().join("b-broken.json"), "[1,").unwrap();
+    let untidy = tmp.path().join("c-untidy.json");
+    let text = serde_json::to_string(&conversation(json!([search_call(Value::Null)]))).unwrap();
+    fs::write(&untidy, &text).unwrap();
+    let output = talkforge().arg("fmt").arg(tmp.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a-broken.json:2:3"), "{stderr}");
+    assert!(stderr.contains("b-broken.json:1:"), "{stderr}");
+    assert_eq!(fs::read_to_string(&untidy).unwrap(), text);
+}

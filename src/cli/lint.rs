@@ -200,6 +200,8 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     // Freeing tens of thousands of findings one by one just before the
     // process exits is time for nothing.
     std::mem::forget(report);
+    // Each unreadable file is named once, on stderr (the human summary
+    // only counts them).
     if let Some((last, rest)) = errors.split_last() {
         for error in rest {
             eprintln!("error: {error}");
