@@ -455,7 +455,8 @@ fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
             .code(2)
             .stderr(predicate::str::contains(&place));
     }
-    // A line of the wrong shape is an error too (lint reports it as a finding).
+    // A line of the wrong shape is an error too, for lint as well (exit 2,
+    // its schema finding kept).
     fs::write(
         &file,
         format!("{ASK}\n{{\"role\": \"Bot\", \"text\": \"hi\"}}\n"),
@@ -472,7 +473,14 @@ fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
             "{}:2:10: unknown role \"Bot\"",
             file.display()
         )));
-    talkforge().arg("lint").arg(&file).assert().code(1);
+    talkforge()
+        .arg("lint")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "error[schema] unknown role \"Bot\"",
+        ));
 }
 
 #[test]
