@@ -94,10 +94,12 @@ pub fn check_repository_with_errata(
             "no conversations folder here (run `talkforge check` from the repository root, or pass --root)",
         ));
     }
-    let conversations = discover(
+    let found = crate::formats::discover::discover_noting(
         std::slice::from_ref(&conversations_dir),
         &registry.endings(forced),
     )?;
+    crate::formats::discover::note_passed_over(&found.passed_over);
+    let conversations = found.files;
     let suite = registry.of_files(&conversations, forced)?;
     let databases_dir = root.join(suite.default_databases());
     let pools = scenario_pools(&root.join("scenarios"))?;
@@ -443,8 +445,10 @@ fn verify_step(
     let mut problems = unreadable;
     problems.extend(differs.iter().filter(|d| d.known.is_none()).map(|d| {
         format!(
-            "{} turn {} call {} ({}): the recorded result differs",
-            d.file, d.turn, d.call, d.api_name
+            "{} {} ({}): the recorded result differs",
+            d.file,
+            d.place_words(),
+            d.api_name
         )
     }));
     problems.extend(report.stale_errata.iter().map(|e| {

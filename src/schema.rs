@@ -189,23 +189,33 @@ impl std::fmt::Display for SchemaViolation {
 /// Every violation of `kind`'s schema in a parsed file, placed at the line
 /// and column of the offending value in `text`.
 pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec<SchemaViolation> {
-    let errors: Vec<(String, String)> = kind
+    let errors: Vec<(String, Target, String)> = kind
         .validator()
         .iter_errors(value)
-        .map(|error| (error.instance_path.as_str().to_owned(), error.to_string()))
+        .map(|error| {
+            let target = target(&error, &|| kind.schema());
+            let message = match &target.hint {
+                Some(hint) => format!("{error}; {hint}"),
+                None => error.to_string(),
+            };
+            (error.instance_path.as_str().to_owned(), target, message)
+        })
         .collect();
     if errors.is_empty() {
         return Vec::new();
     }
     // Every violation placed in one pass over the text.
-    let pointers: Vec<&str> = errors.iter().map(|(pointer, _)| pointer.as_str()).collect();
+    let pointers: Vec<&str> = errors.iter().map(|(_, t, _)| t.pointer.as_str()).collect();
     let found = locate_nearest(text, &pointers);
     let index = TextIndex::new(text);
     errors
         .into_iter()
         .zip(found)
-        .map(|((pointer, message), found)| {
-            let offset = found.filter(|f| f.exact).map_or(0, |f| f.located.value);
+        .map(|((pointer, target, message), found)| {
+            let offset = found.filter(|f| f.exact).map_or(0, |f| match target.key {
+                true => f.located.key.unwrap_or(f.located.value),
+                false => f.located.value,
+            });
             let (line, column) = index.line_column(offset);
             SchemaViolation {
                 file: path.display().to_string(),
@@ -216,6 +226,92 @@ pub fn validate(path: &Path, text: &str, value: &Value, kind: SchemaKind) -> Vec
             }
         })
         .collect()
+}
+
+/// Where a schema error is best shown, and what to say beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// JSON pointer to show it at.
+    pub pointer: String,
+    /// At the key of that pointer (an unexpected property), not its value.
+    pub key: bool,
+    /// "did you mean `ground_truth`?" for a property the schema does not
+    /// allow but nearly names.
+    pub hint: Option<String>,
+}
+
+/// Where `error` is best shown: an unexpected property at its own key,
+/// with the allowed property it nearly names, when there is one (a typo);
+/// anything else at the offending value. `schema` gives the schema the
+/// error came from (only asked for an unexpected property).
+pub fn target(error: &jsonschema::ValidationError<'_>, schema: &dyn Fn() -> Value) -> Target {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let at_value = Target {
+        pointer: error.instance_path.as_str().to_owned(),
+        key: false,
+        hint: None,
+    };
+    let Kind::AdditionalProperties { unexpected } = &error.kind else {
+        return at_value;
+    };
+    let Some(first) = unexpected.first() else {
+        return at_value;
+    };
+    let schema = schema();
+    let allowed = allowed_properties(&schema, error.schema_path.as_str());
+    let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    Target {
+        pointer: format!(
+            "{}/{}",
+            at_value.pointer,
+            first.replace('~', "~0").replace('/', "~1")
+        ),
+        key: true,
+        hint: crate::words::closest_name(first, &names)
+            .map(|name| format!("did you mean `{name}`?")),
+    }
+}
+
+/// The properties the object schema that holds the keyword at
+/// `schema_path` (its `additionalProperties`) allows, following `$ref`s
+/// within the schema; none when the path cannot be followed.
+fn allowed_properties(schema: &Value, schema_path: &str) -> Vec<String> {
+    let tokens: Vec<String> = schema_path
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let Some((_keyword, parents)) = tokens.split_last() else {
+        return Vec::new();
+    };
+    let resolve = |node: &'_ Value| -> Option<&'_ Value> {
+        let reference = node.get("$ref")?.as_str()?.strip_prefix('#')?;
+        schema.pointer(reference)
+    };
+    let mut node = schema;
+    for token in parents {
+        let next = match token.as_str() {
+            "$ref" => resolve(node),
+            key => match node {
+                Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => node.get(key),
+            },
+        };
+        match next {
+            Some(next) => node = next,
+            None => return Vec::new(),
+        }
+    }
+    // A keyword reached through a `$ref` the path does not name.
+    let node = if node.get("properties").is_none() {
+        resolve(node).unwrap_or(node)
+    } else {
+        node
+    };
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// Check every database file in `dir` that `suite` has a schema for

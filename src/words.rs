@@ -1,7 +1,8 @@
 //! Counted nouns in human output: "1 file", "2 files", "1 gold call".
 
 /// `n` and the noun, plural unless `n` is one. Nouns here form their
-/// plural with `s`, except those ending in a consonant and `y`.
+/// plural with `s`, except those ending in a consonant and `y`, and
+/// those ending in `s`, `x`, `ch` or `sh` (`es`).
 pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {}", noun_for(n, noun))
 }
@@ -16,6 +17,7 @@ pub fn noun_for(n: usize, noun: &str) -> String {
     }
     match noun.strip_suffix('y') {
         Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{stem}ies"),
+        _ if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) => format!("{noun}es"),
         _ => format!("{noun}s"),
     }
 }
@@ -30,6 +32,36 @@ pub fn verb<'a>(n: usize, singular: &'a str, plural: &'a str) -> &'a str {
     }
 }
 
+/// Do two names differ by little (a typo)? For "did you mean" hints. A
+/// candidate whose length alone puts it too far is not compared, so a
+/// huge name costs one pass over it, not an edit distance per candidate.
+pub fn closest_name<'n>(name: &str, candidates: &[&'n str]) -> Option<&'n str> {
+    const CLOSE: f64 = 0.7;
+    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+    // The distance is at least the difference in length.
+    let length = name.chars().take(longest * 2 + 1).count();
+    if length > longest * 2 {
+        return None;
+    }
+    let name = name.to_lowercase();
+    candidates
+        .iter()
+        .filter(|c| {
+            let other = c.chars().count();
+            let most = length.max(other).max(1) as f64;
+            1.0 - length.abs_diff(other) as f64 / most >= CLOSE
+        })
+        .map(|c| {
+            (
+                strsim::normalized_damerau_levenshtein(&name, &c.to_lowercase()),
+                *c,
+            )
+        })
+        .filter(|(score, _)| *score >= CLOSE)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +70,7 @@ mod tests {
     fn one_is_singular_and_every_other_count_plural() {
         assert_eq!(count(1, "file"), "1 file");
         assert_eq!(count(0, "file"), "0 files");
+        assert_eq!(count(2, "tool search"), "2 tool searches");
         assert_eq!(count(2, "gold call"), "2 gold calls");
         assert_eq!(count(3, "summary"), "3 summaries");
         assert_eq!(count(3, "day"), "3 days");

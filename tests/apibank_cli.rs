@@ -105,8 +105,9 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
     assert_eq!(verify(&[&file], &databases, 0)["reproduced"], 2);
 
     // A blank line before the calls: the differing call is reported at
-    // its line (0-based, blank lines counted) and its index among the API
-    // lines.
+    // its line (in JSON 0-based as `turn`, blank lines counted, and 1-based
+    // as `line`; a person reads the 1-based line) and its index among the
+    // API lines.
     let edited = dentist()
         .replacen(ASK, &format!("{ASK}\n"), 1)
         .replace("\"output\": \"success\"", "\"output\": \"failed\"");
@@ -122,6 +123,8 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
         ),
         (&json!(3), &json!(1), &json!("AddAgenda"))
     );
+    // The line as an editor numbers it, beside the documented fields.
+    assert_eq!(difference["line"], 4);
     let diff = difference["diff"].as_str().unwrap();
     assert!(diff.contains("-        \"output\": \"failed\","), "{diff}");
     assert!(diff.contains("+        \"output\": \"success\","), "{diff}");
@@ -138,7 +141,7 @@ fn recordings_that_reproduce_verify_and_an_edited_one_differs_at_its_line() {
         .clone();
     let human = String::from_utf8(human).unwrap();
     assert!(
-        human.contains("dentist.jsonl turn 3 call 1 (AddAgenda) differs:"),
+        human.contains("dentist.jsonl line 4 (AddAgenda) differs:"),
         "{human}"
     );
     assert!(
@@ -171,9 +174,101 @@ fn an_unknown_api_differs_with_the_reference_error() {
         .success();
     let text = fs::read_to_string(&file).unwrap();
     assert!(
-        text.contains(r#""result": {"api_name": "CheckToken", "input": {"tok": "x"}, "output": null, "exception": "invalid parameter name. parameter: tok"}"#),
+        text.contains(r#""result": {"api_name": "CheckToken", "input": null, "output": null, "exception": "invalid parameter name. parameter: tok"}"#),
         "{text}"
     );
+}
+
+/// A line the API refuses before it runs (an argument name it does not
+/// take, a value that does not convert): one fill records the refusal,
+/// and it is a fixed point: `fill --check` finds nothing, verify and
+/// check agree, a second fill changes no byte. Once the line is corrected,
+/// the next fill records what the corrected call gives.
+#[test]
+fn fill_reaches_its_fixed_point_at_once_for_a_call_the_api_refuses() {
+    let (tmp, databases, dialogues) = dataset();
+    // The APIs read these; the refused calls never get that far.
+    fs::write(databases.join("Stock.json"), "{}").unwrap();
+    fs::write(databases.join("Hotel.json"), "{}").unwrap();
+    let file = dialogues.join("refused.jsonl");
+    let stock = r#"{"role": "API", "api_name": "QueryStock", "param_dict": {"stock_code": "AAPL", "day": "2022-02-22"}}"#;
+    let hotel = r#"{"role": "API", "api_name": "BookHotel", "param_dict": {"hotel_name": "Hilton", "check_in_time": "2023-06-01", "check_out_time": "2023-06-10", "room_count": "one", "adult_count": "4", "child_count": "2"}}"#;
+    let typo = ADD.replace("\"content\"", "\"contnet\"");
+    fs::write(&file, [ASK, stock, hotel, &typo, DONE].join("\n") + "\n").unwrap();
+    let fill = |check: bool, code: i32| {
+        let mut command = talkforge();
+        command
+            .arg("fill")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases);
+        if check {
+            command.arg("--check");
+        }
+        run_json(command.args(["--format", "json"]), code)
+    };
+    let report = fill(false, 0);
+    let filled = report["filled"].as_array().unwrap();
+    assert_eq!(filled.len(), 3);
+    // Fill says each of them raised, with the finding that names the
+    // cause, at the call's 1-based line.
+    let said: Vec<(&Value, &Value)> = filled
+        .iter()
+        .map(|f| (&f["line"], &f["exception"]))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (&json!(2), &json!("invalid parameter name. parameter: day")),
+            (&json!(3), &json!("invalid parameter type. parameter: one")),
+            (
+                &json!(4),
+                &json!("invalid parameter name. parameter: contnet")
+            ),
+        ]
+    );
+    let findings = filled[0]["findings"].to_string();
+    assert!(
+        findings.contains("unknown-argument: `QueryStock` takes no argument `day`"),
+        "{findings}"
+    );
+    let findings = filled[1]["findings"].to_string();
+    assert!(
+        findings.contains("argument-type: `BookHotel` argument `room_count`"),
+        "{findings}"
+    );
+    let once = fs::read_to_string(&file).unwrap();
+    for exception in [
+        "invalid parameter name. parameter: day",
+        "invalid parameter type. parameter: one",
+        "invalid parameter name. parameter: contnet",
+    ] {
+        assert!(
+            once.contains(&format!("\"exception\": \"{exception}\"}}")),
+            "{once}"
+        );
+    }
+    assert_eq!(fill(true, 0)["filled"], json!([]));
+    let report = verify(&[&file], &databases, 0);
+    assert_eq!(report["reproduced"], 3, "{report}");
+    assert_eq!(fill(false, 0)["filled"], json!([]));
+    assert_eq!(fs::read_to_string(&file).unwrap(), once);
+    talkforge()
+        .arg("check")
+        .arg("--root")
+        .arg(tmp.path())
+        .assert()
+        .stdout(predicate::str::contains(
+            "3 of 3 gold calls in 1 conversation reproduce",
+        ));
+
+    // The typo corrected, the recorded refusal no longer holds, and fill
+    // records the call as corrected.
+    fs::write(&file, once.replace("\"contnet\"", "\"content\"")).unwrap();
+    let report = fill(false, 0);
+    assert_eq!(report["filled"][0]["api_name"], "AddAgenda", "{report}");
+    assert!(fs::read_to_string(&file).unwrap().contains(ADD_RESULT));
+    assert_eq!(fill(true, 0)["filled"], json!([]));
 }
 
 #[test]
@@ -335,7 +430,7 @@ fn check_gates_an_api_bank_dataset() {
     .unwrap();
     let out = String::from_utf8(check(1)).unwrap();
     assert!(
-        out.contains("dentist.jsonl turn 2 call 1 (AddAgenda): the recorded result differs"),
+        out.contains("dentist.jsonl line 3 (AddAgenda): the recorded result differs"),
         "{out}"
     );
 }
@@ -360,7 +455,8 @@ fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
             .code(2)
             .stderr(predicate::str::contains(&place));
     }
-    // A line of the wrong shape is an error too (lint reports it as a finding).
+    // A line of the wrong shape is an error too, for lint as well (exit 2,
+    // its schema finding kept).
     fs::write(
         &file,
         format!("{ASK}\n{{\"role\": \"Bot\", \"text\": \"hi\"}}\n"),
@@ -377,7 +473,14 @@ fn a_broken_line_stops_every_command_naming_its_file_line_and_column() {
             "{}:2:10: unknown role \"Bot\"",
             file.display()
         )));
-    talkforge().arg("lint").arg(&file).assert().code(1);
+    talkforge()
+        .arg("lint")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "error[schema] unknown role \"Bot\"",
+        ));
 }
 
 #[test]
@@ -649,4 +752,68 @@ fn a_database_a_call_needs_or_an_unknown_file_is_named() {
     verify().code(2).stderr(predicates::str::contains(
         "the databases folder has no Agenda.json, which AddAgenda needs",
     ));
+}
+
+/// An embeddings server that cannot be reached: verify says so once per
+/// cause, naming the option that sets its address, and exits 2 (the run
+/// could not do what it was asked); fill refuses to record the failure.
+#[test]
+fn an_embeddings_server_that_cannot_be_reached_is_one_error_naming_its_option() {
+    let (_tmp, databases, dialogues) = dataset();
+    let search =
+        r#"{"role": "API", "api_name": "ToolSearcher", "param_dict": {"keywords": "agenda"}}"#;
+    for name in ["one.jsonl", "two.jsonl"] {
+        fs::write(dialogues.join(name), format!("{ASK}\n{search}\n")).unwrap();
+    }
+    talkforge()
+        .arg("fill")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let run = |command: &str| {
+        let output = talkforge()
+            .arg(command)
+            .arg(&dialogues)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--retriever", "embeddings", "--embeddings-url", &url])
+            .env_remove("OPENAI_BASE_URL")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    let (code, stderr) = run("verify");
+    assert_eq!(code, Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0]
+            .starts_with("error: the embeddings retriever failed 2 tool searches: cannot reach"),
+        "{stderr}"
+    );
+    assert!(errors[0].contains("--embeddings-url"), "{stderr}");
+    assert!(!stderr.contains("--base-url"), "{stderr}");
+    let before = fs::read_to_string(dialogues.join("one.jsonl")).unwrap();
+    let (code, stderr) = run("fill");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the tool search at line 2 could not run"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(dialogues.join("one.jsonl")).unwrap(),
+        before
+    );
 }

@@ -189,6 +189,24 @@ fn replayed_answers_are_scored_with_their_causes_and_resumed() {
     other.extend(["--state", "replayed"]);
     let replayed = evaluate(&dialogues, &databases, &other, 1);
     assert_eq!(replayed["resumed"], 0);
+    // The human output names the wrong sample at its 1-based line (turn
+    // 2 of the JSON is the file's third line), as report.md does.
+    let human = talkforge()
+        .arg("evaluate")
+        .arg(&dialogues)
+        .arg("--databases")
+        .arg(&databases)
+        .args(args)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let human = String::from_utf8(human).unwrap();
+    assert!(
+        human.contains("  dentist.jsonl line 3 (second sample) AddAgenda: "),
+        "{human}"
+    );
 }
 
 /// Both scorings judge every sample; `--scoring` picks the one the

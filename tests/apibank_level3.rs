@@ -1325,3 +1325,42 @@ fn an_oracle_run_names_no_user_model_it_never_asked() {
     assert!(!text.contains("stub-user"), "{text}");
     assert!(text.contains("user not asked"), "{text}");
 }
+
+/// A file of a dataset folder that a command passes over is named with
+/// why, by every command that walks the folder: a sheet whose first line
+/// is mistyped does not silently disappear.
+#[test]
+fn a_sheet_with_a_mistyped_heading_is_named_not_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scenarios");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sheet = "Scene: Alarm\nFirst Utterance: Wake me up.\nKey Info:\nAnn, pw\nAPI Calls:\nGetUserToken(username=\"Ann\", password=\"pw\")\n";
+    std::fs::write(dir.join("alarm.txt"), sheet).unwrap();
+    let mistyped = dir.join("mistyped.txt");
+    std::fs::write(&mistyped, sheet.replace("Scene:", "Scen:")).unwrap();
+    let why = format!(
+        "note: passed over {}: a .txt file is read as an API-Bank level-3 sheet only when its first line is its `Scene:` heading; this one starts \"Scen: Alarm\"",
+        mistyped.display()
+    );
+    for command in [
+        vec!["stats"],
+        vec!["lint"],
+        vec!["fmt", "--check"],
+        vec!["verify"],
+        vec!["fill", "--check"],
+    ] {
+        let output = talkforge().args(&command).arg(&dir).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&why), "{command:?}: {stderr}");
+    }
+    // A folder holding nothing else: the error says what was passed over.
+    std::fs::remove_file(dir.join("alarm.txt")).unwrap();
+    let output = talkforge().arg("stats").arg(&dir).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("holds no dialogue file"), "{stderr}");
+    assert!(
+        stderr.contains("this one starts \"Scen: Alarm\""),
+        "{stderr}"
+    );
+}

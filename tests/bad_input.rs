@@ -501,3 +501,38 @@ fn a_database_folder_missing_or_holding_the_wrong_databases_is_named() {
         }
     }
 }
+
+/// A line the suite's reader refuses (an unknown role) stops lint as it
+/// stops verify and stats: exit 2 from all three, the file named with its
+/// place; lint still says where the shape breaks.
+#[test]
+fn a_line_every_reader_refuses_gets_exit_2_from_lint_verify_and_stats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("role.jsonl");
+    fs::write(
+        &file,
+        "{\"role\": \"User\", \"text\": \"hi\"}\n{\"role\": \"Assistant\", \"text\": \"hello\"}\n",
+    )
+    .unwrap();
+    let databases = tmp.path().join("databases");
+    fs::create_dir_all(&databases).unwrap();
+    fs::write(databases.join("Account.json"), "{}").unwrap();
+    for command in ["lint", "verify", "stats"] {
+        let mut run = talkforge();
+        run.arg(command).arg(&file);
+        if command == "verify" {
+            run.arg("--databases").arg(&databases);
+        }
+        let output = run.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains("role.jsonl:2:10: unknown role \"Assistant\""),
+            "{command}: {stderr}"
+        );
+        if command == "lint" {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(stdout.contains("error[schema] unknown role"), "{stdout}");
+        }
+    }
+}

@@ -566,3 +566,83 @@ fn check_reports_every_bad_file_including_those_that_fail_after_parsing() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// A call that raises is filled with its error as the result, often
+/// because of a typo: fill says which calls raised, with the exception and
+/// what lint finds at the call, in its text and its JSON.
+#[test]
+fn fill_names_the_calls_that_raised_with_what_lint_finds_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = small_world(tmp.path());
+    let path = tmp.path().join("typo.json");
+    let typo = json!({"request": {"api_name": "SearchInbox",
+                                  "parameters": {"session_token": "tok-ann", "query": "invoice", "sendr": "dana"}}});
+    write_json(
+        &path,
+        &conversation(json!([search_call(Value::Null), typo])),
+    );
+    let fill = |format: &str| {
+        let out = talkforge()
+            .current_dir(tmp.path())
+            .arg("fill")
+            .arg(&path)
+            .arg("--databases")
+            .arg(&db)
+            .args(["--check", "--format", format])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let report: Value = serde_json::from_str(&fill("json")).unwrap();
+    let filled = report["filled"].as_array().unwrap();
+    assert_eq!(filled.len(), 2, "{report}");
+    // The call that ran well says nothing more.
+    assert!(filled[0].get("exception").is_none(), "{report}");
+    let exception = filled[1]["exception"].as_str().unwrap();
+    assert!(exception.contains("sendr"), "{exception}");
+    let findings: Vec<&str> = filled[1]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.starts_with("unknown-argument:") && f.contains("sendr")),
+        "{findings:?}"
+    );
+    let human = fill("human");
+    assert!(
+        human.contains(&format!(
+            "turn 1 call 1 (SearchInbox): it raised {exception:?}"
+        )),
+        "{human}"
+    );
+    assert!(human.contains("    lint: unknown-argument:"), "{human}");
+    assert!(
+        human.contains("2 would fill in 1 file (1 of them raised"),
+        "{human}"
+    );
+}
+
+/// fmt names every file it cannot read, not only the first, and then
+/// writes nothing.
+#[test]
+fn fmt_names_every_unreadable_file_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("a-broken.json"), "{\n  oops\n}\n").unwrap();
+    fs::write(tmp.path().join("b-broken.json"), "[1,").unwrap();
+    let untidy = tmp.path().join("c-untidy.json");
+    let text = serde_json::to_string(&conversation(json!([search_call(Value::Null)]))).unwrap();
+    fs::write(&untidy, &text).unwrap();
+    let output = talkforge().arg("fmt").arg(tmp.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a-broken.json:2:3"), "{stderr}");
+    assert!(stderr.contains("b-broken.json:1:"), "{stderr}");
+    assert_eq!(fs::read_to_string(&untidy).unwrap(), text);
+}

@@ -59,6 +59,32 @@ fn timestamps_are_compared_with_the_dates_of_the_databases_given() {
     assert_eq!(code, 2, "{stderr}");
 }
 
+/// `--databases` is read as the databases of the suite the files are
+/// (by their names, as every command picks it): an API-Bank folder, whose
+/// databases may be lists, serves API-Bank dialogues without `--suite`.
+#[test]
+fn an_api_bank_databases_folder_serves_api_bank_dialogues_without_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let databases = tmp.path().join("databases");
+    std::fs::create_dir_all(&databases).unwrap();
+    std::fs::write(
+        databases.join("Account.json"),
+        r#"{"lwong": {"password": "tulip-88", "token": "q1w2e3r4t5y6", "email": "l@example.com"}}"#,
+    )
+    .unwrap();
+    // A database that is a list, as some of API-Bank's are.
+    std::fs::write(databases.join("ImageCaptioning.json"), r#"[{"url": "a"}]"#).unwrap();
+    let dialogue = "tests/lint-corpus/clean/agenda-dentist.jsonl";
+    let dir = databases.to_str().unwrap();
+    let (code, stdout, stderr) = lint(&[dialogue, "--databases", dir]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // Forced, under either name, the same.
+    for flag in ["--suite", "--input-format"] {
+        let (code, forced, stderr) = lint(&[dialogue, "--databases", dir, flag, "apibank"]);
+        assert_eq!((code, forced.as_str()), (0, stdout.as_str()), "{stderr}");
+    }
+}
+
 #[test]
 fn clean_input_exits_zero() {
     let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
@@ -389,8 +415,13 @@ fn unreadable_files_show_in_the_summary_and_an_empty_folder_warns() {
     assert_eq!(code, 2, "{stderr}");
     assert!(!stdout.contains("All checks passed"), "{stdout}");
     assert!(stdout.contains("No findings in 1 file."), "{stdout}");
-    assert!(stdout.contains("1 file could not be read:"), "{stdout}");
-    assert!(stdout.contains("bad.json:3:3"), "{stdout}");
+    assert!(
+        stdout.contains("1 file could not be read (named on stderr)."),
+        "{stdout}"
+    );
+    // Named once, on stderr.
+    assert_eq!(stderr.matches("bad.json:3:3").count(), 1, "{stderr}");
+    assert!(!stdout.contains("bad.json"), "{stdout}");
     let (code, stdout, _) = lint(&["--format", "json", dir.path().to_str().unwrap()]);
     assert_eq!(code, 2);
     let doc: Value = serde_json::from_str(&stdout).unwrap();

@@ -133,3 +133,45 @@ fn one_bad_file_among_many_is_listed_beside_the_counts_of_the_others() {
     assert!(errors[0].as_str().unwrap().contains("bad.json:2:"), "{doc}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("bad.json:2:"));
 }
+
+/// The human table lists the tools the gold calls use; `--all-tools`
+/// lists the catalog's others too, and JSON always has them all.
+#[test]
+fn the_human_table_lists_the_tools_used_unless_asked_for_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("today.jsonl");
+    std::fs::write(
+        &file,
+        "{\"role\": \"User\", \"text\": \"What day is it?\"}\n{\"role\": \"API\", \"api_name\": \"GetToday\", \"param_dict\": {}, \"result\": {\"api_name\": \"GetToday\", \"input\": null, \"output\": \"2023-03-31\", \"exception\": null}}\n",
+    )
+    .unwrap();
+    let human = |all: bool| {
+        let mut command = Command::cargo_bin("talkforge").unwrap();
+        command.arg("stats").arg(&file);
+        if all {
+            command.arg("--all-tools");
+        }
+        String::from_utf8(command.assert().success().get_output().stdout.clone()).unwrap()
+    };
+    let used = human(false);
+    let rows = |text: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("tool "))
+            .skip(1)
+            .filter(|l| !l.starts_with('('))
+            .count()
+    };
+    assert_eq!(rows(&used), 1, "{used}");
+    assert!(used.contains("GetToday "), "{used}");
+    assert!(
+        used.contains("no gold call uses; --all-tools lists them"),
+        "{used}"
+    );
+    let all = human(true);
+    let catalog = stats(std::slice::from_ref(&file))["by_tool"]
+        .as_object()
+        .unwrap()
+        .len();
+    assert!(catalog > 1);
+    assert_eq!(rows(&all), catalog, "{all}");
+}

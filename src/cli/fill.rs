@@ -42,7 +42,8 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         seed: args.seed,
         world: args.retrieval.world_options()?,
     };
-    let report = fill_files(&files, suite, &databases, options)?;
+    let mut report = fill_files(&files, suite, &databases, options)?;
+    explain_raised(&mut report, context, suite)?;
     match args.format {
         OutputFormat::Json => context.println(format_args!(
             "{}",
@@ -53,6 +54,31 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     Ok(Status::from_findings(
         args.check && report.changes_anything(),
     ))
+}
+
+/// Lint the files where a filled call raised, and put what lint finds at
+/// those calls beside them: a call that raised records an error, and the
+/// cause is often a typo that lint names (an argument the tool does not
+/// take, a value of the wrong type).
+fn explain_raised(
+    report: &mut FillReport,
+    context: &Context<'_>,
+    suite: &'static dyn crate::suite::Suite,
+) -> Result<(), Error> {
+    let mut files: Vec<PathBuf> = report.raised().map(|f| PathBuf::from(&f.file)).collect();
+    files.dedup();
+    if files.is_empty() {
+        return Ok(());
+    }
+    let options = crate::lint::Options {
+        input_format: crate::lint::InputFormat::Suite(suite),
+        config: crate::lint::Config::discover(&std::env::current_dir().unwrap_or_default())?,
+        skip_snippets: true,
+        ..crate::lint::Options::default()
+    };
+    let linted = crate::lint::lint_files(context.registry, &files, &options);
+    report.attach_findings(&linted.findings);
+    Ok(())
 }
 
 fn render(report: &FillReport) -> String {
@@ -66,8 +92,13 @@ fn render(report: &FillReport) -> String {
     for s in &report.seeded {
         let _ = writeln!(
             out,
-            "{seed_verb} {}[{:?}]: {} (needed by {} turn {} call {}, {})",
-            s.database, s.user, s.id, s.file, s.turn, s.call, s.api_name
+            "{seed_verb} {}[{:?}]: {} (needed by {} {}, {})",
+            s.database,
+            s.user,
+            s.id,
+            s.file,
+            crate::dialogue::place_words(s.turn, s.call, s.line),
+            s.api_name
         );
     }
     for f in &report.filled {
@@ -75,11 +106,20 @@ fn render(report: &FillReport) -> String {
             [] => String::new(),
             names => format!("; request {}", names.join(", ")),
         };
+        let raised = match &f.exception {
+            Some(exception) => format!(": it raised {exception:?}"),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{fill_verb} {} turn {} call {} ({}{arguments})",
-            f.file, f.turn, f.call, f.api_name
+            "{fill_verb} {} {} ({}{arguments}){raised}",
+            f.file,
+            f.place_words(),
+            f.api_name
         );
+        for finding in &f.findings {
+            let _ = writeln!(out, "    lint: {finding}");
+        }
     }
     let _ = write!(
         out,
@@ -89,6 +129,13 @@ fn render(report: &FillReport) -> String {
         report.filled.len(),
         plural(report.changed_files.len(), "file")
     );
+    let raised = report.raised().count();
+    if raised > 0 {
+        let _ = write!(
+            out,
+            " ({raised} of them raised: an error is recorded as their result; check for typos)"
+        );
+    }
     if !report.seeded.is_empty() || !report.changed_databases.is_empty() {
         let _ = write!(
             out,

@@ -30,18 +30,29 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let files = discover_dialogues(&args.paths, &context.registry.endings(forced))?;
     let suite = context.registry.of_files(&files, forced)?;
     // Every file is laid out before any is written: one that cannot be
-    // read leaves the others as they were.
+    // read leaves the others as they were, and every such file is named.
     let mut changed = Vec::new();
+    let mut failed = Vec::new();
     for path in &files {
-        let text = crate::formats::read::read_text(path)?;
-        // What the readers refuse is not laid out: fmt never turns a file
-        // they refuse into one they read.
-        let format = suite.format_of(path);
-        (format.parse)(path, &text)?;
-        let canonical = (format.canonical)(path, &text)?;
-        if canonical != text {
-            changed.push((path, canonical));
+        let laid_out = || -> Result<Option<String>, Error> {
+            let text = crate::formats::read::read_text(path)?;
+            // What the readers refuse is not laid out: fmt never turns a
+            // file they refuse into one they read.
+            let format = suite.format_of(path);
+            (format.parse)(path, &text)?;
+            let canonical = (format.canonical)(path, &text)?;
+            Ok((canonical != text).then_some(canonical))
+        };
+        match laid_out() {
+            Ok(Some(canonical)) => changed.push((path, canonical)),
+            Ok(None) => {}
+            Err(e) => failed.push(e),
         }
+    }
+    if let Some(err) = crate::error::every_failure(failed, |n| {
+        format!("{n} files cannot be read; nothing was reformatted")
+    }) {
+        return Err(err);
     }
     for (path, canonical) in &changed {
         if args.check {

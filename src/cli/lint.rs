@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{Context, Status};
 use crate::lint::output::{render, write_json, write_sarif, Format};
-use crate::lint::{lint_paths, rule, Config, InputFormat, Options, Rule};
+use crate::lint::{lint_files, rule, Config, InputFormat, Options, Rule};
 use crate::suite::Registry;
 use crate::Error;
 
@@ -87,8 +87,9 @@ fn rules(names: &[String]) -> Result<Vec<&'static Rule>, Error> {
         .collect()
 }
 
-/// Options from the command line and the settings file.
-pub fn options(args: &Args, registry: &Registry) -> Result<Options, Error> {
+/// Options from the command line and the settings file, for linting
+/// `files`.
+pub fn options(args: &Args, registry: &Registry, files: &[PathBuf]) -> Result<Options, Error> {
     let input_format = InputFormat::named(registry, &args.input_format)
         .ok_or_else(|| Error::Usage(format!("unknown suite {:?}", args.input_format)))?;
     let config = match &args.config {
@@ -103,21 +104,29 @@ pub fn options(args: &Args, registry: &Registry) -> Result<Options, Error> {
         ignore: rules(&args.ignore)?,
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
-        date_ranges: date_ranges(args, input_format, registry)?,
+        date_ranges: date_ranges(args, input_format, registry, files)?,
     })
 }
 
 /// The dates each suite's databases hold: from `--databases` (which must
-/// load), else from the suite's default folder when it is there.
+/// load), else from the suite's default folder when it is there. The
+/// suites are those of the files linted (`--suite`'s, else each file's by
+/// its name, as every command picks it): a `--databases` folder is one
+/// suite's, and is read as that suite's.
 fn date_ranges(
     args: &Args,
     input_format: InputFormat,
     registry: &Registry,
+    files: &[PathBuf],
 ) -> Result<Vec<(&'static str, crate::suite::DateRange)>, Error> {
-    let suites = match input_format {
-        InputFormat::Suite(suite) => vec![suite],
-        InputFormat::Auto => registry.suites().to_vec(),
-    };
+    let mut suites: Vec<&'static dyn crate::suite::Suite> = Vec::new();
+    for file in files {
+        if let Some((suite, _)) = registry.for_path(file, input_format.forced()) {
+            if !suites.iter().any(|known| known.name() == suite.name()) {
+                suites.push(suite);
+            }
+        }
+    }
     let mut ranges = Vec::new();
     for suite in suites {
         let dates = match &args.databases {
@@ -166,8 +175,14 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         context.print(format_args!("{}", rule.explain()));
         return Ok(Status::Clean);
     }
-    let options = options(args, context.registry)?;
-    let mut report = lint_paths(context.registry, &args.paths, &options)?;
+    let input_format = InputFormat::named(context.registry, &args.input_format)
+        .ok_or_else(|| Error::Usage(format!("unknown suite {:?}", args.input_format)))?;
+    let files = crate::formats::discover_dialogues(
+        &args.paths,
+        &context.registry.endings(input_format.forced()),
+    )?;
+    let options = options(args, context.registry, &files)?;
+    let mut report = lint_files(context.registry, &files, &options);
     let mut stdout = std::io::BufWriter::new(&mut *context.out);
     // JSON and SARIF are streamed: a run over thousands of files may
     // report tens of thousands of findings.
@@ -185,6 +200,8 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     // Freeing tens of thousands of findings one by one just before the
     // process exits is time for nothing.
     std::mem::forget(report);
+    // Each unreadable file is named once, on stderr (the human summary
+    // only counts them).
     if let Some((last, rest)) = errors.split_last() {
         for error in rest {
             eprintln!("error: {error}");

@@ -136,6 +136,7 @@ impl RetrievalArgs {
                     retry_base: std::time::Duration::from_millis(500),
                     retry_for: std::time::Duration::from_secs(120),
                 })?
+                .naming_url_option("--embeddings-url")
                 .metered(meter, crate::llm::usage::Role::Embeddings);
                 WorldOptions {
                     retriever: RetrieverKind::Embeddings,

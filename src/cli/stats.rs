@@ -20,6 +20,10 @@ pub struct Args {
     /// The suite the dialogues belong to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
+    /// List every tool of the catalog in the human output, those no gold
+    /// call uses too (JSON always has them all).
+    #[arg(long)]
+    pub all_tools: bool,
 }
 
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
@@ -47,7 +51,7 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
                 serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
             ));
         }
-        OutputFormat::Human => context.print(format_args!("{}", render(&stats))),
+        OutputFormat::Human => context.print(format_args!("{}", render(&stats, args.all_tools))),
     }
     match crate::error::every_failure(errors, |n| format!("{n} files cannot be read")) {
         Some(e) => Err(e),
@@ -55,8 +59,9 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     }
 }
 
-/// The one-screen human summary.
-pub fn render(stats: &Stats) -> String {
+/// The one-screen human summary: the tools the gold calls use, or with
+/// `all_tools` every tool of the catalog.
+pub fn render(stats: &Stats, all_tools: bool) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let subsets: Vec<String> = stats
@@ -83,9 +88,21 @@ pub fn render(stats: &Stats) -> String {
         "\n{:<26} {:>6} {:>14}",
         "tool", "calls", "conversations"
     );
+    let mut unused = 0;
     for (name, n) in &stats.by_tool {
+        if *n == 0 && !all_tools {
+            unused += 1;
+            continue;
+        }
         let convs = stats.conversations_by_tool.get(name).copied().unwrap_or(0);
         let _ = writeln!(out, "{name:<26} {n:>6} {convs:>14}");
+    }
+    if unused > 0 {
+        let _ = writeln!(
+            out,
+            "({} of the catalog no gold call uses; --all-tools lists them)",
+            count(unused, "tool")
+        );
     }
     out
 }

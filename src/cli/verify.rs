@@ -62,6 +62,25 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     for error in &report.errors {
         eprintln!("error: {error}");
     }
+    // One message per cause, however many searches it failed.
+    let failures: Vec<String> = report
+        .retriever_failures
+        .iter()
+        .map(|failure| {
+            format!(
+                "the {} retriever failed {}: {}",
+                options.retriever.name(),
+                crate::words::count(failure.searches, "tool search"),
+                failure.error
+            )
+        })
+        .collect();
+    if let Some((last, rest)) = failures.split_last() {
+        for failure in rest {
+            eprintln!("error: {failure}");
+        }
+        return Err(Error::Other(last.clone()));
+    }
     if !report.errors.is_empty() {
         return Err(Error::Other(format!(
             "{} of {} could not be verified",

@@ -162,6 +162,25 @@ impl GoldCall {
     pub fn place(&self, turn: usize, call: usize) -> Place {
         self.place.unwrap_or(Place { turn, call })
     }
+
+    /// The 1-based line of its file the call stands on, as an editor
+    /// numbers it, for formats that place a call at a line (API-Bank's
+    /// dialogues and level-3 sheets); None for a conversation, whose
+    /// calls are named by turn.
+    pub fn line(&self) -> Option<usize> {
+        self.place.map(|place| place.turn + 1)
+    }
+}
+
+/// How a report a person reads names a call: `line 14` (1-based, as an
+/// editor numbers it) for a call that stands at a line of its file, else
+/// `turn 3 call 0` (the positions in `conversation` and the turn's
+/// `apis`, as the file's `index` numbers turns).
+pub fn place_words(turn: usize, call: usize, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("line {line}"),
+        None => format!("turn {turn} call {call}"),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

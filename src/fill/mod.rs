@@ -35,11 +35,30 @@ pub struct FilledCall {
     /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// Request arguments written besides the result: the argument the
     /// world supplies (ToolTalk's `session_token`) where the request
     /// lacked it or held another value.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<String>,
+    /// The exception the call raised, when it raised: what is recorded is
+    /// then an error, often from a typo in the request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+    /// What lint finds in the call that raised (`rule: message`), when it
+    /// finds anything: usually the typo itself.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
+}
+
+impl FilledCall {
+    /// How a person reads its place (see [`crate::dialogue::place_words`]).
+    pub fn place_words(&self) -> String {
+        crate::dialogue::place_words(self.turn, self.call, self.line)
+    }
 }
 
 /// What filling one file changes, and its new text when it changes.
@@ -71,6 +90,22 @@ pub fn fill_conversation(
     }
     let replayed = replay(suite, databases, &loaded.conversation, options)
         .map_err(|m| Error::input(path, m))?;
+    // A search the retriever could not answer would record its failure
+    // as the result.
+    for ((turn, call, gold), (_, _, executed)) in
+        loaded.conversation.gold_calls().zip(&replayed.executions)
+    {
+        if let Some(crate::suite::Note::RetrieverFailed { error }) = &executed.note {
+            let place = gold.place(turn, call);
+            return Err(Error::input(
+                path,
+                format!(
+                    "the tool search at {} could not run: {error}",
+                    crate::dialogue::place_words(place.turn, place.call, gold.line())
+                ),
+            ));
+        }
+    }
     let mut results = Vec::new();
     let mut filled = Vec::new();
     for ((turn, call, gold), (_, _, executed)) in
@@ -91,7 +126,10 @@ pub fn fill_conversation(
             turn: place.turn,
             call: place.call,
             api_name: gold.request.api_name.clone(),
+            line: gold.line(),
             arguments,
+            exception: executed.exception.clone(),
+            findings: Vec::new(),
         });
     }
     let new_text = if results.is_empty() {
@@ -145,6 +183,28 @@ pub struct FillReport {
 impl FillReport {
     pub fn changes_anything(&self) -> bool {
         !self.filled.is_empty() || !self.seeded.is_empty()
+    }
+
+    /// The filled calls that raised.
+    pub fn raised(&self) -> impl Iterator<Item = &FilledCall> {
+        self.filled.iter().filter(|f| f.exception.is_some())
+    }
+
+    /// Put each lint finding at a filled call that raised beside it
+    /// (findings of other calls are not fill's to show).
+    pub fn attach_findings(&mut self, findings: &[crate::lint::Finding]) {
+        for filled in self.filled.iter_mut().filter(|f| f.exception.is_some()) {
+            filled.findings.extend(
+                findings
+                    .iter()
+                    .filter(|f| {
+                        f.file == filled.file
+                            && f.turn == Some(filled.turn)
+                            && f.call == Some(filled.call)
+                    })
+                    .map(|f| format!("{}: {}", f.rule, f.message)),
+            );
+        }
     }
 }
 

@@ -16,7 +16,36 @@ use crate::{Error, Result};
 /// (a write replaces the link, not the file it leads to). A folder named
 /// on the command line is walked even when it is a link.
 pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> {
+    Ok(discover_noting(paths, extensions)?.files)
+}
+
+/// A file in a folder walked that a run passes over, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.why)
+    }
+}
+
+/// What walking the command-line paths found: the files to process and
+/// the files in the folders walked that are passed over.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub files: Vec<PathBuf>,
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// [`discover`], keeping every file of the folders walked that is passed
+/// over with its reason: a file nothing here reads (by its ending), a
+/// `.txt` file that is no level-3 sheet, a link to a folder.
+pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> {
     let mut files = Vec::new();
+    let mut passed_over = Vec::new();
     for path in paths {
         if path.is_file() {
             files.push(path.clone());
@@ -32,15 +61,35 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
             .sort_by(|a, b| listed_name(a).cmp(listed_name(b)));
         for entry in walk {
             let entry = entry.map_err(|e| Error::input(path, e.to_string()))?;
-            let is_file = match entry.file_type() {
+            let kind = entry.file_type();
+            let is_file = match kind {
                 kind if kind.is_symlink() => entry.path().is_file(),
                 kind => kind.is_file(),
             };
-            if is_file
-                && has_extension(listed_name(&entry), extensions)
-                && opens_as_its_ending_says(&entry)
-            {
-                files.push(entry.into_path());
+            if !is_file {
+                if kind.is_symlink() && entry.path().is_dir() {
+                    passed_over.push(PassedOver {
+                        path: entry.into_path(),
+                        why:
+                            "a link to a folder is not followed (name the folder itself to read it)"
+                                .into(),
+                    });
+                }
+                continue;
+            }
+            if !has_extension(listed_name(&entry), extensions) {
+                passed_over.push(PassedOver {
+                    path: entry.into_path(),
+                    why: format!("its name ends in none of {}", endings(extensions)),
+                });
+                continue;
+            }
+            match opens_as_its_ending_says(&entry) {
+                Ok(()) => files.push(entry.into_path()),
+                Err(why) => passed_over.push(PassedOver {
+                    path: entry.into_path(),
+                    why,
+                }),
             }
         }
     }
@@ -48,44 +97,103 @@ pub fn discover(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> 
     if paths.len() > 1 {
         let mut seen = std::collections::HashSet::new();
         files.retain(|f| seen.insert(f.clone()));
+        let mut seen = std::collections::HashSet::new();
+        passed_over.retain(|p| seen.insert(p.path.clone()));
     }
-    Ok(files)
+    Ok(Found { files, passed_over })
+}
+
+/// `.json, .jsonl and .txt`: the endings looked for, for messages.
+fn endings(extensions: &[&str]) -> String {
+    let dotted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+    match dotted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "no ending".into(),
+    }
+}
+
+/// How many passed-over files are named one by one; the rest are counted.
+const NAMED_PASSED_OVER: usize = 20;
+
+/// Say on stderr which files of the folders walked are passed over and
+/// why (the first [`NAMED_PASSED_OVER`], then how many more), so that no
+/// file of a dataset disappears silently.
+pub fn note_passed_over(passed_over: &[PassedOver]) {
+    for passed in passed_over.iter().take(NAMED_PASSED_OVER) {
+        eprintln!("note: passed over {passed}");
+    }
+    if passed_over.len() > NAMED_PASSED_OVER {
+        eprintln!(
+            "note: ... and {} more files passed over",
+            passed_over.len() - NAMED_PASSED_OVER
+        );
+    }
 }
 
 /// The dialogue files under `paths`, as [`discover`] finds them, for a
 /// command to work on. A path that holds none is an error (a folder given
 /// by mistake, a typo'd extension), never a silent pass over nothing.
+///
+/// The files of the folders walked that are passed over are named on
+/// stderr with why ([`note_passed_over`]), and in the error when a folder
+/// holds no dialogue.
 pub fn discover_dialogues(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>> {
     for path in paths.iter().filter(|p| p.is_dir()) {
-        if discover(std::slice::from_ref(path), extensions)?.is_empty() {
+        let found = discover_noting(std::slice::from_ref(path), extensions)?;
+        if found.files.is_empty() {
             let looked_for: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+            let passed: String = found
+                .passed_over
+                .iter()
+                .take(NAMED_PASSED_OVER)
+                .map(|p| format!("\n  passed over {p}"))
+                .collect();
             return Err(Error::input(
                 path,
                 format!(
-                    "holds no dialogue file (looked for {} files in it and its subfolders)",
+                    "holds no dialogue file (looked for {} files in it and its subfolders){passed}",
                     looked_for.join(" and ")
                 ),
             ));
         }
     }
-    discover(paths, extensions)
+    let found = discover_noting(paths, extensions)?;
+    note_passed_over(&found.passed_over);
+    Ok(found.files)
 }
 
-/// Whether a file found in a folder is what its ending stands for. Most
+/// Whether a file found in a folder is what its ending stands for, or why
+/// not. Most
 /// endings are the format's own; a `.txt` file is an API-Bank level-3
 /// sheet only when it opens with its `Scene:` heading (other text files,
 /// notes and licences, are passed over). A file named on the command line
 /// is always taken, and refused with its reason when it is no sheet.
-fn opens_as_its_ending_says(entry: &walkdir::DirEntry) -> bool {
+fn opens_as_its_ending_says(entry: &walkdir::DirEntry) -> std::result::Result<(), String> {
     if !has_extension(listed_name(entry), &[super::apibank::SHEET_ENDING]) {
-        return true;
+        return Ok(());
     }
     let path = entry.path();
     use std::io::Read;
     let mut opening = Vec::with_capacity(256);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(256).read_to_end(&mut opening))
-        .is_ok_and(|_| super::apibank::opens_as_sheet(&opening))
+    match std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut opening)) {
+        Err(e) => Err(format!("it cannot be read: {e}")),
+        Ok(_) if super::apibank::opens_as_sheet(&opening) => Ok(()),
+        Ok(_) => {
+            let first = String::from_utf8_lossy(&opening);
+            let first = first.lines().map(str::trim).find(|l| !l.is_empty());
+            Err(format!(
+                "a .txt file is read as an API-Bank level-3 sheet only when its first line is its `Scene:` heading; {} (name it on the command line to see what is wrong with it)",
+                match first {
+                    Some(line) => format!(
+                        "this one starts {:?}",
+                        line.chars().take(60).collect::<String>()
+                    ),
+                    None => "this one is empty".to_string(),
+                }
+            ))
+        }
+    }
 }
 
 /// The name of an entry walkdir listed, as `Path::file_name` gives it (and
@@ -221,6 +329,46 @@ mod tests {
         // Named on the command line, a linked folder is walked.
         let named = discover(&[data.join("ext")], &["json"]).unwrap();
         assert_eq!(named.len(), 2);
+        // Walking the folder, the link not followed is named.
+        let found = discover_noting(std::slice::from_ref(&data), &["json"]).unwrap();
+        let passed: Vec<&Path> = found.passed_over.iter().map(|p| p.path.as_path()).collect();
+        assert_eq!(passed, [data.join("ext"), data.join("loop")]);
+        assert!(found.passed_over[0].why.contains("not followed"));
+    }
+
+    #[test]
+    fn every_file_passed_over_is_named_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [
+            ("a.json", "{}"),
+            ("notes.md", "# notes"),
+            ("sheet.txt", "\nScene: Alarm\n"),
+            ("typo.txt", "Scen: Alarm\n"),
+            ("empty.txt", ""),
+        ] {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let found =
+            discover_noting(&[dir.path().to_path_buf()], &["json", "jsonl", "txt"]).unwrap();
+        assert_eq!(
+            found.files,
+            [dir.path().join("a.json"), dir.path().join("sheet.txt")]
+        );
+        let passed: Vec<String> = found
+            .passed_over
+            .iter()
+            .map(|p| p.to_string().replace(&dir.path().display().to_string(), ""))
+            .collect();
+        assert_eq!(passed.len(), 3, "{passed:?}");
+        assert!(passed[0].starts_with("/empty.txt: a .txt file is read as an API-Bank level-3 sheet only when its first line is its `Scene:` heading; this one is empty"), "{passed:?}");
+        assert_eq!(
+            passed[1],
+            "/notes.md: its name ends in none of .json, .jsonl and .txt"
+        );
+        assert!(
+            passed[2].contains("; this one starts \"Scen: Alarm\""),
+            "{passed:?}"
+        );
     }
 
     #[test]

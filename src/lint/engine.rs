@@ -51,10 +51,11 @@ impl Options {
 /// The result of a run.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Files read (not counting those that could not be).
+    /// Files linted (not counting those that could not be read at all).
     pub files: usize,
     pub findings: Vec<Finding>,
-    /// Files that could not be read (exit 2).
+    /// Files that could not be read (exit 2): not at all, or not by
+    /// their suite's reader, as every other command reads them.
     pub errors: Vec<Error>,
 }
 
@@ -119,10 +120,12 @@ fn finish(
     let mut ids = Vec::with_capacity(outcomes.len());
     let mut per_file: Vec<Vec<Finding>> = Vec::with_capacity(files.len());
     for outcome in outcomes {
-        match outcome.error {
-            Some(e) => report.errors.push(e),
-            None => report.files += 1,
+        // A file the rules ran over counts as linted, even when the
+        // suite's reader refuses it (its error is listed too).
+        if outcome.ids.is_some() {
+            report.files += 1;
         }
+        report.errors.extend(outcome.error);
         ids.extend(outcome.ids);
         per_file.push(outcome.findings);
     }
@@ -276,11 +279,27 @@ fn lint_file(
         check(&input, &mut diagnostics);
         found.extend(diagnostics.drain(..).map(|d| (*rule, d)));
     }
+    // A file whose shape the schema rule finds broken may be one the
+    // suite's reader refuses: every other command then cannot run on it
+    // (exit 2), and neither can lint say it is fine to use. Its findings
+    // still say where the shape breaks.
+    let error = found
+        .iter()
+        .any(|(rule, _)| rule.name == super::rules::schema::NAME)
+        .then(|| refused_by_reader(path, &text, &reading))
+        .flatten();
     FileOutcome {
         findings: place_all(&document, found, options),
         ids: Some(file_ids(index, &document)),
-        error: None,
+        error,
     }
+}
+
+/// The error the suite's reader gives for a file, as every other command
+/// reads it, when it refuses it.
+fn refused_by_reader(path: &Path, text: &LintText, reading: &Reading) -> Option<Error> {
+    let text = text.source.as_deref().unwrap_or(&text.text);
+    (reading.format.parse)(path, text).err()
 }
 
 fn file_ids(index: usize, document: &Document<'_>) -> FileIds {

@@ -318,35 +318,7 @@ fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> V
     }
 }
 
-/// Do two names differ by little (a typo)? For "did you mean" hints. A
-/// candidate whose length alone puts it too far is not compared, so a
-/// huge name costs one pass over it, not an edit distance per candidate.
-pub fn closest_name<'n>(name: &str, candidates: &[&'n str]) -> Option<&'n str> {
-    const CLOSE: f64 = 0.7;
-    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
-    // The distance is at least the difference in length.
-    let length = name.chars().take(longest * 2 + 1).count();
-    if length > longest * 2 {
-        return None;
-    }
-    let name = name.to_lowercase();
-    candidates
-        .iter()
-        .filter(|c| {
-            let other = c.chars().count();
-            let most = length.max(other).max(1) as f64;
-            1.0 - length.abs_diff(other) as f64 / most >= CLOSE
-        })
-        .map(|c| {
-            (
-                strsim::normalized_damerau_levenshtein(&name, &c.to_lowercase()),
-                *c,
-            )
-        })
-        .filter(|(score, _)| *score >= CLOSE)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
+pub use crate::words::closest_name;
 
 /// A name as a message shows it: whole up to [`SHOWN_CHARS`] characters,
 /// else its start and how long it is (the file holds the rest).

@@ -102,6 +102,13 @@ impl Client {
         Client::new(http, &std::env::var("OPENAI_API_KEY").unwrap_or_default())
     }
 
+    /// Name `option` as the way to set the server's address when it
+    /// cannot be reached (the embeddings server's is `--embeddings-url`).
+    pub fn naming_url_option(mut self, option: &'static str) -> Client {
+        Arc::make_mut(&mut self.http).set_url_option(option);
+        self
+    }
+
     /// Replies cached in `dir` (None: not cached).
     pub fn cached_in(mut self, dir: Option<PathBuf>) -> Client {
         self.cache = dir;

@@ -79,12 +79,16 @@ impl HttpSettings {
 }
 
 /// A client for one OpenAI-compatible server.
+#[derive(Clone)]
 pub struct Http {
     client: reqwest::Client,
     authorization: Option<HeaderValue>,
     /// The key, only to take it out of error messages.
     redact: Option<String>,
     settings: HttpSettings,
+    /// The command-line option that sets the server's address, named when
+    /// it cannot be reached.
+    url_option: &'static str,
 }
 
 impl std::fmt::Debug for Http {
@@ -117,7 +121,14 @@ impl Http {
             authorization,
             redact: (!api_key.is_empty()).then(|| api_key.to_string()),
             settings,
+            url_option: "--base-url",
         })
+    }
+
+    /// Name `option` (`--embeddings-url`) as the way to set the server's
+    /// address when it cannot be reached [default: `--base-url`].
+    pub fn set_url_option(&mut self, option: &'static str) {
+        self.url_option = option;
     }
 
     pub fn settings(&self) -> &HttpSettings {
@@ -229,8 +240,9 @@ impl Http {
                 }
                 Ok(Err(e)) if e.is_connect() => {
                     return Err(format!(
-                        "cannot reach {url} for {what}: {} (check --base-url / OPENAI_BASE_URL)",
-                        describe(&e)
+                        "cannot reach {url} for {what}: {} (check {} / OPENAI_BASE_URL)",
+                        describe(&e),
+                        self.url_option
                     ))
                 }
                 Ok(Err(e)) if e.is_builder() || e.is_redirect() || e.is_decode() => {

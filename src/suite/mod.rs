@@ -82,6 +82,9 @@ pub enum Note {
     /// A tool search answered for the tool the recording retrieved, while
     /// the configured retriever ranks another first.
     Retrieval { recorded: String, retriever: String },
+    /// The configured retriever could not rank the tools (its server
+    /// cannot be reached, say): the run cannot do what it was asked.
+    RetrieverFailed { error: String },
 }
 
 /// How tool searches pick a tool, for suites whose dialogues search for
@@ -164,6 +167,10 @@ pub struct SeededRecord {
     pub turn: usize,
     pub call: usize,
     pub api_name: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// The databases with the seeded records, and what was added (see
@@ -232,9 +239,11 @@ pub fn missing_database(
             .database
             .filter(|d| !databases.names().any(|name| name == *d))
         {
+            let place = gold.place(turn, call);
             return Err(format!(
-                "the databases folder has no {database}.json, which {} needs (turn {turn} call {call})",
-                spec.name
+                "the databases folder has no {database}.json, which {} needs ({})",
+                spec.name,
+                crate::dialogue::place_words(place.turn, place.call, gold.line())
             ));
         }
     }

@@ -28,12 +28,29 @@ pub struct Difference {
     /// dialogue: the index among its API lines.
     pub call: usize,
     pub api_name: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// A unified diff, recorded (-) against simulated (+).
     pub diff: String,
     /// The erratum that records this difference as known (absent when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub known: Option<Known>,
 }
+
+/// How a person reads the places of verify's records (see
+/// [`crate::dialogue::place_words`]).
+macro_rules! place_words {
+    ($($record:ty),*) => {$(
+        impl $record {
+            pub fn place_words(&self) -> String {
+                crate::dialogue::place_words(self.turn, self.call, self.line)
+            }
+        }
+    )*};
+}
+place_words!(Difference, Unchecked, RetrievalNote);
 
 /// A gold call that cannot be reproduced offline by design, so it is
 /// neither reproduced nor a difference.
@@ -44,6 +61,10 @@ pub struct Unchecked {
     pub call: usize,
     pub api_name: String,
     pub reason: NotChecked,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// A tool search whose recorded pick the configured retriever would not
@@ -57,6 +78,10 @@ pub struct RetrievalNote {
     pub recorded: String,
     /// The tool the configured retriever ranks first.
     pub retriever: String,
+    /// The 1-based line of the file, for a call that stands at a line
+    /// (API-Bank); absent for a conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// The replay of one dialogue.
@@ -116,6 +141,9 @@ pub struct Comparison {
     pub differs: Vec<Difference>,
     pub not_checked: Vec<Unchecked>,
     pub retrieval: Vec<RetrievalNote>,
+    /// Why the configured retriever failed, once per tool search it
+    /// failed on.
+    pub retriever_failures: Vec<String>,
     /// Errata of the dialogue that no longer apply.
     pub stale: Vec<Stale>,
     /// The errata-file entries that name the dialogue (their indexes).
@@ -158,6 +186,9 @@ pub fn compare(
                 )));
             }
         }
+        if let Some(Note::RetrieverFailed { error }) = &executed.note {
+            out.retriever_failures.push(error.clone());
+        }
         if let Some(Note::Retrieval {
             recorded,
             retriever,
@@ -169,6 +200,7 @@ pub fn compare(
                 call: place.call,
                 recorded: recorded.clone(),
                 retriever: retriever.clone(),
+                line: call.line(),
             });
         }
         if let Some(reason) = executed.not_checked {
@@ -179,6 +211,7 @@ pub fn compare(
                 call: place.call,
                 api_name: api_name.clone(),
                 reason,
+                line: call.line(),
             });
             continue;
         }
@@ -197,6 +230,7 @@ pub fn compare(
             turn: place.turn,
             call: place.call,
             api_name: api_name.clone(),
+            line: call.line(),
             diff: unified_diff(
                 &Outcome {
                     response: &call.response,
@@ -255,9 +289,22 @@ pub struct Report {
     /// Errata that no longer apply (listed when there are any).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_errata: Vec<Stale>,
+    /// Each way the configured retriever failed (its server cannot be
+    /// reached, say), once, with how many tool searches it failed: the run
+    /// could not do what it was asked (exit 2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retriever_failures: Vec<RetrieverFailure>,
     /// The errata-file entries that named a dialogue verified.
     #[serde(skip)]
     pub matched_errata: Vec<usize>,
+}
+
+/// One cause of the retriever's failures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RetrieverFailure {
+    pub error: String,
+    /// The tool searches it failed.
+    pub searches: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -278,6 +325,18 @@ impl Report {
                 self.not_checked.extend(found.not_checked);
                 self.retrieval.extend(found.retrieval);
                 self.stale_errata.extend(found.stale);
+                for error in found.retriever_failures {
+                    match self
+                        .retriever_failures
+                        .iter_mut()
+                        .find(|f| f.error == error)
+                    {
+                        Some(known) => known.searches += 1,
+                        None => self
+                            .retriever_failures
+                            .push(RetrieverFailure { error, searches: 1 }),
+                    }
+                }
                 self.matched_errata.extend(found.matched_errata);
                 self.known += found.differs.iter().filter(|d| d.known.is_some()).count();
                 found.differs

@@ -59,10 +59,9 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
                     if let Some(known) = &d.known {
                         written = writeln!(
                             out,
-                            "{} turn {} call {} ({}) differs, a known erratum ({}): {} [since {}]",
+                            "{} {} ({}) differs, a known erratum ({}): {} [since {}]",
                             style::paint(style::PLACE, &d.file),
-                            d.turn,
-                            d.call,
+                            d.place_words(),
                             d.api_name,
                             known.source,
                             known.reason,
@@ -72,10 +71,9 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
                     }
                     written = writeln!(
                         out,
-                        "{} turn {} call {} ({}) {}:\n{}",
+                        "{} {} ({}) {}:\n{}",
                         style::paint(style::PLACE, &d.file),
-                        d.turn,
-                        d.call,
+                        d.place_words(),
                         d.api_name,
                         style::paint(style::ERROR, "differs"),
                         style::paint_diff(&d.diff)
@@ -92,17 +90,18 @@ pub fn write_human(run: &Run<'_>, mut out: impl Write) -> std::io::Result<Report
         };
         writeln!(
             out,
-            "{} turn {} call {} ({}) not checked: {why}",
-            n.file, n.turn, n.call, n.api_name
+            "{} {} ({}) not checked: {why}",
+            n.file,
+            n.place_words(),
+            n.api_name
         )?;
     }
     for r in &report.retrieval {
         writeln!(
             out,
-            "{} turn {} call {}: the recording retrieved {}, the {} retriever picks {}",
+            "{} {}: the recording retrieved {}, the {} retriever picks {}",
             r.file,
-            r.turn,
-            r.call,
+            r.place_words(),
             r.recorded,
             run.options.retriever.name(),
             r.retriever

@@ -77,7 +77,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             apibank.display()
         );
     }
-    let binary = build_binary(&root)?;
+    let binary = build_binary(&root, "release")?;
+    // Instructions are counted with the same code and its line tables, so
+    // callgrind's output file can be read function by function.
+    let profiled = match args.instructions {
+        true => Some(build_binary(&root, "profiling")?),
+        false => None,
+    };
     let scratch = tempfile_dir()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runs = args.runs.max(1);
@@ -91,7 +97,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         databases: upstream.join("databases"),
         jobs: tooltalk_jobs,
     };
-    let measured = measure(&binary, &tooltalk, args, &scratch.join("tooltalk"))?;
+    let measured = measure(
+        &binary,
+        profiled.as_deref(),
+        &tooltalk,
+        args,
+        &scratch.join("tooltalk"),
+    )?;
     measured.print(&tooltalk, args.copies, runs, cores);
     let (small, full) = (measured.small, args.copies);
     let at = |name: &str, copies: usize| measured.figure(name, copies);
@@ -151,7 +163,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         databases: apibank.join("init_database"),
         jobs: apibank_jobs,
     };
-    let measured = measure(&binary, &api_bank, args, &scratch.join("apibank"))?;
+    let measured = measure(
+        &binary,
+        profiled.as_deref(),
+        &api_bank,
+        args,
+        &scratch.join("apibank"),
+    )?;
     measured.print(&api_bank, args.copies, runs, cores);
     let at = |name: &str| measured.figure(name, full).seconds;
     let mut targets = vec![Target::ratio(
@@ -275,9 +293,11 @@ fn report(targets: &[Target]) -> usize {
 }
 
 /// Time every job of `dataset` at a tenth of `args.copies` and at the full
-/// count (the memory check compares the two).
+/// count (the memory check compares the two); with `profiled` (the
+/// profiling build), count instructions at the tenth.
 fn measure(
     binary: &Path,
+    profiled: Option<&Path>,
     dataset: &Dataset,
     args: &Args,
     scratch: &Path,
@@ -288,7 +308,7 @@ fn measure(
     let mut instructions = None;
     for copies in [small, args.copies] {
         let data = scratch.join(format!("x{copies}"));
-        let counting = args.instructions && copies == small;
+        let counting = profiled.filter(|_| copies == small);
         replicate(&dataset.sources, dataset.extension, &data, copies)?;
         counts = count(binary, &data)?;
         let out = scratch.join(format!("eval-out-{copies}"));
@@ -328,8 +348,8 @@ fn measure(
                 }
             }
         }
-        if counting {
-            instructions = Some((copies, count_instructions(binary, &jobs, scratch)?));
+        if let Some(profiled) = counting {
+            instructions = Some((copies, count_instructions(profiled, &jobs, scratch)?));
         }
         for ((job, mut times), peak) in jobs.iter().zip(times).zip(peaks) {
             times.sort_by(f64::total_cmp);
@@ -508,12 +528,21 @@ fn total_instructions(out: &Path) -> anyhow::Result<u64> {
         .with_context(|| format!("{}: no instruction total", out.display()))
 }
 
-/// Build the release binary the figures are about.
-fn build_binary(root: &Path) -> anyhow::Result<PathBuf> {
+/// Build the binary the figures are about with cargo's `profile`:
+/// `release` (what `cargo install` makes) for the timings, `profiling`
+/// (the same code with line tables) for callgrind.
+fn build_binary(root: &Path, profile: &str) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = Command::new(cargo);
     build
-        .args(["build", "--release", "--quiet", "--bin", "talkforge"])
+        .args([
+            "build",
+            "--profile",
+            profile,
+            "--quiet",
+            "--bin",
+            "talkforge",
+        ])
         .current_dir(root);
     // `cargo xtask` runs this program with the variables cargo sets for a
     // package it runs (CARGO_MANIFEST_DIR naming xtask/, ...). A build
@@ -534,12 +563,12 @@ fn build_binary(root: &Path) -> anyhow::Result<PathBuf> {
     }
     let status = build.status().context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release failed");
+        bail!("cargo build --profile {profile} failed");
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release").join("talkforge"))
+    Ok(target.join(profile).join("talkforge"))
 }
 
 fn tempfile_dir() -> anyhow::Result<PathBuf> {

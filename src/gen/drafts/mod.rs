@@ -462,8 +462,9 @@ fn check_executed(
             let exception = gold.exception.as_ref()?;
             let place = gold.place(turn, call);
             Some(format!(
-                "turn {} {}: {exception}",
-                place.turn, gold.request.api_name
+                "{} {}: {exception}",
+                crate::dialogue::place_words(place.turn, place.call, gold.line()),
+                gold.request.api_name
             ))
         })
         .collect();
@@ -503,8 +504,9 @@ fn check_executed(
         .iter()
         .filter(|f| f.severity == crate::lint::Severity::Error && f.rule != "placeholder-text")
         .collect();
-    let describe = |f: &crate::lint::Finding| match f.turn {
-        Some(turn) => format!("turn {turn}: {} ({})", f.message, f.rule),
+    // At the draft's line, as every finding a person reads.
+    let describe = |f: &crate::lint::Finding| match f.line {
+        Some(line) => format!("line {line}: {} ({})", f.message, f.rule),
         None => format!("{} ({})", f.message, f.rule),
     };
     let ungrounded: Vec<String> = errors

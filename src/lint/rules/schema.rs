@@ -37,6 +37,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 json_file(
                     file,
                     conversation_validator(),
+                    SchemaKind::Conversation,
                     "schemas/conversation.schema.json",
                     out,
                 )
@@ -45,6 +46,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
         Document::Pool(file) => json_file(
             file,
             pool_validator(),
+            SchemaKind::ScenarioPool,
             "schemas/scenario-pool.schema.json",
             out,
         ),
@@ -104,6 +106,7 @@ const APIBANK_SHAPES: &str = "a line is {\"role\": \"User\" or \"AI\", \"text\":
 fn json_file<T>(
     file: &JsonFile<'_, T>,
     validator: &jsonschema::Validator,
+    kind: SchemaKind,
     schema: &str,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -116,10 +119,21 @@ fn json_file<T>(
         for error in validator.iter_errors(value) {
             let pointer = error.instance_path.as_str().to_owned();
             let shown = if pointer.is_empty() { "/" } else { &pointer };
+            // An unexpected property is shown at its key, with the name it
+            // nearly is.
+            let target = crate::schema::target(&error, &|| kind.schema());
+            let at = match target.key {
+                true => Anchor::key(target.pointer),
+                false => Anchor::value(target.pointer),
+            };
             out.push(
                 Diagnostic::new(NAME, format!("{shown}: {error}"))
-                    .at(Anchor::value(pointer.clone()))
-                    .help(schema_help(&error.kind, schema)),
+                    .at(at)
+                    .help(
+                        target
+                            .hint
+                            .unwrap_or_else(|| schema_help(&error.kind, schema)),
+                    ),
             );
         }
     }
@@ -186,6 +200,8 @@ pub fn line_problem(value: &Json<'_>) -> Option<String> {
                 Some("an API line needs a string `api_name`".into())
             } else if !object.get("param_dict").is_some_and(Json::is_object) {
                 Some("an API line needs an object `param_dict`".into())
+            } else if object.get("result").is_none() {
+                Some("the API line records no `result`: run `talkforge fill` on the file to record what the call returns".into())
             } else if !object.get("result").is_some_and(Json::is_object) {
                 Some("an API line needs an object `result`".into())
             } else {
@@ -316,6 +332,10 @@ mod tests {
             None
         );
         assert!(line_problem(&json!({"role": "Bot", "text": "hi"})).is_some());
+        // A line written by hand, its result not yet recorded: fill records it.
+        let unfilled =
+            line_problem(&json!({"role": "API", "api_name": "GetToday", "param_dict": {}}));
+        assert!(unfilled.unwrap().contains("run `talkforge fill`"));
         assert!(line_problem(&json!({"role": "AI"})).is_some());
         assert!(line_problem(
             &json!({"role": "API", "api_name": "X", "param_dict": "a=1", "result": {}})

@@ -340,7 +340,11 @@ fn check_call(
             return;
         };
         let help = match evidence.closest(&missing, kind) {
-            Some(c) => format!("closest text before the call: {:?} ({})", c.text, c.source),
+            Some(c) => format!(
+                "closest text before the call: {:?} ({})",
+                c.text,
+                source_words(&c.source, call.line.is_some())
+            ),
             None => "nothing like it appears before the call".to_owned(),
         };
         let path = leaf.path(name);
@@ -353,8 +357,10 @@ fn check_call(
             Diagnostic::new(
                 NAME,
                 format!(
-                    "`{}` argument `{path}` = {} appears nowhere before the call (turn {})",
-                    tool.name, leaf.value, call.turn
+                    "`{}` argument `{path}` = {} appears nowhere before the call ({})",
+                    tool.name,
+                    leaf.value,
+                    place_words(call.turn, call.line.is_some())
                 ),
             )
             .call(call.turn, call.call)
@@ -422,6 +428,30 @@ fn structured_value<'v>(
     {
         Some(converted) => (Cow::Borrowed(converted), true),
         None => (Cow::Borrowed(value), false),
+    }
+}
+
+/// Where a finding's message places a turn: `turn 3` in a conversation
+/// (as its `index` numbers it), `line 4` (1-based, as an editor numbers
+/// it) in a dialogue written a turn a line, whose turns are its lines.
+fn place_words(turn: usize, lines: bool) -> String {
+    match lines {
+        true => format!("line {}", turn + 1),
+        false => format!("turn {turn}"),
+    }
+}
+
+/// Where the closest text came from, its turn named as [`place_words`]
+/// names it.
+fn source_words(source: &Source, lines: bool) -> String {
+    match source {
+        Source::Context(what) => what.clone(),
+        Source::User { turn } => format!("user, {}", place_words(*turn, lines)),
+        Source::Assistant { turn } => format!("assistant, {}", place_words(*turn, lines)),
+        Source::Request { turn, api } => {
+            format!("arguments of {api}, {}", place_words(*turn, lines))
+        }
+        Source::Result { turn, api } => format!("result of {api}, {}", place_words(*turn, lines)),
     }
 }
 

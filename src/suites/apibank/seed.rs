@@ -60,6 +60,7 @@ fn seed_one(
                     turn: place.turn,
                     call: place.call,
                     api_name: api_name.to_string(),
+                    line: Some(place.turn + 1),
                 });
             }
         }

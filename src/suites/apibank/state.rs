@@ -245,6 +245,9 @@ pub struct State {
     retriever: Arc<dyn Retriever>,
     /// Set by ToolSearcher when it ran last on a replayed recording.
     retrieval: Option<Retrieval>,
+    /// Set by ToolSearcher when it ran last and its retriever failed
+    /// (an embeddings server that cannot be reached).
+    retriever_failure: Option<String>,
     /// Every value drawn from unseeded randomness so far (or taken from
     /// the recording in its place), in draw order.
     drawn: Vec<String>,
@@ -271,6 +274,7 @@ impl State {
             unreproducible: None,
             retriever: Arc::new(Lexical),
             retrieval: None,
+            retriever_failure: None,
             drawn: Vec::new(),
             seeded: None,
         }
@@ -305,6 +309,17 @@ impl State {
         self.retrieval = Some(retrieval);
     }
 
+    /// Why the retriever could not rank the APIs, when ToolSearcher ran
+    /// last and it failed.
+    pub fn retriever_failure(&self) -> Option<&str> {
+        self.retriever_failure.as_deref()
+    }
+
+    /// ToolSearcher notes that its retriever failed.
+    pub fn set_retriever_failure(&mut self, error: String) {
+        self.retriever_failure = Some(error);
+    }
+
     /// Before a call: the recording of the line about to run (`None` when
     /// nothing is recorded, as for a prediction). Clears what the last call
     /// marked and what ToolSearcher found.
@@ -312,6 +327,7 @@ impl State {
         self.recorded = recorded;
         self.unreproducible = None;
         self.retrieval = None;
+        self.retriever_failure = None;
     }
 
     /// The recorded result object of the line being replayed.

@@ -15,9 +15,13 @@
 //! API, a parameter the API does not take, a value that does not convert,
 //! a missing argument) leave no result object there; here they are given
 //! in the shape the APIs use for their own exceptions
-//! (`{"api_name", "input", "output": null, "exception"}`, with the
+//! (`{"api_name", "input": null, "output": null, "exception"}`, with the
 //! exception as `str(e)` gives it), so that `fill` records them readably
-//! and `verify` compares them like any other result.
+//! and `verify` compares them like any other result. Their `input` is
+//! null because no API received anything: a replay of such a line has no
+//! recorded input to run with, so it converts `param_dict` again and
+//! raises the same error (one fill is a fixed point), and once the line is
+//! corrected the call runs as corrected.
 
 use std::sync::Arc;
 
@@ -190,6 +194,12 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
         Unreproducible::Random => NotChecked::Random,
         Unreproducible::External => NotChecked::External,
     });
+    if let Some(error) = state.retriever_failure() {
+        let note = Note::RetrieverFailed {
+            error: error.to_string(),
+        };
+        return (not_checked, Some(note));
+    }
     let note = state
         .retrieval()
         .filter(|retrieval| !retrieval.agrees())
@@ -229,13 +239,15 @@ fn mentions(value: &Value, text: &str) -> bool {
     }
 }
 
-/// The result of a call that raised before its API ran.
+/// The result of a call that raised before its API ran: the arguments it
+/// was given, and a result whose `input` is null (the API received
+/// nothing; see the module's doc).
 fn raised(
     api_name: &str,
     arguments: Map<String, Value>,
     exception: String,
 ) -> (Map<String, Value>, Value) {
-    let result = apis::result(api_name, Value::Object(arguments.clone()), Err(exception));
+    let result = apis::result(api_name, Value::Null, Err(exception));
     (arguments, result)
 }
 
@@ -442,7 +454,7 @@ mod tests {
         let executed = world.execute("AddSchedule", parameters(json!({"a": "1"})), None);
         assert_eq!(
             executed.response.into_value(),
-            json!({"api_name": "AddSchedule", "input": {"a": "1"}, "output": null,
+            json!({"api_name": "AddSchedule", "input": null, "output": null,
                    "exception": "invalid tool name."})
         );
     }

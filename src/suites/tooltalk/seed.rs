@@ -104,6 +104,7 @@ fn seed_one(loaded: &LoadedConversation, databases: &mut Databases) -> Result<Ve
                             turn,
                             call,
                             api_name: api_name.to_string(),
+                            line: None,
                         });
                     }
                     if !added.is_empty() {

@@ -302,6 +302,9 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
     let library = library();
     let retriever = state.retriever();
     let picked = retriever.best(&keywords, library);
+    if let Err(error) = &picked {
+        state.set_retriever_failure(error.clone());
+    }
     let named = |pick: &Result<Option<usize>, String>| -> Result<Option<String>, String> {
         pick.clone()
             .map(|best| best.map(|i| library[i].name.to_string()))

@@ -211,7 +211,8 @@ impl Summary {
                 out += &format!(
                     "  {} line {}{} {}: {}{}\n",
                     s.file,
-                    s.turn,
+                    // The line as an editor numbers it (`turn` is 0-based).
+                    s.turn + 1,
                     if s.occurrence > 0 {
                         " (second sample)"
                     } else {

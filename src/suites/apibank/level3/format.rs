@@ -188,6 +188,36 @@ mod tests {
     }
 
     #[test]
+    fn a_misspelt_key_is_shown_at_its_line_with_the_name_it_nearly_is() {
+        let typo = FILE.replace("\"ground_truth\"", "\"grond_truth\"");
+        let line = typo
+            .lines()
+            .position(|l| l.contains("grond_truth"))
+            .unwrap()
+            + 1;
+        let err = parse(Path::new("a.lv3.json"), &typo).unwrap_err();
+        let Error::Syntax {
+            line: at,
+            column,
+            message,
+            ..
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!(*at, line, "{message}");
+        assert!(*column > 1, "{err}");
+        assert!(
+            message.ends_with("did you mean `ground_truth`?"),
+            "{message}"
+        );
+        // A key like none of the allowed: no guess.
+        let other = FILE.replace("\"ground_truth\"", "\"zzz\"");
+        let err = parse(Path::new("a.lv3.json"), &other).unwrap_err();
+        assert!(!err.to_string().contains("did you mean"), "{err}");
+    }
+
+    #[test]
     fn a_key_written_twice_is_refused_at_its_place() {
         for (from, to, line) in [
             (
