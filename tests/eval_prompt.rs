@@ -3,8 +3,9 @@
 
 use serde_json::json;
 use talkforge::dialogue::{Conversation, GoldCall};
-use talkforge::eval::openai::{request_body, system_prompt, ApiMode, OpenAiSettings};
 use talkforge::eval::{PredictedCall, TurnInput};
+use talkforge::run::answer::llm::body;
+use talkforge::run::turn_request::{chat, system_prompt, ApiMode, TurnPrompt};
 
 fn conversation(logged_in: bool) -> Conversation {
     let mut value = json!({
@@ -50,21 +51,21 @@ fn request_body_with_history_and_a_call_in_the_turn() {
     }))
     .unwrap();
     let predicted = [PredictedCall::from_call(made, true, None)];
-    let settings = OpenAiSettings {
+    let settings = TurnPrompt {
         catalog: talkforge::suites::tooltalk::catalog(),
-        model: "some-model".into(),
         api_mode: ApiMode::Exact,
         docs: true,
-        temperature: None,
-        cache: None,
-        trial: None,
     };
+    let model = "some-model";
     let input = TurnInput {
         conversation: &conversation,
         turn: 3,
         predicted: &predicted,
     };
-    insta::assert_json_snapshot!("request_body_exact", request_body(&settings, &input));
+    insta::assert_json_snapshot!(
+        "request_body_exact",
+        body(model, None, &chat(&settings, &input))
+    );
 }
 
 /// An earlier assistant turn is shown as the assistant made it: its calls
@@ -106,16 +107,13 @@ fn an_earlier_turns_calls_come_before_its_text() {
             "user: Remove it.",
         ]
     );
-    let settings = OpenAiSettings {
+    let settings = TurnPrompt {
         catalog: talkforge::suites::tooltalk::catalog(),
-        model: "m".into(),
         api_mode: ApiMode::Exact,
         docs: true,
-        temperature: None,
-        cache: None,
-        trial: None,
     };
-    let body = request_body(&settings, &input);
+    let model = "m";
+    let body = body(model, None, &chat(&settings, &input));
     let messages: Vec<(String, bool)> = body["messages"]
         .as_array()
         .unwrap()

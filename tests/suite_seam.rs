@@ -354,9 +354,14 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         errata: &talkforge::errata::Errata::none(),
         provenance: Default::default(),
         meter: Default::default(),
+        prompt: talkforge::run::turn_request::TurnPrompt {
+            catalog: Counting.catalog(),
+            api_mode: talkforge::run::turn_request::ApiMode::All,
+            docs: true,
+        },
     };
     let similarity = talkforge::suite::similarity::ExactText;
-    let oracle = talkforge::eval::oracle::Oracle::for_suite(&Counting);
+    let oracle = talkforge::run::answer::oracle::Oracle;
     let summary = talkforge::eval::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
     assert_eq!(summary.rates.conversations, 1);
     assert_eq!(
@@ -380,7 +385,11 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     ];
     let text: Vec<String> = lines.iter().map(Value::to_string).collect();
     std::fs::write(&predictions, text.join("\n")).unwrap();
-    let replay = talkforge::eval::replay::Replay::load(&predictions).unwrap();
+    let conversations = [(&Counting as &dyn talkforge::suite::Suite)
+        .read_dialogue(&files[0])
+        .unwrap()];
+    let lines = talkforge::eval::replay::ConversationLines::new(&conversations);
+    let replay = talkforge::run::answer::replay::Replay::load(&predictions, &lines).unwrap();
     let summary = talkforge::eval::evaluate_files(&files, &replay, &similarity, &options).unwrap();
     assert_eq!((summary.predictions, summary.ground_truths), (3, 3));
     assert_eq!(

@@ -12,13 +12,16 @@ use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
-use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
-use crate::eval::oracle::Oracle;
-use crate::eval::replay::{Replay, Shape};
+use crate::eval::replay::ConversationLines;
 use crate::eval::run::{evaluate_trials, write_json};
-use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
+use crate::eval::{evaluate_files, RunOptions, Similarity, Summary};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
+use crate::run::answer::llm::Llm;
+use crate::run::answer::oracle::Oracle;
+use crate::run::answer::replay::Replay;
+use crate::run::answer::{Answerer, Settings};
+use crate::run::turn_request::{ApiMode, TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
 use crate::suite::interactive::Interactive;
 use crate::suite::levels::{
     ChatSettings, LevelProtocol, LevelRun, SamplePredictor, Scoring, StartState,
@@ -244,33 +247,46 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     let meter = Meter::new();
     // Trial `t` of a run of several (None for a single run).
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
-    let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
+    let prompt = TurnPrompt {
+        catalog: suite.catalog(),
+        api_mode: args.api_mode.unwrap_or(ApiMode::All),
+        docs: !args.no_docs,
+    };
+    let make_answerer = |trial: usize| -> Result<Box<dyn Answerer>, Error> {
         Ok(match args.predictor {
-            PredictorKind::Oracle => Box::new(Oracle::for_suite(suite)),
+            PredictorKind::Oracle => Box::new(Oracle),
             PredictorKind::Replay => {
                 let path = args.predictions.as_ref().ok_or_else(|| {
                     Error::Usage("--predictor replay needs --predictions FILE".into())
                 })?;
-                let replay = Replay::load(path)?;
-                let shapes = files
+                let conversations = files
                     .iter()
-                    .map(|f| suite.read_dialogue(f).map(|c| Shape::of(&c)))
+                    .map(|f| suite.read_dialogue(f))
                     .collect::<Result<Vec<_>, _>>()?;
-                replay.check(&shapes)?;
-                Box::new(replay)
+                Box::new(Replay::load(path, &ConversationLines::new(&conversations))?)
             }
-            PredictorKind::Openai => Box::new(OpenAiPredictor::new(
-                args.client(&meter, Role::Assistant)?,
-                OpenAiSettings {
-                    catalog: suite.catalog(),
-                    model: args.model.clone(),
-                    api_mode: args.api_mode.unwrap_or(ApiMode::All),
-                    docs: !args.no_docs,
+            PredictorKind::Openai => {
+                let settings = Settings {
+                    model: Some(args.model.clone()),
+                    api_mode: Some(prompt.api_mode.name()),
+                    no_docs: Some(args.no_docs),
                     temperature: args.temperature,
-                    cache: args.cache.folder("chat"),
                     trial: trial_of(trial),
-                },
-            )),
+                    ..Settings::default()
+                };
+                let template = crate::llm::sha256_hex(SYSTEM_TEMPLATE.as_bytes());
+                let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
+                Box::new(
+                    Llm::new(
+                        args.client(&meter, Role::Assistant)?
+                            .cached_in(args.cache.folder("chat"))
+                            .for_trial(trial_of(trial)),
+                        &args.model,
+                        args.temperature,
+                    )
+                    .recorded(settings, templates),
+                )
+            }
         })
     };
     let similarity: Box<dyn Similarity> = match args.similarity {
@@ -300,18 +316,19 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         errata: &errata,
         provenance: provenance_inputs(args, &databases_dir)?,
         meter: meter.clone(),
+        prompt,
     };
     let summary = if args.trials > 1 {
         evaluate_trials(
             &files,
             args.trials,
-            &make_predictor,
+            &make_answerer,
             similarity.as_ref(),
             &options,
         )?
     } else {
-        let predictor = make_predictor(1)?;
-        evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?
+        let answerer = make_answerer(1)?;
+        evaluate_files(&files, answerer.as_ref(), similarity.as_ref(), &options)?
     };
     let mut stdout = std::io::BufWriter::new(&mut *context.out);
     let _ = match args.format {

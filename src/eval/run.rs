@@ -19,12 +19,13 @@ use super::summary::{Summary, Tally};
 use crate::errata::{Errata, Erratum};
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
+use crate::run::answer::Answerer;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::replayed;
 use crate::run::trials::{over_trials, UnitOutcome};
+use crate::run::turn_request::TurnPrompt;
 use crate::sim::Databases;
-use crate::suite::predict::Predictor;
 use crate::suite::protocol::SimulateError;
 use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
@@ -85,15 +86,17 @@ pub struct RunOptions<'a> {
     pub provenance: provenance::Inputs,
     /// Where the models asked count their tokens (`usage` in the summary).
     pub meter: crate::llm::usage::Meter,
+    /// What a model is shown of the tools.
+    pub prompt: TurnPrompt,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
 pub const CONVERSATIONS_DIR: &str = "conversations";
 
 /// Whole conversations as a kind of evaluation: each one simulated with
-/// the predictor and scored by the suite's protocol.
+/// the answerer and scored by the suite's protocol.
 struct Conversations<'a> {
-    predictor: &'a dyn Predictor,
+    answerer: &'a dyn Answerer,
     similarity: &'a dyn Similarity,
     options: &'a RunOptions<'a>,
     settings: Value,
@@ -127,7 +130,8 @@ impl Kind for Conversations<'_> {
             options.suite,
             options.databases,
             &conversation,
-            self.predictor,
+            self.answerer,
+            &options.prompt,
             options.max_calls_per_turn,
         )
         .map_err(|e| match e {
@@ -241,7 +245,7 @@ impl Kind for Conversations<'_> {
 /// failures (see [`failures_error`]).
 pub fn evaluate_files(
     files: &[PathBuf],
-    predictor: &dyn Predictor,
+    answerer: &dyn Answerer,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
@@ -252,8 +256,8 @@ pub fn evaluate_files(
         )));
     };
     let info = RunInfo {
-        predictor: predictor.name(),
-        settings: predictor.settings(),
+        predictor: answerer.name(),
+        settings: answerer.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
         databases_sha256: options.databases_sha256.clone(),
@@ -261,7 +265,7 @@ pub fn evaluate_files(
     };
     let started = options.meter.reading();
     let kind = Conversations {
-        predictor,
+        answerer,
         similarity,
         options,
         settings: serde_json::to_value(&info).expect("run info serializes"),
@@ -285,7 +289,7 @@ pub fn evaluate_files(
     })?;
     let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = tally.summary(info, per_conversation, pass);
-    summary.provenance = Some(provenance_of(&summary, &dataset, predictor, options));
+    summary.provenance = Some(provenance_of(&summary, &dataset, answerer, options));
     summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         write_summary(dir, &summary)?;
@@ -303,7 +307,7 @@ pub use crate::run::driver::failures_error;
 fn provenance_of(
     summary: &Summary,
     dataset: &[(String, String)],
-    predictor: &dyn Predictor,
+    answerer: &dyn Answerer,
     options: &RunOptions<'_>,
 ) -> Provenance {
     let mut models_reported: Vec<String> = Vec::new();
@@ -328,16 +332,16 @@ fn provenance_of(
             files: inputs.databases_files.clone(),
         },
         errata: inputs.errata_files.clone(),
-        predictor: predictor.name(),
+        predictor: answerer.name(),
         model_requested: summary.settings.settings.model.clone(),
         models_reported,
         user_model_requested: None,
         user_models_reported: Vec::new(),
-        prompt_templates: predictor.prompt_templates(),
+        prompt_templates: answerer.prompt_templates(),
     }
 }
 
-/// Evaluate `files` in `n` trials, each with the predictor `predictor(t)`
+/// Evaluate `files` in `n` trials, each with the answerer `answerer(t)`
 /// makes for trial `t` (1-based), each trial's output in `out/trial-t`,
 /// and summarise: the first trial's figures with pass^1 .. pass^n over all
 /// the trials (`trials`), also written to `out`'s `summary.json` and
@@ -345,7 +349,7 @@ fn provenance_of(
 pub fn evaluate_trials(
     files: &[PathBuf],
     n: usize,
-    predictor: &dyn Fn(usize) -> Result<Box<dyn Predictor>>,
+    answerer: &dyn Fn(usize) -> Result<Box<dyn Answerer>>,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
@@ -356,8 +360,8 @@ pub fn evaluate_trials(
                 out: out.clone(),
                 ..options.clone()
             };
-            let predictor = predictor(trial.unwrap_or(1))?;
-            let summary = evaluate_files(files, predictor.as_ref(), similarity, &options)?;
+            let answerer = answerer(trial.unwrap_or(1))?;
+            let summary = evaluate_files(files, answerer.as_ref(), similarity, &options)?;
             if let Some(e) = failures_error(
                 &summary.failures,
                 files.len(),

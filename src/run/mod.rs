@@ -5,6 +5,7 @@
 //! file gives and how it is kept; the driver does the rest the same way
 //! for all of them.
 
+pub mod answer;
 pub mod conversation;
 pub mod driver;
 pub mod folder;
@@ -12,4 +13,5 @@ pub mod provenance;
 pub mod replayed;
 pub mod summary;
 pub mod trials;
+pub mod turn_request;
 pub mod with_user;

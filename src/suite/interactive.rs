@@ -127,7 +127,7 @@ pub trait Scenario: Send + Sync {
     fn converse(
         &self,
         file: &str,
-        assistant: &mut dyn Assistant,
+        assistant: &mut Assistant<'_>,
         user: &mut dyn User,
         options: &ConversationOptions<'_>,
     ) -> ScenarioOutcome;

@@ -1,6 +1,6 @@
-//! What a predictor sees and what it answers.
+//! What the assistant sees of a turn of a whole conversation.
 //!
-//! A predictor is asked, once per step of an assistant turn, what the
+//! An answerer is asked, once per step of an assistant turn, what the
 //! assistant does next: call tools or answer with text. It sees the gold
 //! history of the conversation up to the turn (user and assistant texts,
 //! earlier gold calls with their recorded results) followed by the calls it
@@ -15,36 +15,11 @@
 //! later). The code as first published, at the paper's time, appended the
 //! text before the calls.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
 use crate::sim::{Reply, Response};
 use crate::suite::catalog::CallRef;
-
-/// A call the predictor asks for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProposedCall {
-    pub api_name: String,
-    /// `None` when the model's arguments could not be read as a JSON
-    /// object; the call is then recorded as failed, as the reference does.
-    pub parameters: Option<Map<String, Value>>,
-    /// Anything worth keeping about how the call came about (the raw
-    /// arguments, the tool-call id); written to the output as is.
-    pub metadata: Option<Value>,
-}
-
-/// The predictor's answer for one step.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Prediction {
-    /// Call these tools, in order, then ask again.
-    Calls(Vec<ProposedCall>),
-    /// The turn's answer to the user; the turn ends.
-    Text {
-        text: String,
-        metadata: Option<Value>,
-    },
-}
 
 /// A predicted call after the world ran it.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,58 +124,4 @@ fn gold_item(call: &GoldCall) -> HistoryItem<'_> {
         response: Response::Json(&call.response),
         exception: call.exception.as_deref(),
     }
-}
-
-/// Why a predictor could not answer; the run stops (exit 2), and what was
-/// finished stays on disk for a resumed run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PredictError(pub String);
-
-impl std::fmt::Display for PredictError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// What a predictor was set up with, for the record: the fields that do
-/// not apply to a predictor stay `None` (null in JSON).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PredictorSettings {
-    /// The chat model asked for (openai).
-    pub model: Option<String>,
-    /// `exact`, `suite` or `all` (openai).
-    pub api_mode: Option<String>,
-    /// Whether the tool documentation was blanked (openai).
-    pub no_docs: Option<bool>,
-    /// The sampling temperature; null also when the server's default was used.
-    pub temperature: Option<f32>,
-    /// The predictions file as given (replay); informative, not compared.
-    pub predictions: Option<String>,
-    /// SHA-256 of the predictions file's bytes (replay).
-    pub predictions_sha256: Option<String>,
-    /// The trial (1-based) of a run of several (`--trials`), for a
-    /// predictor whose answers vary from trial to trial; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial: Option<usize>,
-}
-
-/// An assistant under evaluation.
-pub trait Predictor: Sync {
-    /// A short name for reports ("oracle", "openai:gpt-4o", ...).
-    fn name(&self) -> String;
-
-    /// What the predictor was set up with, recorded in every output file
-    /// so that a resumed run re-evaluates what another setting produced.
-    fn settings(&self) -> PredictorSettings {
-        PredictorSettings::default()
-    }
-
-    /// The templates its prompts are rendered from, each name with the
-    /// SHA-256 of its text (none for a predictor that sends no prompt).
-    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
-        Default::default()
-    }
-
-    /// What the assistant does next in `input.turn`.
-    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
 }

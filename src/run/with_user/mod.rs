@@ -13,18 +13,20 @@ pub mod transcripts;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use self::outcome::{failed, ScenarioOutcome, Stop};
 use self::summary::{summarise, Summary};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
+use crate::llm::client::Client;
 use crate::llm::client::Settings;
 use crate::llm::usage::Role;
-use crate::run::conversation::assistant::{Assistant, LlmAssistant, Oracle};
-use crate::run::conversation::chat::ChatModel;
+use crate::run::answer::llm::Llm;
+use crate::run::answer::oracle::Oracle;
+use crate::run::answer::Answerer;
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
+use crate::run::conversation::Assistant;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
@@ -175,8 +177,9 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     })
 }
 
-/// Makes a player (the assistant, the user) for one scenario.
-type Players<'a, P> = dyn Fn(&dyn Scenario) -> std::result::Result<Box<P>, String> + Sync + 'a;
+/// Makes the user for one scenario.
+type Users<'a> =
+    dyn Fn(&dyn Scenario) -> std::result::Result<Box<dyn User + 'a>, String> + Sync + 'a;
 
 /// Conversations with a user as a kind of evaluation: each scenario
 /// talked through with a fresh assistant and user.
@@ -184,8 +187,8 @@ struct Conversations<'a> {
     settings: Value,
     /// A person plays the user: never resumed.
     human: bool,
-    assistant: &'a Players<'a, dyn Assistant>,
-    user: &'a Players<'a, dyn User>,
+    assistant: &'a dyn Answerer,
+    user: &'a Users<'a>,
     interactive: &'a dyn Interactive,
     options: ConversationOptions<'a>,
 }
@@ -216,14 +219,21 @@ impl Kind for Conversations<'_> {
             .read(input.path, input.text, self.options.databases)?;
         let scenario = scenario.as_ref();
         let file = input.path.display().to_string();
-        let outcome = match ((self.assistant)(scenario), (self.user)(scenario)) {
-            (Ok(mut a), Ok(mut u)) => {
-                let mut outcome = scenario.converse(&file, a.as_mut(), u.as_mut(), &self.options);
-                outcome.assistant_models = a.models();
+        let mut assistant = Assistant::new(
+            self.assistant,
+            scenario.name(),
+            scenario.assistant_prompt(),
+            scenario.oracle_calls(),
+        );
+        let outcome = match (self.user)(scenario) {
+            Ok(mut u) => {
+                let mut outcome =
+                    scenario.converse(&file, &mut assistant, u.as_mut(), &self.options);
+                outcome.assistant_models = assistant.models();
                 outcome.user_models = u.models();
                 outcome
             }
-            (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
+            Err(e) => failed(&file, scenario, e),
         };
         Ok((outcome, ()))
     }
@@ -253,39 +263,24 @@ impl Evaluation<'_> {
         out: Option<&std::path::Path>,
     ) -> Result<Summary> {
         let started = run.meter.reading();
-        let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
-        let assistant_model = match &run.assistant {
-            AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-                for_trial(settings),
-                &run.meter,
-                Role::Assistant,
-            )?)),
-            AssistantSettings::Oracle => None,
+        let model = |s: &Settings, role: Role| -> Result<Llm> {
+            let client = Client::from_env(s.http.clone())?
+                .cached_in(s.cache.clone())
+                .for_trial(trial)
+                .metered(&run.meter, role);
+            Ok(Llm::new(client, &s.model, Some(s.temperature)).with_max_tokens(s.max_tokens))
+        };
+        let assistant: Box<dyn Answerer> = match &run.assistant {
+            AssistantSettings::Llm(settings) => Box::new(model(settings, Role::Assistant)?),
+            AssistantSettings::Oracle => Box::new(Oracle),
         };
         let user_model = match &run.user {
-            UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-                for_trial(settings),
-                &run.meter,
-                Role::User,
-            )?)),
+            UserSettings::Llm(settings) => Some(model(settings, Role::User)?),
             UserSettings::Human => None,
         };
-        let assistant =
-            |scenario: &dyn Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
-                Ok(match &assistant_model {
-                    Some(model) => Box::new(LlmAssistant::new(
-                        model.clone(),
-                        scenario.assistant_prompt(),
-                    )),
-                    None => Box::new(Oracle::new(scenario.oracle_calls())),
-                })
-            };
-        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User>, String> {
+        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User + '_>, String> {
             match &user_model {
-                Some(model) => Ok(Box::new(LlmUser::new(
-                    model.clone(),
-                    scenario.user_prompt()?,
-                ))),
+                Some(model) => Ok(Box::new(LlmUser::new(model, scenario.user_prompt()?))),
                 None => Ok(Box::new(
                     HumanUser::new(
                         Box::new(|line: &mut String| std::io::stdin().read_line(line)),
@@ -300,7 +295,7 @@ impl Evaluation<'_> {
         let kind = Conversations {
             settings: settings_json(run, trial),
             human,
-            assistant: &assistant,
+            assistant: assistant.as_ref(),
             user: &user,
             interactive: self.interactive,
             options: ConversationOptions {

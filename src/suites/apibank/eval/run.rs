@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
-use super::predict::{Answered, Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
+use super::predict::{recorded, Asker, CallAnswer, Input, SampleLines, SamplePrompt};
+use super::prompt::Template;
 use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
@@ -26,6 +27,7 @@ use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
+use crate::run::answer::{llm::Llm, oracle::Oracle, replay::Replay, Answerer, Settings};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
@@ -124,7 +126,7 @@ struct DialogueResult {
 /// answered and scored in the reference's order.
 struct Samples<'a> {
     run: &'a LevelRun<'a>,
-    answerer: &'a dyn Answerer,
+    asker: Asker<'a>,
     settings: Value,
 }
 
@@ -149,7 +151,7 @@ impl Kind for Samples<'_> {
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
         crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
-        let details = score_dialogue(&dialogue, input.rel, run, self.answerer)
+        let details = score_dialogue(&dialogue, input.rel, run, &self.asker)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
         let errata = run.errata.for_dialogue(path, &dialogue.errata);
         let result = DialogueResult {
@@ -278,29 +280,24 @@ fn evaluate_trial(
                 .into_owned()
         })
         .collect();
-    let answerer: Box<dyn Answerer + '_> = match &run.predictor {
-        SamplePredictor::Oracle => Box::new(Oracle),
-        SamplePredictor::Replay { path } => {
-            let replay = Replay::load(path, &relative)?;
-            replay.check(&sample_keys(run.files, &relative)?)?;
-            Box::new(replay)
-        }
-        SamplePredictor::Chat(settings) => Box::new(Chat::new(settings, trial)?),
-    };
+    let (answerer, prompt) = answerer(run, &relative, trial)?;
     let info = json!({
         "suite": "apibank",
         "level": run.level,
         "state": run.state.name(),
         "scoring": run.scoring.name(),
         "predictor": answerer.name(),
-        "settings": answerer.settings(),
+        "settings": recorded(&answerer.settings()),
         "retriever": retriever_name(run),
         "databases_sha256": run.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
     let kind = Samples {
         run,
-        answerer: answerer.as_ref(),
+        asker: Asker {
+            answerer: answerer.as_ref(),
+            prompt: prompt.as_ref(),
+        },
         settings: info.clone(),
     };
     let plan = Plan {
@@ -349,7 +346,7 @@ fn evaluate_trial(
         },
         errata: inputs.errata_files.clone(),
         predictor: answerer.name(),
-        model_requested: answerer.settings()["model"].as_str().map(str::to_string),
+        model_requested: answerer.settings().model,
         models_reported,
         user_model_requested: None,
         user_models_reported: Vec::new(),
@@ -362,24 +359,54 @@ fn evaluate_trial(
     Ok(summary)
 }
 
-/// Per evaluated file (by its relative path): its call samples and the
-/// API lines a reply sample follows.
-fn sample_keys(files: &[PathBuf], relative: &[String]) -> Result<HashMap<String, SampleKeys>> {
-    files
-        .iter()
-        .zip(relative)
-        .map(|(path, rel)| {
-            let dialogue = ApiBank.read_dialogue(path)?;
-            let samples = samples(&dialogue);
-            let calls = samples
-                .calls
+/// Who answers the samples of a trial, and how a model is asked.
+fn answerer(
+    run: &LevelRun<'_>,
+    relative: &[String],
+    trial: Option<usize>,
+) -> Result<(Box<dyn Answerer>, Option<SamplePrompt>)> {
+    Ok(match &run.predictor {
+        SamplePredictor::Oracle => (Box::new(Oracle), None),
+        SamplePredictor::Replay { path } => {
+            let dialogues = run
+                .files
                 .iter()
-                .map(|s| (s.line, s.occurrence))
-                .collect();
-            let replied = samples.replies.iter().map(|r| r.after).collect();
-            Ok((rel.clone(), (calls, replied)))
-        })
-        .collect()
+                .map(|path| ApiBank.read_dialogue(path))
+                .collect::<Result<Vec<_>>>()?;
+            let files = relative.iter().map(String::as_str).zip(&dialogues);
+            (
+                Box::new(Replay::load(path, &SampleLines::new(files))?),
+                None,
+            )
+        }
+        SamplePredictor::Chat(chat) => {
+            let (template, name) = match &chat.template {
+                Some(path) => (Template::load(path)?, path.display().to_string()),
+                None => (
+                    Template::builtin(),
+                    super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
+                ),
+            };
+            let sha256 = crate::llm::sha256_hex(template.source().as_bytes());
+            let settings = Settings {
+                model: Some(chat.model.clone()),
+                api_mode: Some(if chat.functions { "functions" } else { "text" }.into()),
+                no_docs: Some(chat.no_docs),
+                temperature: chat.temperature,
+                template_sha256: Some(sha256.clone()),
+                trial,
+                ..Settings::default()
+            };
+            let llm = Llm::new(chat.client.for_trial(trial), &chat.model, chat.temperature)
+                .recorded(settings, [(name, sha256)].into());
+            let prompt = SamplePrompt {
+                template,
+                functions: chat.functions,
+                docs: !chat.no_docs,
+            };
+            (Box::new(llm), Some(prompt))
+        }
+    })
 }
 
 fn retriever_name(run: &LevelRun<'_>) -> String {
@@ -423,7 +450,7 @@ fn score_dialogue(
     dialogue: &Conversation,
     rel: &str,
     run: &LevelRun<'_>,
-    answerer: &dyn Answerer,
+    asker: &Asker<'_>,
 ) -> Result<Vec<SampleDetail>> {
     let samples = samples(dialogue);
     // The gold lines' result objects as the reference's evaluator holds
@@ -442,7 +469,7 @@ fn score_dialogue(
             line: sample.line,
             occurrence: sample.occurrence,
         };
-        let Answered { answer, model } = answerer.call(&input)?;
+        let (answer, model) = asker.call(&input)?;
         let world = worlds.at(sample.line);
         let verdicts = steps
             .iter()
@@ -514,10 +541,7 @@ fn score_dialogue(
             line: reply.line,
             occurrence: 0,
         };
-        let Answered {
-            answer: text,
-            model,
-        } = answerer.reply(&input)?;
+        let (text, model) = asker.reply(&input)?;
         let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
         if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
             detail.record.rouge_l = Some(score);
@@ -622,7 +646,11 @@ mod tests {
                 errata: &errata,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
-            let details = score_dialogue(&dialogue, "d.jsonl", &run, &Oracle).unwrap();
+            let asker = Asker {
+                answerer: &Oracle,
+                prompt: None,
+            };
+            let details = score_dialogue(&dialogue, "d.jsonl", &run, &asker).unwrap();
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get) - read;
             assert_eq!(details.len(), n);
             assert!(details
