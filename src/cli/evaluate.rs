@@ -17,15 +17,10 @@ use crate::eval::run::{evaluate_trials, write_json};
 use crate::eval::{evaluate_files, RunOptions, Similarity, Summary};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
-use crate::run::answer::llm::Llm;
-use crate::run::answer::oracle::Oracle;
-use crate::run::answer::replay::Replay;
-use crate::run::answer::{Answerer, Settings};
+use crate::run::answer::{Answerer, Choice, Model, Settings};
 use crate::run::turn_request::{ApiMode, TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
 use crate::suite::interactive::Interactive;
-use crate::suite::levels::{
-    ChatSettings, LevelProtocol, LevelRun, SamplePredictor, Scoring, StartState,
-};
+use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
 use crate::suite::{Evaluation, Suite};
@@ -187,6 +182,31 @@ impl Args {
         Ok(Client::from_env(self.requests.http()?)?.metered(meter, role))
     }
 
+    /// The model `name`, its replies cached and counted into `meter` for `role`.
+    fn model(&self, name: &str, meter: &Meter, role: Role) -> Result<Model, Error> {
+        Ok(Model {
+            client: self
+                .client(meter, role)?
+                .cached_in(self.cache.folder("chat")),
+            model: name.to_string(),
+            temperature: self.temperature,
+            max_tokens: None,
+        })
+    }
+
+    /// Who answers (`--predictor`), a model counted into `meter`.
+    fn choice(&self, meter: &Meter) -> Result<Choice, Error> {
+        Ok(match self.predictor {
+            PredictorKind::Oracle => Choice::Oracle,
+            PredictorKind::Replay => Choice::Replay(self.predictions.clone().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?),
+            PredictorKind::Openai => {
+                Choice::Llm(self.model(&self.model, meter, Role::Assistant)?)
+            }
+        })
+    }
+
     /// Whether the run sends requests (and so is bounded by
     /// `--concurrency`).
     fn asks_a_server(&self) -> bool {
@@ -252,42 +272,23 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         api_mode: args.api_mode.unwrap_or(ApiMode::All),
         docs: !args.no_docs,
     };
+    let choice = args.choice(&meter)?;
     let make_answerer = |trial: usize| -> Result<Box<dyn Answerer>, Error> {
-        Ok(match args.predictor {
-            PredictorKind::Oracle => Box::new(Oracle),
-            PredictorKind::Replay => {
-                let path = args.predictions.as_ref().ok_or_else(|| {
-                    Error::Usage("--predictor replay needs --predictions FILE".into())
-                })?;
-                let conversations = files
-                    .iter()
-                    .map(|f| suite.read_dialogue(f))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Box::new(Replay::load(path, &ConversationLines::new(&conversations))?)
-            }
-            PredictorKind::Openai => {
-                let settings = Settings {
-                    model: Some(args.model.clone()),
-                    api_mode: Some(prompt.api_mode.name()),
-                    no_docs: Some(args.no_docs),
-                    temperature: args.temperature,
-                    trial: trial_of(trial),
-                    ..Settings::default()
-                };
-                let template = crate::llm::sha256_hex(SYSTEM_TEMPLATE.as_bytes());
-                let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
-                Box::new(
-                    Llm::new(
-                        args.client(&meter, Role::Assistant)?
-                            .cached_in(args.cache.folder("chat"))
-                            .for_trial(trial_of(trial)),
-                        &args.model,
-                        args.temperature,
-                    )
-                    .recorded(settings, templates),
-                )
-            }
-        })
+        let lines = || {
+            let conversations = files
+                .iter()
+                .map(|f| suite.read_dialogue(f))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(ConversationLines::new(&conversations))
+        };
+        let settings = Settings {
+            api_mode: Some(prompt.api_mode.name()),
+            no_docs: Some(args.no_docs),
+            ..Settings::default()
+        };
+        let template = crate::llm::sha256_hex(SYSTEM_TEMPLATE.as_bytes());
+        let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
+        choice.answerer(trial_of(trial), lines, settings, templates)
     };
     let similarity: Box<dyn Similarity> = match args.similarity {
         SimilarityKind::Lexical => Box::new(Lexical),
@@ -363,8 +364,7 @@ fn conversation(
     files: &[PathBuf],
     out: &mut dyn Write,
 ) -> Result<Status, Error> {
-    use crate::llm::client::Settings;
-    use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
+    use crate::suite::interactive::{InteractiveRun, UserSettings};
     let level = interactive.level();
     if args.scoring.is_some() {
         return Err(Error::Usage(format!(
@@ -429,22 +429,22 @@ fn conversation(
     let databases = suite.load_databases(&databases_dir)?;
     let meter = Meter::new();
     let world = args.retrieval.world_options_metered(&meter)?;
-    let settings = |model: &str| -> Result<Settings, Error> {
-        Ok(Settings {
-            http: args.requests.http()?,
-            model: model.to_string(),
-            temperature: args.temperature.unwrap_or(0.0),
-            max_tokens: 1024,
-            cache: args.cache.folder("chat"),
-            trial: None,
+    // A conversation's models answer at temperature 0 unless told, at
+    // most 1024 tokens a message.
+    let model = |name: &str, role: Role| -> Result<Model, Error> {
+        Ok(Model {
+            temperature: Some(args.temperature.unwrap_or(0.0)),
+            max_tokens: Some(1024),
+            ..args.model(name, &meter, role)?
         })
     };
     let user = match args.conversation.user {
-        UserKind::Llm => UserSettings::Llm(settings(
+        UserKind::Llm => UserSettings::Llm(model(
             args.conversation
                 .user_model
                 .as_deref()
                 .unwrap_or(&args.model),
+            Role::User,
         )?),
         UserKind::Human => UserSettings::Human,
     };
@@ -456,8 +456,8 @@ fn conversation(
             databases: &databases,
             world: &world,
             assistant: match args.predictor {
-                PredictorKind::Oracle => AssistantSettings::Oracle,
-                _ => AssistantSettings::Llm(settings(&args.model)?),
+                PredictorKind::Oracle => Choice::Oracle,
+                _ => Choice::Llm(model(&args.model, Role::Assistant)?),
             },
             user,
             max_turns: args.conversation.max_turns,
@@ -591,24 +591,7 @@ fn run_levels(
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let meter = Meter::new();
-    let predictor = match args.predictor {
-        PredictorKind::Oracle => SamplePredictor::Oracle,
-        PredictorKind::Replay => SamplePredictor::Replay {
-            path: args.predictions.clone().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?,
-        },
-        PredictorKind::Openai => SamplePredictor::Chat(Box::new(ChatSettings {
-            client: args
-                .client(&meter, Role::Assistant)?
-                .cached_in(args.cache.folder("chat")),
-            model: args.model.clone(),
-            temperature: args.temperature,
-            template: args.template.clone(),
-            functions,
-            no_docs: args.no_docs,
-        })),
-    };
+    let answerer = args.choice(&meter)?;
     let threads = if args.predictor == PredictorKind::Openai {
         Some(args.requests.concurrency)
     } else {
@@ -622,7 +605,10 @@ fn run_levels(
         world: args.retrieval.world_options_metered(&meter)?,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
-        predictor,
+        answerer,
+        template: args.template.clone(),
+        functions,
+        no_docs: args.no_docs,
         out: args.out.clone(),
         reset: args.reset,
         threads,

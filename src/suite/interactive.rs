@@ -12,25 +12,16 @@ use crate::run::conversation::user::Brief;
 use crate::run::conversation::{Assistant, User};
 use crate::run::with_user::outcome::ScenarioOutcome;
 
-use crate::llm::client::Settings;
+use crate::run::answer::{Choice, Model};
 use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
-
-/// Who answers the user.
-#[derive(Debug, Clone)]
-pub enum AssistantSettings {
-    /// The model under test.
-    Llm(Settings),
-    /// The scenario's own ground-truth calls (checks the scenarios).
-    Oracle,
-}
 
 /// Who plays the user.
 #[derive(Debug, Clone)]
 pub enum UserSettings {
     /// A model, given the scenario's first utterance and key information.
-    Llm(Settings),
+    Llm(Model),
     /// A person at the terminal: the conversation is written to stderr
     /// and their turns read from stdin, a line each.
     Human,
@@ -42,8 +33,9 @@ pub struct InteractiveRun<'a> {
     pub files: &'a [PathBuf],
     pub databases: &'a Databases,
     pub world: &'a WorldOptions,
-    /// The assistant under test.
-    pub assistant: AssistantSettings,
+    /// The assistant under test: a model, or the oracle (the scenario's
+    /// own ground-truth calls, which checks the scenarios).
+    pub assistant: Choice,
     pub user: UserSettings,
     /// A scenario still incomplete after this many turns is not complete.
     pub max_turns: usize,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::llm::client::Client;
+use crate::run::answer::Choice;
 use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
@@ -78,33 +78,6 @@ impl Scoring {
     }
 }
 
-/// Who answers each sample.
-pub enum SamplePredictor {
-    /// The gold call and the gold reply themselves, written out as a model
-    /// would write them.
-    Oracle,
-    /// The model's answers read from a JSONL file.
-    Replay { path: PathBuf },
-    /// A model behind an OpenAI-compatible chat completions endpoint.
-    Chat(Box<ChatSettings>),
-}
-
-/// How to ask a chat model.
-pub struct ChatSettings {
-    /// The client asked, with its cache folder (None: nothing cached) and
-    /// the run's meter.
-    pub client: Client,
-    pub model: String,
-    pub temperature: Option<f32>,
-    /// A prompt template to use instead of the suite's own.
-    pub template: Option<PathBuf>,
-    /// Offer the APIs as the endpoint's tools (function calling) instead
-    /// of asking for the call in text.
-    pub functions: bool,
-    /// Blank the APIs' descriptions (documentation ablation).
-    pub no_docs: bool,
-}
-
 /// One evaluation run by samples.
 pub struct LevelRun<'a> {
     pub level: u8,
@@ -117,7 +90,15 @@ pub struct LevelRun<'a> {
     pub state: StartState,
     /// Which scoring `correct` and the figures follow.
     pub scoring: Scoring,
-    pub predictor: SamplePredictor,
+    /// Who answers each sample.
+    pub answerer: Choice,
+    /// A prompt template for a model instead of the suite's own.
+    pub template: Option<PathBuf>,
+    /// Offer a model the APIs as the endpoint's tools (function calling)
+    /// instead of asking for the call in text.
+    pub functions: bool,
+    /// Blank the APIs' descriptions (documentation ablation).
+    pub no_docs: bool,
     /// Where output files go; `None` writes nothing.
     pub out: Option<PathBuf>,
     /// Evaluate again what `out` already holds.

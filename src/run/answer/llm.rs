@@ -26,32 +26,32 @@ pub struct Llm {
     templates: BTreeMap<String, String>,
 }
 
-impl Llm {
-    /// `model` asked through `client` (its cache, trial and meter).
-    pub fn new(client: Client, model: &str, temperature: Option<f32>) -> Self {
+impl super::Model {
+    /// The model asked for `trial` (each trial's replies are cached
+    /// apart), recording `settings` with its model, temperature and trial.
+    pub fn llm(
+        &self,
+        trial: Option<usize>,
+        settings: Settings,
+        templates: BTreeMap<String, String>,
+    ) -> Llm {
         Llm {
-            client,
-            model: model.to_string(),
-            temperature,
-            max_tokens: None,
-            settings: Settings::default(),
-            templates: BTreeMap::new(),
+            client: self.client.for_trial(trial),
+            model: self.model.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            settings: Settings {
+                model: Some(self.model.clone()),
+                temperature: self.temperature,
+                trial,
+                ..settings
+            },
+            templates,
         }
     }
+}
 
-    /// Asked with a token limit, as a typed request.
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// What the run records of it, and the templates its prompts come from.
-    pub fn recorded(mut self, settings: Settings, templates: BTreeMap<String, String>) -> Self {
-        self.settings = settings;
-        self.templates = templates;
-        self
-    }
-
+impl Llm {
     pub fn model(&self) -> &str {
         &self.model
     }

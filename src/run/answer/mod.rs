@@ -10,10 +10,12 @@ pub mod oracle;
 pub mod replay;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::llm::client::Client;
 use crate::Result;
 
 /// Where a request stands, as replay files name it: the unit (a
@@ -203,5 +205,44 @@ impl Reported {
 
     pub fn models(&self) -> Vec<String> {
         self.0.clone()
+    }
+}
+
+/// Who answers, as the command line chose it; each kind makes the
+/// answerer of a trial from it.
+#[derive(Debug, Clone)]
+pub enum Choice {
+    Oracle,
+    /// Answers read from this file.
+    Replay(PathBuf),
+    Llm(Model),
+}
+
+/// A model to ask: the client (its cache and meter) and the sampling.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub client: Client,
+    pub model: String,
+    pub temperature: Option<f32>,
+    /// A token limit, sent as async-openai's typed request (see [`llm`]).
+    pub max_tokens: Option<u32>,
+}
+
+impl Choice {
+    /// The answerer of `trial`: a replay read in the format `lines`
+    /// makes, or the model recording `settings` and `templates` (its
+    /// model, temperature and trial filled in).
+    pub fn answerer<L: replay::Lines>(
+        &self,
+        trial: Option<usize>,
+        lines: impl FnOnce() -> Result<L>,
+        settings: Settings,
+        templates: BTreeMap<String, String>,
+    ) -> Result<Box<dyn Answerer>> {
+        Ok(match self {
+            Choice::Oracle => Box::new(oracle::Oracle),
+            Choice::Replay(path) => Box::new(replay::Replay::load(path, &lines()?)?),
+            Choice::Llm(model) => Box::new(model.llm(trial, settings, templates)),
+        })
     }
 }

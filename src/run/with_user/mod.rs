@@ -19,20 +19,15 @@ use serde_json::{json, Value};
 use self::outcome::{failed, ScenarioOutcome, Stop};
 use self::summary::{summarise, Summary};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
-use crate::llm::client::Client;
-use crate::llm::client::Settings;
-use crate::llm::usage::Role;
-use crate::run::answer::llm::Llm;
 use crate::run::answer::oracle::Oracle;
-use crate::run::answer::Answerer;
+use crate::run::answer::{Answerer, Choice, Model};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::conversation::Assistant;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::interactive::{
-    AssistantSettings, ConversationOptions, Interactive, InteractiveRun, InteractiveSummary,
-    Scenario, UserSettings,
+    ConversationOptions, Interactive, InteractiveRun, InteractiveSummary, Scenario, UserSettings,
 };
 use crate::{Error, Result};
 
@@ -152,7 +147,7 @@ impl Evaluation<'_> {
 /// how), the bounds of a conversation, the retriever, the databases, the
 /// talkforge version and the trial.
 fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
-    let model = |s: &Settings| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
+    let model = |s: &Model| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
     let retriever = match (&run.world.retriever, &run.world.embedder) {
         (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
             format!("embeddings:{}", embedder.model())
@@ -161,8 +156,8 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     };
     json!({
         "assistant": match &run.assistant {
-            AssistantSettings::Llm(s) => model(s),
-            AssistantSettings::Oracle => json!("oracle"),
+            Choice::Llm(s) => model(s),
+            Choice::Oracle | Choice::Replay(_) => json!("oracle"),
         },
         "user": match &run.user {
             UserSettings::Llm(s) => model(s),
@@ -263,19 +258,13 @@ impl Evaluation<'_> {
         out: Option<&std::path::Path>,
     ) -> Result<Summary> {
         let started = run.meter.reading();
-        let model = |s: &Settings, role: Role| -> Result<Llm> {
-            let client = Client::from_env(s.http.clone())?
-                .cached_in(s.cache.clone())
-                .for_trial(trial)
-                .metered(&run.meter, role);
-            Ok(Llm::new(client, &s.model, Some(s.temperature)).with_max_tokens(s.max_tokens))
-        };
+        let model = |m: &Model| m.llm(trial, Default::default(), Default::default());
         let assistant: Box<dyn Answerer> = match &run.assistant {
-            AssistantSettings::Llm(settings) => Box::new(model(settings, Role::Assistant)?),
-            AssistantSettings::Oracle => Box::new(Oracle),
+            Choice::Llm(m) => Box::new(model(m)),
+            Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
         };
         let user_model = match &run.user {
-            UserSettings::Llm(settings) => Some(model(settings, Role::User)?),
+            UserSettings::Llm(m) => Some(model(m)),
             UserSettings::Human => None,
         };
         let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User + '_>, String> {
@@ -371,11 +360,11 @@ impl Evaluation<'_> {
             prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
         };
         let assistant_model = match &run.assistant {
-            AssistantSettings::Llm(s) => {
+            Choice::Llm(s) => {
                 hash(assistant_prompt);
                 Some(s.model.clone())
             }
-            AssistantSettings::Oracle => None,
+            Choice::Oracle | Choice::Replay(_) => None,
         };
         // Only a model that was asked is named.
         let user_model = match &run.user {
@@ -415,8 +404,8 @@ const USER_NOT_ASKED: &str = "not asked";
 fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
     (
         match &run.assistant {
-            AssistantSettings::Llm(s) => format!("llm:{}", s.model),
-            AssistantSettings::Oracle => "oracle".into(),
+            Choice::Llm(s) => format!("llm:{}", s.model),
+            Choice::Oracle | Choice::Replay(_) => "oracle".into(),
         },
         match &run.user {
             UserSettings::Llm(s) if user_asked => format!("llm:{}", s.model),

@@ -7,7 +7,7 @@
 //! call returned), reused by a later run with the same settings on the
 //! same dialogue.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,10 +27,10 @@ use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
-use crate::run::answer::{llm::Llm, oracle::Oracle, replay::Replay, Answerer, Settings};
+use crate::run::answer::{Answerer, Choice, Settings};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::trials::{over_trials, UnitOutcome};
-use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
+use crate::suite::levels::{LevelOutcome, LevelRun, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
 
@@ -365,48 +365,45 @@ fn answerer(
     relative: &[String],
     trial: Option<usize>,
 ) -> Result<(Box<dyn Answerer>, Option<SamplePrompt>)> {
-    Ok(match &run.predictor {
-        SamplePredictor::Oracle => (Box::new(Oracle), None),
-        SamplePredictor::Replay { path } => {
-            let dialogues = run
-                .files
-                .iter()
-                .map(|path| ApiBank.read_dialogue(path))
-                .collect::<Result<Vec<_>>>()?;
-            let files = relative.iter().map(String::as_str).zip(&dialogues);
-            (
-                Box::new(Replay::load(path, &SampleLines::new(files))?),
-                None,
-            )
-        }
-        SamplePredictor::Chat(chat) => {
-            let (template, name) = match &chat.template {
-                Some(path) => (Template::load(path)?, path.display().to_string()),
-                None => (
-                    Template::builtin(),
-                    super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
-                ),
-            };
-            let sha256 = crate::llm::sha256_hex(template.source().as_bytes());
-            let settings = Settings {
-                model: Some(chat.model.clone()),
-                api_mode: Some(if chat.functions { "functions" } else { "text" }.into()),
-                no_docs: Some(chat.no_docs),
-                temperature: chat.temperature,
-                template_sha256: Some(sha256.clone()),
-                trial,
-                ..Settings::default()
-            };
-            let llm = Llm::new(chat.client.for_trial(trial), &chat.model, chat.temperature)
-                .recorded(settings, [(name, sha256)].into());
-            let prompt = SamplePrompt {
-                template,
-                functions: chat.functions,
-                docs: !chat.no_docs,
-            };
-            (Box::new(llm), Some(prompt))
-        }
-    })
+    let lines = || {
+        let dialogues = run
+            .files
+            .iter()
+            .map(|path| ApiBank.read_dialogue(path))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SampleLines::new(
+            relative.iter().map(String::as_str).zip(&dialogues),
+        ))
+    };
+    if !matches!(run.answerer, Choice::Llm(_)) {
+        let answerer = run
+            .answerer
+            .answerer(trial, lines, Settings::default(), BTreeMap::new())?;
+        return Ok((answerer, None));
+    }
+    let (template, name) = match &run.template {
+        Some(path) => (Template::load(path)?, path.display().to_string()),
+        None => (
+            Template::builtin(),
+            super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
+        ),
+    };
+    let sha256 = crate::llm::sha256_hex(template.source().as_bytes());
+    let settings = Settings {
+        api_mode: Some(if run.functions { "functions" } else { "text" }.into()),
+        no_docs: Some(run.no_docs),
+        template_sha256: Some(sha256.clone()),
+        ..Settings::default()
+    };
+    let answerer = run
+        .answerer
+        .answerer(trial, lines, settings, [(name, sha256)].into())?;
+    let prompt = SamplePrompt {
+        template,
+        functions: run.functions,
+        docs: !run.no_docs,
+    };
+    Ok((answerer, Some(prompt)))
 }
 
 fn retriever_name(run: &LevelRun<'_>) -> String {
@@ -635,7 +632,10 @@ mod tests {
                 world: Default::default(),
                 state,
                 scoring: Default::default(),
-                predictor: SamplePredictor::Oracle,
+                answerer: Choice::Oracle,
+                template: None,
+                functions: false,
+                no_docs: false,
                 out: None,
                 reset: false,
                 threads: None,
@@ -647,7 +647,7 @@ mod tests {
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
             let asker = Asker {
-                answerer: &Oracle,
+                answerer: &crate::run::answer::oracle::Oracle,
                 prompt: None,
             };
             let details = score_dialogue(&dialogue, "d.jsonl", &run, &asker).unwrap();
