@@ -14,7 +14,7 @@ use super::embeddings::Embeddings;
 use super::failure::Context;
 use super::outcome::{models_in, ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
+use super::provenance::{self, Provenance};
 use super::summary::{Summary, Tally};
 use crate::errata::{Errata, Erratum};
 use crate::formats::read::json_error;
@@ -289,7 +289,17 @@ pub fn evaluate_files(
     })?;
     let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = tally.summary(info, per_conversation, pass);
-    summary.provenance = Some(provenance_of(&summary, &dataset, answerer, options));
+    summary.provenance = Some(Provenance::of_run(
+        options.suite.name(),
+        &dataset,
+        &options.provenance,
+        &options.databases_sha256,
+        answerer,
+        summary
+            .per_conversation
+            .iter()
+            .flat_map(|c| &c.models_reported),
+    ));
     summary.usage = options.meter.since(&started);
     if let Some(dir) = &options.out {
         write_summary(dir, &summary)?;
@@ -303,43 +313,6 @@ fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
 }
 
 pub use crate::run::driver::failures_error;
-
-fn provenance_of(
-    summary: &Summary,
-    dataset: &[(String, String)],
-    answerer: &dyn Answerer,
-    options: &RunOptions<'_>,
-) -> Provenance {
-    let mut models_reported: Vec<String> = Vec::new();
-    for model in summary
-        .per_conversation
-        .iter()
-        .flat_map(|c| &c.models_reported)
-    {
-        if !models_reported.contains(model) {
-            models_reported.push(model.clone());
-        }
-    }
-    let inputs = &options.provenance;
-    Provenance {
-        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: provenance::now(),
-        suite: options.suite.name().to_string(),
-        dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
-        databases: DatabasesRecord {
-            folder: inputs.databases_folder.clone(),
-            sha256: options.databases_sha256.clone(),
-            files: inputs.databases_files.clone(),
-        },
-        errata: inputs.errata_files.clone(),
-        predictor: answerer.name(),
-        model_requested: summary.settings.settings.model.clone(),
-        models_reported,
-        user_model_requested: None,
-        user_models_reported: Vec::new(),
-        prompt_templates: answerer.prompt_templates(),
-    }
-}
 
 /// Evaluate `files` in `n` trials, each with the answerer `answerer(t)`
 /// makes for trial `t` (1-based), each trial's output in `out/trial-t`,

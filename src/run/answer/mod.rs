@@ -206,6 +206,15 @@ impl Reported {
     pub fn models(&self) -> Vec<String> {
         self.0.clone()
     }
+
+    /// Each of `models` once, in order of first mention.
+    pub fn all<'a>(models: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+        let mut reported = Reported::default();
+        for model in models {
+            reported.add(Some(model.clone()));
+        }
+        reported.0
+    }
 }
 
 /// Who answers, as the command line chose it; each kind makes the

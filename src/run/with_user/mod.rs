@@ -10,7 +10,6 @@ pub mod outcome;
 pub mod summary;
 pub mod transcripts;
 
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -18,9 +17,9 @@ use serde_json::{json, Value};
 
 use self::outcome::{failed, ScenarioOutcome, Stop};
 use self::summary::{summarise, Summary};
-use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
+use crate::eval::provenance::Provenance;
 use crate::run::answer::oracle::Oracle;
-use crate::run::answer::{Answerer, Choice, Model};
+use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::conversation::Assistant;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
@@ -95,16 +94,8 @@ impl Evaluation<'_> {
                 }));
                 every_trial_completed &= summary.completed == summary.scenarios;
                 if let Some(p) = &summary.provenance {
-                    for (all, models) in [
-                        (&mut reported.0, &p.models_reported),
-                        (&mut reported.1, &p.user_models_reported),
-                    ] {
-                        for model in models {
-                            if !all.contains(model) {
-                                all.push(model.clone());
-                            }
-                        }
-                    }
+                    reported.0 = Reported::all(reported.0.iter().chain(&p.models_reported));
+                    reported.1 = Reported::all(reported.1.iter().chain(&p.user_models_reported));
                 }
                 if asked_user.is_none() && summary.user != USER_NOT_ASKED {
                     asked_user = Some((summary.user.clone(), summary.provenance.clone()));
@@ -258,13 +249,18 @@ impl Evaluation<'_> {
         out: Option<&std::path::Path>,
     ) -> Result<Summary> {
         let started = run.meter.reading();
-        let model = |m: &Model| m.llm(trial, Default::default(), Default::default());
+        // Each model with the template of its prompts.
+        let [assistant_prompt, user_prompt] = self.interactive.prompts();
+        let model = |m: &Model, (name, text): (&str, &str)| {
+            let template = (name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
+            m.llm(trial, Default::default(), [template].into())
+        };
         let assistant: Box<dyn Answerer> = match &run.assistant {
-            Choice::Llm(m) => Box::new(model(m)),
+            Choice::Llm(m) => Box::new(model(m, assistant_prompt)),
             Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
         };
         let user_model = match &run.user {
-            UserSettings::Llm(m) => Some(model(m)),
+            UserSettings::Llm(m) => Some(model(m, user_prompt)),
             UserSettings::Human => None,
         };
         let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User + '_>, String> {
@@ -329,70 +325,31 @@ impl Evaluation<'_> {
             kind.settings,
             pass,
         );
-        summary.provenance = Some(self.provenance(run, &dataset, &summary, assistant_name));
+        let mut provenance = Provenance::of_run(
+            self.suite,
+            &dataset,
+            &run.provenance,
+            &run.databases_sha256,
+            assistant.as_ref(),
+            summary
+                .per_scenario
+                .iter()
+                .flat_map(|o| &o.assistant_models),
+        );
+        provenance.predictor = assistant_name;
+        // Only a model that was asked is named.
+        if let Some(user) = user_model.filter(|_| user_asked) {
+            provenance.user_model_requested = user.settings().model;
+            provenance.prompt_templates.extend(user.prompt_templates());
+        }
+        provenance.user_models_reported =
+            Reported::all(summary.per_scenario.iter().flat_map(|o| &o.user_models));
+        summary.provenance = Some(provenance);
         summary.usage = run.meter.since(&started);
         if let Some(dir) = out {
             transcripts::write_summary(dir, &summary)?;
         }
         Ok(summary)
-    }
-
-    /// Where the run's numbers came from.
-    fn provenance(
-        &self,
-        run: &InteractiveRun<'_>,
-        dataset: &[(String, String)],
-        summary: &Summary,
-        assistant: String,
-    ) -> Provenance {
-        let [assistant_prompt, user_prompt] = self.interactive.prompts();
-        let reported = |models: &dyn Fn(&ScenarioOutcome) -> &Vec<String>| {
-            let mut all: Vec<String> = Vec::new();
-            for model in summary.per_scenario.iter().flat_map(models) {
-                if !all.contains(model) {
-                    all.push(model.clone());
-                }
-            }
-            all
-        };
-        let mut prompt_templates = BTreeMap::new();
-        let mut hash = |(name, text): (&str, &str)| {
-            prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
-        };
-        let assistant_model = match &run.assistant {
-            Choice::Llm(s) => {
-                hash(assistant_prompt);
-                Some(s.model.clone())
-            }
-            Choice::Oracle | Choice::Replay(_) => None,
-        };
-        // Only a model that was asked is named.
-        let user_model = match &run.user {
-            UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
-                hash(user_prompt);
-                Some(s.model.clone())
-            }
-            UserSettings::Llm(_) | UserSettings::Human => None,
-        };
-        let inputs = &run.provenance;
-        Provenance {
-            talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-            date: provenance::now(),
-            suite: self.suite.to_string(),
-            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
-            databases: DatabasesRecord {
-                folder: inputs.databases_folder.clone(),
-                sha256: run.databases_sha256.clone(),
-                files: inputs.databases_files.clone(),
-            },
-            errata: Vec::new(),
-            predictor: assistant,
-            model_requested: assistant_model,
-            models_reported: reported(&|o| &o.assistant_models),
-            user_model_requested: user_model,
-            user_models_reported: reported(&|o| &o.user_models),
-            prompt_templates,
-        }
     }
 }
 

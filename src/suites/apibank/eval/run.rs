@@ -26,8 +26,8 @@ use super::score::{score_call, Cause, Predicted, Verdict};
 use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
-use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
-use crate::run::answer::{Answerer, Choice, Settings};
+use crate::eval::provenance::{FileHash, Provenance};
+use crate::run::answer::{Answerer, Choice, Reported, Settings};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::levels::{LevelOutcome, LevelRun, StartState};
@@ -88,23 +88,9 @@ pub struct SampleDetail {
     pub models: Vec<String>,
 }
 
-impl SampleDetail {
-    fn add_model(&mut self, model: Option<String>) {
-        if let Some(model) = model.filter(|m| !self.models.contains(m)) {
-            self.models.push(model);
-        }
-    }
-}
-
 /// The models named in `details`, in order of first answer.
 fn models_of(details: &[SampleDetail]) -> Vec<String> {
-    let mut models: Vec<String> = Vec::new();
-    for model in details.iter().flat_map(|d| &d.models) {
-        if !models.contains(model) {
-            models.push(model.clone());
-        }
-    }
-    models
+    Reported::all(details.iter().flat_map(|d| &d.models))
 }
 
 /// A dialogue's output file.
@@ -311,47 +297,32 @@ fn evaluate_trial(
     let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             records.extend(outcome.records);
-            for model in outcome.models {
-                if !models_reported.contains(&model) {
-                    models_reported.push(model);
-                }
-            }
+            models_reported.extend(outcome.models);
         }
     })?;
     // The dataset's files by their paths below the folder evaluated.
-    let hashes: Vec<(&str, String)> = relative
+    let hashes: Vec<(String, String)> = relative
         .iter()
-        .map(String::as_str)
+        .cloned()
         .zip(pass.dataset.iter().map(|(_, sha256)| sha256.clone()))
         .collect();
     let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
     figures.dialogue_hashes = hashes
         .iter()
         .map(|(file, sha256)| FileHash {
-            file: file.to_string(),
+            file: file.clone(),
             sha256: sha256.clone(),
         })
         .collect();
     let mut summary = figures.summary(info, pass);
-    let inputs = &run.provenance;
-    summary.provenance = Some(Provenance {
-        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: provenance::now(),
-        suite: ApiBank.name().to_string(),
-        dataset: Dataset::of(hashes.iter().map(|(f, h)| (*f, h.as_str()))),
-        databases: DatabasesRecord {
-            folder: inputs.databases_folder.clone(),
-            sha256: run.databases_sha256.clone(),
-            files: inputs.databases_files.clone(),
-        },
-        errata: inputs.errata_files.clone(),
-        predictor: answerer.name(),
-        model_requested: answerer.settings().model,
-        models_reported,
-        user_model_requested: None,
-        user_models_reported: Vec::new(),
-        prompt_templates: answerer.prompt_templates(),
-    });
+    summary.provenance = Some(Provenance::of_run(
+        ApiBank.name(),
+        &hashes,
+        &run.provenance,
+        &run.databases_sha256,
+        answerer.as_ref(),
+        &models_reported,
+    ));
     summary.usage = run.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
@@ -543,7 +514,7 @@ fn score_dialogue(
         if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
             detail.record.rouge_l = Some(score);
             detail.reply = Some(text);
-            detail.add_model(model);
+            detail.models = Reported::all(detail.models.iter().chain(&model));
         }
     }
     Ok(details)
