@@ -12,13 +12,15 @@ use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
+use crate::eval::provenance::Inputs;
 use crate::eval::replay::ConversationLines;
-use crate::eval::run::{evaluate_trials, write_json};
+use crate::eval::run::evaluate_trials;
 use crate::eval::{evaluate_files, RunOptions, Similarity, Summary};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
 use crate::run::answer::{Answerer, Choice, Model, Settings};
 use crate::run::turn_request::{ApiMode, TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
+use crate::sim::Databases;
 use crate::suite::interactive::Interactive;
 use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
@@ -262,8 +264,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         return run_levels(args, suite, protocol, &dialogues, context.out);
     }
     refuse_level_options(args, suite)?;
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
+    let (databases, databases_sha256, provenance) = databases(args, suite)?;
     let meter = Meter::new();
     // Trial `t` of a run of several (None for a single run).
     let trial_of = |t: usize| (args.trials > 1).then_some(t);
@@ -308,14 +309,14 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     let options = RunOptions {
         suite,
         databases: &databases,
-        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        databases_sha256,
         max_calls_per_turn: args.max_calls_per_turn,
         out: args.out.clone(),
         reset: args.reset,
         threads,
         progress: std::io::stderr().is_terminal(),
         errata: &errata,
-        provenance: provenance_inputs(args, &databases_dir)?,
+        provenance,
         meter: meter.clone(),
         prompt,
     };
@@ -331,12 +332,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         let answerer = make_answerer(1)?;
         evaluate_files(&files, answerer.as_ref(), similarity.as_ref(), &options)?
     };
-    let mut stdout = std::io::BufWriter::new(&mut *context.out);
-    let _ = match args.format {
-        OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
-    };
-    let _ = stdout.flush();
+    print(context.out, args.format, &summary, || human(&summary));
     // A file that could not be evaluated is an error (exit 2), after the
     // summary of the others.
     if let Some(e) = crate::eval::run::failures_error(
@@ -425,8 +421,7 @@ fn conversation(
                 .join(", ")
         )));
     }
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
+    let (databases, databases_sha256, provenance) = databases(args, suite)?;
     let meter = Meter::new();
     let world = args.retrieval.world_options_metered(&meter)?;
     // A conversation's models answer at temperature 0 unless told, at
@@ -467,19 +462,11 @@ fn conversation(
             reset: args.reset,
             trials: args.trials,
             meter,
-            databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
-            provenance: provenance_inputs(args, &databases_dir)?,
+            databases_sha256,
+            provenance,
         },
     )?;
-    let mut stdout = std::io::BufWriter::new(out);
-    let _ = match args.format {
-        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &summary.json)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(summary.human.as_bytes()),
-    };
-    let _ = stdout.flush();
-    drop(stdout);
+    print(out, args.format, &summary.json, || summary.human.clone());
     // A scenario that could not be run to the end is an error (exit 2),
     // after the summary of the others.
     for error in &summary.errors {
@@ -492,6 +479,32 @@ fn conversation(
         )));
     }
     Ok(Status::from_findings(!summary.all_completed))
+}
+
+/// The summary on stdout: one JSON document, or in words.
+fn print(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    json: &impl serde::Serialize,
+    human: impl FnOnce() -> String,
+) {
+    let mut stdout = std::io::BufWriter::new(out);
+    let _ = match format {
+        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, json)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(human().as_bytes()),
+    };
+    let _ = stdout.flush();
+}
+
+/// The suite's databases (`--databases`, or its own), their digest and
+/// what the summary's provenance records of the inputs.
+fn databases(args: &Args, suite: &dyn Suite) -> Result<(Databases, String, Inputs), Error> {
+    let dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = suite.load_databases(&dir)?;
+    let sha256 = crate::sim::databases::folder_sha256(&dir)?;
+    Ok((databases, sha256, provenance_inputs(args, &dir)?))
 }
 
 /// What the summary's provenance records of the inputs.
@@ -588,8 +601,7 @@ fn run_levels(
             "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
         ));
     }
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
+    let (databases, databases_sha256, provenance) = databases(args, suite)?;
     let meter = Meter::new();
     let answerer = args.choice(&meter)?;
     let threads = if args.predictor == PredictorKind::Openai {
@@ -601,7 +613,7 @@ fn run_levels(
         level,
         files,
         databases: &databases,
-        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        databases_sha256,
         world: args.retrieval.world_options_metered(&meter)?,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
@@ -615,18 +627,13 @@ fn run_levels(
         progress: std::io::stderr().is_terminal(),
         trials: args.trials,
         meter,
-        provenance: provenance_inputs(args, &databases_dir)?,
+        provenance,
         errata: &crate::errata::Errata::load(&args.errata)?,
     };
     let outcome = protocol.evaluate(&run)?;
-    let mut stdout = std::io::BufWriter::new(out);
-    let _ = match args.format {
-        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
-            .map_err(std::io::Error::other)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
-    };
-    let _ = stdout.flush();
+    print(out, args.format, &outcome.document, || {
+        outcome.human.clone()
+    });
     // A dialogue that could not be evaluated is an error (exit 2), after
     // the summary of the others.
     if let Some(failure) = outcome.failure {

@@ -359,11 +359,6 @@ pub fn evaluate_trials(
     Ok(summary)
 }
 
-/// The JSON summary (`--format json`, `summary.json`).
-pub fn write_json(summary: &Summary, out: impl std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(out, summary).map_err(std::io::Error::other)
-}
-
 fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
     Identity {
         file: path.to_string_lossy().into_owned(),

@@ -139,12 +139,6 @@ impl Evaluation<'_> {
 /// talkforge version and the trial.
 fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     let model = |s: &Model| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
-    let retriever = match (&run.world.retriever, &run.world.embedder) {
-        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
-            format!("embeddings:{}", embedder.model())
-        }
-        (kind, _) => kind.name().to_string(),
-    };
     json!({
         "assistant": match &run.assistant {
             Choice::Llm(s) => model(s),
@@ -156,7 +150,7 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
         },
         "max_turns": run.max_turns,
         "max_calls_per_turn": run.max_calls_per_turn,
-        "retriever": retriever,
+        "retriever": run.world.retriever_name(),
         "databases_sha256": run.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
         "trial": trial,

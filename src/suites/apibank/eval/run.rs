@@ -274,7 +274,7 @@ fn evaluate_trial(
         "scoring": run.scoring.name(),
         "predictor": answerer.name(),
         "settings": recorded(&answerer.settings()),
-        "retriever": retriever_name(run),
+        "retriever": run.world.retriever_name(),
         "databases_sha256": run.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
@@ -375,15 +375,6 @@ fn answerer(
         docs: !run.no_docs,
     };
     Ok((answerer, Some(prompt)))
-}
-
-fn retriever_name(run: &LevelRun<'_>) -> String {
-    match (&run.world.retriever, &run.world.embedder) {
-        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
-            format!("embeddings:{}", embedder.model())
-        }
-        (kind, _) => kind.name().to_string(),
-    }
 }
 
 /// The samples' records, each wrong one on a gold call an erratum names
