@@ -10,16 +10,17 @@ use std::path::PathBuf;
 
 use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
+use crate::errata::Errata;
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
 use crate::eval::provenance::Inputs;
-use crate::eval::replay::ConversationLines;
-use crate::eval::run::evaluate_trials;
-use crate::eval::{evaluate_files, RunOptions, Similarity, Summary};
+use crate::eval::run::evaluate;
+use crate::eval::{RunOptions, Similarity, Summary};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
-use crate::run::answer::{Answerer, Choice, Model, Settings};
-use crate::run::turn_request::{ApiMode, TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
+use crate::run::answer::{Choice, Model};
+use crate::run::turn_request::{ApiMode, TurnPrompt};
+use crate::run::Setup;
 use crate::sim::Databases;
 use crate::suite::interactive::Interactive;
 use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
@@ -264,38 +265,18 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         return run_levels(args, suite, protocol, &dialogues, context.out);
     }
     refuse_level_options(args, suite)?;
-    let (databases, databases_sha256, provenance) = databases(args, suite)?;
-    let meter = Meter::new();
-    // Trial `t` of a run of several (None for a single run).
-    let trial_of = |t: usize| (args.trials > 1).then_some(t);
+    let loaded = load(args, suite)?;
+    let meter = &loaded.meter;
     let prompt = TurnPrompt {
         catalog: suite.catalog(),
         api_mode: args.api_mode.unwrap_or(ApiMode::All),
         docs: !args.no_docs,
     };
-    let choice = args.choice(&meter)?;
-    let make_answerer = |trial: usize| -> Result<Box<dyn Answerer>, Error> {
-        let lines = || {
-            let conversations = files
-                .iter()
-                .map(|f| suite.read_dialogue(f))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(ConversationLines::new(&conversations))
-        };
-        let settings = Settings {
-            api_mode: Some(prompt.api_mode.name()),
-            no_docs: Some(args.no_docs),
-            ..Settings::default()
-        };
-        let template = crate::llm::sha256_hex(SYSTEM_TEMPLATE.as_bytes());
-        let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
-        choice.answerer(trial_of(trial), lines, settings, templates)
-    };
     let similarity: Box<dyn Similarity> = match args.similarity {
         SimilarityKind::Lexical => Box::new(Lexical),
         SimilarityKind::Exact => Box::new(ExactText),
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
-            args.client(&meter, Role::Embeddings)?,
+            args.client(meter, Role::Embeddings)?,
             args.embedding_model.clone(),
             args.cache.folder("embeddings"),
         )),
@@ -305,33 +286,13 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     } else {
         args.jobs
     };
-    let errata = crate::errata::Errata::load(&args.errata)?;
     let options = RunOptions {
         suite,
-        databases: &databases,
-        databases_sha256,
+        setup: loaded.setup(args, args.choice(meter)?, threads),
         max_calls_per_turn: args.max_calls_per_turn,
-        out: args.out.clone(),
-        reset: args.reset,
-        threads,
-        progress: std::io::stderr().is_terminal(),
-        errata: &errata,
-        provenance,
-        meter: meter.clone(),
         prompt,
     };
-    let summary = if args.trials > 1 {
-        evaluate_trials(
-            &files,
-            args.trials,
-            &make_answerer,
-            similarity.as_ref(),
-            &options,
-        )?
-    } else {
-        let answerer = make_answerer(1)?;
-        evaluate_files(&files, answerer.as_ref(), similarity.as_ref(), &options)?
-    };
+    let summary = evaluate(&files, similarity.as_ref(), &options)?;
     print(context.out, args.format, &summary, || human(&summary));
     // A file that could not be evaluated is an error (exit 2), after the
     // summary of the others.
@@ -421,16 +382,16 @@ fn conversation(
                 .join(", ")
         )));
     }
-    let (databases, databases_sha256, provenance) = databases(args, suite)?;
-    let meter = Meter::new();
-    let world = args.retrieval.world_options_metered(&meter)?;
+    let loaded = load(args, suite)?;
+    let meter = &loaded.meter;
+    let world = args.retrieval.world_options_metered(meter)?;
     // A conversation's models answer at temperature 0 unless told, at
     // most 1024 tokens a message.
     let model = |name: &str, role: Role| -> Result<Model, Error> {
         Ok(Model {
             temperature: Some(args.temperature.unwrap_or(0.0)),
             max_tokens: Some(1024),
-            ..args.model(name, &meter, role)?
+            ..args.model(name, meter, role)?
         })
     };
     let user = match args.conversation.user {
@@ -448,22 +409,18 @@ fn conversation(
         interactive,
         &InteractiveRun {
             files: &scenarios,
-            databases: &databases,
+            setup: loaded.setup(
+                args,
+                match args.predictor {
+                    PredictorKind::Oracle => Choice::Oracle,
+                    _ => Choice::Llm(model(&args.model, Role::Assistant)?),
+                },
+                Some(args.requests.concurrency.max(1)),
+            ),
             world: &world,
-            assistant: match args.predictor {
-                PredictorKind::Oracle => Choice::Oracle,
-                _ => Choice::Llm(model(&args.model, Role::Assistant)?),
-            },
             user,
             max_turns: args.conversation.max_turns,
             max_calls_per_turn: args.max_calls_per_turn,
-            parallel: args.requests.concurrency,
-            out: args.out.clone(),
-            reset: args.reset,
-            trials: args.trials,
-            meter,
-            databases_sha256,
-            provenance,
         },
     )?;
     print(out, args.format, &summary.json, || summary.human.clone());
@@ -498,13 +455,45 @@ fn print(
     let _ = stdout.flush();
 }
 
-/// The suite's databases (`--databases`, or its own), their digest and
-/// what the summary's provenance records of the inputs.
-fn databases(args: &Args, suite: &dyn Suite) -> Result<(Databases, String, Inputs), Error> {
+/// What a run reads besides its files, and the meter its models count
+/// their tokens into.
+struct Loaded {
+    databases: Databases,
+    databases_sha256: String,
+    provenance: Inputs,
+    errata: Errata,
+    meter: Meter,
+}
+
+/// The suite's databases (`--databases`, or its own) and `--errata`.
+fn load(args: &Args, suite: &dyn Suite) -> Result<Loaded, Error> {
     let dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&dir)?;
-    let sha256 = crate::sim::databases::folder_sha256(&dir)?;
-    Ok((databases, sha256, provenance_inputs(args, &dir)?))
+    Ok(Loaded {
+        databases: suite.load_databases(&dir)?,
+        databases_sha256: crate::sim::databases::folder_sha256(&dir)?,
+        provenance: provenance_inputs(args, &dir)?,
+        errata: Errata::load(&args.errata)?,
+        meter: Meter::new(),
+    })
+}
+
+impl Loaded {
+    /// The run's setup: `answerer` answers, `threads` units at once.
+    fn setup(&self, args: &Args, answerer: Choice, threads: Option<usize>) -> Setup<'_> {
+        Setup {
+            databases: &self.databases,
+            databases_sha256: self.databases_sha256.clone(),
+            provenance: self.provenance.clone(),
+            errata: &self.errata,
+            answerer,
+            trials: args.trials,
+            out: args.out.clone(),
+            reset: args.reset,
+            threads,
+            progress: std::io::stderr().is_terminal(),
+            meter: self.meter.clone(),
+        }
+    }
 }
 
 /// What the summary's provenance records of the inputs.
@@ -601,9 +590,8 @@ fn run_levels(
             "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
         ));
     }
-    let (databases, databases_sha256, provenance) = databases(args, suite)?;
-    let meter = Meter::new();
-    let answerer = args.choice(&meter)?;
+    let loaded = load(args, suite)?;
+    let answerer = args.choice(&loaded.meter)?;
     let threads = if args.predictor == PredictorKind::Openai {
         Some(args.requests.concurrency)
     } else {
@@ -612,23 +600,13 @@ fn run_levels(
     let run = LevelRun {
         level,
         files,
-        databases: &databases,
-        databases_sha256,
-        world: args.retrieval.world_options_metered(&meter)?,
+        setup: loaded.setup(args, answerer, threads),
+        world: args.retrieval.world_options_metered(&loaded.meter)?,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
-        answerer,
         template: args.template.clone(),
         functions,
         no_docs: args.no_docs,
-        out: args.out.clone(),
-        reset: args.reset,
-        threads,
-        progress: std::io::stderr().is_terminal(),
-        trials: args.trials,
-        meter,
-        provenance,
-        errata: &crate::errata::Errata::load(&args.errata)?,
     };
     let outcome = protocol.evaluate(&run)?;
     print(out, args.format, &outcome.document, || {

@@ -52,16 +52,16 @@ impl Evaluation<'_> {
         // Every scenario is read before any conversation starts.
         for path in run.files {
             let text = crate::formats::read::read_text(path)?;
-            self.interactive.read(path, &text, run.databases)?;
+            self.interactive.read(path, &text, run.setup.databases)?;
         }
         // A person's conversations are theirs: never reused, and never
         // replaced without --reset.
-        if matches!(run.user, UserSettings::Human) && !run.reset {
-            let trials: Vec<Option<usize>> = match run.trials {
+        if matches!(run.user, UserSettings::Human) && !run.setup.reset {
+            let trials: Vec<Option<usize>> = match run.setup.trials {
                 0 | 1 => vec![None],
                 n => (1..=n).map(Some).collect(),
             };
-            if let Some(dir) = run.out.as_deref().and_then(|out| {
+            if let Some(dir) = run.setup.out.as_deref().and_then(|out| {
                 trials
                     .into_iter()
                     .map(|t| folder::trial_dir(out, t))
@@ -73,15 +73,15 @@ impl Evaluation<'_> {
                 )));
             }
         }
-        let started = run.meter.reading();
+        let started = run.setup.meter.reading();
         let mut errors = Vec::new();
         let mut every_trial_completed = true;
         // The models reported in any trial, and a user asked in any trial.
         let mut reported: (Vec<String>, Vec<String>) = Default::default();
         let mut asked_user: Option<(String, Option<Provenance>)> = None;
         let (mut summary, trials) = over_trials(
-            run.trials,
-            run.out.as_deref(),
+            run.setup.trials,
+            run.setup.out.as_deref(),
             Some("scenario"),
             |trial, out| {
                 let summary = self.run_trial(run, trial, out.as_deref())?;
@@ -120,8 +120,8 @@ impl Evaluation<'_> {
             }
             summary.trials = Some(trials);
             // Every trial's tokens.
-            summary.usage = run.meter.since(&started);
-            if let Some(dir) = &run.out {
+            summary.usage = run.setup.meter.since(&started);
+            if let Some(dir) = &run.setup.out {
                 transcripts::write_summary(dir, &summary)?;
             }
         }
@@ -140,7 +140,7 @@ impl Evaluation<'_> {
 fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     let model = |s: &Model| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
     json!({
-        "assistant": match &run.assistant {
+        "assistant": match &run.setup.answerer {
             Choice::Llm(s) => model(s),
             Choice::Oracle | Choice::Replay(_) => json!("oracle"),
         },
@@ -151,7 +151,7 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
         "max_turns": run.max_turns,
         "max_calls_per_turn": run.max_calls_per_turn,
         "retriever": run.world.retriever_name(),
-        "databases_sha256": run.databases_sha256,
+        "databases_sha256": run.setup.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
         "trial": trial,
     })
@@ -242,14 +242,14 @@ impl Evaluation<'_> {
         trial: Option<usize>,
         out: Option<&std::path::Path>,
     ) -> Result<Summary> {
-        let started = run.meter.reading();
+        let started = run.setup.meter.reading();
         // Each model with the template of its prompts.
         let [assistant_prompt, user_prompt] = self.interactive.prompts();
         let model = |m: &Model, (name, text): (&str, &str)| {
             let template = (name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
             m.llm(trial, Default::default(), [template].into())
         };
-        let assistant: Box<dyn Answerer> = match &run.assistant {
+        let assistant: Box<dyn Answerer> = match &run.setup.answerer {
             Choice::Llm(m) => Box::new(model(m, assistant_prompt)),
             Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
         };
@@ -278,7 +278,7 @@ impl Evaluation<'_> {
             user: &user,
             interactive: self.interactive,
             options: ConversationOptions {
-                databases: run.databases,
+                databases: run.setup.databases,
                 world: run.world,
                 max_turns: run.max_turns,
                 max_calls_per_turn: run.max_calls_per_turn,
@@ -286,9 +286,9 @@ impl Evaluation<'_> {
         };
         let plan = Plan {
             out: out.map(Path::to_path_buf),
-            reset: run.reset,
+            reset: run.setup.reset,
             // A person talks through one scenario at a time.
-            threads: Some(if human { 1 } else { run.parallel.max(1) }),
+            threads: if human { Some(1) } else { run.setup.threads },
             progress: false,
         };
         let mut per_scenario = Vec::with_capacity(run.files.len());
@@ -322,8 +322,8 @@ impl Evaluation<'_> {
         let mut provenance = Provenance::of_run(
             self.suite,
             &dataset,
-            &run.provenance,
-            &run.databases_sha256,
+            &run.setup.provenance,
+            &run.setup.databases_sha256,
             assistant.as_ref(),
             summary
                 .per_scenario
@@ -339,7 +339,7 @@ impl Evaluation<'_> {
         provenance.user_models_reported =
             Reported::all(summary.per_scenario.iter().flat_map(|o| &o.user_models));
         summary.provenance = Some(provenance);
-        summary.usage = run.meter.since(&started);
+        summary.usage = run.setup.meter.since(&started);
         if let Some(dir) = out {
             transcripts::write_summary(dir, &summary)?;
         }
@@ -354,7 +354,7 @@ const USER_NOT_ASKED: &str = "not asked";
 /// the user is named only when it was asked (`user_asked`).
 fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
     (
-        match &run.assistant {
+        match &run.setup.answerer {
             Choice::Llm(s) => format!("llm:{}", s.model),
             Choice::Oracle | Choice::Replay(_) => "oracle".into(),
         },

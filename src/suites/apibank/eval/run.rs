@@ -135,11 +135,11 @@ impl Kind for Samples<'_> {
     fn evaluate(&self, input: &driver::Input<'_>) -> Result<(DialogueResult, Vec<SampleDetail>)> {
         let (path, run) = (input.path, self.run);
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
-        crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
+        crate::suite::missing_database(ApiBank.catalog(), run.setup.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
         let details = score_dialogue(&dialogue, input.rel, run, &self.asker)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        let errata = run.errata.for_dialogue(path, &dialogue.errata);
+        let errata = run.setup.errata.for_dialogue(path, &dialogue.errata);
         let result = DialogueResult {
             models: models_of(&details),
             records: known(details.iter().map(|d| d.record.clone()), &dialogue, &errata),
@@ -177,7 +177,11 @@ impl Kind for Samples<'_> {
         };
         // The errata are recomputed on every run.
         let dialogue = ApiBank.parse_dialogue(input.path, input.text).ok()?;
-        let errata = self.run.errata.for_dialogue(input.path, &dialogue.errata);
+        let errata = self
+            .run
+            .setup
+            .errata
+            .for_dialogue(input.path, &dialogue.errata);
         Some(DialogueResult {
             models: models_of(&stored.samples),
             records: known(
@@ -189,12 +193,15 @@ impl Kind for Samples<'_> {
     }
 }
 
-/// Evaluate `run.files` at `run.level`, in `run.trials` trials.
+/// Evaluate `run.files` at `run.level`, in `run.setup.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
-    let started = run.meter.reading();
-    let several = run.trials > 1;
-    let (mut summary, trials) =
-        over_trials(run.trials, run.out.as_deref(), Some("api"), |trial, out| {
+    let started = run.setup.meter.reading();
+    let several = run.setup.trials > 1;
+    let (mut summary, trials) = over_trials(
+        run.setup.trials,
+        run.setup.out.as_deref(),
+        Some("api"),
+        |trial, out| {
             let summary = evaluate_trial(run, out.clone(), trial)?;
             if several {
                 if let Some(e) = failures_error(
@@ -208,15 +215,16 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             }
             let units = summary.per_sample.iter().map(unit_outcome).collect();
             Ok((summary, units))
-        })?;
+        },
+    )?;
     // A finding unless every sample was correct in every trial.
     let findings =
         summary.correct < summary.samples || trials.as_ref().is_some_and(|t| !t.all_succeeded());
     if let Some(trials) = trials {
         summary.trials = Some(trials);
         // Every trial's tokens.
-        summary.usage = run.meter.since(&started);
-        if let Some(dir) = &run.out {
+        summary.usage = run.setup.meter.since(&started);
+        if let Some(dir) = &run.setup.out {
             write_summary(dir, &summary)?;
         }
     }
@@ -228,7 +236,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             &summary.failures,
             run.files.len(),
             "dialogue",
-            run.out.as_deref(),
+            run.setup.out.as_deref(),
         ),
     })
 }
@@ -255,7 +263,7 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
-    let started = run.meter.reading();
+    let started = run.setup.meter.reading();
     let base = crate::eval::run::common_dir(run.files);
     let relative: Vec<String> = run
         .files
@@ -275,7 +283,7 @@ fn evaluate_trial(
         "predictor": answerer.name(),
         "settings": recorded(&answerer.settings()),
         "retriever": run.world.retriever_name(),
-        "databases_sha256": run.databases_sha256,
+        "databases_sha256": run.setup.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
     let kind = Samples {
@@ -288,9 +296,9 @@ fn evaluate_trial(
     };
     let plan = Plan {
         out: out.clone(),
-        reset: run.reset,
-        threads: run.threads,
-        progress: run.progress,
+        reset: run.setup.reset,
+        threads: run.setup.threads,
+        progress: run.setup.progress,
     };
     let mut records = Vec::new();
     let mut models_reported: Vec<String> = Vec::new();
@@ -318,12 +326,12 @@ fn evaluate_trial(
     summary.provenance = Some(Provenance::of_run(
         ApiBank.name(),
         &hashes,
-        &run.provenance,
-        &run.databases_sha256,
+        &run.setup.provenance,
+        &run.setup.databases_sha256,
         answerer.as_ref(),
         &models_reported,
     ));
-    summary.usage = run.meter.since(&started);
+    summary.usage = run.setup.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
     }
@@ -346,10 +354,11 @@ fn answerer(
             relative.iter().map(String::as_str).zip(&dialogues),
         ))
     };
-    if !matches!(run.answerer, Choice::Llm(_)) {
-        let answerer = run
-            .answerer
-            .answerer(trial, lines, Settings::default(), BTreeMap::new())?;
+    if !matches!(run.setup.answerer, Choice::Llm(_)) {
+        let answerer =
+            run.setup
+                .answerer
+                .answerer(trial, lines, Settings::default(), BTreeMap::new())?;
         return Ok((answerer, None));
     }
     let (template, name) = match &run.template {
@@ -367,6 +376,7 @@ fn answerer(
         ..Settings::default()
     };
     let answerer = run
+        .setup
         .answerer
         .answerer(trial, lines, settings, [(name, sha256)].into())?;
     let prompt = SamplePrompt {
@@ -528,7 +538,7 @@ struct SampleWorlds<'d> {
 
 impl<'d> SampleWorlds<'d> {
     fn new(dialogue: &'d Conversation, run: &LevelRun<'_>) -> Result<Self> {
-        let mut world = ApiBankWorld::new(run.databases, &run.world).map_err(Error::Other)?;
+        let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
         let fallback = world.state_mut().retriever();
         world
             .state_mut()
@@ -589,23 +599,25 @@ mod tests {
             let run = LevelRun {
                 level: 1,
                 files: &[],
-                databases: &databases,
-                databases_sha256: String::new(),
+                setup: crate::run::Setup {
+                    databases: &databases,
+                    databases_sha256: String::new(),
+                    provenance: Default::default(),
+                    errata: &errata,
+                    answerer: Choice::Oracle,
+                    trials: 1,
+                    out: None,
+                    reset: false,
+                    threads: None,
+                    progress: false,
+                    meter: Default::default(),
+                },
                 world: Default::default(),
                 state,
                 scoring: Default::default(),
-                answerer: Choice::Oracle,
                 template: None,
                 functions: false,
                 no_docs: false,
-                out: None,
-                reset: false,
-                threads: None,
-                progress: false,
-                trials: 1,
-                provenance: Default::default(),
-                meter: Default::default(),
-                errata: &errata,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
             let asker = Asker {
