@@ -3,7 +3,7 @@
 //! and the one `summary.json` envelope. A kind of evaluation (whole
 //! conversations, call samples, conversations with a user) says what one
 //! file gives and how it is kept; the driver does the rest the same way
-//! for all of them.
+//! for all of them. Who answers is [`answer`]'s, the same for every kind.
 
 pub mod answer;
 pub mod conversation;
@@ -11,43 +11,10 @@ pub mod driver;
 pub mod folder;
 pub mod provenance;
 pub mod replayed;
+pub mod setup;
 pub mod summary;
 pub mod trials;
 pub mod turn_request;
 pub mod with_user;
 
-use std::path::PathBuf;
-
-/// What every kind of run is given besides its files and its own options:
-/// the databases, who answers, how many trials, where outputs go and how
-/// many units at once.
-#[derive(Debug, Clone)]
-pub struct Setup<'a> {
-    pub databases: &'a crate::sim::Databases,
-    /// The fingerprint of the databases folder
-    /// ([`crate::sim::databases::folder_sha256`]), recorded so that a
-    /// resumed run evaluates again what ran on other databases.
-    pub databases_sha256: String,
-    /// What the summary's provenance records of the inputs.
-    pub provenance: provenance::Inputs,
-    /// Errata files' entries (a dialogue's own come with it): a failure on
-    /// a gold call they name is shown as known; scores are unchanged.
-    pub errata: &'a crate::errata::Errata,
-    /// Who answers.
-    pub answerer: answer::Choice,
-    /// Trials (`--trials`, at least 1): with more than one, each trial's
-    /// outputs go to `out/trial-T` and the summary adds pass^k; each
-    /// trial's models cache their replies apart.
-    pub trials: usize,
-    /// Where output files go; `None` writes nothing. A folder that holds
-    /// outputs made with the same settings from the same input is resumed.
-    pub out: Option<PathBuf>,
-    /// Evaluate again what `out` already holds.
-    pub reset: bool,
-    /// Units evaluated at once; `None` uses every core.
-    pub threads: Option<usize>,
-    /// Show a progress bar.
-    pub progress: bool,
-    /// Where the models asked count their tokens (`usage` in the summary).
-    pub meter: crate::llm::usage::Meter,
-}
+pub use setup::Setup;

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
+use crate::dialogue::{Conversation, GoldCall, Role};
 use crate::sim::{Reply, Response};
 use crate::suite::catalog::CallRef;
 
@@ -60,7 +60,7 @@ impl PredictedCall {
     }
 }
 
-/// Everything a predictor may look at for one step.
+/// Everything the assistant may look at for one step.
 #[derive(Debug, Clone, Copy)]
 pub struct TurnInput<'a> {
     pub conversation: &'a Conversation,
@@ -70,7 +70,7 @@ pub struct TurnInput<'a> {
     pub predicted: &'a [PredictedCall],
 }
 
-/// One entry of the history a predictor sees.
+/// One entry of the history the assistant sees.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HistoryItem<'a> {
     User(&'a str),
@@ -86,10 +86,6 @@ pub enum HistoryItem<'a> {
 }
 
 impl<'a> TurnInput<'a> {
-    pub fn metadata(&self) -> &'a Metadata {
-        &self.conversation.metadata
-    }
-
     /// The history in order: every earlier turn (an assistant turn as its
     /// gold calls, then its text, as the reference orders them), then this
     /// turn's calls so far.

@@ -144,3 +144,94 @@ pub fn body(model: &str, temperature: Option<f32>, chat: &Chat) -> Value {
     }
     Value::Object(body)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use async_openai::types::{
+        ChatCompletionRequestAssistantMessage, ChatCompletionRequestSystemMessage,
+        ChatCompletionRequestUserMessage,
+    };
+
+    use super::*;
+    use crate::llm::cache;
+    use crate::llm::http::HttpSettings;
+    use crate::run::answer::{Asked, Key, Message, Model};
+
+    /// A conversation with a user asked its models with async-openai's
+    /// typed request before every kind asked through one answerer: an
+    /// entry cached then, under the key it computed, still answers.
+    #[test]
+    fn a_model_with_a_token_limit_reads_what_conversations_with_a_user_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let http = HttpSettings {
+            // Nothing listens there: a miss would be a failed request.
+            base_url: "http://127.0.0.1:9/v1".into(),
+            timeout: Duration::from_secs(1),
+            retries: 0,
+            retry_base: Duration::from_millis(1),
+            retry_for: Duration::from_millis(1),
+        };
+        let client = Client::new(http, "").unwrap();
+        #[allow(deprecated)]
+        let earlier = CreateChatCompletionRequest {
+            model: "m".into(),
+            messages: vec![
+                ChatCompletionRequestMessage::System(ChatCompletionRequestSystemMessage {
+                    content: "Be brief.".to_string().into(),
+                    name: None,
+                }),
+                ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
+                    content: "(User) Wake me up.".to_string().into(),
+                    name: None,
+                }),
+                ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+                    content: Some("[GetToday()]".to_string().into()),
+                    ..Default::default()
+                }),
+            ],
+            temperature: Some(0.7),
+            max_tokens: Some(1024),
+            ..Default::default()
+        };
+        let prefix = cache::chat_key_prefix(client.base_url(), Some(2), None);
+        let path = cache::entry_path(dir.path(), &prefix, &earlier);
+        let entry = json!({"request": earlier, "reply": "Cached.", "model": "m-0613"});
+        cache::write(&path, &entry).unwrap();
+
+        let model = Model {
+            client: client.cached_in(Some(dir.path().to_path_buf())),
+            model: "m".into(),
+            temperature: Some(0.7),
+            max_tokens: Some(1024),
+        };
+        let llm = model.llm(Some(2), Settings::default(), BTreeMap::new());
+        let chat = || {
+            Ok(Chat {
+                messages: vec![
+                    Message::System("Be brief.".into()),
+                    Message::User("(User) Wake me up.".into()),
+                    Message::Assistant("[GetToday()]".into()),
+                ],
+                tools: Vec::new(),
+            })
+        };
+        let request = Request {
+            key: Key {
+                unit: "scenario".into(),
+                position: 1,
+                occurrence: 0,
+                asked: Asked::Next,
+            },
+            step: 0,
+            gold: None,
+            chat: &chat,
+        };
+        let answer = llm.answer(&request).unwrap();
+        assert_eq!(
+            (answer.text.as_str(), answer.model()),
+            ("Cached.", Some("m-0613".to_string()))
+        );
+    }
+}
