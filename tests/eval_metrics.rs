@@ -485,11 +485,13 @@ fn each_turn_starts_from_the_gold_history() {
         turn: T3,
         predicted: &[],
     };
-    let calls: Vec<String> = input
-        .history()
-        .filter_map(|h| match h {
-            talkforge::eval::HistoryItem::Call { parameters, .. } => {
-                Some(parameters.unwrap()["time"].to_string())
+    let calls: Vec<String> = turn_request::chat(&prompt(), &input)
+        .messages
+        .into_iter()
+        .filter_map(|message| match message {
+            answer::Message::Call { arguments, .. } => {
+                let arguments: Value = serde_json::from_str(&arguments).unwrap();
+                Some(arguments["time"].to_string())
             }
             _ => None,
         })

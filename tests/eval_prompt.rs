@@ -5,6 +5,7 @@ use serde_json::json;
 use talkforge::dialogue::{Conversation, GoldCall};
 use talkforge::eval::{PredictedCall, TurnInput};
 use talkforge::run::answer::llm::body;
+use talkforge::run::answer::Message;
 use talkforge::run::turn_request::{chat, system_prompt, ApiMode, TurnPrompt};
 
 fn conversation(logged_in: bool) -> Conversation {
@@ -73,7 +74,6 @@ fn request_body_with_history_and_a_call_in_the_turn() {
 /// so since microsoft/ToolTalk#10 (commit 19e23f0).
 #[test]
 fn an_earlier_turns_calls_come_before_its_text() {
-    use talkforge::eval::HistoryItem;
     let mut value = serde_json::to_value(conversation(true)).unwrap();
     // A second gold call in the first assistant turn.
     let second = json!({"request": {"api_name": "FindAlarms",
@@ -89,12 +89,19 @@ fn an_earlier_turns_calls_come_before_its_text() {
         turn: 3,
         predicted: &[],
     };
-    let order: Vec<String> = input
-        .history()
-        .map(|item| match item {
-            HistoryItem::User(t) => format!("user: {t}"),
-            HistoryItem::Assistant(t) => format!("assistant: {t}"),
-            HistoryItem::Call { api_name, .. } => format!("call: {api_name}"),
+    let settings = TurnPrompt {
+        catalog: talkforge::suites::tooltalk::catalog(),
+        api_mode: ApiMode::Exact,
+        docs: true,
+    };
+    let order: Vec<String> = chat(&settings, &input)
+        .messages
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::User(t) => Some(format!("user: {t}")),
+            Message::Assistant(t) => Some(format!("assistant: {t}")),
+            Message::Call { name, .. } => Some(format!("call: {name}")),
+            Message::System(_) | Message::Result { .. } => None,
         })
         .collect();
     assert_eq!(
@@ -107,11 +114,6 @@ fn an_earlier_turns_calls_come_before_its_text() {
             "user: Remove it.",
         ]
     );
-    let settings = TurnPrompt {
-        catalog: talkforge::suites::tooltalk::catalog(),
-        api_mode: ApiMode::Exact,
-        docs: true,
-    };
     let model = "m";
     let body = body(model, None, &chat(&settings, &input));
     let messages: Vec<(String, bool)> = body["messages"]

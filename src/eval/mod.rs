@@ -27,7 +27,7 @@ pub mod runs;
 pub mod scenario_runs;
 pub mod summary;
 
-pub use crate::suite::predict::{HistoryItem, PredictedCall, TurnInput};
+pub use crate::suite::predict::{PredictedCall, TurnInput};
 pub use crate::suite::protocol::Metrics;
 pub use run::{evaluate_files, RunOptions, Similarity};
 pub use summary::Summary;

@@ -4,11 +4,18 @@
 //!
 //! The chat: a system prompt (`prompts/eval-system.j2`: location, time,
 //! and the username when the conversation's metadata names one), the
-//! history (user and assistant texts; every call as an assistant message
-//! with one tool call followed by a tool message whose content is
-//! `{"response": ..., "exception": ...}`; an earlier assistant turn's calls
-//! come before its text, as in the reference, see [`crate::suite::predict`]),
-//! and the tools' documentation: the conversation's own tools (`exact`),
+//! history, and the tools' documentation. The history is the gold
+//! conversation up to the turn (user and assistant texts, earlier gold
+//! calls with their recorded results) followed by the calls already made
+//! in this turn with the results the world gave them, exactly the history
+//! ToolTalk's `run_conversation` builds: every call is an assistant
+//! message with one tool call followed by a tool message whose content is
+//! `{"response": ..., "exception": ...}`. An earlier assistant turn's gold
+//! calls come before its text, as the assistant produced them: the
+//! reference's order since its fix "move API calls *before* assistant
+//! response in the history" (microsoft/ToolTalk #10, commit 19e23f0, May
+//! 2024; the data snapshot talkforge follows, e05f4ce, is later; the code
+//! as first published appended the text before the calls). The tools: the conversation's own tools (`exact`),
 //! the tools of its plugins (`suite`) or the whole catalog (`all`);
 //! `--no-docs` blanks every description, as the paper's documentation
 //! ablation does.
@@ -18,11 +25,12 @@
 //! tool calls at once gets them run in order. In the history a call whose
 //! arguments could not be parsed is shown with `{}` as arguments.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::answer::{Answer, Asked, Call, Chat, Key, Message};
-use crate::dialogue::Conversation;
-use crate::suite::predict::{HistoryItem, TurnInput};
+use crate::dialogue::{Conversation, Role};
+use crate::sim::Response;
+use crate::suite::predict::TurnInput;
 use crate::suite::{Catalog, ToolSpec};
 
 pub const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/eval-system.j2");
@@ -122,39 +130,74 @@ pub fn system_prompt(conversation: &Conversation) -> String {
 /// The chat a model is sent for one step.
 pub fn chat(prompt: &TurnPrompt, input: &TurnInput<'_>) -> Chat {
     let mut messages = vec![Message::System(system_prompt(input.conversation))];
-    for (k, item) in input.history().enumerate() {
-        match item {
-            HistoryItem::User(text) => messages.push(Message::User(text.to_string())),
-            HistoryItem::Assistant(text) => messages.push(Message::Assistant(text.to_string())),
-            HistoryItem::Call {
-                api_name,
-                parameters,
-                response,
-                exception,
-            } => {
-                let id = format!("call_{k}");
-                let arguments = match parameters {
-                    Some(p) => serde_json::to_string(&p).expect("JSON values serialize"),
-                    None => "{}".to_string(),
-                };
-                let content = json!({"response": response, "exception": exception});
-                messages.push(Message::Call {
-                    id: id.clone(),
-                    name: api_name.to_string(),
-                    arguments,
-                });
-                messages.push(Message::Result {
-                    id,
-                    content: content.to_string(),
-                });
+    // Each entry of the history by its position: a call's id is `call_K`.
+    let mut k = 0;
+    for turn in &input.conversation.conversation[..input.turn] {
+        if turn.role == Role::Assistant {
+            for gold in turn.calls() {
+                let response = Response::Json(&gold.response);
+                let (name, arguments) = (&gold.request.api_name, &gold.request.parameters);
+                call(
+                    &mut messages,
+                    k,
+                    name,
+                    Some(arguments),
+                    response,
+                    &gold.exception,
+                );
+                k += 1;
             }
         }
+        messages.push(match turn.role {
+            Role::User => Message::User(turn.text.clone()),
+            Role::Assistant => Message::Assistant(turn.text.clone()),
+        });
+        k += 1;
+    }
+    for p in input.predicted {
+        let arguments = p.parsed.then_some(&p.arguments);
+        call(
+            &mut messages,
+            k,
+            &p.api_name,
+            arguments,
+            p.response.as_response(),
+            &p.exception,
+        );
+        k += 1;
     }
     let tools: Vec<Value> = tools_for(prompt.catalog, prompt.api_mode, input.conversation)
         .into_iter()
         .map(|t| crate::suite::docs::openai_tool(t, prompt.docs))
         .collect();
     Chat { messages, tools }
+}
+
+/// A call the `k`th entry of the history made and what it returned;
+/// arguments that could not be read are shown as `{}`.
+fn call(
+    messages: &mut Vec<Message>,
+    k: usize,
+    name: &str,
+    arguments: Option<&Map<String, Value>>,
+    response: Response<'_>,
+    exception: &Option<String>,
+) {
+    let id = format!("call_{k}");
+    let arguments = match arguments {
+        Some(a) => serde_json::to_string(a).expect("JSON values serialize"),
+        None => "{}".to_string(),
+    };
+    let content = json!({"response": response, "exception": exception});
+    messages.push(Message::Call {
+        id: id.clone(),
+        name: name.to_string(),
+        arguments,
+    });
+    messages.push(Message::Result {
+        id,
+        content: content.to_string(),
+    });
 }
 
 /// The tools whose documentation is sent, in catalog order.
