@@ -10,8 +10,11 @@ use serde_json::{json, Map, Value};
 use talkforge::dialogue::{Conversation, GoldCall, Role};
 use talkforge::eval::outcome::{classify, ErrorTypes};
 use talkforge::eval::output::turn_outcomes;
-use talkforge::eval::{Metrics, PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use talkforge::eval::{Metrics, TurnInput};
+use talkforge::run::answer::oracle::Oracle;
+use talkforge::run::answer::{self, Answerer, Request};
 use talkforge::run::replayed::{execute, score, simulate, PARSE_FAILURE};
+use talkforge::run::turn_request::{self, ApiMode, TurnPrompt};
 use talkforge::sim::Databases;
 use talkforge::suite::protocol::{Answer, GoldRef, Scoring, Simulation, TurnRun};
 use talkforge::suite::similarity::ExactText;
@@ -92,56 +95,89 @@ fn conversation_with(id: &str, user: Value, gold: Vec<Option<Vec<Value>>>) -> Co
 
 /// Answers each assistant turn (by its position) with a fixed list of
 /// calls, all at once, then with text.
-struct Scripted(Vec<(usize, Vec<ProposedCall>)>);
+struct Scripted(Vec<(usize, Vec<answer::Call>)>);
 
-fn proposed(api: &str, params: Value) -> ProposedCall {
-    ProposedCall {
-        api_name: api.into(),
-        parameters: Some(params.as_object().cloned().unwrap_or_default()),
-        metadata: None,
+fn proposed(api: &str, params: Value) -> answer::Call {
+    answer::Call {
+        name: api.into(),
+        arguments: Some(params.as_object().cloned().unwrap_or_default()),
+        ..Default::default()
     }
 }
 
-impl Predictor for Scripted {
+fn calls(calls: Vec<answer::Call>) -> answer::Answer {
+    answer::Answer {
+        calls,
+        ..Default::default()
+    }
+}
+
+impl Answerer for Scripted {
     fn name(&self) -> String {
         "scripted".into()
     }
-    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        let calls = self
+    fn answer(&self, request: &Request<'_>) -> talkforge::Result<answer::Answer> {
+        let planned = self
             .0
             .iter()
-            .find(|(t, _)| *t == input.turn)
+            .find(|(t, _)| *t == request.key.position)
             .map(|(_, c)| c.clone())
             .unwrap_or_default();
-        if input.predicted.is_empty() && !calls.is_empty() {
-            Ok(Prediction::Calls(calls))
+        if request.step == 0 && !planned.is_empty() {
+            Ok(calls(planned))
         } else {
-            Ok(Prediction::Text {
-                text: "done".into(),
-                metadata: None,
-            })
+            Ok(answer::Answer::text("done"))
         }
     }
+}
+
+/// What a model is shown (never asked here).
+fn prompt() -> TurnPrompt {
+    TurnPrompt {
+        catalog: ToolTalk.catalog(),
+        api_mode: ApiMode::All,
+        docs: true,
+    }
+}
+
+/// Ask `answerer` for the next step of `input`.
+fn ask(answerer: &dyn Answerer, input: &TurnInput<'_>) -> answer::Answer {
+    let chat = || Ok(turn_request::chat(&prompt(), input));
+    let request = Request {
+        key: turn_request::key(input),
+        step: input.predicted.len(),
+        gold: turn_request::gold(input, ToolTalk.injected_argument()),
+        chat: &chat,
+    };
+    answerer.answer(&request).unwrap()
 }
 
 /// Keeps asking for the same query.
 struct Looping;
 
-impl Predictor for Looping {
+impl Answerer for Looping {
     fn name(&self) -> String {
         "looping".into()
     }
-    fn predict(&self, _: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        Ok(Prediction::Calls(vec![proposed("FindAlarms", json!({}))]))
+    fn answer(&self, _: &Request<'_>) -> talkforge::Result<answer::Answer> {
+        Ok(calls(vec![proposed("FindAlarms", json!({}))]))
     }
 }
 
 fn run<'c>(
     conversation: &'c Conversation,
-    predictor: &dyn Predictor,
+    predictor: &dyn Answerer,
     bound: usize,
 ) -> (Simulation<'c>, Scoring) {
-    let simulation = simulate(&ToolTalk, &databases(), conversation, predictor, bound).unwrap();
+    let simulation = simulate(
+        &ToolTalk,
+        &databases(),
+        conversation,
+        predictor,
+        &prompt(),
+        bound,
+    )
+    .unwrap();
     let gold: Vec<&GoldCall> = simulation.gold.iter().map(|g| g.gold.as_ref()).collect();
     let predictions = simulation.turns.iter().flat_map(|t| &t.calls);
     let scoring = score(ToolTalk.catalog(), predictions, &gold, &ExactText);
@@ -370,10 +406,11 @@ fn unparseable_arguments_are_a_failed_call() {
         "unparseable",
         vec![Some(vec![call("FindAlarms", json!({}))])],
     );
-    let broken = ProposedCall {
-        api_name: "FindAlarms".into(),
-        parameters: None,
+    let broken = answer::Call {
+        name: "FindAlarms".into(),
+        arguments: None,
         metadata: Some(json!({"arguments": "{not json"})),
+        ..Default::default()
     };
     let predictor = Scripted(vec![(T1, vec![broken, proposed("FindAlarms", json!({}))])]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
@@ -448,11 +485,13 @@ fn each_turn_starts_from_the_gold_history() {
         turn: T3,
         predicted: &[],
     };
-    let calls: Vec<String> = input
-        .history()
-        .filter_map(|h| match h {
-            talkforge::eval::HistoryItem::Call { parameters, .. } => {
-                Some(parameters.unwrap()["time"].to_string())
+    let calls: Vec<String> = turn_request::chat(&prompt(), &input)
+        .messages
+        .into_iter()
+        .filter_map(|message| match message {
+            answer::Message::Call { arguments, .. } => {
+                let arguments: Value = serde_json::from_str(&arguments).unwrap();
+                Some(arguments["time"].to_string())
             }
             _ => None,
         })
@@ -479,11 +518,7 @@ fn replayed_gold_calls_take_the_world_session_token() {
             .parameters
             .insert("session_token".into(), json!("stale"));
     }
-    let (simulation, scoring) = run(
-        &conversation,
-        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
-        10,
-    );
+    let (simulation, scoring) = run(&conversation, &Oracle, 10);
     assert_eq!(
         simulation.gold[0].gold.request.parameters["session_token"],
         json!(TOKEN)
@@ -508,11 +543,7 @@ fn the_oracle_is_perfect_on_a_consistent_conversation() {
             None,
         ],
     );
-    let (simulation, scoring) = run(
-        &conversation,
-        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
-        10,
-    );
+    let (simulation, scoring) = run(&conversation, &Oracle, 10);
     assert_metrics(
         &scoring.metrics,
         [3, 3, 3, 2, 2, 0],
@@ -544,11 +575,7 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
             ]),
         ],
     );
-    let (simulation, scoring) = run(
-        &conversation,
-        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
-        10,
-    );
+    let (simulation, scoring) = run(&conversation, &Oracle, 10);
     let recorded = &conversation.conversation[T3].apis.as_ref().unwrap();
     for (c, gold) in recorded.iter().enumerate() {
         let predicted = &simulation.turns[1].calls[c];
@@ -577,7 +604,7 @@ fn a_turn_that_made_exactly_the_gold_calls_hands_on_the_same_world() {
 fn simulate_from_scratch<'c>(
     databases: &Databases,
     conversation: &'c Conversation,
-    predictor: &dyn Predictor,
+    predictor: &dyn Answerer,
     bound: usize,
 ) -> Simulation<'c> {
     let assistant_turns: Vec<usize> = (0..conversation.conversation.len())
@@ -633,27 +660,20 @@ fn simulate_from_scratch<'c>(
                 turn: t,
                 predicted: &run.calls,
             };
-            match predictor.predict(&input).unwrap() {
-                Prediction::Text { text, metadata } => {
-                    run.answer = Some(Answer { text, metadata });
-                    break;
+            let answer = ask(predictor, &input);
+            if answer.calls.is_empty() {
+                run.answer = Some(Answer {
+                    text: answer.text,
+                    metadata: None,
+                });
+                break;
+            }
+            for call in answer.calls {
+                if run.calls.len() >= bound {
+                    run.stopped_by_bound = true;
+                    break 'turn;
                 }
-                Prediction::Calls(proposed) if proposed.is_empty() => {
-                    run.answer = Some(Answer {
-                        text: String::new(),
-                        metadata: None,
-                    });
-                    break;
-                }
-                Prediction::Calls(proposed) => {
-                    for call in proposed {
-                        if run.calls.len() >= bound {
-                            run.stopped_by_bound = true;
-                            break 'turn;
-                        }
-                        run.calls.push(execute(&mut world, call));
-                    }
-                }
+                run.calls.push(execute(&mut world, call, None));
             }
         }
         state.extend(talkforge::suite::state::compare(
@@ -682,34 +702,30 @@ fn simulate_from_scratch<'c>(
 
 /// The oracle on some turns; on others it answers at once, or makes every
 /// gold call twice (changing the world the gold calls did not).
-struct Unreliable;
+struct Unreliable<'c>(&'c Conversation);
 
-impl Predictor for Unreliable {
+impl Answerer for Unreliable<'_> {
     fn name(&self) -> String {
         "unreliable".into()
     }
-    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        let oracle = talkforge::eval::oracle::Oracle::for_suite(&ToolTalk);
-        match (input.turn / 2) % 3 {
-            0 => oracle.predict(input),
-            1 => Ok(Prediction::Text {
-                text: "at once".into(),
-                metadata: None,
-            }),
+    fn answer(&self, request: &Request<'_>) -> talkforge::Result<answer::Answer> {
+        let turn = request.key.position;
+        match (turn / 2) % 3 {
+            0 => Oracle.answer(request),
+            1 => Ok(answer::Answer::text("at once")),
             _ => {
-                let gold = input.conversation.conversation[input.turn].calls();
-                let made = input.predicted.len();
+                let gold = self.0.conversation[turn].calls();
+                let made = request.step;
                 if made >= 2 * gold.len() {
-                    return Ok(Prediction::Text {
-                        text: "twice".into(),
-                        metadata: None,
-                    });
+                    return Ok(answer::Answer::text("twice"));
                 }
-                let once = TurnInput {
-                    predicted: &input.predicted[..made / 2],
-                    ..*input
-                };
-                oracle.predict(&once)
+                let mut arguments = gold[made / 2].request.parameters.clone();
+                arguments.remove("session_token");
+                Ok(calls(vec![answer::Call {
+                    name: gold[made / 2].request.api_name.clone(),
+                    arguments: Some(arguments),
+                    ..Default::default()
+                }]))
             }
         }
     }
@@ -721,33 +737,27 @@ impl Predictor for Unreliable {
 /// (`RegisterUser` then raises on an unexpected argument).
 struct ExplicitToken;
 
-impl Predictor for ExplicitToken {
+impl Answerer for ExplicitToken {
     fn name(&self) -> String {
         "explicit-token".into()
     }
-    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        match talkforge::eval::oracle::Oracle::for_suite(&ToolTalk).predict(input)? {
-            Prediction::Calls(calls) => Ok(Prediction::Calls(
-                calls
-                    .into_iter()
-                    .map(|mut call| {
-                        if let Some(parameters) = &mut call.parameters {
-                            parameters.insert("session_token".into(), json!("not-a-real-token"));
-                        }
-                        call
-                    })
-                    .collect(),
-            )),
-            text => Ok(text),
+    fn answer(&self, request: &Request<'_>) -> talkforge::Result<answer::Answer> {
+        let mut answer = Oracle.answer(request)?;
+        for call in &mut answer.calls {
+            if let Some(parameters) = &mut call.arguments {
+                parameters.insert("session_token".into(), json!("not-a-real-token"));
+            }
         }
+        Ok(answer)
     }
 }
 
 fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversation) {
-    let predictors: [&dyn Predictor; 5] = [
-        &talkforge::eval::oracle::Oracle::for_suite(&ToolTalk),
+    let unreliable = Unreliable(conversation);
+    let predictors: [&dyn Answerer; 5] = [
+        &Oracle,
         &ExplicitToken,
-        &Unreliable,
+        &unreliable,
         &Looping,
         &Scripted(vec![(
             T1,
@@ -757,7 +767,15 @@ fn assert_same_as_from_scratch(databases: &Databases, conversation: &Conversatio
     for predictor in predictors {
         for bound in [1, 10] {
             assert_eq!(
-                simulate(&ToolTalk, databases, conversation, predictor, bound).unwrap(),
+                simulate(
+                    &ToolTalk,
+                    databases,
+                    conversation,
+                    predictor,
+                    &prompt(),
+                    bound
+                )
+                .unwrap(),
                 simulate_from_scratch(databases, conversation, predictor, bound),
                 "{} with {}, bound {bound}",
                 conversation.name,
@@ -866,13 +884,13 @@ fn simulating_upstream_matches_replaying_every_turn_from_scratch() {
 /// Proposes no call at all.
 struct Silent;
 
-impl Predictor for Silent {
+impl Answerer for Silent {
     fn name(&self) -> String {
         "silent".into()
     }
 
-    fn predict(&self, _: &TurnInput<'_>) -> Result<Prediction, PredictError> {
-        Ok(Prediction::Calls(Vec::new()))
+    fn answer(&self, _: &Request<'_>) -> talkforge::Result<answer::Answer> {
+        Ok(calls(Vec::new()))
     }
 }
 

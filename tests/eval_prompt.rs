@@ -3,8 +3,10 @@
 
 use serde_json::json;
 use talkforge::dialogue::{Conversation, GoldCall};
-use talkforge::eval::openai::{request_body, system_prompt, ApiMode, OpenAiSettings};
 use talkforge::eval::{PredictedCall, TurnInput};
+use talkforge::run::answer::llm::body;
+use talkforge::run::answer::Message;
+use talkforge::run::turn_request::{chat, system_prompt, ApiMode, TurnPrompt};
 
 fn conversation(logged_in: bool) -> Conversation {
     let mut value = json!({
@@ -50,21 +52,21 @@ fn request_body_with_history_and_a_call_in_the_turn() {
     }))
     .unwrap();
     let predicted = [PredictedCall::from_call(made, true, None)];
-    let settings = OpenAiSettings {
+    let settings = TurnPrompt {
         catalog: talkforge::suites::tooltalk::catalog(),
-        model: "some-model".into(),
         api_mode: ApiMode::Exact,
         docs: true,
-        temperature: None,
-        cache: None,
-        trial: None,
     };
+    let model = "some-model";
     let input = TurnInput {
         conversation: &conversation,
         turn: 3,
         predicted: &predicted,
     };
-    insta::assert_json_snapshot!("request_body_exact", request_body(&settings, &input));
+    insta::assert_json_snapshot!(
+        "request_body_exact",
+        body(model, None, &chat(&settings, &input))
+    );
 }
 
 /// An earlier assistant turn is shown as the assistant made it: its calls
@@ -72,7 +74,6 @@ fn request_body_with_history_and_a_call_in_the_turn() {
 /// so since microsoft/ToolTalk#10 (commit 19e23f0).
 #[test]
 fn an_earlier_turns_calls_come_before_its_text() {
-    use talkforge::eval::HistoryItem;
     let mut value = serde_json::to_value(conversation(true)).unwrap();
     // A second gold call in the first assistant turn.
     let second = json!({"request": {"api_name": "FindAlarms",
@@ -88,12 +89,19 @@ fn an_earlier_turns_calls_come_before_its_text() {
         turn: 3,
         predicted: &[],
     };
-    let order: Vec<String> = input
-        .history()
-        .map(|item| match item {
-            HistoryItem::User(t) => format!("user: {t}"),
-            HistoryItem::Assistant(t) => format!("assistant: {t}"),
-            HistoryItem::Call { api_name, .. } => format!("call: {api_name}"),
+    let settings = TurnPrompt {
+        catalog: talkforge::suites::tooltalk::catalog(),
+        api_mode: ApiMode::Exact,
+        docs: true,
+    };
+    let order: Vec<String> = chat(&settings, &input)
+        .messages
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::User(t) => Some(format!("user: {t}")),
+            Message::Assistant(t) => Some(format!("assistant: {t}")),
+            Message::Call { name, .. } => Some(format!("call: {name}")),
+            Message::System(_) | Message::Result { .. } => None,
         })
         .collect();
     assert_eq!(
@@ -106,16 +114,8 @@ fn an_earlier_turns_calls_come_before_its_text() {
             "user: Remove it.",
         ]
     );
-    let settings = OpenAiSettings {
-        catalog: talkforge::suites::tooltalk::catalog(),
-        model: "m".into(),
-        api_mode: ApiMode::Exact,
-        docs: true,
-        temperature: None,
-        cache: None,
-        trial: None,
-    };
-    let body = request_body(&settings, &input);
+    let model = "m";
+    let body = body(model, None, &chat(&settings, &input));
     let messages: Vec<(String, bool)> = body["messages"]
         .as_array()
         .unwrap()

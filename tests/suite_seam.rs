@@ -344,19 +344,28 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     let databases = Counting.load_databases(&databases_dir).unwrap();
     let options = talkforge::eval::RunOptions {
         suite: &Counting,
-        databases: &databases,
-        databases_sha256: talkforge::sim::databases::folder_sha256(&databases_dir).unwrap(),
+        setup: talkforge::run::Setup {
+            databases: &databases,
+            databases_sha256: talkforge::sim::databases::folder_sha256(&databases_dir).unwrap(),
+            provenance: Default::default(),
+            errata: &talkforge::errata::Errata::none(),
+            answerer: talkforge::run::answer::Choice::Oracle,
+            trials: 1,
+            out: None,
+            reset: false,
+            threads: Some(1),
+            progress: false,
+            meter: Default::default(),
+        },
         max_calls_per_turn: 10,
-        out: None,
-        reset: false,
-        threads: Some(1),
-        progress: false,
-        errata: &talkforge::errata::Errata::none(),
-        provenance: Default::default(),
-        meter: Default::default(),
+        prompt: talkforge::run::turn_request::TurnPrompt {
+            catalog: Counting.catalog(),
+            api_mode: talkforge::run::turn_request::ApiMode::All,
+            docs: true,
+        },
     };
     let similarity = talkforge::suite::similarity::ExactText;
-    let oracle = talkforge::eval::oracle::Oracle::for_suite(&Counting);
+    let oracle = talkforge::run::answer::oracle::Oracle;
     let summary = talkforge::eval::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
     assert_eq!(summary.rates.conversations, 1);
     assert_eq!(
@@ -380,7 +389,11 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     ];
     let text: Vec<String> = lines.iter().map(Value::to_string).collect();
     std::fs::write(&predictions, text.join("\n")).unwrap();
-    let replay = talkforge::eval::replay::Replay::load(&predictions).unwrap();
+    let conversations = [(&Counting as &dyn talkforge::suite::Suite)
+        .read_dialogue(&files[0])
+        .unwrap()];
+    let lines = talkforge::eval::replay::ConversationLines::new(&conversations);
+    let replay = talkforge::run::answer::replay::Replay::load(&predictions, &lines).unwrap();
     let summary = talkforge::eval::evaluate_files(&files, &replay, &similarity, &options).unwrap();
     assert_eq!((summary.predictions, summary.ground_truths), (3, 3));
     assert_eq!(

@@ -548,7 +548,7 @@ impl Scenario for ToyTask {
     fn converse(
         &self,
         file: &str,
-        assistant: &mut dyn Assistant,
+        assistant: &mut Assistant<'_>,
         user: &mut dyn Player,
         options: &ConversationOptions<'_>,
     ) -> ScenarioOutcome {

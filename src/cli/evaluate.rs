@@ -10,19 +10,20 @@ use std::path::PathBuf;
 
 use super::requests::{CacheArgs, RequestArgs};
 use super::{OutputFormat, Status};
+use crate::errata::Errata;
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
-use crate::eval::openai::{ApiMode, OpenAiPredictor, OpenAiSettings};
-use crate::eval::oracle::Oracle;
-use crate::eval::replay::{Replay, Shape};
-use crate::eval::run::{evaluate_trials, write_json};
-use crate::eval::{evaluate_files, Predictor, RunOptions, Similarity, Summary};
+use crate::eval::provenance::Inputs;
+use crate::eval::run::evaluate;
+use crate::eval::{RunOptions, Similarity, Summary};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
+use crate::run::answer::{Choice, Model};
+use crate::run::turn_request::{ApiMode, TurnPrompt};
+use crate::run::Setup;
+use crate::sim::Databases;
 use crate::suite::interactive::Interactive;
-use crate::suite::levels::{
-    ChatSettings, LevelProtocol, LevelRun, SamplePredictor, Scoring, StartState,
-};
+use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
 use crate::suite::{Evaluation, Suite};
@@ -184,6 +185,31 @@ impl Args {
         Ok(Client::from_env(self.requests.http()?)?.metered(meter, role))
     }
 
+    /// The model `name`, its replies cached and counted into `meter` for `role`.
+    fn model(&self, name: &str, meter: &Meter, role: Role) -> Result<Model, Error> {
+        Ok(Model {
+            client: self
+                .client(meter, role)?
+                .cached_in(self.cache.folder("chat")),
+            model: name.to_string(),
+            temperature: self.temperature,
+            max_tokens: None,
+        })
+    }
+
+    /// Who answers (`--predictor`), a model counted into `meter`.
+    fn choice(&self, meter: &Meter) -> Result<Choice, Error> {
+        Ok(match self.predictor {
+            PredictorKind::Oracle => Choice::Oracle,
+            PredictorKind::Replay => Choice::Replay(self.predictions.clone().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?),
+            PredictorKind::Openai => {
+                Choice::Llm(self.model(&self.model, meter, Role::Assistant)?)
+            }
+        })
+    }
+
     /// Whether the run sends requests (and so is bounded by
     /// `--concurrency`).
     fn asks_a_server(&self) -> bool {
@@ -239,45 +265,18 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         return run_levels(args, suite, protocol, &dialogues, context.out);
     }
     refuse_level_options(args, suite)?;
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
-    let meter = Meter::new();
-    // Trial `t` of a run of several (None for a single run).
-    let trial_of = |t: usize| (args.trials > 1).then_some(t);
-    let make_predictor = |trial: usize| -> Result<Box<dyn Predictor>, Error> {
-        Ok(match args.predictor {
-            PredictorKind::Oracle => Box::new(Oracle::for_suite(suite)),
-            PredictorKind::Replay => {
-                let path = args.predictions.as_ref().ok_or_else(|| {
-                    Error::Usage("--predictor replay needs --predictions FILE".into())
-                })?;
-                let replay = Replay::load(path)?;
-                let shapes = files
-                    .iter()
-                    .map(|f| suite.read_dialogue(f).map(|c| Shape::of(&c)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                replay.check(&shapes)?;
-                Box::new(replay)
-            }
-            PredictorKind::Openai => Box::new(OpenAiPredictor::new(
-                args.client(&meter, Role::Assistant)?,
-                OpenAiSettings {
-                    catalog: suite.catalog(),
-                    model: args.model.clone(),
-                    api_mode: args.api_mode.unwrap_or(ApiMode::All),
-                    docs: !args.no_docs,
-                    temperature: args.temperature,
-                    cache: args.cache.folder("chat"),
-                    trial: trial_of(trial),
-                },
-            )),
-        })
+    let loaded = load(args, suite)?;
+    let meter = &loaded.meter;
+    let prompt = TurnPrompt {
+        catalog: suite.catalog(),
+        api_mode: args.api_mode.unwrap_or(ApiMode::All),
+        docs: !args.no_docs,
     };
     let similarity: Box<dyn Similarity> = match args.similarity {
         SimilarityKind::Lexical => Box::new(Lexical),
         SimilarityKind::Exact => Box::new(ExactText),
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
-            args.client(&meter, Role::Embeddings)?,
+            args.client(meter, Role::Embeddings)?,
             args.embedding_model.clone(),
             args.cache.folder("embeddings"),
         )),
@@ -287,38 +286,14 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     } else {
         args.jobs
     };
-    let errata = crate::errata::Errata::load(&args.errata)?;
     let options = RunOptions {
         suite,
-        databases: &databases,
-        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
+        setup: loaded.setup(args, args.choice(meter)?, threads),
         max_calls_per_turn: args.max_calls_per_turn,
-        out: args.out.clone(),
-        reset: args.reset,
-        threads,
-        progress: std::io::stderr().is_terminal(),
-        errata: &errata,
-        provenance: provenance_inputs(args, &databases_dir)?,
-        meter: meter.clone(),
+        prompt,
     };
-    let summary = if args.trials > 1 {
-        evaluate_trials(
-            &files,
-            args.trials,
-            &make_predictor,
-            similarity.as_ref(),
-            &options,
-        )?
-    } else {
-        let predictor = make_predictor(1)?;
-        evaluate_files(&files, predictor.as_ref(), similarity.as_ref(), &options)?
-    };
-    let mut stdout = std::io::BufWriter::new(&mut *context.out);
-    let _ = match args.format {
-        OutputFormat::Json => write_json(&summary, &mut stdout).and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(human(&summary).as_bytes()),
-    };
-    let _ = stdout.flush();
+    let summary = evaluate(&files, similarity.as_ref(), &options)?;
+    print(context.out, args.format, &summary, || human(&summary));
     // A file that could not be evaluated is an error (exit 2), after the
     // summary of the others.
     if let Some(e) = crate::eval::run::failures_error(
@@ -346,8 +321,7 @@ fn conversation(
     files: &[PathBuf],
     out: &mut dyn Write,
 ) -> Result<Status, Error> {
-    use crate::llm::client::Settings;
-    use crate::suite::interactive::{AssistantSettings, InteractiveRun, UserSettings};
+    use crate::suite::interactive::{InteractiveRun, UserSettings};
     let level = interactive.level();
     if args.scoring.is_some() {
         return Err(Error::Usage(format!(
@@ -408,26 +382,25 @@ fn conversation(
                 .join(", ")
         )));
     }
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
-    let meter = Meter::new();
-    let world = args.retrieval.world_options_metered(&meter)?;
-    let settings = |model: &str| -> Result<Settings, Error> {
-        Ok(Settings {
-            http: args.requests.http()?,
-            model: model.to_string(),
-            temperature: args.temperature.unwrap_or(0.0),
-            max_tokens: 1024,
-            cache: args.cache.folder("chat"),
-            trial: None,
+    let loaded = load(args, suite)?;
+    let meter = &loaded.meter;
+    let world = args.retrieval.world_options_metered(meter)?;
+    // A conversation's models answer at temperature 0 unless told, at
+    // most 1024 tokens a message.
+    let model = |name: &str, role: Role| -> Result<Model, Error> {
+        Ok(Model {
+            temperature: Some(args.temperature.unwrap_or(0.0)),
+            max_tokens: Some(1024),
+            ..args.model(name, meter, role)?
         })
     };
     let user = match args.conversation.user {
-        UserKind::Llm => UserSettings::Llm(settings(
+        UserKind::Llm => UserSettings::Llm(model(
             args.conversation
                 .user_model
                 .as_deref()
                 .unwrap_or(&args.model),
+            Role::User,
         )?),
         UserKind::Human => UserSettings::Human,
     };
@@ -436,33 +409,21 @@ fn conversation(
         interactive,
         &InteractiveRun {
             files: &scenarios,
-            databases: &databases,
+            setup: loaded.setup(
+                args,
+                match args.predictor {
+                    PredictorKind::Oracle => Choice::Oracle,
+                    _ => Choice::Llm(model(&args.model, Role::Assistant)?),
+                },
+                Some(args.requests.concurrency.max(1)),
+            ),
             world: &world,
-            assistant: match args.predictor {
-                PredictorKind::Oracle => AssistantSettings::Oracle,
-                _ => AssistantSettings::Llm(settings(&args.model)?),
-            },
             user,
             max_turns: args.conversation.max_turns,
             max_calls_per_turn: args.max_calls_per_turn,
-            parallel: args.requests.concurrency,
-            out: args.out.clone(),
-            reset: args.reset,
-            trials: args.trials,
-            meter,
-            databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
-            provenance: provenance_inputs(args, &databases_dir)?,
         },
     )?;
-    let mut stdout = std::io::BufWriter::new(out);
-    let _ = match args.format {
-        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &summary.json)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(summary.human.as_bytes()),
-    };
-    let _ = stdout.flush();
-    drop(stdout);
+    print(out, args.format, &summary.json, || summary.human.clone());
     // A scenario that could not be run to the end is an error (exit 2),
     // after the summary of the others.
     for error in &summary.errors {
@@ -475,6 +436,64 @@ fn conversation(
         )));
     }
     Ok(Status::from_findings(!summary.all_completed))
+}
+
+/// The summary on stdout: one JSON document, or in words.
+fn print(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    json: &impl serde::Serialize,
+    human: impl FnOnce() -> String,
+) {
+    let mut stdout = std::io::BufWriter::new(out);
+    let _ = match format {
+        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, json)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(stdout)),
+        OutputFormat::Human => stdout.write_all(human().as_bytes()),
+    };
+    let _ = stdout.flush();
+}
+
+/// What a run reads besides its files, and the meter its models count
+/// their tokens into.
+struct Loaded {
+    databases: Databases,
+    databases_sha256: String,
+    provenance: Inputs,
+    errata: Errata,
+    meter: Meter,
+}
+
+/// The suite's databases (`--databases`, or its own) and `--errata`.
+fn load(args: &Args, suite: &dyn Suite) -> Result<Loaded, Error> {
+    let dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    Ok(Loaded {
+        databases: suite.load_databases(&dir)?,
+        databases_sha256: crate::sim::databases::folder_sha256(&dir)?,
+        provenance: provenance_inputs(args, &dir)?,
+        errata: Errata::load(&args.errata)?,
+        meter: Meter::new(),
+    })
+}
+
+impl Loaded {
+    /// The run's setup: `answerer` answers, `threads` units at once.
+    fn setup(&self, args: &Args, answerer: Choice, threads: Option<usize>) -> Setup<'_> {
+        Setup {
+            databases: &self.databases,
+            databases_sha256: self.databases_sha256.clone(),
+            provenance: self.provenance.clone(),
+            errata: &self.errata,
+            answerer,
+            trials: args.trials,
+            out: args.out.clone(),
+            reset: args.reset,
+            threads,
+            progress: std::io::stderr().is_terminal(),
+            meter: self.meter.clone(),
+        }
+    }
 }
 
 /// What the summary's provenance records of the inputs.
@@ -571,27 +590,8 @@ fn run_levels(
             "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
         ));
     }
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
-    let databases = suite.load_databases(&databases_dir)?;
-    let meter = Meter::new();
-    let predictor = match args.predictor {
-        PredictorKind::Oracle => SamplePredictor::Oracle,
-        PredictorKind::Replay => SamplePredictor::Replay {
-            path: args.predictions.clone().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?,
-        },
-        PredictorKind::Openai => SamplePredictor::Chat(Box::new(ChatSettings {
-            client: args
-                .client(&meter, Role::Assistant)?
-                .cached_in(args.cache.folder("chat")),
-            model: args.model.clone(),
-            temperature: args.temperature,
-            template: args.template.clone(),
-            functions,
-            no_docs: args.no_docs,
-        })),
-    };
+    let loaded = load(args, suite)?;
+    let answerer = args.choice(&loaded.meter)?;
     let threads = if args.predictor == PredictorKind::Openai {
         Some(args.requests.concurrency)
     } else {
@@ -600,30 +600,18 @@ fn run_levels(
     let run = LevelRun {
         level,
         files,
-        databases: &databases,
-        databases_sha256: crate::sim::databases::folder_sha256(&databases_dir)?,
-        world: args.retrieval.world_options_metered(&meter)?,
+        setup: loaded.setup(args, answerer, threads),
+        world: args.retrieval.world_options_metered(&loaded.meter)?,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
-        predictor,
-        out: args.out.clone(),
-        reset: args.reset,
-        threads,
-        progress: std::io::stderr().is_terminal(),
-        trials: args.trials,
-        meter,
-        provenance: provenance_inputs(args, &databases_dir)?,
-        errata: &crate::errata::Errata::load(&args.errata)?,
+        template: args.template.clone(),
+        functions,
+        no_docs: args.no_docs,
     };
     let outcome = protocol.evaluate(&run)?;
-    let mut stdout = std::io::BufWriter::new(out);
-    let _ = match args.format {
-        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
-            .map_err(std::io::Error::other)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
-    };
-    let _ = stdout.flush();
+    print(out, args.format, &outcome.document, || {
+        outcome.human.clone()
+    });
     // A dialogue that could not be evaluated is an error (exit 2), after
     // the summary of the others.
     if let Some(failure) = outcome.failure {

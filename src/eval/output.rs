@@ -17,7 +17,7 @@ use crate::suite::predict::PredictedCall;
 use crate::suite::protocol::{Metrics, Scoring, Simulation};
 use crate::suite::state::StateCheck;
 
-pub use crate::suite::predict::PredictorSettings;
+pub use crate::run::answer::Settings as PredictorSettings;
 
 /// How a run was made: stored in every output file (with the hash of the
 /// conversation file evaluated), in `summary.json` and in `report.md`. A

@@ -30,137 +30,112 @@
 //! no calls.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::output::PredictorSettings;
 use crate::dialogue::Role;
-use crate::formats::read::{json_error, read_text};
-use crate::suite::predict::{PredictError, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::formats::read::json_error;
+use crate::run::answer::replay::Lines;
+use crate::run::answer::{Answer, Asked, Call, Key};
 use crate::{Error, Result};
 
-/// One turn's recorded steps.
-#[derive(Debug, Clone, PartialEq, Default)]
-struct RecordedTurn {
-    calls: Vec<ProposedCall>,
-    text: String,
+/// The line format of whole conversations' predictions, checked against
+/// the conversations evaluated: each line must name one of them and one
+/// of its assistant turns.
+pub struct ConversationLines {
+    /// Each conversation's turn roles, by id.
+    roles: HashMap<String, Vec<Role>>,
 }
 
-#[derive(Debug, Clone)]
-pub struct Replay {
-    path: PathBuf,
-    sha256: String,
-    turns: HashMap<(String, usize), RecordedTurn>,
-    /// The line each (conversation, turn) came from.
-    lines: Vec<(usize, String, usize)>,
-    conversations: std::collections::HashSet<String>,
-}
-
-impl Replay {
-    pub fn load(path: &Path) -> Result<Self> {
-        let text = read_text(path)?;
-        let mut turns = HashMap::new();
-        let mut lines = Vec::new();
-        let mut conversations = std::collections::HashSet::new();
-        for (i, line) in text.lines().enumerate() {
-            let line_no = i + 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(line).map_err(|e| {
-                let mut err = json_error(path, &e);
-                if let Error::Syntax { line, .. } = &mut err {
-                    *line = line_no;
-                }
-                err
-            })?;
-            let bad = |message: String| Error::syntax(path, line_no, 1, message);
-            let id = value
-                .get("conversation_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad("\"conversation_id\" must be a string".into()))?;
-            let turn = value
-                .get("turn")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| bad("\"turn\" must be a non-negative integer".into()))?
-                as usize;
-            let steps = value
-                .get("predictions")
-                .and_then(Value::as_array)
-                .ok_or_else(|| bad("\"predictions\" must be a list".into()))?;
-            let recorded = parse_steps(steps).map_err(bad)?;
-            conversations.insert(id.to_string());
-            lines.push((line_no, id.to_string(), turn));
-            if turns.insert((id.to_string(), turn), recorded).is_some() {
-                return Err(bad(format!(
-                    "conversation {id:?} turn {turn} appears a second time"
-                )));
-            }
-        }
-        Ok(Replay {
-            path: path.to_path_buf(),
-            sha256: crate::llm::sha256_hex(text.as_bytes()),
-            turns,
-            lines,
-            conversations,
-        })
-    }
-
-    /// Check every line against the conversations being evaluated: each
-    /// must name one of them and one of its assistant turns.
-    pub fn check(&self, conversations: &[Shape]) -> Result<()> {
-        let by_id: HashMap<&str, &[Role]> = conversations
-            .iter()
-            .map(|c| (c.conversation_id.as_str(), c.roles.as_slice()))
-            .collect();
-        for (line, id, turn) in &self.lines {
-            let bad = |message: String| Err(Error::syntax(&self.path, *line, 1, message));
-            let Some(roles) = by_id.get(id.as_str()) else {
-                return bad(format!(
-                    "conversation {id:?} is not among the {} conversations evaluated",
-                    conversations.len()
-                ));
-            };
-            match roles.get(*turn) {
-                None => {
-                    return bad(format!(
-                        "conversation {id:?} has no turn {turn} (it has {} turns, 0 to {})",
-                        roles.len(),
-                        roles.len().saturating_sub(1)
-                    ))
-                }
-                Some(Role::User) => {
-                    return bad(format!(
-                        "turn {turn} of conversation {id:?} is a user turn; predictions belong to assistant turns"
-                    ))
-                }
-                Some(Role::Assistant) => {}
-            }
-        }
-        Ok(())
-    }
-}
-
-/// What [`Replay::check`] needs to know of a conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shape {
-    pub conversation_id: String,
-    pub roles: Vec<Role>,
-}
-
-impl Shape {
-    /// A conversation's id and turn roles, however its file writes them.
-    pub fn of(conversation: &crate::dialogue::Conversation) -> Shape {
-        Shape {
-            conversation_id: conversation.conversation_id.clone(),
-            roles: conversation.conversation.iter().map(|t| t.role).collect(),
+impl ConversationLines {
+    pub fn new<'a>(
+        conversations: impl IntoIterator<Item = &'a crate::dialogue::Conversation>,
+    ) -> Self {
+        ConversationLines {
+            roles: conversations
+                .into_iter()
+                .map(|c| {
+                    let roles = c.conversation.iter().map(|t| t.role).collect();
+                    (c.conversation_id.clone(), roles)
+                })
+                .collect(),
         }
     }
 }
 
-fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
-    let mut turn = RecordedTurn::default();
+impl Lines for ConversationLines {
+    fn name(&self, path: &Path) -> String {
+        let file = path.file_name().unwrap_or(path.as_os_str());
+        format!("replay:{}", file.to_string_lossy())
+    }
+
+    fn parse(&self, path: &Path, line_no: usize, line: &str) -> Result<Vec<(Key, Answer)>> {
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            let mut err = json_error(path, &e);
+            if let Error::Syntax { line, .. } = &mut err {
+                *line = line_no;
+            }
+            err
+        })?;
+        let bad = |message: String| Error::syntax(path, line_no, 1, message);
+        let id = value
+            .get("conversation_id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("\"conversation_id\" must be a string".into()))?;
+        let turn = value
+            .get("turn")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("\"turn\" must be a non-negative integer".into()))?
+            as usize;
+        let steps = value
+            .get("predictions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("\"predictions\" must be a list".into()))?;
+        let key = Key {
+            unit: id.to_string(),
+            position: turn,
+            occurrence: 0,
+            asked: Asked::Next,
+        };
+        Ok(vec![(key, parse_steps(steps).map_err(bad)?)])
+    }
+
+    fn check(&self, key: &Key) -> std::result::Result<(), String> {
+        let (id, turn) = (&key.unit, key.position);
+        let Some(roles) = self.roles.get(id) else {
+            return Err(format!(
+                "conversation {id:?} is not among the {} conversations evaluated",
+                self.roles.len()
+            ));
+        };
+        match roles.get(turn) {
+            None => Err(format!(
+                "conversation {id:?} has no turn {turn} (it has {} turns, 0 to {})",
+                roles.len(),
+                roles.len().saturating_sub(1)
+            )),
+            Some(Role::User) => Err(format!(
+                "turn {turn} of conversation {id:?} is a user turn; predictions belong to assistant turns"
+            )),
+            Some(Role::Assistant) => Ok(()),
+        }
+    }
+
+    fn duplicate(&self, key: &Key) -> String {
+        format!(
+            "conversation {:?} turn {} appears a second time",
+            key.unit, key.position
+        )
+    }
+
+    fn every_unit(&self) -> Option<&'static str> {
+        Some("conversation")
+    }
+}
+
+fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
+    let mut turn = Answer::default();
     // The step holding the answer, once there is one.
     let mut answered: Option<usize> = None;
     for (k, step) in steps.iter().enumerate() {
@@ -187,10 +162,11 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
                         ))
                     }
                 };
-                turn.calls.push(ProposedCall {
-                    api_name: api_name.to_string(),
-                    parameters,
+                turn.calls.push(Call {
+                    name: api_name.to_string(),
+                    arguments: parameters,
                     metadata: step.get("metadata").filter(|m| !m.is_null()).cloned(),
+                    ..Call::default()
                 });
             }
             Some("assistant") => {
@@ -211,48 +187,12 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<RecordedTurn, String> {
     Ok(turn)
 }
 
-impl Predictor for Replay {
-    fn name(&self) -> String {
-        let file = self.path.file_name().unwrap_or(self.path.as_os_str());
-        format!("replay:{}", file.to_string_lossy())
-    }
-
-    fn settings(&self) -> PredictorSettings {
-        PredictorSettings {
-            predictions: Some(self.path.display().to_string()),
-            predictions_sha256: Some(self.sha256.clone()),
-            ..PredictorSettings::default()
-        }
-    }
-
-    fn predict(&self, input: &TurnInput<'_>) -> std::result::Result<Prediction, PredictError> {
-        let id = &input.conversation.conversation_id;
-        if !self.conversations.contains(id) {
-            return Err(PredictError(format!(
-                "{}: no predictions for conversation {id:?}",
-                self.path.display()
-            )));
-        }
-        let empty = RecordedTurn::default();
-        let recorded = self.turns.get(&(id.clone(), input.turn)).unwrap_or(&empty);
-        let done = input.predicted.len();
-        if done < recorded.calls.len() {
-            Ok(Prediction::Calls(recorded.calls[done..].to_vec()))
-        } else {
-            Ok(Prediction::Text {
-                text: recorded.text.clone(),
-                metadata: None,
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn steps(value: Value) -> std::result::Result<RecordedTurn, String> {
+    fn steps(value: Value) -> std::result::Result<Answer, String> {
         parse_steps(value.as_array().unwrap())
     }
 
@@ -265,7 +205,7 @@ mod tests {
         .unwrap();
         assert_eq!(turn.calls.len(), 1);
         assert_eq!(turn.text, "Set.");
-        assert_eq!(steps(json!([])).unwrap(), RecordedTurn::default());
+        assert_eq!(steps(json!([])).unwrap(), Answer::default());
     }
 
     #[test]

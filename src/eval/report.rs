@@ -85,7 +85,7 @@ pub(crate) mod tests {
         assert_eq!(bad.why_failed[0].kind, FailureKind::MissedGoldCall);
         let info = RunInfo {
             predictor: format!("openai:{model}"),
-            settings: crate::suite::predict::PredictorSettings {
+            settings: crate::run::answer::Settings {
                 model: Some(model.into()),
                 ..Default::default()
             },

@@ -14,17 +14,19 @@ use super::embeddings::Embeddings;
 use super::failure::Context;
 use super::outcome::{models_in, ConversationResult, Identity};
 use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
-use super::provenance::{self, DatabasesRecord, Dataset, Provenance};
+use super::provenance::Provenance;
+use super::replay::ConversationLines;
 use super::summary::{Summary, Tally};
-use crate::errata::{Errata, Erratum};
+use crate::errata::Erratum;
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
+use crate::run::answer::{Answerer, Settings};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::replayed;
 use crate::run::trials::{over_trials, UnitOutcome};
-use crate::sim::Databases;
-use crate::suite::predict::Predictor;
+use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
+use crate::run::Setup;
 use crate::suite::protocol::SimulateError;
 use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
@@ -65,35 +67,19 @@ impl Similarity for super::embeddings::Embeddings {
 pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
-    pub databases: &'a Databases,
-    /// The fingerprint of the databases folder
-    /// ([`crate::sim::databases::folder_sha256`]), recorded so that a
-    /// resumed run evaluates again what ran on other databases.
-    pub databases_sha256: String,
+    pub setup: Setup<'a>,
     pub max_calls_per_turn: usize,
-    /// Where output files go; `None` writes nothing.
-    pub out: Option<PathBuf>,
-    /// Evaluate again what `out` already holds.
-    pub reset: bool,
-    /// Worker threads; `None` uses every core.
-    pub threads: Option<usize>,
-    pub progress: bool,
-    /// Errata files' entries (a dialogue's own come with it): a failure on
-    /// a gold call they name is shown as known.
-    pub errata: &'a Errata,
-    /// What the summary's provenance records of the inputs.
-    pub provenance: provenance::Inputs,
-    /// Where the models asked count their tokens (`usage` in the summary).
-    pub meter: crate::llm::usage::Meter,
+    /// What a model is shown of the tools.
+    pub prompt: TurnPrompt,
 }
 
 /// Subfolder of `--out` holding the per-conversation files.
 pub const CONVERSATIONS_DIR: &str = "conversations";
 
 /// Whole conversations as a kind of evaluation: each one simulated with
-/// the predictor and scored by the suite's protocol.
+/// the answerer and scored by the suite's protocol.
 struct Conversations<'a> {
-    predictor: &'a dyn Predictor,
+    answerer: &'a dyn Answerer,
     similarity: &'a dyn Similarity,
     options: &'a RunOptions<'a>,
     settings: Value,
@@ -125,9 +111,10 @@ impl Kind for Conversations<'_> {
         let conversation = options.suite.parse_dialogue(path, input.text)?;
         let simulation = replayed::simulate(
             options.suite,
-            options.databases,
+            options.setup.databases,
             &conversation,
-            self.predictor,
+            self.answerer,
+            &options.prompt,
             options.max_calls_per_turn,
         )
         .map_err(|e| match e {
@@ -165,7 +152,10 @@ impl Kind for Conversations<'_> {
             conversation.name.clone(),
             conversation.conversation_id.clone(),
         );
-        let errata = options.errata.for_dialogue(path, &conversation.errata);
+        let errata = options
+            .setup
+            .errata
+            .for_dialogue(path, &conversation.errata);
         let context = Context {
             injected: options.suite.injected_argument(),
             errata: &errata,
@@ -212,7 +202,7 @@ impl Kind for Conversations<'_> {
             .get("errata")
             .and_then(|e| serde_json::from_value(e.clone()).ok())
             .unwrap_or_default();
-        let errata = self.options.errata.for_dialogue(path, &own);
+        let errata = self.options.setup.errata.for_dialogue(path, &own);
         let context = Context {
             injected: self.options.suite.injected_argument(),
             errata: &errata,
@@ -234,14 +224,14 @@ impl Kind for Conversations<'_> {
     }
 }
 
-/// Evaluate `files` and summarise them; with `options.out`, also write
+/// Evaluate `files` and summarise them; with `options.setup.out`, also write
 /// each conversation's file, `summary.json` and `report.md` there. A
 /// conversation that cannot be evaluated does not stop the others: the
 /// summary (and `summary.json`) is over those evaluated and lists the
 /// failures (see [`failures_error`]).
 pub fn evaluate_files(
     files: &[PathBuf],
-    predictor: &dyn Predictor,
+    answerer: &dyn Answerer,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
@@ -252,30 +242,30 @@ pub fn evaluate_files(
         )));
     };
     let info = RunInfo {
-        predictor: predictor.name(),
-        settings: predictor.settings(),
+        predictor: answerer.name(),
+        settings: answerer.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
-        databases_sha256: options.databases_sha256.clone(),
+        databases_sha256: options.setup.databases_sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let started = options.meter.reading();
+    let started = options.setup.meter.reading();
     let kind = Conversations {
-        predictor,
+        answerer,
         similarity,
         options,
         settings: serde_json::to_value(&info).expect("run info serializes"),
-        writes: options.out.is_some(),
+        writes: options.setup.out.is_some(),
     };
     let plan = Plan {
-        out: options.out.clone(),
-        reset: options.reset,
-        threads: options.threads,
-        progress: options.progress,
+        out: options.setup.out.clone(),
+        reset: options.setup.reset,
+        threads: options.setup.threads,
+        progress: options.setup.progress,
     };
     let mut tally = Tally::default();
     let mut per_conversation = Vec::with_capacity(files.len());
-    let mut pass = driver::evaluate(&kind, files, &plan, options.out.as_deref(), |done| {
+    let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
         if let Done::Evaluated { mut outcome, .. } = done {
             tally.add(&outcome);
             // The summary's per-tool table has them now.
@@ -285,9 +275,19 @@ pub fn evaluate_files(
     })?;
     let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = tally.summary(info, per_conversation, pass);
-    summary.provenance = Some(provenance_of(&summary, &dataset, predictor, options));
-    summary.usage = options.meter.since(&started);
-    if let Some(dir) = &options.out {
+    summary.provenance = Some(Provenance::of_run(
+        options.suite.name(),
+        &dataset,
+        &options.setup.provenance,
+        &options.setup.databases_sha256,
+        answerer,
+        summary
+            .per_conversation
+            .iter()
+            .flat_map(|c| &c.models_reported),
+    ));
+    summary.usage = options.setup.meter.since(&started);
+    if let Some(dir) = &options.setup.out {
         write_summary(dir, &summary)?;
     }
     Ok(summary)
@@ -300,64 +300,51 @@ fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
 
 pub use crate::run::driver::failures_error;
 
-fn provenance_of(
-    summary: &Summary,
-    dataset: &[(String, String)],
-    predictor: &dyn Predictor,
-    options: &RunOptions<'_>,
-) -> Provenance {
-    let mut models_reported: Vec<String> = Vec::new();
-    for model in summary
-        .per_conversation
-        .iter()
-        .flat_map(|c| &c.models_reported)
-    {
-        if !models_reported.contains(model) {
-            models_reported.push(model.clone());
-        }
-    }
-    let inputs = &options.provenance;
-    Provenance {
-        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: provenance::now(),
-        suite: options.suite.name().to_string(),
-        dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
-        databases: DatabasesRecord {
-            folder: inputs.databases_folder.clone(),
-            sha256: options.databases_sha256.clone(),
-            files: inputs.databases_files.clone(),
-        },
-        errata: inputs.errata_files.clone(),
-        predictor: predictor.name(),
-        model_requested: summary.settings.settings.model.clone(),
-        models_reported,
-        user_model_requested: None,
-        user_models_reported: Vec::new(),
-        prompt_templates: predictor.prompt_templates(),
-    }
-}
-
-/// Evaluate `files` in `n` trials, each with the predictor `predictor(t)`
-/// makes for trial `t` (1-based), each trial's output in `out/trial-t`,
-/// and summarise: the first trial's figures with pass^1 .. pass^n over all
+/// Evaluate `files` with the setup's answerer over its trials: one run as
+/// [`evaluate_files`]; several, each trial's output in `out/trial-t`,
+/// summarised as the first trial's figures with pass^1 .. pass^n over all
 /// the trials (`trials`), also written to `out`'s `summary.json` and
 /// `report.md`.
-pub fn evaluate_trials(
+pub fn evaluate(
     files: &[PathBuf],
-    n: usize,
-    predictor: &dyn Fn(usize) -> Result<Box<dyn Predictor>>,
     similarity: &dyn Similarity,
     options: &RunOptions<'_>,
 ) -> Result<Summary> {
-    let started = options.meter.reading();
-    let (mut summary, trials) =
-        over_trials(n, options.out.as_deref(), Some("subset"), |trial, out| {
+    let answerer = |trial: Option<usize>| {
+        let lines = || {
+            let conversations = files
+                .iter()
+                .map(|f| options.suite.read_dialogue(f))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(ConversationLines::new(&conversations))
+        };
+        let settings = Settings {
+            api_mode: Some(options.prompt.api_mode.name()),
+            no_docs: Some(!options.prompt.docs),
+            ..Settings::default()
+        };
+        let template = crate::llm::sha256_hex(SYSTEM_TEMPLATE.as_bytes());
+        let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
+        (options.setup.answerer).answerer(trial, lines, settings, templates)
+    };
+    let n = options.setup.trials;
+    if n <= 1 {
+        return evaluate_files(files, answerer(None)?.as_ref(), similarity, options);
+    }
+    let started = options.setup.meter.reading();
+    let (mut summary, trials) = over_trials(
+        n,
+        options.setup.out.as_deref(),
+        Some("subset"),
+        |trial, out| {
             let options = RunOptions {
-                out: out.clone(),
+                setup: Setup {
+                    out: out.clone(),
+                    ..options.setup.clone()
+                },
                 ..options.clone()
             };
-            let predictor = predictor(trial.unwrap_or(1))?;
-            let summary = evaluate_files(files, predictor.as_ref(), similarity, &options)?;
+            let summary = evaluate_files(files, answerer(trial)?.as_ref(), similarity, &options)?;
             if let Some(e) = failures_error(
                 &summary.failures,
                 files.len(),
@@ -372,19 +359,15 @@ pub fn evaluate_trials(
                 .map(|c| UnitOutcome::file(&c.file, Some(c.subset.clone()), c.metrics.success))
                 .collect();
             Ok((summary, units))
-        })?;
+        },
+    )?;
     summary.trials = trials;
     // Every trial's tokens.
-    summary.usage = options.meter.since(&started);
-    if let Some(dir) = &options.out {
+    summary.usage = options.setup.meter.since(&started);
+    if let Some(dir) = &options.setup.out {
         write_summary(dir, &summary)?;
     }
     Ok(summary)
-}
-
-/// The JSON summary (`--format json`, `summary.json`).
-pub fn write_json(summary: &Summary, out: impl std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(out, summary).map_err(std::io::Error::other)
 }
 
 fn identity(path: &Path, name: String, conversation_id: String) -> Identity {

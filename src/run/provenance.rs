@@ -116,6 +116,39 @@ pub struct Provenance {
     pub prompt_templates: BTreeMap<String, String>,
 }
 
+impl Provenance {
+    /// A run's provenance: the suite, the dataset's files with their
+    /// digests, the inputs, who answered and the models the server named
+    /// (each once); no user model.
+    pub fn of_run<'a>(
+        suite: &str,
+        dataset: &[(String, String)],
+        inputs: &Inputs,
+        databases_sha256: &str,
+        answerer: &dyn crate::run::answer::Answerer,
+        models: impl IntoIterator<Item = &'a String>,
+    ) -> Provenance {
+        Provenance {
+            talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+            date: now(),
+            suite: suite.to_string(),
+            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
+            databases: DatabasesRecord {
+                folder: inputs.databases_folder.clone(),
+                sha256: databases_sha256.to_string(),
+                files: inputs.databases_files.clone(),
+            },
+            errata: inputs.errata_files.clone(),
+            predictor: answerer.name(),
+            model_requested: answerer.settings().model,
+            models_reported: crate::run::answer::Reported::all(models),
+            user_model_requested: None,
+            user_models_reported: Vec::new(),
+            prompt_templates: answerer.prompt_templates(),
+        }
+    }
+}
+
 /// The current time as `date` records it.
 pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)

@@ -3,8 +3,8 @@
 //! evaluated as whole conversations. Both are written against the seam
 //! (the suite's world, its injected argument and its tools' comparators).
 //!
-//! Algorithm 1 simulates every assistant turn of a gold conversation with a
-//! predictor: for each assistant turn the world is set up afresh with the
+//! Algorithm 1 simulates every assistant turn of a gold conversation with an
+//! answerer: for each assistant turn the world is set up afresh with the
 //! gold calls of the earlier assistant turns replayed, and the predictor is
 //! asked for the next step until it answers with text; every call it asks
 //! for is run in that world and its result joins the history. The
@@ -33,10 +33,12 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::answer::{Answerer, Call, Request};
+use super::turn_request::{self, TurnPrompt};
 use crate::dialogue::{Conversation, GoldCall, Role};
 use crate::sim::Databases;
 use crate::suite::catalog::default_matches;
-use crate::suite::predict::{PredictedCall, Prediction, Predictor, ProposedCall, TurnInput};
+use crate::suite::predict::{PredictedCall, TurnInput};
 use crate::suite::protocol::{
     Answer, Flags, GoldRef, Metrics, Scoring, SimulateError, Simulation, TurnRun,
 };
@@ -58,12 +60,14 @@ pub fn score_simulation(
     score(suite.catalog(), predictions, &gold, text)
 }
 
-/// Algorithm 1 over `conversation`.
+/// Algorithm 1 over `conversation`, each step asked of `answerer` (a
+/// model shown the tools as `prompt` says).
 pub fn simulate<'c>(
     suite: &dyn Suite,
     databases: &Databases,
     conversation: &'c Conversation,
-    predictor: &dyn Predictor,
+    answerer: &dyn Answerer,
+    prompt: &TurnPrompt,
     max_calls_per_turn: usize,
 ) -> Result<Simulation<'c>, SimulateError> {
     // The world after the gold calls of the assistant turns so far.
@@ -86,7 +90,7 @@ pub fn simulate<'c>(
             world.as_mut(),
             conversation,
             t,
-            predictor,
+            (answerer, prompt),
             max_calls_per_turn,
             suite.injected_argument(),
         )?;
@@ -213,14 +217,14 @@ fn replays_as(
             .all(|(key, value)| key == injected || executed.get(key) == Some(value))
 }
 
-/// Ask the predictor for steps until it answers, running its calls in
-/// `world`, at most `max_calls` of them. Beside the turn, per call:
-/// whether the world set the `injected` argument itself.
+/// Ask the answerer for steps until it answers with text, running its
+/// calls in `world`, at most `max_calls` of them. Beside the turn, per
+/// call: whether the world set the `injected` argument itself.
 fn run_turn(
     world: &mut dyn World,
     conversation: &Conversation,
     turn: usize,
-    predictor: &dyn Predictor,
+    (answerer, prompt): (&dyn Answerer, &TurnPrompt),
     max_calls: usize,
     injected: Option<&str>,
 ) -> Result<(TurnRun, Vec<bool>), SimulateError> {
@@ -232,52 +236,62 @@ fn run_turn(
             turn,
             predicted: &calls,
         };
-        let (text, metadata) = match predictor.predict(&input).map_err(SimulateError::Predict)? {
-            Prediction::Text { text, metadata } => (text, metadata),
-            // Neither a call nor text: an empty answer ends the turn.
-            Prediction::Calls(proposed) if proposed.is_empty() => (String::new(), None),
-            Prediction::Calls(proposed) => {
-                for call in proposed {
-                    if calls.len() >= max_calls {
-                        let run = TurnRun {
-                            turn,
-                            calls,
-                            answer: None,
-                            stopped_by_bound: true,
-                        };
-                        return Ok((run, world_set));
-                    }
-                    let written = injected.and_then(|name| call.parameters.as_ref()?.get(name));
-                    let written = written.cloned();
-                    let call = execute(world, call);
-                    world_set.push(injected.is_some_and(|name| {
-                        call.parsed && call.arguments.get(name) != written.as_ref()
-                    }));
-                    calls.push(call);
-                }
-                continue;
+        let chat = || Ok(turn_request::chat(prompt, &input));
+        let request = Request {
+            key: turn_request::key(&input),
+            step: calls.len(),
+            gold: turn_request::gold(&input, injected),
+            chat: &chat,
+        };
+        let answer = answerer
+            .answer(&request)
+            .map_err(|e| SimulateError::Predict(e.to_string()))?;
+        // An answer without calls ends the turn (an empty one too).
+        if answer.calls.is_empty() {
+            let run = TurnRun {
+                turn,
+                calls,
+                answer: Some(Answer {
+                    metadata: turn_request::text_metadata(&answer),
+                    text: answer.text,
+                }),
+                stopped_by_bound: false,
+            };
+            return Ok((run, world_set));
+        }
+        for call in &answer.calls {
+            if calls.len() >= max_calls {
+                let run = TurnRun {
+                    turn,
+                    calls,
+                    answer: None,
+                    stopped_by_bound: true,
+                };
+                return Ok((run, world_set));
             }
-        };
-        let run = TurnRun {
-            turn,
-            calls,
-            answer: Some(Answer { text, metadata }),
-            stopped_by_bound: false,
-        };
-        return Ok((run, world_set));
+            let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
+            let written = written.cloned();
+            let metadata = turn_request::call_metadata(call, &answer);
+            let call = execute(world, call.clone(), metadata);
+            world_set.push(
+                injected.is_some_and(|name| {
+                    call.parsed && call.arguments.get(name) != written.as_ref()
+                }),
+            );
+            calls.push(call);
+        }
     }
 }
 
-/// Run one proposed call; unreadable arguments fail without touching the world.
-pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
-    let ProposedCall {
-        api_name,
-        parameters,
-        metadata,
-    } = proposed;
-    match parameters {
+/// Run one call with `metadata` kept beside it; unreadable arguments fail
+/// without touching the world.
+pub fn execute(world: &mut dyn World, call: Call, metadata: Option<Value>) -> PredictedCall {
+    let Call {
+        name, arguments, ..
+    } = call;
+    match arguments {
         Some(parameters) => {
-            let executed = world.execute(&api_name, parameters, None);
+            let executed = world.execute(&name, parameters, None);
             PredictedCall {
                 api_name: executed.request.api_name,
                 arguments: executed.request.parameters,
@@ -288,7 +302,7 @@ pub fn execute(world: &mut dyn World, proposed: ProposedCall) -> PredictedCall {
             }
         }
         None => PredictedCall {
-            api_name,
+            api_name: name,
             arguments: Default::default(),
             response: Default::default(),
             exception: Some(PARSE_FAILURE.to_string()),

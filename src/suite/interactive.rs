@@ -12,25 +12,17 @@ use crate::run::conversation::user::Brief;
 use crate::run::conversation::{Assistant, User};
 use crate::run::with_user::outcome::ScenarioOutcome;
 
-use crate::llm::client::Settings;
+use crate::run::answer::Model;
+use crate::run::Setup;
 use crate::sim::Databases;
 use crate::suite::WorldOptions;
 use crate::Result;
-
-/// Who answers the user.
-#[derive(Debug, Clone)]
-pub enum AssistantSettings {
-    /// The model under test.
-    Llm(Settings),
-    /// The scenario's own ground-truth calls (checks the scenarios).
-    Oracle,
-}
 
 /// Who plays the user.
 #[derive(Debug, Clone)]
 pub enum UserSettings {
     /// A model, given the scenario's first utterance and key information.
-    Llm(Settings),
+    Llm(Model),
     /// A person at the terminal: the conversation is written to stderr
     /// and their turns read from stdin, a line each.
     Human,
@@ -40,33 +32,16 @@ pub enum UserSettings {
 #[derive(Debug, Clone)]
 pub struct InteractiveRun<'a> {
     pub files: &'a [PathBuf],
-    pub databases: &'a Databases,
+    /// Its answerer plays the assistant: a model, or the oracle (the
+    /// scenario's own ground-truth calls, which checks the scenarios). A
+    /// person's conversations are taken one at a time and never resumed.
+    pub setup: Setup<'a>,
     pub world: &'a WorldOptions,
-    /// The assistant under test.
-    pub assistant: AssistantSettings,
     pub user: UserSettings,
     /// A scenario still incomplete after this many turns is not complete.
     pub max_turns: usize,
     /// Calls the assistant may make in one turn before the user speaks.
     pub max_calls_per_turn: usize,
-    /// Scenarios run at once (a person takes them one at a time).
-    pub parallel: usize,
-    /// Where summary.json, report.md and a transcript a scenario go; a
-    /// folder that holds transcripts made with the same settings from the
-    /// same scenario text is resumed (a person's conversations never are).
-    pub out: Option<PathBuf>,
-    /// Run again scenarios that `out` already holds.
-    pub reset: bool,
-    /// Run every scenario this many times (pass^k over completion); each
-    /// trial's models cache their replies apart.
-    pub trials: usize,
-    /// Where the models asked count their tokens (`usage` in the
-    /// summary; the user model's apart).
-    pub meter: crate::llm::usage::Meter,
-    /// The databases folder's digest (decides resuming).
-    pub databases_sha256: String,
-    /// What provenance records of the inputs.
-    pub provenance: crate::eval::provenance::Inputs,
 }
 
 /// What a run found.
@@ -127,7 +102,7 @@ pub trait Scenario: Send + Sync {
     fn converse(
         &self,
         file: &str,
-        assistant: &mut dyn Assistant,
+        assistant: &mut Assistant<'_>,
         user: &mut dyn User,
         options: &ConversationOptions<'_>,
     ) -> ScenarioOutcome;

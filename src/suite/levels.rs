@@ -9,8 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::llm::client::Client;
-use crate::sim::Databases;
+use crate::run::Setup;
 use crate::suite::WorldOptions;
 use crate::Result;
 
@@ -81,63 +80,22 @@ impl Scoring {
     }
 }
 
-/// Who answers each sample.
-pub enum SamplePredictor {
-    /// The gold call and the gold reply themselves, written out as a model
-    /// would write them.
-    Oracle,
-    /// The model's answers read from a JSONL file.
-    Replay { path: PathBuf },
-    /// A model behind an OpenAI-compatible chat completions endpoint.
-    Chat(Box<ChatSettings>),
-}
-
-/// How to ask a chat model.
-pub struct ChatSettings {
-    /// The client asked, with its cache folder (None: nothing cached) and
-    /// the run's meter.
-    pub client: Client,
-    pub model: String,
-    pub temperature: Option<f32>,
-    /// A prompt template to use instead of the suite's own.
-    pub template: Option<PathBuf>,
-    /// Offer the APIs as the endpoint's tools (function calling) instead
-    /// of asking for the call in text.
-    pub functions: bool,
-    /// Blank the APIs' descriptions (documentation ablation).
-    pub no_docs: bool,
-}
-
 /// One evaluation run by samples.
 pub struct LevelRun<'a> {
     pub level: u8,
     pub files: &'a [PathBuf],
-    pub databases: &'a Databases,
-    /// The fingerprint of the databases folder, recorded so that a resumed
-    /// run evaluates again what ran on other databases.
-    pub databases_sha256: String,
+    pub setup: Setup<'a>,
     pub world: WorldOptions,
     pub state: StartState,
     /// Which scoring `correct` and the figures follow.
     pub scoring: Scoring,
-    pub predictor: SamplePredictor,
-    /// Where output files go; `None` writes nothing.
-    pub out: Option<PathBuf>,
-    /// Evaluate again what `out` already holds.
-    pub reset: bool,
-    /// Worker threads; `None` uses every core.
-    pub threads: Option<usize>,
-    pub progress: bool,
-    /// Where the models asked count their tokens (`usage` in the summary).
-    pub meter: crate::llm::usage::Meter,
-    /// Trials per sample (`--trials`, at least 1): with more than one, each
-    /// trial's outputs go to `out/trial-T` and the summary adds pass^k.
-    pub trials: usize,
-    /// What the summary's provenance records of the inputs.
-    pub provenance: crate::eval::provenance::Inputs,
-    /// Errata files' entries: a wrong sample on a gold call they name is
-    /// marked known; verdicts are unchanged.
-    pub errata: &'a crate::errata::Errata,
+    /// A prompt template for a model instead of the suite's own.
+    pub template: Option<PathBuf>,
+    /// Offer a model the APIs as the endpoint's tools (function calling)
+    /// instead of asking for the call in text.
+    pub functions: bool,
+    /// Blank the APIs' descriptions (documentation ablation).
+    pub no_docs: bool,
 }
 
 /// What a run found.

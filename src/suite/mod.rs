@@ -123,6 +123,18 @@ pub struct WorldOptions {
     pub draw_seed: Option<u64>,
 }
 
+impl WorldOptions {
+    /// The retriever as runs record it (`embeddings:MODEL` for embeddings).
+    pub fn retriever_name(&self) -> String {
+        match (&self.retriever, &self.embedder) {
+            (RetrieverKind::Embeddings, Some(embedder)) => {
+                format!("embeddings:{}", embedder.model())
+            }
+            (kind, _) => kind.name().to_string(),
+        }
+    }
+}
+
 /// The simulated world of one dialogue: it runs calls as the suite's
 /// reference does, one after another.
 pub trait World: Send {

@@ -1,50 +1,13 @@
-//! What a predictor sees and what it answers.
-//!
-//! A predictor is asked, once per step of an assistant turn, what the
-//! assistant does next: call tools or answer with text. It sees the gold
-//! history of the conversation up to the turn (user and assistant texts,
-//! earlier gold calls with their recorded results) followed by the calls it
-//! already made in this turn with the results the world gave them, exactly
-//! the history ToolTalk's `run_conversation` builds.
-//!
-//! Order within an earlier assistant turn: its gold calls (each with its
-//! recorded result) first, then its text, as the assistant produced them.
-//! This is the reference's order since its fix "move API calls *before*
-//! assistant response in the history" (microsoft/ToolTalk #10, commit
-//! 19e23f0, May 2024; the data snapshot talkforge follows, e05f4ce, is
-//! later). The code as first published, at the paper's time, appended the
-//! text before the calls.
+//! What the assistant sees of a turn of a whole conversation: the gold
+//! conversation up to the turn and the calls it already made in this turn
+//! with the results the world gave them (the history a model is shown is
+//! [`crate::run::turn_request`]'s).
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::dialogue::{Conversation, GoldCall, Metadata, Role};
-use crate::sim::{Reply, Response};
+use crate::dialogue::{Conversation, GoldCall};
+use crate::sim::Reply;
 use crate::suite::catalog::CallRef;
-
-/// A call the predictor asks for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProposedCall {
-    pub api_name: String,
-    /// `None` when the model's arguments could not be read as a JSON
-    /// object; the call is then recorded as failed, as the reference does.
-    pub parameters: Option<Map<String, Value>>,
-    /// Anything worth keeping about how the call came about (the raw
-    /// arguments, the tool-call id); written to the output as is.
-    pub metadata: Option<Value>,
-}
-
-/// The predictor's answer for one step.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Prediction {
-    /// Call these tools, in order, then ask again.
-    Calls(Vec<ProposedCall>),
-    /// The turn's answer to the user; the turn ends.
-    Text {
-        text: String,
-        metadata: Option<Value>,
-    },
-}
 
 /// A predicted call after the world ran it.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +48,7 @@ impl PredictedCall {
     }
 }
 
-/// Everything a predictor may look at for one step.
+/// Everything the assistant may look at for one step.
 #[derive(Debug, Clone, Copy)]
 pub struct TurnInput<'a> {
     pub conversation: &'a Conversation,
@@ -93,114 +56,4 @@ pub struct TurnInput<'a> {
     pub turn: usize,
     /// Calls made so far in this turn, with their results.
     pub predicted: &'a [PredictedCall],
-}
-
-/// One entry of the history a predictor sees.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum HistoryItem<'a> {
-    User(&'a str),
-    Assistant(&'a str),
-    /// A tool call with its result; `parameters` is `None` for a predicted
-    /// call whose arguments could not be parsed.
-    Call {
-        api_name: &'a str,
-        parameters: Option<&'a Map<String, Value>>,
-        response: Response<'a>,
-        exception: Option<&'a str>,
-    },
-}
-
-impl<'a> TurnInput<'a> {
-    pub fn metadata(&self) -> &'a Metadata {
-        &self.conversation.metadata
-    }
-
-    /// The history in order: every earlier turn (an assistant turn as its
-    /// gold calls, then its text, as the reference orders them), then this
-    /// turn's calls so far.
-    pub fn history(&self) -> impl Iterator<Item = HistoryItem<'a>> + 'a {
-        let earlier = self.conversation.conversation[..self.turn]
-            .iter()
-            .flat_map(|turn| {
-                let calls = match turn.role {
-                    Role::User => &[][..],
-                    Role::Assistant => turn.calls(),
-                };
-                let text = match turn.role {
-                    Role::User => HistoryItem::User(&turn.text),
-                    Role::Assistant => HistoryItem::Assistant(&turn.text),
-                };
-                calls.iter().map(gold_item).chain(std::iter::once(text))
-            });
-        let current = self.predicted.iter().map(|p| HistoryItem::Call {
-            api_name: &p.api_name,
-            parameters: p.parsed.then_some(&p.arguments),
-            response: p.response.as_response(),
-            exception: p.exception.as_deref(),
-        });
-        earlier.chain(current)
-    }
-}
-
-fn gold_item(call: &GoldCall) -> HistoryItem<'_> {
-    HistoryItem::Call {
-        api_name: &call.request.api_name,
-        parameters: Some(&call.request.parameters),
-        response: Response::Json(&call.response),
-        exception: call.exception.as_deref(),
-    }
-}
-
-/// Why a predictor could not answer; the run stops (exit 2), and what was
-/// finished stays on disk for a resumed run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PredictError(pub String);
-
-impl std::fmt::Display for PredictError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// What a predictor was set up with, for the record: the fields that do
-/// not apply to a predictor stay `None` (null in JSON).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PredictorSettings {
-    /// The chat model asked for (openai).
-    pub model: Option<String>,
-    /// `exact`, `suite` or `all` (openai).
-    pub api_mode: Option<String>,
-    /// Whether the tool documentation was blanked (openai).
-    pub no_docs: Option<bool>,
-    /// The sampling temperature; null also when the server's default was used.
-    pub temperature: Option<f32>,
-    /// The predictions file as given (replay); informative, not compared.
-    pub predictions: Option<String>,
-    /// SHA-256 of the predictions file's bytes (replay).
-    pub predictions_sha256: Option<String>,
-    /// The trial (1-based) of a run of several (`--trials`), for a
-    /// predictor whose answers vary from trial to trial; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial: Option<usize>,
-}
-
-/// An assistant under evaluation.
-pub trait Predictor: Sync {
-    /// A short name for reports ("oracle", "openai:gpt-4o", ...).
-    fn name(&self) -> String;
-
-    /// What the predictor was set up with, recorded in every output file
-    /// so that a resumed run re-evaluates what another setting produced.
-    fn settings(&self) -> PredictorSettings {
-        PredictorSettings::default()
-    }
-
-    /// The templates its prompts are rendered from, each name with the
-    /// SHA-256 of its text (none for a predictor that sends no prompt).
-    fn prompt_templates(&self) -> std::collections::BTreeMap<String, String> {
-        Default::default()
-    }
-
-    /// What the assistant does next in `input.turn`.
-    fn predict(&self, input: &TurnInput<'_>) -> Result<Prediction, PredictError>;
 }

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::predict::{PredictError, PredictedCall};
+use super::predict::PredictedCall;
 use crate::dialogue::GoldCall;
 
 /// The default bound on calls within one assistant turn.
@@ -60,7 +60,7 @@ pub struct Simulation<'c> {
 pub enum SimulateError {
     /// The conversation's world could not be set up (bad timestamp, unknown user).
     Setup(String),
-    Predict(PredictError),
+    Predict(String),
 }
 
 impl std::fmt::Display for SimulateError {

@@ -21,7 +21,6 @@ use crate::suite::state::{compare_documents, StateCheck};
 use crate::suite::{Execution, World};
 
 pub mod assistant;
-pub mod chat;
 pub mod user;
 
 pub use assistant::Assistant;
@@ -126,7 +125,7 @@ pub fn converse(
     before: &Databases,
     world: &mut dyn World,
     task: &mut dyn Task,
-    assistant: &mut dyn Assistant,
+    assistant: &mut Assistant<'_>,
     user: &mut dyn User,
     bounds: Bounds,
 ) -> Talk {
@@ -186,7 +185,7 @@ pub fn converse(
 fn assistant_turn(
     world: &mut dyn World,
     task: &mut dyn Task,
-    assistant: &mut dyn Assistant,
+    assistant: &mut Assistant<'_>,
     talk: &mut Talk,
     bounds: Bounds,
 ) -> Result<(), String> {

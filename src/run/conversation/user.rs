@@ -6,10 +6,10 @@
 //! and their results stay between the assistant and the tools.
 
 use std::io::Write;
-use std::sync::Arc;
 
-use super::chat::{ChatModel, Reported, Role};
 use super::{Message, Speaker};
+use crate::run::answer::llm::Llm;
+use crate::run::answer::{Answerer, Asked, Chat, Key, Message as Said, Reported, Request};
 
 /// What the person playing the user is shown before the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,18 +48,18 @@ pub trait User: Send {
 }
 
 /// A model plays the user.
-pub struct LlmUser {
-    model: Arc<ChatModel>,
+pub struct LlmUser<'a> {
+    model: &'a Llm,
     system: String,
     reported: Reported,
 }
 
 /// The name of the simulated user's prompt template, and its text
 /// (provenance records its hash).
-impl LlmUser {
+impl<'a> LlmUser<'a> {
     /// A user played by `model` with `system` (the suite's brief for a
     /// model) as its system prompt.
-    pub fn new(model: Arc<ChatModel>, system: String) -> Self {
+    pub fn new(model: &'a Llm, system: String) -> Self {
         LlmUser {
             model,
             system,
@@ -68,27 +68,46 @@ impl LlmUser {
     }
 }
 
-pub fn messages(system: &str, transcript: &[Message]) -> Vec<(Role, String)> {
-    let mut out = vec![(Role::System, system.to_string())];
+/// The messages the user's model is sent: it is the user, so the
+/// assistant's words reach it as the other side's.
+pub fn messages(system: &str, transcript: &[Message]) -> Vec<Said> {
+    let mut out = vec![Said::System(system.to_string())];
     for message in transcript {
         match message.from {
-            Speaker::User => out.push((Role::Assistant, message.text.clone())),
-            Speaker::Assistant => out.push((Role::User, message.text.clone())),
+            Speaker::User => out.push(Said::Assistant(message.text.clone())),
+            Speaker::Assistant => out.push(Said::User(message.text.clone())),
             Speaker::Call | Speaker::Api => {}
         }
     }
     out
 }
 
-impl User for LlmUser {
+impl User for LlmUser<'_> {
     fn name(&self) -> String {
         format!("llm:{}", self.model.model())
     }
 
     fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
-        let (text, model) = self.model.reply(&messages(&self.system, transcript))?;
-        self.reported.add(model);
-        Ok(Turn::Says(text.trim().to_string()))
+        let chat = || {
+            Ok(Chat {
+                messages: messages(&self.system, transcript),
+                tools: Vec::new(),
+            })
+        };
+        let request = Request {
+            key: Key {
+                unit: String::new(),
+                position: transcript.len(),
+                occurrence: 0,
+                asked: Asked::Reply,
+            },
+            step: 0,
+            gold: None,
+            chat: &chat,
+        };
+        let answer = self.model.answer(&request).map_err(|e| e.to_string())?;
+        self.reported.add(answer.model());
+        Ok(Turn::Says(answer.text.trim().to_string()))
     }
 
     fn models(&self) -> Vec<String> {
@@ -276,20 +295,22 @@ mod tests {
             said(Speaker::Api, "\"2023-03-31\""),
             said(Speaker::Assistant, "When?"),
         ];
-        let messages = messages("brief", &transcript);
-        let roles: Vec<Role> = messages.iter().map(|(r, _)| *r).collect();
-        assert_eq!(roles, [Role::System, Role::Assistant, Role::User]);
-        assert_eq!(messages[2].1, "When?");
-        let assistant = super::super::assistant::messages("system", &transcript);
-        let shown: Vec<(Role, &str)> = assistant.iter().map(|(r, t)| (*r, t.as_str())).collect();
         assert_eq!(
-            shown,
+            messages("brief", &transcript),
             [
-                (Role::System, "system"),
-                (Role::User, "(User) Wake me up."),
-                (Role::Assistant, "[GetToday()]"),
-                (Role::User, "(API) \"2023-03-31\""),
-                (Role::Assistant, "When?"),
+                Said::System("brief".into()),
+                Said::Assistant("Wake me up.".into()),
+                Said::User("When?".into())
+            ]
+        );
+        assert_eq!(
+            super::super::assistant::messages("system", &transcript),
+            [
+                Said::System("system".into()),
+                Said::User("(User) Wake me up.".into()),
+                Said::Assistant("[GetToday()]".into()),
+                Said::User("(API) \"2023-03-31\"".into()),
+                Said::Assistant("When?".into()),
             ]
         );
     }

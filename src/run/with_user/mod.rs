@@ -11,27 +11,23 @@ pub mod runs;
 pub mod summary;
 pub mod transcripts;
 
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use self::outcome::{failed, ScenarioOutcome, Stop};
 use self::summary::{summarise, Summary};
-use crate::eval::provenance::{self, DatabasesRecord, Dataset, Provenance};
-use crate::llm::client::Settings;
-use crate::llm::usage::Role;
-use crate::run::conversation::assistant::{Assistant, LlmAssistant, Oracle};
-use crate::run::conversation::chat::ChatModel;
+use crate::eval::provenance::Provenance;
+use crate::run::answer::oracle::Oracle;
+use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
+use crate::run::conversation::Assistant;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::trials::{over_trials, UnitOutcome};
 use crate::suite::interactive::{
-    AssistantSettings, ConversationOptions, Interactive, InteractiveRun, InteractiveSummary,
-    Scenario, UserSettings,
+    ConversationOptions, Interactive, InteractiveRun, InteractiveSummary, Scenario, UserSettings,
 };
 use crate::{Error, Result};
 
@@ -57,16 +53,16 @@ impl Evaluation<'_> {
         // Every scenario is read before any conversation starts.
         for path in run.files {
             let text = crate::formats::read::read_text(path)?;
-            self.interactive.read(path, &text, run.databases)?;
+            self.interactive.read(path, &text, run.setup.databases)?;
         }
         // A person's conversations are theirs: never reused, and never
         // replaced without --reset.
-        if matches!(run.user, UserSettings::Human) && !run.reset {
-            let trials: Vec<Option<usize>> = match run.trials {
+        if matches!(run.user, UserSettings::Human) && !run.setup.reset {
+            let trials: Vec<Option<usize>> = match run.setup.trials {
                 0 | 1 => vec![None],
                 n => (1..=n).map(Some).collect(),
             };
-            if let Some(dir) = run.out.as_deref().and_then(|out| {
+            if let Some(dir) = run.setup.out.as_deref().and_then(|out| {
                 trials
                     .into_iter()
                     .map(|t| folder::trial_dir(out, t))
@@ -78,15 +74,15 @@ impl Evaluation<'_> {
                 )));
             }
         }
-        let started = run.meter.reading();
+        let started = run.setup.meter.reading();
         let mut errors = Vec::new();
         let mut every_trial_completed = true;
         // The models reported in any trial, and a user asked in any trial.
         let mut reported: (Vec<String>, Vec<String>) = Default::default();
         let mut asked_user: Option<(String, Option<Provenance>)> = None;
         let (mut summary, trials) = over_trials(
-            run.trials,
-            run.out.as_deref(),
+            run.setup.trials,
+            run.setup.out.as_deref(),
             Some("scenario"),
             |trial, out| {
                 let summary = self.run_trial(run, trial, out.as_deref())?;
@@ -99,16 +95,8 @@ impl Evaluation<'_> {
                 }));
                 every_trial_completed &= summary.completed == summary.scenarios;
                 if let Some(p) = &summary.provenance {
-                    for (all, models) in [
-                        (&mut reported.0, &p.models_reported),
-                        (&mut reported.1, &p.user_models_reported),
-                    ] {
-                        for model in models {
-                            if !all.contains(model) {
-                                all.push(model.clone());
-                            }
-                        }
-                    }
+                    reported.0 = Reported::all(reported.0.iter().chain(&p.models_reported));
+                    reported.1 = Reported::all(reported.1.iter().chain(&p.user_models_reported));
                 }
                 if asked_user.is_none() && summary.user != USER_NOT_ASKED {
                     asked_user = Some((summary.user.clone(), summary.provenance.clone()));
@@ -133,8 +121,8 @@ impl Evaluation<'_> {
             }
             summary.trials = Some(trials);
             // Every trial's tokens.
-            summary.usage = run.meter.since(&started);
-            if let Some(dir) = &run.out {
+            summary.usage = run.setup.meter.since(&started);
+            if let Some(dir) = &run.setup.out {
                 transcripts::write_summary(dir, &summary)?;
             }
         }
@@ -151,17 +139,11 @@ impl Evaluation<'_> {
 /// how), the bounds of a conversation, the retriever, the databases, the
 /// talkforge version and the trial.
 fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
-    let model = |s: &Settings| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
-    let retriever = match (&run.world.retriever, &run.world.embedder) {
-        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
-            format!("embeddings:{}", embedder.model())
-        }
-        (kind, _) => kind.name().to_string(),
-    };
+    let model = |s: &Model| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
     json!({
-        "assistant": match &run.assistant {
-            AssistantSettings::Llm(s) => model(s),
-            AssistantSettings::Oracle => json!("oracle"),
+        "assistant": match &run.setup.answerer {
+            Choice::Llm(s) => model(s),
+            Choice::Oracle | Choice::Replay(_) => json!("oracle"),
         },
         "user": match &run.user {
             UserSettings::Llm(s) => model(s),
@@ -169,15 +151,16 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
         },
         "max_turns": run.max_turns,
         "max_calls_per_turn": run.max_calls_per_turn,
-        "retriever": retriever,
-        "databases_sha256": run.databases_sha256,
+        "retriever": run.world.retriever_name(),
+        "databases_sha256": run.setup.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
         "trial": trial,
     })
 }
 
-/// Makes a player (the assistant, the user) for one scenario.
-type Players<'a, P> = dyn Fn(&dyn Scenario) -> std::result::Result<Box<P>, String> + Sync + 'a;
+/// Makes the user for one scenario.
+type Users<'a> =
+    dyn Fn(&dyn Scenario) -> std::result::Result<Box<dyn User + 'a>, String> + Sync + 'a;
 
 /// Conversations with a user as a kind of evaluation: each scenario
 /// talked through with a fresh assistant and user.
@@ -185,8 +168,8 @@ struct Conversations<'a> {
     settings: Value,
     /// A person plays the user: never resumed.
     human: bool,
-    assistant: &'a Players<'a, dyn Assistant>,
-    user: &'a Players<'a, dyn User>,
+    assistant: &'a dyn Answerer,
+    user: &'a Users<'a>,
     interactive: &'a dyn Interactive,
     options: ConversationOptions<'a>,
 }
@@ -217,14 +200,21 @@ impl Kind for Conversations<'_> {
             .read(input.path, input.text, self.options.databases)?;
         let scenario = scenario.as_ref();
         let file = input.path.display().to_string();
-        let outcome = match ((self.assistant)(scenario), (self.user)(scenario)) {
-            (Ok(mut a), Ok(mut u)) => {
-                let mut outcome = scenario.converse(&file, a.as_mut(), u.as_mut(), &self.options);
-                outcome.assistant_models = a.models();
+        let mut assistant = Assistant::new(
+            self.assistant,
+            scenario.name(),
+            scenario.assistant_prompt(),
+            scenario.oracle_calls(),
+        );
+        let outcome = match (self.user)(scenario) {
+            Ok(mut u) => {
+                let mut outcome =
+                    scenario.converse(&file, &mut assistant, u.as_mut(), &self.options);
+                outcome.assistant_models = assistant.models();
                 outcome.user_models = u.models();
                 outcome
             }
-            (Err(e), _) | (_, Err(e)) => failed(&file, scenario, e),
+            Err(e) => failed(&file, scenario, e),
         };
         Ok((outcome, ()))
     }
@@ -253,40 +243,24 @@ impl Evaluation<'_> {
         trial: Option<usize>,
         out: Option<&std::path::Path>,
     ) -> Result<Summary> {
-        let started = run.meter.reading();
-        let for_trial = |s: &Settings| Settings { trial, ..s.clone() };
-        let assistant_model = match &run.assistant {
-            AssistantSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-                for_trial(settings),
-                &run.meter,
-                Role::Assistant,
-            )?)),
-            AssistantSettings::Oracle => None,
+        let started = run.setup.meter.reading();
+        // Each model with the template of its prompts.
+        let [assistant_prompt, user_prompt] = self.interactive.prompts();
+        let model = |m: &Model, (name, text): (&str, &str)| {
+            let template = (name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
+            m.llm(trial, Default::default(), [template].into())
+        };
+        let assistant: Box<dyn Answerer> = match &run.setup.answerer {
+            Choice::Llm(m) => Box::new(model(m, assistant_prompt)),
+            Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
         };
         let user_model = match &run.user {
-            UserSettings::Llm(settings) => Some(Arc::new(ChatModel::new(
-                for_trial(settings),
-                &run.meter,
-                Role::User,
-            )?)),
+            UserSettings::Llm(m) => Some(model(m, user_prompt)),
             UserSettings::Human => None,
         };
-        let assistant =
-            |scenario: &dyn Scenario| -> std::result::Result<Box<dyn Assistant>, String> {
-                Ok(match &assistant_model {
-                    Some(model) => Box::new(LlmAssistant::new(
-                        model.clone(),
-                        scenario.assistant_prompt(),
-                    )),
-                    None => Box::new(Oracle::new(scenario.oracle_calls())),
-                })
-            };
-        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User>, String> {
+        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User + '_>, String> {
             match &user_model {
-                Some(model) => Ok(Box::new(LlmUser::new(
-                    model.clone(),
-                    scenario.user_prompt()?,
-                ))),
+                Some(model) => Ok(Box::new(LlmUser::new(model, scenario.user_prompt()?))),
                 None => Ok(Box::new(
                     HumanUser::new(
                         Box::new(|line: &mut String| std::io::stdin().read_line(line)),
@@ -301,11 +275,11 @@ impl Evaluation<'_> {
         let kind = Conversations {
             settings: settings_json(run, trial),
             human,
-            assistant: &assistant,
+            assistant: assistant.as_ref(),
             user: &user,
             interactive: self.interactive,
             options: ConversationOptions {
-                databases: run.databases,
+                databases: run.setup.databases,
                 world: run.world,
                 max_turns: run.max_turns,
                 max_calls_per_turn: run.max_calls_per_turn,
@@ -313,9 +287,9 @@ impl Evaluation<'_> {
         };
         let plan = Plan {
             out: out.map(Path::to_path_buf),
-            reset: run.reset,
+            reset: run.setup.reset,
             // A person talks through one scenario at a time.
-            threads: Some(if human { 1 } else { run.parallel.max(1) }),
+            threads: if human { Some(1) } else { run.setup.threads },
             progress: false,
         };
         let mut per_scenario = Vec::with_capacity(run.files.len());
@@ -346,70 +320,31 @@ impl Evaluation<'_> {
             kind.settings,
             pass,
         );
-        summary.provenance = Some(self.provenance(run, &dataset, &summary, assistant_name));
-        summary.usage = run.meter.since(&started);
+        let mut provenance = Provenance::of_run(
+            self.suite,
+            &dataset,
+            &run.setup.provenance,
+            &run.setup.databases_sha256,
+            assistant.as_ref(),
+            summary
+                .per_scenario
+                .iter()
+                .flat_map(|o| &o.assistant_models),
+        );
+        provenance.predictor = assistant_name;
+        // Only a model that was asked is named.
+        if let Some(user) = user_model.filter(|_| user_asked) {
+            provenance.user_model_requested = user.settings().model;
+            provenance.prompt_templates.extend(user.prompt_templates());
+        }
+        provenance.user_models_reported =
+            Reported::all(summary.per_scenario.iter().flat_map(|o| &o.user_models));
+        summary.provenance = Some(provenance);
+        summary.usage = run.setup.meter.since(&started);
         if let Some(dir) = out {
             transcripts::write_summary(dir, &summary)?;
         }
         Ok(summary)
-    }
-
-    /// Where the run's numbers came from.
-    fn provenance(
-        &self,
-        run: &InteractiveRun<'_>,
-        dataset: &[(String, String)],
-        summary: &Summary,
-        assistant: String,
-    ) -> Provenance {
-        let [assistant_prompt, user_prompt] = self.interactive.prompts();
-        let reported = |models: &dyn Fn(&ScenarioOutcome) -> &Vec<String>| {
-            let mut all: Vec<String> = Vec::new();
-            for model in summary.per_scenario.iter().flat_map(models) {
-                if !all.contains(model) {
-                    all.push(model.clone());
-                }
-            }
-            all
-        };
-        let mut prompt_templates = BTreeMap::new();
-        let mut hash = |(name, text): (&str, &str)| {
-            prompt_templates.insert(name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
-        };
-        let assistant_model = match &run.assistant {
-            AssistantSettings::Llm(s) => {
-                hash(assistant_prompt);
-                Some(s.model.clone())
-            }
-            AssistantSettings::Oracle => None,
-        };
-        // Only a model that was asked is named.
-        let user_model = match &run.user {
-            UserSettings::Llm(s) if summary.user != USER_NOT_ASKED => {
-                hash(user_prompt);
-                Some(s.model.clone())
-            }
-            UserSettings::Llm(_) | UserSettings::Human => None,
-        };
-        let inputs = &run.provenance;
-        Provenance {
-            talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-            date: provenance::now(),
-            suite: self.suite.to_string(),
-            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
-            databases: DatabasesRecord {
-                folder: inputs.databases_folder.clone(),
-                sha256: run.databases_sha256.clone(),
-                files: inputs.databases_files.clone(),
-            },
-            errata: Vec::new(),
-            predictor: assistant,
-            model_requested: assistant_model,
-            models_reported: reported(&|o| &o.assistant_models),
-            user_model_requested: user_model,
-            user_models_reported: reported(&|o| &o.user_models),
-            prompt_templates,
-        }
     }
 }
 
@@ -420,9 +355,9 @@ const USER_NOT_ASKED: &str = "not asked";
 /// the user is named only when it was asked (`user_asked`).
 fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
     (
-        match &run.assistant {
-            AssistantSettings::Llm(s) => format!("llm:{}", s.model),
-            AssistantSettings::Oracle => "oracle".into(),
+        match &run.setup.answerer {
+            Choice::Llm(s) => format!("llm:{}", s.model),
+            Choice::Oracle | Choice::Replay(_) => "oracle".into(),
         },
         match &run.user {
             UserSettings::Llm(s) if user_asked => format!("llm:{}", s.model),

@@ -4,8 +4,9 @@
 //!
 //! - [`samples`]: which samples a dialogue makes, as the reference's
 //!   evaluator builds them;
-//! - [`prompt`] and [`predict`]: what a model is asked, and who answers
-//!   (oracle, replay, a chat model);
+//! - [`prompt`] and [`predict`]: what a sample asks of the answerer
+//!   ([`crate::run::answer`]: the oracle, a replay file, a model) and
+//!   what a model is sent; API-Bank's replay line format;
 //! - [`scoring`]: the reference and the lenient scoring, and how each
 //!   reads a call out of the text ([`reference_parse`]: the reference's
 //!   patterns); [`score`]: running the call and the gold API's own

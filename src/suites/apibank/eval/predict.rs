@@ -1,22 +1,25 @@
-//! Who answers the samples: the oracle (the gold answers, written out as a
-//! model writes them), a replay file, or a chat model.
+//! What a sample asks of the answerer ([`crate::run::answer`]): the call
+//! of a call sample or the reply of a reply sample, with the gold answer
+//! for the oracle (the gold call in the paper's text form, the gold reply
+//! as written) and, for a model, the chat ([`super::prompt`]); and
+//! API-Bank's replay line format.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::super::call_text::render_api_request;
 use super::prompt::{history, offered_tools, shown_apis, Task, Template};
 use super::score::Predicted;
 use crate::dialogue::Conversation;
-use crate::formats::read::read_text;
+use crate::run::answer::replay::Lines;
+use crate::run::answer::{Answer, Answerer, Asked, Chat, Key, Message, Request, Settings};
 use crate::sim::pyargs::display;
-use crate::suite::levels::ChatSettings;
 use crate::{Error, Result};
 
-/// One sample as a predictor sees it.
+/// One sample as the answerer is asked it.
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
     /// The dialogue's path relative to the folder evaluated.
@@ -26,8 +29,7 @@ pub struct Input<'a> {
     /// The target line: the gold API line of a call sample, the gold reply
     /// of a reply sample. The history is every line before it.
     pub line: usize,
-    /// For a call sample: 0, or 1 for the line's second sample. For a
-    /// reply sample: the API line it follows is keyed with occurrence 0.
+    /// For a call sample: 0, or 1 for the line's second sample.
     pub occurrence: u8,
 }
 
@@ -50,66 +52,117 @@ impl CallAnswer {
     }
 }
 
-/// An answer, and the model the server said gave it (provenance).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answered<T> {
-    pub answer: T,
-    pub model: Option<String>,
+/// How a model is asked: the prompt template, and whether the APIs are
+/// offered as tools (functions mode) and documented.
+pub struct SamplePrompt {
+    pub template: Template,
+    pub functions: bool,
+    pub docs: bool,
 }
 
-impl<T> Answered<T> {
-    /// An answer no server gave.
-    fn offline(answer: T) -> Self {
-        Answered {
-            answer,
-            model: None,
+impl SamplePrompt {
+    /// The chat a model is sent for a sample.
+    pub fn chat(&self, input: &Input<'_>, task: Task) -> Result<Chat> {
+        let functions = self.functions && task == Task::Call;
+        let apis = shown_apis(input.dialogue, task, input.level);
+        let system = self.template.render(task, input.level, &apis, self.docs)?;
+        let mut messages = vec![Message::System(system)];
+        messages.extend(history(input.dialogue, input.line, functions));
+        let tools = if functions {
+            offered_tools(input.dialogue, input.line, input.level, self.docs)
+        } else {
+            Vec::new()
+        };
+        Ok(Chat { messages, tools })
+    }
+}
+
+/// Who answers the samples, and how a model among them is asked.
+pub struct Asker<'a> {
+    pub answerer: &'a dyn Answerer,
+    /// None for an answerer that asks no model.
+    pub prompt: Option<&'a SamplePrompt>,
+}
+
+impl Asker<'_> {
+    fn ask(&self, input: &Input<'_>, task: Task, key: Key, gold: String) -> Result<Answer> {
+        let chat = || match self.prompt {
+            Some(prompt) => prompt.chat(input, task),
+            None => Ok(Chat::default()),
+        };
+        self.answerer.answer(&Request {
+            key,
+            step: 0,
+            gold: Some(Answer::text(gold)),
+            chat: &chat,
+        })
+    }
+
+    /// The call the answerer makes for a call sample, and the model the
+    /// server said made it.
+    pub fn call(&self, input: &Input<'_>) -> Result<(CallAnswer, Option<String>)> {
+        let gold = &input.dialogue.conversation[input.line].calls()[0];
+        let gold = render_api_request(&gold.request.api_name, &gold.request.parameters);
+        let key = key(input.file, input.line, input.occurrence, Asked::Call);
+        let answer = self.ask(input, Task::Call, key, gold)?;
+        let model = answer.model();
+        let Some(call) = answer.calls.into_iter().next() else {
+            return Ok((CallAnswer::Text(answer.text), model));
+        };
+        let raw = format!("{}({})", call.name, call.raw.unwrap_or_default());
+        Ok(match call.arguments {
+            Some(arguments) => {
+                let param_dict = arguments
+                    .into_iter()
+                    .map(|(name, value)| (name, Value::String(display(&value))))
+                    .collect();
+                let predicted = Predicted {
+                    api_name: call.name,
+                    param_dict,
+                };
+                (CallAnswer::Function { predicted, raw }, model)
+            }
+            // Arguments that are no JSON object: read as text, which fails
+            // with its reason.
+            None => (CallAnswer::Text(raw), model),
+        })
+    }
+
+    /// The reply for a reply sample (keyed by the API line it follows),
+    /// and the model the server said wrote it.
+    pub fn reply(&self, input: &Input<'_>) -> Result<(String, Option<String>)> {
+        let gold = input.dialogue.conversation[input.line].text.clone();
+        let key = key(input.file, input.line - 1, 0, Asked::Reply);
+        let answer = self.ask(input, Task::Reply, key, gold)?;
+        let model = answer.model();
+        Ok((answer.text, model))
+    }
+}
+
+fn key(file: &str, line: usize, occurrence: u8, asked: Asked) -> Key {
+    Key {
+        unit: file.to_string(),
+        position: line,
+        occurrence,
+        asked,
+    }
+}
+
+/// What API-Bank's output files record of an answerer's settings: every
+/// field of a model's (null when unset), only what is set of another's.
+pub fn recorded(settings: &Settings) -> Value {
+    let Ok(Value::Object(mut map)) = serde_json::to_value(settings) else {
+        return Value::Null;
+    };
+    let model = settings.model.is_some();
+    map.retain(|key, value| {
+        if model {
+            !key.starts_with("predictions")
+        } else {
+            !value.is_null()
         }
-    }
-}
-
-/// An assistant under evaluation, sample by sample.
-pub trait Answerer: Sync {
-    /// A short name for reports.
-    fn name(&self) -> String;
-    /// What it was set up with, recorded in every output file so that a
-    /// resumed run evaluates again what other settings produced.
-    fn settings(&self) -> Value;
-    /// The call it makes for a call sample.
-    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>>;
-    /// Its reply for a reply sample.
-    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>>;
-    /// The templates its prompts are rendered from, with their SHA-256.
-    fn prompt_templates(&self) -> BTreeMap<String, String> {
-        BTreeMap::new()
-    }
-}
-
-/// The gold answers: the gold call in the paper's text form, the gold
-/// reply as written.
-pub struct Oracle;
-
-impl Answerer for Oracle {
-    fn name(&self) -> String {
-        "oracle".into()
-    }
-
-    fn settings(&self) -> Value {
-        json!({})
-    }
-
-    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
-        let call = &input.dialogue.conversation[input.line].calls()[0];
-        Ok(Answered::offline(CallAnswer::Text(render_api_request(
-            &call.request.api_name,
-            &call.request.parameters,
-        ))))
-    }
-
-    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
-        Ok(Answered::offline(
-            input.dialogue.conversation[input.line].text.clone(),
-        ))
-    }
+    });
+    Value::Object(map)
 }
 
 /// One line of a replay file (see DESIGN.md: API-Bank replay predictions).
@@ -127,309 +180,104 @@ struct ReplayLine {
     reply: Option<String>,
 }
 
-/// Answers read from a JSONL file: `{"file", "turn", "occurrence",
-/// "output"}` per call sample, with an optional `"reply"` for the reply
-/// after that API line. A sample with no line is answered with empty text.
-pub struct Replay {
-    path: PathBuf,
-    sha256: String,
-    answers: HashMap<(String, usize, u8), (String, Option<String>)>,
-    /// The file's line of each answer, for [`Replay::check`].
-    lines: HashMap<(String, usize, u8), usize>,
+/// One dialogue's call samples `(turn, occurrence)`, and the API lines a
+/// reply sample follows.
+type SampleKeys = (Vec<(usize, u8)>, HashSet<usize>);
+
+/// API-Bank's replay lines: `{"file", "turn", "occurrence", "output"}`
+/// per call sample, with an optional `"reply"` for the reply after that
+/// API line. A line's `file` names an evaluated dialogue by its path
+/// relative to the folder evaluated, or by its file name alone when
+/// unique; a line must answer one of its samples.
+pub struct SampleLines {
+    /// Each evaluated file's call samples `(turn, occurrence)` and the
+    /// API lines a reply sample follows, by relative path.
+    samples: HashMap<String, SampleKeys>,
+    /// The evaluated files by file name (None: more than one has it).
+    by_name: HashMap<String, Option<String>>,
 }
 
-impl Replay {
-    /// Read `path`; a malformed line is an error naming its line.
-    /// `files` are the evaluated dialogues' relative paths, which the
-    /// lines' `file` must name (or their file name alone, when unique).
-    pub fn load(path: &Path, files: &[String]) -> Result<Self> {
-        let text = read_text(path)?;
-        let mut by_name: HashMap<String, Option<String>> = HashMap::new();
-        for file in files {
+impl SampleLines {
+    /// The samples of `dialogues`, each with its relative path.
+    pub fn new<'a>(dialogues: impl IntoIterator<Item = (&'a str, &'a Conversation)>) -> Self {
+        let mut lines = SampleLines {
+            samples: HashMap::new(),
+            by_name: HashMap::new(),
+        };
+        for (file, dialogue) in dialogues {
             let name = Path::new(file)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            by_name
+            lines
+                .by_name
                 .entry(name)
                 .and_modify(|known| *known = None)
-                .or_insert_with(|| Some(file.clone()));
+                .or_insert_with(|| Some(file.to_string()));
+            let samples = super::samples::samples(dialogue);
+            let calls = samples
+                .calls
+                .iter()
+                .map(|s| (s.line, s.occurrence))
+                .collect();
+            let replied = samples.replies.iter().map(|r| r.after).collect();
+            lines.samples.insert(file.to_string(), (calls, replied));
         }
-        let mut answers = HashMap::new();
-        let mut lines = HashMap::new();
-        for (number, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let parsed: ReplayLine = serde_json::from_str(line).map_err(|e| {
-                Error::syntax(
-                    path,
-                    number + 1,
-                    e.column(),
-                    format!("not a replay line: {e}"),
-                )
-            })?;
-            let file = if files.contains(&parsed.file) {
-                parsed.file.clone()
-            } else {
-                match by_name.get(&parsed.file) {
-                    Some(Some(file)) => file.clone(),
-                    Some(None) => {
-                        return Err(Error::syntax(
-                            path,
-                            number + 1,
-                            1,
-                            format!("{:?} names more than one evaluated dialogue: give its path relative to the folder evaluated", parsed.file),
-                        ))
-                    }
-                    None => {
-                        return Err(Error::syntax(
-                            path,
-                            number + 1,
-                            1,
-                            format!("{:?} is none of the evaluated dialogues", parsed.file),
-                        ))
-                    }
-                }
-            };
-            let key = (file, parsed.turn, parsed.occurrence);
-            lines.insert(key.clone(), number + 1);
-            if answers.insert(key, (parsed.output, parsed.reply)).is_some() {
-                return Err(Error::syntax(
-                    path,
-                    number + 1,
-                    1,
-                    "a second line for the same file, turn and occurrence".to_string(),
-                ));
-            }
-        }
-        Ok(Replay {
-            path: path.to_path_buf(),
-            sha256: crate::llm::sha256_hex(text.as_bytes()),
-            answers,
-            lines,
-        })
+        lines
+    }
+}
+
+impl Lines for SampleLines {
+    fn name(&self, _: &Path) -> String {
+        "replay".into()
     }
 
-    /// Refuse a line that answers no sample: `samples` gives, per evaluated
-    /// file, its call samples `(turn, occurrence)` and the API lines a
-    /// reply sample follows. The error names the replay file's line.
-    pub fn check(&self, samples: &HashMap<String, SampleKeys>) -> Result<()> {
-        let mut keys: Vec<_> = self.answers.keys().collect();
-        keys.sort_by_key(|key| self.lines[*key]);
-        for key in keys {
-            let (file, turn, occurrence) = key;
-            let (calls, replied) = &samples[file];
-            let line = self.lines[key];
-            if !calls.contains(&(*turn, *occurrence)) {
-                let known: Vec<String> = calls
-                    .iter()
-                    .map(|(t, o)| format!("turn {t} occurrence {o}"))
-                    .collect();
-                return Err(Error::syntax(
-                    &self.path,
-                    line,
-                    1,
-                    format!(
-                        "{file} has no call sample at turn {turn} occurrence {occurrence} (its call samples: {})",
-                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                    ),
-                ));
+    fn parse(&self, path: &Path, line_no: usize, line: &str) -> Result<Vec<(Key, Answer)>> {
+        let bad = |message: String| Error::syntax(path, line_no, 1, message);
+        let parsed: ReplayLine = serde_json::from_str(line).map_err(|e| {
+            Error::syntax(path, line_no, e.column(), format!("not a replay line: {e}"))
+        })?;
+        let file = if self.samples.contains_key(&parsed.file) {
+            parsed.file.clone()
+        } else {
+            match self.by_name.get(&parsed.file) {
+                Some(Some(file)) => file.clone(),
+                Some(None) => return Err(bad(format!("{:?} names more than one evaluated dialogue: give its path relative to the folder evaluated", parsed.file))),
+                None => return Err(bad(format!("{:?} is none of the evaluated dialogues", parsed.file))),
             }
-            let reply_given = self.answers[key].1.is_some();
-            if reply_given && (*occurrence != 0 || !replied.contains(turn)) {
-                return Err(Error::syntax(
-                    &self.path,
-                    line,
-                    1,
-                    format!("{file}: no reply sample follows turn {turn} occurrence {occurrence} (a reply goes on the occurrence-0 line of an API line the AI answers right after)"),
-                ));
+        };
+        let mut answers = vec![(
+            key(&file, parsed.turn, parsed.occurrence, Asked::Call),
+            Answer::text(parsed.output),
+        )];
+        if let Some(reply) = parsed.reply {
+            let key = key(&file, parsed.turn, parsed.occurrence, Asked::Reply);
+            answers.push((key, Answer::text(reply)));
+        }
+        Ok(answers)
+    }
+
+    fn check(&self, key: &Key) -> std::result::Result<(), String> {
+        let (file, turn, occurrence) = (&key.unit, key.position, key.occurrence);
+        let (calls, replied) = &self.samples[file];
+        if key.asked == Asked::Reply {
+            if occurrence != 0 || !replied.contains(&turn) {
+                return Err(format!("{file}: no reply sample follows turn {turn} occurrence {occurrence} (a reply goes on the occurrence-0 line of an API line the AI answers right after)"));
             }
+        } else if !calls.contains(&(turn, occurrence)) {
+            let known: Vec<String> = calls
+                .iter()
+                .map(|(t, o)| format!("turn {t} occurrence {o}"))
+                .collect();
+            return Err(format!(
+                "{file} has no call sample at turn {turn} occurrence {occurrence} (its call samples: {})",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
         }
         Ok(())
     }
 
-    fn answer(&self, input: &Input<'_>, line: usize) -> Option<&(String, Option<String>)> {
-        self.answers
-            .get(&(input.file.to_string(), line, input.occurrence))
-    }
-}
-
-impl Answerer for Replay {
-    fn name(&self) -> String {
-        "replay".into()
-    }
-
-    fn settings(&self) -> Value {
-        json!({"predictions": self.path.display().to_string(), "predictions_sha256": self.sha256})
-    }
-
-    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
-        Ok(Answered::offline(CallAnswer::Text(
-            self.answer(input, input.line)
-                .map(|(output, _)| output.clone())
-                .unwrap_or_default(),
-        )))
-    }
-
-    /// The reply is keyed by the API line it follows.
-    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
-        Ok(Answered::offline(
-            self.answer(input, input.line - 1)
-                .and_then(|(_, reply)| reply.clone())
-                .unwrap_or_default(),
-        ))
-    }
-}
-
-/// One dialogue's samples as replay lines name them: its call samples
-/// `(turn, occurrence)`, and the API lines a reply sample follows.
-pub type SampleKeys = (Vec<(usize, u8)>, Vec<usize>);
-
-/// A chat model behind an OpenAI-compatible endpoint.
-pub struct Chat<'s> {
-    settings: &'s ChatSettings,
-    /// The settings' client for this trial: each trial's replies are
-    /// cached apart.
-    client: crate::llm::client::Client,
-    template: Template,
-    trial: Option<usize>,
-}
-
-impl<'s> Chat<'s> {
-    pub fn new(settings: &'s ChatSettings, trial: Option<usize>) -> Result<Self> {
-        let template = match &settings.template {
-            Some(path) => Template::load(path)?,
-            None => Template::builtin(),
-        };
-        Ok(Chat {
-            settings,
-            client: settings.client.for_trial(trial),
-            template,
-            trial,
-        })
-    }
-
-    /// The request body for a sample, as sent.
-    pub fn request_body(&self, input: &Input<'_>, task: Task) -> Result<Value> {
-        let functions = self.settings.functions && task == Task::Call;
-        let apis = shown_apis(input.dialogue, task, input.level);
-        let system = self
-            .template
-            .render(task, input.level, &apis, !self.settings.no_docs)?;
-        let mut messages = vec![json!({"role": "system", "content": system})];
-        messages.extend(history(input.dialogue, input.line, functions));
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.settings.model));
-        body.insert("messages".into(), Value::Array(messages));
-        if functions {
-            let tools = offered_tools(
-                input.dialogue,
-                input.line,
-                input.level,
-                !self.settings.no_docs,
-            );
-            body.insert("tools".into(), Value::Array(tools));
-        }
-        if let Some(t) = self.settings.temperature {
-            body.insert("temperature".into(), json!(t));
-        }
-        Ok(Value::Object(body))
-    }
-
-    /// The first choice's message, and the model the server reported.
-    fn ask(
-        &self,
-        body: &Value,
-    ) -> Result<Answered<async_openai::types::ChatCompletionResponseMessage>> {
-        let response = self
-            .client
-            .chat_blocking(&self.settings.model, body, None)?
-            .response;
-        let model = Some(response.model).filter(|m| !m.is_empty());
-        let message = response
-            .choices
-            .into_iter()
-            .next()
-            .map(|choice| choice.message)
-            .ok_or_else(|| Error::Other("the model answered without a choice".into()))?;
-        Ok(Answered {
-            answer: message,
-            model,
-        })
-    }
-}
-
-impl Answerer for Chat<'_> {
-    fn name(&self) -> String {
-        format!("openai:{}", self.settings.model)
-    }
-
-    fn settings(&self) -> Value {
-        let mut settings = json!({
-            "model": self.settings.model,
-            "api_mode": if self.settings.functions { "functions" } else { "text" },
-            "no_docs": self.settings.no_docs,
-            "temperature": self.settings.temperature,
-            "template_sha256": crate::llm::sha256_hex(self.template.source().as_bytes()),
-        });
-        if let Some(trial) = self.trial {
-            settings["trial"] = json!(trial);
-        }
-        settings
-    }
-
-    fn prompt_templates(&self) -> BTreeMap<String, String> {
-        let name = match &self.settings.template {
-            Some(path) => path.display().to_string(),
-            None => super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
-        };
-        BTreeMap::from([(
-            name,
-            crate::llm::sha256_hex(self.template.source().as_bytes()),
-        )])
-    }
-
-    fn call(&self, input: &Input<'_>) -> Result<Answered<CallAnswer>> {
-        let Answered {
-            answer: message,
-            model,
-        } = self.ask(&self.request_body(input, Task::Call)?)?;
-        let answered = |answer: CallAnswer| Answered {
-            answer,
-            model: model.clone(),
-        };
-        let text = message.content.unwrap_or_default();
-        let Some(call) = message
-            .tool_calls
-            .and_then(|calls| calls.into_iter().next())
-        else {
-            return Ok(answered(CallAnswer::Text(text)));
-        };
-        let raw = format!("{}({})", call.function.name, call.function.arguments);
-        let param_dict = match serde_json::from_str::<Value>(&call.function.arguments) {
-            Ok(Value::Object(arguments)) => arguments
-                .into_iter()
-                .map(|(name, value)| (name, Value::String(display(&value))))
-                .collect(),
-            // Arguments that are no JSON object: read as text, which fails
-            // with its reason.
-            _ => return Ok(answered(CallAnswer::Text(raw))),
-        };
-        Ok(answered(CallAnswer::Function {
-            predicted: Predicted {
-                api_name: call.function.name,
-                param_dict,
-            },
-            raw,
-        }))
-    }
-
-    fn reply(&self, input: &Input<'_>) -> Result<Answered<String>> {
-        let Answered { answer, model } = self.ask(&self.request_body(input, Task::Reply)?)?;
-        Ok(Answered {
-            answer: answer.content.unwrap_or_default(),
-            model,
-        })
+    fn duplicate(&self, _: &Key) -> String {
+        "a second line for the same file, turn and occurrence".to_string()
     }
 }

@@ -22,6 +22,7 @@ use serde_json::{json, Map, Value};
 use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
+use crate::run::answer::Message;
 use crate::suite::{ToolSpec, ValueFormat};
 use crate::{Error, Result};
 
@@ -154,34 +155,31 @@ pub fn shown_apis(dialogue: &Conversation, task: Task, level: u8) -> Vec<&'stati
 
 /// The dialogue's first `lines` lines as chat messages; with `functions`,
 /// API lines as tool calls.
-pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Value> {
+pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Message> {
     let mut messages = Vec::new();
     for (position, turn) in dialogue.conversation[..lines].iter().enumerate() {
         match (turn.role, turn.calls().first()) {
-            (Role::User, _) => messages.push(json!({"role": "user", "content": turn.text})),
-            (Role::Assistant, None) => {
-                messages.push(json!({"role": "assistant", "content": turn.text}))
-            }
+            (Role::User, _) => messages.push(Message::User(turn.text.clone())),
+            (Role::Assistant, None) => messages.push(Message::Assistant(turn.text.clone())),
             (Role::Assistant, Some(call)) => {
                 let output = call.response.get("output").cloned().unwrap_or(Value::Null);
                 if functions {
                     let id = format!("call_{position}");
                     let arguments = Value::Object(call.request.parameters.clone()).to_string();
-                    messages.push(json!({
-                        "role": "assistant",
-                        "tool_calls": [{"id": id, "type": "function",
-                                        "function": {"name": call.request.api_name, "arguments": arguments}}],
-                    }));
                     let content =
                         json!({"output": output, "exception": call.response.get("exception")});
-                    messages.push(
-                        json!({"role": "tool", "tool_call_id": id, "content": content.to_string()}),
-                    );
+                    messages.push(Message::Call {
+                        id: id.clone(),
+                        name: call.request.api_name.clone(),
+                        arguments,
+                    });
+                    messages.push(Message::Result {
+                        id,
+                        content: content.to_string(),
+                    });
                 } else {
                     let text = render_api_request(&call.request.api_name, &call.request.parameters);
-                    messages.push(
-                        json!({"role": "system", "content": format!("{text} Response: {output}")}),
-                    );
+                    messages.push(Message::System(format!("{text} Response: {output}")));
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! call returned), reused by a later run with the same settings on the
 //! same dialogue.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
-use super::predict::{Answered, Answerer, CallAnswer, Chat, Input, Oracle, Replay, SampleKeys};
+use super::predict::{recorded, Asker, CallAnswer, Input, SampleLines, SamplePrompt};
+use super::prompt::Template;
 use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
@@ -25,10 +26,11 @@ use super::score::{score_call, Cause, Predicted, Verdict};
 use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
-use crate::eval::provenance::{self, DatabasesRecord, Dataset, FileHash, Provenance};
+use crate::eval::provenance::{FileHash, Provenance};
+use crate::run::answer::{Answerer, Choice, Reported, Settings};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::trials::{over_trials, UnitOutcome};
-use crate::suite::levels::{LevelOutcome, LevelRun, SamplePredictor, StartState};
+use crate::suite::levels::{LevelOutcome, LevelRun, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
 
@@ -86,23 +88,9 @@ pub struct SampleDetail {
     pub models: Vec<String>,
 }
 
-impl SampleDetail {
-    fn add_model(&mut self, model: Option<String>) {
-        if let Some(model) = model.filter(|m| !self.models.contains(m)) {
-            self.models.push(model);
-        }
-    }
-}
-
 /// The models named in `details`, in order of first answer.
 fn models_of(details: &[SampleDetail]) -> Vec<String> {
-    let mut models: Vec<String> = Vec::new();
-    for model in details.iter().flat_map(|d| &d.models) {
-        if !models.contains(model) {
-            models.push(model.clone());
-        }
-    }
-    models
+    Reported::all(details.iter().flat_map(|d| &d.models))
 }
 
 /// A dialogue's output file.
@@ -124,7 +112,7 @@ struct DialogueResult {
 /// answered and scored in the reference's order.
 struct Samples<'a> {
     run: &'a LevelRun<'a>,
-    answerer: &'a dyn Answerer,
+    asker: Asker<'a>,
     settings: Value,
 }
 
@@ -147,11 +135,11 @@ impl Kind for Samples<'_> {
     fn evaluate(&self, input: &driver::Input<'_>) -> Result<(DialogueResult, Vec<SampleDetail>)> {
         let (path, run) = (input.path, self.run);
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
-        crate::suite::missing_database(ApiBank.catalog(), run.databases, &dialogue)
+        crate::suite::missing_database(ApiBank.catalog(), run.setup.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
-        let details = score_dialogue(&dialogue, input.rel, run, self.answerer)
+        let details = score_dialogue(&dialogue, input.rel, run, &self.asker)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        let errata = run.errata.for_dialogue(path, &dialogue.errata);
+        let errata = run.setup.errata.for_dialogue(path, &dialogue.errata);
         let result = DialogueResult {
             models: models_of(&details),
             records: known(details.iter().map(|d| d.record.clone()), &dialogue, &errata),
@@ -189,7 +177,11 @@ impl Kind for Samples<'_> {
         };
         // The errata are recomputed on every run.
         let dialogue = ApiBank.parse_dialogue(input.path, input.text).ok()?;
-        let errata = self.run.errata.for_dialogue(input.path, &dialogue.errata);
+        let errata = self
+            .run
+            .setup
+            .errata
+            .for_dialogue(input.path, &dialogue.errata);
         Some(DialogueResult {
             models: models_of(&stored.samples),
             records: known(
@@ -201,12 +193,15 @@ impl Kind for Samples<'_> {
     }
 }
 
-/// Evaluate `run.files` at `run.level`, in `run.trials` trials.
+/// Evaluate `run.files` at `run.level`, in `run.setup.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
-    let started = run.meter.reading();
-    let several = run.trials > 1;
-    let (mut summary, trials) =
-        over_trials(run.trials, run.out.as_deref(), Some("api"), |trial, out| {
+    let started = run.setup.meter.reading();
+    let several = run.setup.trials > 1;
+    let (mut summary, trials) = over_trials(
+        run.setup.trials,
+        run.setup.out.as_deref(),
+        Some("api"),
+        |trial, out| {
             let summary = evaluate_trial(run, out.clone(), trial)?;
             if several {
                 if let Some(e) = failures_error(
@@ -220,15 +215,16 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             }
             let units = summary.per_sample.iter().map(unit_outcome).collect();
             Ok((summary, units))
-        })?;
+        },
+    )?;
     // A finding unless every sample was correct in every trial.
     let findings =
         summary.correct < summary.samples || trials.as_ref().is_some_and(|t| !t.all_succeeded());
     if let Some(trials) = trials {
         summary.trials = Some(trials);
         // Every trial's tokens.
-        summary.usage = run.meter.since(&started);
-        if let Some(dir) = &run.out {
+        summary.usage = run.setup.meter.since(&started);
+        if let Some(dir) = &run.setup.out {
             write_summary(dir, &summary)?;
         }
     }
@@ -240,7 +236,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
             &summary.failures,
             run.files.len(),
             "dialogue",
-            run.out.as_deref(),
+            run.setup.out.as_deref(),
         ),
     })
 }
@@ -267,7 +263,7 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
-    let started = run.meter.reading();
+    let started = run.setup.meter.reading();
     let base = crate::eval::run::common_dir(run.files);
     let relative: Vec<String> = run
         .files
@@ -278,117 +274,117 @@ fn evaluate_trial(
                 .into_owned()
         })
         .collect();
-    let answerer: Box<dyn Answerer + '_> = match &run.predictor {
-        SamplePredictor::Oracle => Box::new(Oracle),
-        SamplePredictor::Replay { path } => {
-            let replay = Replay::load(path, &relative)?;
-            replay.check(&sample_keys(run.files, &relative)?)?;
-            Box::new(replay)
-        }
-        SamplePredictor::Chat(settings) => Box::new(Chat::new(settings, trial)?),
-    };
+    let (answerer, prompt) = answerer(run, &relative, trial)?;
     let info = json!({
         "suite": "apibank",
         "level": run.level,
         "state": run.state.name(),
         "scoring": run.scoring.name(),
         "predictor": answerer.name(),
-        "settings": answerer.settings(),
-        "retriever": retriever_name(run),
-        "databases_sha256": run.databases_sha256,
+        "settings": recorded(&answerer.settings()),
+        "retriever": run.world.retriever_name(),
+        "databases_sha256": run.setup.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
     let kind = Samples {
         run,
-        answerer: answerer.as_ref(),
+        asker: Asker {
+            answerer: answerer.as_ref(),
+            prompt: prompt.as_ref(),
+        },
         settings: info.clone(),
     };
     let plan = Plan {
         out: out.clone(),
-        reset: run.reset,
-        threads: run.threads,
-        progress: run.progress,
+        reset: run.setup.reset,
+        threads: run.setup.threads,
+        progress: run.setup.progress,
     };
     let mut records = Vec::new();
     let mut models_reported: Vec<String> = Vec::new();
     let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             records.extend(outcome.records);
-            for model in outcome.models {
-                if !models_reported.contains(&model) {
-                    models_reported.push(model);
-                }
-            }
+            models_reported.extend(outcome.models);
         }
     })?;
     // The dataset's files by their paths below the folder evaluated.
-    let hashes: Vec<(&str, String)> = relative
+    let hashes: Vec<(String, String)> = relative
         .iter()
-        .map(String::as_str)
+        .cloned()
         .zip(pass.dataset.iter().map(|(_, sha256)| sha256.clone()))
         .collect();
     let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
     figures.dialogue_hashes = hashes
         .iter()
         .map(|(file, sha256)| FileHash {
-            file: file.to_string(),
+            file: file.clone(),
             sha256: sha256.clone(),
         })
         .collect();
     let mut summary = figures.summary(info, pass);
-    let inputs = &run.provenance;
-    summary.provenance = Some(Provenance {
-        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: provenance::now(),
-        suite: ApiBank.name().to_string(),
-        dataset: Dataset::of(hashes.iter().map(|(f, h)| (*f, h.as_str()))),
-        databases: DatabasesRecord {
-            folder: inputs.databases_folder.clone(),
-            sha256: run.databases_sha256.clone(),
-            files: inputs.databases_files.clone(),
-        },
-        errata: inputs.errata_files.clone(),
-        predictor: answerer.name(),
-        model_requested: answerer.settings()["model"].as_str().map(str::to_string),
-        models_reported,
-        user_model_requested: None,
-        user_models_reported: Vec::new(),
-        prompt_templates: answerer.prompt_templates(),
-    });
-    summary.usage = run.meter.since(&started);
+    summary.provenance = Some(Provenance::of_run(
+        ApiBank.name(),
+        &hashes,
+        &run.setup.provenance,
+        &run.setup.databases_sha256,
+        answerer.as_ref(),
+        &models_reported,
+    ));
+    summary.usage = run.setup.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
     }
     Ok(summary)
 }
 
-/// Per evaluated file (by its relative path): its call samples and the
-/// API lines a reply sample follows.
-fn sample_keys(files: &[PathBuf], relative: &[String]) -> Result<HashMap<String, SampleKeys>> {
-    files
-        .iter()
-        .zip(relative)
-        .map(|(path, rel)| {
-            let dialogue = ApiBank.read_dialogue(path)?;
-            let samples = samples(&dialogue);
-            let calls = samples
-                .calls
-                .iter()
-                .map(|s| (s.line, s.occurrence))
-                .collect();
-            let replied = samples.replies.iter().map(|r| r.after).collect();
-            Ok((rel.clone(), (calls, replied)))
-        })
-        .collect()
-}
-
-fn retriever_name(run: &LevelRun<'_>) -> String {
-    match (&run.world.retriever, &run.world.embedder) {
-        (crate::suite::RetrieverKind::Embeddings, Some(embedder)) => {
-            format!("embeddings:{}", embedder.model())
-        }
-        (kind, _) => kind.name().to_string(),
+/// Who answers the samples of a trial, and how a model is asked.
+fn answerer(
+    run: &LevelRun<'_>,
+    relative: &[String],
+    trial: Option<usize>,
+) -> Result<(Box<dyn Answerer>, Option<SamplePrompt>)> {
+    let lines = || {
+        let dialogues = run
+            .files
+            .iter()
+            .map(|path| ApiBank.read_dialogue(path))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SampleLines::new(
+            relative.iter().map(String::as_str).zip(&dialogues),
+        ))
+    };
+    if !matches!(run.setup.answerer, Choice::Llm(_)) {
+        let answerer =
+            run.setup
+                .answerer
+                .answerer(trial, lines, Settings::default(), BTreeMap::new())?;
+        return Ok((answerer, None));
     }
+    let (template, name) = match &run.template {
+        Some(path) => (Template::load(path)?, path.display().to_string()),
+        None => (
+            Template::builtin(),
+            super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
+        ),
+    };
+    let sha256 = crate::llm::sha256_hex(template.source().as_bytes());
+    let settings = Settings {
+        api_mode: Some(if run.functions { "functions" } else { "text" }.into()),
+        no_docs: Some(run.no_docs),
+        template_sha256: Some(sha256.clone()),
+        ..Settings::default()
+    };
+    let answerer = run
+        .setup
+        .answerer
+        .answerer(trial, lines, settings, [(name, sha256)].into())?;
+    let prompt = SamplePrompt {
+        template,
+        functions: run.functions,
+        docs: !run.no_docs,
+    };
+    Ok((answerer, Some(prompt)))
 }
 
 /// The samples' records, each wrong one on a gold call an erratum names
@@ -423,7 +419,7 @@ fn score_dialogue(
     dialogue: &Conversation,
     rel: &str,
     run: &LevelRun<'_>,
-    answerer: &dyn Answerer,
+    asker: &Asker<'_>,
 ) -> Result<Vec<SampleDetail>> {
     let samples = samples(dialogue);
     // The gold lines' result objects as the reference's evaluator holds
@@ -442,7 +438,7 @@ fn score_dialogue(
             line: sample.line,
             occurrence: sample.occurrence,
         };
-        let Answered { answer, model } = answerer.call(&input)?;
+        let (answer, model) = asker.call(&input)?;
         let world = worlds.at(sample.line);
         let verdicts = steps
             .iter()
@@ -514,15 +510,12 @@ fn score_dialogue(
             line: reply.line,
             occurrence: 0,
         };
-        let Answered {
-            answer: text,
-            model,
-        } = answerer.reply(&input)?;
+        let (text, model) = asker.reply(&input)?;
         let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
         if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
             detail.record.rouge_l = Some(score);
             detail.reply = Some(text);
-            detail.add_model(model);
+            detail.models = Reported::all(detail.models.iter().chain(&model));
         }
     }
     Ok(details)
@@ -545,7 +538,7 @@ struct SampleWorlds<'d> {
 
 impl<'d> SampleWorlds<'d> {
     fn new(dialogue: &'d Conversation, run: &LevelRun<'_>) -> Result<Self> {
-        let mut world = ApiBankWorld::new(run.databases, &run.world).map_err(Error::Other)?;
+        let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
         let fallback = world.state_mut().retriever();
         world
             .state_mut()
@@ -606,23 +599,32 @@ mod tests {
             let run = LevelRun {
                 level: 1,
                 files: &[],
-                databases: &databases,
-                databases_sha256: String::new(),
+                setup: crate::run::Setup {
+                    databases: &databases,
+                    databases_sha256: String::new(),
+                    provenance: Default::default(),
+                    errata: &errata,
+                    answerer: Choice::Oracle,
+                    trials: 1,
+                    out: None,
+                    reset: false,
+                    threads: None,
+                    progress: false,
+                    meter: Default::default(),
+                },
                 world: Default::default(),
                 state,
                 scoring: Default::default(),
-                predictor: SamplePredictor::Oracle,
-                out: None,
-                reset: false,
-                threads: None,
-                progress: false,
-                trials: 1,
-                provenance: Default::default(),
-                meter: Default::default(),
-                errata: &errata,
+                template: None,
+                functions: false,
+                no_docs: false,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
-            let details = score_dialogue(&dialogue, "d.jsonl", &run, &Oracle).unwrap();
+            let asker = Asker {
+                answerer: &crate::run::answer::oracle::Oracle,
+                prompt: None,
+            };
+            let details = score_dialogue(&dialogue, "d.jsonl", &run, &asker).unwrap();
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get) - read;
             assert_eq!(details.len(), n);
             assert!(details

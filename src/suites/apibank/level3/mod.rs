@@ -153,7 +153,7 @@ impl crate::suite::interactive::Scenario for Scenario {
     fn converse(
         &self,
         file: &str,
-        assistant: &mut dyn crate::run::conversation::Assistant,
+        assistant: &mut crate::run::conversation::Assistant<'_>,
         user: &mut dyn crate::run::conversation::User,
         options: &crate::suite::interactive::ConversationOptions<'_>,
     ) -> crate::run::with_user::outcome::ScenarioOutcome {

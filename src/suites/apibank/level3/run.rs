@@ -41,7 +41,7 @@ use crate::suites::apibank::ApiBank;
 pub fn run_scenario(
     file: &str,
     scenario: &Scenario,
-    assistant: &mut dyn Assistant,
+    assistant: &mut Assistant<'_>,
     user: &mut dyn User,
     options: &ConversationOptions<'_>,
 ) -> ScenarioOutcome {
@@ -223,9 +223,8 @@ fn attempted_call(failure: &ParseFailure, text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-
     use super::*;
+    use crate::run::answer::{Answer, Answerer, Request};
     use crate::run::conversation::{Message, Speaker, Turn};
     use crate::run::with_user::outcome::Stop;
     use crate::sim::Databases;
@@ -235,15 +234,21 @@ mod tests {
 
     /// Says its lines in order, then only "Done." (a call already made
     /// twice is not made again).
-    struct Scripted(VecDeque<&'static str>);
+    struct Scripted(Vec<&'static str>);
 
-    impl Assistant for Scripted {
+    impl Answerer for Scripted {
         fn name(&self) -> String {
             "scripted".into()
         }
-        fn reply(&mut self, _: &[Message]) -> Result<String, String> {
-            Ok(self.0.pop_front().unwrap_or("Done.").to_string())
+        fn answer(&self, request: &Request<'_>) -> crate::Result<Answer> {
+            let said = self.0.get(request.key.position).unwrap_or(&"Done.");
+            Ok(Answer::text(*said))
         }
+    }
+
+    /// The assistant `lines` script.
+    fn scripted(lines: &Scripted) -> Assistant<'_> {
+        Assistant::new(lines, String::new(), String::new(), Vec::new())
     }
 
     /// Answers every question with the same words, `leave_after` times.
@@ -293,7 +298,7 @@ mod tests {
         run_scenario(
             "Alarm.txt",
             &scenario,
-            &mut Scripted(assistant.into()),
+            &mut scripted(&Scripted(assistant)),
             user,
             &options,
         )
@@ -484,7 +489,7 @@ mod tests {
             let outcome = run_scenario(
                 "Drawn.txt",
                 &scenario,
-                &mut Scripted(vec![said].into()),
+                &mut scripted(&Scripted(vec![said])),
                 &mut user,
                 &options,
             );
