@@ -85,7 +85,8 @@ fn replay_domain(dir: &Path, initial_hash: &str) -> Figures {
         if replay.final_state.db_hash == row["final_agent_db_hash"] {
             f.hashes_agree += 1;
         } else {
-            f.mismatches.push(format!("task {} final hash differs", row["task_id"]));
+            f.mismatches
+                .push(format!("task {} final hash differs", row["task_id"]));
         }
         for raised in &replay.raised {
             let place = (raised.task_id.clone(), raised.action);
@@ -132,6 +133,9 @@ fn retail_gold_actions_replay_as_tau2_with_13_scripted_raises_and_5_defects() {
     assert_eq!(f.outputs_agree, f.actions, "agent-facing outputs");
     assert_eq!(f.hashes_agree, f.tasks, "final hashes");
     let defects: Vec<(&str, usize)> = f.defects.iter().map(|(t, a)| (t.as_str(), *a)).collect();
-    assert_eq!(defects, [("2", 1), ("3", 1), ("4", 1), ("64", 6), ("105", 0)]);
+    assert_eq!(
+        defects,
+        [("2", 1), ("3", 1), ("4", 1), ("64", 6), ("105", 0)]
+    );
     assert_eq!(f.scripted.len(), 13);
 }

@@ -44,7 +44,10 @@ pub struct Args<'a> {
 impl<'a> Args<'a> {
     fn get(&self, name: &str) -> Result<&'a Value, Raised> {
         self.map.get(name).ok_or_else(|| {
-            format!("{}() missing 1 required positional argument: '{name}'", self.tool)
+            format!(
+                "{}() missing 1 required positional argument: '{name}'",
+                self.tool
+            )
         })
     }
 
@@ -60,7 +63,12 @@ impl<'a> Args<'a> {
         let value = self.get(name)?;
         value
             .as_i64()
-            .or_else(|| value.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .or_else(|| {
+                value
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0)
+                    .map(|f| f as i64)
+            })
             .ok_or_else(|| format!("argument '{name}' of {} must be an integer", self.tool))
     }
 
@@ -73,7 +81,12 @@ impl<'a> Args<'a> {
                     .map(|v| v.as_str().map(str::to_string))
                     .collect()
             })
-            .ok_or_else(|| format!("argument '{name}' of {} must be a list of strings", self.tool))
+            .ok_or_else(|| {
+                format!(
+                    "argument '{name}' of {} must be a list of strings",
+                    self.tool
+                )
+            })
     }
 
     /// A list of objects read into `T` (tau2 builds its models from dicts).
@@ -107,7 +120,9 @@ impl<'a> Args<'a> {
 /// as a float (Rust's fixed-precision formatting rounds the exact binary
 /// value, as Python does).
 pub fn round2(x: f64) -> f64 {
-    format!("{x:.2}").parse().expect("a formatted float reads back")
+    format!("{x:.2}")
+        .parse()
+        .expect("a formatted float reads back")
 }
 
 /// Python's `str()` of a float.

@@ -6,6 +6,7 @@
 pub mod airline;
 pub mod common;
 pub mod domain;
+pub mod report;
 pub mod retail;
 pub mod tasks;
 pub mod verify;

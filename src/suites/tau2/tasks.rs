@@ -73,7 +73,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Task>> {
         serde_json::from_str(text).map_err(|e| crate::formats::read::json_error(path, &e))?;
     let mut seen = std::collections::HashSet::new();
     if let Some(twice) = tasks.iter().find(|t| !seen.insert(t.id.as_str())) {
-        return Err(Error::input(path, format!("task id {:?} is used twice", twice.id)));
+        return Err(Error::input(
+            path,
+            format!("task id {:?} is used twice", twice.id),
+        ));
     }
     Ok(tasks)
 }

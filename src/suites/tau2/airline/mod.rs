@@ -25,18 +25,74 @@ use model::FlightDb;
 
 /// The airline tools, by name, as tau2's decorators mark them.
 pub const TOOLS: &[Tool<FlightDb>] = &[
-    Tool { name: "book_reservation", kind: Write, run: tools::book_reservation::run },
-    Tool { name: "calculate", kind: Generic, run: tools::calculate::run },
-    Tool { name: "cancel_reservation", kind: Write, run: tools::cancel_reservation::run },
-    Tool { name: "get_flight_status", kind: Read, run: tools::get_flight_status::run },
-    Tool { name: "get_reservation_details", kind: Read, run: tools::get_reservation_details::run },
-    Tool { name: "get_user_details", kind: Read, run: tools::get_user_details::run },
-    Tool { name: "list_all_airports", kind: Read, run: tools::list_all_airports::run },
-    Tool { name: "search_direct_flight", kind: Read, run: tools::search_direct_flight::run },
-    Tool { name: "search_onestop_flight", kind: Read, run: tools::search_onestop_flight::run },
-    Tool { name: "send_certificate", kind: Write, run: tools::send_certificate::run },
-    Tool { name: "transfer_to_human_agents", kind: Generic, run: tools::transfer_to_human_agents::run },
-    Tool { name: "update_reservation_baggages", kind: Write, run: tools::update_reservation_baggages::run },
-    Tool { name: "update_reservation_flights", kind: Write, run: tools::update_reservation_flights::run },
-    Tool { name: "update_reservation_passengers", kind: Write, run: tools::update_reservation_passengers::run },
+    Tool {
+        name: "book_reservation",
+        kind: Write,
+        run: tools::book_reservation::run,
+    },
+    Tool {
+        name: "calculate",
+        kind: Generic,
+        run: tools::calculate::run,
+    },
+    Tool {
+        name: "cancel_reservation",
+        kind: Write,
+        run: tools::cancel_reservation::run,
+    },
+    Tool {
+        name: "get_flight_status",
+        kind: Read,
+        run: tools::get_flight_status::run,
+    },
+    Tool {
+        name: "get_reservation_details",
+        kind: Read,
+        run: tools::get_reservation_details::run,
+    },
+    Tool {
+        name: "get_user_details",
+        kind: Read,
+        run: tools::get_user_details::run,
+    },
+    Tool {
+        name: "list_all_airports",
+        kind: Read,
+        run: tools::list_all_airports::run,
+    },
+    Tool {
+        name: "search_direct_flight",
+        kind: Read,
+        run: tools::search_direct_flight::run,
+    },
+    Tool {
+        name: "search_onestop_flight",
+        kind: Read,
+        run: tools::search_onestop_flight::run,
+    },
+    Tool {
+        name: "send_certificate",
+        kind: Write,
+        run: tools::send_certificate::run,
+    },
+    Tool {
+        name: "transfer_to_human_agents",
+        kind: Generic,
+        run: tools::transfer_to_human_agents::run,
+    },
+    Tool {
+        name: "update_reservation_baggages",
+        kind: Write,
+        run: tools::update_reservation_baggages::run,
+    },
+    Tool {
+        name: "update_reservation_flights",
+        kind: Write,
+        run: tools::update_reservation_flights::run,
+    },
+    Tool {
+        name: "update_reservation_passengers",
+        kind: Write,
+        run: tools::update_reservation_passengers::run,
+    },
 ];

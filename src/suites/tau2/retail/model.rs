@@ -119,15 +119,21 @@ pub struct Order {
 
 impl RetailDb {
     pub fn order(&self, id: &str) -> Result<&Order, String> {
-        self.orders.get(id).ok_or_else(|| "Order not found".to_string())
+        self.orders
+            .get(id)
+            .ok_or_else(|| "Order not found".to_string())
     }
 
     pub fn user(&self, id: &str) -> Result<&User, String> {
-        self.users.get(id).ok_or_else(|| "User not found".to_string())
+        self.users
+            .get(id)
+            .ok_or_else(|| "User not found".to_string())
     }
 
     pub fn product(&self, id: &str) -> Result<&Product, String> {
-        self.products.get(id).ok_or_else(|| "Product not found".to_string())
+        self.products
+            .get(id)
+            .ok_or_else(|| "Product not found".to_string())
     }
 
     pub fn variant(&self, product_id: &str, item_id: &str) -> Result<&Variant, String> {

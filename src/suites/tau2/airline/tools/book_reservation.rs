@@ -1,7 +1,10 @@
 //! `book_reservation` (write): a new reservation paid in full; seats are
 //! taken from each flight, gift cards drawn down and certificates used up.
 
-use super::super::model::{FlightDate, FlightDb, FlightInfo, Passenger, Payment, PaymentMethod, Reservation, ReservationFlight};
+use super::super::model::{
+    FlightDate, FlightDb, FlightInfo, Passenger, Payment, PaymentMethod, Reservation,
+    ReservationFlight,
+};
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 /// The ids tau2 hands new reservations, in order.
@@ -11,8 +14,17 @@ const NOW: &str = "2024-05-15T15:00:00";
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     args.only(&[
-        "user_id", "origin", "destination", "flight_type", "cabin", "flights", "passengers",
-        "payment_methods", "total_baggages", "nonfree_baggages", "insurance",
+        "user_id",
+        "origin",
+        "destination",
+        "flight_type",
+        "cabin",
+        "flights",
+        "passengers",
+        "payment_methods",
+        "total_baggages",
+        "nonfree_baggages",
+        "insurance",
     ])?;
     let user_id = args.str("user_id")?;
     let cabin = args.str("cabin")?.to_string();
@@ -30,8 +42,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     let mut total = 0;
     for info in &flights {
         let flight = db.flight(&info.flight_number)?;
-        let FlightDate::Available { available_seats, prices } =
-            db.flight_date(&info.flight_number, &info.date)?
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = db.flight_date(&info.flight_number, &info.date)?
         else {
             return Err(format!(
                 "Flight {} not available on date {}",
@@ -60,9 +74,14 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
             .payment_methods
             .get(&payment.payment_id)
             .ok_or_else(|| format!("Payment method {} not found", payment.payment_id))?;
-        if let PaymentMethod::GiftCard { amount, .. } | PaymentMethod::Certificate { amount, .. } = method {
+        if let PaymentMethod::GiftCard { amount, .. } | PaymentMethod::Certificate { amount, .. } =
+            method
+        {
             if *amount < payment.amount as f64 {
-                return Err(format!("Not enough balance in payment method {}", payment.payment_id));
+                return Err(format!(
+                    "Not enough balance in payment method {}",
+                    payment.payment_id
+                ));
             }
         }
     }
@@ -84,7 +103,9 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     }
     user.reservations.push(reservation_id.to_string());
     for info in &flights {
-        if let Some(FlightDate::Available { available_seats, .. }) = db
+        if let Some(FlightDate::Available {
+            available_seats, ..
+        }) = db
             .flights
             .get_mut(&info.flight_number)
             .and_then(|f| f.dates.get_mut(&info.date))
@@ -111,11 +132,15 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
         status: None,
     };
     let output = Output::model(&reservation);
-    db.reservations.insert(reservation_id.to_string(), reservation);
+    db.reservations
+        .insert(reservation_id.to_string(), reservation);
     Ok(output)
 }
 
 /// A cabin's entry (Python raises KeyError, whose text is the quoted key).
 fn seats(by_cabin: &indexmap::IndexMap<String, i64>, cabin: &str) -> Result<i64, Raised> {
-    by_cabin.get(cabin).copied().ok_or_else(|| format!("'{cabin}'"))
+    by_cabin
+        .get(cabin)
+        .copied()
+        .ok_or_else(|| format!("'{cabin}'"))
 }

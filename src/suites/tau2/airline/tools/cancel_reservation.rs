@@ -9,7 +9,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     args.only(&["reservation_id"])?;
     let id = args.str("reservation_id")?;
     db.reservation(id)?;
-    let reservation = db.reservations.get_mut(id).expect("the reservation was found");
+    let reservation = db
+        .reservations
+        .get_mut(id)
+        .expect("the reservation was found");
     let refunds: Vec<Payment> = reservation
         .payment_history
         .iter()

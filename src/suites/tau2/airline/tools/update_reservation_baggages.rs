@@ -5,7 +5,12 @@ use super::super::model::FlightDb;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
-    args.only(&["reservation_id", "total_baggages", "nonfree_baggages", "payment_id"])?;
+    args.only(&[
+        "reservation_id",
+        "total_baggages",
+        "nonfree_baggages",
+        "payment_id",
+    ])?;
     let id = args.str("reservation_id")?;
     let total_baggages = args.int("total_baggages")?;
     let nonfree_baggages = args.int("nonfree_baggages")?;
@@ -15,7 +20,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     db.user(&user_id)?;
     let price = 50 * (nonfree_baggages - reservation.nonfree_baggages).max(0);
     let payment = db.pay_for_update(&user_id, payment_id, price)?;
-    let reservation = db.reservations.get_mut(id).expect("the reservation was found");
+    let reservation = db
+        .reservations
+        .get_mut(id)
+        .expect("the reservation was found");
     reservation.payment_history.extend(payment);
     reservation.total_baggages = total_baggages;
     reservation.nonfree_baggages = nonfree_baggages;

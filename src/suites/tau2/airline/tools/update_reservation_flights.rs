@@ -17,7 +17,9 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     let mut kept = Vec::new();
     for info in &flights {
         let same = reservation.flights.iter().find(|f| {
-            f.flight_number == info.flight_number && f.date == info.date && cabin == reservation.cabin
+            f.flight_number == info.flight_number
+                && f.date == info.date
+                && cabin == reservation.cabin
         });
         if let Some(same) = same {
             total += same.price * passengers;
@@ -25,8 +27,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
             continue;
         }
         let flight = db.flight(&info.flight_number)?;
-        let FlightDate::Available { available_seats, prices } =
-            db.flight_date(&info.flight_number, &info.date)?
+        let FlightDate::Available {
+            available_seats,
+            prices,
+        } = db.flight_date(&info.flight_number, &info.date)?
         else {
             return Err(format!(
                 "Flight {} not available on date {}",
@@ -50,7 +54,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     total -= reservation.flights.iter().map(|f| f.price).sum::<i64>() * passengers;
     let user_id = reservation.user_id.clone();
     let payment = db.pay_for_update(&user_id, payment_id, total)?;
-    let reservation = db.reservations.get_mut(id).expect("the reservation was found");
+    let reservation = db
+        .reservations
+        .get_mut(id)
+        .expect("the reservation was found");
     reservation.payment_history.extend(payment);
     reservation.flights = kept;
     reservation.cabin = cabin.to_string();

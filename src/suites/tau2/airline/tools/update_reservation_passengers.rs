@@ -9,7 +9,10 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     let passengers: Vec<Passenger> = args.models("passengers")?;
     let id = args.str("reservation_id")?;
     db.reservation(id)?;
-    let reservation = db.reservations.get_mut(id).expect("the reservation was found");
+    let reservation = db
+        .reservations
+        .get_mut(id)
+        .expect("the reservation was found");
     if passengers.len() != reservation.passengers.len() {
         return Err("Number of passengers does not match".to_string());
     }

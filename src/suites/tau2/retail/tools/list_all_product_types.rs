@@ -13,5 +13,7 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
         .values()
         .map(|p| (p.name.as_str(), p.product_id.as_str()))
         .collect();
-    Ok(Output::Text(crate::formats::write::to_python_json_line(&by_name)))
+    Ok(Output::Text(crate::formats::write::to_python_json_line(
+        &by_name,
+    )))
 }

@@ -1,8 +1,8 @@
 //! `modify_pending_order_address` (write): a new shipping address for an
 //! order whose status starts as pending (item-modified orders included).
 
-use super::address_args;
 use super::super::model::RetailDb;
+use super::address_args;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {

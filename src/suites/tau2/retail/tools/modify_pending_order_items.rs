@@ -48,7 +48,12 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     db.add_to_gift_card(&user_id, payment_method_id, -difference);
     let order = db.orders.get_mut(id).expect("the order was found");
     order.payment_history.push(OrderPayment {
-        transaction_type: if difference > 0.0 { "payment" } else { "refund" }.to_string(),
+        transaction_type: if difference > 0.0 {
+            "payment"
+        } else {
+            "refund"
+        }
+        .to_string(),
         amount: difference.abs(),
         payment_method_id: payment_method_id.to_string(),
     });
@@ -58,7 +63,9 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
             .iter_mut()
             .find(|i| &i.item_id == old)
             .ok_or_else(|| format!("Item {old} not found"))?;
-        let variant = last_variant.as_ref().expect("a swapped item checked a variant");
+        let variant = last_variant
+            .as_ref()
+            .expect("a swapped item checked a variant");
         item.item_id = new.clone();
         item.price = variant.price;
         item.options = variant.options.clone();

@@ -1,7 +1,7 @@
 //! `modify_user_address` (write): a user's default address.
 
-use super::address_args;
 use super::super::model::RetailDb;
+use super::address_args;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
