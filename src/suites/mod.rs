@@ -5,6 +5,7 @@
 use crate::suite::Registry;
 
 pub mod apibank;
+pub mod tau2;
 pub mod tooltalk;
 
 /// Every family, in the order `--suite` lists them.

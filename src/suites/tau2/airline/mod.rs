@@ -1,0 +1,98 @@
+//! tau2's airline domain: flights, users and reservations, and its 14
+//! tools (one file each under `tools/`).
+
+pub mod model;
+
+mod tools {
+    pub mod book_reservation;
+    pub mod calculate;
+    pub mod cancel_reservation;
+    pub mod get_flight_status;
+    pub mod get_reservation_details;
+    pub mod get_user_details;
+    pub mod list_all_airports;
+    pub mod search_direct_flight;
+    pub mod search_onestop_flight;
+    pub mod send_certificate;
+    pub mod transfer_to_human_agents;
+    pub mod update_reservation_baggages;
+    pub mod update_reservation_flights;
+    pub mod update_reservation_passengers;
+}
+
+use super::{Tool, ToolKind::*};
+use model::FlightDb;
+
+/// The airline tools, by name, as tau2's decorators mark them.
+pub const TOOLS: &[Tool<FlightDb>] = &[
+    Tool {
+        name: "book_reservation",
+        kind: Write,
+        run: tools::book_reservation::run,
+    },
+    Tool {
+        name: "calculate",
+        kind: Generic,
+        run: tools::calculate::run,
+    },
+    Tool {
+        name: "cancel_reservation",
+        kind: Write,
+        run: tools::cancel_reservation::run,
+    },
+    Tool {
+        name: "get_flight_status",
+        kind: Read,
+        run: tools::get_flight_status::run,
+    },
+    Tool {
+        name: "get_reservation_details",
+        kind: Read,
+        run: tools::get_reservation_details::run,
+    },
+    Tool {
+        name: "get_user_details",
+        kind: Read,
+        run: tools::get_user_details::run,
+    },
+    Tool {
+        name: "list_all_airports",
+        kind: Read,
+        run: tools::list_all_airports::run,
+    },
+    Tool {
+        name: "search_direct_flight",
+        kind: Read,
+        run: tools::search_direct_flight::run,
+    },
+    Tool {
+        name: "search_onestop_flight",
+        kind: Read,
+        run: tools::search_onestop_flight::run,
+    },
+    Tool {
+        name: "send_certificate",
+        kind: Write,
+        run: tools::send_certificate::run,
+    },
+    Tool {
+        name: "transfer_to_human_agents",
+        kind: Generic,
+        run: tools::transfer_to_human_agents::run,
+    },
+    Tool {
+        name: "update_reservation_baggages",
+        kind: Write,
+        run: tools::update_reservation_baggages::run,
+    },
+    Tool {
+        name: "update_reservation_flights",
+        kind: Write,
+        run: tools::update_reservation_flights::run,
+    },
+    Tool {
+        name: "update_reservation_passengers",
+        kind: Write,
+        run: tools::update_reservation_passengers::run,
+    },
+];

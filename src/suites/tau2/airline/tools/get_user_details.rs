@@ -1,0 +1,9 @@
+//! `get_user_details` (read).
+
+use super::super::model::FlightDb;
+use crate::suites::tau2::common::{Args, Output, Raised};
+
+pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
+    args.only(&["user_id"])?;
+    Ok(Output::model(db.user(args.str("user_id")?)?))
+}

@@ -1,0 +1,10 @@
+//! `transfer_to_human_agents` (generic).
+
+use super::super::model::FlightDb;
+use crate::suites::tau2::common::{Args, Output, Raised};
+
+pub fn run(_db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
+    args.only(&["summary"])?;
+    args.str("summary")?;
+    Ok(Output::Text("Transfer successful".to_string()))
+}
