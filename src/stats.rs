@@ -145,8 +145,12 @@ pub fn stats_of_readable(files: &[PathBuf], suite: &dyn Suite) -> (Stats, Vec<Er
         .fold(
             || (Stats::empty(catalog), Vec::new()),
             |(mut stats, mut errors): Partial, (i, path)| {
-                match suite.read_dialogue(path) {
-                    Ok(conversation) => stats.add(catalog, subset_of(path), &conversation),
+                match suite.read_dialogues(path) {
+                    Ok(dialogues) => {
+                        for conversation in &dialogues {
+                            stats.add(catalog, subset_of(path), conversation);
+                        }
+                    }
                     Err(e) => errors.push((i, e)),
                 }
                 (stats, errors)

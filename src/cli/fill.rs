@@ -36,6 +36,16 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
     let suite = context.registry.of_files(&files, forced)?;
+    if let Some(why) = records_nothing(suite, &files) {
+        match args.format {
+            OutputFormat::Json => context.println(format_args!(
+                "{}",
+                serde_json::json!({"files": files.len(), "filled": [], "why": why})
+            )),
+            OutputFormat::Human => context.println(format_args!("nothing to fill: {why}")),
+        }
+        return Ok(Status::Clean);
+    }
     let databases = super::databases_dir(args.databases.as_deref(), suite)?;
     let options = FillOptions {
         check: args.check,
@@ -54,6 +64,23 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     Ok(Status::from_findings(
         args.check && report.changes_anything(),
     ))
+}
+
+/// Why there is nothing to fill, when every file holds many dialogues in a
+/// format that records no results (tau2's tasks): said at once, before a
+/// databases folder is looked for.
+fn records_nothing(suite: &dyn crate::suite::Suite, files: &[PathBuf]) -> Option<&'static str> {
+    let mut why = None;
+    for file in files {
+        let format = suite.format_of(file);
+        match format.results {
+            crate::suite::format::Results::NotRecorded(reason) if format.many.is_some() => {
+                why = Some(reason)
+            }
+            _ => return None,
+        }
+    }
+    why
 }
 
 /// Lint the files where a filled call raised, and put what lint finds at

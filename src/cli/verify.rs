@@ -36,16 +36,16 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
-    if is_tau2(args) {
-        return run_tau2(args, context);
-    }
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
     let suite = context.registry.of_files(&files, forced)?;
+    let errata = Errata::load(&args.errata)?;
+    if let Some(own) = suite.verify_own(&files, args.databases.as_deref(), &errata) {
+        return write_own(&own?, args.format, context);
+    }
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retrieval.world_options()?;
-    let errata = Errata::load(&args.errata)?;
     let run = Run {
         files: &files,
         suite,
@@ -94,34 +94,21 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     Ok(Status::from_findings(report.fails()))
 }
 
-/// tau2 tasks files (`--suite tau2`, or files named `tasks.json`) are
-/// verified by the tau2 family itself: one file holds many tasks.
-fn is_tau2(args: &Args) -> bool {
-    match args.suite.as_deref() {
-        Some(name) => name == "tau2",
-        None => {
-            !args.paths.is_empty()
-                && args
-                    .paths
-                    .iter()
-                    .all(|p| p.file_name().is_some_and(|n| n == "tasks.json"))
-        }
-    }
-}
-
-fn run_tau2(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
-    use crate::suites::tau2::report;
-    let files = discover(&args.paths, &["tasks.json"])?;
-    let report = report::verify_files(&files, args.databases.as_deref())?;
+/// A suite's own report (tau2's tasks), as JSON or text.
+fn write_own(
+    own: &crate::suite::OwnVerification,
+    format: OutputFormat,
+    context: &mut Context<'_>,
+) -> Result<Status, Error> {
     let mut stdout = std::io::BufWriter::new(&mut *context.out);
-    let written = match args.format {
-        OutputFormat::Json => serde_json::to_writer(&mut stdout, &report)
+    let written = match format {
+        OutputFormat::Json => serde_json::to_writer(&mut stdout, &own.json)
             .map_err(std::io::Error::other)
             .and_then(|_| writeln!(stdout)),
-        OutputFormat::Human => report::write_human(&report, &mut stdout),
+        OutputFormat::Human => stdout.write_all(own.human.as_bytes()),
     };
     written
         .and_then(|_| stdout.flush())
         .map_err(|e| Error::Other(format!("cannot write the report: {e}")))?;
-    Ok(Status::from_findings(report.fails()))
+    Ok(Status::from_findings(own.fails))
 }

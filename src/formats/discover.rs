@@ -77,6 +77,13 @@ pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> 
                 }
                 continue;
             }
+            if let Some(why) = companion_of(entry.path()) {
+                passed_over.push(PassedOver {
+                    path: entry.into_path(),
+                    why,
+                });
+                continue;
+            }
             if !has_extension(listed_name(&entry), extensions) {
                 passed_over.push(PassedOver {
                     path: entry.into_path(),
@@ -101,6 +108,20 @@ pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> 
         passed_over.retain(|p| seen.insert(p.path.clone()));
     }
     Ok(Found { files, passed_over })
+}
+
+/// Why a file found in a folder is the data of a file beside it that a
+/// suite reads by its whole name (tau2's `db.json` beside `tasks.json`),
+/// if it is: such data is never read as a dialogue.
+fn companion_of(path: &Path) -> Option<String> {
+    static COMPANIONS: std::sync::LazyLock<Vec<(&str, &str)>> =
+        std::sync::LazyLock::new(|| crate::suites::registry().companions());
+    let name = path.file_name()?.to_str()?;
+    let folder = path.parent()?;
+    COMPANIONS
+        .iter()
+        .find(|(data, owner)| *data == name && folder.join(owner).is_file())
+        .map(|(_, owner)| format!("the data of {owner} beside it, not a dialogue"))
 }
 
 /// `.json, .jsonl and .txt`: the endings looked for, for messages.

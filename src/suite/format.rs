@@ -67,9 +67,15 @@ pub struct FileFormat {
     /// (`json`, `lv3.json`); the longest ending that fits a name wins
     /// across every registered format ([`FileFormat::fits`]).
     pub endings: &'static [&'static str],
+    /// Whole file names it reads whatever its endings (tau2's
+    /// `tasks.json`); such a name fits ahead of every ending.
+    pub names: &'static [&'static str],
     pub schema: Option<FormatSchema>,
     /// A file's text in the model.
     pub parse: fn(&Path, &str) -> Result<Conversation>,
+    /// For a file that holds many dialogues (tau2's tasks): each of them,
+    /// for the commands that count dialogues; None: the file is one.
+    pub many: Option<fn(&Path, &str) -> Result<Vec<Conversation>>>,
     /// A file's text in the format's canonical layout (`fmt`): the same
     /// values, laid out as the format's own writer lays them out.
     pub canonical: fn(&Path, &str) -> Result<String>,
@@ -87,6 +93,9 @@ impl FileFormat {
     /// when none fits.
     pub fn fits(&self, path: &Path) -> Option<usize> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if self.names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            return Some(usize::MAX);
+        }
         self.endings
             .iter()
             .filter(|ending| {
@@ -101,6 +110,15 @@ impl FileFormat {
     /// Read one file into the model.
     pub fn read(&self, path: &Path) -> Result<Conversation> {
         (self.parse)(path, &crate::formats::read::read_text(path)?)
+    }
+
+    /// Every dialogue of one file's text: the file's own, or the many it
+    /// holds.
+    pub fn dialogues(&self, path: &Path, text: &str) -> Result<Vec<Conversation>> {
+        match self.many {
+            Some(many) => many(path, text),
+            None => Ok(vec![(self.parse)(path, text)?]),
+        }
     }
 
     /// Whether `fill` records results in the format's files.
@@ -157,8 +175,10 @@ mod tests {
             name: "test",
             kind: FormatKind::Dialogues,
             endings,
+            names: &["tasks.json"],
             schema: None,
             parse: |_, _| unreachable!(),
+            many: None,
             canonical: |_, _| unreachable!(),
             load: |_| unreachable!(),
             results: Results::NotRecorded("test"),
@@ -174,5 +194,6 @@ mod tests {
         assert_eq!(f.fits(Path::new("a/.json")), None);
         assert_eq!(f.fits(Path::new("a/xjson")), None);
         assert_eq!(f.fits(Path::new("a/x.jsonl")), None);
+        assert_eq!(f.fits(Path::new("a/Tasks.json")), Some(usize::MAX));
     }
 }

@@ -400,6 +400,28 @@ pub trait Suite: Sync {
         Ok(None)
     }
 
+    /// Files that are the data of a file the suite reads by its whole
+    /// name when they sit beside it, and so never dialogues of any suite
+    /// (tau2's `db.json` beside `tasks.json`): (data file, the file it
+    /// goes with).
+    fn companions(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// `verify` for a suite whose files hold many tasks and that reports
+    /// on them itself (tau2): its report over `files`, each file with the
+    /// databases of `databases` or, without it, of its own folder. None:
+    /// verify replays the dialogues through the seam.
+    fn verify_own(
+        &self,
+        files: &[std::path::PathBuf],
+        databases: Option<&Path>,
+        errata: &crate::errata::Errata,
+    ) -> Option<Result<OwnVerification>> {
+        let _ = (files, databases, errata);
+        None
+    }
+
     /// The world a dialogue starts in, or why it cannot be set up.
     fn world(
         &self,
@@ -407,6 +429,17 @@ pub trait Suite: Sync {
         dialogue: &Conversation,
         options: &WorldOptions,
     ) -> std::result::Result<Box<dyn World>, String>;
+}
+
+/// A suite's own verification report ([`Suite::verify_own`]).
+#[derive(Debug, Clone)]
+pub struct OwnVerification {
+    /// The document `--format json` prints.
+    pub json: Value,
+    /// The text a person reads.
+    pub human: String,
+    /// Whether it found a defect (exit 1).
+    pub fails: bool,
 }
 
 /// The records `fill` writes into a loaded file: each execution at its

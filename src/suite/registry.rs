@@ -143,10 +143,26 @@ impl Registry {
             Some(suite) => vec![suite],
             None => self.suites.clone(),
         };
-        suites
+        let mut endings: Vec<&'static str> = Vec::new();
+        for ending in suites
             .iter()
             .flat_map(|s| s.formats().iter())
             .flat_map(|f| f.endings.iter().copied())
+        {
+            if !endings.contains(&ending) {
+                endings.push(ending);
+            }
+        }
+        endings
+    }
+
+    /// The files that sit beside a file a suite reads by its whole name
+    /// and are its data, never dialogues (tau2's `db.json` beside
+    /// `tasks.json`): each such name with the file it goes with.
+    pub fn companions(&self) -> Vec<(&'static str, &'static str)> {
+        self.suites
+            .iter()
+            .flat_map(|s| s.companions().iter().copied())
             .collect()
     }
 }
@@ -179,6 +195,12 @@ impl dyn Suite + '_ {
     /// Read one file into the model.
     pub fn read_dialogue(&self, path: &Path) -> Result<crate::dialogue::Conversation> {
         self.format_of(path).read(path)
+    }
+
+    /// Every dialogue of one file (many for a file of tasks).
+    pub fn read_dialogues(&self, path: &Path) -> Result<Vec<crate::dialogue::Conversation>> {
+        self.format_of(path)
+            .dialogues(path, &crate::formats::read::read_text(path)?)
     }
 
     /// Read one file to record results in it (`fill`).

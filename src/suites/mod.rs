@@ -10,7 +10,7 @@ pub mod tooltalk;
 
 /// Every family, in the order `--suite` lists them.
 pub fn registry() -> Registry {
-    Registry::new(vec![&tooltalk::ToolTalk, &apibank::ApiBank])
+    Registry::new(vec![&tooltalk::ToolTalk, &apibank::ApiBank, &tau2::Tau2])
 }
 
 #[cfg(test)]

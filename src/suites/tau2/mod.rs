@@ -4,12 +4,16 @@
 //! with, and the replay of each task's gold actions (`verify`).
 
 pub mod airline;
+pub mod catalog;
 pub mod common;
 pub mod domain;
 pub mod report;
 pub mod retail;
+pub mod suite;
 pub mod tasks;
 pub mod verify;
+
+pub use suite::Tau2;
 
 use common::{Args, Output, Raised};
 
@@ -29,4 +33,6 @@ pub struct Tool<D: 'static> {
     pub name: &'static str,
     pub kind: ToolKind,
     pub run: fn(&mut D, &Args) -> Result<Output, Raised>,
+    /// What it takes, for the catalog (`tools`, lint, prompts).
+    pub spec: &'static crate::suite::ToolSpec,
 }

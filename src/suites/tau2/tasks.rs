@@ -16,6 +16,10 @@ pub struct Task {
     pub user_scenario: Value,
     #[serde(default)]
     pub evaluation_criteria: Option<Criteria>,
+    /// Open notes on the task's quality, as upstream keeps them (shown
+    /// beside a raise, never taken as its excuse).
+    #[serde(default)]
+    pub issues: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -29,11 +29,13 @@ pub static CONVERSATIONS: FileFormat = FileFormat {
     name: "tooltalk-conversation",
     kind: FormatKind::Dialogues,
     endings: &["json"],
+    names: &[],
     schema: Some(FormatSchema {
         file_name: "conversation.schema.json",
         make: crate::formats::read::conversation_schema,
     }),
     parse: crate::formats::read::parse_conversation,
+    many: None,
     canonical: crate::formats::canonical::tooltalk,
     load: crate::formats::load_conversation,
     results: Results::Recorded(crate::formats::write::record_results),

@@ -5,6 +5,8 @@ use super::super::model::{
     FlightDate, FlightDb, FlightInfo, Passenger, Payment, PaymentMethod, Reservation,
     ReservationFlight,
 };
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 /// The ids tau2 hands new reservations, in order.
@@ -144,3 +146,132 @@ fn seats(by_cabin: &indexmap::IndexMap<String, i64>, cabin: &str) -> Result<i64,
         .copied()
         .ok_or_else(|| format!("'{cabin}'"))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "book_reservation",
+    "airline",
+    "Books a reservation for a user on the given flights, charging the given payment methods.",
+    &[
+        ParamSpec::new(
+            "user_id",
+            ParamType::String,
+            "The user who books, e.g. sara_doe_496.",
+            true,
+        ),
+        ParamSpec::new(
+            "origin",
+            ParamType::String,
+            "IATA code of the origin airport.",
+            true,
+        ),
+        ParamSpec::new(
+            "destination",
+            ParamType::String,
+            "IATA code of the destination airport.",
+            true,
+        ),
+        ParamSpec {
+            enum_values: &["round_trip", "one_way"],
+            ..ParamSpec::new(
+                "flight_type",
+                ParamType::String,
+                "One way or round trip.",
+                true,
+            )
+        },
+        ParamSpec {
+            enum_values: &["business", "economy", "basic_economy"],
+            ..ParamSpec::new("cabin", ParamType::String, "The cabin class.", true)
+        },
+        ParamSpec {
+            fields: &[
+                ParamSpec::new(
+                    "flight_number",
+                    ParamType::String,
+                    "The flight number, e.g. HAT001.",
+                    true,
+                ),
+                ParamSpec::new(
+                    "date",
+                    ParamType::String,
+                    "The date of the flight, YYYY-MM-DD.",
+                    true,
+                ),
+            ],
+            ..ParamSpec::new(
+                "flights",
+                ParamType::Array(&ParamType::Object),
+                "The flights, each a flight number and a date.",
+                true,
+            )
+        },
+        ParamSpec {
+            fields: &[
+                ParamSpec::new(
+                    "first_name",
+                    ParamType::String,
+                    "The passenger's first name.",
+                    true,
+                ),
+                ParamSpec::new(
+                    "last_name",
+                    ParamType::String,
+                    "The passenger's last name.",
+                    true,
+                ),
+                ParamSpec::new("dob", ParamType::String, "Date of birth, YYYY-MM-DD.", true),
+            ],
+            ..ParamSpec::new(
+                "passengers",
+                ParamType::Array(&ParamType::Object),
+                "The passengers' names and dates of birth.",
+                true,
+            )
+        },
+        ParamSpec {
+            fields: &[
+                ParamSpec::new(
+                    "payment_id",
+                    ParamType::String,
+                    "A payment method of the user.",
+                    true,
+                ),
+                ParamSpec::new(
+                    "amount",
+                    ParamType::Number,
+                    "The amount charged to it.",
+                    true,
+                ),
+            ],
+            ..ParamSpec::new(
+                "payment_methods",
+                ParamType::Array(&ParamType::Object),
+                "The payment methods and the amount each pays.",
+                true,
+            )
+        },
+        ParamSpec::new(
+            "total_baggages",
+            ParamType::Integer,
+            "Checked bags in total.",
+            true,
+        ),
+        ParamSpec::new(
+            "nonfree_baggages",
+            ParamType::Integer,
+            "Checked bags that are paid for.",
+            true,
+        ),
+        ParamSpec {
+            enum_values: &["yes", "no"],
+            ..ParamSpec::new(
+                "insurance",
+                ParamType::String,
+                "Whether travel insurance is bought.",
+                true,
+            )
+        },
+    ],
+    true,
+);

@@ -3,6 +3,8 @@
 //! again (of the refunds too), and no seat is given back.
 
 use super::super::model::{FlightDb, Payment};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -25,3 +27,17 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     reservation.status = Some("cancelled".to_string());
     Ok(Output::model(reservation))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "cancel_reservation",
+    "airline",
+    "Cancels a whole reservation and refunds its payments.",
+    &[ParamSpec::new(
+        "reservation_id",
+        ParamType::String,
+        "The reservation's id, e.g. ZFA04Y.",
+        true,
+    )],
+    true,
+);

@@ -3,6 +3,8 @@
 use serde_json::json;
 
 use super::super::model::FlightDb;
+use crate::suite::ToolSpec;
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 /// (IATA code, city), in the order tau2 lists them.
@@ -38,3 +40,12 @@ pub fn run(_db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
             .collect(),
     ))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "list_all_airports",
+    "airline",
+    "Lists every airport with its IATA code and city.",
+    &[],
+    false,
+);

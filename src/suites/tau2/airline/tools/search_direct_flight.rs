@@ -2,6 +2,8 @@
 //! on a date.
 
 use super::super::model::FlightDb;
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -14,3 +16,26 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     );
     Ok(Output::model(&found))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "search_direct_flight",
+    "airline",
+    "Finds direct flights between two airports on a date.",
+    &[
+        ParamSpec::new(
+            "origin",
+            ParamType::String,
+            "IATA code of the origin airport.",
+            true,
+        ),
+        ParamSpec::new(
+            "destination",
+            ParamType::String,
+            "IATA code of the destination airport.",
+            true,
+        ),
+        ParamSpec::new("date", ParamType::String, "The date, YYYY-MM-DD.", true),
+    ],
+    false,
+);

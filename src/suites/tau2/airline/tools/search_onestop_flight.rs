@@ -3,6 +3,8 @@
 //! `2024-05-{day + 1}` (no zero padding, May only).
 
 use super::super::model::FlightDb;
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -33,3 +35,26 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     }
     Ok(Output::model(&pairs))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "search_onestop_flight",
+    "airline",
+    "Finds connections with one stop between two airports on a date.",
+    &[
+        ParamSpec::new(
+            "origin",
+            ParamType::String,
+            "IATA code of the origin airport.",
+            true,
+        ),
+        ParamSpec::new(
+            "destination",
+            ParamType::String,
+            "IATA code of the destination airport.",
+            true,
+        ),
+        ParamSpec::new("date", ParamType::String, "The date, YYYY-MM-DD.", true),
+    ],
+    false,
+);

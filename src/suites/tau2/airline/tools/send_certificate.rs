@@ -2,6 +2,8 @@
 //! the user, under the first free id of tau2's three.
 
 use super::super::model::{FlightDb, PaymentMethod};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -27,3 +29,6 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     }
     Err("Too many certificates".to_string())
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec("send_certificate", "airline", "Adds a travel certificate of the given amount to a user's payment methods, as a goodwill gesture.", &[ParamSpec::new("user_id", ParamType::String, "The user's id.", true), ParamSpec::new("amount", ParamType::Integer, "The certificate's value.", true)], true);

@@ -2,6 +2,8 @@
 //! added non-free bags.
 
 use super::super::model::FlightDb;
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -29,3 +31,37 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     reservation.nonfree_baggages = nonfree_baggages;
     Ok(Output::model(reservation))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "update_reservation_baggages",
+    "airline",
+    "Changes a reservation's checked bags, charging the payment method for the extra paid bags.",
+    &[
+        ParamSpec::new(
+            "reservation_id",
+            ParamType::String,
+            "The reservation's id.",
+            true,
+        ),
+        ParamSpec::new(
+            "total_baggages",
+            ParamType::Integer,
+            "Checked bags in total, after the change.",
+            true,
+        ),
+        ParamSpec::new(
+            "nonfree_baggages",
+            ParamType::Integer,
+            "Paid bags, after the change.",
+            true,
+        ),
+        ParamSpec::new(
+            "payment_id",
+            ParamType::String,
+            "The payment method charged.",
+            true,
+        ),
+    ],
+    true,
+);

@@ -2,6 +2,8 @@
 //! the difference. As upstream, no seat is taken or given back.
 
 use super::super::model::{FlightDate, FlightDb, FlightInfo, ReservationFlight};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -63,3 +65,6 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     reservation.cabin = cabin.to_string();
     Ok(Output::model(reservation))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec("update_reservation_flights", "airline", "Changes a reservation's cabin or flights (all of them, changed or not), charging or refunding the difference.", &[ParamSpec::new("reservation_id", ParamType::String, "The reservation's id.", true), ParamSpec { enum_values: &["business", "economy", "basic_economy"], ..ParamSpec::new("cabin", ParamType::String, "The cabin class.", true) }, ParamSpec { fields: &[ParamSpec::new("flight_number", ParamType::String, "The flight number, e.g. HAT001.", true), ParamSpec::new("date", ParamType::String, "The date of the flight, YYYY-MM-DD.", true)], ..ParamSpec::new("flights", ParamType::Array(&ParamType::Object), "Every flight of the reservation after the change.", true) }, ParamSpec::new("payment_id", ParamType::String, "The payment method charged or refunded.", true)], true);

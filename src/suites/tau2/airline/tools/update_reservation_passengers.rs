@@ -2,6 +2,8 @@
 //! with new details.
 
 use super::super::model::{FlightDb, Passenger};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
@@ -19,3 +21,42 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     reservation.passengers = passengers;
     Ok(Output::model(reservation))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "update_reservation_passengers",
+    "airline",
+    "Replaces a reservation's passengers' details; their number cannot change.",
+    &[
+        ParamSpec::new(
+            "reservation_id",
+            ParamType::String,
+            "The reservation's id.",
+            true,
+        ),
+        ParamSpec {
+            fields: &[
+                ParamSpec::new(
+                    "first_name",
+                    ParamType::String,
+                    "The passenger's first name.",
+                    true,
+                ),
+                ParamSpec::new(
+                    "last_name",
+                    ParamType::String,
+                    "The passenger's last name.",
+                    true,
+                ),
+                ParamSpec::new("dob", ParamType::String, "Date of birth, YYYY-MM-DD.", true),
+            ],
+            ..ParamSpec::new(
+                "passengers",
+                ParamType::Array(&ParamType::Object),
+                "Every passenger after the change.",
+                true,
+            )
+        },
+    ],
+    true,
+);

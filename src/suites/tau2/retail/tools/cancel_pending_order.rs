@@ -2,6 +2,8 @@
 //! two reasons, every payment refunded (gift cards at once).
 
 use super::super::model::{OrderPayment, RetailDb};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -33,3 +35,23 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     order.payment_history.extend(refunds);
     Ok(Output::model(order))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "cancel_pending_order",
+    "retail",
+    "Cancels a pending order and refunds it.",
+    &[
+        ParamSpec::new(
+            "order_id",
+            ParamType::String,
+            "The order's id, with its '#', e.g. #W0000000.",
+            true,
+        ),
+        ParamSpec {
+            enum_values: &["no longer needed", "ordered by mistake"],
+            ..ParamSpec::new("reason", ParamType::String, "Why it is cancelled.", true)
+        },
+    ],
+    true,
+);

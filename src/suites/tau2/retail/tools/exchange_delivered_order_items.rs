@@ -2,6 +2,8 @@
 //! exchange, with the price difference rounded to cents.
 
 use super::super::model::{all_present, gift_card_balance, RetailDb};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{round2, Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -50,3 +52,6 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     order.exchange_price_difference = Some(difference);
     Ok(Output::model(order))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec("exchange_delivered_order_items", "retail", "Exchanges delivered items for other variants of the same products; the price difference is paid or refunded with the payment method.", &[ParamSpec::new("order_id", ParamType::String, "The order's id.", true), ParamSpec::new("item_ids", ParamType::Array(&ParamType::String), "The items to exchange.", true), ParamSpec::new("new_item_ids", ParamType::Array(&ParamType::String), "The items they are exchanged for, in the same order.", true), ParamSpec::new("payment_method_id", ParamType::String, "The payment method for the difference.", true)], true);

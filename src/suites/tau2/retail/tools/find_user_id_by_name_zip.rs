@@ -2,6 +2,8 @@
 //! code exact.
 
 use super::super::model::RetailDb;
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -19,3 +21,16 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
         .map(|(id, _)| Output::Text(id.clone()))
         .ok_or_else(|| "User not found".to_string())
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "find_user_id_by_name_zip",
+    "retail",
+    "Finds a user's id by their first name, last name and zip code.",
+    &[
+        ParamSpec::new("first_name", ParamType::String, "The first name.", true),
+        ParamSpec::new("last_name", ParamType::String, "The last name.", true),
+        ParamSpec::new("zip", ParamType::String, "The zip code.", true),
+    ],
+    false,
+);

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::super::model::RetailDb;
+use crate::suite::ToolSpec;
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -17,3 +19,12 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
         &by_name,
     )))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "list_all_product_types",
+    "retail",
+    "Lists every product type with its product id.",
+    &[],
+    false,
+);

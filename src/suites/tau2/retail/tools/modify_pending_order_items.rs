@@ -4,6 +4,8 @@
 //! of the last new variant checked, and the difference is not rounded.
 
 use super::super::model::{all_present, gift_card_balance, OrderPayment, RetailDb};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -73,3 +75,6 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     order.status = "pending (item modified)".to_string();
     Ok(Output::model(order))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec("modify_pending_order_items", "retail", "Swaps items of a pending order for other variants of the same products; can be done once per order.", &[ParamSpec::new("order_id", ParamType::String, "The order's id.", true), ParamSpec::new("item_ids", ParamType::Array(&ParamType::String), "The items to modify.", true), ParamSpec::new("new_item_ids", ParamType::Array(&ParamType::String), "The items they become, in the same order.", true), ParamSpec::new("payment_method_id", ParamType::String, "The payment method for the difference.", true)], true);

@@ -2,6 +2,8 @@
 //! payment moved to another method (a payment and a refund row).
 
 use super::super::model::{gift_card_balance, OrderPayment, RetailDb};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -44,3 +46,20 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     });
     Ok(Output::model(order))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "modify_pending_order_payment",
+    "retail",
+    "Changes the payment method of a pending order.",
+    &[
+        ParamSpec::new("order_id", ParamType::String, "The order's id.", true),
+        ParamSpec::new(
+            "payment_method_id",
+            ParamType::String,
+            "The new payment method.",
+            true,
+        ),
+    ],
+    true,
+);

@@ -2,6 +2,8 @@
 //! return, refunded to the original method or a gift card.
 
 use super::super::model::{all_present, PaymentMethod, RetailDb};
+use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
 pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
@@ -35,3 +37,26 @@ pub fn run(db: &mut RetailDb, args: &Args) -> Result<Output, Raised> {
     order.return_payment_method_id = Some(payment_method_id.to_string());
     Ok(Output::model(order))
 }
+
+/// What the tool takes and does, for the catalog.
+pub const SPEC: ToolSpec = spec(
+    "return_delivered_order_items",
+    "retail",
+    "Returns delivered items of an order; the refund goes to the payment method.",
+    &[
+        ParamSpec::new("order_id", ParamType::String, "The order's id.", true),
+        ParamSpec::new(
+            "item_ids",
+            ParamType::Array(&ParamType::String),
+            "The items to return.",
+            true,
+        ),
+        ParamSpec::new(
+            "payment_method_id",
+            ParamType::String,
+            "The payment method refunded.",
+            true,
+        ),
+    ],
+    true,
+);
