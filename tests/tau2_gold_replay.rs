@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use talkforge::suites::tau2::domain::Db;
+use talkforge::suites::tau2::domain::{Db, Initial};
 use talkforge::suites::tau2::{tasks, verify};
 
 /// The columns of a TSV file by header name, one map a row.
@@ -41,6 +41,8 @@ struct Figures {
 fn replay_domain(dir: &Path, initial_hash: &str) -> Figures {
     let db = Db::load(&dir.join("db.json")).unwrap();
     assert_eq!(db.hash(), initial_hash, "initial hash of {}", dir.display());
+    let db = Initial::new(db);
+    assert_eq!(db.hash(&db.db), initial_hash, "streamed initial hash");
     let tasks = tasks::load(&dir.join("tasks.json")).unwrap();
     let replays: BTreeMap<String, verify::TaskReplay> = tasks
         .iter()

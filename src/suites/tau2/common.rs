@@ -140,7 +140,7 @@ pub fn db_hash<T: Serialize>(db: &T) -> String {
 }
 
 /// `value` as `json.dumps(value, sort_keys=True)` writes it.
-fn write_sorted(value: &Value, out: &mut Vec<u8>) {
+pub(super) fn write_sorted(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();

@@ -7,6 +7,7 @@ use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use super::common::{db_hash, Args, Output, Raised};
+use super::hash::{Dump, Fragments};
 use super::{airline, retail, Tool, ToolKind};
 use crate::{Error, Result};
 
@@ -74,6 +75,54 @@ impl Db {
             Db::Airline(db) => (find(airline::TOOLS, name).ok_or_else(unknown)?.run)(db, &args),
             Db::Retail(db) => (find(retail::TOOLS, name).ok_or_else(unknown)?.run)(db, &args),
         }
+    }
+}
+
+/// A database that many states start from (every task of a file), with
+/// its records dumped once so that each state's hash dumps only what
+/// changed ([`super::hash`]).
+#[derive(Debug)]
+pub struct Initial {
+    pub db: Db,
+    /// Each collection's dumped records, in sorted collection order.
+    fragments: [Fragments; 3],
+}
+
+impl Initial {
+    pub fn new(db: Db) -> Initial {
+        let fragments = match &db {
+            Db::Airline(a) => [
+                Fragments::of(&a.flights),
+                Fragments::of(&a.reservations),
+                Fragments::of(&a.users),
+            ],
+            Db::Retail(r) => [
+                Fragments::of(&r.orders),
+                Fragments::of(&r.products),
+                Fragments::of(&r.users),
+            ],
+        };
+        Initial { db, fragments }
+    }
+
+    /// tau2's `get_db_hash` of `state`, a state of this database.
+    pub fn hash(&self, state: &Db) -> String {
+        let [f0, f1, f2] = &self.fragments;
+        let mut dump = Dump::new();
+        match (&self.db, state) {
+            (Db::Airline(initial), Db::Airline(now)) => {
+                dump.collection("flights", &now.flights, &initial.flights, f0);
+                dump.collection("reservations", &now.reservations, &initial.reservations, f1);
+                dump.collection("users", &now.users, &initial.users, f2);
+            }
+            (Db::Retail(initial), Db::Retail(now)) => {
+                dump.collection("orders", &now.orders, &initial.orders, f0);
+                dump.collection("products", &now.products, &initial.products, f1);
+                dump.collection("users", &now.users, &initial.users, f2);
+            }
+            _ => return state.hash(),
+        }
+        dump.finish()
     }
 }
 

@@ -7,6 +7,7 @@ pub mod airline;
 pub mod catalog;
 pub mod common;
 pub mod domain;
+pub mod hash;
 pub mod report;
 pub mod retail;
 pub mod suite;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::domain::Db;
+use super::domain::{Db, Initial};
 use super::suite::DATABASE_FILE;
 use super::tasks;
 use super::verify::{replay, FinalState, Raised};
@@ -74,7 +74,7 @@ pub fn verify_files(
     databases: Option<&Path>,
     errata: &Errata,
 ) -> Result<Report> {
-    let mut loaded: HashMap<PathBuf, Db> = HashMap::new();
+    let mut loaded: HashMap<PathBuf, Initial> = HashMap::new();
     let mut report = Report {
         suite: "tau2",
         files: files.len(),
@@ -95,7 +95,7 @@ pub fn verify_files(
         };
         let db_path = folder.join(DATABASE_FILE);
         if !loaded.contains_key(&db_path) {
-            loaded.insert(db_path.clone(), Db::load(&db_path)?);
+            loaded.insert(db_path.clone(), Initial::new(Db::load(&db_path)?));
         }
         let db = &loaded[&db_path];
         let name = file.display().to_string();

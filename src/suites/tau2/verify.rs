@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::common::Output;
-use super::domain::Db;
+use super::domain::Initial;
 use super::tasks::Task;
 use super::ToolKind;
 
@@ -49,8 +49,8 @@ pub struct TaskReplay {
 }
 
 /// Replay `task`'s gold actions on a copy of `initial`.
-pub fn replay(file: &str, task: &Task, initial: &Db) -> TaskReplay {
-    let mut db = initial.clone();
+pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
+    let mut db = initial.db.clone();
     let mut steps = Vec::new();
     let mut raised = Vec::new();
     for (index, action) in task.actions().iter().enumerate() {
@@ -90,7 +90,7 @@ pub fn replay(file: &str, task: &Task, initial: &Db) -> TaskReplay {
         final_state: FinalState {
             file: file.to_string(),
             task_id: task.id.clone(),
-            db_hash: db.hash(),
+            db_hash: initial.hash(&db),
         },
     }
 }
