@@ -126,12 +126,8 @@ mod tests {
     fn hash(now: &IndexMap<String, Record>, initial: &IndexMap<String, Record>) -> String {
         let mut dump = Dump::new();
         dump.collection("as_", now, initial, &Fragments::of(initial));
-        dump.collection(
-            "zs",
-            &IndexMap::new(),
-            &IndexMap::new(),
-            &Fragments::default(),
-        );
+        let none: IndexMap<String, Record> = IndexMap::new();
+        dump.collection("zs", &none, &none, &Fragments::default());
         dump.finish()
     }
 

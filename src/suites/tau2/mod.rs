@@ -6,6 +6,7 @@
 pub mod airline;
 pub mod catalog;
 pub mod common;
+pub mod diff;
 pub mod domain;
 pub mod hash;
 pub mod report;
