@@ -341,7 +341,7 @@ fn dialogues_of_two_suites_need_a_suite_named() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "unknown suite \"tau-bench\" (known: tooltalk, apibank)",
+            "unknown suite \"tau-bench\" (known: tooltalk, apibank, tau2)",
         ));
 }
 
