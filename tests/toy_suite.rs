@@ -466,6 +466,9 @@ impl Interactive for TallyTasks {
     fn level(&self) -> u8 {
         2
     }
+    fn family(&self) -> &'static str {
+        "Tally"
+    }
     fn is_scenario(&self, path: &Path) -> bool {
         TOY_TASK.fits(path).is_some()
     }

@@ -99,7 +99,7 @@ pub(crate) mod tests {
             talkforge_version: "0.1.0".into(),
             date: "2026-11-26T12:00:00Z".into(),
             suite: "tooltalk".into(),
-            dataset: Dataset::of([("a.json", "1"), ("b.json", "2")]),
+            dataset: Dataset::of([("a.json", Some("1")), ("b.json", Some("2"))]),
             databases: DatabasesRecord {
                 folder: "databases".into(),
                 sha256: "d".repeat(64),

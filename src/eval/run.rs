@@ -161,7 +161,7 @@ impl Kind for Conversations<'_> {
             errata: &errata,
         };
         let mut result = ConversationResult::new(id, scoring.metrics, &turns, false, &context);
-        result.conversation_sha256 = Some(input.sha256.to_string());
+        result.conversation_sha256 = input.sha256.map(str::to_string);
         result.state_check = simulation.state.clone().map(StateCheck::new);
         result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
             t.calls
@@ -209,7 +209,7 @@ impl Kind for Conversations<'_> {
         };
         let mut result = ConversationResult::new(id, stored.metrics, &stored.turns, true, &context);
         result.state_check = stored.state_check;
-        result.conversation_sha256 = Some(input.sha256.to_string());
+        result.conversation_sha256 = input.sha256.map(str::to_string);
         result.models_reported = models_in(
             document
                 .get("conversation")

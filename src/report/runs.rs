@@ -110,7 +110,7 @@ impl<K: Kind> Run<K> {
         self.summary
             .provenance
             .as_ref()
-            .map(|p| p.dataset.sha256.as_str())
+            .and_then(|p| p.dataset.sha256.as_deref())
     }
 }
 

@@ -291,7 +291,7 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
             Cell::Text(p.date.clone()),
             Cell::Text(p.suite.clone()),
             Cell::Text(p.dataset.files.to_string()),
-            Cell::Code(short(&p.dataset.sha256)),
+            Cell::Code(p.dataset.sha256.as_deref().map_or("-".into(), short)),
             Cell::Code(short(&p.databases.sha256)),
             Cell::Code(p.predictor.clone()),
             Cell::Text(words(asked)),

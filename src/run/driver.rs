@@ -31,8 +31,10 @@ pub struct Input<'a> {
     pub rel: &'a str,
     pub text: &'a str,
     /// SHA-256 of `text`: ties an output file to its source, and the
-    /// summary to its dataset.
-    pub sha256: &'a str,
+    /// summary to its dataset. None when the run writes no folder: nothing
+    /// is resumed from it and `report` reads only run folders, so the files
+    /// are not hashed.
+    pub sha256: Option<&'a str>,
 }
 
 /// A kind of evaluation: what one file gives, what its output file holds,
@@ -117,8 +119,9 @@ const WINDOW: usize = 256;
 #[derive(Debug, Clone, Default)]
 pub struct Pass {
     /// Every file given, in order, with its SHA-256 (those that failed
-    /// too: a partial run compares with a complete one over the same files).
-    pub dataset: Vec<(String, String)>,
+    /// too: a partial run compares with a complete one over the same files);
+    /// no hashes when the run writes no folder (see [`Input::sha256`]).
+    pub dataset: Vec<(String, Option<String>)>,
     pub failures: Vec<Failure>,
     pub resumed: usize,
 }
@@ -181,11 +184,13 @@ pub fn evaluate<K: Kind>(
     Ok(pass)
 }
 
-/// A file's SHA-256, and its outcome with whether it was resumed.
-type OneFile<O> = (String, Result<(O, bool)>);
+/// A file's SHA-256 (when hashed), and its outcome with whether it was
+/// resumed.
+type OneFile<O> = (Option<String>, Result<(O, bool)>);
 
-/// One file: its SHA-256 (of the bytes, when the text cannot be read) and
-/// its outcome, taken from `out` or evaluated and written there.
+/// One file: its SHA-256 (of the bytes, when the text cannot be read),
+/// when the run writes a folder, and its outcome, taken from `out` or
+/// evaluated and written there.
 fn one<K: Kind>(
     kind: &K,
     path: &Path,
@@ -196,37 +201,44 @@ fn one<K: Kind>(
     let text = match read_text(path) {
         Ok(text) => text,
         Err(e) => {
-            let bytes = std::fs::read(path).unwrap_or_default();
-            return (sha256_hex(&bytes), Err(e));
+            let bytes = || std::fs::read(path).unwrap_or_default();
+            return (out.map(|_| sha256_hex(&bytes())), Err(e));
         }
+    };
+    let Some(out) = out else {
+        let input = Input {
+            path,
+            rel,
+            text: &text,
+            sha256: None,
+        };
+        return (None, kind.evaluate(&input).map(|(o, _)| (o, false)));
     };
     let sha256 = sha256_hex(text.as_bytes());
     let input = Input {
         path,
         rel,
         text: &text,
-        sha256: &sha256,
+        sha256: Some(&sha256),
     };
-    let output = out.map(|dir| folder::output_path(dir, kind.folder(), rel));
+    let output = folder::output_path(out, kind.folder(), rel);
     let result = (|| {
         let stamp = stamp(kind, &sha256);
-        if let (Some(output), false, true) = (&output, plan.reset, kind.resumes()) {
-            if let Some(outcome) = resume(kind, &input, output, &stamp) {
+        if !plan.reset && kind.resumes() {
+            if let Some(outcome) = resume(kind, &input, &output, &stamp) {
                 return Ok((outcome, true));
             }
         }
         let (outcome, detail) = kind.evaluate(&input)?;
-        if let Some(output) = &output {
-            if let Some(dir) = output.parent() {
-                crate::formats::create_folder(dir)?;
-            }
-            crate::formats::atomic_write_unsynced_with(output, |w| {
-                kind.write_output(&input, &stamp, &outcome, detail, w)
-            })?;
+        if let Some(dir) = output.parent() {
+            crate::formats::create_folder(dir)?;
         }
+        crate::formats::atomic_write_unsynced_with(&output, |w| {
+            kind.write_output(&input, &stamp, &outcome, detail, w)
+        })?;
         Ok((outcome, false))
     })();
-    (sha256, result)
+    (Some(sha256), result)
 }
 
 /// The `evaluation` an output file of `kind` holds: its settings and the

@@ -47,18 +47,26 @@ pub struct Dataset {
     pub files: usize,
     /// A SHA-256 over the dialogues' file names and hashes in evaluation
     /// order (each file's own is in `per_conversation`): two runs with the
-    /// same value evaluated the same dialogues.
-    pub sha256: String,
+    /// same value evaluated the same dialogues. Null for a run that wrote
+    /// no folder (no `--out`): nothing resumes from it and `report` reads
+    /// only run folders, so its files were not hashed.
+    pub sha256: Option<String>,
 }
 
 impl Dataset {
     /// From each dialogue's (file, SHA-256), in evaluation order. Only the
     /// file *name* enters the digest, so the same dataset copied elsewhere
-    /// has the same digest.
-    pub fn of<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+    /// has the same digest. No digest when a file was not hashed.
+    pub fn of<'a>(files: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Self {
         let mut hasher = Sha256::new();
         let mut n = 0;
+        let mut hashed = true;
         for (file, sha256) in files {
+            let Some(sha256) = sha256 else {
+                hashed = false;
+                n += 1;
+                continue;
+            };
             let name = Path::new(file)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -71,7 +79,7 @@ impl Dataset {
         }
         Dataset {
             files: n,
-            sha256: format!("{:x}", hasher.finalize()),
+            sha256: hashed.then(|| format!("{:x}", hasher.finalize())),
         }
     }
 }
@@ -122,7 +130,7 @@ impl Provenance {
     /// (each once); no user model.
     pub fn of_run<'a>(
         suite: &str,
-        dataset: &[(String, String)],
+        dataset: &[(String, Option<String>)],
         inputs: &Inputs,
         databases_sha256: &str,
         answerer: &dyn crate::run::answer::Answerer,
@@ -132,7 +140,7 @@ impl Provenance {
             talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
             date: now(),
             suite: suite.to_string(),
-            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_str()))),
+            dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_deref()))),
             databases: DatabasesRecord {
                 folder: inputs.databases_folder.clone(),
                 sha256: databases_sha256.to_string(),
@@ -176,13 +184,15 @@ mod tests {
 
     #[test]
     fn the_dataset_digest_depends_on_names_hashes_and_order_not_folders() {
-        let a = Dataset::of([("x/a.json", "1"), ("x/b.json", "2")]);
-        let moved = Dataset::of([("y/a.json", "1"), ("y/b.json", "2")]);
-        let edited = Dataset::of([("x/a.json", "1"), ("x/b.json", "3")]);
-        let swapped = Dataset::of([("x/b.json", "2"), ("x/a.json", "1")]);
+        let a = Dataset::of([("x/a.json", Some("1")), ("x/b.json", Some("2"))]);
+        let moved = Dataset::of([("y/a.json", Some("1")), ("y/b.json", Some("2"))]);
+        let edited = Dataset::of([("x/a.json", Some("1")), ("x/b.json", Some("3"))]);
+        let swapped = Dataset::of([("x/b.json", Some("2")), ("x/a.json", Some("1"))]);
+        let unhashed = Dataset::of([("x/a.json", Some("1")), ("x/b.json", None)]);
         assert_eq!(a, moved);
         assert_eq!(a.files, 2);
         assert_ne!(a.sha256, edited.sha256);
         assert_ne!(a.sha256, swapped.sha256);
+        assert_eq!((unhashed.files, unhashed.sha256), (2, None));
     }
 }

@@ -63,6 +63,10 @@ pub trait Interactive: Sync {
     /// The `--level` that selects it.
     fn level(&self) -> u8;
 
+    /// The benchmark family in words, as a report's title names it
+    /// ("API-Bank").
+    fn family(&self) -> &'static str;
+
     /// Whether a file is one of its scenarios.
     fn is_scenario(&self, path: &std::path::Path) -> bool;
 

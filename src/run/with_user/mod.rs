@@ -123,7 +123,7 @@ impl Evaluation<'_> {
             // Every trial's tokens.
             summary.usage = run.setup.meter.since(&started);
             if let Some(dir) = &run.setup.out {
-                transcripts::write_summary(dir, &summary)?;
+                transcripts::write_summary(dir, &summary, self.interactive.family())?;
             }
         }
         Ok(InteractiveSummary {
@@ -342,7 +342,7 @@ impl Evaluation<'_> {
         summary.provenance = Some(provenance);
         summary.usage = run.setup.meter.since(&started);
         if let Some(dir) = out {
-            transcripts::write_summary(dir, &summary)?;
+            transcripts::write_summary(dir, &summary, self.interactive.family())?;
         }
         Ok(summary)
     }

@@ -266,10 +266,14 @@ impl Kind for ScenarioFigures {
     }
 }
 
-/// `report.md` of a level-3 run just made.
-pub fn report_of_summary(summary: &RunSummary<ScenarioFigures>, dir: &Path) -> Result<String> {
+/// `report.md` of a run just made, of `family` (the suite in words).
+pub fn report_of_summary(
+    summary: &RunSummary<ScenarioFigures>,
+    family: &str,
+    dir: &Path,
+) -> Result<String> {
     let title = format!(
-        "API-Bank level {}: conversations with a user",
+        "{family} level {}: conversations with a user",
         summary.level
     );
     crate::report::runs::report_md(summary, dir, title)

@@ -84,9 +84,9 @@ pub fn holds_transcripts(out: &Path) -> bool {
     any_file(&out.join(TRANSCRIPTS_DIR))
 }
 
-/// `summary.json` and `report.md` in `dir`.
-pub fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let report = crate::run::with_user::runs::report_of_summary(summary, dir)?;
+/// `summary.json` and `report.md` in `dir`, of `family` (the suite in words).
+pub fn write_summary(dir: &Path, summary: &Summary, family: &str) -> Result<()> {
+    let report = crate::run::with_user::runs::report_of_summary(summary, family, dir)?;
     crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 
@@ -240,9 +240,12 @@ mod report_tests {
             ],
             Some("scenario"),
         ));
-        let report =
-            crate::run::with_user::runs::report_of_summary(&summary, std::path::Path::new("out"))
-                .unwrap();
+        let report = crate::run::with_user::runs::report_of_summary(
+            &summary,
+            "API-Bank",
+            std::path::Path::new("out"),
+        )
+        .unwrap();
         assert!(report.contains("| 1 | 3 | 1 | 33.3 | 3.00 |"), "{report}");
         assert!(
             report.contains(

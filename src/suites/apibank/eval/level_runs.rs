@@ -152,7 +152,7 @@ impl Kind for LevelFigures {
                 Cell::Count(s.dialogues),
                 Cell::Count(s.samples),
                 Cell::Count(s.correct),
-                Cell::Percent((s.samples > 0).then_some(s.accuracy)),
+                Cell::Percent(s.accuracy),
                 Cell::Count(s.replies),
                 Cell::Number(s.rouge_l, 4),
             ]
@@ -435,13 +435,7 @@ fn table3(runs: &[LevelRun]) -> Option<Section> {
             runs.iter()
                 .find(|r| r.summary.level == level && model_of(r) == model)
         };
-        let accuracy = |level| {
-            Cell::Percent(
-                at(level)
-                    .filter(|r| r.summary.samples > 0)
-                    .map(|r| r.summary.accuracy),
-            )
-        };
+        let accuracy = |level| Cell::Percent(at(level).and_then(|r| r.summary.accuracy));
         let rouge = |level| Cell::Number(at(level).and_then(|r| r.summary.rouge_l), 4);
         table.row(vec![
             Cell::Text(model.clone()),
@@ -503,7 +497,7 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
             Scale::Percent,
             |r, _| {
                 let s = &runs[r].summary;
-                ((s.samples > 0).then_some(s.accuracy), Some(s.samples))
+                (s.accuracy, Some(s.samples))
             },
         ),
         chart(
@@ -692,7 +686,7 @@ pub(crate) mod tests {
     fn runs_at_levels_1_and_2_make_table_3() {
         let mut level2 = run("runs/l2", "oracle", false);
         level2.summary.level = 2;
-        level2.summary.accuracy = 0.25;
+        level2.summary.accuracy = Some(0.25);
         let runs = [run("runs/l1", "oracle", false), level2];
         let report = report(&runs);
         assert_eq!(report.title, "Runs at level 1 and 2 compared");

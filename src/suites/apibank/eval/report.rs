@@ -39,14 +39,14 @@ pub struct LevelFigures {
     /// (`reference` or `lenient`).
     pub scoring: String,
     pub correct: usize,
-    /// correct / samples (0 without samples).
-    pub accuracy: f64,
+    /// correct / samples (null without samples: no figure, not 0).
+    pub accuracy: Option<f64>,
     /// Correct samples and accuracy under the reference scoring.
     pub correct_reference: usize,
-    pub accuracy_reference: f64,
+    pub accuracy_reference: Option<f64>,
     /// Correct samples and accuracy under the lenient scoring.
     pub correct_lenient: usize,
-    pub accuracy_lenient: f64,
+    pub accuracy_lenient: Option<f64>,
     /// The mean ROUGE-L of the replies scored; null without any.
     pub rouge_l: Option<f64>,
     /// Reply samples scored with ROUGE-L.
@@ -71,12 +71,13 @@ impl Figures for LevelFigures {
     }
 }
 
-fn ratio(num: usize, den: usize) -> f64 {
-    if den == 0 {
-        0.0
-    } else {
-        num as f64 / den as f64
-    }
+fn ratio(num: usize, den: usize) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// A share in percent, "-" when there is none.
+fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "-".to_string(), crate::report::pct)
 }
 
 pub fn cause_key(cause: Cause) -> &'static str {
@@ -116,7 +117,8 @@ impl LevelFigures {
             tally.correct += usize::from(s.correct);
         }
         for tally in by_api.values_mut() {
-            tally.error_rate = ratio(tally.samples - tally.correct, tally.samples);
+            let wrong = tally.samples - tally.correct;
+            tally.error_rate = ratio(wrong, tally.samples).unwrap_or_default();
         }
         let mut causes: IndexMap<String, usize> = Cause::ALL
             .iter()
@@ -181,9 +183,9 @@ impl Summary {
             ("lenient", self.correct_lenient, self.accuracy_lenient)
         };
         format!(
-            "{} scoring; {other} {:.1}% ({correct}/{})",
+            "{} scoring; {other} {}% ({correct}/{})",
             self.scoring,
-            accuracy * 100.0,
+            percent(accuracy),
             self.samples
         )
     }
@@ -193,11 +195,11 @@ impl Summary {
     pub fn human(&self) -> String {
         const SHOWN: usize = 100;
         let mut out = format!(
-            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {:.1}% ({}/{}; {}), ROUGE-L {} over {}\n",
+            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {}% ({}/{}; {}), ROUGE-L {} over {}\n",
             self.level,
             crate::words::count(self.dialogues, "dialogue"),
             self.predictor,
-            self.accuracy * 100.0,
+            percent(self.accuracy),
             self.correct,
             self.samples,
             self.scorings_line(),

@@ -309,17 +309,20 @@ fn evaluate_trial(
         }
     })?;
     // The dataset's files by their paths below the folder evaluated.
-    let hashes: Vec<(String, String)> = relative
+    let hashes: Vec<(String, Option<String>)> = relative
         .iter()
         .cloned()
         .zip(pass.dataset.iter().map(|(_, sha256)| sha256.clone()))
         .collect();
     let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
+    // Empty when the run writes no folder (its files are not hashed).
     figures.dialogue_hashes = hashes
         .iter()
-        .map(|(file, sha256)| FileHash {
-            file: file.clone(),
-            sha256: sha256.clone(),
+        .filter_map(|(file, sha256)| {
+            Some(FileHash {
+                file: file.clone(),
+                sha256: sha256.clone()?,
+            })
         })
         .collect();
     let mut summary = figures.summary(info, pass);

@@ -99,6 +99,10 @@ impl crate::suite::interactive::Interactive for Level3 {
         3
     }
 
+    fn family(&self) -> &'static str {
+        "API-Bank"
+    }
+
     fn is_scenario(&self, path: &Path) -> bool {
         is_scenario_path(path)
     }
