@@ -237,18 +237,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     {
         return conversation(args, interactive, suite, &files, context.out);
     }
-    if args.trials == 0 {
-        return Err(Error::Usage("--trials must be at least 1".into()));
-    }
-    if args.trials > 1
-        && args.predictor == PredictorKind::Openai
-        && !args.temperature.is_some_and(|t| t > 0.0)
-    {
-        return Err(Error::Usage(format!(
-            "--trials {} needs --temperature above 0: trials at one temperature of 0 (or the server's unknown default) say nothing about reliability",
-            args.trials
-        )));
-    }
+    check_trials(args, args.predictor == PredictorKind::Openai)?;
     if let Evaluation::Levels(protocol) = suite.evaluation() {
         // A scenario is no dialogue of samples.
         let dialogues: Vec<PathBuf> = files
@@ -335,28 +324,19 @@ fn conversation(
         ("--errata", !args.errata.is_empty()),
         ("--predictions", args.predictions.is_some()),
     ];
-    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-        return Err(Error::Usage(format!(
-            "{flag} is not used with --level {level}, a conversation with a user over the suite's scenarios"
-        )));
-    }
+    refuse(&given, |flag| {
+        format!("{flag} is not used with --level {level}, a conversation with a user over the suite's scenarios")
+    })?;
     if args.predictor == PredictorKind::Replay {
         return Err(Error::Usage(format!(
             "--level {level} talks to the assistant as it goes: use --predictor openai (or oracle, to check the scenarios)"
         )));
     }
-    if args.trials == 0 {
-        return Err(Error::Usage("--trials must be at least 1".into()));
-    }
     // A model on either side answers the same at temperature 0.
-    let asks_a_model =
-        args.predictor == PredictorKind::Openai || args.conversation.user == UserKind::Llm;
-    if args.trials > 1 && asks_a_model && !args.temperature.is_some_and(|t| t > 0.0) {
-        return Err(Error::Usage(format!(
-            "--trials {} needs --temperature above 0 when a model plays the assistant or the user: trials at temperature 0 say nothing about reliability",
-            args.trials
-        )));
-    }
+    check_trials(
+        args,
+        args.predictor == PredictorKind::Openai || args.conversation.user == UserKind::Llm,
+    )?;
     if args.reset && args.out.is_none() {
         return Err(Error::Usage(
             "--reset runs again what --out holds: give --out".into(),
@@ -525,10 +505,33 @@ fn refuse_level_options(args: &Args, suite: &dyn Suite) -> Result<(), Error> {
             args.api_mode == Some(ApiMode::Functions),
         ),
     ];
-    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-        return Err(Error::Usage(format!(
+    refuse(&given, |flag| {
+        format!(
             "{flag} is for suites evaluated by samples at levels (API-Bank); the {} suite is evaluated by whole conversations",
             suite.name()
+        )
+    })
+}
+
+/// The first of `given`'s flags that was given, refused in `why`'s words.
+fn refuse(given: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), Error> {
+    match given.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(Error::Usage(why(flag))),
+        None => Ok(()),
+    }
+}
+
+/// `--trials` is at least 1, and above 1 needs a temperature above 0 when
+/// a model answers (`asks_a_model`): trials of a model that answers alike
+/// every time say nothing about reliability.
+fn check_trials(args: &Args, asks_a_model: bool) -> Result<(), Error> {
+    if args.trials == 0 {
+        return Err(Error::Usage("--trials must be at least 1".into()));
+    }
+    if args.trials > 1 && asks_a_model && !args.temperature.is_some_and(|t| t > 0.0) {
+        return Err(Error::Usage(format!(
+            "--trials {} needs --temperature above 0 when a model plays the assistant or the user: trials at temperature 0 (or the server's unknown default) say nothing about reliability",
+            args.trials
         )));
     }
     Ok(())
@@ -688,19 +691,5 @@ fn human(s: &Summary) -> String {
             s.turns_stopped_by_bound, s.max_calls_per_turn
         );
     }
-    if let Some(t) = &s.trials {
-        out += &format!(
-            "over {} trials: {} (the figures above are trial 1's)\n",
-            t.trials,
-            crate::run::trials::pass_hat_words(&t.all.pass_hat)
-        );
-    }
-    if s.resumed > 0 {
-        out += &format!(
-            "{} resumed from --out\n",
-            crate::words::count(s.resumed, "conversation")
-        );
-    }
-    out += &crate::llm::usage::human(&s.usage);
-    out
+    out + &s.human_footer("conversation", "")
 }

@@ -120,7 +120,8 @@ pub(crate) mod tests {
     fn the_report_of_a_run_with_a_failed_conversation() {
         let summary = sample_summary("gpt-x");
         let text =
-            crate::eval::runs::report_of_summary(&summary, std::path::Path::new("out")).unwrap();
+            crate::report::runs::report_md(&summary, "out".as_ref(), "Evaluation report".into())
+                .unwrap();
         insta::assert_snapshot!(text);
     }
 }

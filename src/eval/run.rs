@@ -22,9 +22,8 @@ use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
-use crate::run::folder;
 use crate::run::replayed;
-use crate::run::trials::{over_trials, UnitOutcome};
+use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
 use crate::run::Setup;
 use crate::suite::protocol::SimulateError;
@@ -257,12 +256,7 @@ pub fn evaluate_files(
         settings: serde_json::to_value(&info).expect("run info serializes"),
         writes: options.setup.out.is_some(),
     };
-    let plan = Plan {
-        out: options.setup.out.clone(),
-        reset: options.setup.reset,
-        threads: options.setup.threads,
-        progress: options.setup.progress,
-    };
+    let plan = Plan::of(&options.setup);
     let mut tally = Tally::default();
     let mut per_conversation = Vec::with_capacity(files.len());
     let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
@@ -294,8 +288,7 @@ pub fn evaluate_files(
 }
 
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let report = super::runs::report_of_summary(summary, dir)?;
-    folder::write_summary(dir, &summary.json(), &report)
+    crate::report::runs::write_run(dir, summary, "Evaluation report".into())
 }
 
 pub use crate::run::driver::failures_error;
@@ -327,44 +320,32 @@ pub fn evaluate(
         let templates = [(SYSTEM_TEMPLATE_NAME.to_string(), template)].into();
         (options.setup.answerer).answerer(trial, lines, settings, templates)
     };
-    let n = options.setup.trials;
-    if n <= 1 {
-        return evaluate_files(files, answerer(None)?.as_ref(), similarity, options);
-    }
-    let started = options.setup.meter.reading();
-    let (mut summary, trials) = over_trials(
-        n,
-        options.setup.out.as_deref(),
-        Some("subset"),
-        |trial, out| {
-            let options = RunOptions {
-                setup: Setup {
-                    out: out.clone(),
-                    ..options.setup.clone()
-                },
-                ..options.clone()
-            };
-            let summary = evaluate_files(files, answerer(trial)?.as_ref(), similarity, &options)?;
-            if let Some(e) = failures_error(
-                &summary.failures,
-                files.len(),
-                "conversation",
-                out.as_deref(),
-            ) {
-                return Err(e);
-            }
-            let units = summary
-                .per_conversation
-                .iter()
-                .map(|c| UnitOutcome::file(&c.file, Some(c.subset.clone()), c.metrics.success))
-                .collect();
-            Ok((summary, units))
-        },
+    let one = |trial, out| {
+        let setup = Setup {
+            out,
+            ..options.setup.clone()
+        };
+        let options = RunOptions {
+            setup,
+            ..options.clone()
+        };
+        evaluate_files(files, answerer(trial)?.as_ref(), similarity, &options)
+    };
+    let units = |summary: &Summary| {
+        let units = summary.per_conversation.iter();
+        units
+            .map(|c| UnitOutcome::file(&c.file, Some(c.subset.clone()), c.metrics.success))
+            .collect()
+    };
+    let summary = run_trials(
+        &options.setup,
+        "subset",
+        "conversation",
+        files.len(),
+        one,
+        units,
     )?;
-    summary.trials = trials;
-    // Every trial's tokens.
-    summary.usage = options.setup.meter.since(&started);
-    if let Some(dir) = &options.setup.out {
+    if let (Some(dir), Some(_)) = (&options.setup.out, &summary.trials) {
         write_summary(dir, &summary)?;
     }
     Ok(summary)

@@ -14,7 +14,6 @@ use super::summary::{Conversations, Rates};
 use crate::report::runs::{chart, mixed, run_row, run_rows, state_rows, unit_rows, Kind, Shape};
 use crate::report::{sections, Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
-use crate::Result;
 
 /// A run of whole conversations, as `report` reads it.
 pub type Run = crate::report::runs::Run<Conversations>;
@@ -301,11 +300,6 @@ fn tools(runs: &[Run]) -> Section {
         return section.text("No tool failed.");
     }
     section.table(table)
-}
-
-/// `report.md` of a run just made.
-pub fn report_of_summary(summary: &super::summary::Summary, dir: &Path) -> Result<String> {
-    crate::report::runs::report_md(summary, dir, "Evaluation report".to_string())
 }
 
 /// Tools shown in the per-tool charts, at most (the most called).

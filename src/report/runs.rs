@@ -461,6 +461,20 @@ where
     super::markdown::render(&report)
 }
 
+/// `summary.json` and `report.md` (under `title`) of a run just made, in
+/// its folder `dir`.
+pub fn write_run<K: Kind + Clone>(
+    dir: &Path,
+    summary: &RunSummary<K, K::Settings>,
+    title: String,
+) -> Result<()>
+where
+    K::Settings: Clone,
+{
+    let report = report_md(summary, dir, title)?;
+    crate::run::folder::write_summary(dir, &summary.json(), &report)
+}
+
 /// Each unit of the runs (by `key`, in the order first seen) with every
 /// run's entry for it (None where a run lacks it).
 pub fn unit_rows<'a, K: Kind, T, Key: Ord + Clone>(

@@ -102,13 +102,22 @@ pub enum Done<O> {
 /// How a run goes, whatever its kind.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
-    /// The run folder; None writes nothing.
-    pub out: Option<PathBuf>,
     /// Evaluate again what `out` already holds.
     pub reset: bool,
     /// Worker threads; None uses every core.
     pub threads: Option<usize>,
     pub progress: bool,
+}
+
+impl Plan {
+    /// The plan `setup` asks for.
+    pub fn of(setup: &super::Setup<'_>) -> Self {
+        Plan {
+            reset: setup.reset,
+            threads: setup.threads,
+            progress: setup.progress,
+        }
+    }
 }
 
 /// Files evaluated at a time: enough to keep every worker busy, few enough

@@ -109,6 +109,27 @@ impl<F: Figures, S> RunSummary<F, S> {
     }
 
     /// The text of `summary.json`.
+    /// The lines every kind's words on stdout end with: pass^k over the
+    /// trials (`of` says of what, when not plain success), the `unit`s
+    /// resumed, the tokens used.
+    pub fn human_footer(&self, unit: &str, of: &str) -> String {
+        let mut out = String::new();
+        if let Some(t) = &self.trials {
+            out += &format!(
+                "over {} trials{of}: {} (the figures above are trial 1's)\n",
+                t.trials,
+                super::trials::pass_hat_words(&t.all.pass_hat)
+            );
+        }
+        if self.resumed > 0 {
+            out += &format!(
+                "{} resumed from --out\n",
+                crate::words::count(self.resumed, unit)
+            );
+        }
+        out + &crate::llm::usage::human(&self.usage)
+    }
+
     pub fn json(&self) -> String
     where
         F: Serialize,

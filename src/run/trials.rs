@@ -16,6 +16,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::summary::{Figures, RunSummary};
+
 /// C(c, k) / C(n, k): the chance that k of the n trials drawn without
 /// replacement all succeeded, given c successes. 0 when k > c; 1 for k = 0.
 pub fn pass_hat(c: usize, n: usize, k: usize) -> f64 {
@@ -186,6 +188,39 @@ pub fn over_trials<S>(
     }
     let first = first.expect("n > 1 trials ran");
     Ok((first, Some(Trials::new(&outcomes, grouped_by))))
+}
+
+/// A kind's run over `setup.trials` trials, the one shape every kind's
+/// run has: `one` evaluates a trial into its folder (the run folder for a
+/// run of one) and writes that trial's summary there; with several, a
+/// trial that could not evaluate a file stops the run, and the first
+/// trial's summary comes back with pass^k over every trial (`units` gives
+/// a trial's units) and every trial's tokens, for the caller to write to
+/// the run folder (`trials` is set only then).
+pub fn run_trials<F: Figures, S>(
+    setup: &crate::run::Setup<'_>,
+    grouped_by: &str,
+    unit: &str,
+    files: usize,
+    mut one: impl FnMut(Option<usize>, Option<PathBuf>) -> crate::Result<RunSummary<F, S>>,
+    units: impl Fn(&RunSummary<F, S>) -> Vec<UnitOutcome>,
+) -> crate::Result<RunSummary<F, S>> {
+    let started = setup.meter.reading();
+    let out = setup.out.as_deref();
+    let (mut summary, trials) = over_trials(setup.trials, out, Some(grouped_by), |trial, out| {
+        let summary = one(trial, out.clone())?;
+        let failed = super::driver::failures_error(&summary.failures, files, unit, out.as_deref());
+        if let Some(e) = failed.filter(|_| trial.is_some()) {
+            return Err(e);
+        }
+        let units = units(&summary);
+        Ok((summary, units))
+    })?;
+    if trials.is_some() {
+        summary.trials = trials;
+        summary.usage = setup.meter.since(&started);
+    }
+    Ok(summary)
 }
 
 /// pass^1 .. pass^k in words, in percent: `pass^1 83.3%, pass^2 66.7%`.

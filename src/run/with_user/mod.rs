@@ -12,7 +12,6 @@ pub mod summary;
 pub mod transcripts;
 
 use std::io::IsTerminal;
-use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -25,7 +24,7 @@ use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::conversation::Assistant;
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
-use crate::run::trials::{over_trials, UnitOutcome};
+use crate::run::trials::{run_trials, UnitOutcome};
 use crate::suite::interactive::{
     ConversationOptions, Interactive, InteractiveRun, InteractiveSummary, Scenario, UserSettings,
 };
@@ -74,16 +73,16 @@ impl Evaluation<'_> {
                 )));
             }
         }
-        let started = run.setup.meter.reading();
         let mut errors = Vec::new();
         let mut every_trial_completed = true;
         // The models reported in any trial, and a user asked in any trial.
         let mut reported: (Vec<String>, Vec<String>) = Default::default();
         let mut asked_user: Option<(String, Option<Provenance>)> = None;
-        let (mut summary, trials) = over_trials(
-            run.setup.trials,
-            run.setup.out.as_deref(),
-            Some("scenario"),
+        let mut summary = run_trials(
+            &run.setup,
+            "scenario",
+            "scenario",
+            run.files.len(),
             |trial, out| {
                 let summary = self.run_trial(run, trial, out.as_deref())?;
                 errors.extend(summary.per_scenario.iter().filter_map(|o| {
@@ -101,15 +100,16 @@ impl Evaluation<'_> {
                 if asked_user.is_none() && summary.user != USER_NOT_ASKED {
                     asked_user = Some((summary.user.clone(), summary.provenance.clone()));
                 }
-                let units = summary
-                    .per_scenario
-                    .iter()
+                Ok(summary)
+            },
+            |summary| {
+                let units = summary.per_scenario.iter();
+                units
                     .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
-                    .collect();
-                Ok((summary, units))
+                    .collect()
             },
         )?;
-        if let Some(trials) = trials {
+        if summary.trials.is_some() {
             if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
             {
                 summary.figures.user = user;
@@ -119,9 +119,6 @@ impl Evaluation<'_> {
             if let Some(p) = summary.provenance.as_mut() {
                 (p.models_reported, p.user_models_reported) = reported;
             }
-            summary.trials = Some(trials);
-            // Every trial's tokens.
-            summary.usage = run.setup.meter.since(&started);
             if let Some(dir) = &run.setup.out {
                 transcripts::write_summary(dir, &summary, self.interactive.family())?;
             }
@@ -286,11 +283,10 @@ impl Evaluation<'_> {
             },
         };
         let plan = Plan {
-            out: out.map(Path::to_path_buf),
-            reset: run.setup.reset,
             // A person talks through one scenario at a time.
             threads: if human { Some(1) } else { run.setup.threads },
             progress: false,
+            ..Plan::of(&run.setup)
         };
         let mut per_scenario = Vec::with_capacity(run.files.len());
         let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
@@ -426,21 +422,7 @@ pub fn human(s: &Summary) -> String {
             crate::eval::report::state_totals(t, "scenario")
         );
     }
-    if let Some(t) = &s.trials {
-        out += &format!(
-            "over {} trials (completion): {} (the figures above are trial 1's)\n",
-            t.trials,
-            crate::run::trials::pass_hat_words(&t.all.pass_hat)
-        );
-    }
-    if s.resumed > 0 {
-        out += &format!(
-            "{} resumed from --out\n",
-            crate::words::count(s.resumed, "scenario")
-        );
-    }
-    out += &crate::llm::usage::human(&s.usage);
-    out
+    out + &s.human_footer("scenario", " (completion)")
 }
 
 #[cfg(test)]

@@ -5,8 +5,6 @@
 //! whose databases ended otherwise than the ground truth's; the shared
 //! sections are [`crate::report::runs`]'.
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 
 use super::outcome::{ScenarioOutcome, Stop};
@@ -17,7 +15,6 @@ use crate::report::runs::{
 use crate::report::{sections, Cell, Column, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
-use crate::Result;
 
 /// A level-3 run's folder, as `report` reads it.
 pub type ScenarioRun = Run<ScenarioFigures>;
@@ -266,17 +263,11 @@ impl Kind for ScenarioFigures {
     }
 }
 
-/// `report.md` of a run just made, of `family` (the suite in words).
-pub fn report_of_summary(
-    summary: &RunSummary<ScenarioFigures>,
-    family: &str,
-    dir: &Path,
-) -> Result<String> {
-    let title = format!(
-        "{family} level {}: conversations with a user",
-        summary.level
-    );
-    crate::report::runs::report_md(summary, dir, title)
+/// The title of `report.md` of a run just made, of `family` (the suite in
+/// words).
+pub fn title(summary: &RunSummary<ScenarioFigures>, family: &str) -> String {
+    let level = summary.level;
+    format!("{family} level {level}: conversations with a user")
 }
 
 /// The scenarios of the runs, in the order first seen (by scenario name),
@@ -357,7 +348,7 @@ pub(crate) mod tests {
             "per_scenario": [line("Alarm", Some(2)), line("Shopping", shopping)],
         })
         .to_string();
-        let mut run = ScenarioRun::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap();
+        let mut run = ScenarioRun::parse(dir.as_ref(), "summary.json".as_ref(), &text).unwrap();
         // The run that misses Shopping booked something else instead.
         if shopping.is_none() {
             let check: StateCheck = serde_json::from_value(serde_json::json!({

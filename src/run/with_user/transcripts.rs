@@ -86,8 +86,8 @@ pub fn holds_transcripts(out: &Path) -> bool {
 
 /// `summary.json` and `report.md` in `dir`, of `family` (the suite in words).
 pub fn write_summary(dir: &Path, summary: &Summary, family: &str) -> Result<()> {
-    let report = crate::run::with_user::runs::report_of_summary(summary, family, dir)?;
-    crate::run::folder::write_summary(dir, &summary.json(), &report)
+    let title = super::runs::title(summary, family);
+    crate::report::runs::write_run(dir, summary, title)
 }
 
 #[cfg(test)]
@@ -240,12 +240,8 @@ mod report_tests {
             ],
             Some("scenario"),
         ));
-        let report = crate::run::with_user::runs::report_of_summary(
-            &summary,
-            "API-Bank",
-            std::path::Path::new("out"),
-        )
-        .unwrap();
+        let title = crate::run::with_user::runs::title(&summary, "API-Bank");
+        let report = crate::report::runs::report_md(&summary, "out".as_ref(), title).unwrap();
         assert!(report.contains("| 1 | 3 | 1 | 33.3 | 3.00 |"), "{report}");
         assert!(
             report.contains(

@@ -16,7 +16,6 @@ use crate::report::runs::{
 };
 use crate::report::{sections, Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
-use crate::Result;
 
 /// A level run's folder, as `report` reads it.
 pub type LevelRun = Run<LevelFigures>;
@@ -234,12 +233,6 @@ impl Kind for LevelFigures {
                 .collect::<Vec<_>>(),
         })
     }
-}
-
-/// `report.md` of a level run just made.
-pub fn report_of_summary(summary: &RunSummary<LevelFigures>, dir: &Path) -> Result<String> {
-    let title = format!("API-Bank level {}: {}", summary.level, summary.predictor);
-    crate::report::runs::report_md(summary, dir, title)
 }
 
 /// A cause's key in words ("no_api_call": "no API call").

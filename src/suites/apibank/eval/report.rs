@@ -13,7 +13,6 @@ use super::score::Cause;
 use crate::run::driver::Pass;
 use crate::run::provenance::FileHash;
 use crate::run::summary::{Figures, RunSummary};
-use crate::run::trials::pass_hat_words;
 
 /// One API's samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,20 +231,6 @@ impl Summary {
                 );
             }
         }
-        if let Some(t) = &self.trials {
-            out += &format!(
-                "over {} trials: {} (the figures above are trial 1's)\n",
-                t.trials,
-                pass_hat_words(&t.all.pass_hat)
-            );
-        }
-        if self.resumed > 0 {
-            out += &format!(
-                "{} resumed from --out\n",
-                crate::words::count(self.resumed, "dialogue")
-            );
-        }
-        out += &crate::llm::usage::human(&self.usage);
-        out
+        out + &self.human_footer("dialogue", "")
     }
 }

@@ -29,7 +29,7 @@ use crate::errata::{self, Entry, Known};
 use crate::eval::provenance::{FileHash, Provenance};
 use crate::run::answer::{Answerer, Choice, Reported, Settings};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
-use crate::run::trials::{over_trials, UnitOutcome};
+use crate::run::trials::{run_trials, UnitOutcome};
 use crate::suite::levels::{LevelOutcome, LevelRun, StartState};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
@@ -195,38 +195,19 @@ impl Kind for Samples<'_> {
 
 /// Evaluate `run.files` at `run.level`, in `run.setup.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
-    let started = run.setup.meter.reading();
-    let several = run.setup.trials > 1;
-    let (mut summary, trials) = over_trials(
-        run.setup.trials,
-        run.setup.out.as_deref(),
-        Some("api"),
-        |trial, out| {
-            let summary = evaluate_trial(run, out.clone(), trial)?;
-            if several {
-                if let Some(e) = failures_error(
-                    &summary.failures,
-                    run.files.len(),
-                    "dialogue",
-                    out.as_deref(),
-                ) {
-                    return Err(e);
-                }
-            }
-            let units = summary.per_sample.iter().map(unit_outcome).collect();
-            Ok((summary, units))
-        },
+    let summary = run_trials(
+        &run.setup,
+        "api",
+        "dialogue",
+        run.files.len(),
+        |trial, out| evaluate_trial(run, out, trial),
+        |summary| summary.per_sample.iter().map(unit_outcome).collect(),
     )?;
     // A finding unless every sample was correct in every trial.
-    let findings =
-        summary.correct < summary.samples || trials.as_ref().is_some_and(|t| !t.all_succeeded());
-    if let Some(trials) = trials {
-        summary.trials = Some(trials);
-        // Every trial's tokens.
-        summary.usage = run.setup.meter.since(&started);
-        if let Some(dir) = &run.setup.out {
-            write_summary(dir, &summary)?;
-        }
+    let trials = summary.trials.as_ref();
+    let findings = summary.correct < summary.samples || trials.is_some_and(|t| !t.all_succeeded());
+    if let (Some(dir), Some(_)) = (&run.setup.out, trials) {
+        write_summary(dir, &summary)?;
     }
     Ok(LevelOutcome {
         human: summary.human(),
@@ -253,8 +234,8 @@ fn unit_outcome(s: &SampleRecord) -> UnitOutcome {
 
 /// `summary.json` and `report.md` in `dir`.
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    let report = super::level_runs::report_of_summary(summary, dir)?;
-    crate::run::folder::write_summary(dir, &summary.json(), &report)
+    let title = format!("API-Bank level {}: {}", summary.level, summary.predictor);
+    crate::report::runs::write_run(dir, summary, title)
 }
 
 /// One trial (`None` for a run of one) with its outputs in `out`.
@@ -294,12 +275,7 @@ fn evaluate_trial(
         },
         settings: info.clone(),
     };
-    let plan = Plan {
-        out: out.clone(),
-        reset: run.setup.reset,
-        threads: run.setup.threads,
-        progress: run.setup.progress,
-    };
+    let plan = Plan::of(&run.setup);
     let mut records = Vec::new();
     let mut models_reported: Vec<String> = Vec::new();
     let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
