@@ -530,7 +530,7 @@ fn check_trials(args: &Args, asks_a_model: bool) -> Result<(), Error> {
     }
     if args.trials > 1 && asks_a_model && !args.temperature.is_some_and(|t| t > 0.0) {
         return Err(Error::Usage(format!(
-            "--trials {} needs --temperature above 0 when a model plays the assistant or the user: trials at temperature 0 (or the server's unknown default) say nothing about reliability",
+            "--trials {} needs --temperature above 0 when a model answers (the assistant, or a model playing the user): trials at temperature 0 (or the server's unknown default) say nothing about reliability",
             args.trials
         )));
     }

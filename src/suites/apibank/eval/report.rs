@@ -234,3 +234,19 @@ impl Summary {
         out + &self.human_footer("dialogue", "")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_without_samples_has_no_accuracy_rather_than_zero() {
+        let settings = serde_json::json!({"scoring": "lenient", "predictor": "oracle"});
+        let figures = LevelFigures::new(1, 0, &settings, Vec::new());
+        assert_eq!(figures.samples, 0);
+        assert_eq!(figures.accuracy, None);
+        assert_eq!(figures.accuracy_lenient, None);
+        let json = serde_json::to_value(&figures).unwrap();
+        assert!(json["accuracy"].is_null() && json["accuracy_reference"].is_null());
+    }
+}
