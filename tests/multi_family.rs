@@ -338,3 +338,34 @@ fn a_subset_naming_an_unknown_suite_is_refused_naming_talkforge_toml() {
         "{stderr}"
     );
 }
+
+#[test]
+fn lint_given_a_file_of_a_declared_subset_compares_dates_with_its_databases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let databases = root.join("fixtures/tooltalk");
+    fs::create_dir_all(&databases).unwrap();
+    for entry in fs::read_dir(repo().join("databases")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let easy = root.join("conversations/easy");
+    fs::create_dir_all(&easy).unwrap();
+    let file = easy.join("next-winter.json");
+    fs::copy(
+        repo().join("tests/lint-corpus/broken/timestamp-out-of-range/next-winter.json"),
+        &file,
+    )
+    .unwrap();
+    fs::write(
+        root.join("talkforge.toml"),
+        "[[dataset.subset]]\nfolder = \"easy\"\ndatabases = \"fixtures/tooltalk\"\n",
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = stdout_of(talkforge(elsewhere.path()).arg("lint").arg(&file), 0);
+    assert!(out.contains("warning[timestamp-out-of-range]"), "{out}");
+    assert!(out.contains("2019-06-01 to 2024-05-27"), "{out}");
+}
