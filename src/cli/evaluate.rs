@@ -180,8 +180,19 @@ pub struct ConversationArgs {
 }
 
 impl Args {
-    /// A client for the server, counting into `meter` for `role`.
+    /// A client for the server, counting into `meter` for `role`. Without
+    /// a key and without a server named, every request would go to
+    /// OpenAI's public endpoint and be refused: say so once, before any.
     fn client(&self, meter: &Meter, role: Role) -> Result<Client, Error> {
+        let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+        let url = std::env::var("OPENAI_BASE_URL").unwrap_or_default();
+        if key.is_empty() && self.requests.base_url.is_none() && url.is_empty() {
+            return Err(Error::Usage(
+                "no server to ask: set OPENAI_API_KEY for OpenAI's, or name an \
+                 OpenAI-compatible server with --base-url URL (or OPENAI_BASE_URL)"
+                    .into(),
+            ));
+        }
         Ok(Client::from_env(self.requests.http()?)?.metered(meter, role))
     }
 
