@@ -348,7 +348,10 @@ fn dialogues_of_two_suites_need_a_suite_named() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "unknown suite \"tau-bench\" (known: tooltalk, apibank, tau2)",
+            "invalid value 'tau-bench' for '--suite <SUITE>'",
+        ))
+        .stderr(predicate::str::contains(
+            "[possible values: tooltalk, apibank, tau2]",
         ));
 }
 

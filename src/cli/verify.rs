@@ -18,10 +18,12 @@ pub struct Args {
     /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    /// The databases folder [default: the suite's own].
+    /// The databases folder [default: the one talkforge.toml declares for
+    /// the files' subset, else the suite's own].
     #[arg(long)]
     pub databases: Option<PathBuf>,
-    /// The suite the dialogues belong to [default: by file extension].
+    /// The suite the dialogues belong to [default: the one talkforge.toml
+    /// declares for the files' subset, else by file extension].
     #[arg(long)]
     pub suite: Option<String>,
     #[command(flatten)]
