@@ -21,16 +21,21 @@ use std::path::{Path, PathBuf};
 
 use crate::dialogue::{Conversation, Role};
 use crate::policy::Policy;
-use crate::suite::Catalog;
+use crate::suite::{Catalog, Suite};
 use crate::{Error, Result};
 
 const END: &str = "<!-- talkforge card: end -->";
 
-/// The tables, by the name their start marker gives them.
+/// The tables, by the name their start marker gives them. `suites` are
+/// the suites of the policy's subsets, in its order (a subset's tools are
+/// its suite's); `fallback` is the suite whose catalog the coverage table
+/// lists when the policy names no subset. With subsets of several suites,
+/// the coverage block holds one table per suite, each over its subsets.
 pub fn tables(
     policy: &Policy,
     root: &Path,
-    catalog: &Catalog,
+    suites: &[&'static dyn Suite],
+    fallback: &'static dyn Suite,
     conversations: &[(PathBuf, Conversation)],
 ) -> Vec<(&'static str, String)> {
     let subsets: Vec<(&str, Vec<&Conversation>)> = policy
@@ -45,10 +50,34 @@ pub fn tables(
             (subset.folder.as_str(), members)
         })
         .collect();
-    vec![
-        ("subsets", subsets_table(&subsets)),
-        ("coverage", coverage_table(catalog, &subsets)),
-    ]
+    let mut distinct: Vec<&'static dyn Suite> = Vec::new();
+    for suite in suites {
+        if distinct.iter().all(|s| s.name() != suite.name()) {
+            distinct.push(*suite);
+        }
+    }
+    let coverage = match distinct.as_slice() {
+        [] => coverage_table(fallback.catalog(), &subsets),
+        [suite] => coverage_table(suite.catalog(), &subsets),
+        several => several
+            .iter()
+            .map(|suite| {
+                let own: Vec<(&str, Vec<&Conversation>)> = subsets
+                    .iter()
+                    .zip(suites)
+                    .filter(|(_, s)| s.name() == suite.name())
+                    .map(|((folder, members), _)| (*folder, members.clone()))
+                    .collect();
+                format!(
+                    "**{}**\n\n{}",
+                    suite.name(),
+                    coverage_table(suite.catalog(), &own)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    vec![("subsets", subsets_table(&subsets)), ("coverage", coverage)]
 }
 
 #[derive(Default, Clone, Copy)]

@@ -1,16 +1,20 @@
 //! The main job (`talkforge check`): everything CI needs to trust the
-//! repository's dataset, in one run. The databases (the dataset's suite's
-//! folder, `databases/` for ToolTalk) load and match their schemas
-//! (schemas/databases/), every dialogue and scenario pool passes lint
-//! (which includes the `schema` rule), and every gold call reproduces or
-//! cannot be checked offline by design.
+//! repository's dataset, in one run. The databases load and match their
+//! schemas (schemas/databases/), every dialogue and scenario pool passes
+//! lint (which includes the `schema` rule), and every gold call reproduces
+//! or cannot be checked offline by design. A repository may hold several
+//! families: each suite runs over its own files with its own databases
+//! folder (talkforge.toml's subsets say which, see `dataset`), and the
+//! steps report them together.
 
 use crate::style;
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::dataset::{split, Declarations, Part};
 use crate::dialogue::Conversation;
 use crate::errata::Errata;
 use crate::formats::discover;
@@ -59,8 +63,12 @@ pub struct CheckReport {
     /// when there are any).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_checked: Vec<Unchecked>,
+    /// The counts over every suite's files (a tool two suites share
+    /// counts both's calls).
     pub stats: Option<Stats>,
-    /// How many tools the dataset's suite has.
+    /// The counts of each suite's files, by suite name.
+    pub stats_by_suite: IndexMap<String, Stats>,
+    /// How many tools the dataset's suites have.
     #[serde(skip)]
     pub catalog_tools: usize,
     /// How many of those the gold calls use (a tool the catalog lacks is
@@ -79,11 +87,12 @@ pub fn check_repository(registry: &Registry, root: &Path) -> Result<CheckReport,
 
 /// [`check_repository`], with errata files besides the dialogues' own
 /// errata: a difference an erratum records passes, and an erratum that no
-/// longer applies (or names no dialogue) fails the verify step. `forced`
-/// (`--suite`) reads every file as that suite's.
+/// longer applies (or names no dialogue) fails the verify step. Each suite
+/// runs over its own files with its own databases (see `dataset`);
+/// `only` (`--suite`) checks that suite's files alone.
 pub fn check_repository_with_errata(
     registry: &Registry,
-    forced: Option<&'static dyn Suite>,
+    only: Option<&'static dyn Suite>,
     root: &Path,
     errata: &Errata,
 ) -> Result<CheckReport, Error> {
@@ -94,62 +103,111 @@ pub fn check_repository_with_errata(
             "no conversations folder here (run `talkforge check` from the repository root, or pass --root)",
         ));
     }
+    let policy = Policy::load(root)?;
+    let declarations = Declarations::new(registry, root, policy.as_ref())?;
     let found = crate::formats::discover::discover_noting(
         std::slice::from_ref(&conversations_dir),
-        &registry.endings(forced),
+        &registry.endings(only),
     )?;
     crate::formats::discover::note_passed_over(&found.passed_over);
-    let conversations = found.files;
-    let suite = registry.of_files(&conversations, forced)?;
-    let databases_dir = root.join(suite.default_databases());
-    let pools = scenario_pools(&root.join("scenarios"))?;
-
-    let mut steps = Vec::new();
-    let (database_step, databases) = databases_step(&databases_dir, suite);
-    steps.push(database_step);
-
-    let config = Config::discover(root)?;
-    let date_ranges = match &databases {
-        Some(_) => suite
-            .database_dates(&databases_dir)
-            .ok()
-            .flatten()
-            .map(|range| vec![(suite.name(), range)])
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
-    let options = Options {
-        input_format: forced.map_or(InputFormat::Auto, InputFormat::Suite),
-        config,
-        date_ranges,
-        ..Options::default()
-    };
-    let mut linted = conversations.clone();
-    linted.extend(pools.iter().cloned());
-    let lint_report = lint_files(registry, &linted, &options);
-    steps.push(lint_step(&lint_report, conversations.len(), pools.len()));
-    let lint = crate::lint::output::json_report(&lint_report);
-
-    let (mut differs, mut not_checked) = (Vec::new(), Vec::new());
-    if let Some(databases) = &databases {
-        let (step, found) = verify_step(&conversations, suite, databases, errata);
-        steps.push(step);
-        (differs, not_checked) = found;
-    } else {
-        steps.push(Step {
-            name: "verify",
-            outcome: Outcome::Broken,
-            summary: "not run: the databases could not be loaded".into(),
-            problems: Vec::new(),
+    let mut parts = split(registry, root, &declarations, found.files, only)?;
+    if parts.is_empty() {
+        // No dialogue yet: the default suite's databases are still checked.
+        let suite = only.unwrap_or(registry.first());
+        parts.push(Part {
+            suite,
+            databases: root.join(suite.default_databases()),
+            files: Vec::new(),
         });
     }
-    let stats = stats_files(&conversations, suite).ok();
+    let pools = scenario_pools(&root.join("scenarios"))?;
+    let config = Config::discover(root)?;
+
+    let several = parts.len() > 1;
+    let label = |part: &Part| {
+        several.then(|| format!("{} ({})", part.suite.name(), part.databases.display()))
+    };
+    let (mut databases_steps, mut verify_steps) = (Vec::new(), Vec::new());
+    let mut lint_report = crate::lint::Report::default();
+    let (mut differs, mut not_checked, mut matched) = (Vec::new(), Vec::new(), Vec::new());
+    let mut stats_by_suite: IndexMap<String, Stats> = IndexMap::new();
+    for part in &parts {
+        let suite = part.suite;
+        let (step, databases) = databases_step(&part.databases, suite);
+        databases_steps.push((label(part), step));
+        let date_ranges = databases
+            .as_ref()
+            .and_then(|_| suite.database_dates(&part.databases).ok().flatten())
+            .map(|range| vec![(suite.name(), range)])
+            .unwrap_or_default();
+        let options = Options {
+            input_format: InputFormat::Suite(suite),
+            config: config.clone(),
+            date_ranges,
+            ..Options::default()
+        };
+        merge_lint(
+            &mut lint_report,
+            lint_files(registry, &part.files, &options),
+        );
+        let step = match &databases {
+            Some(databases) => {
+                let (step, found) =
+                    verify_step(&part.files, suite, databases, errata, &mut matched);
+                differs.extend(found.0);
+                not_checked.extend(found.1);
+                step
+            }
+            None => Step {
+                name: "verify",
+                outcome: Outcome::Broken,
+                summary: "not run: the databases could not be loaded".into(),
+                problems: Vec::new(),
+            },
+        };
+        verify_steps.push((label(part), step));
+        if let Ok(stats) = stats_files(&part.files, suite) {
+            match stats_by_suite.get_mut(suite.name()) {
+                Some(known) => known.merge(stats),
+                None => {
+                    stats_by_suite.insert(suite.name().to_string(), stats);
+                }
+            }
+        }
+    }
+    let conversations: usize = parts.iter().map(|p| p.files.len()).sum();
+    // Pools are read by their content, whatever suite they are for.
+    let pool_options = Options {
+        config: config.clone(),
+        ..Options::default()
+    };
+    merge_lint(
+        &mut lint_report,
+        lint_files(registry, &pools, &pool_options),
+    );
+
+    let mut steps = vec![merged("databases", databases_steps)];
+    steps.push(lint_step(&lint_report, conversations, pools.len()));
+    let lint = crate::lint::output::json_report(&lint_report);
+    let mut verify = merged("verify", verify_steps);
+    // An erratum is stale when no part matched it.
+    let stale = errata.unmatched(&matched);
+    if !stale.is_empty() {
+        verify.outcome = worse(verify.outcome, Outcome::Failed);
+        verify.problems.extend(stale.iter().map(stale_line));
+    }
+    steps.push(verify);
     let manifest = root.join("scenarios").join(MANIFEST);
     if manifest.is_file() {
+        let suite = parts
+            .iter()
+            .map(|p| p.suite)
+            .find(|s| s.scenario_pools().is_some())
+            .unwrap_or(registry.first());
         steps.push(manifest_step(root, &manifest, suite));
     }
-    if let Some(policy) = Policy::load(root)? {
-        steps.push(policy_step(&policy, root, suite, &conversations));
+    if let Some(policy) = &policy {
+        steps.push(policy_step(policy, root, &parts, registry));
     }
 
     let outcome = steps
@@ -161,13 +219,29 @@ pub fn check_repository_with_errata(
             Outcome::Broken => 2,
         })
         .unwrap_or(Outcome::Passed);
-    let catalog_tools_used = stats.as_ref().map_or(0, |stats| {
-        suite
-            .catalog()
-            .tools()
-            .iter()
-            .filter(|tool| stats.by_tool.get(tool.name).is_some_and(|&n| n > 0))
-            .count()
+    let mut suites: Vec<&'static dyn Suite> = Vec::new();
+    for part in &parts {
+        if suites.iter().all(|s| s.name() != part.suite.name()) {
+            suites.push(part.suite);
+        }
+    }
+    let catalog_tools_used = suites
+        .iter()
+        .map(|suite| {
+            stats_by_suite.get(suite.name()).map_or(0, |stats| {
+                suite
+                    .catalog()
+                    .tools()
+                    .iter()
+                    .filter(|tool| stats.by_tool.get(tool.name).is_some_and(|&n| n > 0))
+                    .count()
+            })
+        })
+        .sum();
+    let catalog_tools = suites.iter().map(|s| s.catalog().tools().len()).sum();
+    let stats = stats_by_suite.values().cloned().reduce(|mut all, stats| {
+        all.merge(stats);
+        all
     });
     Ok(CheckReport {
         root: root.display().to_string(),
@@ -177,9 +251,52 @@ pub fn check_repository_with_errata(
         differs,
         not_checked,
         stats,
-        catalog_tools: suite.catalog().tools().len(),
+        stats_by_suite,
+        catalog_tools,
         catalog_tools_used,
     })
+}
+
+/// One step from each part's: the worst outcome, every problem, and each
+/// part's summary after its label when there are several parts.
+fn merged(name: &'static str, steps: Vec<(Option<String>, Step)>) -> Step {
+    let mut outcome = Outcome::Passed;
+    let mut summaries = Vec::new();
+    let mut problems = Vec::new();
+    for (label, step) in steps {
+        outcome = worse(outcome, step.outcome);
+        summaries.push(match label {
+            Some(label) => format!("{label}: {}", step.summary),
+            None => step.summary,
+        });
+        problems.extend(step.problems);
+    }
+    Step {
+        name,
+        outcome,
+        summary: summaries.join("; "),
+        problems,
+    }
+}
+
+fn worse(a: Outcome, b: Outcome) -> Outcome {
+    let rank = |o: Outcome| match o {
+        Outcome::Passed => 0,
+        Outcome::Failed => 1,
+        Outcome::Broken => 2,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Add one lint run's report to the whole check's.
+fn merge_lint(into: &mut crate::lint::Report, report: crate::lint::Report) {
+    into.files += report.files;
+    into.findings.extend(report.findings);
+    into.errors.extend(report.errors);
 }
 
 /// The committed record of the prompts `generate` renders (see
@@ -253,23 +370,34 @@ fn manifest_differs(root: &Path, path: &Path, suite: &dyn Suite) -> Result<bool,
     Ok(listed != now)
 }
 
-/// The dataset's files read into the model (those that cannot be read are
-/// lint's and verify's to report), with their paths.
-pub fn read_dataset(files: &[PathBuf], suite: &dyn Suite) -> Vec<(PathBuf, Conversation)> {
-    files
+/// The dataset's files read into the model, each by its part's suite
+/// (those that cannot be read are lint's and verify's to report), with
+/// their paths; a file of many dialogues (tau2's tasks) gives each.
+pub fn read_dataset(parts: &[Part]) -> Vec<(PathBuf, Conversation)> {
+    parts
         .iter()
-        .filter_map(|path| Some((path.clone(), suite.read_dialogue(path).ok()?)))
+        .flat_map(|part| {
+            part.files.iter().flat_map(|path| {
+                part.suite
+                    .read_dialogues(path)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|conversation| (path.clone(), conversation))
+            })
+        })
         .collect()
 }
 
 /// The dataset policy of talkforge.toml, and the card's tables being
 /// current.
-fn policy_step(policy: &Policy, root: &Path, suite: &dyn Suite, files: &[PathBuf]) -> Step {
-    let dataset = read_dataset(files, suite);
-    let mut problems = policy.problems(root, suite.catalog(), &dataset);
+fn policy_step(policy: &Policy, root: &Path, parts: &[Part], registry: &Registry) -> Step {
+    let dataset = read_dataset(parts);
+    let suites = crate::dataset::subset_suites(registry, root, policy, parts);
+    let mut problems = policy.problems(root, &suites, &dataset);
     if let Some(card) = &policy.card {
         let path = root.join(card);
-        let tables = crate::card::tables(policy, root, suite.catalog(), &dataset);
+        let fallback = parts.first().map_or(registry.first(), |p| p.suite);
+        let tables = crate::card::tables(policy, root, &suites, fallback, &dataset);
         match crate::formats::read::read_text(&path)
             .and_then(|text| Ok((crate::card::fill(&path, &text, &tables)?, text)))
         {
@@ -402,16 +530,18 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
     }
 }
 
+/// Verify one part; the errata it matched are added to `matched` (an
+/// erratum no part matches is stale, which the caller reports).
 fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
     errata: &Errata,
+    matched: &mut Vec<usize>,
 ) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
-    let mut report =
+    let report =
         verify_files_with_errata(files, suite, databases, &WorldOptions::default(), errata);
-    let unmatched = errata.unmatched(&report.matched_errata);
-    report.stale_errata.extend(unmatched);
+    matched.extend(report.matched_errata.iter().copied());
     let (verified, calls) = (report.conversations, report.calls);
     let fails = report.fails();
     let (differs, unreadable) = (report.differs, report.errors);
@@ -451,12 +581,7 @@ fn verify_step(
             d.api_name
         )
     }));
-    problems.extend(report.stale_errata.iter().map(|e| {
-        format!(
-            "{} turn {} call {} ({}): the erratum in {} no longer applies: {}",
-            e.file, e.turn, e.call, e.api_name, e.source, e.why
-        )
-    }));
+    problems.extend(report.stale_errata.iter().map(stale_line));
     (
         Step {
             name: "verify",
@@ -465,6 +590,13 @@ fn verify_step(
             problems,
         },
         (differs, report.not_checked),
+    )
+}
+
+fn stale_line(e: &crate::errata::Stale) -> String {
+    format!(
+        "{} turn {} call {} ({}): the erratum in {} no longer applies: {}",
+        e.file, e.turn, e.call, e.api_name, e.source, e.why
     )
 }
 

@@ -13,6 +13,7 @@
 pub mod card;
 pub mod check;
 pub mod cli;
+pub mod dataset;
 pub mod dialogue;
 pub mod errata;
 pub mod error;

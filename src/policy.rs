@@ -23,6 +23,16 @@
 //! min-calls-per-tool = 3
 //! ```
 //!
+//! A subset may name the suite that reads it and its databases folder,
+//! so that one repository holds several families (see `dataset`):
+//!
+//! ```toml
+//! [[dataset.subset]]
+//! folder = "apibank-level-1"
+//! suite = "apibank"                   # default: each file's by its name
+//! databases = "databases/apibank"     # default: the suite's own folder
+//! ```
+//!
 //! In `file-name`, `{tool}` is a tool of the catalog that the conversation
 //! calls; `{plugins}` is one or more plugin names joined by `-`, distinct,
 //! in alphabetical order, that include the tool's plugin when the name has
@@ -35,7 +45,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::dialogue::{Conversation, Role};
-use crate::suite::{Catalog, ToolSpec};
+use crate::suite::{Catalog, Suite, ToolSpec};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -49,11 +59,18 @@ pub struct Policy {
     pub subsets: Vec<Subset>,
 }
 
-/// What one folder under `conversations/` promises.
+/// What one folder under `conversations/` promises, and which suite reads
+/// it with which databases.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Subset {
     pub folder: String,
+    /// The suite that reads every file here [default: each file's by its
+    /// name, as everywhere].
+    pub suite: Option<String>,
+    /// The databases folder the files run with, relative to the repository
+    /// root [default: the suite's own folder there].
+    pub databases: Option<PathBuf>,
     /// The file name every conversation's follows (see the module docs).
     pub file_name: Option<String>,
     /// Every tool of the catalog has exactly one conversation here, the
@@ -103,17 +120,18 @@ impl Policy {
 
     /// Every way the dataset breaks the policy, one line each, naming the
     /// file or the subset. `conversations` are the dataset's dialogues
-    /// with their paths, under `root/conversations`.
+    /// with their paths, under `root/conversations`; `suites` the suite of
+    /// each subset, in order (its tools and plugins are that suite's).
     pub fn problems(
         &self,
         root: &Path,
-        catalog: &Catalog,
+        suites: &[&'static dyn Suite],
         conversations: &[(PathBuf, Conversation)],
     ) -> Vec<String> {
         let mut problems = Vec::new();
-        for subset in &self.subsets {
+        for (subset, suite) in self.subsets.iter().zip(suites) {
             let members = subset.members(root, conversations);
-            subset.check(&subset.path(root), catalog, &members, &mut problems);
+            subset.check(&subset.path(root), suite.catalog(), &members, &mut problems);
         }
         problems
     }

@@ -92,8 +92,8 @@ impl Stats {
 }
 
 impl Stats {
-    /// Add another partial count (from another worker) to this one.
-    fn merge(&mut self, other: Stats) {
+    /// Add another count (another worker's, another suite's) to this one.
+    pub fn merge(&mut self, other: Stats) {
         self.conversations += other.conversations;
         self.gold_calls += other.gold_calls;
         self.turns += other.turns;

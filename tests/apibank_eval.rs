@@ -414,11 +414,16 @@ fn a_bad_replay_line_is_named_with_its_line() {
     };
     refused(
         "{\"file\": \"dentist.jsonl\", \"turn\": 3, \"output\": \"x\"}\n",
-        "dentist.jsonl has no call sample at turn 3 occurrence 0 (its call samples: turn 1 occurrence 0, turn 2 occurrence 0, turn 2 occurrence 1)",
+        // Issue 35, item 6: a person reads lines as an editor numbers them
+        // and a line's second sample by that name, as in every report; the
+        // file's own (0-based) fields are quoted as written.
+        "dentist.jsonl has no call sample at line 4 (`\"turn\": 3, \"occurrence\": 0`); its call samples: \
+         line 2 (`\"turn\": 1, \"occurrence\": 0`), line 3 (`\"turn\": 2, \"occurrence\": 0`), \
+         line 3 (second sample) (`\"turn\": 2, \"occurrence\": 1`)",
     );
     refused(
-        "{\"file\": \"dentist.jsonl\", \"turn\": 1, \"output\": \"x\", \"reply\": \"Hi\"}\n",
-        "no reply sample follows turn 1",
+        "{\"file\": \"dentist.jsonl\", \"turn\": 2, \"occurrence\": 1, \"output\": \"x\", \"reply\": \"Hi\"}\n",
+        "no reply sample follows line 3 (second sample) (`\"turn\": 2, \"occurrence\": 1`;",
     );
     refused(
         "{\"file\": \"dentist.jsonl\", \"turn\": 1}\n",

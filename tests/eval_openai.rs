@@ -746,3 +746,55 @@ fn trials_report_pass_hat_k() {
     assert_eq!(reset["trials"]["pass_hat"], trials["pass_hat"]);
     assert_eq!(stub.requests().len(), asked_before);
 }
+
+/// Issue 35, item 7: without a key and without a server named, the run
+/// would send every request to OpenAI's public endpoint, each refused. It
+/// stops before any request (a proxy on 127.0.0.1, where every request
+/// would go, sees no connection), with one message naming what to set.
+#[test]
+fn without_a_key_or_a_server_nothing_is_sent_and_one_message_says_what_to_set() {
+    let setup = setup();
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    proxy.set_nonblocking(true).unwrap();
+    let proxy_url = format!("http://{}", proxy.local_addr().unwrap());
+    let output = Command::cargo_bin("talkforge")
+        .unwrap()
+        .current_dir(&setup.root)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .env("HTTPS_PROXY", &proxy_url)
+        .env("HTTP_PROXY", &proxy_url)
+        .env("ALL_PROXY", &proxy_url)
+        .args([
+            "evaluate",
+            "data",
+            "--databases",
+            "db",
+            "--predictor",
+            "openai",
+        ])
+        .args([
+            "--model",
+            "stub-model",
+            "--retries",
+            "0",
+            "--retry-for",
+            "0",
+        ])
+        .args(["--no-cache", "--timeout", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        proxy.accept().is_err(),
+        "a request went out through the proxy: {stderr}"
+    );
+    assert_eq!(stderr.matches("error").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("OPENAI_API_KEY") && stderr.contains("--base-url"),
+        "{stderr}"
+    );
+}

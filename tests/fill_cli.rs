@@ -373,7 +373,9 @@ fn an_unknown_suite_is_a_usage_error_and_a_known_one_is_used() {
         .args(["fill", "--check", "--suite", "nope"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("unknown suite \"nope\""));
+        .stderr(predicates::str::contains(
+            "invalid value 'nope' for '--suite",
+        ));
     let tmp = tempfile::tempdir().unwrap();
     let databases = small_world(tmp.path());
     let file = tmp.path().join("c.json");

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::{Context, Status};
+use crate::dataset::{split, subset_suites, Declarations};
 use crate::policy::Policy;
 use crate::Error;
 
@@ -16,7 +17,8 @@ pub struct Args {
     /// Write the tables into the card instead of printing them.
     #[arg(long)]
     pub write: bool,
-    /// The suite the dataset belongs to [default: by file extension].
+    /// Only this suite's files [default: every suite's, each subset read
+    /// by its own (talkforge.toml) or by file name].
     #[arg(long)]
     pub suite: Option<String>,
 }
@@ -31,14 +33,20 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         )
     })?;
     let folder = root.join("conversations");
-    let forced = context.suite_named(args.suite.as_deref())?;
+    let only = context.suite_named(args.suite.as_deref())?;
     let files = crate::formats::discover_dialogues(
         std::slice::from_ref(&folder),
-        &context.registry.endings(forced),
+        &context.registry.endings(only),
     )?;
-    let suite = context.registry.of_files(&files, forced)?;
-    let dataset = crate::check::read_dataset(&files, suite);
-    let tables = crate::card::tables(&policy, root, suite.catalog(), &dataset);
+    let registry = context.registry;
+    let declarations = Declarations::new(registry, root, Some(&policy))?;
+    let parts = split(registry, root, &declarations, files, only)?;
+    let dataset = crate::check::read_dataset(&parts);
+    let suites = subset_suites(registry, root, &policy, &parts);
+    let fallback = parts
+        .first()
+        .map_or(only.unwrap_or(registry.first()), |p| p.suite);
+    let tables = crate::card::tables(&policy, root, &suites, fallback, &dataset);
     if !args.write {
         for (_, table) in &tables {
             context.println(format_args!("{table}"));

@@ -16,7 +16,8 @@ pub struct Args {
     /// one that no longer applies fails (a dialogue's own `errata` always count).
     #[arg(long, value_name = "FILE")]
     pub errata: Vec<PathBuf>,
-    /// The suite the dataset belongs to [default: by file extension].
+    /// Check only this suite's files, with its databases [default: every
+    /// suite's, each subset read by its own (talkforge.toml) or by file name].
     #[arg(long)]
     pub suite: Option<String>,
     /// Human-readable text, or one JSON document on stdout.

@@ -32,7 +32,7 @@ pub enum GroupBy {
 #[derive(Debug, clap::Args)]
 pub struct ModelArgs {
     /// The chat model to ask.
-    #[arg(long, default_value = "gpt-4")]
+    #[arg(long, default_value = super::requests::DEFAULT_MODEL)]
     pub model: String,
     /// Sampling temperature sent to the model (some variety helps drafts).
     #[arg(long, default_value_t = 0.7)]

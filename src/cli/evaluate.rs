@@ -63,11 +63,12 @@ pub struct Args {
     /// Who answers: the gold calls (oracle), a model (openai) or a file of predictions (replay).
     #[arg(long, value_enum)]
     pub predictor: PredictorKind,
-    /// The JSONL file the replay predictor reads (see `talkforge::eval::replay`).
+    /// The JSONL file of predictions the replay predictor reads (its
+    /// lines: the README's "Replay format").
     #[arg(long)]
     pub predictions: Option<PathBuf>,
     /// The chat model (openai predictor).
-    #[arg(long, default_value = "gpt-4o")]
+    #[arg(long, default_value = super::requests::DEFAULT_MODEL)]
     pub model: String,
     /// Which tools' documentation the model gets [default: all; for
     /// suites evaluated at levels, the level decides and `functions`
@@ -94,9 +95,15 @@ pub struct Args {
     /// How free-text arguments are compared.
     #[arg(long, value_enum, default_value = "lexical")]
     pub similarity: SimilarityKind,
-    /// The embedding model (--similarity embeddings).
-    #[arg(long, default_value = "text-embedding-3-small")]
-    pub embedding_model: String,
+    /// The embedding model that compares free-text arguments
+    /// (--similarity embeddings; `--embedding-model` is its older name).
+    #[arg(
+        long,
+        alias = "embedding-model",
+        value_name = "MODEL",
+        default_value = "text-embedding-3-small"
+    )]
+    pub similarity_model: String,
     /// The level to evaluate at, for suites evaluated at levels (API-Bank:
     /// 1 the dialogue's APIs documented, 2 found with ToolSearcher, 3 its
     /// scenarios as conversations with a user).
@@ -180,8 +187,23 @@ pub struct ConversationArgs {
 }
 
 impl Args {
-    /// A client for the server, counting into `meter` for `role`.
+    /// A client for the server, counting into `meter` for `role`. Without
+    /// a key and without a server named, every request of the assistant
+    /// (or of embeddings) would go to OpenAI's public endpoint and be
+    /// refused: say so once, before any. (A model playing the user is
+    /// asked only when a scenario needs the user, which the oracle may
+    /// never: its first request says what failed.)
     fn client(&self, meter: &Meter, role: Role) -> Result<Client, Error> {
+        let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+        let url = std::env::var("OPENAI_BASE_URL").unwrap_or_default();
+        let unset = key.is_empty() && self.requests.base_url.is_none() && url.is_empty();
+        if unset && role != Role::User {
+            return Err(Error::Usage(
+                "no server to ask: set OPENAI_API_KEY for OpenAI's, or name an \
+                 OpenAI-compatible server with --base-url URL (or OPENAI_BASE_URL)"
+                    .into(),
+            ));
+        }
         Ok(Client::from_env(self.requests.http()?)?.metered(meter, role))
     }
 
@@ -266,7 +288,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         SimilarityKind::Exact => Box::new(ExactText),
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
             args.client(meter, Role::Embeddings)?,
-            args.embedding_model.clone(),
+            args.similarity_model.clone(),
             args.cache.folder("embeddings"),
         )),
     };

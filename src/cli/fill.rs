@@ -13,10 +13,12 @@ pub struct Args {
     /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    /// The databases folder [default: the suite's own].
+    /// The databases folder [default: the one talkforge.toml declares for
+    /// the files' subset, else the suite's own].
     #[arg(long)]
     pub databases: Option<PathBuf>,
-    /// The suite the dialogues belong to [default: by file extension].
+    /// The suite the dialogues belong to [default: the one talkforge.toml
+    /// declares for the files' subset, else by file extension].
     #[arg(long)]
     pub suite: Option<String>,
     /// Write nothing; exit 1 when any file would change.
@@ -35,7 +37,9 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
-    let suite = context.registry.of_files(&files, forced)?;
+    // The subset's suite and databases when talkforge.toml declares them.
+    let (suite, declared_databases) = crate::dataset::one_suite(context.registry, &files, forced)?;
+    let given_databases = args.databases.clone().or(declared_databases);
     if let Some(why) = records_nothing(suite, &files) {
         match args.format {
             OutputFormat::Json => context.println(format_args!(
@@ -46,7 +50,7 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         }
         return Ok(Status::Clean);
     }
-    let databases = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases = super::databases_dir(given_databases.as_deref(), suite)?;
     let options = FillOptions {
         check: args.check,
         seed: args.seed,

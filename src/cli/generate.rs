@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, default_value_t = 3)]
     pub min_tools: usize,
     /// The chat model to ask.
-    #[arg(long, default_value = "gpt-4")]
+    #[arg(long, default_value = super::requests::DEFAULT_MODEL)]
     pub model: String,
     /// Sampling temperature sent to the model.
     #[arg(long, default_value_t = 0.0)]

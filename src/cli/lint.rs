@@ -92,6 +92,18 @@ fn rules(names: &[String]) -> Result<Vec<&'static Rule>, Error> {
 pub fn options(args: &Args, registry: &Registry, files: &[PathBuf]) -> Result<Options, Error> {
     let input_format = InputFormat::named(registry, &args.input_format)
         .ok_or_else(|| Error::Usage(format!("unknown suite {:?}", args.input_format)))?;
+    options_for(args, registry, files, input_format, None)
+}
+
+/// [`options`] for files read as `input_format`, whose databases are in
+/// `declared` (talkforge.toml's subset) unless `--databases` says.
+fn options_for(
+    args: &Args,
+    registry: &Registry,
+    files: &[PathBuf],
+    input_format: InputFormat,
+    declared: Option<&std::path::Path>,
+) -> Result<Options, Error> {
     let config = match &args.config {
         Some(path) => Config::load(path)?,
         None => Config::discover(&std::env::current_dir().unwrap_or_default())?,
@@ -104,7 +116,7 @@ pub fn options(args: &Args, registry: &Registry, files: &[PathBuf]) -> Result<Op
         ignore: rules(&args.ignore)?,
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
-        date_ranges: date_ranges(args, input_format, registry, files)?,
+        date_ranges: date_ranges(args, input_format, registry, files, declared)?,
     })
 }
 
@@ -118,6 +130,7 @@ fn date_ranges(
     input_format: InputFormat,
     registry: &Registry,
     files: &[PathBuf],
+    declared: Option<&std::path::Path>,
 ) -> Result<Vec<(&'static str, crate::suite::DateRange)>, Error> {
     let mut suites: Vec<&'static dyn crate::suite::Suite> = Vec::new();
     for file in files {
@@ -132,7 +145,10 @@ fn date_ranges(
         let dates = match &args.databases {
             Some(dir) => suite.database_dates(dir)?,
             None => {
-                let dir = PathBuf::from(suite.default_databases());
+                let dir = declared.map_or_else(
+                    || PathBuf::from(suite.default_databases()),
+                    std::path::Path::to_path_buf,
+                );
                 if !dir.is_dir() {
                     continue;
                 }
@@ -146,6 +162,43 @@ fn date_ranges(
         }
     }
     Ok(ranges)
+}
+
+/// `files` grouped by how they are read: `input_format` when `--suite`
+/// forced one; else each file's declared subset's suite (or auto) and
+/// databases folder, in the order the groups first appear.
+#[allow(clippy::type_complexity)]
+fn groups(
+    registry: &Registry,
+    files: &[PathBuf],
+    input_format: InputFormat,
+) -> Result<Vec<(InputFormat, Option<PathBuf>, Vec<PathBuf>)>, Error> {
+    if input_format.forced().is_some() || files.is_empty() {
+        return Ok(vec![(input_format, None, files.to_vec())]);
+    }
+    let mut lookup = crate::dataset::Lookup::new(registry);
+    let mut groups: Vec<(InputFormat, Option<PathBuf>, Vec<PathBuf>)> = Vec::new();
+    for file in files {
+        let declared = lookup.declared(file)?;
+        let (format, databases) = match &declared {
+            Some(declared) => {
+                let suite = declared
+                    .suite
+                    .or_else(|| registry.for_path(file, None).map(|(suite, _)| suite));
+                let format = declared.suite.map_or(InputFormat::Auto, InputFormat::Suite);
+                (format, suite.map(|suite| declared.databases_for(suite)))
+            }
+            None => (InputFormat::Auto, None),
+        };
+        let same = |(f, d, _): &&mut (InputFormat, Option<PathBuf>, Vec<PathBuf>)| {
+            f.forced().map(|s| s.name()) == format.forced().map(|s| s.name()) && *d == databases
+        };
+        match groups.iter_mut().find(same) {
+            Some((_, _, group)) => group.push(file.clone()),
+            None => groups.push((format, databases, vec![file.clone()])),
+        }
+    }
+    Ok(groups)
 }
 
 /// The rule list `--list-rules` prints: one rule a line, aligned.
@@ -181,8 +234,26 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         &args.paths,
         &context.registry.endings(input_format.forced()),
     )?;
-    let options = options(args, context.registry, &files)?;
-    let mut report = lint_files(context.registry, &files, &options);
+    let config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::discover(&std::env::current_dir().unwrap_or_default())?,
+    };
+    // Files of a subset talkforge.toml declares are read by its suite,
+    // with its databases' dates; each group is linted on its own.
+    let mut options = None;
+    let mut report = crate::lint::Report::default();
+    for (format, declared, files) in groups(context.registry, &files, input_format)? {
+        let group = Options {
+            config: config.clone(),
+            ..options_for(args, context.registry, &files, format, declared.as_deref())?
+        };
+        let found = lint_files(context.registry, &files, &group);
+        report.files += found.files;
+        report.findings.extend(found.findings);
+        report.errors.extend(found.errors);
+        options.get_or_insert(group);
+    }
+    let options = options.expect("a lint run has a file");
     let mut stdout = std::io::BufWriter::new(&mut *context.out);
     // JSON and SARIF are streamed: a run over thousands of files may
     // report tens of thousands of findings.

@@ -56,7 +56,9 @@ pub enum Command {
     Fmt(fmt::Args),
     /// Find hallucinated tools, unreachable arguments and broken dialogues.
     Lint(lint::Args),
-    /// Score an assistant on a dataset (ToolTalk's Algorithms 1 and 2).
+    /// Score an assistant on a dataset: ToolTalk conversations (Algorithms 1
+    /// and 2), API-Bank levels 1-3 (call samples; level 3 conversations with
+    /// a user), tau2 tasks (conversations with a simulated user).
     Evaluate(Box<evaluate::Args>),
     /// Put several evaluation folders side by side (Markdown, HTML or JSON).
     Report(report::Args),
@@ -93,21 +95,30 @@ pub enum Retriever {
     Embeddings,
 }
 
-/// The retriever options verify and fill share.
+/// The help heading of the retriever options. Each option names it (a
+/// `next_help_heading` would carry over to the options declared after
+/// the flattened group).
+pub const TOOL_SEARCH: &str = "Tool search (API-Bank's ToolSearcher)";
+
+/// The retriever options verify, fill and evaluate share.
 #[derive(Debug, Clone, clap::Args)]
-#[command(next_help_heading = "Tool search (API-Bank's ToolSearcher)")]
 pub struct RetrievalArgs {
     /// How a tool search picks its tool. A recorded search is answered for
     /// its recorded pick either way; where this retriever would pick
     /// another tool, the report says so apart.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = TOOL_SEARCH)]
     pub retriever: Retriever,
     /// The embeddings server for `--retriever embeddings` [default:
     /// OPENAI_BASE_URL, else OpenAI's].
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = TOOL_SEARCH)]
     pub embeddings_url: Option<String>,
     /// The embedding model for `--retriever embeddings`.
-    #[arg(long, default_value = "paraphrase-MiniLM-L3-v2")]
+    #[arg(
+        long,
+        value_name = "MODEL",
+        default_value = "paraphrase-MiniLM-L3-v2",
+        help_heading = TOOL_SEARCH
+    )]
     pub embeddings_model: String,
 }
 
@@ -244,10 +255,37 @@ where
     }
 }
 
-/// The clap command, its `--suite` values taken from `registry` where a
-/// command lists them.
+/// The clap command, the values of every `--suite` taken from `registry`
+/// (so `--help` lists them and a wrong name is a usage error).
 pub fn command(registry: &Registry) -> clap::Command {
-    Cli::command().mut_subcommand("lint", |lint| lint::with_suites(lint, registry))
+    with_suite_values(Cli::command(), registry)
+}
+
+/// `command` and its subcommands, each `--suite` taking the names of
+/// `registry`'s suites (lint's `auto` too).
+fn with_suite_values(command: clap::Command, registry: &Registry) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    let mut command = if command.get_name() == "lint" {
+        lint::with_suites(command, registry)
+    } else if command.get_arguments().any(|arg| arg.get_id() == "suite") {
+        let suites: Vec<_> = registry
+            .suites()
+            .iter()
+            .map(|suite| clap::builder::PossibleValue::new(suite.name()))
+            .collect();
+        command.mut_arg("suite", |arg| {
+            arg.value_parser(clap::builder::PossibleValuesParser::new(suites))
+        })
+    } else {
+        command
+    };
+    for name in names {
+        command = command.mut_subcommand(name, |sub| with_suite_values(sub, registry));
+    }
+    command
 }
 
 pub fn run(command: Command, context: &mut Context<'_>) -> Result<Status, Error> {
@@ -358,6 +396,124 @@ mod tests {
                     "--{flag}"
                 );
             }
+        }
+    }
+
+    /// Every subcommand, its path, depth first.
+    fn subcommands(command: &clap::Command, path: &str, out: &mut Vec<(String, clap::Command)>) {
+        for sub in command.get_subcommands() {
+            let path = format!("{path} {}", sub.get_name());
+            out.push((path.clone(), sub.clone()));
+            subcommands(sub, &path, out);
+        }
+    }
+
+    /// Issue 35, item 8: the command line reads as one tool.
+    #[test]
+    fn every_help_is_consistent() {
+        let registry = crate::suites::registry();
+        let mut command = super::command(&registry);
+        command.build();
+        let mut all = Vec::new();
+        subcommands(&command, "talkforge", &mut all);
+        assert!(all.len() > 13, "{}", all.len());
+        let suites: Vec<&str> = registry.suites().iter().map(|s| s.name()).collect();
+        let retriever = ["retriever", "embeddings-url", "embeddings-model"];
+        let requests = [
+            "base-url",
+            "concurrency",
+            "timeout",
+            "retries",
+            "retry-base",
+            "retry-for",
+        ];
+        let mut problems = Vec::new();
+        for (path, mut sub) in all {
+            let help = sub.render_long_help().to_string();
+            if help.contains("talkforge::") {
+                problems.push(format!("{path}: a Rust module path in its help"));
+            }
+            let longs: Vec<&str> = sub.get_arguments().filter_map(|a| a.get_long()).collect();
+            for arg in sub.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                if long == "suite" {
+                    let values: Vec<String> = arg
+                        .get_possible_values()
+                        .iter()
+                        .map(|v| v.get_name().to_string())
+                        .collect();
+                    if !suites.iter().all(|s| values.iter().any(|v| v == s)) {
+                        problems.push(format!("{path}: --suite lists {values:?}"));
+                    }
+                }
+                match arg.get_help_heading() {
+                    Some(super::TOOL_SEARCH) if !retriever.contains(&long) => {
+                        problems.push(format!("{path}: --{long} under \"Tool search\""))
+                    }
+                    Some("Cache") if !["cache", "no-cache"].contains(&long) => {
+                        problems.push(format!("{path}: --{long} under \"Cache\""))
+                    }
+                    Some("Requests") if !requests.contains(&long) => {
+                        problems.push(format!("{path}: --{long} under \"Requests\""))
+                    }
+                    _ => {}
+                }
+                if long == "databases" && !arg.get_default_values().is_empty() {
+                    problems.push(format!(
+                        "{path}: --databases has a fixed default, not the suite's own"
+                    ));
+                }
+                // Two flags one letter apart read as one misspelt.
+                for other in &longs {
+                    if long < *other && strsim::levenshtein(long, other) <= 1 {
+                        problems.push(format!("{path}: --{long} and --{other}"));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+        let find = |names: &[&str]| {
+            names.iter().fold(command.clone(), |c, n| {
+                c.find_subcommand(n).unwrap().clone()
+            })
+        };
+        let about = find(&["evaluate"]).get_about().unwrap().to_string();
+        for kind in ["ToolTalk", "API-Bank", "level 3", "tau2"] {
+            assert!(about.contains(kind), "{about}");
+        }
+        let model = |names: &[&str]| {
+            let c = find(names);
+            let arg = c.get_arguments().find(|a| a.get_long() == Some("model"));
+            arg.map(|a| a.get_default_values().to_vec()).unwrap()
+        };
+        let evaluate = model(&["evaluate"]);
+        assert_eq!(evaluate, [super::requests::DEFAULT_MODEL]);
+        // The similarity's model was --embedding-model: scripts keep working.
+        let old = command
+            .clone()
+            .try_get_matches_from([
+                "talkforge",
+                "evaluate",
+                "--predictor",
+                "oracle",
+                "--embedding-model",
+                "m",
+            ])
+            .unwrap();
+        let (_, evaluate_matches) = old.subcommand().unwrap();
+        assert_eq!(
+            evaluate_matches
+                .get_one::<String>("similarity_model")
+                .map(String::as_str),
+            Some("m")
+        );
+        for names in [
+            &["generate"][..],
+            &["generate", "dialogues"],
+            &["generate", "database"],
+        ] {
+            assert_eq!(model(names), evaluate, "{names:?}");
         }
     }
 

@@ -9,34 +9,42 @@ use std::time::Duration;
 use crate::llm::http::HttpSettings;
 use crate::Error;
 
+/// The chat model every command asks unless `--model` says otherwise.
+pub const DEFAULT_MODEL: &str = "gpt-4o";
+
 /// Where replies are cached unless `--cache` says otherwise.
 pub const DEFAULT_CACHE: &str = ".talkforge-cache/llm";
 
+/// The help headings of the shared options. Each option names its own (a
+/// `next_help_heading` would carry over to the options declared after the
+/// flattened group).
+const REQUESTS: &str = "Requests";
+const CACHE: &str = "Cache";
+
 #[derive(Debug, Clone, clap::Args)]
-#[command(next_help_heading = "Requests")]
 pub struct RequestArgs {
     /// The OpenAI-compatible server, up to its version (`http://localhost:8000/v1`)
     /// [default: OPENAI_BASE_URL, else OpenAI's]. The key is read from
     /// OPENAI_API_KEY and never printed.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = REQUESTS)]
     pub base_url: Option<String>,
     /// At most this many requests in flight.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, help_heading = REQUESTS)]
     pub concurrency: usize,
     /// Seconds one attempt may take before it counts as timed out.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0, help_heading = REQUESTS)]
     pub timeout: f64,
     /// How often an attempt that timed out, or whose connection dropped,
     /// is tried again.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, help_heading = REQUESTS)]
     pub retries: u32,
     /// Seconds to wait before the first retry (doubled each retry, with
     /// jitter).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, help_heading = REQUESTS)]
     pub retry_base: f64,
     /// Seconds to keep retrying 429 and 5xx answers (a server's
     /// Retry-After is honoured, up to 60 s a wait).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0, help_heading = REQUESTS)]
     pub retry_for: f64,
 }
 
@@ -67,14 +75,13 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, Error> {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-#[command(next_help_heading = "Cache")]
 pub struct CacheArgs {
     /// Where replies are cached, keyed by the whole request, so that a
     /// rerun pays only for what it has not asked yet.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_CACHE)]
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_CACHE, help_heading = CACHE)]
     pub cache: PathBuf,
     /// Ask the server again even when a reply is cached, and cache nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = CACHE)]
     pub no_cache: bool,
 }
 

@@ -15,9 +15,10 @@ pub struct Args {
     /// The conversation file to write; never overwritten.
     #[arg(long)]
     pub out: PathBuf,
-    /// Where the Account database is (a user is taken from it).
-    #[arg(long, default_value = "databases")]
-    pub databases: PathBuf,
+    /// The databases folder, whose Account database a user is taken from
+    /// [default: the suite's own].
+    #[arg(long)]
+    pub databases: Option<PathBuf>,
     /// The account the conversation is with [default: the person the
     /// scenario names, when Account.json has them; else its first account].
     #[arg(long, value_name = "USERNAME")]
@@ -34,6 +35,12 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let suite = super::generate::pools_suite(context, args.suite.as_deref())?;
     let pools = suite.scenario_pools().expect("a suite with scenario pools");
+    // A missing folder is not an error here: the skeleton then has a
+    // placeholder user.
+    let databases = args
+        .databases
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(suite.default_databases()));
     let crate::scaffold::Scaffold {
         conversation,
         choice,
@@ -42,7 +49,7 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         pools,
         &args.scenario,
         &args.out,
-        &args.databases,
+        &databases,
         args.user.as_deref(),
         args.allow_rejected,
     )?;

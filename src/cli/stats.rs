@@ -2,6 +2,7 @@
 //! cover the subsets, plugins and tools.
 
 use crate::words::count;
+use indexmap::IndexMap;
 use std::path::PathBuf;
 
 use super::{Context, OutputFormat, Status};
@@ -17,7 +18,9 @@ pub struct Args {
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
-    /// The suite the dialogues belong to [default: by file extension].
+    /// The suite the dialogues belong to [default: each file's subset's in
+    /// the nearest talkforge.toml, else by file extension; files of several
+    /// suites are counted per suite].
     #[arg(long)]
     pub suite: Option<String>,
     /// List every tool of the catalog in the human output, those no gold
@@ -29,26 +32,56 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
-    let suite = context.registry.of_files(&files, forced)?;
+    // Each suite counts its own files (a repository may hold several).
+    let groups = crate::dataset::by_suite(context.registry, &files, forced)?;
     // One bad file never hides the others: their statistics are printed,
     // the bad files listed (under `errors` in JSON, on stderr), exit 2.
-    let (stats, errors) = stats_of_readable(&files, suite);
+    let mut errors = Vec::new();
+    let mut by_suite: IndexMap<String, Stats> = IndexMap::new();
+    for (suite, files) in &groups {
+        let (stats, failed) = stats_of_readable(files, *suite);
+        errors.extend(failed);
+        by_suite.insert(suite.name().to_string(), stats);
+    }
+    let stats = by_suite
+        .values()
+        .cloned()
+        .reduce(|mut all, stats| {
+            all.merge(stats);
+            all
+        })
+        .unwrap_or_default();
     match args.format {
         OutputFormat::Json => {
             #[derive(serde::Serialize)]
             struct Report<'a> {
                 #[serde(flatten)]
                 stats: &'a Stats,
+                /// Each suite's counts, when the files are of several.
+                #[serde(skip_serializing_if = "Option::is_none")]
+                by_suite: Option<&'a IndexMap<String, Stats>>,
                 #[serde(skip_serializing_if = "Vec::is_empty")]
                 errors: Vec<String>,
             }
             let report = Report {
                 stats: &stats,
+                by_suite: (by_suite.len() > 1).then_some(&by_suite),
                 errors: errors.iter().map(Error::to_string).collect(),
             };
             context.println(format_args!(
                 "{}",
                 serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))?
+            ));
+        }
+        OutputFormat::Human if by_suite.len() > 1 => {
+            for (suite, stats) in &by_suite {
+                context.println(format_args!("== {suite} =="));
+                context.println(format_args!("{}", render(stats, args.all_tools)));
+            }
+            context.print(format_args!(
+                "total: {}, {}\n",
+                count(stats.conversations, "conversation"),
+                count(stats.gold_calls, "gold call")
             ));
         }
         OutputFormat::Human => context.print(format_args!("{}", render(&stats, args.all_tools))),

@@ -18,10 +18,12 @@ pub struct Args {
     /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    /// The databases folder [default: the suite's own].
+    /// The databases folder [default: the one talkforge.toml declares for
+    /// the files' subset, else the suite's own].
     #[arg(long)]
     pub databases: Option<PathBuf>,
-    /// The suite the dialogues belong to [default: by file extension].
+    /// The suite the dialogues belong to [default: the one talkforge.toml
+    /// declares for the files' subset, else by file extension].
     #[arg(long)]
     pub suite: Option<String>,
     #[command(flatten)]
@@ -38,12 +40,14 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
-    let suite = context.registry.of_files(&files, forced)?;
+    // The subset's suite and databases when talkforge.toml declares them.
+    let (suite, declared_databases) = crate::dataset::one_suite(context.registry, &files, forced)?;
+    let given_databases = args.databases.clone().or(declared_databases);
     let errata = Errata::load(&args.errata)?;
     if let Some(own) = suite.verify_own(&files, args.databases.as_deref(), &errata) {
         return write_own(&own?, args.format, context);
     }
-    let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
+    let databases_dir = super::databases_dir(given_databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
     let options = args.retrieval.world_options()?;
     let run = Run {

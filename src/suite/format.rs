@@ -57,7 +57,7 @@ pub enum LintReading {
     LinesFrom(fn(&Path, &str) -> Result<String>),
 }
 
-/// Reads a file that holds many dialogues.
+/// Reads every dialogue of a file that holds many (tau2's tasks).
 pub type ParseMany = fn(&Path, &str) -> Result<Vec<Conversation>>;
 
 /// One file format of a suite. Every field is stated: there is no

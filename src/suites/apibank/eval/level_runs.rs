@@ -22,13 +22,11 @@ pub type LevelRun = Run<LevelFigures>;
 
 /// How the reports name a sample.
 pub fn place(s: &SampleRecord) -> String {
-    let second = if s.occurrence > 0 {
-        " (second sample)"
-    } else {
-        ""
-    };
-    // The line as an editor numbers it.
-    format!("{} line {}{second}", s.file, s.turn + 1)
+    format!(
+        "{} {}",
+        s.file,
+        super::samples::sample_place(s.turn, s.occurrence)
+    )
 }
 
 /// The models the server reported, or the model asked for.
@@ -174,13 +172,11 @@ impl Kind for LevelFigures {
         let differs = verdict_differs(runs)
             .into_iter()
             .map(|((file, turn, occurrence), api, row)| {
-                let second = if occurrence > 0 {
-                    ", second sample"
-                } else {
-                    ""
-                };
                 (
-                    format!("{file} line {} {api}{second}", turn + 1),
+                    format!(
+                        "{file} {} {api}",
+                        super::samples::sample_place(turn, occurrence)
+                    ),
                     row.into_iter().map(|s| Some(verdict(s))).collect(),
                 )
             })

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::super::call_text::render_api_request;
 use super::prompt::{history, offered_tools, shown_apis, Task, Template};
+use super::samples::sample_place;
 use super::score::Predicted;
 use crate::dialogue::Conversation;
 use crate::run::answer::replay::Lines;
@@ -262,15 +263,24 @@ impl Lines for SampleLines {
         let (calls, replied) = &self.samples[file];
         if key.asked == Asked::Reply {
             if occurrence != 0 || !replied.contains(&turn) {
-                return Err(format!("{file}: no reply sample follows turn {turn} occurrence {occurrence} (a reply goes on the occurrence-0 line of an API line the AI answers right after)"));
+                return Err(format!(
+                    "{file}: no reply sample follows {} (`\"turn\": {turn}, \"occurrence\": {occurrence}`; a reply goes with the first sample of an API line the AI answers right after)",
+                    sample_place(turn, occurrence)
+                ));
             }
         } else if !calls.contains(&(turn, occurrence)) {
             let known: Vec<String> = calls
                 .iter()
-                .map(|(t, o)| format!("turn {t} occurrence {o}"))
+                .map(|&(t, o)| {
+                    format!(
+                        "{} (`\"turn\": {t}, \"occurrence\": {o}`)",
+                        sample_place(t, o)
+                    )
+                })
                 .collect();
             return Err(format!(
-                "{file} has no call sample at turn {turn} occurrence {occurrence} (its call samples: {})",
+                "{file} has no call sample at {} (`\"turn\": {turn}, \"occurrence\": {occurrence}`); its call samples: {}",
+                sample_place(turn, occurrence),
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
             ));
         }

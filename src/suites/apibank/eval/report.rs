@@ -210,15 +210,9 @@ impl Summary {
             out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
             for s in wrong.iter().take(SHOWN) {
                 out += &format!(
-                    "  {} line {}{} {}: {}{}\n",
+                    "  {} {} {}: {}{}\n",
                     s.file,
-                    // The line as an editor numbers it (`turn` is 0-based).
-                    s.turn + 1,
-                    if s.occurrence > 0 {
-                        " (second sample)"
-                    } else {
-                        ""
-                    },
+                    super::samples::sample_place(s.turn, s.occurrence),
                     s.api_name,
                     s.reason.as_deref().unwrap_or("wrong"),
                     if s.known.is_some() { " (known)" } else { "" }

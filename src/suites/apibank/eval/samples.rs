@@ -11,6 +11,19 @@
 
 use crate::dialogue::{Conversation, Role};
 
+/// A call sample's place as a person reads it: its line as an editor
+/// numbers it (`line` is 0-based, as JSON's `turn`), and "(second
+/// sample)" for the second sample of a line (JSON's `occurrence` 1). Every
+/// report, summary and error names a sample this way.
+pub fn sample_place(line: usize, occurrence: u8) -> String {
+    let second = if occurrence > 0 {
+        " (second sample)"
+    } else {
+        ""
+    };
+    format!("line {}{second}", line + 1)
+}
+
 /// A sample whose target is a gold API line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallSample {
@@ -82,6 +95,12 @@ pub fn samples(dialogue: &Conversation) -> Samples {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_is_named_by_its_editor_line_and_which_sample_of_it() {
+        assert_eq!(sample_place(0, 0), "line 1");
+        assert_eq!(sample_place(2, 1), "line 3 (second sample)");
+    }
 
     fn dialogue(roles: &[&str]) -> Conversation {
         let text: String = roles
