@@ -87,6 +87,18 @@ pub fn check_repository_with_errata(
     root: &Path,
     errata: &Errata,
 ) -> Result<CheckReport, Error> {
+    check_repository_with(registry, forced, root, errata, &WorldOptions::default())
+}
+
+/// [`check_repository_with_errata`], every gold call run in worlds set up
+/// with `world` (which descriptions a tool search answers with, say).
+pub fn check_repository_with(
+    registry: &Registry,
+    forced: Option<&'static dyn Suite>,
+    root: &Path,
+    errata: &Errata,
+    world: &WorldOptions,
+) -> Result<CheckReport, Error> {
     let conversations_dir = root.join("conversations");
     if !conversations_dir.is_dir() {
         return Err(Error::input(
@@ -132,7 +144,7 @@ pub fn check_repository_with_errata(
 
     let (mut differs, mut not_checked) = (Vec::new(), Vec::new());
     if let Some(databases) = &databases {
-        let (step, found) = verify_step(&conversations, suite, databases, errata);
+        let (step, found) = verify_step(&conversations, suite, databases, world, errata);
         steps.push(step);
         (differs, not_checked) = found;
     } else {
@@ -406,10 +418,10 @@ fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
+    world: &WorldOptions,
     errata: &Errata,
 ) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
-    let mut report =
-        verify_files_with_errata(files, suite, databases, &WorldOptions::default(), errata);
+    let mut report = verify_files_with_errata(files, suite, databases, world, errata);
     let unmatched = errata.unmatched(&report.matched_errata);
     report.stale_errata.extend(unmatched);
     let (verified, calls) = (report.conversations, report.calls);

@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use super::{Context, OutputFormat, Status};
-use crate::check::{check_repository_with_errata, render, Outcome};
+use crate::check::{check_repository_with, render, Outcome};
 use crate::errata::Errata;
+use crate::suite::WorldOptions;
 use crate::Error;
 
 #[derive(Debug, clap::Args)]
@@ -19,6 +20,10 @@ pub struct Args {
     /// The suite the dataset belongs to [default: by file extension].
     #[arg(long)]
     pub suite: Option<String>,
+    /// Whose words API-Bank's tool searches answer with: the reference's
+    /// (what upstream recordings hold) or this project's catalog.
+    #[arg(long, value_enum, default_value_t)]
+    pub tool_descriptions: crate::suite::ToolDescriptions,
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
@@ -27,7 +32,11 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let errata = Errata::load(&args.errata)?;
-    let report = check_repository_with_errata(context.registry, forced, &args.root, &errata)?;
+    let world = WorldOptions {
+        tool_descriptions: args.tool_descriptions,
+        ..WorldOptions::default()
+    };
+    let report = check_repository_with(context.registry, forced, &args.root, &errata, &world)?;
     match args.format {
         OutputFormat::Json => context.println(format_args!(
             "{}",

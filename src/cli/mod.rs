@@ -109,6 +109,11 @@ pub struct RetrievalArgs {
     /// The embedding model for `--retriever embeddings`.
     #[arg(long, default_value = "paraphrase-MiniLM-L3-v2")]
     pub embeddings_model: String,
+    /// Whose words a tool search answers with: the reference's (what
+    /// upstream recordings hold) or this project's catalog (for dialogues
+    /// written here).
+    #[arg(long, value_enum, default_value_t)]
+    pub tool_descriptions: crate::suite::ToolDescriptions,
 }
 
 impl RetrievalArgs {
@@ -127,7 +132,10 @@ impl RetrievalArgs {
         use crate::llm::http::HttpSettings;
         use crate::suite::{RetrieverKind, WorldOptions};
         Ok(match self.retriever {
-            Retriever::Lexical => WorldOptions::default(),
+            Retriever::Lexical => WorldOptions {
+                tool_descriptions: self.tool_descriptions,
+                ..WorldOptions::default()
+            },
             Retriever::Embeddings => {
                 let client = Client::from_env(HttpSettings {
                     base_url: HttpSettings::base_url_from(self.embeddings_url.as_deref()),
@@ -144,6 +152,7 @@ impl RetrievalArgs {
                         client,
                         self.embeddings_model.clone(),
                     ))),
+                    tool_descriptions: self.tool_descriptions,
                     draw_seed: None,
                 }
             }

@@ -109,11 +109,36 @@ impl RetrieverKind {
     }
 }
 
+/// Whose words a tool search answers with, for suites whose dialogues
+/// search for their tools (API-Bank's ToolSearcher answers with the found
+/// API's documentation, and dialogues record that answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ToolDescriptions {
+    /// The reference's own descriptions: what the upstream recordings
+    /// hold, so that they reproduce.
+    #[default]
+    Reference,
+    /// The project's catalog, in its own words: for dialogues written
+    /// here, which must not carry the reference's sentences.
+    Project,
+}
+
+impl ToolDescriptions {
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolDescriptions::Reference => "reference",
+            ToolDescriptions::Project => "project",
+        }
+    }
+}
+
 /// How a run sets up every world it makes, beyond the databases (from the
 /// command line; the same for every dialogue).
 #[derive(Debug, Clone, Default)]
 pub struct WorldOptions {
     pub retriever: RetrieverKind,
+    /// The documentation a tool search answers with.
+    pub tool_descriptions: ToolDescriptions,
     /// The embeddings service `RetrieverKind::Embeddings` asks, shared by
     /// every world of the run.
     pub embedder: Option<std::sync::Arc<crate::llm::embed::Embedder>>,

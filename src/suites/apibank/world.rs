@@ -62,6 +62,7 @@ impl ApiBankWorld {
             }
         };
         state.set_retriever(retriever);
+        state.set_tool_descriptions(options.tool_descriptions);
         if let Some(seed) = options.draw_seed {
             state.seed_draws(seed);
         }
@@ -260,18 +261,32 @@ fn raised(
 fn convert(api: &Api, parameters: &Map<String, Value>) -> Result<Map<String, Value>, String> {
     let mut converted = Map::new();
     for (name, value) in parameters {
-        let Some(spec) = api.spec.parameter(name) else {
+        if api.spec.parameter(name).is_none() {
             return Err(format!("invalid parameter name. parameter: {name}"));
-        };
-        let declared = api
-            .reference
-            .input_parameters
-            .iter()
-            .find(|(known, _, _)| known == name)
-            .map_or_else(|| python_type(spec.ty), |(_, ty, _)| *ty);
-        converted.insert(name.clone(), convert_value(declared, value)?);
+        }
+        converted.insert(
+            name.clone(),
+            convert_value(declared_type(api, name), value)?,
+        );
     }
     Ok(converted)
+}
+
+/// The type name the reference declares for parameter `name` of `api`,
+/// or the one that matches the catalog's type where the reference names
+/// the parameter otherwise.
+pub(super) fn declared_type(api: &Api, name: &str) -> &'static str {
+    let declared = api
+        .reference
+        .input_parameters
+        .iter()
+        .find(|(known, _, _)| *known == name)
+        .map(|(_, ty, _)| *ty);
+    match (declared, api.spec.parameter(name)) {
+        (Some(ty), _) => ty,
+        (None, Some(spec)) => python_type(spec.ty),
+        (None, None) => "str",
+    }
 }
 
 /// The reference's type name for a parameter it does not declare under
