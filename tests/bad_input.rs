@@ -235,7 +235,9 @@ fn a_malformed_database_is_named_by_every_command_that_loads_it() {
     fs::create_dir_all(&databases).unwrap();
     for entry in fs::read_dir(repo().join("databases")).unwrap() {
         let path = entry.unwrap().path();
-        fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        if path.is_file() {
+            fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        }
     }
     fs::write(databases.join("Email.json"), "{\n  \"ann\": {,\n}").unwrap();
     let conversation = repo().join("conversations/easy/SearchInbox-easy.json");

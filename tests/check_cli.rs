@@ -37,7 +37,9 @@ fn small_repo() -> tempfile::TempDir {
     fs::create_dir_all(&databases).unwrap();
     for entry in fs::read_dir(repo().join("databases")).unwrap() {
         let path = entry.unwrap().path();
-        fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        if path.is_file() {
+            fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        }
     }
     tmp
 }

@@ -39,7 +39,9 @@ fn timestamps_are_compared_with_the_dates_of_the_databases_given() {
     for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("databases")).unwrap()
     {
         let path = entry.unwrap().path();
-        std::fs::copy(&path, tmp.path().join(path.file_name().unwrap())).unwrap();
+        if path.is_file() {
+            std::fs::copy(&path, tmp.path().join(path.file_name().unwrap())).unwrap();
+        }
     }
     let email = tmp.path().join("Email.json");
     let text = std::fs::read_to_string(&email).unwrap();

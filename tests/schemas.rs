@@ -95,7 +95,9 @@ fn check_reports_a_database_that_breaks_its_schema() {
     std::fs::create_dir_all(&databases).unwrap();
     for entry in std::fs::read_dir(root().join("databases")).unwrap() {
         let path: PathBuf = entry.unwrap().path();
-        std::fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        if path.is_file() {
+            std::fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+        }
     }
     // An alarm time without seconds.
     let alarm = databases.join("Alarm.json");
