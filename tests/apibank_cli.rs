@@ -872,6 +872,7 @@ fn tool_searches_answer_in_the_words_the_setting_names() {
     ];
     fs::write(&file, lines.join("\n") + "\n").unwrap();
     let fill = |setting: &str| {
+        // fill says what the search found.
         talkforge()
             .arg("fill")
             .arg(&file)
@@ -879,7 +880,10 @@ fn tool_searches_answer_in_the_words_the_setting_names() {
             .arg(&databases)
             .args(["--tool-descriptions", setting])
             .assert()
-            .success();
+            .success()
+            .stdout(predicate::str::contains(
+                "line 2 (ToolSearcher): found GetUserToken, AddAgenda\n",
+            ));
         let line = fs::read_to_string(&file).unwrap();
         let line: Value = serde_json::from_str(line.lines().nth(1).unwrap()).unwrap();
         line["result"]["output"].clone()

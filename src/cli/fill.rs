@@ -133,9 +133,10 @@ fn render(report: &FillReport) -> String {
             [] => String::new(),
             names => format!("; request {}", names.join(", ")),
         };
-        let raised = match &f.exception {
-            Some(exception) => format!(": it raised {exception:?}"),
-            None => String::new(),
+        let raised = match (&f.exception, f.found.as_slice()) {
+            (Some(exception), _) => format!(": it raised {exception:?}"),
+            (None, []) => String::new(),
+            (None, tools) => format!(": found {}", tools.join(", ")),
         };
         let _ = writeln!(
             out,

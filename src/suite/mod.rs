@@ -85,6 +85,10 @@ pub enum Note {
     /// The configured retriever could not rank the tools (its server
     /// cannot be reached, say): the run cannot do what it was asked.
     RetrieverFailed { error: String },
+    /// A tool search with nothing recorded found these tools: what fill
+    /// records, for the person writing the dialogue to read (a search
+    /// that found the wrong tool is a dialogue to reword).
+    Found { tools: Vec<String> },
 }
 
 /// How tool searches pick a tool, for suites whose dialogues search for

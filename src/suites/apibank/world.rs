@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::apis::tool_search::{Embeddings, Lexical, Retriever};
+use super::apis::tool_search::{self, Embeddings, Lexical, Retriever};
 use super::apis::{self, api, Api};
 use super::level3::dialogue::is_expectation;
 use super::state::{State, Unreproducible};
@@ -174,7 +174,10 @@ impl crate::suite::World for ApiBankWorld {
             api_name: api_name.to_string(),
             parameters: arguments,
         };
-        let (mut not_checked, note) = marks(&self.state);
+        let (mut not_checked, mut note) = marks(&self.state);
+        if note.is_none() && recorded.is_none() && api_name == tool_search::API.spec.name {
+            note = found(&result);
+        }
         if expectation && not_checked == Some(NotChecked::Random) {
             not_checked = None;
         }
@@ -250,6 +253,19 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
             },
         });
     (not_checked, note)
+}
+
+/// The APIs a ToolSearcher answer documents (GetUserToken first when the
+/// found API takes a token), when it found any.
+fn found(result: &Value) -> Option<Note> {
+    let tools: Vec<String> = match result.get("output")? {
+        Value::Array(entries) => entries.iter().collect(),
+        entry => vec![entry],
+    }
+    .into_iter()
+    .filter_map(|entry| entry.get("name")?.as_str().map(str::to_string))
+    .collect();
+    (!tools.is_empty()).then_some(Note::Found { tools })
 }
 
 /// A replayed call whose output names a value an earlier call drew from
