@@ -57,6 +57,9 @@ pub enum LintReading {
     LinesFrom(fn(&Path, &str) -> Result<String>),
 }
 
+/// Reads a file that holds many dialogues into each of them.
+pub type ParseMany = fn(&Path, &str) -> Result<Vec<Conversation>>;
+
 /// One file format of a suite. Every field is stated: there is no
 /// default format.
 pub struct FileFormat {
@@ -75,7 +78,7 @@ pub struct FileFormat {
     pub parse: fn(&Path, &str) -> Result<Conversation>,
     /// For a file that holds many dialogues (tau2's tasks): each of them,
     /// for the commands that count dialogues; None: the file is one.
-    pub many: Option<fn(&Path, &str) -> Result<Vec<Conversation>>>,
+    pub many: Option<ParseMany>,
     /// A file's text in the format's canonical layout (`fmt`): the same
     /// values, laid out as the format's own writer lays them out.
     pub canonical: fn(&Path, &str) -> Result<String>,
