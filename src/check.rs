@@ -23,7 +23,7 @@ use crate::policy::Policy;
 use crate::schema::validate_databases;
 use crate::sim::Databases;
 use crate::stats::{stats_files, Stats};
-use crate::suite::{Registry, Suite, WorldOptions};
+use crate::suite::{Registry, Suite, ToolDescriptions, WorldOptions};
 use crate::verify::{verify_files_with_errata, Difference, Unchecked};
 use crate::words::{count, verb};
 use crate::Error;
@@ -96,6 +96,18 @@ pub fn check_repository_with_errata(
     root: &Path,
     errata: &Errata,
 ) -> Result<CheckReport, Error> {
+    check_repository_with(registry, only, root, errata, None)
+}
+
+/// [`check_repository_with_errata`], every tool search answering with
+/// `tool_descriptions` when given (else each subset's, see `dataset`).
+pub fn check_repository_with(
+    registry: &Registry,
+    only: Option<&'static dyn Suite>,
+    root: &Path,
+    errata: &Errata,
+    tool_descriptions: Option<ToolDescriptions>,
+) -> Result<CheckReport, Error> {
     let conversations_dir = root.join("conversations");
     if !conversations_dir.is_dir() {
         return Err(Error::input(
@@ -117,6 +129,7 @@ pub fn check_repository_with_errata(
         parts.push(Part {
             suite,
             databases: root.join(suite.default_databases()),
+            tool_descriptions: ToolDescriptions::default(),
             files: Vec::new(),
         });
     }
@@ -133,6 +146,10 @@ pub fn check_repository_with_errata(
     let mut stats_by_suite: IndexMap<String, Stats> = IndexMap::new();
     for part in &parts {
         let suite = part.suite;
+        let world = WorldOptions {
+            tool_descriptions: tool_descriptions.unwrap_or(part.tool_descriptions),
+            ..WorldOptions::default()
+        };
         let (step, databases) = databases_step(&part.databases, suite);
         databases_steps.push((label(part), step));
         let date_ranges = databases
@@ -153,7 +170,7 @@ pub fn check_repository_with_errata(
         let step = match &databases {
             Some(databases) => {
                 let (step, found) =
-                    verify_step(&part.files, suite, databases, errata, &mut matched);
+                    verify_step(&part.files, suite, databases, &world, errata, &mut matched);
                 differs.extend(found.0);
                 not_checked.extend(found.1);
                 step
@@ -536,11 +553,11 @@ fn verify_step(
     files: &[PathBuf],
     suite: &dyn Suite,
     databases: &Databases,
+    world: &WorldOptions,
     errata: &Errata,
     matched: &mut Vec<usize>,
 ) -> (Step, (Vec<Difference>, Vec<Unchecked>)) {
-    let report =
-        verify_files_with_errata(files, suite, databases, &WorldOptions::default(), errata);
+    let report = verify_files_with_errata(files, suite, databases, world, errata);
     matched.extend(report.matched_errata.iter().copied());
     let (verified, calls) = (report.conversations, report.calls);
     let fails = report.fails();

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::policy::Policy;
-use crate::suite::{Registry, Suite};
+use crate::suite::{Registry, Suite, ToolDescriptions};
 use crate::{Error, Result};
 
 /// The files of a dataset that one suite reads with one databases folder.
@@ -21,6 +21,8 @@ use crate::{Error, Result};
 pub struct Part {
     pub suite: &'static dyn Suite,
     pub databases: PathBuf,
+    /// What a tool search answers with while these files run.
+    pub tool_descriptions: ToolDescriptions,
     pub files: Vec<PathBuf>,
 }
 
@@ -29,6 +31,7 @@ impl std::fmt::Debug for Part {
         f.debug_struct("Part")
             .field("suite", &self.suite.name())
             .field("databases", &self.databases)
+            .field("tool_descriptions", &self.tool_descriptions)
             .field("files", &self.files.len())
             .finish()
     }
@@ -43,6 +46,8 @@ pub struct Declared {
     pub suite: Option<&'static dyn Suite>,
     /// Its `databases`, joined to the repository root, when it names one.
     pub databases: Option<PathBuf>,
+    /// Its `tool-descriptions`, when it names them.
+    pub tool_descriptions: Option<ToolDescriptions>,
     /// The repository root (the folder holding talkforge.toml).
     pub root: PathBuf,
 }
@@ -89,6 +94,7 @@ impl Declarations {
                 folder: subset.folder.clone(),
                 suite,
                 databases: subset.databases.as_ref().map(|d| root.join(d)),
+                tool_descriptions: subset.tool_descriptions,
                 root: root.to_path_buf(),
             };
             subsets.push((subset.path(root), declared));
@@ -151,14 +157,19 @@ pub fn split(
             Some(declared) => declared.databases_for(suite),
             None => root.join(suite.default_databases()),
         };
-        match parts
-            .iter_mut()
-            .find(|p| p.suite.name() == suite.name() && p.databases == databases)
-        {
+        let tool_descriptions = declared
+            .and_then(|d| d.tool_descriptions)
+            .unwrap_or_default();
+        match parts.iter_mut().find(|p| {
+            p.suite.name() == suite.name()
+                && p.databases == databases
+                && p.tool_descriptions == tool_descriptions
+        }) {
             Some(part) => part.files.push(file),
             None => parts.push(Part {
                 suite,
                 databases,
+                tool_descriptions,
                 files: vec![file],
             }),
         }
@@ -222,40 +233,61 @@ impl<'r> Lookup<'r> {
     }
 }
 
-/// The one suite that reads `files` and the databases folder they run
-/// with, for a command over files (verify, fill): `forced` (`--suite`)
-/// when given, else each file's declared subset's or the suite its name
-/// says; the databases folder is the declared subset's (None: no
-/// subset declares the files, the command's default applies). Files of
-/// two suites, or of two databases folders, are refused: one run has one
-/// world.
+/// What a command over files (verify, fill) runs them with: the suite,
+/// and what their declared subset sets (None: no subset declares the
+/// files, the command's default applies).
+pub struct Resolved {
+    pub suite: &'static dyn Suite,
+    pub databases: Option<PathBuf>,
+    pub tool_descriptions: Option<ToolDescriptions>,
+}
+
+/// The one suite that reads `files`, with their declared subset's
+/// databases folder and tool descriptions: `forced` (`--suite`) when
+/// given, else each file's declared subset's or the suite its name says.
+/// Files of two suites, or of subsets set up differently, are refused:
+/// one run has one world.
 pub fn one_suite(
     registry: &Registry,
     files: &[PathBuf],
     forced: Option<&'static dyn Suite>,
-) -> Result<(&'static dyn Suite, Option<PathBuf>)> {
+) -> Result<Resolved> {
     if let Some(suite) = forced {
-        return Ok((suite, None));
+        return Ok(Resolved {
+            suite,
+            databases: None,
+            tool_descriptions: None,
+        });
     }
     let mut lookup = Lookup::new(registry);
-    let mut found: Option<(&'static dyn Suite, Option<PathBuf>, &Path)> = None;
+    let mut found: Option<(Resolved, &Path)> = None;
     for file in files {
         let declared = lookup.declared(file)?;
         let suite = suite_of(registry, file, declared.as_ref())?;
-        let databases = declared.map(|d| d.databases_for(suite));
+        let databases = declared.as_ref().map(|d| d.databases_for(suite));
+        let tool_descriptions = declared.as_ref().and_then(|d| d.tool_descriptions);
         match &found {
-            None => found = Some((suite, databases, file)),
-            Some((first, _, other)) if first.name() != suite.name() => {
+            None => {
+                found = Some((
+                    Resolved {
+                        suite,
+                        databases,
+                        tool_descriptions,
+                    },
+                    file,
+                ))
+            }
+            Some((first, other)) if first.suite.name() != suite.name() => {
                 return Err(Error::Usage(format!(
                     "{} belongs to the {} suite and {} to the {} suite: pick one with --suite, \
                      or give each suite's files on their own (`talkforge check` runs every suite of a repository)",
                     file.display(),
                     suite.name(),
                     other.display(),
-                    first.name()
+                    first.suite.name()
                 )))
             }
-            Some((_, first, other)) if *first != databases => {
+            Some((first, other)) if first.databases != databases => {
                 let shown = |d: &Option<PathBuf>| {
                     d.as_ref()
                         .map_or("the default folder".to_string(), |d| d.display().to_string())
@@ -266,17 +298,31 @@ pub fn one_suite(
                     file.display(),
                     shown(&databases),
                     other.display(),
-                    shown(first)
+                    shown(&first.databases)
+                )));
+            }
+            Some((first, other)) if first.tool_descriptions != tool_descriptions => {
+                let shown = |d: Option<ToolDescriptions>| d.unwrap_or_default().name();
+                return Err(Error::Usage(format!(
+                    "{} runs with the {} tool descriptions and {} with the {} ones (talkforge.toml): \
+                     give each subset's files on their own, or pass --tool-descriptions",
+                    file.display(),
+                    shown(tool_descriptions),
+                    other.display(),
+                    shown(first.tool_descriptions)
                 )));
             }
             Some(_) => {}
         }
     }
-    Ok(
-        found.map_or((registry.first(), None), |(suite, databases, _)| {
-            (suite, databases)
-        }),
-    )
+    Ok(found.map_or(
+        Resolved {
+            suite: registry.first(),
+            databases: None,
+            tool_descriptions: None,
+        },
+        |(resolved, _)| resolved,
+    ))
 }
 
 /// `files` grouped by the suite that reads each (`forced`, else the

@@ -31,6 +31,7 @@
 //! folder = "apibank-level-1"
 //! suite = "apibank"                   # default: each file's by its name
 //! databases = "databases/apibank"     # default: the suite's own folder
+//! tool-descriptions = "project"        # default: "reference"
 //! ```
 //!
 //! In `file-name`, `{tool}` is a tool of the catalog that the conversation
@@ -71,6 +72,10 @@ pub struct Subset {
     /// The databases folder the files run with, relative to the repository
     /// root [default: the suite's own folder there].
     pub databases: Option<PathBuf>,
+    /// The documentation a tool search answers with when these files run
+    /// (`project` for dialogues written here, which must not carry the
+    /// reference's sentences) [default: the reference's].
+    pub tool_descriptions: Option<crate::suite::ToolDescriptions>,
     /// The file name every conversation's follows (see the module docs).
     pub file_name: Option<String>,
     /// Every tool of the catalog has exactly one conversation here, the

@@ -817,3 +817,124 @@ fn an_embeddings_server_that_cannot_be_reached_is_one_error_naming_its_option() 
         before
     );
 }
+
+/// A line edited after `fill` (its arguments changed, its old result
+/// still there) is not its recording any more: verify shows the stale
+/// result and fill records what the edited call gives, once.
+#[test]
+fn a_line_edited_after_fill_is_verified_and_filled_as_it_now_reads() {
+    let (_tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("dentist.jsonl");
+    let moved = dentist().replacen(
+        r#""param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-02 15:30:00""#,
+        r#""param_dict": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-03 15:30:00""#,
+        1,
+    );
+    assert_ne!(moved, dentist());
+    fs::write(&file, &moved).unwrap();
+    let report = verify(&[&file], &databases, 1);
+    assert_eq!(report["differs"][0]["api_name"], "AddAgenda");
+    talkforge()
+        .arg("fill")
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 filled in 1 file"));
+    let filled = fs::read_to_string(&file).unwrap();
+    assert!(
+        filled.contains(r#""input": {"token": "q1w2e3r4t5y6", "content": "Dentist visit", "time": "2024-05-03 15:30:00""#),
+        "{filled}"
+    );
+    verify(&[&file], &databases, 0);
+    talkforge()
+        .args(["fill", "--check"])
+        .arg(&file)
+        .arg("--databases")
+        .arg(&databases)
+        .assert()
+        .success();
+}
+
+/// ToolSearcher answers in the reference's words by default (what
+/// upstream recordings hold) and in the project catalog's with
+/// `--tool-descriptions project`; a search filled one way differs the
+/// other way, and check takes the setting too.
+#[test]
+fn tool_searches_answer_in_the_words_the_setting_names() {
+    let (tmp, databases, dialogues) = dataset();
+    let file = dialogues.join("search.jsonl");
+    let lines = [
+        r#"{"role": "User", "text": "Put a dentist visit on my agenda."}"#,
+        r#"{"role": "API", "api_name": "ToolSearcher", "param_dict": {"keywords": "add agenda item"}}"#,
+        r#"{"role": "AI", "text": "I found a tool for that."}"#,
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let fill = |setting: &str| {
+        // fill says what the search found.
+        talkforge()
+            .arg("fill")
+            .arg(&file)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--tool-descriptions", setting])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "line 2 (ToolSearcher): found GetUserToken, AddAgenda\n",
+            ));
+        let line = fs::read_to_string(&file).unwrap();
+        let line: Value = serde_json::from_str(line.lines().nth(1).unwrap()).unwrap();
+        line["result"]["output"].clone()
+    };
+    let project = fill("project");
+    let found = &project[1];
+    assert_eq!(project[0]["name"], "GetUserToken");
+    assert_eq!(found["name"], "AddAgenda");
+    assert_eq!(found["description"], "Puts an item on the user's agenda.");
+    assert_eq!(
+        found["input_parameters"]["time"],
+        json!({"type": "str", "description": "Time (YYYY-MM-DD HH:MM:SS)."})
+    );
+    let text = project.to_string();
+    assert!(!text.contains("User's token."), "{text}");
+    verify(&[&file], &databases, 1);
+    let with = |setting: &str, code: i32| {
+        run_json(
+            talkforge()
+                .arg("verify")
+                .arg(&file)
+                .arg("--databases")
+                .arg(&databases)
+                .args(["--tool-descriptions", setting, "--format", "json"]),
+            code,
+        )
+    };
+    assert_eq!(with("project", 0)["reproduced"], 1);
+    assert_eq!(
+        with("reference", 1)["differs"][0]["api_name"],
+        "ToolSearcher"
+    );
+    talkforge()
+        .args(["check", "--tool-descriptions", "project", "--root"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    talkforge()
+        .args(["check", "--root"])
+        .arg(tmp.path())
+        .assert()
+        .code(1);
+
+    // Filled in the reference's words, the answer is the reference's.
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let reference = fill("reference");
+    assert_eq!(reference[1]["name"], "AddAgenda");
+    assert_ne!(reference[1]["description"], found["description"]);
+    assert_eq!(
+        reference[1]["input_parameters"]["token"]["description"],
+        "User's token."
+    );
+    assert_eq!(with("reference", 0)["reproduced"], 1);
+}

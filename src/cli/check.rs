@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::{Context, OutputFormat, Status};
-use crate::check::{check_repository_with_errata, render, Outcome};
+use crate::check::{check_repository_with, render, Outcome};
 use crate::errata::Errata;
 use crate::Error;
 
@@ -20,6 +20,12 @@ pub struct Args {
     /// suite's, each subset read by its own (talkforge.toml) or by file name].
     #[arg(long)]
     pub suite: Option<String>,
+    /// Whose words API-Bank's tool searches answer with: the reference's
+    /// (what upstream recordings hold) or this project's catalog
+    /// [default: each subset's `tool-descriptions` in talkforge.toml, else
+    /// the reference's].
+    #[arg(long, value_enum)]
+    pub tool_descriptions: Option<crate::suite::ToolDescriptions>,
     /// Human-readable text, or one JSON document on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
@@ -28,7 +34,13 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let errata = Errata::load(&args.errata)?;
-    let report = check_repository_with_errata(context.registry, forced, &args.root, &errata)?;
+    let report = check_repository_with(
+        context.registry,
+        forced,
+        &args.root,
+        &errata,
+        args.tool_descriptions,
+    )?;
     match args.format {
         OutputFormat::Json => context.println(format_args!(
             "{}",

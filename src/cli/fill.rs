@@ -38,8 +38,9 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
     // The subset's suite and databases when talkforge.toml declares them.
-    let (suite, declared_databases) = crate::dataset::one_suite(context.registry, &files, forced)?;
-    let given_databases = args.databases.clone().or(declared_databases);
+    let resolved = crate::dataset::one_suite(context.registry, &files, forced)?;
+    let suite = resolved.suite;
+    let given_databases = args.databases.clone().or(resolved.databases);
     if let Some(why) = records_nothing(suite, &files) {
         match args.format {
             OutputFormat::Json => context.println(format_args!(
@@ -54,7 +55,9 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let options = FillOptions {
         check: args.check,
         seed: args.seed,
-        world: args.retrieval.world_options()?,
+        world: args
+            .retrieval
+            .world_options_declared(resolved.tool_descriptions)?,
     };
     let mut report = fill_files(&files, suite, &databases, options)?;
     explain_raised(&mut report, context, suite)?;
@@ -137,9 +140,10 @@ fn render(report: &FillReport) -> String {
             [] => String::new(),
             names => format!("; request {}", names.join(", ")),
         };
-        let raised = match &f.exception {
-            Some(exception) => format!(": it raised {exception:?}"),
-            None => String::new(),
+        let raised = match (&f.exception, f.found.as_slice()) {
+            (Some(exception), _) => format!(": it raised {exception:?}"),
+            (None, []) => String::new(),
+            (None, tools) => format!(": found {}", tools.join(", ")),
         };
         let _ = writeln!(
             out,

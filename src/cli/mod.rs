@@ -120,12 +120,29 @@ pub struct RetrievalArgs {
         help_heading = TOOL_SEARCH
     )]
     pub embeddings_model: String,
+    /// Whose words a tool search answers with: the reference's (what
+    /// upstream recordings hold) or this project's catalog (for dialogues
+    /// written here) [default: the files' subset's `tool-descriptions` in
+    /// talkforge.toml, else the reference's].
+    #[arg(long, value_enum, help_heading = TOOL_SEARCH)]
+    pub tool_descriptions: Option<crate::suite::ToolDescriptions>,
 }
 
 impl RetrievalArgs {
     /// The options every world of the run is set up with.
     pub fn world_options(&self) -> Result<crate::suite::WorldOptions, Error> {
         self.world_options_metered(&crate::llm::usage::Meter::new())
+    }
+
+    /// [`RetrievalArgs::world_options`] for files whose subset declares
+    /// `declared` tool descriptions (`--tool-descriptions` wins).
+    pub fn world_options_declared(
+        &self,
+        declared: Option<crate::suite::ToolDescriptions>,
+    ) -> Result<crate::suite::WorldOptions, Error> {
+        let mut options = self.world_options()?;
+        options.tool_descriptions = self.tool_descriptions.or(declared).unwrap_or_default();
+        Ok(options)
     }
 
     /// [`RetrievalArgs::world_options`], the embeddings counted into
@@ -138,7 +155,10 @@ impl RetrievalArgs {
         use crate::llm::http::HttpSettings;
         use crate::suite::{RetrieverKind, WorldOptions};
         Ok(match self.retriever {
-            Retriever::Lexical => WorldOptions::default(),
+            Retriever::Lexical => WorldOptions {
+                tool_descriptions: self.tool_descriptions.unwrap_or_default(),
+                ..WorldOptions::default()
+            },
             Retriever::Embeddings => {
                 let client = Client::from_env(HttpSettings {
                     base_url: HttpSettings::base_url_from(self.embeddings_url.as_deref()),
@@ -155,6 +175,7 @@ impl RetrievalArgs {
                         client,
                         self.embeddings_model.clone(),
                     ))),
+                    tool_descriptions: self.tool_descriptions.unwrap_or_default(),
                     draw_seed: None,
                 }
             }

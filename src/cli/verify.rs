@@ -41,15 +41,18 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover(&args.paths, &context.registry.endings(forced))?;
     // The subset's suite and databases when talkforge.toml declares them.
-    let (suite, declared_databases) = crate::dataset::one_suite(context.registry, &files, forced)?;
-    let given_databases = args.databases.clone().or(declared_databases);
+    let resolved = crate::dataset::one_suite(context.registry, &files, forced)?;
+    let suite = resolved.suite;
+    let given_databases = args.databases.clone().or(resolved.databases);
     let errata = Errata::load(&args.errata)?;
     if let Some(own) = suite.verify_own(&files, args.databases.as_deref(), &errata) {
         return write_own(&own?, args.format, context);
     }
     let databases_dir = super::databases_dir(given_databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
-    let options = args.retrieval.world_options()?;
+    let options = args
+        .retrieval
+        .world_options_declared(resolved.tool_descriptions)?;
     let run = Run {
         files: &files,
         suite,

@@ -52,6 +52,10 @@ pub struct FilledCall {
     /// finds anything: usually the typo itself.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+    /// For a tool search filled afresh: the tools it found, which the
+    /// dialogue should go on to call.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<String>,
 }
 
 impl FilledCall {
@@ -130,6 +134,10 @@ pub fn fill_conversation(
             arguments,
             exception: executed.exception.clone(),
             findings: Vec::new(),
+            found: match &executed.note {
+                Some(crate::suite::Note::Found { tools }) => tools.clone(),
+                _ => Vec::new(),
+            },
         });
     }
     let new_text = if results.is_empty() {

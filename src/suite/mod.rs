@@ -85,6 +85,10 @@ pub enum Note {
     /// The configured retriever could not rank the tools (its server
     /// cannot be reached, say): the run cannot do what it was asked.
     RetrieverFailed { error: String },
+    /// A tool search with nothing recorded found these tools: what fill
+    /// records, for the person writing the dialogue to read (a search
+    /// that found the wrong tool is a dialogue to reword).
+    Found { tools: Vec<String> },
 }
 
 /// How tool searches pick a tool, for suites whose dialogues search for
@@ -109,11 +113,37 @@ impl RetrieverKind {
     }
 }
 
+/// Whose words a tool search answers with, for suites whose dialogues
+/// search for their tools (API-Bank's ToolSearcher answers with the found
+/// API's documentation, and dialogues record that answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolDescriptions {
+    /// The reference's own descriptions: what the upstream recordings
+    /// hold, so that they reproduce.
+    #[default]
+    Reference,
+    /// The project's catalog, in its own words: for dialogues written
+    /// here, which must not carry the reference's sentences.
+    Project,
+}
+
+impl ToolDescriptions {
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolDescriptions::Reference => "reference",
+            ToolDescriptions::Project => "project",
+        }
+    }
+}
+
 /// How a run sets up every world it makes, beyond the databases (from the
 /// command line; the same for every dialogue).
 #[derive(Debug, Clone, Default)]
 pub struct WorldOptions {
     pub retriever: RetrieverKind,
+    /// The documentation a tool search answers with.
+    pub tool_descriptions: ToolDescriptions,
     /// The embeddings service `RetrieverKind::Embeddings` asks, shared by
     /// every world of the run.
     pub embedder: Option<std::sync::Arc<crate::llm::embed::Embedder>>,

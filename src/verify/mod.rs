@@ -491,7 +491,13 @@ mod tests {
     fn a_bad_file_is_reported_and_the_others_are_verified() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let databases = tooltalk().load_databases(&repo.join("databases")).unwrap();
-        let mut files = crate::formats::discover(&[repo.join("conversations")], &["json"]).unwrap();
+        // The ToolTalk part of the dataset (the API-Bank part has `.lv3.json`
+        // scenarios, which this discovery by ending would take too).
+        let tooltalk_part = [
+            repo.join("conversations/easy"),
+            repo.join("conversations/hard"),
+        ];
+        let mut files = crate::formats::discover(&tooltalk_part, &["json"]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "{\"name\": 1}").unwrap();

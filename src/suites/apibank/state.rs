@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::apis::tool_search::{Lexical, Retriever};
 use crate::sim::pyrandom::PyRandom;
 use crate::sim::Databases;
+use crate::suite::ToolDescriptions;
 
 /// A key of a Python dict as API-Bank's databases hold them. The JSON files
 /// give text keys; some APIs add integer keys (`len(database) + 1`), which
@@ -243,6 +244,8 @@ pub struct State {
     unreproducible: Option<Unreproducible>,
     /// How ToolSearcher picks an API ([`Lexical`] unless set).
     retriever: Arc<dyn Retriever>,
+    /// Whose descriptions ToolSearcher answers with.
+    tool_descriptions: ToolDescriptions,
     /// Set by ToolSearcher when it ran last on a replayed recording.
     retrieval: Option<Retrieval>,
     /// Set by ToolSearcher when it ran last and its retriever failed
@@ -273,6 +276,7 @@ impl State {
             recorded: None,
             unreproducible: None,
             retriever: Arc::new(Lexical),
+            tool_descriptions: ToolDescriptions::Reference,
             retrieval: None,
             retriever_failure: None,
             drawn: Vec::new(),
@@ -290,6 +294,16 @@ impl State {
     /// Use `retriever` for ToolSearcher from now on.
     pub fn set_retriever(&mut self, retriever: Arc<dyn Retriever>) {
         self.retriever = retriever;
+    }
+
+    /// Answer ToolSearcher with `descriptions` from now on.
+    pub fn set_tool_descriptions(&mut self, descriptions: ToolDescriptions) {
+        self.tool_descriptions = descriptions;
+    }
+
+    /// Whose descriptions ToolSearcher answers with.
+    pub fn tool_descriptions(&self) -> ToolDescriptions {
+        self.tool_descriptions
     }
 
     /// The retriever ToolSearcher asks.

@@ -4,7 +4,10 @@
 //!
 //! Which arguments run: a replayed line that records its `result.input`
 //! runs with that input, the arguments as the reference's tools received
-//! them when the dialogue was recorded (lists already lists); otherwise
+//! them when the dialogue was recorded (lists already lists), as long as
+//! that input is what the line's `param_dict` gives (a line edited since
+//! it was filled runs as written, so verify shows the stale recording and
+//! fill replaces it); otherwise
 //! (a line written by hand, a prediction) `param_dict` is converted as
 //! `api_call` converts it. That conversion leaves text given for a list
 //! parameter as text, as the reference does: it is what the reference's
@@ -27,7 +30,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::apis::tool_search::{Embeddings, Lexical, Retriever};
+use super::apis::tool_search::{self, Embeddings, Lexical, Retriever};
 use super::apis::{self, api, Api};
 use super::level3::dialogue::is_expectation;
 use super::state::{State, Unreproducible};
@@ -62,6 +65,7 @@ impl ApiBankWorld {
             }
         };
         state.set_retriever(retriever);
+        state.set_tool_descriptions(options.tool_descriptions);
         if let Some(seed) = options.draw_seed {
             state.seed_draws(seed);
         }
@@ -150,9 +154,13 @@ impl crate::suite::World for ApiBankWorld {
         // records no result to replay: the call runs as a prediction, and
         // whether it raises is checked whatever it draws.
         let expectation = recorded.is_some_and(|call| is_expectation(&call.response));
+        // A recording whose input is not what the line's arguments give
+        // was made before the line was edited: it says nothing about the
+        // line as it stands, which runs as if nothing were recorded.
         let recorded = recorded
             .map(|call| &call.response)
-            .filter(|result| result.is_object() && !expectation);
+            .filter(|result| result.is_object() && !expectation)
+            .filter(|result| records_the_line(api_name, &parameters, result));
         self.state.replaying(recorded.cloned());
         let recorded_input = recorded
             .and_then(|result| result.get("input"))
@@ -166,7 +174,10 @@ impl crate::suite::World for ApiBankWorld {
             api_name: api_name.to_string(),
             parameters: arguments,
         };
-        let (mut not_checked, note) = marks(&self.state);
+        let (mut not_checked, mut note) = marks(&self.state);
+        if note.is_none() && recorded.is_none() && api_name == tool_search::API.spec.name {
+            note = found(&result);
+        }
         if expectation && not_checked == Some(NotChecked::Random) {
             not_checked = None;
         }
@@ -185,6 +196,36 @@ impl crate::suite::World for ApiBankWorld {
     fn databases(&self) -> Databases {
         self.state.databases()
     }
+}
+
+/// Whether a recorded result's `input` is what the line's `param_dict`
+/// gives: the same names, each value the one written, its conversion
+/// (`"2"` recorded as `2`) or, for text, the Python literal it spells
+/// (a list written `"['a', 'b']"` recorded as the list, as the reference's
+/// recordings hold it). A result with no input object (a call refused
+/// before its API ran, an API that records none) and an unknown API say
+/// nothing either way.
+fn records_the_line(api_name: &str, parameters: &Map<String, Value>, result: &Value) -> bool {
+    let (Some(input), Some(api)) = (
+        result.get("input").and_then(Value::as_object),
+        api(api_name),
+    ) else {
+        return true;
+    };
+    input.len() == parameters.len()
+        && parameters.iter().all(|(name, written)| {
+            let Some(recorded) = input.get(name) else {
+                return false;
+            };
+            let converted = convert_value(declared_type(api, name), written).ok();
+            let literal = written
+                .as_str()
+                .and_then(crate::json::pyliteral::parse)
+                .map(|tree| tree.to_value());
+            py_eq(written, recorded)
+                || converted.is_some_and(|value| py_eq(&value, recorded))
+                || literal.is_some_and(|value| py_eq(&value, recorded))
+        })
 }
 
 /// What the call that ran last marked in the state: why its result cannot
@@ -212,6 +253,19 @@ fn marks(state: &State) -> (Option<NotChecked>, Option<Note>) {
             },
         });
     (not_checked, note)
+}
+
+/// The APIs a ToolSearcher answer documents (GetUserToken first when the
+/// found API takes a token), when it found any.
+fn found(result: &Value) -> Option<Note> {
+    let tools: Vec<String> = match result.get("output")? {
+        Value::Array(entries) => entries.iter().collect(),
+        entry => vec![entry],
+    }
+    .into_iter()
+    .filter_map(|entry| entry.get("name")?.as_str().map(str::to_string))
+    .collect();
+    (!tools.is_empty()).then_some(Note::Found { tools })
 }
 
 /// A replayed call whose output names a value an earlier call drew from
@@ -260,18 +314,32 @@ fn raised(
 fn convert(api: &Api, parameters: &Map<String, Value>) -> Result<Map<String, Value>, String> {
     let mut converted = Map::new();
     for (name, value) in parameters {
-        let Some(spec) = api.spec.parameter(name) else {
+        if api.spec.parameter(name).is_none() {
             return Err(format!("invalid parameter name. parameter: {name}"));
-        };
-        let declared = api
-            .reference
-            .input_parameters
-            .iter()
-            .find(|(known, _, _)| known == name)
-            .map_or_else(|| python_type(spec.ty), |(_, ty, _)| *ty);
-        converted.insert(name.clone(), convert_value(declared, value)?);
+        }
+        converted.insert(
+            name.clone(),
+            convert_value(declared_type(api, name), value)?,
+        );
     }
     Ok(converted)
+}
+
+/// The type name the reference declares for parameter `name` of `api`,
+/// or the one that matches the catalog's type where the reference names
+/// the parameter otherwise.
+pub(super) fn declared_type(api: &Api, name: &str) -> &'static str {
+    let declared = api
+        .reference
+        .input_parameters
+        .iter()
+        .find(|(known, _, _)| *known == name)
+        .map(|(_, ty, _)| *ty);
+    match (declared, api.spec.parameter(name)) {
+        (Some(ty), _) => ty,
+        (None, Some(spec)) => python_type(spec.ty),
+        (None, None) => "str",
+    }
 }
 
 /// The reference's type name for a parameter it does not declare under
@@ -411,10 +479,38 @@ mod tests {
     }
 
     #[test]
-    fn a_recorded_input_is_what_runs() {
+    fn a_recorded_input_belongs_to_its_line_when_the_line_gives_it() {
+        // The line writes the list as text and numbers as text; the
+        // recording holds what the reference's API received.
+        let line = parameters(json!({"token": "t", "attendees": "['Ann', 'Bo']", "n": "2"}));
+        let result = |input: Value| json!({"input": input});
+        assert!(records_the_line(
+            "AddMeeting",
+            &parameters(json!({"token": "t", "attendees": "['Ann', 'Bo']"})),
+            &result(json!({"token": "t", "attendees": ["Ann", "Bo"]}))
+        ));
+        assert!(records_the_line(
+            "BookHotel",
+            &parameters(json!({"room_count": "2"})),
+            &result(json!({"room_count": 2}))
+        ));
+        assert!(!records_the_line(
+            "AddMeeting",
+            &line,
+            &result(json!({"token": "t"}))
+        ));
+        assert!(records_the_line(
+            "AddMeeting",
+            &line,
+            &json!({"input": null})
+        ));
+    }
+
+    #[test]
+    fn a_line_edited_since_it_was_filled_runs_as_written() {
         let mut world = world();
         // The recording's input names another user than the line's
-        // param_dict: the recorded input is what the reference ran.
+        // param_dict: it was recorded before the line was edited.
         let recorded = gold(
             "GetUserToken",
             json!({"username": "JohnDoe", "password": "pass123"}),
@@ -426,8 +522,11 @@ mod tests {
             recorded.request.parameters.clone(),
             Some(&recorded),
         );
-        assert_eq!(executed.response.into_value(), recorded.response);
-        assert_eq!(executed.request.parameters["username"], "JaneSmith");
+        assert_eq!(executed.request.parameters["username"], "JohnDoe");
+        assert_eq!(
+            executed.response.into_value()["output"],
+            json!({"token": "t-john"})
+        );
     }
 
     #[test]

@@ -13,6 +13,12 @@
 //! and a copy without it for the best API). When no API scores above zero
 //! the reference fails with `'NoneType' object has no attribute 'pop'`.
 //!
+//! Whose words the answer carries is the dialogue's setting
+//! ([`ToolDescriptions`], kept in the [`State`]): the reference's (the
+//! default; what upstream recordings hold, so they reproduce) or the
+//! project's catalog, for dialogues written here. The search reads the
+//! same words it answers with.
+//!
 //! Which API is best is the [`Retriever`]'s choice, kept in the dialogue's
 //! [`State`] (see [`State::set_retriever`]):
 //! - [`Lexical`] (the default, offline): BM25 over the words of each
@@ -41,6 +47,7 @@ use super::super::state::{Retrieval, State};
 use super::{input_of, result, Api, Reference, APIS};
 use crate::llm::embed::{cosine, Embedder};
 use crate::sim::pyargs::{display, Args};
+use crate::suite::{ParamSpec, ParamType, ToolDescriptions, ValueFormat};
 
 pub static API: Api = Api {
     spec: spec(
@@ -70,46 +77,40 @@ const NO_MATCH: &str = "'NoneType' object has no attribute 'pop'";
 #[derive(Debug)]
 pub struct Entry {
     pub name: &'static str,
-    pub reference: &'static Reference,
+    /// The answer's `description`, `input_parameters` and
+    /// `output_parameters`, in whichever words the library was built with.
+    documentation: Map<String, Value>,
+    takes_token: bool,
     /// What the search reads: the name split into lower-case words, then
     /// the description, with nothing between them.
     pub desc_for_search: String,
 }
 
 impl Entry {
-    fn new(api: &'static Api) -> Entry {
+    fn new(api: &'static Api, descriptions: ToolDescriptions) -> Entry {
+        let reference = &api.reference;
+        let (description, documentation) = match descriptions {
+            ToolDescriptions::Reference => {
+                (reference.description, reference_documentation(reference))
+            }
+            ToolDescriptions::Project => (api.spec.description, project_documentation(api)),
+        };
         Entry {
             name: api.spec.name,
-            reference: &api.reference,
-            desc_for_search: summary(api.spec.name, api.reference.description),
+            documentation,
+            takes_token: reference
+                .input_parameters
+                .iter()
+                .any(|(name, _, _)| *name == "token"),
+            desc_for_search: summary(api.spec.name, description),
         }
     }
 
     /// The entry as ToolSearcher answers with it.
     fn to_json(&self, with_search_text: bool) -> Value {
-        let parameters = |list: &[(&str, &str, &str)]| -> Value {
-            Value::Object(
-                list.iter()
-                    .map(|(name, ty, description)| {
-                        let mut parameter = Map::new();
-                        parameter.insert("type".into(), (*ty).into());
-                        parameter.insert("description".into(), (*description).into());
-                        (name.to_string(), Value::Object(parameter))
-                    })
-                    .collect(),
-            )
-        };
         let mut entry = Map::new();
         entry.insert("name".into(), self.name.into());
-        entry.insert("description".into(), self.reference.description.into());
-        entry.insert(
-            "input_parameters".into(),
-            parameters(self.reference.input_parameters),
-        );
-        entry.insert(
-            "output_parameters".into(),
-            parameters(self.reference.output_parameters),
-        );
+        entry.extend(self.documentation.clone());
         if with_search_text {
             entry.insert(
                 "desc_for_search".into(),
@@ -118,12 +119,102 @@ impl Entry {
         }
         Value::Object(entry)
     }
+}
 
-    fn takes_token(&self) -> bool {
-        self.reference
-            .input_parameters
-            .iter()
-            .any(|(name, _, _)| *name == "token")
+/// `{name: {"type", "description"}}` for each parameter.
+fn parameters<'a>(list: impl Iterator<Item = (&'a str, &'a str, String)>) -> Value {
+    Value::Object(
+        list.map(|(name, ty, description)| {
+            let mut parameter = Map::new();
+            parameter.insert("type".into(), ty.into());
+            parameter.insert("description".into(), description.into());
+            (name.to_string(), Value::Object(parameter))
+        })
+        .collect(),
+    )
+}
+
+/// The reference's class documentation, verbatim: recordings hold it.
+fn reference_documentation(reference: &Reference) -> Map<String, Value> {
+    let verbatim = |list: &'static [(&'static str, &'static str, &'static str)]| {
+        parameters(
+            list.iter()
+                .map(|(name, ty, description)| (*name, *ty, description.to_string())),
+        )
+    };
+    let mut documentation = Map::new();
+    documentation.insert("description".into(), reference.description.into());
+    documentation.insert(
+        "input_parameters".into(),
+        verbatim(reference.input_parameters),
+    );
+    documentation.insert(
+        "output_parameters".into(),
+        verbatim(reference.output_parameters),
+    );
+    documentation
+}
+
+/// The project's documentation of an API, from its catalog entry: the
+/// catalog's description, its parameters (under the dialogues' names,
+/// with the type the call converts them to) described by what the catalog
+/// knows of them, and the result's fields by name and type. No sentence
+/// of the reference's.
+fn project_documentation(api: &'static Api) -> Map<String, Value> {
+    let inputs = api.spec.parameters.iter().map(|p| {
+        (
+            p.name,
+            super::super::world::declared_type(api, p.name),
+            parameter_description(p),
+        )
+    });
+    let outputs = api
+        .reference
+        .output_parameters
+        .iter()
+        .map(|(name, ty, _)| (*name, *ty, format!("{}, as returned.", spoken(name))));
+    let mut documentation = Map::new();
+    documentation.insert("description".into(), api.spec.description.into());
+    documentation.insert("input_parameters".into(), parameters(inputs));
+    documentation.insert("output_parameters".into(), parameters(outputs));
+    documentation
+}
+
+/// A parameter as the catalog knows it: its own description when the
+/// catalog has one, else its name in words and the shape of its value
+/// (`Start time (YYYY-MM-DD HH:MM:SS).`).
+fn parameter_description(p: &ParamSpec) -> String {
+    if !p.description.is_empty() {
+        return p.description.to_string();
+    }
+    let shape = match (p.format, p.ty) {
+        (ValueFormat::Token, _) => "from GetUserToken",
+        (ValueFormat::Timestamp, _) => "YYYY-MM-DD HH:MM:SS",
+        (ValueFormat::Date, _) => "YYYY-MM-DD",
+        (ValueFormat::Time, _) => "HH:MM:SS",
+        (ValueFormat::MonthDay, _) => "MM-DD",
+        (ValueFormat::Email, _) => "an email address",
+        (ValueFormat::Phone, _) => "ddd-ddd-dddd",
+        (ValueFormat::Id, _) => "an id an earlier call returned",
+        (_, ParamType::Integer) => "a whole number",
+        (_, ParamType::Number) => "a number",
+        (_, ParamType::Boolean) => "True or False",
+        (_, ParamType::Array(_)) => "a list",
+        (_, ParamType::Object) => "an object",
+        (_, ParamType::String) if p.free_text => "worded by the assistant",
+        (_, ParamType::String) => "text",
+    };
+    let optional = if p.required { "" } else { ", optional" };
+    format!("{} ({shape}{optional}).", spoken(p.name))
+}
+
+/// `meeting_topic` as `Meeting topic`.
+fn spoken(name: &str) -> String {
+    let words = name.replace('_', " ");
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -142,17 +233,29 @@ fn summary(name: &str, description: &str) -> String {
     format!("{}{description}", words.trim())
 }
 
-/// Every API but ToolSearcher, in [`APIS`] order.
+/// Every API but ToolSearcher, in [`APIS`] order, documented in the
+/// reference's words.
 pub fn library() -> &'static [Entry] {
-    shared_library()
+    shared_library(ToolDescriptions::Reference)
 }
 
-fn shared_library() -> &'static [Entry] {
-    static LIBRARY: OnceLock<Vec<Entry>> = OnceLock::new();
-    LIBRARY.get_or_init(|| {
+/// Every API but ToolSearcher, in [`APIS`] order, documented in
+/// `descriptions`' words.
+pub fn library_in(descriptions: ToolDescriptions) -> &'static [Entry] {
+    shared_library(descriptions)
+}
+
+fn shared_library(descriptions: ToolDescriptions) -> &'static [Entry] {
+    static REFERENCE: OnceLock<Vec<Entry>> = OnceLock::new();
+    static PROJECT: OnceLock<Vec<Entry>> = OnceLock::new();
+    let cell = match descriptions {
+        ToolDescriptions::Reference => &REFERENCE,
+        ToolDescriptions::Project => &PROJECT,
+    };
+    cell.get_or_init(|| {
         APIS.iter()
             .filter(|api| api.spec.name != API.spec.name)
-            .map(|api| Entry::new(api))
+            .map(|api| Entry::new(api, descriptions))
             .collect()
     })
 }
@@ -237,12 +340,20 @@ impl Retriever for Lexical {
     }
 
     fn scores(&self, keywords: &str, library: &[Entry]) -> Result<Vec<f64>, String> {
-        // The shared library's index is built once; another library (in
+        // A shared library's index is built once; another library (in
         // tests) is indexed on the spot.
-        static SHARED: OnceLock<Result<Bm25, String>> = OnceLock::new();
+        static REFERENCE: OnceLock<Result<Bm25, String>> = OnceLock::new();
+        static PROJECT: OnceLock<Result<Bm25, String>> = OnceLock::new();
+        let shared = if std::ptr::eq(library, shared_library(ToolDescriptions::Reference)) {
+            Some(&REFERENCE)
+        } else if std::ptr::eq(library, shared_library(ToolDescriptions::Project)) {
+            Some(&PROJECT)
+        } else {
+            None
+        };
         let own;
-        let index = if std::ptr::eq(library, shared_library()) {
-            SHARED.get_or_init(|| Lexical::index(library)).as_ref()
+        let index = if let Some(cell) = shared {
+            cell.get_or_init(|| Lexical::index(library)).as_ref()
         } else {
             own = Lexical::index(library);
             own.as_ref()
@@ -299,7 +410,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
         Value::String(text) => text.clone(),
         other => display(other),
     };
-    let library = library();
+    let library = library_in(state.tool_descriptions());
     let retriever = state.retriever();
     let picked = retriever.best(&keywords, library);
     if let Err(error) = &picked {
@@ -330,7 +441,7 @@ fn call(state: &mut State, args: Args<'_>) -> Value {
 /// The answer for library entry `best`.
 fn answer(library: &[Entry], best: usize) -> Value {
     let entry = &library[best];
-    if !entry.takes_token() {
+    if !entry.takes_token {
         return entry.to_json(false);
     }
     let token = library
@@ -408,6 +519,101 @@ mod tests {
         );
         assert_eq!(entries[1]["name"], "QueryBalance");
         assert!(entries[1].get("desc_for_search").is_none());
+    }
+
+    #[test]
+    fn the_project_setting_answers_with_the_catalogs_words() {
+        let mut state = state(&[]);
+        state.set_tool_descriptions(ToolDescriptions::Project);
+        let out = call(&API, &mut state, json!({"keywords": "book hotel"}));
+        assert_eq!(
+            out["output"],
+            json!({
+                "name": "BookHotel",
+                "description": super::super::api("BookHotel").unwrap().spec.description,
+                "input_parameters": {
+                    "hotel_name": {"type": "str", "description": "Hotel name (text)."},
+                    "check_in_time": {"type": "str", "description": "Check in time (YYYY-MM-DD)."},
+                    "check_out_time": {"type": "str", "description": "Check out time (YYYY-MM-DD)."},
+                    "room_count": {"type": "int", "description": "Room count (a whole number)."},
+                    "adult_count": {"type": "int", "description": "Adult count (a whole number)."},
+                    "child_count": {"type": "int", "description": "Child count (a whole number)."}
+                },
+                "output_parameters": {
+                    "order_id": {"type": "str", "description": "Order id, as returned."}
+                }
+            })
+        );
+        // A token API comes after GetUserToken's entry, in the same words.
+        let out = call(&API, &mut state, json!({"keywords": "bank balance"}));
+        let entries = out["output"].as_array().unwrap();
+        assert_eq!(entries[1]["name"], "QueryBalance");
+        assert_eq!(
+            entries[0]["desc_for_search"],
+            summary(
+                "GetUserToken",
+                super::super::api("GetUserToken").unwrap().spec.description
+            )
+        );
+        assert_eq!(
+            entries[1]["input_parameters"]["token"]["description"],
+            "Token (from GetUserToken)."
+        );
+    }
+
+    /// Every sentence the project's library answers with is its own: none
+    /// is one of the reference's descriptions.
+    #[test]
+    fn the_project_library_carries_no_reference_sentence() {
+        let mut theirs = std::collections::HashSet::new();
+        for api in APIS {
+            theirs.insert(api.reference.description);
+            for (_, _, text) in api
+                .reference
+                .input_parameters
+                .iter()
+                .chain(api.reference.output_parameters)
+            {
+                theirs.insert(*text);
+            }
+        }
+        fn texts(value: &Value, out: &mut Vec<String>) {
+            match value {
+                Value::String(text) => out.push(text.clone()),
+                Value::Array(items) => items.iter().for_each(|item| texts(item, out)),
+                Value::Object(map) => map.values().for_each(|item| texts(item, out)),
+                _ => {}
+            }
+        }
+        let project = library_in(ToolDescriptions::Project);
+        assert_eq!(project.len(), library().len());
+        for entry in project {
+            let mut found = Vec::new();
+            texts(&entry.to_json(true), &mut found);
+            for text in found {
+                assert!(
+                    !theirs.contains(text.as_str()) || text.split(' ').count() < 2,
+                    "{}: {text:?} is the reference's",
+                    entry.name
+                );
+                for sentence in &theirs {
+                    assert!(
+                        sentence.len() < 12 || !text.contains(sentence),
+                        "{}: {text:?} holds the reference's {sentence:?}",
+                        entry.name
+                    );
+                }
+            }
+        }
+        // The reference's library is the reference's, as recordings hold it.
+        let reference = &library()[0];
+        assert_eq!(
+            reference.to_json(false)["description"],
+            super::super::api(reference.name)
+                .unwrap()
+                .reference
+                .description
+        );
     }
 
     #[test]
