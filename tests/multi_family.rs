@@ -369,3 +369,57 @@ fn lint_given_a_file_of_a_declared_subset_compares_dates_with_its_databases() {
     assert!(out.contains("warning[timestamp-out-of-range]"), "{out}");
     assert!(out.contains("2019-06-01 to 2024-05-27"), "{out}");
 }
+
+/// A subset's `tool-descriptions` sets whose words ToolSearcher answers
+/// with when its files run: the repository's own level-2 dialogues,
+/// filled in the project's words, reproduce under their subset's setting
+/// with no flag, and differ when the flag asks for the reference's.
+#[test]
+fn a_subset_says_whose_words_its_tool_searches_answer_with() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let level2 = root.join("conversations/apibank-level-2");
+    fs::create_dir_all(&level2).unwrap();
+    for entry in fs::read_dir(repo().join("conversations/apibank-level-2")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, level2.join(path.file_name().unwrap())).unwrap();
+    }
+    let databases = root.join("databases/apibank");
+    fs::create_dir_all(&databases).unwrap();
+    for entry in fs::read_dir(repo().join("databases/apibank")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, databases.join(path.file_name().unwrap())).unwrap();
+    }
+    let subset = "[[dataset.subset]]\nfolder = \"apibank-level-2\"\nsuite = \"apibank\"\ndatabases = \"databases/apibank\"\n";
+    let verify = |toml: &str, extra: &[&str]| -> Value {
+        fs::write(root.join("talkforge.toml"), toml).unwrap();
+        let output = talkforge(root)
+            .args([
+                "verify",
+                "conversations/apibank-level-2",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let declared = format!("[dataset]\n{subset}tool-descriptions = \"project\"\n");
+    let reproduced = verify(&declared, &[]);
+    assert_eq!(
+        reproduced["calls"], reproduced["reproduced"],
+        "{reproduced}"
+    );
+    assert!(reproduced["differs"].as_array().unwrap().is_empty());
+
+    let overridden = verify(&declared, &["--tool-descriptions", "reference"]);
+    assert!(!overridden["differs"].as_array().unwrap().is_empty());
+
+    let undeclared = verify(&format!("[dataset]\n{subset}"), &[]);
+    assert!(!undeclared["differs"].as_array().unwrap().is_empty());
+
+    // `check` reads the same key.
+    fs::write(root.join("talkforge.toml"), &declared).unwrap();
+    talkforge(root).args(["check"]).assert().success();
+}
