@@ -439,7 +439,12 @@ mod tests {
         subcommands(&command, "talkforge", &mut all);
         assert!(all.len() > 13, "{}", all.len());
         let suites: Vec<&str> = registry.suites().iter().map(|s| s.name()).collect();
-        let retriever = ["retriever", "embeddings-url", "embeddings-model"];
+        let retriever = [
+            "retriever",
+            "embeddings-url",
+            "embeddings-model",
+            "tool-descriptions",
+        ];
         let requests = [
             "base-url",
             "concurrency",
