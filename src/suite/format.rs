@@ -75,7 +75,7 @@ pub struct FileFormat {
     pub parse: fn(&Path, &str) -> Result<Conversation>,
     /// For a file that holds many dialogues (tau2's tasks): each of them,
     /// for the commands that count dialogues; None: the file is one.
-    pub many: Option<fn(&Path, &str) -> Result<Vec<Conversation>>>,
+    pub many: Option<ParseMany>,
     /// A file's text in the format's canonical layout (`fmt`): the same
     /// values, laid out as the format's own writer lays them out.
     pub canonical: fn(&Path, &str) -> Result<String>,
@@ -140,6 +140,9 @@ impl std::fmt::Debug for FileFormat {
 /// A database file's stem and the function that makes its JSON Schema
 /// (`schemas/databases/<stem>.schema.json`).
 pub type DatabaseSchema = (&'static str, fn() -> Value);
+
+/// Reads every dialogue of a file that holds many.
+pub type ParseMany = fn(&Path, &str) -> Result<Vec<Conversation>>;
 
 /// How a suite's database files are written and checked.
 pub struct DatabaseFormat {
