@@ -20,6 +20,7 @@ pub mod trajectory;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -80,8 +81,6 @@ struct Unit {
     trial: usize,
     termination: String,
     trajectory: Trajectory,
-    /// Whether the task is the tasks file's (not one a results file embeds).
-    from_file: bool,
 }
 
 /// One line of `per_task`.
@@ -111,51 +110,13 @@ impl TaskProtocol for Tau2Tasks {
         }
         let (units, results_info, not_predicted) = units(run, &files, &initials)?;
 
-        let mut gold_hashes: HashMap<(usize, String, bool), String> = HashMap::new();
-        let mut rows = Vec::with_capacity(units.len());
-        let mut trajectories = Vec::with_capacity(units.len());
-        for unit in &units {
-            let file = &files[unit.file];
-            let initial = &initials[file.db];
-            let key = (unit.file, unit.task.id.clone(), unit.from_file);
-            let gold_hash = gold_hashes
-                .entry(key)
-                .or_insert_with(|| {
-                    super::verify::replay(&file.name, &unit.task, initial)
-                        .final_state
-                        .db_hash
-                })
-                .clone();
-            let messages = match &unit.trajectory {
-                Trajectory::Messages(messages) => messages.clone(),
-                Trajectory::Actions(calls) => {
-                    let mut db = initial.db.clone();
-                    let calls = calls
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (name, args))| trajectory::call(i, name, args, "assistant"))
-                        .collect();
-                    trajectory::run_calls(&mut db, calls)
-                }
-            };
-            let grade = grade::grade(
-                &unit.task,
-                &messages,
-                &unit.termination,
-                &Grading {
-                    initial,
-                    gold_hash: &gold_hash,
-                    judge: run.judge.as_ref(),
-                },
-            );
-            rows.push(Row {
-                file: file.name.clone(),
-                task_id: unit.task.id.clone(),
-                trial: unit.trial,
-                grade,
-            });
-            trajectories.push(messages);
-        }
+        // Units are graded apart, on every core; a judge's requests go
+        // out as the units come.
+        let graded: Vec<(Row, Vec<Message>)> = units
+            .par_iter()
+            .map(|unit| grade_unit(unit, &files[unit.file], &initials, run))
+            .collect();
+        let (rows, trajectories): (Vec<Row>, Vec<Vec<Message>>) = graded.into_iter().unzip();
 
         if let Some(out) = &run.out {
             write_out(
@@ -170,6 +131,48 @@ impl TaskProtocol for Tau2Tasks {
         }
         Ok(outcome(&files, &units, rows, not_predicted))
     }
+}
+
+/// Make (for calls) and grade one trajectory.
+fn grade_unit(
+    unit: &Unit,
+    file: &TasksFile,
+    initials: &[Initial],
+    run: &TaskRun<'_>,
+) -> (Row, Vec<Message>) {
+    let initial = &initials[file.db];
+    let gold_hash = super::verify::replay(&file.name, &unit.task, initial)
+        .final_state
+        .db_hash;
+    let messages = match &unit.trajectory {
+        Trajectory::Messages(messages) => messages.clone(),
+        Trajectory::Actions(calls) => {
+            let mut db = initial.db.clone();
+            let calls = calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, args))| trajectory::call(i, name, args, "assistant"))
+                .collect();
+            trajectory::run_calls(&mut db, calls)
+        }
+    };
+    let grade = grade::grade(
+        &unit.task,
+        &messages,
+        &unit.termination,
+        &Grading {
+            initial,
+            gold_hash: &gold_hash,
+            judge: run.judge.as_ref(),
+        },
+    );
+    let row = Row {
+        file: file.name.clone(),
+        task_id: unit.task.id.clone(),
+        trial: unit.trial,
+        grade,
+    };
+    (row, messages)
 }
 
 /// Read a tasks file, its database (once a run) and what selects its tasks.
@@ -234,7 +237,6 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                 trial,
                 termination: termination.to_string(),
                 trajectory,
-                from_file: true,
             }
         };
     match &run.predictor {
@@ -315,9 +317,9 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                         continue;
                     }
                     let fresh = file.position(&sim.task_id).filter(|_| *fresh_tasks);
-                    let (task, raw, from_file) = match (fresh, embedded.get(&sim.task_id)) {
-                        (Some(p), _) => (file.tasks[p].clone(), file.raw[p].clone(), true),
-                        (None, Some((task, raw))) => (task.clone(), raw.clone(), false),
+                    let (task, raw) = match (fresh, embedded.get(&sim.task_id)) {
+                        (Some(p), _) => (file.tasks[p].clone(), file.raw[p].clone()),
+                        (None, Some((task, raw))) => (task.clone(), raw.clone()),
                         (None, None) => {
                             return Err(Error::input(
                                 predictions,
@@ -338,7 +340,6 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                         trial: sim.trial,
                         termination: sim.termination,
                         trajectory: sim.trajectory,
-                        from_file,
                     });
                 }
                 Ok((
