@@ -11,8 +11,12 @@ use super::message::Message;
 use super::nl_assertion::Verdict;
 use super::{action, communicate, db, env_assertion, nl_assertion};
 use crate::run::answer::Model;
-use crate::suites::tau2::domain::Initial;
+use crate::suites::tau2::diff::{differences, Difference};
+use crate::suites::tau2::domain::{Db, Initial};
 use crate::suites::tau2::tasks::{RewardType, Task};
+
+/// Places where the states differ that a grade shows, at most.
+const SHOWN_DIFFERENCES: usize = 10;
 
 /// The ways a run may end that tau2 grades.
 pub const STOPS: [&str; 2] = ["agent_stop", "user_stop"];
@@ -30,6 +34,10 @@ pub struct Grade {
     pub errors: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where the agent's state differs from the gold's (`left` the gold,
+    /// `right` the agent's; the first few places).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub db_differences: Vec<Difference>,
     /// Per communicate item, whether it was said.
     #[serde(skip)]
     pub communicate_checks: Vec<(String, bool)>,
@@ -45,6 +53,9 @@ pub struct Grading<'a> {
     pub initial: &'a Initial,
     /// The database hash after the task's gold actions.
     pub gold_hash: &'a str,
+    /// The state the gold actions leave, to show where the agent's
+    /// differs (None: only the hash is compared).
+    pub gold: Option<&'a Db>,
     pub judge: Option<&'a Model>,
 }
 
@@ -81,6 +92,9 @@ pub fn grade(task: &Task, trajectory: &[Message], termination: &str, with: &Grad
         match db::replay(&with.initial.db, trajectory) {
             Ok(replayed) => {
                 grade.db_match = with.initial.hash(&replayed.db) == with.gold_hash;
+                if let (false, Some(gold)) = (grade.db_match, with.gold) {
+                    grade.db_differences = differences(gold, &replayed.db, SHOWN_DIFFERENCES);
+                }
                 db_component = Some(if grade.db_match { 1.0 } else { 0.0 });
                 grade.warnings.extend(replayed.differs);
                 match env_assertion::reward(
@@ -224,14 +238,15 @@ mod tests {
         if let Some(text) = closing {
             messages.push(Message::assistant_text(text));
         }
-        let hash = gold_hash(task, initial);
+        let (replayed, gold) = crate::suites::tau2::verify::replay_to_state("t", task, initial);
         grade(
             task,
             &messages,
             end,
             &Grading {
                 initial,
-                gold_hash: &hash,
+                gold_hash: &replayed.final_state.db_hash,
+                gold: Some(&gold),
                 judge: None,
             },
         )
@@ -278,6 +293,23 @@ mod tests {
             "agent_stop",
         );
         assert_eq!((idle.reward, idle.db_match), (Some(0.0), false));
+        // where the states differ: the gold's address on the left
+        let places: Vec<&str> = idle
+            .db_differences
+            .iter()
+            .map(|d| d.path.as_str())
+            .collect();
+        assert!(places.contains(&"users.ann_1.address.city"), "{places:?}");
+        let city = idle
+            .db_differences
+            .iter()
+            .find(|d| d.path == "users.ann_1.address.city")
+            .unwrap();
+        assert_eq!(
+            (city.left.clone(), city.right.clone()),
+            (Some(json!("Bergen")), Some(json!("Oslo")))
+        );
+        assert!(full.db_differences.is_empty());
         // a run cut short scores 0 whatever it did
         let cut = run(
             &t,
@@ -369,6 +401,7 @@ mod tests {
             &Grading {
                 initial: &initial,
                 gold_hash: &hash,
+                gold: None,
                 judge: None,
             },
         );
@@ -383,6 +416,7 @@ mod tests {
             &Grading {
                 initial: &initial,
                 gold_hash: &hash,
+                gold: None,
                 judge: None,
             },
         );

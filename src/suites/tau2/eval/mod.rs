@@ -141,9 +141,8 @@ fn grade_unit(
     run: &TaskRun<'_>,
 ) -> (Row, Vec<Message>) {
     let initial = &initials[file.db];
-    let gold_hash = super::verify::replay(&file.name, &unit.task, initial)
-        .final_state
-        .db_hash;
+    let (gold_replay, gold) = super::verify::replay_to_state(&file.name, &unit.task, initial);
+    let gold_hash = gold_replay.final_state.db_hash;
     let messages = match &unit.trajectory {
         Trajectory::Messages(messages) => messages.clone(),
         Trajectory::Actions(calls) => {
@@ -163,6 +162,7 @@ fn grade_unit(
         &Grading {
             initial,
             gold_hash: &gold_hash,
+            gold: Some(&gold),
             judge: run.judge.as_ref(),
         },
     );
