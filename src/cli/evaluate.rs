@@ -26,6 +26,7 @@ use crate::suite::interactive::Interactive;
 use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
+use crate::suite::tasks::{TaskPredictor, TaskProtocol, TaskRun, TaskSelection};
 use crate::suite::{Evaluation, Suite};
 use crate::Error;
 
@@ -156,6 +157,45 @@ pub struct Args {
     pub cache: CacheArgs,
     #[command(flatten)]
     pub conversation: ConversationArgs,
+    #[command(flatten)]
+    pub tasks: TaskArgs,
+}
+
+/// Evaluation by tasks (tau2-bench: each task's trajectory graded with
+/// tau2's reward).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Tasks (tau2)")]
+pub struct TaskArgs {
+    /// The model that judges NL assertions; without one, tasks whose
+    /// reward needs them are not scored.
+    #[arg(long, value_name = "MODEL")]
+    pub judge_model: Option<String>,
+    /// Grade a tau2 results file (--predictions) against the tasks files
+    /// given instead of the tasks it embeds.
+    #[arg(long)]
+    pub fresh_tasks: bool,
+    /// Only the tasks of this split (train, test, base), read from the
+    /// split_tasks.json beside each tasks file.
+    #[arg(long, value_name = "NAME")]
+    pub split: Option<String>,
+    /// Only these task ids (comma-separated, or the option repeated).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub task_ids: Vec<String>,
+}
+
+impl TaskArgs {
+    /// The first option given, for a suite that does not evaluate by tasks.
+    fn given(&self) -> Option<&'static str> {
+        [
+            ("--judge-model", self.judge_model.is_some()),
+            ("--fresh-tasks", self.fresh_tasks),
+            ("--split", self.split.is_some()),
+            ("--task-ids", !self.task_ids.is_empty()),
+        ]
+        .into_iter()
+        .find(|(_, given)| *given)
+        .map(|(flag, _)| flag)
+    }
 }
 
 /// Who plays the user in a conversational evaluation.
@@ -260,6 +300,15 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
         return conversation(args, interactive, suite, &files, context.out);
     }
     check_trials(args, args.predictor == PredictorKind::Openai)?;
+    if let Evaluation::Tasks(protocol) = suite.evaluation() {
+        return run_tasks(args, protocol, &files, context.out);
+    }
+    if let Some(flag) = args.tasks.given() {
+        return Err(Error::Usage(format!(
+            "{flag} is for suites evaluated by tasks (tau2); the {} suite is not",
+            suite.name()
+        )));
+    }
     if let Evaluation::Levels(protocol) = suite.evaluation() {
         // A scenario is no dialogue of samples.
         let dialogues: Vec<PathBuf> = files
@@ -642,6 +691,81 @@ fn run_levels(
     if let Some(failure) = outcome.failure {
         return Err(failure);
     }
+    Ok(Status::from_findings(outcome.findings))
+}
+
+/// `evaluate` for a suite that grades the tasks of its files itself.
+fn run_tasks(
+    args: &Args,
+    protocol: &dyn TaskProtocol,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> Result<Status, Error> {
+    let given = [
+        ("--level", args.level.is_some()),
+        ("--state", args.state.is_some()),
+        ("--scoring", args.scoring.is_some()),
+        ("--template", args.template.is_some()),
+        ("--errata", !args.errata.is_empty()),
+        ("--reset", args.reset),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+        return Err(Error::Usage(format!(
+            "{flag} is not used by an evaluation by tasks (tau2)"
+        )));
+    }
+    if files.is_empty() {
+        return Err(Error::Usage("no tasks file among the paths given".into()));
+    }
+    if args.tasks.fresh_tasks && args.predictor != PredictorKind::Replay {
+        return Err(Error::Usage(
+            "--fresh-tasks regrades a results file: use it with --predictor replay".into(),
+        ));
+    }
+    let meter = Meter::new();
+    // A judge answers at temperature 0 unless told.
+    let judge = match &args.tasks.judge_model {
+        Some(name) => Some(Model {
+            temperature: Some(args.temperature.unwrap_or(0.0)),
+            ..args.model(name, &meter, Role::Judge)?
+        }),
+        None => None,
+    };
+    let predictor = match args.predictor {
+        PredictorKind::Oracle => TaskPredictor::Oracle,
+        PredictorKind::Replay => TaskPredictor::Replay {
+            predictions: args.predictions.clone().ok_or_else(|| {
+                Error::Usage("--predictor replay needs --predictions FILE".into())
+            })?,
+            fresh_tasks: args.tasks.fresh_tasks,
+        },
+        PredictorKind::Openai => TaskPredictor::Llm {
+            agent: args.model(&args.model, &meter, Role::Assistant)?,
+            user: args.model(
+                args.conversation
+                    .user_model
+                    .as_deref()
+                    .unwrap_or(&args.model),
+                &meter,
+                Role::User,
+            )?,
+        },
+    };
+    let outcome = protocol.evaluate(&TaskRun {
+        files,
+        databases: args.databases.as_deref(),
+        predictor,
+        judge,
+        selection: TaskSelection {
+            split: args.tasks.split.clone(),
+            task_ids: args.tasks.task_ids.clone(),
+        },
+        trials: args.trials,
+        out: args.out.clone(),
+    })?;
+    print(out, args.format, &outcome.document, || {
+        outcome.human.clone()
+    });
     Ok(Status::from_findings(outcome.findings))
 }
 

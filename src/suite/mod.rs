@@ -28,6 +28,7 @@ pub mod protocol;
 pub mod registry;
 pub mod similarity;
 pub mod state;
+pub mod tasks;
 
 pub use catalog::{
     ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
@@ -321,6 +322,9 @@ pub enum Evaluation {
     /// Each gold call is a sample of its own, at levels of difficulty
     /// (API-Bank's levels 1 and 2).
     Levels(&'static dyn levels::LevelProtocol),
+    /// Each task of a file of tasks is graded by the suite's own reward
+    /// (tau2-bench).
+    Tasks(&'static dyn tasks::TaskProtocol),
 }
 
 /// Help lines `lint` words in a suite's own terms.

@@ -122,12 +122,14 @@ impl Registry {
     pub fn report_kinds(&self) -> Vec<&'static dyn RunKind> {
         let mut kinds: Vec<&'static dyn RunKind> = Vec::new();
         for suite in &self.suites {
+            // A suite grading its own tasks writes no summary `report` reads.
             let evaluation = match suite.evaluation() {
-                Evaluation::Conversations => runs::kind::<Conversations>(),
-                Evaluation::Levels(levels) => levels.report_kind(),
+                Evaluation::Conversations => Some(runs::kind::<Conversations>()),
+                Evaluation::Levels(levels) => Some(levels.report_kind()),
+                Evaluation::Tasks(_) => None,
             };
             let with_user = suite.interactive().map(|_| runs::kind::<ScenarioFigures>());
-            for kind in std::iter::once(evaluation).chain(with_user) {
+            for kind in evaluation.into_iter().chain(with_user) {
                 if kinds.iter().all(|k| k.name() != kind.name()) {
                     kinds.push(kind);
                 }

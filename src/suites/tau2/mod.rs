@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod common;
 pub mod diff;
 pub mod domain;
+pub mod eval;
 pub mod hash;
 pub mod report;
 pub mod retail;

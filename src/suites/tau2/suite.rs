@@ -94,7 +94,7 @@ impl Suite for Tau2 {
     }
 
     fn evaluation(&self) -> crate::suite::Evaluation {
-        crate::suite::Evaluation::Conversations
+        crate::suite::Evaluation::Tasks(&super::eval::Tau2Tasks)
     }
 
     fn lint_help(&self) -> &'static LintHelp {

@@ -1,6 +1,7 @@
-//! tau2's tasks file: the parts of each task that verify reads (its id,
-//! what the simulated user is told, its gold actions), with the place of
-//! every task in the file for messages.
+//! tau2's tasks file: the parts of each task that verify and evaluate read
+//! (its id, what the simulated user is told, its gold actions and what its
+//! reward is made of), with the place of every task in the file for
+//! messages.
 
 use std::path::Path;
 
@@ -20,12 +21,44 @@ pub struct Task {
     /// beside a raise, never taken as its excuse).
     #[serde(default)]
     pub issues: Option<Value>,
+    /// A state to start from other than the database as it is (null in
+    /// every airline and retail task; evaluate does not apply one).
+    #[serde(default)]
+    pub initial_state: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Criteria {
     #[serde(default)]
     pub actions: Option<Vec<Action>>,
+    #[serde(default)]
+    pub env_assertions: Option<Vec<EnvAssertion>>,
+    #[serde(default)]
+    pub communicate_info: Option<Vec<String>>,
+    #[serde(default)]
+    pub nl_assertions: Option<Vec<String>>,
+    /// What gates the reward; tau2's default when absent.
+    #[serde(default = "default_basis")]
+    pub reward_basis: Vec<RewardType>,
+}
+
+/// A component of tau2's reward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum RewardType {
+    #[serde(rename = "DB")]
+    Db,
+    #[serde(rename = "ENV_ASSERTION")]
+    EnvAssertion,
+    #[serde(rename = "COMMUNICATE")]
+    Communicate,
+    #[serde(rename = "NL_ASSERTION")]
+    NlAssertion,
+    #[serde(rename = "ACTION")]
+    Action,
+}
+
+fn default_basis() -> Vec<RewardType> {
+    vec![RewardType::Db, RewardType::Communicate]
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -33,9 +66,42 @@ pub struct Action {
     pub name: String,
     #[serde(default)]
     pub arguments: Map<String, Value>,
+    /// The arguments an ACTION check compares; None: those the call has.
+    #[serde(default)]
+    pub compare_args: Option<Vec<String>>,
+    /// Who makes the call (`assistant` unless the task says `user`).
+    #[serde(default)]
+    pub requestor: Option<String>,
+}
+
+/// A check run on the agent's final state: a function of the domain that
+/// answers true or false, and the answer wanted.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EnvAssertion {
+    #[serde(default)]
+    pub env_type: Option<String>,
+    pub func_name: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    #[serde(default = "yes")]
+    pub assert_value: bool,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Task {
+    /// Whether the task needs a judge: NL assertions gate its reward.
+    pub fn needs_judge(&self) -> bool {
+        self.evaluation_criteria.as_ref().is_some_and(|c| {
+            c.reward_basis.contains(&RewardType::NlAssertion)
+                && c.nl_assertions.as_ref().is_some_and(|a| !a.is_empty())
+        })
+    }
+
     pub fn actions(&self) -> &[Action] {
         self.evaluation_criteria
             .as_ref()

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::common::Output;
-use super::domain::Initial;
+use super::domain::{Db, Initial};
 use super::tasks::Task;
 use super::ToolKind;
 
@@ -50,6 +50,11 @@ pub struct TaskReplay {
 
 /// Replay `task`'s gold actions on a copy of `initial`.
 pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
+    replay_to_state(file, task, initial).0
+}
+
+/// [`replay`], with the state the gold actions leave.
+pub fn replay_to_state(file: &str, task: &Task, initial: &Initial) -> (TaskReplay, Db) {
     let mut db = initial.db.clone();
     let mut steps = Vec::new();
     let mut raised = Vec::new();
@@ -84,7 +89,7 @@ pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
             }
         }
     }
-    TaskReplay {
+    let replayed = TaskReplay {
         steps,
         raised,
         final_state: FinalState {
@@ -92,5 +97,6 @@ pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
             task_id: task.id.clone(),
             db_hash: initial.hash(&db),
         },
-    }
+    };
+    (replayed, db)
 }

@@ -1,0 +1,69 @@
+//! Evaluation by tasks (tau2-bench): each file holds many tasks, and the
+//! suite grades each task's trajectory itself with its own reward. The
+//! command hands the suite the files, the selection and the predictor;
+//! the suite builds or reads the trajectories, grades them, writes its
+//! outputs and gives back the summary.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::run::answer::Model;
+use crate::Result;
+
+/// Who produced the trajectories graded.
+#[derive(Debug, Clone)]
+pub enum TaskPredictor {
+    /// The task's own gold actions (checks the simulator and the grading).
+    Oracle,
+    /// Trajectories read from a file.
+    Replay {
+        predictions: PathBuf,
+        /// Grade a results file against the tasks files given instead of
+        /// the tasks it embeds.
+        fresh_tasks: bool,
+    },
+    /// A model as the agent, talking to a model playing the user.
+    Llm { agent: Model, user: Model },
+}
+
+/// Which tasks of the files are evaluated.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSelection {
+    /// A split named in the file beside the tasks file (tau2's
+    /// `split_tasks.json`).
+    pub split: Option<String>,
+    /// Only these task ids (empty: every task).
+    pub task_ids: Vec<String>,
+}
+
+/// One evaluation run over files of tasks.
+#[derive(Debug, Clone)]
+pub struct TaskRun<'a> {
+    pub files: &'a [PathBuf],
+    /// One databases folder for every file; None: each file's own folder.
+    pub databases: Option<&'a Path>,
+    pub predictor: TaskPredictor,
+    /// The model that judges what only a reader can (NL assertions); None:
+    /// those tasks are not scored.
+    pub judge: Option<Model>,
+    pub selection: TaskSelection,
+    pub trials: usize,
+    pub out: Option<PathBuf>,
+}
+
+/// What a run found.
+#[derive(Debug, Clone)]
+pub struct TaskOutcome {
+    /// The summary `--format json` prints.
+    pub document: Value,
+    /// The summary in words.
+    pub human: String,
+    /// Whether some scored task got less than the full reward (exit 1).
+    pub findings: bool,
+}
+
+/// A suite's evaluation by tasks.
+pub trait TaskProtocol: Sync {
+    fn evaluate(&self, run: &TaskRun<'_>) -> Result<TaskOutcome>;
+}
