@@ -89,7 +89,7 @@ fn an_api_bank_databases_folder_serves_api_bank_dialogues_without_suite() {
 fn clean_input_exits_zero() {
     let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
     assert_eq!(code, 0, "{stdout}");
-    assert_eq!(stdout, "All checks passed (7 files).\n");
+    assert_eq!(stdout, "All checks passed (8 files).\n");
 }
 
 #[test]

@@ -105,6 +105,7 @@ pub fn options(args: &Args, registry: &Registry, files: &[PathBuf]) -> Result<Op
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
         date_ranges: date_ranges(args, input_format, registry, files)?,
+        databases: args.databases.clone(),
     })
 }
 

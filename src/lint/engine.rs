@@ -32,6 +32,9 @@ pub struct Options {
     /// The dates each suite's databases hold, by suite name (for
     /// `timestamp-out-of-range`; a suite not listed is not checked).
     pub date_ranges: Vec<(&'static str, crate::suite::DateRange)>,
+    /// `--databases`: the folder tasks files are replayed with (None:
+    /// where their suite looks, beside each file).
+    pub databases: Option<PathBuf>,
 }
 
 impl Options {
@@ -201,7 +204,9 @@ fn place_dataset(
             let Ok(text) = LintText::read(path, &reading) else {
                 return;
             };
-            let Ok(document) = Document::of_text(path, &text, &reading) else {
+            let Ok(document) =
+                Document::of_text(path, &text, &reading, options.databases.as_deref())
+            else {
                 return;
             };
             let mut placed = place_all(&document, vec![(rule, diagnostic)], options);
@@ -242,7 +247,7 @@ fn lint_file(
         Ok(text) => text,
         Err(e) => return failed(e),
     };
-    let document = match Document::of_text(path, &text, &reading) {
+    let document = match Document::of_text(path, &text, &reading, options.databases.as_deref()) {
         Ok(document) => document,
         Err(e) => return failed(e),
     };
@@ -395,6 +400,7 @@ fn finding(
         message: d.message,
         turn: d.turn,
         call: d.call,
+        task_id: d.task_id,
         argument: d.argument,
         line,
         column,

@@ -55,7 +55,13 @@ pub enum LintReading {
     Conversation,
     Lines,
     LinesFrom(fn(&Path, &str) -> Result<String>),
+    /// A file of tasks for a simulated user, read by the suite into the
+    /// facts lint's task rules judge (tau2's `tasks.json`).
+    Tasks(super::tasks::ReadTasks),
 }
+
+/// Reads a file that holds many dialogues, each of its own.
+pub type ReadMany = fn(&Path, &str) -> Result<Vec<Conversation>>;
 
 /// One file format of a suite. Every field is stated: there is no
 /// default format.
@@ -75,7 +81,7 @@ pub struct FileFormat {
     pub parse: fn(&Path, &str) -> Result<Conversation>,
     /// For a file that holds many dialogues (tau2's tasks): each of them,
     /// for the commands that count dialogues; None: the file is one.
-    pub many: Option<fn(&Path, &str) -> Result<Vec<Conversation>>>,
+    pub many: Option<ReadMany>,
     /// A file's text in the format's canonical layout (`fmt`): the same
     /// values, laid out as the format's own writer lays them out.
     pub canonical: fn(&Path, &str) -> Result<String>,

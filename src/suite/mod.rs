@@ -28,6 +28,7 @@ pub mod protocol;
 pub mod registry;
 pub mod similarity;
 pub mod state;
+pub mod tasks;
 
 pub use catalog::{
     ArgumentEncoding, CallRef, Catalog, FieldSpec, Group, MatchFn, ParamSpec, ParamType,
