@@ -192,6 +192,16 @@ fn upstream_defects_are_found_and_scripted_lookups_left_alone() {
         let actions = facts.tasks.iter().flat_map(|t| &t.actions);
         let checked: usize = actions.clone().map(|a| a.checked).sum();
         let unexplained: usize = actions.map(|a| a.unexplained.len()).sum();
+        for task in &facts.tasks {
+            for (i, action) in task.actions.iter().enumerate() {
+                for value in &action.unexplained {
+                    eprintln!(
+                        "{domain} task {} action {i} {} {} = {:?}",
+                        task.id, action.name, value.argument, value.value
+                    );
+                }
+            }
+        }
         eprintln!("{domain}: {checked} argument values checked, {unexplained} unexplained");
         assert!(checked > 400, "{domain}: {checked}");
         assert!(

@@ -243,9 +243,6 @@ impl<'s> Knowledge<'s> {
         if self.leaves.strings.contains(&lower) {
             return true;
         }
-        if let Some(cents) = cents_of_text(&lower) {
-            return self.explains_number(cents);
-        }
         if let Ok(date) = chrono::NaiveDate::parse_from_str(&lower, "%Y-%m-%d") {
             if self.next_to_known_date(date) {
                 return true;
