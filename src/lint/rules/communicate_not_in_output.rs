@@ -6,8 +6,8 @@ crate::declare_rule! {
     /// Points out a `communicate_info` item of a task (tau2's
     /// `tasks.json`) that no gold action's output holds (compared as tau2
     /// grades it: lowercased, commas left out). The agent must then
-    /// compute it (a sum, a count) or know it otherwise; a warning, since
-    /// that may be the point of the task.
+    /// compute it (a sum, a count) or read it with a lookup the gold
+    /// leaves out; a warning, since that may be the point of the task.
     ///
     /// ## Why
     /// tau2 checks that the agent says each item word for word. An item
@@ -41,7 +41,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     NAME,
                     format!(
-                        "task {}: communicate_info {:?} is in no gold output: the agent must compute it",
+                        "task {}: communicate_info {:?} is in no gold output: the agent must look it up or compute it",
                         task.id, item.text
                     ),
                 )
