@@ -144,9 +144,10 @@ fn json_follows_the_contract() {
     let (code, stdout, _) = lint(&["--format", "json", &format!("{BROKEN}/unknown-tool")]);
     assert_eq!(code, 1);
     let doc: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(doc["files"], 2);
+    // Two conversations and a tau2 tasks file (its db.json is its data).
+    assert_eq!(doc["files"], 3);
     let findings = doc["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 2);
+    assert_eq!(findings.len(), 3);
     for f in findings {
         for key in [
             "file", "rule", "severity", "message", "turn", "call", "argument", "line", "column",
@@ -213,7 +214,8 @@ fn github_annotations() {
     let (code, stdout, _) = lint(&["--format", "github", &format!("{BROKEN}/missing-argument")]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{stdout}");
+    // Two conversations and a tau2 tasks file.
+    assert_eq!(lines.len(), 3, "{stdout}");
     assert!(lines[0].starts_with(
         "::error file=tests/lint-corpus/broken/missing-argument/alarm-without-time.json,line=81,col=39,title=missing-argument::"
     ), "{}", lines[0]);

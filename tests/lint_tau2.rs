@@ -210,3 +210,26 @@ fn upstream_defects_are_found_and_scripted_lookups_left_alone() {
         );
     }
 }
+
+#[test]
+fn the_catalog_rules_check_gold_actions_and_name_the_task() {
+    for (fixture, rule) in [
+        ("unknown-tool/tau2-misspelt-lookup", "unknown-tool"),
+        (
+            "missing-argument/tau2-lookup-without-order",
+            "missing-argument",
+        ),
+    ] {
+        let (code, stdout) = lint(&[&format!("{BROKEN}/{fixture}"), "--format", "json"]);
+        assert_eq!(code, 1, "{stdout}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let [finding] = report["findings"].as_array().unwrap().as_slice() else {
+            panic!("{report:#}")
+        };
+        assert_eq!(finding["rule"], rule);
+        assert_eq!(
+            (&finding["task_id"], &finding["turn"], &finding["call"]),
+            (&Value::from("0"), &Value::from(0), &Value::from(1))
+        );
+    }
+}

@@ -284,6 +284,13 @@ fn lint_file(
         check(&input, &mut diagnostics);
         found.extend(diagnostics.drain(..).map(|d| (*rule, d)));
     }
+    // Findings about a task's gold actions name the task.
+    if let Document::Tasks(file) = &document {
+        for (_, d) in found.iter_mut().filter(|(_, d)| d.task_id.is_none()) {
+            let task = d.turn.and_then(|t| file.facts.tasks.get(t));
+            d.task_id = task.map(|t| t.id.clone());
+        }
+    }
     // A file whose shape the schema rule finds broken may be one the
     // suite's reader refuses: every other command then cannot run on it
     // (exit 2), and neither can lint say it is fine to use. Its findings
