@@ -150,7 +150,13 @@ pub fn check_repository_with(
             tool_descriptions: tool_descriptions.unwrap_or(part.tool_descriptions),
             ..WorldOptions::default()
         };
-        let (step, databases) = databases_step(&part.databases, suite);
+        // A suite that verifies its own files (tau2) runs each with the
+        // databases beside it.
+        let own = own_verification(suite, &part.files, errata);
+        let (step, databases) = match &own {
+            Some(_) => beside_files_step(&part.files, suite),
+            None => databases_step(&part.databases, suite),
+        };
         databases_steps.push((label(part), step));
         let date_ranges = databases
             .as_ref()
@@ -167,15 +173,16 @@ pub fn check_repository_with(
             &mut lint_report,
             lint_files(registry, &part.files, &options),
         );
-        let step = match &databases {
-            Some(databases) => {
+        let step = match (own, &databases) {
+            (Some(own), Some(_)) => own_verify_step(own),
+            (None, Some(databases)) => {
                 let (step, found) =
                     verify_step(&part.files, suite, databases, &world, errata, &mut matched);
                 differs.extend(found.0);
                 not_checked.extend(found.1);
                 step
             }
-            None => Step {
+            (_, None) => Step {
                 name: "verify",
                 outcome: Outcome::Broken,
                 summary: "not run: the databases could not be loaded".into(),
@@ -505,6 +512,78 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
         }
     };
     (step, Some(databases))
+}
+
+/// A suite that verifies its files itself and keeps each file's
+/// databases beside it (tau2: `db.json` beside `tasks.json`): its report,
+/// None for the others.
+fn own_verification(
+    suite: &dyn Suite,
+    files: &[PathBuf],
+    errata: &Errata,
+) -> Option<Result<crate::suite::OwnVerification, Error>> {
+    if suite.companions().is_empty() {
+        return None;
+    }
+    suite.verify_own(files, None, errata)
+}
+
+/// The databases beside each file, each folder loaded once.
+fn beside_files_step(files: &[PathBuf], suite: &dyn Suite) -> (Step, Option<Databases>) {
+    let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+    folders.sort();
+    folders.dedup();
+    let problems: Vec<String> = folders
+        .iter()
+        .filter_map(|dir| suite.load_databases(dir).err())
+        .map(|e| e.to_string())
+        .collect();
+    let step = match problems.is_empty() {
+        true => Step {
+            name: "databases",
+            outcome: Outcome::Passed,
+            summary: format!("the databases beside {} load", count(files.len(), "file")),
+            problems,
+        },
+        false => Step {
+            name: "databases",
+            outcome: Outcome::Broken,
+            summary: "the databases could not be loaded".into(),
+            problems,
+        },
+    };
+    let loaded = step.outcome == Outcome::Passed;
+    (step, loaded.then(Databases::default))
+}
+
+/// The verify step from a suite's own report: its totals, and its
+/// defects and stale errata as problems.
+fn own_verify_step(own: Result<crate::suite::OwnVerification, Error>) -> Step {
+    match own {
+        Err(e) => Step {
+            name: "verify",
+            outcome: Outcome::Broken,
+            summary: "could not run".into(),
+            problems: vec![e.to_string()],
+        },
+        Ok(own) => {
+            let mut lines: Vec<&str> = own.human.lines().collect();
+            let summary = lines.pop().unwrap_or_default().to_string();
+            Step {
+                name: "verify",
+                outcome: match own.fails {
+                    true => Outcome::Failed,
+                    false => Outcome::Passed,
+                },
+                summary,
+                problems: lines
+                    .into_iter()
+                    .filter(|l| l.contains("DEFECT") || l.contains("stale erratum"))
+                    .map(str::to_string)
+                    .collect(),
+            }
+        }
+    }
 }
 
 fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -> Step {

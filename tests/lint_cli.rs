@@ -92,7 +92,7 @@ fn an_api_bank_databases_folder_serves_api_bank_dialogues_without_suite() {
 fn clean_input_exits_zero() {
     let (code, stdout, _) = lint(&["tests/lint-corpus/clean"]);
     assert_eq!(code, 0, "{stdout}");
-    assert_eq!(stdout, "All checks passed (7 files).\n");
+    assert_eq!(stdout, "All checks passed (8 files).\n");
 }
 
 #[test]
@@ -147,9 +147,10 @@ fn json_follows_the_contract() {
     let (code, stdout, _) = lint(&["--format", "json", &format!("{BROKEN}/unknown-tool")]);
     assert_eq!(code, 1);
     let doc: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(doc["files"], 2);
+    // Two conversations and a tau2 tasks file (its db.json is its data).
+    assert_eq!(doc["files"], 3);
     let findings = doc["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 2);
+    assert_eq!(findings.len(), 3);
     for f in findings {
         for key in [
             "file", "rule", "severity", "message", "turn", "call", "argument", "line", "column",
@@ -216,7 +217,8 @@ fn github_annotations() {
     let (code, stdout, _) = lint(&["--format", "github", &format!("{BROKEN}/missing-argument")]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{stdout}");
+    // Two conversations and a tau2 tasks file.
+    assert_eq!(lines.len(), 3, "{stdout}");
     assert!(lines[0].starts_with(
         "::error file=tests/lint-corpus/broken/missing-argument/alarm-without-time.json,line=81,col=39,title=missing-argument::"
     ), "{}", lines[0]);

@@ -72,6 +72,11 @@ fn every_rule_catches_its_broken_files_and_only_those() {
         }
         let files = talkforge::formats::discover(std::slice::from_ref(&folder), &["json", "jsonl"])
             .unwrap();
+        // A tau2 tasks file's database beside it is its data.
+        let files: Vec<_> = files
+            .into_iter()
+            .filter(|f| !f.ends_with("db.json"))
+            .collect();
         for (i, file) in files.iter().enumerate() {
             // The first of two files claiming an id is not the one at fault.
             if rule == "duplicate-id" && i == 0 {

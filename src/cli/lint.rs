@@ -117,6 +117,7 @@ fn options_for(
         config,
         skip_snippets: matches!(args.format, Format::Json | Format::Github),
         date_ranges: date_ranges(args, input_format, registry, files, declared)?,
+        databases: args.databases.clone(),
     })
 }
 

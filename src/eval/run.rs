@@ -134,6 +134,7 @@ impl Kind for Conversations<'_> {
             let json = matches!(
                 options.suite.format_of(path).lint,
                 crate::suite::format::LintReading::Conversation
+                    | crate::suite::format::LintReading::Tasks(_)
             );
             let mut document: Value = if json {
                 serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?

@@ -20,6 +20,7 @@ use crate::formats::read::json_error;
 use crate::formats::scenario::ScenarioPool;
 use crate::json::tree::{Json, Strict};
 use crate::suite::format::{FileFormat, LintReading};
+use crate::suite::linted_tasks::{ArgumentValue, LintedTasks};
 use crate::suite::{Registry, Suite};
 use crate::{Error, Result};
 
@@ -92,7 +93,9 @@ impl Reading {
     /// out to be dialogue lines though its format reads a conversation
     /// belongs to the suite whose dialogues are such lines.
     pub fn suite_of(&self, registry: &Registry, document: &Document<'_>) -> &'static dyn Suite {
-        let lines = |format: &FileFormat| !matches!(format.lint, LintReading::Conversation);
+        let lines = |format: &FileFormat| {
+            matches!(format.lint, LintReading::Lines | LintReading::LinesFrom(_))
+        };
         match document {
             Document::Lines(_) if !lines(self.format) => registry
                 .suites()
@@ -128,6 +131,53 @@ pub enum Document<'t> {
     /// A dialogue written one JSON object a line (API-Bank's format).
     Lines(Dialogue<'t>),
     Pool(Box<JsonFile<'t, ScenarioPool>>),
+    /// A file of tasks for a simulated user (tau2's `tasks.json`), with
+    /// what its suite found replaying them.
+    Tasks(Box<TasksFile<'t>>),
+}
+
+/// A tasks file: its tree (for places) and its suite's facts.
+#[derive(Debug, Clone)]
+pub struct TasksFile<'t> {
+    pub path: PathBuf,
+    pub text: &'t str,
+    pub value: Json<'t>,
+    pub facts: LintedTasks,
+}
+
+impl TasksFile<'_> {
+    /// The tasks file a rule is given, if it is one.
+    pub fn of<'d>(document: &'d Document<'_>) -> Option<&'d TasksFile<'d>> {
+        match document {
+            Document::Tasks(file) => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The pointer to a task's gold action.
+    pub fn action_pointer(task: usize, action: usize) -> String {
+        format!("/{task}/evaluation_criteria/actions/{action}")
+    }
+
+    /// Where an argument value of a task's gold action is.
+    pub fn value_anchor(task: usize, action: usize, value: &ArgumentValue) -> super::Anchor {
+        super::Anchor::value(format!(
+            "{}/arguments/{}{}",
+            Self::action_pointer(task, action),
+            super::pointer_token(&value.top),
+            value.below
+        ))
+    }
+
+    /// Where a gold action's tool name is.
+    pub fn name_anchor(task: usize, action: usize) -> super::Anchor {
+        super::Anchor::value(format!("{}/name", Self::action_pointer(task, action)))
+    }
+
+    /// Where a task's id is.
+    pub fn id_anchor(task: usize) -> super::Anchor {
+        super::Anchor::value(format!("/{task}/id"))
+    }
 }
 
 /// A file's text as the linter reads it: the file's own, or for a format
@@ -149,14 +199,32 @@ impl LintText {
                 text: lines(path, &text)?,
                 source: Some(text),
             }),
-            LintReading::Conversation | LintReading::Lines => Ok(LintText { text, source: None }),
+            LintReading::Conversation | LintReading::Lines | LintReading::Tasks(_) => {
+                Ok(LintText { text, source: None })
+            }
         }
     }
 }
 
 impl<'t> Document<'t> {
-    /// A file as [`LintText::read`] read it.
-    pub fn of_text(path: &Path, read: &'t LintText, reading: &Reading) -> Result<Document<'t>> {
+    /// A file as [`LintText::read`] read it; a tasks file with the
+    /// databases of `databases` (None: where its suite looks for them).
+    pub fn of_text(
+        path: &Path,
+        read: &'t LintText,
+        reading: &Reading,
+        databases: Option<&Path>,
+    ) -> Result<Document<'t>> {
+        if let LintReading::Tasks(facts) = reading.format.lint {
+            let value = Json::parse(&read.text).map_err(|e| json_error(path, &e))?;
+            let facts = facts(path, &read.text, databases)?;
+            return Ok(Document::Tasks(Box::new(TasksFile {
+                path: path.to_path_buf(),
+                text: &read.text,
+                value,
+                facts,
+            })));
+        }
         match &read.source {
             Some(source) => {
                 let mut dialogue = Dialogue::parse(path, &read.text)?;
@@ -211,6 +279,7 @@ impl<'t> Document<'t> {
             Document::Conversation(f) => &f.path,
             Document::Lines(d) => &d.path,
             Document::Pool(f) => &f.path,
+            Document::Tasks(f) => &f.path,
         }
     }
 
@@ -219,6 +288,7 @@ impl<'t> Document<'t> {
             Document::Conversation(f) => f.text,
             Document::Lines(d) => d.text,
             Document::Pool(f) => f.text,
+            Document::Tasks(f) => f.text,
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct Options {
     /// The dates each suite's databases hold, by suite name (for
     /// `timestamp-out-of-range`; a suite not listed is not checked).
     pub date_ranges: Vec<(&'static str, crate::suite::DateRange)>,
+    /// `--databases`: the folder tasks files are replayed with (None:
+    /// where their suite looks, beside each file).
+    pub databases: Option<PathBuf>,
 }
 
 impl Options {
@@ -201,7 +204,9 @@ fn place_dataset(
             let Ok(text) = LintText::read(path, &reading) else {
                 return;
             };
-            let Ok(document) = Document::of_text(path, &text, &reading) else {
+            let Ok(document) =
+                Document::of_text(path, &text, &reading, options.databases.as_deref())
+            else {
                 return;
             };
             let mut placed = place_all(&document, vec![(rule, diagnostic)], options);
@@ -242,7 +247,7 @@ fn lint_file(
         Ok(text) => text,
         Err(e) => return failed(e),
     };
-    let document = match Document::of_text(path, &text, &reading) {
+    let document = match Document::of_text(path, &text, &reading, options.databases.as_deref()) {
         Ok(document) => document,
         Err(e) => return failed(e),
     };
@@ -278,6 +283,13 @@ fn lint_file(
         }
         check(&input, &mut diagnostics);
         found.extend(diagnostics.drain(..).map(|d| (*rule, d)));
+    }
+    // Findings about a task's gold actions name the task.
+    if let Document::Tasks(file) = &document {
+        for (_, d) in found.iter_mut().filter(|(_, d)| d.task_id.is_none()) {
+            let task = d.turn.and_then(|t| file.facts.tasks.get(t));
+            d.task_id = task.map(|t| t.id.clone());
+        }
     }
     // A file whose shape the schema rule finds broken may be one the
     // suite's reader refuses: every other command then cannot run on it
@@ -395,6 +407,7 @@ fn finding(
         message: d.message,
         turn: d.turn,
         call: d.call,
+        task_id: d.task_id,
         argument: d.argument,
         line,
         column,

@@ -28,6 +28,9 @@ pub struct Diagnostic {
     /// For conversations: the position in the turn's `apis`; for API-Bank:
     /// the index among the file's API lines.
     pub call: Option<usize>,
+    /// For tasks (tau2): the task's id (`turn` is its position in the
+    /// file, `call` the action's index in its `actions`).
+    pub task_id: Option<String>,
     pub argument: Option<String>,
     pub at: Option<Anchor>,
     /// A place known directly (1-based line and column), when there is no
@@ -46,6 +49,7 @@ impl Diagnostic {
             message: message.into(),
             turn: None,
             call: None,
+            task_id: None,
             argument: None,
             at: None,
             place: None,
@@ -62,6 +66,13 @@ impl Diagnostic {
     pub fn call(mut self, turn: usize, call: usize) -> Self {
         self.turn = Some(turn);
         self.call = Some(call);
+        self
+    }
+
+    /// About a task (by its position in the file and its id).
+    pub fn task(mut self, position: usize, id: impl Into<String>) -> Self {
+        self.turn = Some(position);
+        self.task_id = Some(id.into());
         self
     }
 
@@ -139,6 +150,8 @@ pub struct Finding {
     pub message: String,
     pub turn: Option<usize>,
     pub call: Option<usize>,
+    /// For tasks: the task's id.
+    pub task_id: Option<String>,
     pub argument: Option<String>,
     /// 1-based.
     pub line: Option<usize>,

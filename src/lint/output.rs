@@ -169,7 +169,7 @@ pub fn json_report(report: &Report) -> Value {
         .findings
         .iter()
         .map(|f| {
-            json!({
+            let mut finding = json!({
                 "file": f.file,
                 "rule": f.rule,
                 "severity": f.severity.name(),
@@ -180,7 +180,11 @@ pub fn json_report(report: &Report) -> Value {
                 "line": f.line,
                 "column": f.column,
                 "help": f.help,
-            })
+            });
+            if let Some(task_id) = &f.task_id {
+                finding["task_id"] = json!(task_id);
+            }
+            finding
         })
         .collect();
     json!({
@@ -218,6 +222,8 @@ pub fn write_json(report: &Report, out: impl std::io::Write) -> std::io::Result<
         line: Option<usize>,
         column: Option<usize>,
         help: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        task_id: Option<&'a str>,
     }
     #[derive(serde::Serialize)]
     struct Unreadable {
@@ -245,6 +251,7 @@ pub fn write_json(report: &Report, out: impl std::io::Write) -> std::io::Result<
                 message: &f.message,
                 turn: f.turn,
                 call: f.call,
+                task_id: f.task_id.as_deref(),
                 argument: f.argument.as_deref(),
                 line: f.line,
                 column: f.column,
@@ -561,6 +568,7 @@ mod tests {
             message: "m\nn".into(),
             turn: Some(1),
             call: None,
+            task_id: Some("7".into()),
             argument: Some("x".into()),
             line: Some(3),
             column: None,

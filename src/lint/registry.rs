@@ -55,7 +55,7 @@ impl<'a> FileInput<'a> {
     pub fn conversation_of(document: &'a Document<'a>) -> Option<&'a Conversation> {
         match document {
             Document::Conversation(file) => file.typed.as_ref(),
-            Document::Lines(_) | Document::Pool(_) => None,
+            Document::Lines(_) | Document::Pool(_) | Document::Tasks(_) => None,
         }
     }
 }
@@ -150,7 +150,7 @@ macro_rules! declare_rule {
 /// Every rule, in documentation order.
 pub fn all_rules() -> &'static [&'static Rule] {
     use super::rules::*;
-    static RULES: [&Rule; 17] = [
+    static RULES: [&Rule; 23] = [
         &schema::RULE,
         &turn_order::RULE,
         &ends_on_user_turn::RULE,
@@ -168,6 +168,12 @@ pub fn all_rules() -> &'static [&'static Rule] {
         &placeholder_text::RULE,
         &scenario_unknown_tool::RULE,
         &scenario_missing_required_tool::RULE,
+        &unknown_id::RULE,
+        &duplicate_task::RULE,
+        &shared_gold::RULE,
+        &write_without_effect::RULE,
+        &db_unchanged_by_raise::RULE,
+        &communicate_not_in_output::RULE,
     ];
     &RULES
 }

@@ -4,6 +4,7 @@
 
 use chrono::NaiveDateTime;
 
+use super::document::TasksFile;
 use super::{pointer_token, Anchor, Document};
 use crate::dialogue::{Conversation, Role};
 use crate::formats::apibank::{Dialogue, LineKind};
@@ -33,6 +34,9 @@ pub struct CallRef<'a> {
     pub exception: Option<&'a str>,
     /// API-Bank: the line the pointers are relative to.
     pub line: Option<usize>,
+    /// A task's gold action (tau2): `turn` is the task's position in the
+    /// file and `call` the action's index in its `actions`.
+    pub in_task: bool,
 }
 
 impl CallRef<'_> {
@@ -40,6 +44,7 @@ impl CallRef<'_> {
     pub fn base(&self) -> String {
         match self.line {
             Some(_) => String::new(),
+            None if self.in_task => TasksFile::action_pointer(self.turn, self.call),
             None => format!("/conversation/{}/apis/{}", self.turn, self.call),
         }
     }
@@ -47,6 +52,7 @@ impl CallRef<'_> {
     fn arguments_pointer(&self) -> String {
         match self.line {
             Some(_) => "/param_dict".to_owned(),
+            None if self.in_task => format!("{}/arguments", self.base()),
             None => format!("{}/request/parameters", self.base()),
         }
     }
@@ -82,6 +88,7 @@ impl CallRef<'_> {
     pub fn name_anchor(&self) -> Anchor {
         match self.line {
             Some(_) => Anchor::value("/api_name").in_line(self.line),
+            None if self.in_task => Anchor::value(format!("{}/name", self.base())),
             None => Anchor::value(format!("{}/request/api_name", self.base())),
         }
     }
@@ -145,6 +152,7 @@ impl<'a> View<'a> {
             }
             Document::Lines(dialogue) => Some(dialogue_view(suite, dialogue)),
             Document::Pool(_) => None,
+            Document::Tasks(file) => Some(tasks_view(suite, file)),
         }?;
         view.records_results = records_results;
         Some(view)
@@ -239,6 +247,7 @@ fn conversation_view<'a>(
                 result: Some(result).filter(|r| !r.is_null()),
                 exception: call.exception.as_deref(),
                 line: None,
+                in_task: false,
             }));
         }
         events.push(Event::Say {
@@ -300,6 +309,7 @@ fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> V
                     result: call.output,
                     exception: call.exception,
                     line: Some(line.position),
+                    in_task: false,
                 }));
             }
             None => {}
@@ -315,6 +325,48 @@ fn dialogue_view<'a>(suite: &'static dyn Suite, dialogue: &'a Dialogue<'a>) -> V
         shown: Vec::new(),
         starts_logged_in: false,
         records_results: dialogue.source.is_none(),
+    }
+}
+
+/// A tasks file's gold actions: calls without results (tasks record
+/// none) and no words around them; what the user is told is the task
+/// rules' to weigh.
+fn tasks_view<'a>(suite: &'static dyn Suite, file: &'a TasksFile<'a>) -> View<'a> {
+    static EMPTY: std::sync::LazyLock<Object<'static>> =
+        std::sync::LazyLock::new(|| Object::from_members(Vec::new()));
+    let mut events = Vec::new();
+    for (t, task) in file.value.as_array().unwrap_or_default().iter().enumerate() {
+        let actions = task
+            .pointer("/evaluation_criteria/actions")
+            .and_then(Json::as_array)
+            .unwrap_or_default();
+        for (c, action) in actions.iter().enumerate() {
+            events.push(Event::Call(CallRef {
+                turn: t,
+                call: c,
+                api_name: action
+                    .get("name")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default(),
+                arguments: action
+                    .get("arguments")
+                    .and_then(Json::as_object)
+                    .unwrap_or(&EMPTY),
+                converted: None,
+                result: None,
+                exception: None,
+                line: None,
+                in_task: true,
+            }));
+        }
+    }
+    View {
+        suite,
+        events,
+        now: None,
+        shown: Vec::new(),
+        starts_logged_in: false,
+        records_results: false,
     }
 }
 

@@ -55,6 +55,9 @@ pub enum LintReading {
     Conversation,
     Lines,
     LinesFrom(fn(&Path, &str) -> Result<String>),
+    /// A file of tasks for a simulated user, read by the suite into the
+    /// facts lint's task rules judge (tau2's `tasks.json`).
+    Tasks(super::linted_tasks::ReadTasks),
 }
 
 /// Reads every dialogue of a file that holds many (tau2's tasks).

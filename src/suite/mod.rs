@@ -21,6 +21,7 @@ pub mod drafting;
 pub mod format;
 pub mod interactive;
 pub mod levels;
+pub mod linted_tasks;
 pub mod mentions;
 pub mod pools;
 pub mod predict;

@@ -3,7 +3,10 @@
 
 pub mod argument_type;
 pub mod auth_order;
+pub mod communicate_not_in_output;
+pub mod db_unchanged_by_raise;
 pub mod duplicate_id;
+pub mod duplicate_task;
 pub mod ends_on_user_turn;
 pub mod metadata_mismatch;
 pub mod missing_argument;
@@ -12,12 +15,15 @@ pub mod scenario_missing_required_tool;
 pub mod scenario_unknown_tool;
 pub mod schema;
 pub mod session_token;
+pub mod shared_gold;
 pub mod timestamp_out_of_range;
 pub mod turn_order;
 pub mod unknown_argument;
+pub mod unknown_id;
 pub mod unknown_tool;
 pub mod unreachable_argument;
 pub mod username_mismatch;
+pub mod write_without_effect;
 
 /// Helpers for the rules' unit tests: small documents built in memory.
 #[cfg(test)]

@@ -35,6 +35,9 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
     let values: Vec<(&Json<'_>, Option<usize>)> = match input.document {
         Document::Conversation(file) => vec![(&file.value, None)],
         Document::Pool(file) => vec![(&file.value, None)],
+        // A task's scenario is the simulated user's brief, not text the
+        // author fills in later.
+        Document::Tasks(_) => Vec::new(),
         Document::Lines(dialogue) => dialogue
             .lines
             .iter()

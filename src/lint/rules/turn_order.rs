@@ -66,7 +66,7 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
                 previous = Some(role);
             }
         }
-        Document::Pool(_) => {}
+        Document::Pool(_) | Document::Tasks(_) => {}
     }
 }
 

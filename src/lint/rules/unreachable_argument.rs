@@ -84,6 +84,22 @@ crate::declare_rule! {
     /// The rule prefers silence to a false alarm: a value counts as known
     /// whenever any reading of the text supports it.
     ///
+    /// In a file of tasks for a simulated user (tau2's `tasks.json`) each
+    /// leaf of a gold action's arguments is looked for in what the agent
+    /// could have learnt before it: what the simulated user is told (the
+    /// task's `user_scenario`), the domain's policy (`policy.md` beside the
+    /// file), the tool's own enumerations, the outputs of the earlier gold
+    /// actions (replayed on a fresh copy of `db.json`), and what the read
+    /// tools hand out for the ids and users the scenario names (the user's
+    /// record, their orders or reservations, the products, the airports
+    /// and the flights a search between the airports named lists): tau2's
+    /// golds leave most lookups out. Found too: a date written as people
+    /// say it ("May 24", "5/24"), an amount with a dollar sign or commas,
+    /// an order number without its `#W`, and numbers computed from those
+    /// told or handed out (the sum or difference of two, a multiple by a
+    /// small count), each number of a `calculate` expression. An id that
+    /// names no record is `unknown-id`'s finding, not this rule's.
+    ///
     /// ## Why
     /// A gold call whose argument appears from nowhere rewards a model for
     /// guessing: the evaluator expects the invented value, so an assistant
@@ -110,7 +126,36 @@ crate::declare_rule! {
     check: Check::File(check),
 }
 
+/// A tasks file: the values its suite found nowhere the agent could have
+/// learnt them.
+fn task_values(file: &crate::lint::document::TasksFile<'_>, out: &mut Vec<Diagnostic>) {
+    use crate::lint::document::TasksFile;
+    for task in &file.facts.tasks {
+        for (a, action) in task.actions.iter().enumerate() {
+            for value in &action.unexplained {
+                out.push(
+                    Diagnostic::new(
+                        NAME,
+                        format!(
+                            "task {}: `{}` {} = {:?} is in nothing the user is told, the policy, an earlier output or a lookup of what they name",
+                            task.id, action.name, value.argument, value.value
+                        ),
+                    )
+                    .task(task.position, &task.id)
+                    .call(task.position, a)
+                    .argument(&value.argument)
+                    .at(TasksFile::value_anchor(task.position, a, value))
+                    .help("tell the user the value in the scenario, or add the gold action whose output gives it"),
+                );
+            }
+        }
+    }
+}
+
 fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
+    if let crate::lint::Document::Tasks(file) = input.document {
+        return task_values(file, out);
+    }
     let Some(view) = input.view else { return };
     // Nothing after the last call to a known tool is evidence for anything.
     let Some(last) = view

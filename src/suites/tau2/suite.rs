@@ -36,7 +36,7 @@ pub static TASKS: FileFormat = FileFormat {
     canonical: keep_layout,
     load: load_tasks,
     results: Results::NotRecorded(RECORDS_NOTHING),
-    lint: LintReading::Conversation,
+    lint: LintReading::Tasks(super::lint::read),
 };
 
 /// tau2's databases are read, never written: seeding is not offered.

@@ -12,4 +12,4 @@ pub fn run(_db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
 }
 
 /// What the tool takes and does, for the catalog.
-pub const SPEC: ToolSpec = spec("transfer_to_human_agents", "airline", "Hands the conversation to a human agent, with a summary of the user's issue; only when the policy allows it or the request is out of scope.", &[ParamSpec::new("summary", ParamType::String, "What the user needs.", true)], false);
+pub const SPEC: ToolSpec = spec("transfer_to_human_agents", "airline", "Hands the conversation to a human agent, with a summary of the user's issue; only when the policy allows it or the request is out of scope.", &[ParamSpec { free_text: true, ..ParamSpec::new("summary", ParamType::String, "What the user needs.", true) }], false);
