@@ -69,7 +69,7 @@ fn the_repository_dataset_passes() {
     check(&repo())
         .success()
         .stdout(predicate::str::contains("check passed"))
-        .stdout(predicate::str::contains("28 of 28 tools used"));
+        .stdout(predicate::str::contains("55 of 81 tools used"));
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn the_repository_follows_its_policy_and_its_card_is_current() {
     let (code, out) = check(&repo());
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("policy     ok      2 subsets and the card follow"),
+        out.contains("policy     ok      5 subsets and the card follow"),
         "{out}"
     );
 }

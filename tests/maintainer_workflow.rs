@@ -157,6 +157,6 @@ fn the_readme_workflow_ends_with_a_dataset_that_passes_check() {
     assert_eq!(talkforge(root, &["card", "--write"]).0, 0);
     let (code, out, err) = talkforge(root, &["check"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("79 conversations (easy 28, hard 51)"), "{out}");
+    assert!(out.contains("116 conversations (apibank-level-1 26, apibank-level-2 7, apibank-level-3 4, easy 28, hard 51)"), "{out}");
     assert!(out.ends_with("check passed\n"), "{out}");
 }

@@ -423,3 +423,32 @@ fn a_subset_says_whose_words_its_tool_searches_answer_with() {
     fs::write(root.join("talkforge.toml"), &declared).unwrap();
     talkforge(root).args(["check"]).assert().success();
 }
+
+/// `fmt` lays each file out in its own suite's format: over a repository
+/// of both families it neither refuses the mix nor reads one family's
+/// files as the other's.
+#[test]
+fn fmt_lays_out_each_family_in_its_own_format() {
+    let tmp = both_families("databases/apibank");
+    let root = tmp.path();
+    let dialogue = root.join("conversations/apibank-level-1/dentist.jsonl");
+    let conversation = root.join("conversations/easy/AddAlarm-easy.json");
+    let before = fs::read_to_string(&conversation).unwrap();
+    // An API-Bank line laid out by hand, with extra spaces.
+    let spaced = fs::read_to_string(&dialogue).unwrap().replacen(
+        "{\"role\": \"User\"",
+        "{ \"role\" :  \"User\"",
+        1,
+    );
+    fs::write(&dialogue, &spaced).unwrap();
+
+    let out = stdout_of(talkforge(root).args(["fmt", "--check"]), 1);
+    assert!(out.contains("dentist.jsonl"), "{out}");
+    assert!(!out.contains("AddAlarm-easy.json"), "{out}");
+    stdout_of(talkforge(root).args(["fmt"]), 0);
+    assert!(fs::read_to_string(&dialogue)
+        .unwrap()
+        .starts_with("{\"role\": \"User\""));
+    assert_eq!(fs::read_to_string(&conversation).unwrap(), before);
+    stdout_of(talkforge(root).args(["fmt", "--check"]), 0);
+}

@@ -17,7 +17,8 @@ pub struct Args {
     /// Dialogue files or folders (searched recursively for the suite's files).
     #[arg(default_value = "conversations")]
     pub paths: Vec<PathBuf>,
-    /// The suite the dialogues belong to [default: by file extension].
+    /// The suite the dialogues belong to [default: each file's subset's in
+    /// talkforge.toml, else by file extension].
     #[arg(long)]
     pub suite: Option<String>,
     /// Write nothing; list the files that would change and exit 1 if any.
@@ -28,12 +29,17 @@ pub struct Args {
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let forced = context.suite_named(args.suite.as_deref())?;
     let files = discover_dialogues(&args.paths, &context.registry.endings(forced))?;
-    let suite = context.registry.of_files(&files, forced)?;
+    // Each file in its own suite's layout: a repository may hold several.
+    let groups = crate::dataset::by_suite(context.registry, &files, forced)?;
+    let suites: Vec<_> = groups
+        .iter()
+        .flat_map(|(suite, group)| group.iter().map(move |path| (*suite, path)))
+        .collect();
     // Every file is laid out before any is written: one that cannot be
     // read leaves the others as they were, and every such file is named.
     let mut changed = Vec::new();
     let mut failed = Vec::new();
-    for path in &files {
+    for (suite, path) in suites {
         let laid_out = || -> Result<Option<String>, Error> {
             let text = crate::formats::read::read_text(path)?;
             // What the readers refuse is not laid out: fmt never turns a
