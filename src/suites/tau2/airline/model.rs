@@ -3,6 +3,7 @@
 //! reservation `status` present as null, gift-card and certificate
 //! amounts as floats.
 
+use crate::suite::{ParamSpec, ParamType};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +104,23 @@ pub enum PaymentMethod {
     #[serde(rename = "certificate")]
     Certificate { id: String, amount: f64 },
 }
+
+/// A passenger's fields as the tools that take passengers state them.
+pub const PASSENGER_FIELDS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "first_name",
+        ParamType::String,
+        "The passenger's first name.",
+        true,
+    ),
+    ParamSpec::new(
+        "last_name",
+        ParamType::String,
+        "The passenger's last name.",
+        true,
+    ),
+    ParamSpec::new("dob", ParamType::String, "Date of birth, YYYY-MM-DD.", true),
+];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Passenger {

@@ -3,7 +3,7 @@
 
 use super::super::model::{
     FlightDate, FlightDb, FlightInfo, Passenger, Payment, PaymentMethod, Reservation,
-    ReservationFlight,
+    ReservationFlight, PASSENGER_FIELDS,
 };
 use crate::suite::{ParamSpec, ParamType, ToolSpec};
 use crate::suites::tau2::catalog::spec;
@@ -207,21 +207,7 @@ pub const SPEC: ToolSpec = spec(
             )
         },
         ParamSpec {
-            fields: &[
-                ParamSpec::new(
-                    "first_name",
-                    ParamType::String,
-                    "The passenger's first name.",
-                    true,
-                ),
-                ParamSpec::new(
-                    "last_name",
-                    ParamType::String,
-                    "The passenger's last name.",
-                    true,
-                ),
-                ParamSpec::new("dob", ParamType::String, "Date of birth, YYYY-MM-DD.", true),
-            ],
+            fields: PASSENGER_FIELDS,
             ..ParamSpec::new(
                 "passengers",
                 ParamType::Array(&ParamType::Object),

@@ -1,7 +1,7 @@
 //! `update_reservation_passengers` (write): the same number of passengers,
 //! with new details.
 
-use super::super::model::{FlightDb, Passenger};
+use super::super::model::{FlightDb, Passenger, PASSENGER_FIELDS};
 use crate::suite::{ParamSpec, ParamType, ToolSpec};
 use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
@@ -35,21 +35,7 @@ pub const SPEC: ToolSpec = spec(
             true,
         ),
         ParamSpec {
-            fields: &[
-                ParamSpec::new(
-                    "first_name",
-                    ParamType::String,
-                    "The passenger's first name.",
-                    true,
-                ),
-                ParamSpec::new(
-                    "last_name",
-                    ParamType::String,
-                    "The passenger's last name.",
-                    true,
-                ),
-                ParamSpec::new("dob", ParamType::String, "Date of birth, YYYY-MM-DD.", true),
-            ],
+            fields: PASSENGER_FIELDS,
             ..ParamSpec::new(
                 "passengers",
                 ParamType::Array(&ParamType::Object),
