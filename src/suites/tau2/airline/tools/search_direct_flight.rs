@@ -17,25 +17,28 @@ pub fn run(db: &mut FlightDb, args: &Args) -> Result<Output, Raised> {
     Ok(Output::model(&found))
 }
 
+/// What a flight search takes: both searches take the same.
+pub const SEARCH_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "origin",
+        ParamType::String,
+        "IATA code of the origin airport.",
+        true,
+    ),
+    ParamSpec::new(
+        "destination",
+        ParamType::String,
+        "IATA code of the destination airport.",
+        true,
+    ),
+    ParamSpec::new("date", ParamType::String, "The date, YYYY-MM-DD.", true),
+];
+
 /// What the tool takes and does, for the catalog.
 pub const SPEC: ToolSpec = spec(
     "search_direct_flight",
     "airline",
     "Finds direct flights between two airports on a date.",
-    &[
-        ParamSpec::new(
-            "origin",
-            ParamType::String,
-            "IATA code of the origin airport.",
-            true,
-        ),
-        ParamSpec::new(
-            "destination",
-            ParamType::String,
-            "IATA code of the destination airport.",
-            true,
-        ),
-        ParamSpec::new("date", ParamType::String, "The date, YYYY-MM-DD.", true),
-    ],
+    SEARCH_PARAMS,
     false,
 );

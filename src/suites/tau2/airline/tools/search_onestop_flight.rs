@@ -3,7 +3,7 @@
 //! `2024-05-{day + 1}` (no zero padding, May only).
 
 use super::super::model::FlightDb;
-use crate::suite::{ParamSpec, ParamType, ToolSpec};
+use crate::suite::ToolSpec;
 use crate::suites::tau2::catalog::spec;
 use crate::suites::tau2::common::{Args, Output, Raised};
 
@@ -41,20 +41,6 @@ pub const SPEC: ToolSpec = spec(
     "search_onestop_flight",
     "airline",
     "Finds connections with one stop between two airports on a date.",
-    &[
-        ParamSpec::new(
-            "origin",
-            ParamType::String,
-            "IATA code of the origin airport.",
-            true,
-        ),
-        ParamSpec::new(
-            "destination",
-            ParamType::String,
-            "IATA code of the destination airport.",
-            true,
-        ),
-        ParamSpec::new("date", ParamType::String, "The date, YYYY-MM-DD.", true),
-    ],
+    super::search_direct_flight::SEARCH_PARAMS,
     false,
 );
