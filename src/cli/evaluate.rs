@@ -26,7 +26,6 @@ use crate::suite::interactive::Interactive;
 use crate::suite::levels::{LevelProtocol, LevelRun, Scoring, StartState};
 use crate::suite::protocol::DEFAULT_MAX_CALLS_PER_TURN;
 use crate::suite::similarity::ExactText;
-use crate::suite::tasks::{TaskPredictor, TaskProtocol, TaskRun, TaskSelection};
 use crate::suite::{Evaluation, Suite};
 use crate::Error;
 
@@ -181,6 +180,19 @@ pub struct TaskArgs {
     /// Only these task ids (comma-separated, or the option repeated).
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub task_ids: Vec<String>,
+    /// The tool schemas the openai agent is offered: an OpenAI tools JSON
+    /// (as a benchmark publishes them) instead of talkforge's own; it may
+    /// name only the domain's tools.
+    #[arg(long, value_name = "FILE")]
+    pub tool_docs: Option<PathBuf>,
+    /// A conversation (openai predictor) still going after this many
+    /// messages stops, with reward 0.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_steps: usize,
+    /// A conversation (openai predictor) stops, with reward 0, at this
+    /// many tool calls that raised.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_errors: usize,
 }
 
 impl TaskArgs {
@@ -191,6 +203,7 @@ impl TaskArgs {
             ("--fresh-tasks", self.fresh_tasks),
             ("--split", self.split.is_some()),
             ("--task-ids", !self.task_ids.is_empty()),
+            ("--tool-docs", self.tool_docs.is_some()),
         ]
         .into_iter()
         .find(|(_, given)| *given)
@@ -248,7 +261,7 @@ impl Args {
     }
 
     /// The model `name`, its replies cached and counted into `meter` for `role`.
-    fn model(&self, name: &str, meter: &Meter, role: Role) -> Result<Model, Error> {
+    pub(crate) fn model(&self, name: &str, meter: &Meter, role: Role) -> Result<Model, Error> {
         Ok(Model {
             client: self
                 .client(meter, role)?
@@ -301,7 +314,7 @@ pub fn run(args: &Args, context: &mut super::Context<'_>) -> Result<Status, Erro
     }
     check_trials(args, args.predictor == PredictorKind::Openai)?;
     if let Evaluation::Tasks(protocol) = suite.evaluation() {
-        return run_tasks(args, protocol, &files, context.out);
+        return crate::suites::tau2::eval::command::run(args, protocol, &files, context.out);
     }
     if let Some(flag) = args.tasks.given() {
         return Err(Error::Usage(format!(
@@ -691,81 +704,6 @@ fn run_levels(
     if let Some(failure) = outcome.failure {
         return Err(failure);
     }
-    Ok(Status::from_findings(outcome.findings))
-}
-
-/// `evaluate` for a suite that grades the tasks of its files itself.
-fn run_tasks(
-    args: &Args,
-    protocol: &dyn TaskProtocol,
-    files: &[PathBuf],
-    out: &mut dyn Write,
-) -> Result<Status, Error> {
-    let given = [
-        ("--level", args.level.is_some()),
-        ("--state", args.state.is_some()),
-        ("--scoring", args.scoring.is_some()),
-        ("--template", args.template.is_some()),
-        ("--errata", !args.errata.is_empty()),
-        ("--reset", args.reset),
-    ];
-    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-        return Err(Error::Usage(format!(
-            "{flag} is not used by an evaluation by tasks (tau2)"
-        )));
-    }
-    if files.is_empty() {
-        return Err(Error::Usage("no tasks file among the paths given".into()));
-    }
-    if args.tasks.fresh_tasks && args.predictor != PredictorKind::Replay {
-        return Err(Error::Usage(
-            "--fresh-tasks regrades a results file: use it with --predictor replay".into(),
-        ));
-    }
-    let meter = Meter::new();
-    // A judge answers at temperature 0 unless told.
-    let judge = match &args.tasks.judge_model {
-        Some(name) => Some(Model {
-            temperature: Some(args.temperature.unwrap_or(0.0)),
-            ..args.model(name, &meter, Role::Judge)?
-        }),
-        None => None,
-    };
-    let predictor = match args.predictor {
-        PredictorKind::Oracle => TaskPredictor::Oracle,
-        PredictorKind::Replay => TaskPredictor::Replay {
-            predictions: args.predictions.clone().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?,
-            fresh_tasks: args.tasks.fresh_tasks,
-        },
-        PredictorKind::Openai => TaskPredictor::Llm {
-            agent: args.model(&args.model, &meter, Role::Assistant)?,
-            user: args.model(
-                args.conversation
-                    .user_model
-                    .as_deref()
-                    .unwrap_or(&args.model),
-                &meter,
-                Role::User,
-            )?,
-        },
-    };
-    let outcome = protocol.evaluate(&TaskRun {
-        files,
-        databases: args.databases.as_deref(),
-        predictor,
-        judge,
-        selection: TaskSelection {
-            split: args.tasks.split.clone(),
-            task_ids: args.tasks.task_ids.clone(),
-        },
-        trials: args.trials,
-        out: args.out.clone(),
-    })?;
-    print(out, args.format, &outcome.document, || {
-        outcome.human.clone()
-    });
     Ok(Status::from_findings(outcome.findings))
 }
 

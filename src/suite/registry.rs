@@ -122,11 +122,10 @@ impl Registry {
     pub fn report_kinds(&self) -> Vec<&'static dyn RunKind> {
         let mut kinds: Vec<&'static dyn RunKind> = Vec::new();
         for suite in &self.suites {
-            // A suite grading its own tasks writes no summary `report` reads.
             let evaluation = match suite.evaluation() {
                 Evaluation::Conversations => Some(runs::kind::<Conversations>()),
                 Evaluation::Levels(levels) => Some(levels.report_kind()),
-                Evaluation::Tasks(_) => None,
+                Evaluation::Tasks(tasks) => Some(tasks.report_kind()),
             };
             let with_user = suite.interactive().map(|_| runs::kind::<ScenarioFigures>());
             for kind in evaluation.into_iter().chain(with_user) {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::llm::usage::Meter;
 use crate::run::answer::Model;
 use crate::Result;
 
@@ -24,7 +25,24 @@ pub enum TaskPredictor {
         fresh_tasks: bool,
     },
     /// A model as the agent, talking to a model playing the user.
-    Llm { agent: Model, user: Model },
+    Llm(Box<LlmPlayers>),
+}
+
+/// The models of a conversation between an agent and a simulated user,
+/// and what bounds it.
+#[derive(Debug, Clone)]
+pub struct LlmPlayers {
+    pub agent: Model,
+    pub user: Model,
+    /// An OpenAI tools JSON offered to the agent instead of the suite's
+    /// own tool schemas (as a benchmark publishes them).
+    pub tool_docs: Option<PathBuf>,
+    /// A conversation still going after this many messages stops
+    /// (reward 0).
+    pub max_steps: usize,
+    /// A conversation stops (reward 0) at this many tool calls that
+    /// raised.
+    pub max_errors: usize,
 }
 
 /// Which tasks of the files are evaluated.
@@ -50,10 +68,16 @@ pub struct TaskRun<'a> {
     pub selection: TaskSelection,
     pub trials: usize,
     pub out: Option<PathBuf>,
+    /// Evaluate again what `out` already holds.
+    pub reset: bool,
+    /// Units graded (or conversations held) at once; None: every core.
+    pub threads: Option<usize>,
+    /// Where the models asked count their tokens.
+    pub meter: Meter,
 }
 
 /// What a run found.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TaskOutcome {
     /// The summary `--format json` prints.
     pub document: Value,
@@ -61,9 +85,15 @@ pub struct TaskOutcome {
     pub human: String,
     /// Whether some scored task got less than the full reward (exit 1).
     pub findings: bool,
+    /// The error naming the tasks that could not be evaluated (exit 2,
+    /// after the summary of the others, which lists them).
+    pub failure: Option<crate::Error>,
 }
 
 /// A suite's evaluation by tasks.
 pub trait TaskProtocol: Sync {
     fn evaluate(&self, run: &TaskRun<'_>) -> Result<TaskOutcome>;
+
+    /// How `report` reads and compares the runs it makes.
+    fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind;
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::domain::Db;
 
 /// One place where two states differ; a side without it is None.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Difference {
     /// Keys from the top of the dump, dot-separated; list items by index.
     pub path: String,

@@ -5,7 +5,7 @@
 //! outside the basis are still computed and shown where they cost
 //! nothing; the judge is asked only when the basis needs it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::message::Message;
 use super::nl_assertion::Verdict;
@@ -22,7 +22,7 @@ const SHOWN_DIFFERENCES: usize = 10;
 pub const STOPS: [&str; 2] = ["agent_stop", "user_stop"];
 
 /// What grading one trajectory found.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Grade {
     /// None: not scored (a component the basis needs could not be had).
     pub reward: Option<f64>,
@@ -32,11 +32,11 @@ pub struct Grade {
     pub env_assertions: Option<f64>,
     pub nl_assertions: Option<f64>,
     pub errors: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Where the agent's state differs from the gold's (`left` the gold,
     /// `right` the agent's; the first few places).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub db_differences: Vec<Difference>,
     /// Per communicate item, whether it was said.
     #[serde(skip)]

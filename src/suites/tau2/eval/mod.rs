@@ -1,36 +1,38 @@
-//! `evaluate --suite tau2`: each task's trajectory (the gold actions for
-//! the oracle, or one read from a file) graded with tau2's reward
-//! ([`grade`]), a component a file: DB ([`db`]), COMMUNICATE
-//! ([`communicate`]), ACTION ([`action`]), ENV_ASSERTION
-//! ([`env_assertion`]) and NL_ASSERTION ([`nl_assertion`], by a judge).
-
 pub mod action;
+pub mod command;
 pub mod communicate;
 pub mod db;
 pub mod env_assertion;
+pub mod figures;
 pub mod grade;
 pub mod message;
 pub mod nl_assertion;
 pub mod output;
 pub mod predictions;
 pub mod py_eq;
+pub mod report;
+pub mod resume;
 pub mod selection;
 pub mod trajectory;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use self::grade::{Grade, Grading};
+use self::figures::{Row, Tau2Figures};
+use self::grade::Grading;
 use self::message::Message;
-use self::output::Graded;
+use self::output::{Graded, Kept};
 use self::predictions::{Predicted, Predictions, Trajectory};
 use super::domain::{Db, Initial};
 use super::suite::DATABASE_FILE;
 use super::tasks::{self, Task};
+use crate::llm::sha256_hex;
+use crate::run::driver::{Failure, Pass};
+use crate::run::provenance::{DatabasesRecord, Dataset, Provenance};
+use crate::run::summary::RunSummary;
 use crate::suite::tasks::{TaskOutcome, TaskPredictor, TaskProtocol, TaskRun};
 use crate::{Error, Result};
 
@@ -44,6 +46,8 @@ struct TasksFile {
     name: String,
     /// The name of the folder holding it (`retail`).
     folder: String,
+    /// SHA-256 of its text.
+    sha256: String,
     tasks: Vec<Task>,
     /// The tasks as written, for the results file.
     raw: Vec<Value>,
@@ -73,6 +77,14 @@ impl TasksFile {
     }
 }
 
+/// A database of the run: its initial state, where it was read, and the
+/// SHA-256 of its file.
+struct Database {
+    initial: Initial,
+    path: PathBuf,
+    sha256: String,
+}
+
 /// One trajectory to grade.
 struct Unit {
     file: usize,
@@ -80,26 +92,28 @@ struct Unit {
     raw: Value,
     trial: usize,
     termination: String,
-    trajectory: Trajectory,
+    /// None: the agent and the user make it in conversation.
+    trajectory: Option<Trajectory>,
 }
 
-/// One line of `per_task`.
-#[derive(Debug, Serialize)]
-struct Row {
-    file: String,
-    task_id: String,
-    trial: usize,
-    #[serde(flatten)]
-    grade: Grade,
+/// A trajectory made (or taken back) and graded.
+struct Done {
+    row: Row,
+    messages: Vec<Message>,
+    reward_info: Value,
+    agent_models: Vec<String>,
+    user_models: Vec<String>,
+    resumed: bool,
 }
 
 impl TaskProtocol for Tau2Tasks {
     fn evaluate(&self, run: &TaskRun<'_>) -> Result<TaskOutcome> {
-        let mut initials: Vec<Initial> = Vec::new();
+        let started = run.meter.reading();
+        let mut databases: Vec<Database> = Vec::new();
         let mut by_db_path: HashMap<PathBuf, usize> = HashMap::new();
         let mut files = Vec::with_capacity(run.files.len());
         for path in run.files {
-            files.push(load_file(path, run, &mut initials, &mut by_db_path)?);
+            files.push(load_file(path, run, &mut databases, &mut by_db_path)?);
         }
         for id in &run.selection.task_ids {
             if !files.iter().any(|f| f.position(id).is_some()) {
@@ -108,57 +122,228 @@ impl TaskProtocol for Tau2Tasks {
                 )));
             }
         }
+        let initials: Vec<&Initial> = databases.iter().map(|d| &d.initial).collect();
         let (units, results_info, not_predicted) = units(run, &files, &initials)?;
+        let settings = settings(run)?;
 
-        // Units are graded apart, on every core; a judge's requests go
-        // out as the units come.
-        let graded: Vec<(Row, Vec<Message>)> = units
-            .par_iter()
-            .map(|unit| grade_unit(unit, &files[unit.file], &initials, run))
-            .collect();
-        let (rows, trajectories): (Vec<Row>, Vec<Vec<Message>>) = graded.into_iter().unzip();
+        // Units are made and graded apart, `run.threads` at a time; a
+        // model's requests go out as the units come.
+        let one = |unit: &Unit| {
+            one_unit(
+                unit,
+                &files[unit.file],
+                &databases[files[unit.file].db],
+                &settings,
+                run,
+            )
+        };
+        let done: Vec<std::result::Result<Done, Failure>> = match run.threads {
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build()
+                .map_err(|e| Error::Other(format!("cannot start {n} worker threads: {e}")))?
+                .install(|| units.par_iter().map(one).collect()),
+            None => units.par_iter().map(one).collect(),
+        };
 
         if let Some(out) = &run.out {
-            write_out(
-                out,
-                run,
-                &files,
-                &units,
-                &rows,
-                &trajectories,
-                results_info.as_ref(),
-            )?;
+            write_results(out, run, &files, &units, &done, results_info.as_ref())?;
         }
-        Ok(outcome(&files, &units, rows, not_predicted))
+        let mut pass = Pass {
+            dataset: files
+                .iter()
+                .map(|f| (f.name.clone(), Some(f.sha256.clone())))
+                .collect(),
+            ..Pass::default()
+        };
+        let mut rows = Vec::with_capacity(done.len());
+        let (mut agent_models, mut user_models) = (Vec::new(), Vec::new());
+        for d in done {
+            match d {
+                Ok(d) => {
+                    pass.resumed += usize::from(d.resumed);
+                    agent_models.extend(d.agent_models);
+                    user_models.extend(d.user_models);
+                    rows.push(d.row);
+                }
+                Err(failure) => pass.failures.push(failure),
+            }
+        }
+        let trials = trials(&rows);
+        let figures = Tau2Figures::new(
+            files.len(),
+            predictor_name(&run.predictor),
+            user_name(&run.predictor),
+            rows,
+            not_predicted,
+        );
+        let findings = figures.findings() || trials.as_ref().is_some_and(|t| !t.all_succeeded());
+        let mut summary = RunSummary::new(figures, settings, pass);
+        summary.trials = trials;
+        summary.provenance = Some(provenance(
+            run,
+            &files,
+            &databases,
+            &agent_models,
+            &user_models,
+        ));
+        summary.usage = run.meter.since(&started);
+        if let Some(out) = &run.out {
+            crate::report::runs::write_run(out, &summary, report::title(&summary))?;
+        }
+        let failure = crate::run::driver::failures_error(
+            &summary.failures,
+            summary.figures.trajectories + summary.failures.len(),
+            "trajectory",
+            run.out.as_deref(),
+        );
+        Ok(TaskOutcome {
+            human: figures::human(&summary),
+            document: serde_json::to_value(&summary).expect("a summary serialises"),
+            findings,
+            failure,
+        })
+    }
+
+    fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind {
+        crate::report::runs::kind::<Tau2Figures>()
     }
 }
 
-/// Make (for calls) and grade one trajectory.
-fn grade_unit(
+/// Who played the agent, in words.
+fn predictor_name(predictor: &TaskPredictor) -> String {
+    match predictor {
+        TaskPredictor::Oracle => "oracle".into(),
+        TaskPredictor::Replay { .. } => "replay".into(),
+        TaskPredictor::Llm(players) => format!("openai:{}", players.agent.model),
+    }
+}
+
+/// Who played the user, in words (None where no one did).
+fn user_name(predictor: &TaskPredictor) -> Option<String> {
+    match predictor {
+        TaskPredictor::Llm(players) => Some(format!("llm:{}", players.user.model)),
+        _ => None,
+    }
+}
+
+/// Everything a trajectory is made and graded with: a trajectory in
+/// `--out` made with other settings is made again.
+fn settings(run: &TaskRun<'_>) -> Result<Value> {
+    let model =
+        |m: &crate::run::answer::Model| json!({"model": m.model, "temperature": m.temperature});
+    let mut settings = json!({
+        "suite": "tau2",
+        "predictor": predictor_name(&run.predictor),
+        "judge": run.judge.as_ref().map(model),
+        "talkforge_version": env!("CARGO_PKG_VERSION"),
+    });
+    let map = settings.as_object_mut().expect("an object");
+    match &run.predictor {
+        TaskPredictor::Oracle => {}
+        TaskPredictor::Replay {
+            predictions,
+            fresh_tasks,
+        } => {
+            map.insert(
+                "predictions".into(),
+                json!(predictions.display().to_string()),
+            );
+            map.insert(
+                "predictions_sha256".into(),
+                json!(crate::run::provenance::FileHash::of(predictions)?.sha256),
+            );
+            map.insert("fresh_tasks".into(), json!(fresh_tasks));
+        }
+        TaskPredictor::Llm(players) => {
+            map.insert("agent".into(), model(&players.agent));
+            map.insert("user".into(), model(&players.user));
+            map.insert("max_steps".into(), json!(players.max_steps));
+            map.insert("max_errors".into(), json!(players.max_errors));
+            let docs = match &players.tool_docs {
+                Some(path) => Some(crate::run::provenance::FileHash::of(path)?.sha256),
+                None => None,
+            };
+            map.insert("tool_docs_sha256".into(), json!(docs));
+        }
+    }
+    Ok(settings)
+}
+
+/// Make (or take back) and grade one trajectory, writing its file to
+/// `--out`; a trajectory that cannot be made is a failure named by its
+/// file and task.
+fn one_unit(
     unit: &Unit,
     file: &TasksFile,
-    initials: &[Initial],
+    database: &Database,
+    settings: &Value,
     run: &TaskRun<'_>,
-) -> (Row, Vec<Message>) {
-    let initial = &initials[file.db];
-    let (gold_replay, gold) = super::verify::replay_to_state(&file.name, &unit.task, initial);
-    let gold_hash = gold_replay.final_state.db_hash;
-    let messages = match &unit.trajectory {
-        Trajectory::Messages(messages) => messages.clone(),
-        Trajectory::Actions(calls) => {
+) -> std::result::Result<Done, Failure> {
+    let initial = &database.initial;
+    let task_text = serde_json::to_string(&unit.raw).expect("JSON serialises");
+    let stamp = resume::stamp(
+        settings,
+        &sha256_hex(task_text.as_bytes()),
+        &database.sha256,
+        &sha256_hex(file.policy.as_bytes()),
+    );
+    let row = |termination: &str, grade: grade::Grade| Row {
+        file: file.name.clone(),
+        task_id: unit.task.id.clone(),
+        trial: unit.trial,
+        domain: file.domain.to_string(),
+        termination: termination.to_string(),
+        grade,
+    };
+    if let (Some(out), false) = (&run.out, run.reset) {
+        if let Some(stored) =
+            resume::take_back(out, &file.folder, &unit.task.id, unit.trial, &stamp)
+        {
+            return Ok(Done {
+                row: row(&stored.termination_reason, stored.grade),
+                messages: stored.messages,
+                reward_info: stored.reward_info,
+                agent_models: stored.agent_models,
+                user_models: stored.user_models,
+                resumed: true,
+            });
+        }
+    }
+    let (messages, termination, agent_models, user_models) = match &unit.trajectory {
+        Some(Trajectory::Messages(messages)) => (
+            messages.clone(),
+            unit.termination.clone(),
+            Vec::new(),
+            Vec::new(),
+        ),
+        Some(Trajectory::Actions(calls)) => {
             let mut db = initial.db.clone();
             let calls = calls
                 .iter()
                 .enumerate()
                 .map(|(i, (name, args))| trajectory::call(i, name, args, "assistant"))
                 .collect();
-            trajectory::run_calls(&mut db, calls)
+            (
+                trajectory::run_calls(&mut db, calls),
+                unit.termination.clone(),
+                Vec::new(),
+                Vec::new(),
+            )
+        }
+        None => {
+            return Err(Failure {
+                file: format!("{}#{}", file.name, unit.task.id),
+                error: "no trajectory to grade".into(),
+            })
         }
     };
+    let (gold_replay, gold) = super::verify::replay_to_state(&file.name, &unit.task, initial);
+    let gold_hash = gold_replay.final_state.db_hash;
     let grade = grade::grade(
         &unit.task,
         &messages,
-        &unit.termination,
+        &termination,
         &Grading {
             initial,
             gold_hash: &gold_hash,
@@ -166,23 +351,104 @@ fn grade_unit(
             judge: run.judge.as_ref(),
         },
     );
-    let row = Row {
-        file: file.name.clone(),
-        task_id: unit.task.id.clone(),
-        trial: unit.trial,
-        grade,
+    let reward_info = output::reward_info(&grade);
+    if let Some(out) = &run.out {
+        let graded = Graded {
+            folder: &file.folder,
+            task_id: &unit.task.id,
+            trial: unit.trial,
+            termination: &termination,
+            messages: &messages,
+            grade: &grade,
+        };
+        let kept = Kept {
+            evaluation: &stamp,
+            reward_info: &reward_info,
+            agent_models: &agent_models,
+            user_models: &user_models,
+        };
+        output::write_task(out, &file.name, &graded, &kept).map_err(|e| Failure {
+            file: format!("{}#{}", file.name, unit.task.id),
+            error: e.to_string(),
+        })?;
+    }
+    Ok(Done {
+        row: row(&termination, grade),
+        messages,
+        reward_info,
+        agent_models,
+        user_models,
+        resumed: false,
+    })
+}
+
+/// pass^1 .. pass^n over the trials of the rows (full reward a success),
+/// per domain; None for a run of one trial.
+fn trials(rows: &[Row]) -> Option<crate::run::trials::Trials> {
+    let mut by_trial: BTreeMap<usize, Vec<crate::run::trials::UnitOutcome>> = BTreeMap::new();
+    for row in rows {
+        by_trial.entry(row.trial).or_default().push(row.unit());
+    }
+    if by_trial.len() < 2 {
+        return None;
+    }
+    let trials: Vec<_> = by_trial.into_values().collect();
+    Some(crate::run::trials::Trials::new(&trials, Some("domain")))
+}
+
+/// Where the run's numbers came from.
+fn provenance(
+    run: &TaskRun<'_>,
+    files: &[TasksFile],
+    databases: &[Database],
+    agent_models: &[String],
+    user_models: &[String],
+) -> Provenance {
+    let dataset: Vec<(&str, Option<&str>)> = files
+        .iter()
+        .map(|f| (f.name.as_str(), Some(f.sha256.as_str())))
+        .collect();
+    let db_files: BTreeMap<String, String> = databases
+        .iter()
+        .map(|d| (d.path.display().to_string(), d.sha256.clone()))
+        .collect();
+    let all: String = databases.iter().map(|d| d.sha256.as_str()).collect();
+    let (model, user) = match &run.predictor {
+        TaskPredictor::Llm(p) => (Some(p.agent.model.clone()), Some(p.user.model.clone())),
+        _ => (None, None),
     };
-    (row, messages)
+    Provenance {
+        talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: crate::run::provenance::now(),
+        suite: "tau2".into(),
+        dataset: Dataset::of(dataset),
+        databases: DatabasesRecord {
+            folder: run
+                .databases
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|| "beside each tasks file".into()),
+            sha256: sha256_hex(all.as_bytes()),
+            files: db_files,
+        },
+        errata: Vec::new(),
+        predictor: predictor_name(&run.predictor),
+        model_requested: model,
+        models_reported: crate::run::answer::Reported::all(agent_models),
+        user_model_requested: user,
+        user_models_reported: crate::run::answer::Reported::all(user_models),
+        prompt_templates: BTreeMap::new(),
+    }
 }
 
 /// Read a tasks file, its database (once a run) and what selects its tasks.
 fn load_file(
     path: &Path,
     run: &TaskRun<'_>,
-    initials: &mut Vec<Initial>,
+    databases: &mut Vec<Database>,
     by_db_path: &mut HashMap<PathBuf, usize>,
 ) -> Result<TasksFile> {
     let text = crate::formats::read::read_text(path)?;
+    let sha256 = sha256_hex(text.as_bytes());
     let tasks = tasks::parse(path, &text)?;
     let raw: Vec<Value> =
         serde_json::from_str(&text).map_err(|e| crate::formats::read::json_error(path, &e))?;
@@ -191,9 +457,13 @@ fn load_file(
     let db = match by_db_path.get(&db_path) {
         Some(&i) => i,
         None => {
-            initials.push(Initial::new(Db::load(&db_path)?));
-            by_db_path.insert(db_path, initials.len() - 1);
-            initials.len() - 1
+            databases.push(Database {
+                initial: Initial::new(Db::load(&db_path)?),
+                sha256: crate::run::provenance::FileHash::of(&db_path)?.sha256,
+                path: db_path.clone(),
+            });
+            by_db_path.insert(db_path, databases.len() - 1);
+            databases.len() - 1
         }
     };
     let policy_path = dir.join("policy.md");
@@ -212,10 +482,11 @@ fn load_file(
         path: path.to_path_buf(),
         name: path.display().to_string(),
         folder,
+        sha256,
         tasks,
         raw,
         db,
-        domain: initials[db].db.domain(),
+        domain: databases[db].initial.db.domain(),
         policy,
         allowed: selection::allowed(path, &run.selection)?,
     })
@@ -227,7 +498,7 @@ fn load_file(
 type Units = (Vec<Unit>, Option<(usize, Value)>, Vec<String>);
 
 /// The trajectories a run grades.
-fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result<Units> {
+fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Result<Units> {
     let selected_unit =
         |file: usize, position: usize, trial: usize, termination: &str, trajectory: Trajectory| {
             Unit {
@@ -236,7 +507,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                 raw: files[file].raw[position].clone(),
                 trial,
                 termination: termination.to_string(),
-                trajectory,
+                trajectory: Some(trajectory),
             }
         };
     match &run.predictor {
@@ -339,7 +610,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                         raw,
                         trial: sim.trial,
                         termination: sim.termination,
-                        trajectory: sim.trajectory,
+                        trajectory: Some(sim.trajectory),
                     });
                 }
                 Ok((
@@ -349,7 +620,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[Initial]) -> Result
                 ))
             }
         },
-        TaskPredictor::Llm { .. } => Err(Error::Usage(
+        TaskPredictor::Llm(_) => Err(Error::Usage(
             "--predictor openai is not available for tau2 yet: use oracle or replay".into(),
         )),
     }
@@ -394,26 +665,33 @@ fn not_predicted(files: &[TasksFile], predicted: &[Vec<usize>]) -> Vec<String> {
     missing
 }
 
-fn write_out(
+/// Each tasks file's `Results` in `out` (`results.json`, or
+/// `results-<folder>.json` each when there are several).
+fn write_results(
     out: &Path,
     run: &TaskRun<'_>,
     files: &[TasksFile],
     units: &[Unit],
-    rows: &[Row],
-    trajectories: &[Vec<Message>],
+    done: &[std::result::Result<Done, Failure>],
     results_info: Option<&(usize, Value)>,
 ) -> Result<()> {
     crate::formats::write::create_folder(out)?;
     let now = chrono::Utc::now().to_rfc3339();
-    let agent = match run.predictor {
-        TaskPredictor::Oracle => "talkforge_oracle",
-        _ => "talkforge_replay",
+    let (agent, user, limits) = match &run.predictor {
+        TaskPredictor::Oracle => ("talkforge_oracle", "talkforge_none", (0, 0)),
+        TaskPredictor::Replay { .. } => ("talkforge_replay", "talkforge_none", (0, 0)),
+        TaskPredictor::Llm(p) => (
+            "talkforge_llm_agent",
+            "talkforge_llm_user",
+            (p.max_steps, p.max_errors),
+        ),
     };
     for (f, file) in files.iter().enumerate() {
         let mut tasks: Vec<Value> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
         let mut simulations = Vec::new();
-        for ((unit, row), messages) in units.iter().zip(rows).zip(trajectories) {
+        for (unit, done) in units.iter().zip(done) {
+            let Ok(done) = done else { continue };
             if unit.file != f {
                 continue;
             }
@@ -421,12 +699,11 @@ fn write_out(
                 folder: &file.folder,
                 task_id: &unit.task.id,
                 trial: unit.trial,
-                termination: &unit.termination,
-                messages,
-                grade: &row.grade,
+                termination: &done.row.termination,
+                messages: &done.messages,
+                grade: &done.row.grade,
             };
-            output::write_task(out, &file.name, &graded)?;
-            simulations.push(output::simulation(&graded, &now));
+            simulations.push(output::simulation(&graded, &done.reward_info, &now));
             if !seen.contains(&unit.task.id.as_str()) {
                 seen.push(&unit.task.id);
                 tasks.push(unit.raw.clone());
@@ -434,7 +711,7 @@ fn write_out(
         }
         let info = match results_info {
             Some((i, info)) if *i == f => info.clone(),
-            _ => output::info(file.domain, &file.policy, agent, run.trials),
+            _ => output::info(file.domain, &file.policy, agent, user, run.trials, limits),
         };
         let name = if files.len() == 1 {
             "results.json".to_string()
@@ -444,105 +721,4 @@ fn write_out(
         output::write_results(&out.join(name), &info, tasks, simulations, &now)?;
     }
     Ok(())
-}
-
-/// The summary: the keys of issue 34, and the figures in words.
-fn outcome(
-    files: &[TasksFile],
-    units: &[Unit],
-    rows: Vec<Row>,
-    not_predicted: Vec<String>,
-) -> TaskOutcome {
-    let mut tasks: Vec<(usize, &str)> =
-        units.iter().map(|u| (u.file, u.task.id.as_str())).collect();
-    tasks.sort_unstable();
-    tasks.dedup();
-    let scored: Vec<f64> = rows.iter().filter_map(|r| r.grade.reward).collect();
-    let reward = (!scored.is_empty()).then(|| scored.iter().sum::<f64>() / scored.len() as f64);
-    let db_matches = rows.iter().filter(|r| r.grade.db_match).count();
-    let full = scored.iter().filter(|r| **r == 1.0).count();
-    let findings = full < scored.len();
-    let mut human = format!(
-        "{} over {}: {} scored, reward {}; full reward {}/{}; DB match {}/{}\n",
-        crate::words::count(rows.len(), "trajectory"),
-        crate::words::count(tasks.len(), "task"),
-        scored.len(),
-        reward.map_or("-".to_string(), |r| format!("{r:.4}")),
-        full,
-        scored.len(),
-        db_matches,
-        rows.len(),
-    );
-    let unscored = rows.len() - scored.len();
-    if unscored > 0 {
-        human += &format!(
-            "{} not scored (each names why under errors in --format json)\n",
-            crate::words::count(unscored, "trajectory")
-        );
-    }
-    if !not_predicted.is_empty() {
-        human += &format!(
-            "{} selected but not predicted\n",
-            crate::words::count(not_predicted.len(), "task")
-        );
-    }
-    const SHOWN: usize = 10;
-    let short: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.grade.reward.is_some_and(|x| x < 1.0))
-        .collect();
-    for row in short.iter().take(SHOWN) {
-        let why = row
-            .grade
-            .errors
-            .first()
-            .cloned()
-            .unwrap_or_else(|| components_words(&row.grade));
-        human += &format!(
-            "  reward {} for {} task {}: {why}\n",
-            row.grade.reward.unwrap_or_default(),
-            row.file,
-            row.task_id
-        );
-    }
-    if short.len() > SHOWN {
-        human += &format!("  and {} more below full reward\n", short.len() - SHOWN);
-    }
-    let document = serde_json::json!({
-        "suite": "tau2",
-        "files": files.len(),
-        "tasks": tasks.len(),
-        "trajectories": rows.len(),
-        "scored": scored.len(),
-        "reward": reward,
-        "db_matches": db_matches,
-        "not_predicted": not_predicted,
-        "per_task": rows,
-    });
-    TaskOutcome {
-        document,
-        human,
-        findings,
-    }
-}
-
-/// Which components fell short, in words.
-fn components_words(grade: &Grade) -> String {
-    let mut short = Vec::new();
-    if !grade.db_match {
-        short.push("the database differs from the gold's");
-    }
-    if grade.communicate == Some(0.0) {
-        short.push("an item to communicate was not said");
-    }
-    if grade.action == Some(0.0) {
-        short.push("a gold action was not matched");
-    }
-    if grade.env_assertions == Some(0.0) {
-        short.push("an environment assertion failed");
-    }
-    if grade.nl_assertions == Some(0.0) {
-        short.push("the judge found an NL assertion not met");
-    }
-    short.join("; ")
 }

@@ -34,8 +34,20 @@ pub fn task_path(folder: &str, task_id: &str, trial: usize) -> String {
     format!("tasks/{folder}/{name}")
 }
 
+/// What a trajectory's file keeps besides its messages, for a later run
+/// to take it back (see [`super::resume`]).
+pub struct Kept<'a> {
+    /// The settings and inputs it was made with.
+    pub evaluation: &'a Value,
+    /// tau2's `reward_info` of its grade.
+    pub reward_info: &'a Value,
+    /// The models the server said played the agent and the user.
+    pub agent_models: &'a [String],
+    pub user_models: &'a [String],
+}
+
 /// Write one trajectory's file.
-pub fn write_task(out: &Path, file: &str, graded: &Graded<'_>) -> Result<()> {
+pub fn write_task(out: &Path, file: &str, graded: &Graded<'_>, kept: &Kept<'_>) -> Result<()> {
     let path = out.join(task_path(graded.folder, graded.task_id, graded.trial));
     if let Some(parent) = path.parent() {
         crate::formats::write::create_folder(parent)?;
@@ -48,6 +60,11 @@ pub fn write_task(out: &Path, file: &str, graded: &Graded<'_>) -> Result<()> {
         "reward": graded.grade.reward,
         "db_match": graded.grade.db_match,
         "messages": graded.messages,
+        "evaluation": kept.evaluation,
+        "grade": graded.grade,
+        "reward_info": kept.reward_info,
+        "agent_models": kept.agent_models,
+        "user_models": kept.user_models,
     });
     let text = serde_json::to_string_pretty(&doc).expect("JSON serialises") + "\n";
     crate::formats::write::atomic_write(&path, text.as_bytes())
@@ -55,7 +72,7 @@ pub fn write_task(out: &Path, file: &str, graded: &Graded<'_>) -> Result<()> {
 
 /// tau2's `RewardInfo` of a grade (None for one not scored: tau2 has no
 /// reward to write then).
-fn reward_info(grade: &Grade) -> Value {
+pub fn reward_info(grade: &Grade) -> Value {
     let Some(reward) = grade.reward else {
         return Value::Null;
     };
@@ -93,8 +110,8 @@ fn reward_info(grade: &Grade) -> Value {
     })
 }
 
-/// One simulation of `Results`.
-pub fn simulation(graded: &Graded<'_>, now: &str) -> Value {
+/// One simulation of `Results`, with its `reward_info`.
+pub fn simulation(graded: &Graded<'_>, reward_info: &Value, now: &str) -> Value {
     json!({
         "id": format!("{}-{}-{}", graded.folder, graded.task_id, graded.trial),
         "task_id": graded.task_id,
@@ -103,22 +120,29 @@ pub fn simulation(graded: &Graded<'_>, now: &str) -> Value {
         "end_time": now,
         "duration": 0.0,
         "termination_reason": graded.termination,
-        "reward_info": reward_info(graded.grade),
+        "reward_info": reward_info,
         "messages": graded.messages,
         "trial": graded.trial,
     })
 }
 
 /// The `info` of a run talkforge made: who played the agent and the user,
-/// the domain and its policy. No step or error limit applies to a replay
-/// or the oracle (0 says none was set).
-pub fn info(domain: &str, policy: &str, agent: &str, trials: usize) -> Value {
+/// the domain and its policy, the step and error limits (`limits`; no
+/// limit applies to a replay or the oracle: 0 says none was set).
+pub fn info(
+    domain: &str,
+    policy: &str,
+    agent: &str,
+    user: &str,
+    trials: usize,
+    limits: (usize, usize),
+) -> Value {
     json!({
         "git_commit": "",
         "num_trials": trials,
-        "max_steps": 0,
-        "max_errors": 0,
-        "user_info": {"implementation": "talkforge_none"},
+        "max_steps": limits.0,
+        "max_errors": limits.1,
+        "user_info": {"implementation": user},
         "agent_info": {"implementation": agent},
         "environment_info": {"domain_name": domain, "policy": policy},
     })
