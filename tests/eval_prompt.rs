@@ -101,7 +101,7 @@ fn an_earlier_turns_calls_come_before_its_text() {
             Message::User(t) => Some(format!("user: {t}")),
             Message::Assistant(t) => Some(format!("assistant: {t}")),
             Message::Call { name, .. } => Some(format!("call: {name}")),
-            Message::System(_) | Message::Result { .. } => None,
+            Message::System(_) | Message::Result { .. } | Message::Calls { .. } => None,
         })
         .collect();
     assert_eq!(

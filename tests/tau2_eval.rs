@@ -313,3 +313,298 @@ fn a_judge_scores_the_nl_assertions() {
         "{asked}"
     );
 }
+
+/// A stub server playing both sides of `move`: the agent (asked with the
+/// tools) makes the gold call, then says where the user now lives; the
+/// user (asked without tools) says why they call, then stops. From the
+/// `fail_after`-th conversation on, the agent only talks.
+fn players(fail_after: usize) -> eval_support::Stub {
+    let opened = std::sync::atomic::AtomicUsize::new(0);
+    eval_support::Stub::start(Box::new(move |_, body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let last = messages.last().unwrap();
+        let answer = if body.get("tools").is_some() {
+            if last["role"] == "tool" {
+                eval_support::text_answer("Done: your address is now in Bergen.")
+            } else {
+                let n = opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if n < fail_after {
+                    eval_support::tool_answer(&[("modify_user_address", MOVE)])
+                } else {
+                    eval_support::text_answer("All set.")
+                }
+            }
+        } else if messages.len() <= 2 {
+            eval_support::text_answer("I moved to 2 Oak Rd, Bergen. My id is ann_1.")
+        } else {
+            eval_support::text_answer("Thanks! ###STOP###")
+        };
+        (200, answer)
+    }))
+}
+
+fn openai<'a>(stub: &'a eval_support::Stub, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--predictor",
+        "openai",
+        "--model",
+        "agent-1",
+        "--user-model",
+        "user-1",
+        "--task-ids",
+        "move",
+        "--base-url",
+        &stub.url,
+        "--no-cache",
+        "--concurrency",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn an_openai_agent_talks_with_a_simulated_user_and_earns_the_full_reward() {
+    let stub = players(usize::MAX);
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = domain(dir.path());
+    let out = dir.path().join("run");
+    let (code, doc, stderr) = evaluate(&tasks, &openai(&stub, &out, &[]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(doc["suite"], "tau2");
+    assert_eq!(doc["reward"], 1.0);
+    let row = &doc["per_task"][0];
+    assert_eq!(
+        (&row["task_id"], &row["reward"], &row["db_match"]),
+        (&json!("move"), &json!(1.0), &json!(true))
+    );
+    assert_eq!(row["termination"], "user_stop");
+    assert_eq!(doc["provenance"]["model_requested"], "agent-1");
+    assert_eq!(doc["provenance"]["user_model_requested"], "user-1");
+    let roles: Vec<&str> = doc["usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["role"].as_str().unwrap())
+        .collect();
+    assert!(
+        roles.contains(&"assistant") && roles.contains(&"user"),
+        "{roles:?}"
+    );
+
+    // The agent was offered the retail tools and got the call's result.
+    let requests = stub.requests();
+    let agent: Vec<_> = requests
+        .iter()
+        .filter(|r| r.body.get("tools").is_some())
+        .collect();
+    assert_eq!(agent.len(), 2);
+    let offered: Vec<&str> = agent[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        offered.contains(&"modify_user_address") && offered.contains(&"transfer_to_human_agents")
+    );
+    assert!(!offered.contains(&"book_reservation"));
+    let sent = agent[1].body["messages"].as_array().unwrap();
+    assert_eq!(sent[sent.len() - 2]["tool_calls"][0]["id"], "call_stub_0");
+    assert_eq!(sent[sent.len() - 1]["role"], "tool");
+    assert_eq!(sent[sent.len() - 1]["tool_call_id"], "call_stub_0");
+    // The user heard no call and no result.
+    let user = requests
+        .iter()
+        .find(|r| r.body.get("tools").is_none())
+        .unwrap();
+    let scenario = user.body["messages"][0]["content"].as_str().unwrap();
+    assert!(scenario.contains("I moved to Bergen.") && scenario.contains("###STOP###"));
+
+    // The trajectory in tau2's format, and results.json that replay reads.
+    let (_, written) = talkforge_json(&out.join("tasks/shop/move.json"));
+    let messages = written["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["content"], "Hi! How can I help you today?");
+    assert!(messages
+        .iter()
+        .any(|m| m["role"] == "tool" && m["id"] == "call_stub_0"));
+    let results = out.join("results.json");
+    let (code, replayed, stderr) = evaluate(
+        &tasks,
+        &[
+            "--predictor",
+            "replay",
+            "--predictions",
+            results.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(replayed["per_task"][0]["reward"], 1.0);
+
+    // Run again: every trajectory is taken back from --out, nothing asked.
+    let (code, again, stderr) = evaluate(&tasks, &openai(&stub, &out, &[]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(again["resumed"], 1);
+    assert_eq!(again["per_task"][0]["reward"], 1.0);
+    assert_eq!(stub.requests().len(), requests.len());
+    // Other settings make it again.
+    let (code, again, stderr) = evaluate(&tasks, &openai(&stub, &out, &["--temperature", "0.3"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(again["resumed"], 0);
+    assert!(stderr.contains("made with other settings"), "{stderr}");
+    assert!(stub.requests().len() > requests.len());
+}
+
+fn talkforge_json(path: &Path) -> (String, Value) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let value = json(text.as_bytes());
+    (text, value)
+}
+
+#[test]
+fn ten_calls_that_raise_end_the_conversation_with_reward_zero() {
+    let stub = eval_support::Stub::start(Box::new(|_, body: &Value, _| {
+        let answer = if body.get("tools").is_some() {
+            eval_support::tool_answer(&[("get_user_details", r#"{"user_id": "nobody"}"#)])
+        } else {
+            eval_support::text_answer("I moved. My id is ann_1.")
+        };
+        (200, answer)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = domain(dir.path());
+    let out = dir.path().join("run");
+    let (code, doc, stderr) = evaluate(&tasks, &openai(&stub, &out, &[]));
+    assert_eq!(code, 1, "{stderr}");
+    let row = &doc["per_task"][0];
+    assert_eq!(row["termination"], "too_many_errors");
+    assert_eq!(row["reward"], 0.0);
+    let (_, written) = talkforge_json(&out.join("tasks/shop/move.json"));
+    let raised = written["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool" && m["error"] == true)
+        .count();
+    assert_eq!(raised, 10);
+    let (_, results) = talkforge_json(&out.join("results.json"));
+    assert_eq!(results["info"]["max_errors"], 10);
+    assert_eq!(
+        results["simulations"][0]["termination_reason"],
+        "too_many_errors"
+    );
+}
+
+#[test]
+fn tool_docs_that_name_an_unknown_tool_are_refused() {
+    let stub = players(usize::MAX);
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = domain(dir.path());
+    let out = dir.path().join("run");
+    let docs = dir.path().join("tools.json");
+    std::fs::write(
+        &docs,
+        json!([{"type": "function", "function": {"name": "book_reservation", "parameters": {}}}])
+            .to_string(),
+    )
+    .unwrap();
+    let (code, _, stderr) = evaluate(
+        &tasks,
+        &openai(&stub, &out, &["--tool-docs", docs.to_str().unwrap()]),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tools.json") && stderr.contains("book_reservation"),
+        "{stderr}"
+    );
+    std::fs::write(&docs, "{\"not\": \"a list\"}").unwrap();
+    let (code, _, stderr) = evaluate(
+        &tasks,
+        &openai(&stub, &out, &["--tool-docs", docs.to_str().unwrap()]),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("OpenAI tools JSON"), "{stderr}");
+    assert!(stub.requests().is_empty());
+    assert!(!out.exists());
+
+    // Schemas the user supplies are what the agent is offered.
+    std::fs::write(
+        &docs,
+        json!([{"type": "function", "function": {"name": "modify_user_address",
+            "description": "Move a user.", "parameters": {"type": "object", "properties": {}}}}])
+        .to_string(),
+    )
+    .unwrap();
+    let (code, _, stderr) = evaluate(
+        &tasks,
+        &openai(&stub, &out, &["--tool-docs", docs.to_str().unwrap()]),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let requests = stub.requests();
+    let agent = requests
+        .iter()
+        .find(|r| r.body.get("tools").is_some())
+        .unwrap();
+    let offered = &agent.body["tools"];
+    assert_eq!(offered.as_array().unwrap().len(), 1);
+    assert_eq!(offered[0]["function"]["description"], "Move a user.");
+}
+
+#[test]
+fn trials_give_pass_hat_and_report_reads_the_run_in_every_format() {
+    // The first conversation earns the reward; the second does nothing.
+    let stub = players(1);
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = domain(dir.path());
+    let out = dir.path().join("run");
+    let (code, doc, stderr) = evaluate(
+        &tasks,
+        &openai(&stub, &out, &["--trials", "2", "--temperature", "0.5"]),
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(doc["trajectories"], 2);
+    assert_eq!(doc["reward"], 0.5);
+    assert_eq!(doc["trials"]["pass_hat"], json!([0.5, 0.0]));
+    assert_eq!(doc["trials"]["groups"]["retail"]["units"], 1);
+    assert!(out.join("tasks/shop/move.trial-1.json").is_file());
+    let (_, results) = talkforge_json(&out.join("results.json"));
+    assert_eq!(results["simulations"].as_array().unwrap().len(), 2);
+
+    let report = |format: &str| {
+        let output = talkforge()
+            .args(["report", out.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let markdown = report("markdown");
+    assert!(markdown.contains("## Results by run"), "{markdown}");
+    assert!(
+        markdown.contains("| 1 | retail | 2 | 0.5000 |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("pass^2"), "{markdown}");
+    assert!(
+        markdown.contains("the database differs from the gold's"),
+        "{markdown}"
+    );
+    let document = json(report("json").as_bytes());
+    assert_eq!(document["kind"], "tau2");
+    assert_eq!(document["runs"][0]["pass_hat"], json!([0.5, 0.0]));
+    assert_eq!(document["runs"][0]["by_domain"][0]["reward"], 0.5);
+    assert_eq!(document["runs"][0]["below_full_reward"][0]["trial"], 1);
+    let html = report("html");
+    assert!(
+        html.contains("<table") && html.contains("Reward components"),
+        "{html}"
+    );
+    let written = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(written.contains("## Reward components"), "{written}");
+}

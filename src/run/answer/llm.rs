@@ -63,12 +63,28 @@ impl Llm {
             .map(|m| serde_json::from_value::<ChatCompletionRequestMessage>(m.to_json()))
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| Error::Other(format!("a message the model cannot be sent: {e}")))?;
+        // Offered tools go in too; a request without (every one cached
+        // before tools could be offered here) serialises as it did.
+        let tools = if chat.tools.is_empty() {
+            None
+        } else {
+            Some(
+                chat.tools
+                    .iter()
+                    .map(|t| serde_json::from_value(t.clone()))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| {
+                        Error::Other(format!("a tool the model cannot be offered: {e}"))
+                    })?,
+            )
+        };
         #[allow(deprecated)]
         Ok(CreateChatCompletionRequest {
             model: self.model.clone(),
             messages,
             temperature: self.temperature,
             max_tokens: Some(max_tokens),
+            tools,
             ..Default::default()
         })
     }

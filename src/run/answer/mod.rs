@@ -57,6 +57,13 @@ pub enum Message {
         id: String,
         content: String,
     },
+    /// The assistant calling several tools in one message, with what it
+    /// wrote beside them, as the server answered.
+    Calls {
+        text: Option<String>,
+        /// (id, name, arguments as JSON text) of each call.
+        calls: Vec<(String, String, String)>,
+    },
 }
 
 impl Message {
@@ -78,6 +85,14 @@ impl Message {
             Message::Result { id, content } => {
                 json!({"role": "tool", "tool_call_id": id, "content": content})
             }
+            Message::Calls { text, calls } => json!({
+                "role": "assistant",
+                "content": text,
+                "tool_calls": calls.iter().map(|(id, name, arguments)| json!({
+                    "id": id, "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                })).collect::<Vec<_>>(),
+            }),
         }
     }
 }

@@ -21,6 +21,7 @@ use crate::suite::state::{compare_documents, StateCheck};
 use crate::suite::{Execution, World};
 
 pub mod assistant;
+pub mod functions;
 pub mod user;
 
 pub use assistant::Assistant;

@@ -1,6 +1,7 @@
 pub mod action;
 pub mod command;
 pub mod communicate;
+pub mod converse;
 pub mod db;
 pub mod env_assertion;
 pub mod figures;
@@ -56,6 +57,8 @@ struct TasksFile {
     /// tau2's name of the database's domain.
     domain: &'static str,
     policy: String,
+    /// The tools an agent model is offered (none for other predictors).
+    tools: Vec<Value>,
     /// The ids selected (None: all).
     allowed: Option<Vec<String>>,
 }
@@ -265,6 +268,7 @@ fn settings(run: &TaskRun<'_>) -> Result<Value> {
                 None => None,
             };
             map.insert("tool_docs_sha256".into(), json!(docs));
+            map.insert("prompts".into(), json!(converse::templates()));
         }
     }
     Ok(settings)
@@ -332,10 +336,30 @@ fn one_unit(
             )
         }
         None => {
-            return Err(Failure {
-                file: format!("{}#{}", file.name, unit.task.id),
-                error: "no trajectory to grade".into(),
-            })
+            let TaskPredictor::Llm(players) = &run.predictor else {
+                unreachable!("only a model's units are made in conversation")
+            };
+            let name = format!("{}#{}", file.name, unit.task.id);
+            let trial = (run.trials > 1).then_some(unit.trial + 1);
+            let held = converse::hold(
+                players,
+                &unit.task,
+                &name,
+                &file.policy,
+                &file.tools,
+                &initial.db,
+                trial,
+            )
+            .map_err(|error| Failure {
+                file: name.clone(),
+                error: format!("{name}: {error}"),
+            })?;
+            (
+                held.messages,
+                held.termination,
+                held.agent_models,
+                held.user_models,
+            )
         }
     };
     let (gold_replay, gold) = super::verify::replay_to_state(&file.name, &unit.task, initial);
@@ -436,7 +460,10 @@ fn provenance(
         models_reported: crate::run::answer::Reported::all(agent_models),
         user_model_requested: user,
         user_models_reported: crate::run::answer::Reported::all(user_models),
-        prompt_templates: BTreeMap::new(),
+        prompt_templates: match run.predictor {
+            TaskPredictor::Llm(_) => converse::templates(),
+            _ => BTreeMap::new(),
+        },
     }
 }
 
@@ -487,6 +514,13 @@ fn load_file(
         raw,
         db,
         domain: databases[db].initial.db.domain(),
+        tools: match &run.predictor {
+            TaskPredictor::Llm(players) => converse::tools(
+                databases[db].initial.db.domain(),
+                players.tool_docs.as_deref(),
+            )?,
+            _ => Vec::new(),
+        },
         policy,
         allowed: selection::allowed(path, &run.selection)?,
     })
@@ -620,9 +654,27 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                 ))
             }
         },
-        TaskPredictor::Llm(_) => Err(Error::Usage(
-            "--predictor openai is not available for tau2 yet: use oracle or replay".into(),
-        )),
+        TaskPredictor::Llm(_) => {
+            let mut units = Vec::new();
+            for (f, file) in files.iter().enumerate() {
+                for (p, task) in file.tasks.iter().enumerate() {
+                    if !file.selected(&task.id) {
+                        continue;
+                    }
+                    for trial in 0..run.trials {
+                        units.push(Unit {
+                            file: f,
+                            task: task.clone(),
+                            raw: file.raw[p].clone(),
+                            trial,
+                            termination: String::new(),
+                            trajectory: None,
+                        });
+                    }
+                }
+            }
+            Ok((units, None, Vec::new()))
+        }
     }
 }
 
