@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::cli::evaluate::{Args, PredictorKind};
+use crate::cli::evaluate::{Args, PredictorKind, UserKind};
 use crate::cli::{OutputFormat, Status};
 use crate::llm::usage::{Meter, Role};
 use crate::run::answer::Model;
@@ -41,6 +41,12 @@ pub fn run(
     if args.tasks.tool_docs.is_some() && args.predictor != PredictorKind::Openai {
         return Err(Error::Usage(
             "--tool-docs gives the openai agent its tool schemas: use it with --predictor openai"
+                .into(),
+        ));
+    }
+    if args.conversation.user == UserKind::Human {
+        return Err(Error::Usage(
+            "--user human is for API-Bank's level 3; a tau2 task's user is a model (--user-model)"
                 .into(),
         ));
     }
