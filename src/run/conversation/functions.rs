@@ -105,8 +105,10 @@ pub fn converse(
     let mut reported = Reported::default();
     let mut errors = 0;
     let mut asked = 0;
+    // Steps taken: messages, a message's tool results counting as one.
+    let mut taken = 1;
     let ending = loop {
-        if steps.len() >= setting.max_steps {
+        if taken >= setting.max_steps {
             break Ending::MaxSteps;
         }
         // The user's turn: the assistant has just spoken to it.
@@ -115,12 +117,13 @@ pub fn converse(
         };
         let stops = setting.user_stops.iter().any(|s| text.contains(s));
         steps.push(Step::User(text));
+        taken += 1;
         if stops {
             break Ending::UserStop;
         }
         // The assistant's turn: calls until it speaks.
         let ended = loop {
-            if steps.len() >= setting.max_steps {
+            if taken >= setting.max_steps {
                 break Some(Ending::MaxSteps);
             }
             let chat = || {
@@ -166,6 +169,7 @@ pub fn converse(
                 text,
                 calls: calls.clone(),
             });
+            taken += 1;
             if stops {
                 break Some(Ending::AssistantStop);
             }
@@ -188,6 +192,7 @@ pub fn converse(
                     error,
                 });
             }
+            taken += 1;
             if errors >= setting.max_errors {
                 break Some(Ending::TooManyErrors);
             }
@@ -308,13 +313,17 @@ mod tests {
     }
 
     fn setting(max_errors: usize) -> Setting<'static> {
+        bounded(50, max_errors)
+    }
+
+    fn bounded(max_steps: usize, max_errors: usize) -> Setting<'static> {
         Setting {
             system: "Help.",
             tools: &[],
             greeting: "Hi!",
             user_stops: &["###STOP###"],
             assistant_stop: "###STOP###",
-            max_steps: 50,
+            max_steps,
             max_errors,
             unit: "t",
         }
@@ -346,5 +355,19 @@ mod tests {
             .filter(|s| matches!(s, Step::Tool { error: true, .. }))
             .count();
         assert_eq!(raised, 2);
+    }
+
+    #[test]
+    fn a_batch_of_tool_results_is_one_step_and_the_step_bound_stops_the_conversation() {
+        let two = Answer {
+            calls: [call("a").calls, call("b").calls].concat(),
+            ..Answer::default()
+        };
+        let assistant = Script(Mutex::new(vec![two, call("c")]));
+        let mut user = Says(vec!["Go."]);
+        // Greeting, user, two calls, their results: four steps.
+        let talk = converse(&bounded(4, 10), &assistant, &mut user, &mut Raises).unwrap();
+        assert_eq!(talk.ending, Ending::MaxSteps);
+        assert_eq!(talk.steps.len(), 5);
     }
 }
