@@ -608,3 +608,42 @@ fn trials_give_pass_hat_and_report_reads_the_run_in_every_format() {
     let written = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(written.contains("## Reward components"), "{written}");
 }
+
+#[test]
+fn a_transfer_to_a_human_agent_ends_the_conversation_by_the_users_signal() {
+    let stub = eval_support::Stub::start(Box::new(|_, body: &Value, _| {
+        let messages = body["messages"].as_array().unwrap();
+        let answer = if body.get("tools").is_some() {
+            if messages.last().unwrap()["role"] == "tool" {
+                eval_support::text_answer("You are being transferred to a human agent.")
+            } else {
+                eval_support::tool_answer(&[(
+                    "transfer_to_human_agents",
+                    r#"{"summary": "The user wants a person."}"#,
+                )])
+            }
+        } else if messages.len() <= 2 {
+            eval_support::text_answer("I want to talk to a person.")
+        } else {
+            eval_support::text_answer("###TRANSFER###")
+        };
+        (200, answer)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = domain(dir.path());
+    let out = dir.path().join("run");
+    let mut args = openai(&stub, &out, &[]);
+    let at = args.iter().position(|a| *a == "move").unwrap();
+    args[at] = "idle";
+    let (code, doc, stderr) = evaluate(&tasks, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let row = &doc["per_task"][0];
+    assert_eq!(row["termination"], "user_stop");
+    assert_eq!(row["reward"], 1.0);
+    let (_, written) = talkforge_json(&out.join("tasks/shop/idle.json"));
+    let messages = written["messages"].as_array().unwrap();
+    assert_eq!(messages.last().unwrap()["content"], "###TRANSFER###");
+    assert!(messages
+        .iter()
+        .any(|m| m["role"] == "tool" && m["content"] == "Transfer successful"));
+}
