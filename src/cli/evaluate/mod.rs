@@ -302,7 +302,9 @@ fn finish(
     failure: Option<Error>,
     findings: bool,
 ) -> Result<Status, Error> {
-    let mut stdout = std::io::BufWriter::new(out);
+    // A large buffer: a summary of thousands of conversations is written
+    // in a few calls rather than hundreds.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, out);
     let _ = match args.format {
         OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, json)
             .map_err(std::io::Error::other)
