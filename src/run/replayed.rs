@@ -158,12 +158,17 @@ pub fn simulate<'c>(
 /// The gold call with the parameters its replay executed.
 fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c, GoldCall> {
     if *executed == call.request.parameters {
-        Cow::Borrowed(call)
-    } else {
-        let mut replayed = call.clone();
-        replayed.request.parameters = executed.clone();
-        Cow::Owned(replayed)
+        return Cow::Borrowed(call);
     }
+    Cow::Owned(GoldCall {
+        request: crate::dialogue::Request {
+            api_name: call.request.api_name.clone(),
+            parameters: executed.clone(),
+        },
+        response: call.response.clone(),
+        exception: call.exception.clone(),
+        place: call.place,
+    })
 }
 
 /// Whether the turn's `predicted` calls ran exactly what a replay of its
@@ -243,8 +248,8 @@ fn run_turn(
             gold: turn_request::gold(&input, injected),
             chat: &chat,
         };
-        let answer = answerer
-            .answer(&request)
+        let mut answer = answerer
+            .answer_owned(request)
             .map_err(|e| SimulateError::Predict(e.to_string()))?;
         // An answer without calls ends the turn (an empty one too).
         if answer.calls.is_empty() {
@@ -259,7 +264,8 @@ fn run_turn(
             };
             return Ok((run, world_set));
         }
-        for call in &answer.calls {
+        // Each call is moved into the world that runs it.
+        for call in std::mem::take(&mut answer.calls) {
             if calls.len() >= max_calls {
                 let run = TurnRun {
                     turn,
@@ -271,8 +277,8 @@ fn run_turn(
             }
             let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
             let written = written.cloned();
-            let metadata = turn_request::call_metadata(call, &answer);
-            let call = execute(world, call.clone(), metadata);
+            let metadata = turn_request::call_metadata(&call, &answer);
+            let call = execute(world, call, metadata);
             world_set.push(
                 injected.is_some_and(|name| {
                     call.parsed && call.arguments.get(name) != written.as_ref()

@@ -205,6 +205,12 @@ pub trait Answerer: Sync {
 
     /// The answer to `request`.
     fn answer(&self, request: &Request<'_>) -> Result<Answer>;
+
+    /// The answer to `request`, which the caller no longer needs: the
+    /// oracle hands on the gold answer instead of copying it.
+    fn answer_owned(&self, request: Request<'_>) -> Result<Answer> {
+        self.answer(&request)
+    }
 }
 
 /// The models a server said answered, in order of first answer.

@@ -13,11 +13,20 @@ impl Answerer for Oracle {
     }
 
     fn answer(&self, request: &Request<'_>) -> Result<Answer> {
-        request.gold.clone().ok_or_else(|| {
-            Error::Other(format!(
-                "{} at {}: no gold answer for the oracle",
-                request.key.unit, request.key.position
-            ))
-        })
+        request.gold.clone().ok_or_else(|| no_gold(request))
     }
+
+    fn answer_owned(&self, request: Request<'_>) -> Result<Answer> {
+        match request.gold {
+            Some(gold) => Ok(gold),
+            None => Err(no_gold(&request)),
+        }
+    }
+}
+
+fn no_gold(request: &Request<'_>) -> Error {
+    Error::Other(format!(
+        "{} at {}: no gold answer for the oracle",
+        request.key.unit, request.key.position
+    ))
 }

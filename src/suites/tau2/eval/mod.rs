@@ -1,5 +1,4 @@
 pub mod action;
-pub mod command;
 pub mod communicate;
 pub mod converse;
 pub mod db;

@@ -1,18 +1,19 @@
-//! `evaluate` over tasks files: the command line's options read into a
-//! [`TaskRun`], the suite's protocol run, its summary printed.
+//! `evaluate` for a suite that grades the tasks of its files itself
+//! (tau2-bench): the options read into a [`TaskRun`], the suite's
+//! protocol run, its summary printed.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::cli::evaluate::{Args, PredictorKind, UserKind};
-use crate::cli::{OutputFormat, Status};
+use super::{finish, refuse, Args, PredictorKind, UserKind};
+use crate::cli::Status;
 use crate::llm::usage::{Meter, Role};
 use crate::run::answer::Model;
 use crate::suite::tasks::{LlmPlayers, TaskPredictor, TaskProtocol, TaskRun, TaskSelection};
 use crate::Error;
 
 /// `evaluate` for a suite that grades the tasks of its files itself.
-pub fn run(
+pub(super) fn run(
     args: &Args,
     protocol: &dyn TaskProtocol,
     files: &[PathBuf],
@@ -25,11 +26,9 @@ pub fn run(
         ("--template", args.template.is_some()),
         ("--errata", !args.errata.is_empty()),
     ];
-    if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-        return Err(Error::Usage(format!(
-            "{flag} is not used by an evaluation by tasks (tau2)"
-        )));
-    }
+    refuse(&given, |flag| {
+        format!("{flag} is not used by an evaluation by tasks (tau2)")
+    })?;
     if files.is_empty() {
         return Err(Error::Usage("no tasks file among the paths given".into()));
     }
@@ -75,20 +74,12 @@ pub fn run(
     let predictor = match args.predictor {
         PredictorKind::Oracle => TaskPredictor::Oracle,
         PredictorKind::Replay => TaskPredictor::Replay {
-            predictions: args.predictions.clone().ok_or_else(|| {
-                Error::Usage("--predictor replay needs --predictions FILE".into())
-            })?,
+            predictions: args.predictions()?,
             fresh_tasks: args.tasks.fresh_tasks,
         },
         PredictorKind::Openai => TaskPredictor::Llm(Box::new(LlmPlayers {
             agent: at_zero(&args.model, Role::Assistant)?,
-            user: at_zero(
-                args.conversation
-                    .user_model
-                    .as_deref()
-                    .unwrap_or(&args.model),
-                Role::User,
-            )?,
+            user: at_zero(args.user_model(), Role::User)?,
             tool_docs: args.tasks.tool_docs.clone(),
             max_steps: args.tasks.max_steps,
             max_errors: args.tasks.max_errors,
@@ -114,18 +105,8 @@ pub fn run(
         threads,
         meter,
     })?;
-    let mut stdout = std::io::BufWriter::new(out);
-    let _ = match args.format {
-        OutputFormat::Json => serde_json::to_writer_pretty(&mut stdout, &outcome.document)
-            .map_err(std::io::Error::other)
-            .and_then(|()| writeln!(stdout)),
-        OutputFormat::Human => stdout.write_all(outcome.human.as_bytes()),
-    };
-    let _ = stdout.flush();
     // A task that could not be evaluated is an error (exit 2), after the
     // summary of the others.
-    if let Some(failure) = outcome.failure {
-        return Err(failure);
-    }
-    Ok(Status::from_findings(outcome.findings))
+    let document = (&outcome.document, || outcome.human.clone());
+    finish(args, out, document, outcome.failure, outcome.findings)
 }

@@ -1,0 +1,103 @@
+//! `evaluate` for a suite evaluated by samples at levels (API-Bank's
+//! levels 1 and 2).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{finish, setup, Args, PredictorKind};
+use crate::cli::Status;
+use crate::run::turn_request::ApiMode;
+use crate::suite::levels::{LevelProtocol, LevelRun};
+use crate::suite::Suite;
+use crate::Error;
+
+/// `evaluate` for a suite evaluated by samples at levels.
+pub(super) fn run(
+    args: &Args,
+    suite: &dyn Suite,
+    protocol: &dyn LevelProtocol,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> Result<Status, Error> {
+    // A scenario is no dialogue of samples.
+    let files: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| suite.records_results(f))
+        .cloned()
+        .collect();
+    if files.is_empty() {
+        return Err(Error::Usage(format!(
+            "no {} dialogue among the files given (level-3 scenarios are evaluated with --level 3)",
+            suite.name()
+        )));
+    }
+    let levels = protocol.levels();
+    let listed = || {
+        let mut listed: Vec<String> = levels
+            .iter()
+            .map(|l| format!("{} ({})", l.number, l.summary))
+            .collect();
+        if let Some(interactive) = suite.interactive() {
+            listed.push(format!(
+                "{} (conversations with a user over its scenarios)",
+                interactive.level()
+            ));
+        }
+        listed.join("; ")
+    };
+    let level = match args.level {
+        Some(level) if levels.iter().any(|l| l.number == level) => level,
+        Some(level) => {
+            return Err(Error::Usage(format!(
+                "the {} suite has no level {level}: --level takes {}",
+                suite.name(),
+                listed()
+            )))
+        }
+        None => {
+            return Err(Error::Usage(format!(
+                "the {} suite is evaluated at a level: give --level, one of {}",
+                suite.name(),
+                listed()
+            )))
+        }
+    };
+    let functions = match args.api_mode {
+        None => false,
+        Some(ApiMode::Functions) => true,
+        Some(other) => {
+            let name = clap::ValueEnum::to_possible_value(&other)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
+            return Err(Error::Usage(format!(
+                "--api-mode {name} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools"
+            )));
+        }
+    };
+    if args.template.is_some() && args.predictor != PredictorKind::Openai {
+        return Err(Error::Usage(
+            "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
+        ));
+    }
+    let loaded = setup::load(args, suite)?;
+    let answerer = args.choice(&loaded.meter)?;
+    let threads = if args.predictor == PredictorKind::Openai {
+        Some(args.requests.concurrency)
+    } else {
+        args.jobs
+    };
+    let run = LevelRun {
+        level,
+        files: &files,
+        setup: loaded.setup(args, answerer, threads),
+        world: args.retrieval.world_options_metered(&loaded.meter)?,
+        state: args.state.unwrap_or_default(),
+        scoring: args.scoring.unwrap_or_default(),
+        template: args.template.clone(),
+        functions,
+        no_docs: args.no_docs,
+    };
+    let outcome = protocol.evaluate(&run)?;
+    let document = (&outcome.document, || outcome.human.clone());
+    finish(args, out, document, outcome.failure, outcome.findings)
+}

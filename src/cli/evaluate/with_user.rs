@@ -1,0 +1,124 @@
+//! `evaluate --level 3`: conversations with a user over the suite's
+//! scenarios.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{check_trials, finish, refuse, setup, Args, PredictorKind, UserKind};
+use crate::cli::Status;
+use crate::llm::usage::Role;
+use crate::run::answer::{Choice, Model};
+use crate::suite::interactive::{Interactive, InteractiveRun, UserSettings};
+use crate::suite::Suite;
+use crate::Error;
+
+/// `--level 3`: the suite's conversational evaluation over the scenario
+/// files among `files`.
+pub(super) fn run(
+    args: &Args,
+    interactive: &dyn Interactive,
+    suite: &dyn Suite,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> Result<Status, Error> {
+    let level = interactive.level();
+    if args.scoring.is_some() {
+        return Err(Error::Usage(format!(
+            "--scoring is for levels 1 and 2: at --level {level} a call is read as it is written (as --scoring lenient reads text) and counts when its arguments are equal to a ground-truth call's or the reference's own check of that API accepts it (see the README)"
+        )));
+    }
+    let given = [
+        ("--state", args.state.is_some()),
+        ("--template", args.template.is_some()),
+        ("--api-mode", args.api_mode.is_some()),
+        ("--errata", !args.errata.is_empty()),
+        ("--predictions", args.predictions.is_some()),
+    ];
+    refuse(&given, |flag| {
+        format!("{flag} is not used with --level {level}, a conversation with a user over the suite's scenarios")
+    })?;
+    if args.predictor == PredictorKind::Replay {
+        return Err(Error::Usage(format!(
+            "--level {level} talks to the assistant as it goes: use --predictor openai (or oracle, to check the scenarios)"
+        )));
+    }
+    // A model on either side answers the same at temperature 0.
+    check_trials(
+        args,
+        args.predictor == PredictorKind::Openai || args.conversation.user == UserKind::Llm,
+    )?;
+    if args.reset && args.out.is_none() {
+        return Err(Error::Usage(
+            "--reset runs again what --out holds: give --out".into(),
+        ));
+    }
+    if args.conversation.max_turns == 0 {
+        return Err(Error::Usage("--max-turns must be at least 1".into()));
+    }
+    let scenarios: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| interactive.is_scenario(f))
+        .cloned()
+        .collect();
+    if scenarios.is_empty() {
+        return Err(Error::Usage(format!(
+            "no level-{level} scenario among the files given ({} scenarios are {})",
+            suite.name(),
+            suite
+                .endings(crate::suite::FormatKind::Scenarios)
+                .iter()
+                .map(|e| format!("*.{e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let loaded = setup::load(args, suite)?;
+    let meter = &loaded.meter;
+    let world = args.retrieval.world_options_metered(meter)?;
+    // A conversation's models answer at temperature 0 unless told, at
+    // most 1024 tokens a message.
+    let model = |name: &str, role: Role| -> Result<Model, Error> {
+        Ok(Model {
+            temperature: Some(args.temperature.unwrap_or(0.0)),
+            max_tokens: Some(1024),
+            ..args.model(name, meter, role)?
+        })
+    };
+    let user = match args.conversation.user {
+        UserKind::Llm => UserSettings::Llm(model(args.user_model(), Role::User)?),
+        UserKind::Human => UserSettings::Human,
+    };
+    let summary = crate::run::with_user::evaluate(
+        suite.name(),
+        interactive,
+        &InteractiveRun {
+            files: &scenarios,
+            setup: loaded.setup(
+                args,
+                match args.predictor {
+                    PredictorKind::Oracle => Choice::Oracle,
+                    _ => Choice::Llm(model(&args.model, Role::Assistant)?),
+                },
+                Some(args.requests.concurrency.max(1)),
+            ),
+            world: &world,
+            user,
+            max_turns: args.conversation.max_turns,
+            max_calls_per_turn: args.max_calls_per_turn,
+        },
+    )?;
+    let document = (&summary.json, || summary.human.clone());
+    let status = finish(args, out, document, None, !summary.all_completed)?;
+    // A scenario that could not be run to the end is an error (exit 2),
+    // after the summary of the others.
+    for error in &summary.errors {
+        eprintln!("error: {error}");
+    }
+    if !summary.errors.is_empty() {
+        return Err(Error::Other(format!(
+            "{} could not be run to the end",
+            crate::words::count(summary.errors.len(), "scenario")
+        )));
+    }
+    Ok(status)
+}
