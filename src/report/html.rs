@@ -144,11 +144,13 @@ mod tests {
 
     #[test]
     fn a_page_escapes_the_data_and_draws_the_charts() {
-        let mut table = Table::new("Conversation", &["Run 1"]);
-        table.row(vec![
-            Cell::Code("<b>x</b>.json".into()),
-            Cell::Percent(None),
-        ]);
+        let table = Table::of(
+            &["Conversation", "Run 1"],
+            vec![vec![
+                Cell::Code("<b>x</b>.json".into()),
+                Cell::Percent(None),
+            ]],
+        );
         let report = Report {
             title: "Runs".into(),
             runs: vec![RunHeader {

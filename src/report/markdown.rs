@@ -185,17 +185,19 @@ mod tests {
 
     #[test]
     fn data_is_escaped_and_missing_values_are_dashes() {
-        let mut table = Table::new("Conversation", &["Run 1", "Run 2"]);
-        table.row(vec![
-            Cell::Code("a|b.json".into()),
-            Cell::Percent(Some(0.5)),
-            Cell::Percent(None),
-        ]);
-        table.row(vec![
-            Cell::Text("<script>alert(1)</script>".into()),
-            Cell::Percent(Some(0.0)),
-            Cell::Fraction(1, 3),
-        ]);
+        let rows = vec![
+            vec![
+                Cell::Code("a|b.json".into()),
+                Cell::Percent(Some(0.5)),
+                Cell::Percent(None),
+            ],
+            vec![
+                Cell::Text("<script>alert(1)</script>".into()),
+                Cell::Percent(Some(0.0)),
+                Cell::Fraction(1, 3),
+            ],
+        ];
+        let table = Table::of(&["Conversation", "Run 1", "Run 2"], rows);
         let report = Report {
             title: "Runs <compared>".into(),
             runs: Vec::new(),

@@ -142,61 +142,25 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table with these columns, the first text and the others numbers.
-    pub fn new(first: &str, numeric: &[&str]) -> Self {
-        let mut columns = vec![Column::text(first)];
-        columns.extend(numeric.iter().map(|n| Column::number(n)));
+    /// A table with these headings and rows; a column holds numbers
+    /// (aligned right) when any of its cells is one.
+    pub fn of<S: AsRef<str>>(heads: &[S], rows: Vec<Vec<Cell>>) -> Self {
+        let columns = heads.iter().enumerate().map(|(i, name)| Column {
+            name: name.as_ref().to_string(),
+            numeric: rows.iter().any(|r| r.get(i).is_some_and(Cell::is_number)),
+        });
         Table {
-            columns,
-            rows: Vec::new(),
+            columns: columns.collect(),
+            rows,
         }
-    }
-
-    /// A table with these text columns, then these number columns.
-    pub fn with(text: &[&str], numeric: &[&str]) -> Self {
-        let columns = text.iter().map(|n| Column::text(n));
-        Table {
-            columns: columns
-                .chain(numeric.iter().map(|n| Column::number(n)))
-                .collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    /// A table of a number column per run ("Run 1", ...) after `first`.
-    pub fn by_run(first: &str, runs: usize) -> Self {
-        let heads: Vec<String> = (1..=runs).map(|i| format!("Run {i}")).collect();
-        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-        Table::new(first, &heads)
-    }
-
-    pub fn row(&mut self, cells: Vec<Cell>) {
-        self.rows.push(cells);
     }
 }
 
-/// A table's column: its heading, and whether it holds numbers (aligned
-/// right).
+/// A table's column: its heading, and whether it holds numbers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Column {
     pub name: String,
     pub numeric: bool,
-}
-
-impl Column {
-    pub fn text(name: &str) -> Self {
-        Column {
-            name: name.to_string(),
-            numeric: false,
-        }
-    }
-
-    pub fn number(name: &str) -> Self {
-        Column {
-            name: name.to_string(),
-            numeric: true,
-        }
-    }
 }
 
 /// A table cell. Every format shows a missing value as "-", never as 0.
@@ -228,6 +192,13 @@ impl Cell {
             Cell::Fraction(_, 0) => missing(),
             Cell::Fraction(n, of) => format!("{} ({n}/{of})", pct(*n as f64 / *of as f64)),
         }
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(
+            self,
+            Cell::Count(_) | Cell::Percent(_) | Cell::Number(..) | Cell::Fraction(..)
+        )
     }
 
     pub fn is_code(&self) -> bool {
