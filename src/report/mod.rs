@@ -10,6 +10,7 @@ pub mod charts;
 pub mod html;
 pub mod json;
 pub mod markdown;
+mod render;
 pub mod runs;
 pub mod sections;
 
