@@ -33,6 +33,7 @@ impl Kind for Conversations {
         differs_key: "outcome_differs",
         passed_key: "success",
         no_state_check: None,
+        unit_lists: &["per_conversation"],
     };
 
     fn shape(summary: &Value) -> Option<Shape> {
@@ -108,16 +109,9 @@ impl Kind for Conversations {
     fn run_document(r: &Run) -> Value {
         let s = &r.summary;
         json!({
-            "predictor": s.predictor,
             "rates": s.rates,
-            "by_subset": s.by_subset,
-            "error_types": s.error_types,
             "failed": s.per_conversation.iter().filter(|c| !c.metrics.success).map(|c| &c.file).collect::<Vec<_>>(),
         })
-    }
-
-    fn document(_: &[Run]) -> Value {
-        json!({})
     }
 }
 

@@ -1,10 +1,41 @@
 //! The report layer: what a report says, once, as a table model
-//! (sections of text, tables, lists and charts), and one renderer per
-//! format ([`markdown`], [`html`], [`json`]). An evaluation kind builds a
-//! [`Report`] from its runs; the sections every kind shares (the runs,
-//! pass^k, the state check, outcomes that differ between runs, what could
-//! not be evaluated, failures) are built by [`sections`], so they read the
-//! same in every format and for every kind.
+//! (sections of text, tables, lists and charts), and one renderer
+//! ([`render`]) that writes it as Markdown ([`markdown`]) or one HTML page
+//! ([`html`]); [`json`] adds the model to the kind's JSON document.
+//!
+//! # Adding a kind of run
+//!
+//! A kind of evaluation (whole conversations, call samples at a level,
+//! conversations with a user, ...) is its `summary.json` figures `F`
+//! (in [`crate::run::summary::RunSummary`]) implementing
+//! [`runs::Kind`], registered with [`runs::kind`]. What it gives:
+//!
+//! - words: `NAME` (the JSON document's `kind`), `UNIT` and `FILE` (what a
+//!   unit and a file are), `WHAT` (its summaries, for an error), and
+//!   [`runs::Words`]: the titles and columns of the failures and of the
+//!   outcomes that differ between runs, that list's JSON key, why it has
+//!   no state check (if so), the figures' keys of every unit's list;
+//! - `shape`: whether a `summary.json` is of this kind, and which of its
+//!   runs may share a table; `label` (and `models`, `title`,
+//!   `dataset_group` where the defaults do not fit);
+//! - `tables`: its own sections (ToolTalk's Tables 1-2, API-Bank's Tables
+//!   3 and 4), built with [`Table::of`], [`runs::per_run`],
+//!   [`runs::rows_per_run`] and [`runs::chart`];
+//! - `units`: per run, each unit's [`runs::Unit`]: its identity, its name,
+//!   whether it passed, its outcome in words, its state check, its row in
+//!   the failures table;
+//! - `run_document` (and `document`): the JSON keys it adds to its figures
+//!   (which the document already holds, less the unit lists);
+//! - `drawn`, optionally: HTML only a page shows about failed units.
+//!
+//! From these [`runs::report`] builds the runs, the kind's tables, then
+//! the sections every kind shares, written once in [`sections`] and
+//! [`runs`]: pass^k, the state check, outcomes that differ between runs,
+//! failures, not evaluated, provenance, tokens used. A section that does
+//! not apply says "Not applicable" and why, the same way in every format.
+//! [`runs::document`] builds the JSON document: per run the figures, the
+//! shared keys (`evaluated`, `not_evaluated`, `settings`, `pass_hat`,
+//! `state_check`, ...) and the kind's, then the outcomes that differ.
 
 pub mod charts;
 pub mod html;

@@ -80,10 +80,14 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
         let _ = runs;
         Default::default()
     }
-    /// The kind's own keys of a run in the JSON document.
+    /// The kind's own keys of a run in the JSON document, besides its
+    /// figures.
     fn run_document(run: &Run<Self>) -> Value;
     /// The kind's own keys of the JSON document.
-    fn document(runs: &[Run<Self>]) -> Value;
+    fn document(runs: &[Run<Self>]) -> Value {
+        let _ = runs;
+        json!({})
+    }
 }
 
 /// How a kind words its units' outcomes in the shared sections.
@@ -104,6 +108,9 @@ pub struct Words {
     pub passed_key: &'static str,
     /// Why the kind has no state check, where it has none.
     pub no_state_check: Option<&'static str>,
+    /// The keys of its figures that the JSON document leaves out of a run
+    /// (lists of every unit); it keeps the others.
+    pub unit_lists: &'static [&'static str],
 }
 
 /// One unit of a run as the shared sections read it.
@@ -521,7 +528,11 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
         .iter()
         .map(|r| {
             let s = &r.summary;
-            let mut run = json!({
+            let mut run = serde_json::to_value(&s.figures).unwrap_or_default();
+            if let Some(figures) = run.as_object_mut() {
+                figures.retain(|key, _| !K::WORDS.unit_lists.contains(&key.as_str()));
+            }
+            let shared = json!({
                 "dir": r.dir.display().to_string(),
                 "label": r.label,
                 "settings": s.settings,
@@ -530,6 +541,7 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
                 "state_check": s.state_check,
                 "not_evaluated_files": s.failures,
             });
+            merge(&mut run, shared);
             merge(&mut run, K::run_document(r));
             run
         })

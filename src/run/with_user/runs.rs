@@ -76,6 +76,7 @@ impl Kind for ScenarioFigures {
         differs_key: "completion_differs",
         passed_key: "completed",
         no_state_check: None,
+        unit_lists: &["per_scenario"],
     };
 
     /// Runs share a table at one level.
@@ -225,16 +226,7 @@ impl Kind for ScenarioFigures {
     fn run_document(r: &ScenarioRun) -> Value {
         let s = &r.summary;
         json!({
-            "suite": s.suite,
-            "level": s.level,
-            "assistant": s.assistant,
-            "user": s.user,
             "models": Self::models(s),
-            "scenarios": s.scenarios,
-            "completed": s.completed,
-            "completion_rate": s.completion_rate,
-            "mean_turns": s.mean_turns,
-            "max_turns": s.max_turns,
             "not_completed": s.per_scenario.iter().filter(|x| !x.completed).map(|x| json!({
                 "scenario": x.scenario, "file": x.file, "stopped": x.stopped, "why": why(x),
             })).collect::<Vec<_>>(),

@@ -65,6 +65,7 @@ impl Kind for LevelFigures {
         differs_key: "verdict_differs",
         passed_key: "correct",
         no_state_check: Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
+        unit_lists: &["per_sample", "dialogue_hashes"],
     };
 
     fn shape(summary: &Value) -> Option<Shape> {
@@ -199,18 +200,7 @@ impl Kind for LevelFigures {
         let shares: IndexMap<&String, Option<f64>> =
             s.causes.keys().map(|c| (c, cause_share(r, c))).collect();
         json!({
-            "suite": s.suite,
-            "level": s.level,
-            "predictor": s.predictor,
             "model": model(s),
-            "dialogues": s.dialogues,
-            "samples": s.samples,
-            "correct": s.correct,
-            "accuracy": s.accuracy,
-            "replies": s.replies,
-            "rouge_l": s.rouge_l,
-            "by_api": s.by_api,
-            "causes": s.causes,
             "cause_shares": shares,
             "wrong": s.per_sample.iter().filter(|x| !x.correct).collect::<Vec<_>>(),
         })
