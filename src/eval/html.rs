@@ -65,14 +65,10 @@ struct OutputFiles {
 
 impl OutputFiles {
     fn new(run: &Run) -> Self {
-        let base = match run.summary.trials {
-            Some(_) => run.dir.join("trial-1"),
-            None => run.dir.clone(),
-        };
         let conversations = run.summary.per_conversation.iter();
         let files: Vec<PathBuf> = conversations.map(|c| PathBuf::from(&c.file)).collect();
         OutputFiles {
-            base,
+            base: run.output_dir(),
             common: super::run::common_dir(&files),
         }
     }

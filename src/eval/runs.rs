@@ -269,14 +269,13 @@ const CHART_TOOLS: usize = 40;
 
 fn charts(runs: &[Run]) -> Vec<Chart> {
     // Subsets in the order first seen.
-    let mut subsets: Vec<String> = Vec::new();
-    for run in runs {
-        for name in run.summary.by_subset.keys() {
-            if !subsets.contains(name) {
-                subsets.push(name.clone());
-            }
-        }
-    }
+    let subsets = runs
+        .iter()
+        .flat_map(|r| r.summary.by_subset.keys().cloned());
+    let subsets: Vec<String> = subsets
+        .collect::<indexmap::IndexSet<_>>()
+        .into_iter()
+        .collect();
     let per_subset = |title: &str, f: fn(&Rates) -> Option<f64>| {
         chart(runs, title, subsets.clone(), Scale::Percent, |r, i| {
             let rates = runs[r].summary.by_subset.get(&subsets[i]).map(|b| &b.rates);

@@ -156,6 +156,15 @@ impl<K: Kind> Run<K> {
         Ok(Run::new(dir, summary))
     }
 
+    /// The folder of its output files (a run of trials: the first
+    /// trial's).
+    pub fn output_dir(&self) -> PathBuf {
+        match self.summary.trials {
+            Some(_) => self.dir.join("trial-1"),
+            None => self.dir.clone(),
+        }
+    }
+
     /// The dataset digest its provenance records.
     pub fn dataset(&self) -> Option<&str> {
         self.summary
@@ -194,15 +203,11 @@ fn older_format(path: &Path, text: &str, error: Error) -> Error {
 
 /// The runs of each dataset group, in the order given.
 fn dataset_groups<K: Kind>(runs: &[Run<K>]) -> Vec<Vec<&Run<K>>> {
-    let mut groups: Vec<(u8, Vec<&Run<K>>)> = Vec::new();
+    let mut groups: IndexMap<u8, Vec<&Run<K>>> = IndexMap::new();
     for run in runs {
-        let group = K::dataset_group(run);
-        match groups.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, members)) => members.push(run),
-            None => groups.push((group, vec![run])),
-        }
+        groups.entry(K::dataset_group(run)).or_default().push(run);
     }
-    groups.into_iter().map(|(_, members)| members).collect()
+    groups.into_values().collect()
 }
 
 /// Refuse runs over different datasets, or whose dataset is unknown,

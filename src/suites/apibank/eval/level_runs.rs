@@ -4,9 +4,9 @@
 //! the paper's Table 3 when levels 1 and 2 share a page; the shared
 //! sections are [`crate::report::runs`]'.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
@@ -36,17 +36,6 @@ pub fn model(summary: &RunSummary<LevelFigures>) -> Option<String> {
         return Some(p.models_reported.join(", "));
     }
     p.model_requested.clone()
-}
-
-/// Where the per-dialogue output files are (a run of trials: the first
-/// trial's).
-fn samples_dir(run: &LevelRun) -> PathBuf {
-    let base = if run.summary.trials.is_some() {
-        run.dir.join("trial-1")
-    } else {
-        run.dir.clone()
-    };
-    base.join(crate::suite::levels::SAMPLES_DIR)
 }
 
 impl Kind for LevelFigures {
@@ -182,7 +171,7 @@ impl Kind for LevelFigures {
                     Some(k) => format!("{why} (known erratum: {})", k.reason),
                     None => why,
                 };
-                let cause = s.cause.map(|c| cause_label(cause_key(c)));
+                let cause = s.cause.map(|c| cause_label(&cause_key(c)));
                 vec![
                     Cell::Code(place(s)),
                     Cell::Text(s.api_name.clone()),
@@ -224,15 +213,8 @@ pub fn cause_label(key: &str) -> String {
 
 /// The causes the runs count, in the order first seen.
 pub fn causes(runs: &[LevelRun]) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::new();
-    for run in runs {
-        for key in run.summary.causes.keys() {
-            if !keys.contains(key) {
-                keys.push(key.clone());
-            }
-        }
-    }
-    keys
+    let keys = runs.iter().flat_map(|r| r.summary.causes.keys().cloned());
+    keys.collect::<IndexSet<_>>().into_iter().collect()
 }
 
 /// `run`'s wrong samples with `cause`, as a share of its wrong samples.
@@ -262,7 +244,7 @@ pub fn verdict(line: Option<&SampleRecord>) -> String {
         None => "-".into(),
         Some(s) if s.correct => "right".into(),
         Some(s) => match &s.cause {
-            Some(cause) => format!("wrong ({})", cause_label(cause_key(*cause))),
+            Some(cause) => format!("wrong ({})", cause_label(&cause_key(*cause))),
             None => "wrong".into(),
         },
     }
@@ -372,13 +354,7 @@ fn table3(runs: &[LevelRun]) -> Option<Section> {
         "ROUGE-L (level 2)",
     ];
     let model_of = |r: &LevelRun| model(&r.summary).unwrap_or_else(|| r.summary.predictor.clone());
-    let mut models: Vec<String> = Vec::new();
-    for run in runs {
-        let model = model_of(run);
-        if !models.contains(&model) {
-            models.push(model);
-        }
-    }
+    let models: IndexSet<String> = runs.iter().map(model_of).collect();
     let rows = models.into_iter().map(|model| {
         let at = |level: u8| {
             runs.iter()
@@ -510,7 +486,10 @@ impl<'a> Outputs<'a> {
     }
 
     fn written(&mut self, s: &SampleRecord) -> Option<String> {
-        let dir = samples_dir(self.run);
+        let dir = self
+            .run
+            .output_dir()
+            .join(crate::suite::levels::SAMPLES_DIR);
         let document = self.files.entry(s.file.clone()).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(format!("{}.json", s.file))).ok()?;
             serde_json::from_str(&text).ok()

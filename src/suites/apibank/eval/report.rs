@@ -79,15 +79,10 @@ fn percent(share: Option<f64>) -> String {
     share.map_or_else(|| "-".to_string(), crate::report::pct)
 }
 
-pub fn cause_key(cause: Cause) -> &'static str {
-    match cause {
-        Cause::NoApiCall => "no_api_call",
-        Cause::ParseFailure => "parse_failure",
-        Cause::UnknownApi => "unknown_api",
-        Cause::WrongApi => "wrong_api",
-        Cause::Exception => "exception",
-        Cause::WrongArguments => "wrong_arguments",
-    }
+/// A cause's key, as a sample's `cause` names it ("no_api_call").
+pub fn cause_key(cause: Cause) -> String {
+    let key = serde_json::to_value(cause).unwrap_or_default();
+    key.as_str().unwrap_or_default().to_string()
 }
 
 impl LevelFigures {
@@ -119,12 +114,10 @@ impl LevelFigures {
             let wrong = tally.samples - tally.correct;
             tally.error_rate = ratio(wrong, tally.samples).unwrap_or_default();
         }
-        let mut causes: IndexMap<String, usize> = Cause::ALL
-            .iter()
-            .map(|c| (cause_key(*c).to_string(), 0))
-            .collect();
+        let mut causes: IndexMap<String, usize> =
+            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
         for cause in per_sample.iter().filter_map(|s| s.cause) {
-            *causes.entry(cause_key(cause).to_string()).or_default() += 1;
+            *causes.entry(cause_key(cause)).or_default() += 1;
         }
         LevelFigures {
             suite: "apibank".into(),
