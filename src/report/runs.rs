@@ -545,6 +545,9 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
                 "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
                 "state_check": s.state_check,
                 "not_evaluated_files": s.failures,
+                "evaluated": s.evaluated,
+                "not_evaluated": s.not_evaluated,
+                "unit": K::FILE,
             });
             merge(&mut run, shared);
             merge(&mut run, K::run_document(r));
