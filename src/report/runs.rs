@@ -397,8 +397,8 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
     sections.extend([
         sections::pass_hat(&trials, K::UNIT),
         sections::state_check(&state, &differing, K::UNIT, K::WORDS.no_state_check),
-        differs_section::<K>(&units),
-        failures(runs, &units),
+        sections::differs(&units, &K::WORDS),
+        sections::failures(&units, &K::WORDS, K::drawn(runs)),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),
         sections::usage(&usage),
@@ -409,84 +409,6 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
         warnings: warnings(runs, same_dataset(runs)),
         sections,
     }
-}
-
-/// The units whose outcome differs between runs: each with every run's
-/// (None where a run lacks it), in the order first seen.
-fn differing<'u, 'a>(units: &'u [Vec<Unit<'a>>]) -> Vec<Vec<Option<&'u Unit<'a>>>> {
-    let mut rows: IndexMap<String, Vec<Option<&Unit>>> = IndexMap::new();
-    for (i, run) in units.iter().enumerate() {
-        for unit in run {
-            let row = rows.entry(unit.key.to_string());
-            row.or_insert_with(|| vec![None; units.len()])[i] = Some(unit);
-        }
-    }
-    rows.into_values()
-        .filter(|row| {
-            let passed: Vec<bool> = row.iter().flatten().map(|u| u.passed).collect();
-            passed.contains(&true) && passed.contains(&false)
-        })
-        .collect()
-}
-
-fn differs_section<K: Kind>(units: &[Vec<Unit>]) -> Section {
-    let w = &K::WORDS;
-    let rows = differing(units).into_iter().map(|row| {
-        let first = row.iter().flatten().next().map(|u| u.name.clone());
-        let outcomes = row
-            .iter()
-            .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
-        let outcomes = outcomes.map(Cell::Text);
-        std::iter::once(Cell::Code(first.unwrap_or_default()))
-            .chain(outcomes)
-            .collect()
-    });
-    sections::differs(w.differs, w.heading, units.len(), rows.collect(), w.alike)
-}
-
-/// Each run's failed units: how many, then their rows (the name linked
-/// to where a page draws it).
-fn failures<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Section {
-    let w = &K::WORDS;
-    let (drawn, anchors) = K::drawn(runs);
-    let mut counts = Vec::new();
-    let mut rows = Vec::new();
-    for (i, units) in units.iter().enumerate() {
-        let failed: Vec<_> = units
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| !u.passed)
-            .collect();
-        counts.push(format!(
-            "run {}: {} of {} {}",
-            i + 1,
-            failed.len(),
-            units.len(),
-            w.failed
-        ));
-        for (index, unit) in failed {
-            let mut cells = unit.failure.clone();
-            if let Some(Cell::Code(name)) = cells.first() {
-                let anchor = anchor(i, index);
-                if anchors.contains(&anchor) {
-                    cells[0] = Cell::CodeLink(name.clone(), anchor);
-                }
-            }
-            rows.push(
-                std::iter::once(sections::run_cell(i))
-                    .chain(cells)
-                    .collect(),
-            );
-        }
-    }
-    let heads: Vec<&str> = std::iter::once("Run")
-        .chain(w.failure_columns.iter().copied())
-        .collect();
-    let mut section = sections::failures(w.failures, counts, Table::of(&heads, rows));
-    if !drawn.is_empty() {
-        section.blocks.push(super::Block::Html { html: drawn });
-    }
-    section
 }
 
 /// The runs as a report introduces them.
@@ -560,7 +482,7 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
         "same_dataset": same_dataset(runs),
     });
     let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
-    let differs = differing(&units).into_iter().map(|row| {
+    let differs = sections::differing(&units).into_iter().map(|row| {
         let mut entry = row.iter().flatten().next().map(|u| u.key.clone());
         let passed: Vec<_> = row.iter().map(|u| u.map(|u| u.passed)).collect();
         merge(

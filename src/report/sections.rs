@@ -1,10 +1,14 @@
 //! The sections every kind of report shares, each written once: pass^k,
-//! the state check, units whose outcome differs between runs, failures,
+//! the state check, units whose outcome differs between runs and
+//! failures (from each kind's [`Unit`]s, in its [`Words`]),
 //! what could not be evaluated, provenance, and the tokens the models
 //! used. A section that does not apply to a kind says so, the same way in
 //! every format.
 
-use super::{Cell, Section, Table};
+use indexmap::IndexMap;
+
+use super::runs::{anchor, Unit, Words};
+use super::{Block, Cell, Section, Table};
 use crate::llm::usage::ModelUsage;
 use crate::run::driver::Failure;
 use crate::run::provenance::Provenance;
@@ -147,34 +151,88 @@ fn capitalised(word: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The units whose outcome differs between runs: `rows` holds each such
-/// unit's name and its outcome in words in every run.
-pub fn differs(
-    title: &str,
-    heading: &str,
-    runs: usize,
-    rows: Vec<Vec<Cell>>,
-    alike: &str,
-) -> Section {
-    let id = "differs";
-    if runs < 2 {
+/// The units whose outcome differs between runs: each with every run's
+/// (None where a run lacks it), in the order first seen.
+pub fn differing<'u, 'a>(units: &'u [Vec<Unit<'a>>]) -> Vec<Vec<Option<&'u Unit<'a>>>> {
+    let mut rows: IndexMap<String, Vec<Option<&Unit>>> = IndexMap::new();
+    for (i, run) in units.iter().enumerate() {
+        for unit in run {
+            let row = rows.entry(unit.key.to_string());
+            row.or_insert_with(|| vec![None; units.len()])[i] = Some(unit);
+        }
+    }
+    rows.into_values()
+        .filter(|row| {
+            let passed: Vec<bool> = row.iter().flatten().map(|u| u.passed).collect();
+            passed.contains(&true) && passed.contains(&false)
+        })
+        .collect()
+}
+
+/// The units whose outcome differs between runs (`units` per run), each
+/// with its outcome in every run, in the kind's words.
+pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
+    let (id, title) = ("differs", words.differs);
+    if units.len() < 2 {
         return Section::not_applicable(id, title, "one run has nothing to differ from");
     }
+    let rows: Vec<Vec<Cell>> = differing(units)
+        .into_iter()
+        .map(|row| {
+            let name = row.iter().flatten().next().map(|u| u.name.clone());
+            let outcomes = row
+                .iter()
+                .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
+            std::iter::once(Cell::Code(name.unwrap_or_default()))
+                .chain(outcomes.map(Cell::Text))
+                .collect()
+        })
+        .collect();
     if rows.is_empty() {
-        return Section::new(id, title).text(alike);
+        return Section::new(id, title).text(words.alike);
     }
-    let heads: Vec<String> = std::iter::once(heading.to_string())
-        .chain((1..=runs).map(|i| format!("Run {i}")))
+    let heads: Vec<String> = std::iter::once(words.heading.to_string())
+        .chain((1..=units.len()).map(|i| format!("Run {i}")))
         .collect();
     Section::new(id, title).table(Table::of(&heads, rows))
 }
 
-/// Each run's failed units: a count a run, then the table of them (left
-/// out when none failed).
-pub fn failures(title: &str, counts: Vec<String>, table: Table) -> Section {
-    Section::new("failures", title)
+/// Each run's failed units: how many, then their rows, the name linked
+/// to where a page draws it (`drawn`: what a page adds, and the anchors
+/// it draws).
+pub fn failures(units: &[Vec<Unit>], words: &Words, drawn: (String, Vec<String>)) -> Section {
+    let (html, anchors) = drawn;
+    let mut counts = Vec::new();
+    let mut rows = Vec::new();
+    for (i, units) in units.iter().enumerate() {
+        let failed: Vec<_> = units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| !u.passed)
+            .collect();
+        let (n, of) = (failed.len(), units.len());
+        counts.push(format!("run {}: {n} of {of} {}", i + 1, words.failed));
+        for (index, unit) in failed {
+            let mut cells = unit.failure.clone();
+            if let Some(Cell::Code(name)) = cells.first() {
+                let anchor = anchor(i, index);
+                if anchors.contains(&anchor) {
+                    cells[0] = Cell::CodeLink(name.clone(), anchor);
+                }
+            }
+            rows.push(std::iter::once(run_cell(i)).chain(cells).collect());
+        }
+    }
+    let heads: Vec<&str> = std::iter::once("Run")
+        .chain(words.failure_columns.iter().copied())
+        .collect();
+    let mut section = Section::new("failures", words.failures)
         .list(counts)
-        .table_if_any(table)
+        .table_if_any(Table::of(&heads, rows));
+    if !html.is_empty() {
+        section.blocks.push(Block::Html { html });
+    }
+    section
 }
 
 /// What each run could not evaluate, and why.

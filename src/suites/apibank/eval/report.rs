@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use crate::report::Cell;
 use crate::run::driver::Pass;
 use crate::run::provenance::FileHash;
 use crate::run::summary::{Figures, RunSummary};
@@ -72,11 +73,6 @@ impl Figures for LevelFigures {
 
 fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
-}
-
-/// A share in percent, "-" when there is none.
-fn percent(share: Option<f64>) -> String {
-    share.map_or_else(|| "-".to_string(), crate::report::pct)
 }
 
 /// A cause's key, as a sample's `cause` names it ("no_api_call").
@@ -177,7 +173,7 @@ impl Summary {
         format!(
             "{} scoring; {other} {}% ({correct}/{})",
             self.scoring,
-            percent(accuracy),
+            Cell::Percent(accuracy).display(),
             self.samples
         )
     }
@@ -191,7 +187,7 @@ impl Summary {
             self.level,
             crate::words::count(self.dialogues, "dialogue"),
             self.predictor,
-            percent(self.accuracy),
+            Cell::Percent(self.accuracy).display(),
             self.correct,
             self.samples,
             self.scorings_line(),
