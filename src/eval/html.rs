@@ -22,11 +22,20 @@ pub fn failed_dialogues(runs: &[Run]) -> (String, Vec<String>) {
     let mut dialogues = Vec::new();
     let mut anchors = Vec::new();
     for (r, run) in runs.iter().enumerate() {
-        let outputs = OutputFiles::new(run);
+        // A conversation's output file sits where its file does under the
+        // deepest folder holding every file evaluated.
+        let conversations = run.summary.per_conversation.iter();
+        let files: Vec<PathBuf> = conversations.map(|c| PathBuf::from(&c.file)).collect();
+        let common = super::run::common_dir(&files);
+        let outputs = run.output_dir().join(super::run::CONVERSATIONS_DIR);
+        let output = |file: &str| -> Option<Value> {
+            let path = outputs.join(super::run::relative(file.as_ref(), &common));
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+        };
         let conversations = run.summary.per_conversation.iter().enumerate();
         let failed = conversations.filter(|(_, c)| !c.metrics.success);
         for (index, c) in failed.take(DIALOGUES_PER_RUN) {
-            let Some(document) = outputs.document(&c.file) else {
+            let Some(document) = output(&c.file) else {
                 continue;
             };
             let failing: Vec<usize> = c.why_failed.iter().map(|w| w.turn).collect();
@@ -53,30 +62,4 @@ pub fn failed_dialogues(runs: &[Run]) -> (String, Vec<String>) {
             format!("<p class=bad>The dialogues could not be drawn: {e}</p>")
         });
     (drawn, anchors)
-}
-
-/// Where a run's per-conversation output files are.
-struct OutputFiles {
-    /// The folder holding `conversations/` (a run of trials: the first trial's).
-    base: PathBuf,
-    /// The deepest folder holding every evaluated file.
-    common: PathBuf,
-}
-
-impl OutputFiles {
-    fn new(run: &Run) -> Self {
-        let conversations = run.summary.per_conversation.iter();
-        let files: Vec<PathBuf> = conversations.map(|c| PathBuf::from(&c.file)).collect();
-        OutputFiles {
-            base: run.output_dir(),
-            common: super::run::common_dir(&files),
-        }
-    }
-
-    /// The output file of the conversation evaluated from `file`, parsed.
-    fn document(&self, file: &str) -> Option<Value> {
-        let relative = super::run::relative(file.as_ref(), &self.common);
-        let path = self.base.join(super::run::CONVERSATIONS_DIR).join(relative);
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-    }
 }

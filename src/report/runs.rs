@@ -302,7 +302,9 @@ impl<K: Kind> RunKind for Of<K> {
             .map(|f| Run::<K>::parse(&f.dir, &f.path, &f.text))
             .collect::<Result<Vec<_>>>()?;
         check_datasets(&runs, allow_different)?;
-        Ok((report(&runs), document(&runs)))
+        // Units are gathered once: a kind may read output files for them.
+        let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
+        Ok((report_of(&runs, &units), document_of(&runs, &units)))
     }
 }
 
@@ -382,8 +384,11 @@ fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
 
 /// The report over `runs`: the kind's tables, then the shared sections.
 pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
+    report_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
+}
+
+fn report_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Report {
     let summaries = || runs.iter().map(|r| &r.summary);
-    let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
     let state: Vec<_> = summaries().map(|s| s.state_check.as_ref()).collect();
     let differing: Vec<_> = (units.iter().enumerate())
         .flat_map(|(i, units)| units.iter().map(move |u| (i, u)))
@@ -397,8 +402,8 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
     sections.extend([
         sections::pass_hat(&trials, K::UNIT),
         sections::state_check(&state, &differing, K::UNIT, K::WORDS.no_state_check),
-        sections::differs(&units, &K::WORDS),
-        sections::failures(&units, &K::WORDS, K::drawn(runs)),
+        sections::differs(units, &K::WORDS),
+        sections::failures(units, &K::WORDS, K::drawn(runs)),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),
         sections::usage(&usage),
@@ -451,6 +456,10 @@ fn warnings<K: Kind>(runs: &[Run<K>], same_dataset: bool) -> Vec<String> {
 /// The JSON document of `report --format json`: per run the keys every
 /// kind shares and the kind's own, then the kind's own keys.
 pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
+    document_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
+}
+
+fn document_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
     let list: Vec<Value> = runs
         .iter()
         .map(|r| {
@@ -481,8 +490,7 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
         "runs": list,
         "same_dataset": same_dataset(runs),
     });
-    let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
-    let differs = sections::differing(&units).into_iter().map(|row| {
+    let differs = sections::differing(units).into_iter().map(|row| {
         let mut entry = row.iter().flatten().next().map(|u| u.key.clone());
         let passed: Vec<_> = row.iter().map(|u| u.map(|u| u.passed)).collect();
         merge(

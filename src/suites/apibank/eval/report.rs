@@ -16,7 +16,7 @@ use crate::run::provenance::FileHash;
 use crate::run::summary::{Figures, RunSummary};
 
 /// One API's samples.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ApiTally {
     pub samples: usize,
     pub correct: usize,
@@ -98,11 +98,7 @@ impl LevelFigures {
             (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
         let mut by_api: BTreeMap<String, ApiTally> = BTreeMap::new();
         for s in &per_sample {
-            let tally = by_api.entry(s.api_name.clone()).or_insert(ApiTally {
-                samples: 0,
-                correct: 0,
-                error_rate: 0.0,
-            });
+            let tally = by_api.entry(s.api_name.clone()).or_default();
             tally.samples += 1;
             tally.correct += usize::from(s.correct);
         }
