@@ -14,11 +14,15 @@ use crate::run::summary::{Figures, RunSummary};
 pub use crate::run::summary::{FormatVersion, StateTotals, FORMAT_VERSION};
 use crate::suite::protocol::ratio;
 
-/// Pooled counts of a set of conversations.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// Pooled counts of a set of conversations (in a subset's summary; its
+/// rates say how many conversations).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Totals {
+    #[serde(skip)]
     pub conversations: usize,
     pub successes: usize,
+    #[serde(skip)]
     pub soft_success_sum: f64,
     pub predictions: usize,
     pub ground_truths: usize,
@@ -79,11 +83,8 @@ pub struct Rates {
 pub struct SubsetSummary {
     #[serde(flatten)]
     pub rates: Rates,
-    pub predictions: usize,
-    pub ground_truths: usize,
-    pub matches: usize,
-    pub actions: usize,
-    pub bad_actions: usize,
+    #[serde(flatten)]
+    pub totals: Totals,
 }
 
 /// A run of whole conversations: ToolTalk's figures (the first keys are
@@ -181,11 +182,7 @@ impl Tally {
             .map(|(name, t)| {
                 let summary = SubsetSummary {
                     rates: t.rates(),
-                    predictions: t.predictions,
-                    ground_truths: t.ground_truths,
-                    matches: t.matches,
-                    actions: t.actions,
-                    bad_actions: t.bad_actions,
+                    totals: t,
                 };
                 (name, summary)
             })

@@ -2,118 +2,29 @@
 //! HTML in a tool's output or a model's reply shows as text, and a `|`
 //! never breaks a table.
 
-use minijinja::{context, Environment};
-use serde::Serialize;
+use super::render::{self, Format};
+use super::{Cell, Report};
+use crate::Result;
 
-use super::{Block, Cell, Report};
-use crate::{Error, Result};
-
-const TEMPLATE: &str = include_str!("templates/report.md.j2");
-
-/// A block as the template lays it out, every text escaped.
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum View {
-    Text {
-        text: String,
-    },
-    NotApplicable {
-        why: String,
-    },
-    Table {
-        head: String,
-        rule: String,
-        rows: Vec<String>,
-    },
-    List {
-        items: Vec<String>,
-    },
-}
+const MARKDOWN: Format = Format {
+    name: "report.md",
+    template: include_str!("templates/report.md.j2"),
+    prose: escape_keeping_code,
+    cell,
+    escape: Some(escape),
+    page: false,
+};
 
 pub fn render(report: &Report) -> Result<String> {
-    let mut env = Environment::new();
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
-    env.add_template("report.md", TEMPLATE)
-        .map_err(|e| Error::Other(format!("the Markdown report template: {e}")))?;
-    let sections: Vec<_> = report
-        .sections
-        .iter()
-        .map(|s| {
-            let blocks: Vec<View> = s.blocks.iter().filter_map(view).collect();
-            context! { title => escape(&s.title), blocks }
-        })
-        .collect();
-    let runs: Vec<_> = report
-        .runs
-        .iter()
-        .map(|r| {
-            context! {
-                number => r.number,
-                label => escape(&r.label),
-                dir => code(&r.dir),
-                models => r.models.as_deref().map(escape),
-                dataset => r.dataset.as_deref().map(|d| code(&d[..d.len().min(12)])),
-                evaluated => r.evaluated,
-                not_evaluated => r.not_evaluated,
-                unit => &r.unit,
-            }
-        })
-        .collect();
-    let warnings: Vec<String> = report.warnings.iter().map(|w| escape(w)).collect();
-    env.get_template("report.md")
-        .and_then(|t| {
-            t.render(context! { title => escape(&report.title), runs, warnings, sections })
-        })
-        .map(|mut text| {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text
-        })
-        .map_err(|e| Error::Other(format!("rendering the Markdown report: {e}")))
-}
-
-fn view(block: &Block) -> Option<View> {
-    Some(match block {
-        Block::Text { text } => View::Text {
-            text: escape_keeping_code(text),
-        },
-        Block::NotApplicable { why } => View::NotApplicable { why: escape(why) },
-        Block::List { items } => View::List {
-            items: items.iter().map(|i| escape_keeping_code(i)).collect(),
-        },
-        Block::Table(table) => {
-            let head: Vec<String> = table.columns.iter().map(|c| escape(&c.name)).collect();
-            let rule: Vec<&str> = table
-                .columns
-                .iter()
-                .map(|c| if c.numeric { "---:" } else { "---" })
-                .collect();
-            View::Table {
-                head: format!("| {} |", head.join(" | ")),
-                rule: format!("|{}|", rule.join("|")),
-                rows: table
-                    .rows
-                    .iter()
-                    .map(|row| {
-                        let cells: Vec<String> = row.iter().map(cell).collect();
-                        format!("| {} |", cells.join(" | "))
-                    })
-                    .collect(),
-            }
-        }
-        // Charts and drawn dialogues are for the page; their figures and
-        // facts are in the tables.
-        Block::Chart(_) | Block::Html { .. } => return None,
-    })
+    render::render(report, &MARKDOWN)
 }
 
 fn cell(cell: &Cell) -> String {
-    if cell.is_code() && !cell.display().is_empty() {
-        code(&cell.display())
+    let text = cell.display();
+    if cell.is_code() && !text.is_empty() {
+        code(&text)
     } else {
-        escape(&cell.display())
+        escape(&text)
     }
 }
 
@@ -185,17 +96,19 @@ mod tests {
 
     #[test]
     fn data_is_escaped_and_missing_values_are_dashes() {
-        let mut table = Table::new("Conversation", &["Run 1", "Run 2"]);
-        table.row(vec![
-            Cell::Code("a|b.json".into()),
-            Cell::Percent(Some(0.5)),
-            Cell::Percent(None),
-        ]);
-        table.row(vec![
-            Cell::Text("<script>alert(1)</script>".into()),
-            Cell::Percent(Some(0.0)),
-            Cell::Fraction(1, 3),
-        ]);
+        let rows = vec![
+            vec![
+                Cell::Code("a|b.json".into()),
+                Cell::Percent(Some(0.5)),
+                Cell::Percent(None),
+            ],
+            vec![
+                Cell::Text("<script>alert(1)</script>".into()),
+                Cell::Percent(Some(0.0)),
+                Cell::Fraction(1, 3),
+            ],
+        ];
+        let table = Table::of(&["Conversation", "Run 1", "Run 2"], rows);
         let report = Report {
             title: "Runs <compared>".into(),
             runs: Vec::new(),

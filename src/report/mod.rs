@@ -1,15 +1,47 @@
 //! The report layer: what a report says, once, as a table model
-//! (sections of text, tables, lists and charts), and one renderer per
-//! format ([`markdown`], [`html`], [`json`]). An evaluation kind builds a
-//! [`Report`] from its runs; the sections every kind shares (the runs,
-//! pass^k, the state check, outcomes that differ between runs, what could
-//! not be evaluated, failures) are built by [`sections`], so they read the
-//! same in every format and for every kind.
+//! (sections of text, tables, lists and charts), and one renderer
+//! ([`render`]) that writes it as Markdown ([`markdown`]) or one HTML page
+//! ([`html`]); [`json`] adds the model to the kind's JSON document.
+//!
+//! # Adding a kind of run
+//!
+//! A kind of evaluation (whole conversations, call samples at a level,
+//! conversations with a user, ...) is its `summary.json` figures `F`
+//! (in [`crate::run::summary::RunSummary`]) implementing
+//! [`runs::Kind`], registered with [`runs::kind`]. What it gives:
+//!
+//! - words: `NAME` (the JSON document's `kind`), `UNIT` and `FILE` (what a
+//!   unit and a file are), `WHAT` (its summaries, for an error), and
+//!   [`runs::Words`]: the titles and columns of the failures and of the
+//!   outcomes that differ between runs, that list's JSON key, why it has
+//!   no state check (if so), the figures' keys of every unit's list;
+//! - `shape`: whether a `summary.json` is of this kind, and which of its
+//!   runs may share a table; `label` (and `models`, `title`,
+//!   `dataset_group` where the defaults do not fit);
+//! - `tables`: its own sections (ToolTalk's Tables 1-2, API-Bank's Tables
+//!   3 and 4), built with [`Table::of`], [`runs::per_run`],
+//!   [`runs::rows_per_run`] and [`runs::chart`];
+//! - `units`: per run, each unit's [`runs::Unit`]: its identity, its name,
+//!   whether it passed, its outcome in words, its state check, its row in
+//!   the failures table;
+//! - `run_document` (and `document`): the JSON keys it adds to its figures
+//!   (which the document already holds, less the unit lists);
+//! - `drawn`, optionally: HTML only a page shows about failed units.
+//!
+//! From these [`runs::report`] builds the runs, the kind's tables, then
+//! the sections every kind shares, written once in [`sections`] and
+//! [`runs`]: pass^k, the state check, outcomes that differ between runs,
+//! failures, not evaluated, provenance, tokens used. A section that does
+//! not apply says "Not applicable" and why, the same way in every format.
+//! [`runs::document`] builds the JSON document: per run the figures, the
+//! shared keys (`evaluated`, `not_evaluated`, `settings`, `pass_hat`,
+//! `state_check`, ...) and the kind's, then the outcomes that differ.
 
 pub mod charts;
 pub mod html;
 pub mod json;
 pub mod markdown;
+mod render;
 pub mod runs;
 pub mod sections;
 
@@ -142,61 +174,25 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table with these columns, the first text and the others numbers.
-    pub fn new(first: &str, numeric: &[&str]) -> Self {
-        let mut columns = vec![Column::text(first)];
-        columns.extend(numeric.iter().map(|n| Column::number(n)));
+    /// A table with these headings and rows; a column holds numbers
+    /// (aligned right) when any of its cells is one.
+    pub fn of<S: AsRef<str>>(heads: &[S], rows: Vec<Vec<Cell>>) -> Self {
+        let columns = heads.iter().enumerate().map(|(i, name)| Column {
+            name: name.as_ref().to_string(),
+            numeric: rows.iter().any(|r| r.get(i).is_some_and(Cell::is_number)),
+        });
         Table {
-            columns,
-            rows: Vec::new(),
+            columns: columns.collect(),
+            rows,
         }
-    }
-
-    /// A table with these text columns, then these number columns.
-    pub fn with(text: &[&str], numeric: &[&str]) -> Self {
-        let columns = text.iter().map(|n| Column::text(n));
-        Table {
-            columns: columns
-                .chain(numeric.iter().map(|n| Column::number(n)))
-                .collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    /// A table of a number column per run ("Run 1", ...) after `first`.
-    pub fn by_run(first: &str, runs: usize) -> Self {
-        let heads: Vec<String> = (1..=runs).map(|i| format!("Run {i}")).collect();
-        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-        Table::new(first, &heads)
-    }
-
-    pub fn row(&mut self, cells: Vec<Cell>) {
-        self.rows.push(cells);
     }
 }
 
-/// A table's column: its heading, and whether it holds numbers (aligned
-/// right).
+/// A table's column: its heading, and whether it holds numbers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Column {
     pub name: String,
     pub numeric: bool,
-}
-
-impl Column {
-    pub fn text(name: &str) -> Self {
-        Column {
-            name: name.to_string(),
-            numeric: false,
-        }
-    }
-
-    pub fn number(name: &str) -> Self {
-        Column {
-            name: name.to_string(),
-            numeric: true,
-        }
-    }
 }
 
 /// A table cell. Every format shows a missing value as "-", never as 0.
@@ -228,6 +224,13 @@ impl Cell {
             Cell::Fraction(_, 0) => missing(),
             Cell::Fraction(n, of) => format!("{} ({n}/{of})", pct(*n as f64 / *of as f64)),
         }
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(
+            self,
+            Cell::Count(_) | Cell::Percent(_) | Cell::Number(..) | Cell::Fraction(..)
+        )
     }
 
     pub fn is_code(&self) -> bool {

@@ -13,7 +13,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::sections::{self, PassHatRow};
+use indexmap::IndexMap;
+
+use super::sections;
 use super::{Cell, Chart, Report, RunHeader, Scale, Section, Table};
 use crate::run::summary::{Figures, RunSummary, FORMAT_VERSION};
 use crate::suite::state::StateCheck;
@@ -29,7 +31,7 @@ pub struct Run<K: Kind> {
 }
 
 /// What a kind of run brings to a report: its words, its label, its own
-/// tables and the parts of the shared sections only it knows.
+/// tables, and its units (from which the shared sections are built).
 pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     type Settings: Serialize + DeserializeOwned;
     /// The name of the kind in the JSON document.
@@ -41,6 +43,8 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     /// Its summaries in words, with the keys that tell them, for a
     /// summary of no known kind.
     const WHAT: &'static str;
+    /// How its reports word the units' outcomes.
+    const WORDS: Words;
 
     /// What `summary` is when it is of this kind.
     fn shape(summary: &Value) -> Option<Shape>;
@@ -67,19 +71,66 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     }
     /// The kind's own sections, before the shared ones.
     fn tables(runs: &[Run<Self>]) -> Vec<Section>;
-    /// Per run (numbered from 1), the units whose worlds differ, in words;
-    /// or why the kind has no state check.
-    fn state_differs(
-        runs: &[Run<Self>],
-    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str>;
-    /// The units whose outcome differs between runs.
-    fn differs(runs: &[Run<Self>]) -> Section;
-    /// Each run's failed units.
-    fn failures(runs: &[Run<Self>]) -> Section;
-    /// The kind's own keys of a run in the JSON document.
+    /// A run's units, each with its outcome.
+    fn units(run: &Run<Self>) -> Vec<Unit<'_>>;
+    /// What a page adds to the failures (ToolTalk draws each failed
+    /// dialogue), already escaped, with the anchors drawn ([`anchor`]);
+    /// the failures table links a unit whose anchor is among them.
+    fn drawn(runs: &[Run<Self>]) -> (String, Vec<String>) {
+        let _ = runs;
+        Default::default()
+    }
+    /// The kind's own keys of a run in the JSON document, besides its
+    /// figures.
     fn run_document(run: &Run<Self>) -> Value;
     /// The kind's own keys of the JSON document.
-    fn document(runs: &[Run<Self>]) -> Value;
+    fn document(runs: &[Run<Self>]) -> Value {
+        let _ = runs;
+        json!({})
+    }
+}
+
+/// How a kind words its units' outcomes in the shared sections.
+pub struct Words {
+    /// The failures section's title, what a failed unit is said to be
+    /// ("failed", "wrong"), and the columns of a failed unit's row.
+    pub failures: &'static str,
+    pub failed: &'static str,
+    pub failure_columns: &'static [&'static str],
+    /// The section of outcomes that differ between runs: its title, the
+    /// heading of its units, and what it says when none differ.
+    pub differs: &'static str,
+    pub heading: &'static str,
+    pub alike: &'static str,
+    /// That list's key in the JSON document, and each unit's field there
+    /// holding whether it passed in every run.
+    pub differs_key: &'static str,
+    pub passed_key: &'static str,
+    /// Why the kind has no state check, where it has none.
+    pub no_state_check: Option<&'static str>,
+    /// The keys of its figures that the JSON document leaves out of a run
+    /// (lists of every unit); it keeps the others.
+    pub unit_lists: &'static [&'static str],
+}
+
+/// One unit of a run as the shared sections read it.
+pub struct Unit<'a> {
+    /// Its identity across runs and in the JSON document's list of
+    /// outcomes that differ (`{"file": ...}`).
+    pub key: Value,
+    /// How the tables of outcomes and of the state check name it.
+    pub name: String,
+    pub passed: bool,
+    /// Its outcome in words ("pass", "wrong (wrong API)", "4").
+    pub outcome: String,
+    pub state: Option<&'a StateCheck>,
+    /// Its row in the failures table (read only when it failed).
+    pub failure: Vec<Cell>,
+}
+
+/// The anchor on a page of run `run`'s (from 0) unit at `index`.
+pub fn anchor(run: usize, index: usize) -> String {
+    format!("r{}-c{index}", run + 1)
 }
 
 impl<K: Kind> Run<K> {
@@ -103,6 +154,15 @@ impl<K: Kind> Run<K> {
         let summary = serde_json::from_str(text)
             .map_err(|e| older_format(path, text, crate::formats::read::json_error(path, &e)))?;
         Ok(Run::new(dir, summary))
+    }
+
+    /// The folder of its output files (a run of trials: the first
+    /// trial's).
+    pub fn output_dir(&self) -> PathBuf {
+        match self.summary.trials {
+            Some(_) => self.dir.join("trial-1"),
+            None => self.dir.clone(),
+        }
     }
 
     /// The dataset digest its provenance records.
@@ -143,15 +203,11 @@ fn older_format(path: &Path, text: &str, error: Error) -> Error {
 
 /// The runs of each dataset group, in the order given.
 fn dataset_groups<K: Kind>(runs: &[Run<K>]) -> Vec<Vec<&Run<K>>> {
-    let mut groups: Vec<(u8, Vec<&Run<K>>)> = Vec::new();
+    let mut groups: IndexMap<u8, Vec<&Run<K>>> = IndexMap::new();
     for run in runs {
-        let group = K::dataset_group(run);
-        match groups.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, members)) => members.push(run),
-            None => groups.push((group, vec![run])),
-        }
+        groups.entry(K::dataset_group(run)).or_default().push(run);
     }
-    groups.into_iter().map(|(_, members)| members).collect()
+    groups.into_values().collect()
 }
 
 /// Refuse runs over different datasets, or whose dataset is unknown,
@@ -246,7 +302,9 @@ impl<K: Kind> RunKind for Of<K> {
             .map(|f| Run::<K>::parse(&f.dir, &f.path, &f.text))
             .collect::<Result<Vec<_>>>()?;
         check_datasets(&runs, allow_different)?;
-        Ok((report(&runs), document(&runs)))
+        // Units are gathered once: a kind may read output files for them.
+        let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
+        Ok((report_of(&runs, &units), document_of(&runs, &units)))
     }
 }
 
@@ -326,37 +384,26 @@ fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
 
 /// The report over `runs`: the kind's tables, then the shared sections.
 pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
+    report_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
+}
+
+fn report_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Report {
     let summaries = || runs.iter().map(|r| &r.summary);
-    let mut pass_hat = Vec::new();
-    for (i, trials) in summaries().enumerate() {
-        let Some(trials) = &trials.trials else {
-            continue;
-        };
-        let groups = trials.groups.iter().map(|(n, p)| (n.clone(), p));
-        let all = (trials.groups.len() != 1).then(|| ("all".to_string(), &trials.all));
-        for (group, p) in groups.chain(all) {
-            pass_hat.push(PassHatRow {
-                run: i + 1,
-                group,
-                units: p.units,
-                pass_hat: &p.pass_hat,
-            });
-        }
-    }
     let state: Vec<_> = summaries().map(|s| s.state_check.as_ref()).collect();
-    let state_check = match K::state_differs(runs) {
-        Ok(differing) => sections::state_check(&state, differing, K::UNIT, None),
-        Err(why) => sections::state_check(&[], Vec::new(), K::UNIT, Some(why)),
-    };
+    let differing: Vec<_> = (units.iter().enumerate())
+        .flat_map(|(i, units)| units.iter().map(move |u| (i, u)))
+        .filter_map(|(i, u)| Some((i, u.name.as_str(), u.state.filter(|c| !c.clean())?)))
+        .collect();
+    let trials: Vec<_> = summaries().map(|s| s.trials.as_ref()).collect();
     let not_evaluated: Vec<_> = summaries().map(|s| s.failures.as_slice()).collect();
     let provenance: Vec<_> = summaries().map(|s| s.provenance.as_ref()).collect();
     let usage: Vec<_> = summaries().map(|s| s.usage.as_slice()).collect();
     let mut sections = K::tables(runs);
     sections.extend([
-        sections::pass_hat(&pass_hat, K::UNIT),
-        state_check,
-        K::differs(runs),
-        K::failures(runs),
+        sections::pass_hat(&trials, K::UNIT),
+        sections::state_check(&state, &differing, K::UNIT, K::WORDS.no_state_check),
+        sections::differs(units, &K::WORDS),
+        sections::failures(units, &K::WORDS, K::drawn(runs)),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),
         sections::usage(&usage),
@@ -409,11 +456,19 @@ fn warnings<K: Kind>(runs: &[Run<K>], same_dataset: bool) -> Vec<String> {
 /// The JSON document of `report --format json`: per run the keys every
 /// kind shares and the kind's own, then the kind's own keys.
 pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
+    document_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
+}
+
+fn document_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
     let list: Vec<Value> = runs
         .iter()
         .map(|r| {
             let s = &r.summary;
-            let mut run = json!({
+            let mut run = serde_json::to_value(&s.figures).unwrap_or_default();
+            if let Some(figures) = run.as_object_mut() {
+                figures.retain(|key, _| !K::WORDS.unit_lists.contains(&key.as_str()));
+            }
+            let shared = json!({
                 "dir": r.dir.display().to_string(),
                 "label": r.label,
                 "settings": s.settings,
@@ -421,7 +476,11 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
                 "pass_hat": s.trials.as_ref().map(|t| &t.all.pass_hat),
                 "state_check": s.state_check,
                 "not_evaluated_files": s.failures,
+                "evaluated": s.evaluated,
+                "not_evaluated": s.not_evaluated,
+                "unit": K::FILE,
             });
+            merge(&mut run, shared);
             merge(&mut run, K::run_document(r));
             run
         })
@@ -431,6 +490,19 @@ pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
         "runs": list,
         "same_dataset": same_dataset(runs),
     });
+    let differs = sections::differing(units).into_iter().map(|row| {
+        let mut entry = row.iter().flatten().next().map(|u| u.key.clone());
+        let passed: Vec<_> = row.iter().map(|u| u.map(|u| u.passed)).collect();
+        merge(
+            entry.get_or_insert_with(|| json!({})),
+            json!({ K::WORDS.passed_key: passed }),
+        );
+        entry
+    });
+    merge(
+        &mut document,
+        json!({ K::WORDS.differs_key: differs.collect::<Vec<_>>() }),
+    );
     merge(&mut document, K::document(runs));
     document
 }
@@ -477,39 +549,19 @@ where
 
 /// Each unit of the runs (by `key`, in the order first seen) with every
 /// run's entry for it (None where a run lacks it).
-pub fn unit_rows<'a, K: Kind, T, Key: Ord + Clone>(
+pub fn unit_rows<'a, K: Kind, T>(
     runs: &'a [Run<K>],
     units: impl Fn(&'a Run<K>) -> &'a [T],
-    key: impl Fn(&T) -> Key,
-) -> Vec<(Key, Vec<Option<&'a T>>)> {
-    let mut order: Vec<Key> = Vec::new();
-    let mut rows: std::collections::BTreeMap<Key, Vec<Option<&T>>> = Default::default();
+    key: impl Fn(&T) -> String,
+) -> Vec<(String, Vec<Option<&'a T>>)> {
+    let mut rows: IndexMap<String, Vec<Option<&T>>> = IndexMap::new();
     for (i, run) in runs.iter().enumerate() {
         for unit in units(run) {
-            let row = rows.entry(key(unit)).or_insert_with(|| {
-                order.push(key(unit));
-                vec![None; runs.len()]
-            });
-            row[i] = Some(unit);
+            rows.entry(key(unit))
+                .or_insert_with(|| vec![None; runs.len()])[i] = Some(unit);
         }
     }
-    order
-        .into_iter()
-        .filter_map(|k| Some((k.clone(), rows.remove(&k)?)))
-        .collect()
-}
-
-/// The rows whose unit succeeded in some runs and failed in others.
-pub fn mixed<Key, T>(
-    rows: Vec<(Key, Vec<Option<&T>>)>,
-    succeeded: impl Fn(&T) -> bool,
-) -> Vec<(Key, Vec<Option<&T>>)> {
-    rows.into_iter()
-        .filter(|(_, row)| {
-            let known: Vec<bool> = row.iter().flatten().map(|u| succeeded(u)).collect();
-            known.contains(&true) && known.contains(&false)
-        })
-        .collect()
+    rows.into_iter().collect()
 }
 
 /// A chart of a value per category per run (a series a run, named by
@@ -542,46 +594,36 @@ pub fn chart<K: Kind>(
     }
 }
 
-/// One row a run in `table`, led by the run's number.
-pub fn run_row<K: Kind>(
-    table: &mut Table,
-    runs: &[Run<K>],
-    mut row: impl FnMut(&Run<K>) -> Vec<Cell>,
-) {
-    run_rows(table, runs, |run| [row(run)]);
+/// A column of a table with a row a run: its heading, and its cell.
+pub type RunColumn<'a, K> = (&'a str, &'a dyn Fn(&Run<K>) -> Cell);
+
+/// A table with a row a run, led by the run's number ("Run").
+pub fn per_run<K: Kind>(runs: &[Run<K>], columns: &[RunColumn<K>]) -> Table {
+    let heads: Vec<&str> = columns.iter().map(|c| c.0).collect();
+    rows_per_run(runs, &heads, |run| {
+        [columns.iter().map(|c| (c.1)(run)).collect()]
+    })
 }
 
-/// Each run's rows in `table`, each led by the run's number.
-pub fn run_rows<'a, K: Kind, R: IntoIterator<Item = Vec<Cell>>>(
-    table: &mut Table,
+/// A table of each run's rows (`rows` gives a run's cells after its
+/// number), each led by the run's number ("Run"); `heads` names the
+/// columns after it.
+pub fn rows_per_run<'a, K: Kind, R: IntoIterator<Item = Vec<Cell>>>(
     runs: &'a [Run<K>],
+    heads: &[&str],
     mut rows: impl FnMut(&'a Run<K>) -> R,
-) {
+) -> Table {
+    let mut all = Vec::new();
     for (i, run) in runs.iter().enumerate() {
-        for cells in rows(run) {
-            let number = Cell::Text((i + 1).to_string());
-            table.row(std::iter::once(number).chain(cells).collect());
-        }
+        let number = sections::run_cell(i);
+        all.extend(
+            rows(run)
+                .into_iter()
+                .map(|cells| std::iter::once(number.clone()).chain(cells).collect()),
+        );
     }
-}
-
-/// Per run (numbered from 1), the units whose worlds ended otherwise than
-/// the gold calls', with the places in words; `units` gives a run's units
-/// by name with their state checks.
-pub fn state_rows<'a, K: Kind, I>(
-    runs: &'a [Run<K>],
-    units: impl Fn(&'a Run<K>) -> I,
-) -> Vec<(usize, String, String)>
-where
-    I: Iterator<Item = (&'a str, Option<&'a StateCheck>)>,
-{
-    let mut rows = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        for (name, check) in units(run) {
-            if let Some(check) = check.filter(|c| !c.clean()) {
-                rows.push((i + 1, name.to_string(), sections::state_places(check)));
-            }
-        }
-    }
-    rows
+    let heads: Vec<&str> = std::iter::once("Run")
+        .chain(heads.iter().copied())
+        .collect();
+    Table::of(&heads, all)
 }

@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::outcome::{ScenarioOutcome, Stop};
 use super::summary::ScenarioFigures;
 use crate::report::runs::{
-    chart, mixed, run_row, run_rows, state_rows, summary_level, unit_rows, Kind, Run, Shape,
+    chart, per_run, rows_per_run, summary_level, unit_rows, Kind, Run, Shape, Unit, Words,
 };
-use crate::report::{sections, Cell, Column, Scale, Section, Table};
+use crate::report::{Cell, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
 
@@ -66,6 +66,18 @@ impl Kind for ScenarioFigures {
     const UNIT: &'static str = "scenario";
     const FILE: &'static str = "scenario";
     const WHAT: &'static str = "a run of conversations with a user (`level` and `per_scenario`)";
+    const WORDS: Words = Words {
+        failures: "Scenarios not completed",
+        failed: "not completed",
+        failure_columns: &["Scenario", "File", "Why"],
+        differs: "Scenarios whose completion differs between runs",
+        heading: "Scenario",
+        alike: "None: every scenario was completed or not in every run alike.",
+        differs_key: "completion_differs",
+        passed_key: "completed",
+        no_state_check: None,
+        unit_lists: &["per_scenario"],
+    };
 
     /// Runs share a table at one level.
     fn shape(summary: &Value) -> Option<Shape> {
@@ -125,49 +137,49 @@ impl Kind for ScenarioFigures {
 
     /// Completion and turns (Table 4), and turns per scenario.
     fn tables(runs: &[ScenarioRun]) -> Vec<Section> {
-        let results = Section::new("results", "Results by run")
-            .text("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took (the paper's Table 4). Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios. A call is read as it is written (as `--scoring lenient` reads text at levels 1 and 2) and counts as a ground-truth call when its arguments equal that call's after the reference's conversion, or the reference's own check of the API (with its quirks) accepts its result.");
-        let mut table = Table::new(
-            "Run",
+        let table = per_run(
+            runs,
             &[
-                "Scenarios",
-                "Completed",
-                "Completion rate",
-                "Mean turns to completion",
+                ("Scenarios", &|r| Cell::Count(r.summary.scenarios)),
+                ("Completed", &|r| Cell::Count(r.summary.completed)),
+                ("Completion rate", &|r| {
+                    Cell::Percent(r.summary.completion_rate)
+                }),
+                ("Mean turns to completion", &|r| {
+                    Cell::Number(r.summary.mean_turns, 2)
+                }),
             ],
         );
-        run_row(&mut table, runs, |run| {
-            let s = &run.summary;
-            vec![
-                Cell::Count(s.scenarios),
-                Cell::Count(s.completed),
-                Cell::Percent(s.completion_rate),
-                Cell::Number(s.mean_turns, 2),
-            ]
-        });
-        let results = results.table(table).chart(chart(
-            runs,
-            "Completion rate per run",
-            vec!["Completed".into()],
-            Scale::Percent,
-            |r, _| {
-                let s = &runs[r].summary;
-                (s.completion_rate, Some(s.scenarios))
-            },
-        ));
+        let completion = |r: usize, _| {
+            let s = &runs[r].summary;
+            (s.completion_rate, Some(s.scenarios))
+        };
+        let results = Section::new("results", "Results by run")
+            .text("A scenario is completed when the assistant has made every ground-truth call; its score is the turns that took (the paper's Table 4). Completion rate is completed scenarios / scenarios, in percent; mean turns is over completed scenarios. A call is read as it is written (as `--scoring lenient` reads text at levels 1 and 2) and counts as a ground-truth call when its arguments equal that call's after the reference's conversion, or the reference's own check of the API (with its quirks) accepts its result.")
+            .table(table)
+            .chart(chart(runs, "Completion rate per run", vec!["Completed".into()], Scale::Percent, completion));
         let rows = scenario_rows(runs);
-        let mut turns = Table::by_run("Scenario", runs.len());
-        for (name, row) in &rows {
-            let mut cells = vec![Cell::Text(name.clone())];
-            cells.extend(row.iter().map(|s| Cell::Text(cell(*s))));
-            turns.row(cells);
-        }
-        let mut detail = Table::with(
-            &["Run", "Scenario", "File"],
-            &["Turns", "Ground-truth calls made", "Calls made"],
-        );
-        detail.columns.push(Column::text("Ended"));
-        run_rows(&mut detail, runs, |run| {
+        let heads: Vec<String> = std::iter::once("Scenario".to_string())
+            .chain((1..=runs.len()).map(|i| format!("Run {i}")))
+            .collect();
+        let turns = rows.iter().map(|(name, row)| {
+            let cells = row.iter().map(|s| match s.and_then(|s| s.turns) {
+                Some(turns) => Cell::Count(turns),
+                None => Cell::Text(cell(*s)),
+            });
+            std::iter::once(Cell::Text(name.clone()))
+                .chain(cells)
+                .collect()
+        });
+        let heads_detail = [
+            "Scenario",
+            "File",
+            "Turns",
+            "Ground-truth calls made",
+            "Calls made",
+            "Ended",
+        ];
+        let detail = rows_per_run(runs, &heads_detail, |run| {
             run.summary.per_scenario.iter().map(|s| {
                 vec![
                     Cell::Text(s.scenario.clone()),
@@ -185,61 +197,36 @@ impl Kind for ScenarioFigures {
             "Turns to completion per scenario",
             names,
             Scale::Plain,
-            |r, i| {
-                let turns = rows[i].1[r].and_then(|s| s.turns);
-                (turns.map(|t| t as f64), None)
-            },
+            |r, i| (rows[i].1[r].and_then(|s| s.turns).map(|t| t as f64), None),
         );
         let turns = Section::new("turns", "Turns to completion per scenario")
             .text("Turns a completed scenario took; how the others ended.")
-            .table(turns)
+            .table(Table::of(&heads, turns.collect()))
             .table(detail)
             .chart(per_scenario.uncounted());
         vec![results, turns]
     }
 
-    /// The scenarios whose databases ended otherwise than the ground
-    /// truth's.
-    fn state_differs(
-        runs: &[ScenarioRun],
-    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
-        Ok(state_rows(runs, |run| {
-            let units = run.summary.per_scenario.iter();
-            units.map(|s| (s.scenario.as_str(), s.state_check.as_ref()))
-        }))
-    }
-
-    fn differs(runs: &[ScenarioRun]) -> Section {
-        let differs = completion_differs(runs)
-            .into_iter()
-            .map(|(name, row)| (name, row.into_iter().map(|s| Some(cell(s))).collect()))
-            .collect();
-        sections::differs(
-            "Scenarios whose completion differs between runs",
-            "Scenario",
-            runs.len(),
-            differs,
-            "None: every scenario was completed or not in every run alike.",
-        )
-    }
-
-    fn failures(runs: &[ScenarioRun]) -> Section {
-        not_completed(runs)
+    fn units(run: &ScenarioRun) -> Vec<Unit<'_>> {
+        let units = run.summary.per_scenario.iter().map(|s| Unit {
+            key: json!({ "scenario": s.scenario }),
+            name: s.scenario.clone(),
+            passed: s.completed,
+            outcome: cell(Some(s)),
+            state: s.state_check.as_ref(),
+            failure: vec![
+                Cell::Text(s.scenario.clone()),
+                Cell::Code(s.file.clone()),
+                Cell::Text(why(s)),
+            ],
+        });
+        units.collect()
     }
 
     fn run_document(r: &ScenarioRun) -> Value {
         let s = &r.summary;
         json!({
-            "suite": s.suite,
-            "level": s.level,
-            "assistant": s.assistant,
-            "user": s.user,
             "models": Self::models(s),
-            "scenarios": s.scenarios,
-            "completed": s.completed,
-            "completion_rate": s.completion_rate,
-            "mean_turns": s.mean_turns,
-            "max_turns": s.max_turns,
             "not_completed": s.per_scenario.iter().filter(|x| !x.completed).map(|x| json!({
                 "scenario": x.scenario, "file": x.file, "stopped": x.stopped, "why": why(x),
             })).collect::<Vec<_>>(),
@@ -254,10 +241,6 @@ impl Kind for ScenarioFigures {
                 "turns": row.iter().map(|s| s.and_then(|s| s.turns)).collect::<Vec<_>>(),
                 "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
                 "state_clean": row.iter().map(|s| s.and_then(|s| s.state_check.as_ref()).map(StateCheck::clean)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "completion_differs": completion_differs(runs).into_iter().map(|(name, row)| json!({
-                "scenario": name,
-                "completed": row.iter().map(|s| s.map(|s| s.completed)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         })
     }
@@ -276,11 +259,6 @@ pub fn scenario_rows(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioO
     unit_rows(runs, |r| &r.summary.per_scenario, |s| s.scenario.clone())
 }
 
-/// The scenarios completed in some runs and not in others.
-pub fn completion_differs(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioOutcome>>)> {
-    mixed(scenario_rows(runs), |s| s.completed)
-}
-
 /// A scenario's cell: its turns, or how it ended.
 pub fn cell(line: Option<&ScenarioOutcome>) -> String {
     match line {
@@ -290,34 +268,6 @@ pub fn cell(line: Option<&ScenarioOutcome>) -> String {
             None => format!("not completed ({})", outcome(s)),
         },
     }
-}
-
-/// Each run's scenarios not completed, and why.
-fn not_completed(runs: &[ScenarioRun]) -> Section {
-    let mut counts = Vec::new();
-    let mut table = Table::with(&["Run", "Scenario", "File", "Why"], &[]);
-    run_rows(&mut table, runs, |run| {
-        let failed: Vec<&ScenarioOutcome> = run
-            .summary
-            .per_scenario
-            .iter()
-            .filter(|s| !s.completed)
-            .collect();
-        counts.push(format!(
-            "run {}: {} of {} not completed",
-            counts.len() + 1,
-            failed.len(),
-            run.summary.scenarios
-        ));
-        failed.into_iter().map(|s| {
-            vec![
-                Cell::Text(s.scenario.clone()),
-                Cell::Code(s.file.clone()),
-                Cell::Text(why(s)),
-            ]
-        })
-    });
-    sections::failures("Scenarios not completed", counts, table)
 }
 
 #[cfg(test)]
@@ -375,14 +325,15 @@ pub(crate) mod tests {
             runs[0].label,
             "assistant llm:a, user llm:u, T=0, max 20 turns"
         );
-        let differs = completion_differs(&runs);
-        assert_eq!(differs.len(), 1);
-        assert_eq!(differs[0].0, "Shopping");
         assert_eq!(
-            cell(differs[0].1[1]),
+            cell(Some(&runs[1].summary.per_scenario[1])),
             "not completed (stopped at the limit, 20 turns)"
         );
         let doc = document(&runs);
+        assert_eq!(
+            doc["completion_differs"],
+            serde_json::json!([{"scenario": "Shopping", "completed": [true, false]}])
+        );
         assert_eq!(doc["kind"], "scenarios");
         assert_eq!(
             doc["per_scenario"][1]["turns"],

@@ -1,20 +1,20 @@
 //! Runs scored by samples at a level (API-Bank's levels 1 and 2) side by
 //! side, for `talkforge report`: one table of accuracy and ROUGE-L,
 //! accuracy per API, the error causes as shares of the wrong samples, and
-//! the samples whose verdict differs between runs; the shared sections
-//! are [`crate::report::runs`]'.
+//! the paper's Table 3 when levels 1 and 2 share a page; the shared
+//! sections are [`crate::report::runs`]'.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
 use super::run::SampleRecord;
 use crate::report::runs::{
-    chart, mixed, run_row, run_rows, summary_level, unit_rows, Kind, Run, Shape,
+    chart, per_run, rows_per_run, summary_level, Kind, Run, Shape, Unit, Words,
 };
-use crate::report::{sections, Cell, Chart, Scale, Section, Table};
+use crate::report::{Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 
 /// A level run's folder, as `report` reads it.
@@ -38,23 +38,24 @@ pub fn model(summary: &RunSummary<LevelFigures>) -> Option<String> {
     p.model_requested.clone()
 }
 
-/// Where the per-dialogue output files are (a run of trials: the first
-/// trial's).
-fn samples_dir(run: &LevelRun) -> PathBuf {
-    let base = if run.summary.trials.is_some() {
-        run.dir.join("trial-1")
-    } else {
-        run.dir.clone()
-    };
-    base.join(crate::suite::levels::SAMPLES_DIR)
-}
-
 impl Kind for LevelFigures {
     type Settings = Value;
     const NAME: &'static str = "levels";
     const UNIT: &'static str = "call sample";
     const FILE: &'static str = "dialogue";
     const WHAT: &'static str = "a run scored by samples at a level (`level` and `per_sample`)";
+    const WORDS: Words = Words {
+        failures: "Wrong samples",
+        failed: "wrong",
+        failure_columns: &["Sample", "API", "Cause", "Why", "The model wrote"],
+        differs: "Samples whose verdict differs between runs",
+        heading: "Sample",
+        alike: "None: every sample was right or wrong in every run alike.",
+        differs_key: "verdict_differs",
+        passed_key: "correct",
+        no_state_check: Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
+        unit_lists: &["per_sample", "dialogue_hashes"],
+    };
 
     fn shape(summary: &Value) -> Option<Shape> {
         summary.get("per_sample")?;
@@ -128,33 +129,22 @@ impl Kind for LevelFigures {
     /// Settings, results (with the paper's Table 3 when levels 1 and 2 are
     /// both there), both scorings, error causes and accuracy per API.
     fn tables(runs: &[LevelRun]) -> Vec<Section> {
-        let results = Section::new("results", "Results by run")
-            .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.");
-        let mut table = Table::new(
-            "Run",
+        let table = per_run(
+            runs,
             &[
-                "Level",
-                "Dialogues",
-                "Call samples",
-                "Correct",
-                "API-call accuracy",
-                "Replies",
-                "ROUGE-L",
+                ("Level", &|r| Cell::Count(r.summary.level.into())),
+                ("Dialogues", &|r| Cell::Count(r.summary.dialogues)),
+                ("Call samples", &|r| Cell::Count(r.summary.samples)),
+                ("Correct", &|r| Cell::Count(r.summary.correct)),
+                ("API-call accuracy", &|r| Cell::Percent(r.summary.accuracy)),
+                ("Replies", &|r| Cell::Count(r.summary.replies)),
+                ("ROUGE-L", &|r| Cell::Number(r.summary.rouge_l, 4)),
             ],
         );
-        run_row(&mut table, runs, |run| {
-            let s = &run.summary;
-            vec![
-                Cell::Count(s.level.into()),
-                Cell::Count(s.dialogues),
-                Cell::Count(s.samples),
-                Cell::Count(s.correct),
-                Cell::Percent(s.accuracy),
-                Cell::Count(s.replies),
-                Cell::Number(s.rouge_l, 4),
-            ]
-        });
-        let results = results.table(table).charts(charts(runs));
+        let results = Section::new("results", "Results by run")
+            .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.")
+            .table(table)
+            .charts(charts(runs));
         let mut sections = vec![settings(runs), results, scorings(runs)];
         sections.extend(table3(runs));
         sections.push(causes_section(runs));
@@ -162,36 +152,36 @@ impl Kind for LevelFigures {
         sections
     }
 
-    fn state_differs(
-        _: &[LevelRun],
-    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
-        Err("each call sample is one call on fresh databases, and its verdict already compares that call's result")
-    }
-
-    fn differs(runs: &[LevelRun]) -> Section {
-        let differs = verdict_differs(runs)
-            .into_iter()
-            .map(|((file, turn, occurrence), api, row)| {
-                (
-                    format!(
-                        "{file} {} {api}",
-                        super::samples::sample_place(turn, occurrence)
-                    ),
-                    row.into_iter().map(|s| Some(verdict(s))).collect(),
-                )
-            })
-            .collect();
-        sections::differs(
-            "Samples whose verdict differs between runs",
-            "Sample",
-            runs.len(),
-            differs,
-            "None: every sample was right or wrong in every run alike.",
-        )
-    }
-
-    fn failures(runs: &[LevelRun]) -> Section {
-        wrong_samples(runs)
+    /// Samples are told apart across runs by file, line and occurrence;
+    /// a wrong one's row says what the model wrote (from the run's output
+    /// files).
+    fn units(run: &LevelRun) -> Vec<Unit<'_>> {
+        let mut outputs = Outputs::new(run);
+        let units = run.summary.per_sample.iter().map(|s| Unit {
+            key: json!({"file": s.file, "turn": s.turn, "occurrence": s.occurrence, "api_name": s.api_name}),
+            name: format!("{} {}", place(s), s.api_name),
+            passed: s.correct,
+            outcome: verdict(Some(s)),
+            state: None,
+            failure: if s.correct {
+                Vec::new()
+            } else {
+                let why = s.reason.as_deref().unwrap_or("wrong").to_string();
+                let why = match &s.known {
+                    Some(k) => format!("{why} (known erratum: {})", k.reason),
+                    None => why,
+                };
+                let cause = s.cause.map(|c| cause_label(&cause_key(c)));
+                vec![
+                    Cell::Code(place(s)),
+                    Cell::Text(s.api_name.clone()),
+                    Cell::Text(cause.unwrap_or_default()),
+                    Cell::Text(why),
+                    Cell::Code(outputs.written(s).unwrap_or_default()),
+                ]
+            },
+        });
+        units.collect()
     }
 
     fn run_document(r: &LevelRun) -> Value {
@@ -199,18 +189,7 @@ impl Kind for LevelFigures {
         let shares: IndexMap<&String, Option<f64>> =
             s.causes.keys().map(|c| (c, cause_share(r, c))).collect();
         json!({
-            "suite": s.suite,
-            "level": s.level,
-            "predictor": s.predictor,
             "model": model(s),
-            "dialogues": s.dialogues,
-            "samples": s.samples,
-            "correct": s.correct,
-            "accuracy": s.accuracy,
-            "replies": s.replies,
-            "rouge_l": s.rouge_l,
-            "by_api": s.by_api,
-            "causes": s.causes,
             "cause_shares": shares,
             "wrong": s.per_sample.iter().filter(|x| !x.correct).collect::<Vec<_>>(),
         })
@@ -220,13 +199,6 @@ impl Kind for LevelFigures {
         json!({
             "level": runs[0].summary.level,
             "levels": levels(runs),
-            "verdict_differs": verdict_differs(runs)
-                .into_iter()
-                .map(|((file, turn, occurrence), api, row)| json!({
-                    "file": file, "turn": turn, "occurrence": occurrence, "api_name": api,
-                    "correct": row.iter().map(|s| s.map(|s| s.correct)).collect::<Vec<_>>(),
-                }))
-                .collect::<Vec<_>>(),
         })
     }
 }
@@ -241,15 +213,8 @@ pub fn cause_label(key: &str) -> String {
 
 /// The causes the runs count, in the order first seen.
 pub fn causes(runs: &[LevelRun]) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::new();
-    for run in runs {
-        for key in run.summary.causes.keys() {
-            if !keys.contains(key) {
-                keys.push(key.clone());
-            }
-        }
-    }
-    keys
+    let keys = runs.iter().flat_map(|r| r.summary.causes.keys().cloned());
+    keys.collect::<IndexSet<_>>().into_iter().collect()
 }
 
 /// `run`'s wrong samples with `cause`, as a share of its wrong samples.
@@ -273,30 +238,13 @@ pub fn apis(runs: &[LevelRun]) -> Vec<String> {
     apis.into_iter().map(|(n, _)| n.to_string()).collect()
 }
 
-/// A sample's identity across runs: file, line, occurrence.
-type SampleKey = (String, usize, u8);
-
-/// The samples right in some runs and wrong in others: each with its API
-/// and each run's line (None where a run lacks it).
-pub fn verdict_differs(runs: &[LevelRun]) -> Vec<(SampleKey, String, Vec<Option<&SampleRecord>>)> {
-    let key = |s: &SampleRecord| (s.file.clone(), s.turn, s.occurrence);
-    let rows = unit_rows(runs, |r| &r.summary.per_sample, key);
-    mixed(rows, |s| s.correct)
-        .into_iter()
-        .map(|(key, row)| {
-            let api = row.iter().flatten().next().map(|s| s.api_name.clone());
-            (key, api.unwrap_or_default(), row)
-        })
-        .collect()
-}
-
 /// A sample's verdict in a cell: "right", or "wrong (cause)".
 pub fn verdict(line: Option<&SampleRecord>) -> String {
     match line {
         None => "-".into(),
         Some(s) if s.correct => "right".into(),
         Some(s) => match &s.cause {
-            Some(cause) => format!("wrong ({})", cause_label(cause_key(*cause))),
+            Some(cause) => format!("wrong ({})", cause_label(&cause_key(*cause))),
             None => "wrong".into(),
         },
     }
@@ -304,23 +252,24 @@ pub fn verdict(line: Option<&SampleRecord>) -> String {
 
 /// What each run was made with.
 fn settings(runs: &[LevelRun]) -> Section {
-    let mut table = Table::with(
-        &["Run", "Predictor", "Start state", "Retriever", "Scoring"],
-        &["Dialogues resumed"],
+    let setting = |r: &LevelRun, key: &str, default: &str| {
+        Cell::Text(
+            r.summary.settings[key]
+                .as_str()
+                .unwrap_or(default)
+                .to_string(),
+        )
+    };
+    let table = per_run(
+        runs,
+        &[
+            ("Predictor", &|r| Cell::Code(r.summary.predictor.clone())),
+            ("Start state", &|r| setting(r, "state", "fresh")),
+            ("Retriever", &|r| setting(r, "retriever", "lexical")),
+            ("Scoring", &|r| Cell::Text(r.summary.scoring.clone())),
+            ("Dialogues resumed", &|r| Cell::Count(r.summary.resumed)),
+        ],
     );
-    run_row(&mut table, runs, |run| {
-        let s = &run.summary;
-        let setting = |key: &str, default: &str| {
-            Cell::Text(s.settings[key].as_str().unwrap_or(default).to_string())
-        };
-        vec![
-            Cell::Code(s.predictor.clone()),
-            setting("state", "fresh"),
-            setting("retriever", "lexical"),
-            Cell::Text(s.scoring.clone()),
-            Cell::Count(s.resumed),
-        ]
-    });
     Section::new("settings", "Settings")
         .text("Each call sample starts from the start state: `fresh` databases, or `replayed`, with the dialogue's earlier gold calls run first. ToolSearcher answers a dialogue's recorded searches as recorded, and others with the retriever. A resumed dialogue was taken from an earlier run with the same settings and inputs.")
         .table(table)
@@ -330,31 +279,26 @@ fn settings(runs: &[LevelRun]) -> Section {
 /// differently with the corrections that changed each.
 fn scorings(runs: &[LevelRun]) -> Section {
     let title = "Reference and lenient scoring";
-    let mut table = Table::with(&["Run", "Figures follow"], &["Reference", "Lenient"]);
-    run_row(&mut table, runs, |run| {
-        let s = &run.summary;
-        let share = |n: usize| Cell::Fraction(n, s.samples);
-        vec![
-            Cell::Text(s.scoring.clone()),
-            share(s.correct_reference),
-            share(s.correct_lenient),
-        ]
-    });
-    let mut differing = Table::with(
+    let share = |r: &LevelRun, n: usize| Cell::Fraction(n, r.summary.samples);
+    let table = per_run(
+        runs,
         &[
-            "Run",
-            "Sample",
-            "API",
-            "Reference",
-            "Lenient",
-            "Corrections",
-            "Reference's reason",
-            "Lenient's reason",
+            ("Figures follow", &|r| Cell::Text(r.summary.scoring.clone())),
+            ("Reference", &|r| share(r, r.summary.correct_reference)),
+            ("Lenient", &|r| share(r, r.summary.correct_lenient)),
         ],
-        &[],
     );
+    let heads = [
+        "Sample",
+        "API",
+        "Reference",
+        "Lenient",
+        "Corrections",
+        "Reference's reason",
+        "Lenient's reason",
+    ];
     let verdict = |correct: bool| Cell::Text(if correct { "right" } else { "wrong" }.into());
-    run_rows(&mut differing, runs, |run| {
+    let differing = rows_per_run(runs, &heads, |run| {
         let samples = run.summary.per_sample.iter();
         samples.filter_map(|sample| {
             let d = sample.scoring_difference.as_ref()?;
@@ -402,38 +346,31 @@ fn table3(runs: &[LevelRun]) -> Option<Section> {
     if levels(runs) != [1, 2] {
         return None;
     }
-    let mut table = Table::new(
+    let heads = [
         "Model",
-        &[
-            "Call (level 1)",
-            "Retrieve+Call (level 2)",
-            "ROUGE-L (level 1)",
-            "ROUGE-L (level 2)",
-        ],
-    );
+        "Call (level 1)",
+        "Retrieve+Call (level 2)",
+        "ROUGE-L (level 1)",
+        "ROUGE-L (level 2)",
+    ];
     let model_of = |r: &LevelRun| model(&r.summary).unwrap_or_else(|| r.summary.predictor.clone());
-    let mut models: Vec<String> = Vec::new();
-    for run in runs {
-        let model = model_of(run);
-        if !models.contains(&model) {
-            models.push(model);
-        }
-    }
-    for model in models {
+    let models: IndexSet<String> = runs.iter().map(model_of).collect();
+    let rows = models.into_iter().map(|model| {
         let at = |level: u8| {
             runs.iter()
                 .find(|r| r.summary.level == level && model_of(r) == model)
         };
         let accuracy = |level| Cell::Percent(at(level).and_then(|r| r.summary.accuracy));
         let rouge = |level| Cell::Number(at(level).and_then(|r| r.summary.rouge_l), 4);
-        table.row(vec![
+        vec![
             Cell::Text(model.clone()),
             accuracy(1),
             accuracy(2),
             rouge(1),
             rouge(2),
-        ]);
-    }
+        ]
+    });
+    let table = Table::of(&heads, rows.collect());
     Some(
         Section::new("table-3", "API-Bank's Table 3")
             .text("Per model, its first run at each level: API-call accuracy in percent, and ROUGE-L of the replies.")
@@ -443,15 +380,15 @@ fn table3(runs: &[LevelRun]) -> Option<Section> {
 
 fn causes_section(runs: &[LevelRun]) -> Section {
     let causes = causes(runs);
-    let heads: Vec<String> = causes.iter().map(|c| cause_label(c)).collect();
-    let mut heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-    heads.insert(0, "Wrong");
-    let mut table = Table::new("Run", &heads);
-    run_row(&mut table, runs, |run| {
+    let heads: Vec<String> = std::iter::once("Wrong".to_string())
+        .chain(causes.iter().map(|c| cause_label(c)))
+        .collect();
+    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+    let table = rows_per_run(runs, &heads, |run| {
         let wrong = run.summary.samples - run.summary.correct;
         let count = |c: &String| run.summary.causes.get(c).copied().unwrap_or(0);
         let shares = causes.iter().map(|c| Cell::Fraction(count(c), wrong));
-        std::iter::once(Cell::Count(wrong)).chain(shares).collect()
+        [std::iter::once(Cell::Count(wrong)).chain(shares).collect()]
     });
     Section::new("causes", "Error causes by run")
         .text("Each cause's share of the run's wrong samples, in percent (count/wrong).")
@@ -459,18 +396,21 @@ fn causes_section(runs: &[LevelRun]) -> Section {
 }
 
 fn per_api(runs: &[LevelRun]) -> Section {
-    let mut table = Table::by_run("API", runs.len());
-    for api in apis(runs) {
-        let mut row = vec![Cell::Text(api.clone())];
-        row.extend(runs.iter().map(|r| match r.summary.by_api.get(&api) {
+    let heads: Vec<String> = std::iter::once("API".to_string())
+        .chain((1..=runs.len()).map(|i| format!("Run {i}")))
+        .collect();
+    let rows = apis(runs).into_iter().map(|api| {
+        let shares = runs.iter().map(|r| match r.summary.by_api.get(&api) {
             Some(t) => Cell::Fraction(t.correct, t.samples),
             None => Cell::Percent(None),
-        }));
-        table.row(row);
-    }
+        });
+        std::iter::once(Cell::Text(api.clone()))
+            .chain(shares)
+            .collect()
+    });
     Section::new("per-api", "API-call accuracy per API")
         .text("In percent (correct/samples).")
-        .table(table)
+        .table(Table::of(&heads, rows.collect()))
 }
 
 /// APIs shown in the per-API chart, at most (those with most samples).
@@ -530,49 +470,6 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
     charts
 }
 
-/// Each run's wrong samples: cause, reason, and what the model wrote.
-fn wrong_samples(runs: &[LevelRun]) -> Section {
-    let mut counts = Vec::new();
-    let mut table = Table::with(
-        &["Run", "Sample", "API", "Cause", "Why", "The model wrote"],
-        &[],
-    );
-    run_rows(&mut table, runs, |run| {
-        let wrong: Vec<&SampleRecord> = run
-            .summary
-            .per_sample
-            .iter()
-            .filter(|s| !s.correct)
-            .collect();
-        counts.push(format!(
-            "run {}: {} of {} wrong",
-            counts.len() + 1,
-            wrong.len(),
-            run.summary.samples
-        ));
-        let mut outputs = Outputs::new(run);
-        wrong
-            .into_iter()
-            .map(|s| {
-                let why = s.reason.as_deref().unwrap_or("wrong").to_string();
-                let why = match &s.known {
-                    Some(k) => format!("{why} (known erratum: {})", k.reason),
-                    None => why,
-                };
-                let cause = s.cause.map(|c| cause_label(cause_key(c)));
-                vec![
-                    Cell::Code(place(s)),
-                    Cell::Text(s.api_name.clone()),
-                    Cell::Text(cause.unwrap_or_default()),
-                    Cell::Text(why),
-                    Cell::Code(outputs.written(s).unwrap_or_default()),
-                ]
-            })
-            .collect::<Vec<_>>()
-    });
-    sections::failures("Wrong samples", counts, table)
-}
-
 /// What the model wrote for each sample, from a run's output files (read
 /// once per dialogue; nothing where a file is missing or unreadable).
 struct Outputs<'a> {
@@ -589,7 +486,10 @@ impl<'a> Outputs<'a> {
     }
 
     fn written(&mut self, s: &SampleRecord) -> Option<String> {
-        let dir = samples_dir(self.run);
+        let dir = self
+            .run
+            .output_dir()
+            .join(crate::suite::levels::SAMPLES_DIR);
         let document = self.files.entry(s.file.clone()).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(format!("{}.json", s.file))).ok()?;
             serde_json::from_str(&text).ok()
@@ -652,18 +552,19 @@ pub(crate) mod tests {
             run("runs/oracle", "oracle", false),
             run("runs/replay", "replay", true),
         ];
-        let differs = verdict_differs(&runs);
-        assert_eq!(differs.len(), 1);
-        assert_eq!(differs[0].0, ("a.jsonl".to_string(), 3, 0));
-        assert_eq!(verdict(differs[0].2[1]), "wrong (wrong API)");
+        assert_eq!(
+            verdict(Some(&runs[1].summary.per_sample[1])),
+            "wrong (wrong API)"
+        );
         assert_eq!(cause_share(&runs[1], "wrong_api"), Some(0.5));
         assert_eq!(cause_label("no_api_call"), "no API call");
         let doc = document(&runs);
         assert_eq!(doc["kind"], "levels");
         assert_eq!(doc["runs"][1]["cause_shares"]["exception"], 0.5);
         assert_eq!(
-            doc["verdict_differs"][0]["correct"],
-            serde_json::json!([true, false])
+            doc["verdict_differs"],
+            serde_json::json!([{"file": "a.jsonl", "turn": 3, "occurrence": 0,
+                "api_name": "AddAlarm", "correct": [true, false]}])
         );
         assert_eq!(doc["runs"][1]["wrong"].as_array().unwrap().len(), 2);
         insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());

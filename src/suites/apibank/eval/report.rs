@@ -10,12 +10,13 @@ use serde_json::Value;
 
 use super::run::SampleRecord;
 use super::score::Cause;
+use crate::report::Cell;
 use crate::run::driver::Pass;
 use crate::run::provenance::FileHash;
 use crate::run::summary::{Figures, RunSummary};
 
 /// One API's samples.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ApiTally {
     pub samples: usize,
     pub correct: usize,
@@ -74,20 +75,10 @@ fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
 
-/// A share in percent, "-" when there is none.
-fn percent(share: Option<f64>) -> String {
-    share.map_or_else(|| "-".to_string(), crate::report::pct)
-}
-
-pub fn cause_key(cause: Cause) -> &'static str {
-    match cause {
-        Cause::NoApiCall => "no_api_call",
-        Cause::ParseFailure => "parse_failure",
-        Cause::UnknownApi => "unknown_api",
-        Cause::WrongApi => "wrong_api",
-        Cause::Exception => "exception",
-        Cause::WrongArguments => "wrong_arguments",
-    }
+/// A cause's key, as a sample's `cause` names it ("no_api_call").
+pub fn cause_key(cause: Cause) -> String {
+    let key = serde_json::to_value(cause).unwrap_or_default();
+    key.as_str().unwrap_or_default().to_string()
 }
 
 impl LevelFigures {
@@ -107,11 +98,7 @@ impl LevelFigures {
             (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
         let mut by_api: BTreeMap<String, ApiTally> = BTreeMap::new();
         for s in &per_sample {
-            let tally = by_api.entry(s.api_name.clone()).or_insert(ApiTally {
-                samples: 0,
-                correct: 0,
-                error_rate: 0.0,
-            });
+            let tally = by_api.entry(s.api_name.clone()).or_default();
             tally.samples += 1;
             tally.correct += usize::from(s.correct);
         }
@@ -119,12 +106,10 @@ impl LevelFigures {
             let wrong = tally.samples - tally.correct;
             tally.error_rate = ratio(wrong, tally.samples).unwrap_or_default();
         }
-        let mut causes: IndexMap<String, usize> = Cause::ALL
-            .iter()
-            .map(|c| (cause_key(*c).to_string(), 0))
-            .collect();
+        let mut causes: IndexMap<String, usize> =
+            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
         for cause in per_sample.iter().filter_map(|s| s.cause) {
-            *causes.entry(cause_key(cause).to_string()).or_default() += 1;
+            *causes.entry(cause_key(cause)).or_default() += 1;
         }
         LevelFigures {
             suite: "apibank".into(),
@@ -184,7 +169,7 @@ impl Summary {
         format!(
             "{} scoring; {other} {}% ({correct}/{})",
             self.scoring,
-            percent(accuracy),
+            Cell::Percent(accuracy).display(),
             self.samples
         )
     }
@@ -198,7 +183,7 @@ impl Summary {
             self.level,
             crate::words::count(self.dialogues, "dialogue"),
             self.predictor,
-            percent(self.accuracy),
+            Cell::Percent(self.accuracy).display(),
             self.correct,
             self.samples,
             self.scorings_line(),
