@@ -7,8 +7,8 @@
 use serde_json::{json, Value};
 
 use super::figures::{mean, Row, Tau2Figures};
-use crate::report::runs::{chart, mixed, run_row, run_rows, unit_rows, Kind, Run, Shape};
-use crate::report::{sections, Cell, Scale, Section, Table};
+use crate::report::runs::{chart, per_run, rows_per_run, unit_rows, Kind, Run, Shape, Unit, Words};
+use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 
 /// A tau2 run's folder, as `report` reads it.
@@ -46,16 +46,17 @@ fn scored<'a>(run: &'a Tau2Run, domain: Option<&str>) -> Vec<&'a Row> {
         .collect()
 }
 
-/// A trajectory's key across runs.
-fn key(row: &Row) -> (String, String, usize) {
-    (row.file.clone(), row.task_id.clone(), row.trial)
+/// A trajectory's name, and its identity across runs.
+fn unit_name(row: &Row) -> String {
+    match row.trial {
+        0 => format!("{}#{}", row.file, row.task_id),
+        t => format!("{}#{} (trial {t})", row.file, row.task_id),
+    }
 }
 
-fn unit_name(key: &(String, String, usize)) -> String {
-    match key.2 {
-        0 => format!("{}#{}", key.0, key.1),
-        t => format!("{}#{} (trial {t})", key.0, key.1),
-    }
+/// Whether a trajectory was scored below the full reward.
+fn short(row: &Row) -> bool {
+    row.grade.reward.is_some_and(|x| x < 1.0)
 }
 
 /// A row's cell: its reward, or why it has none.
@@ -75,6 +76,18 @@ impl Kind for Tau2Figures {
     const UNIT: &'static str = "task";
     const FILE: &'static str = "trajectory";
     const WHAT: &'static str = "a tau2 run (`suite` \"tau2\" and `per_task`)";
+    const WORDS: Words = Words {
+        failures: "Trajectories short of the full reward",
+        failed: "short of the full reward",
+        failure_columns: &["Task", "Ended", "Why", "Reward"],
+        differs: "Tasks whose reward differs between runs",
+        heading: "Task",
+        alike: "None: every task got the same reward in every run.",
+        differs_key: "reward_differs",
+        passed_key: "full_reward",
+        no_state_check: Some("tau2 compares the database's hash with the gold's: its DB component (see the results and the trajectories short of the full reward)"),
+        unit_lists: &["per_task"],
+    };
 
     fn shape(summary: &Value) -> Option<Shape> {
         (summary.get("suite")? == "tau2" && summary.get("per_task").is_some()).then(|| Shape {
@@ -105,41 +118,31 @@ impl Kind for Tau2Figures {
     }
 
     fn tables(runs: &[Tau2Run]) -> Vec<Section> {
-        let mut results = Table::new(
-            "Run",
+        let results = per_run(
+            runs,
             &[
-                "Trajectories",
-                "Scored",
-                "Reward",
-                "Full reward",
-                "DB match",
+                ("Trajectories", &|r| Cell::Count(r.summary.trajectories)),
+                ("Scored", &|r| Cell::Count(r.summary.scored)),
+                ("Reward", &|r| Cell::Number(r.summary.reward, 4)),
+                ("Full reward", &|r| Cell::Count(r.summary.full_reward)),
+                ("DB match", &|r| Cell::Count(r.summary.db_matches)),
             ],
         );
-        run_row(&mut results, runs, |run| {
-            let s = &run.summary;
-            vec![
-                Cell::Count(s.trajectories),
-                Cell::Count(s.scored),
-                Cell::Number(s.reward, 4),
-                Cell::Count(s.full_reward),
-                Cell::Count(s.db_matches),
-            ]
-        });
         let domains = domains(runs);
-        let mut by_domain = Table::with(&["Run", "Domain"], &["Scored", "Reward"]);
-        run_rows(&mut by_domain, runs, |run| {
-            domains
-                .iter()
-                .map(|d| {
-                    let rows = scored(run, Some(d));
-                    let rewards: Vec<f64> = rows.iter().filter_map(|r| r.grade.reward).collect();
-                    vec![
-                        Cell::Text(d.clone()),
-                        Cell::Count(rows.len()),
-                        Cell::Number(mean(&rewards), 4),
-                    ]
-                })
-                .collect::<Vec<_>>()
+        let domain_reward = |run: &Tau2Run, domain: &str| {
+            let rows = scored(run, Some(domain));
+            let rewards: Vec<f64> = rows.iter().filter_map(|r| r.grade.reward).collect();
+            (mean(&rewards), rows.len())
+        };
+        let by_domain = rows_per_run(runs, &["Domain", "Scored", "Reward"], |run| {
+            domains.iter().map(move |d| {
+                let (reward, n) = domain_reward(run, d);
+                vec![
+                    Cell::Text(d.clone()),
+                    Cell::Count(n),
+                    Cell::Number(reward, 4),
+                ]
+            })
         });
         let per_domain = chart(
             runs,
@@ -147,9 +150,8 @@ impl Kind for Tau2Figures {
             domains.clone(),
             Scale::Plain,
             |r, d| {
-                let rows = scored(&runs[r], Some(&domains[d]));
-                let rewards: Vec<f64> = rows.iter().filter_map(|r| r.grade.reward).collect();
-                (mean(&rewards), Some(rows.len()))
+                let (reward, n) = domain_reward(&runs[r], &domains[d]);
+                (reward, Some(n))
             },
         );
         let results = Section::new("results", "Results by run")
@@ -158,105 +160,59 @@ impl Kind for Tau2Figures {
             .table(by_domain)
             .chart(per_domain);
 
-        let mut components = Table::new(
-            "Run",
+        let mean_of = |value: fn(&Row) -> Option<f64>| {
+            move |run: &Tau2Run| Cell::Percent(component(&scored(run, None), value).0)
+        };
+        let components = per_run(
+            runs,
             &[
-                "DB match",
-                "Communicate",
-                "Action",
-                "Env assertions",
-                "NL assertions",
+                (
+                    "DB match",
+                    &mean_of(|r| Some(f64::from(u8::from(r.grade.db_match)))),
+                ),
+                ("Communicate", &mean_of(|r| r.grade.communicate)),
+                ("Action", &mean_of(|r| r.grade.action)),
+                ("Env assertions", &mean_of(|r| r.grade.env_assertions)),
+                ("NL assertions", &mean_of(|r| r.grade.nl_assertions)),
             ],
         );
-        run_row(&mut components, runs, |run| {
-            let rows = scored(run, None);
-            let db = component(&rows, |r| Some(if r.grade.db_match { 1.0 } else { 0.0 }));
-            vec![
-                Cell::Percent(db.0),
-                Cell::Percent(component(&rows, |r| r.grade.communicate).0),
-                Cell::Percent(component(&rows, |r| r.grade.action).0),
-                Cell::Percent(component(&rows, |r| r.grade.env_assertions).0),
-                Cell::Percent(component(&rows, |r| r.grade.nl_assertions).0),
-            ]
-        });
         let components = Section::new("components", "Reward components")
             .text("Each component's mean over the scored trajectories that have it, in percent (a component outside a task's reward basis still shows where it costs nothing to compute).")
             .table(components);
 
-        let mut unscored = Table::with(&["Run", "Task", "Why"], &[]);
-        run_rows(&mut unscored, runs, |run| {
-            run.summary
-                .per_task
-                .iter()
-                .filter(|r| r.grade.reward.is_none())
-                .map(|r| vec![Cell::Code(unit_name(&key(r))), Cell::Text(r.why())])
-                .collect::<Vec<_>>()
+        let unscored = rows_per_run(runs, &["Task", "Why"], |run| {
+            let rows = run.summary.per_task.iter();
+            rows.filter(|r| r.grade.reward.is_none())
+                .map(|r| vec![Cell::Code(unit_name(r)), Cell::Text(r.why())])
         });
+        let not_scored = Section::new("not-scored", "Not scored");
         let not_scored = if unscored.rows.is_empty() {
-            Section::new("not-scored", "Not scored").text("Every trajectory was scored.")
+            not_scored.text("Every trajectory was scored.")
         } else {
-            Section::new("not-scored", "Not scored")
+            not_scored
                 .text("Trajectories without a reward (a judge was needed and none was given, or a component could not be had); the figures are over the others.")
                 .table(unscored)
         };
         vec![results, components, not_scored]
     }
 
-    fn state_differs(
-        _runs: &[Tau2Run],
-    ) -> std::result::Result<Vec<(usize, String, String)>, &'static str> {
-        Err("tau2 compares the database's hash with the gold's: its DB component (see the results and the trajectories short of the full reward)")
-    }
-
-    fn differs(runs: &[Tau2Run]) -> Section {
-        let rows = unit_rows(runs, |r| &r.summary.per_task, key);
-        let differs = mixed(rows, Row::succeeded)
-            .into_iter()
-            .map(|(k, row)| {
-                (
-                    unit_name(&k),
-                    row.into_iter().map(|r| Some(cell(r))).collect(),
-                )
-            })
-            .collect();
-        sections::differs(
-            "Tasks whose full reward differs between runs",
-            "Task",
-            runs.len(),
-            differs,
-            "None: every task got the full reward in every run alike, or in none.",
-        )
-    }
-
-    fn failures(runs: &[Tau2Run]) -> Section {
-        let mut counts = Vec::new();
-        let mut table = Table::with(&["Run", "Task", "Ended", "Why"], &["Reward"]);
-        run_rows(&mut table, runs, |run| {
-            let short: Vec<&Row> = run
-                .summary
-                .per_task
-                .iter()
-                .filter(|r| r.grade.reward.is_some_and(|x| x < 1.0))
-                .collect();
-            counts.push(format!(
-                "run {}: {} of {} scored below the full reward",
-                counts.len() + 1,
-                short.len(),
-                run.summary.scored
-            ));
-            short
-                .into_iter()
-                .map(|r| {
-                    vec![
-                        Cell::Code(unit_name(&key(r))),
-                        Cell::Text(r.termination.clone()),
-                        Cell::Text(r.why()),
-                        Cell::Number(r.grade.reward, 2),
-                    ]
-                })
-                .collect::<Vec<_>>()
+    /// A trajectory passes unless it was scored below the full reward (the
+    /// unscored have their own section).
+    fn units(run: &Tau2Run) -> Vec<Unit<'_>> {
+        let units = run.summary.per_task.iter().map(|r| Unit {
+            key: json!({"file": r.file, "task_id": r.task_id, "trial": r.trial}),
+            name: unit_name(r),
+            passed: !short(r),
+            outcome: cell(Some(r)),
+            state: None,
+            failure: vec![
+                Cell::Code(unit_name(r)),
+                Cell::Text(r.termination.clone()),
+                Cell::Text(r.why()),
+                Cell::Number(r.grade.reward, 2),
+            ],
         });
-        sections::failures("Trajectories short of the full reward", counts, table)
+        units.collect()
     }
 
     fn run_document(r: &Tau2Run) -> Value {
@@ -270,17 +226,8 @@ impl Kind for Tau2Figures {
             })
             .collect();
         json!({
-            "suite": "tau2",
-            "predictor": s.predictor,
-            "user": s.user,
-            "tasks": s.tasks,
-            "trajectories": s.trajectories,
-            "scored": s.scored,
-            "reward": s.reward,
-            "full_reward": s.full_reward,
-            "db_matches": s.db_matches,
             "by_domain": domains,
-            "below_full_reward": s.per_task.iter().filter(|x| x.grade.reward.is_some_and(|v| v < 1.0)).map(|x| json!({
+            "below_full_reward": s.per_task.iter().filter(|x| short(x)).map(|x| json!({
                 "file": x.file, "task_id": x.task_id, "trial": x.trial, "reward": x.grade.reward,
                 "termination": x.termination, "why": x.why(),
             })).collect::<Vec<_>>(),
@@ -291,12 +238,15 @@ impl Kind for Tau2Figures {
     }
 
     fn document(runs: &[Tau2Run]) -> Value {
-        let rows = unit_rows(runs, |r| &r.summary.per_task, key);
+        let rows = unit_rows(runs, |r| &r.summary.per_task, unit_name);
         json!({
-            "per_task": rows.iter().map(|((file, task_id, trial), row)| json!({
-                "file": file, "task_id": task_id, "trial": trial,
-                "reward": row.iter().map(|r| r.and_then(|r| r.grade.reward)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
+            "per_task": rows.iter().map(|(_, row)| {
+                let first = row.iter().flatten().next().expect("a unit row has a run's row");
+                json!({
+                    "file": first.file, "task_id": first.task_id, "trial": first.trial,
+                    "reward": row.iter().map(|r| r.and_then(|r| r.grade.reward)).collect::<Vec<_>>(),
+                })
+            }).collect::<Vec<_>>(),
         })
     }
 }
