@@ -48,6 +48,19 @@ pub struct Step {
     pub summary: String,
     /// The first problems, one line each (the full lists are in the report).
     pub problems: Vec<String>,
+    /// Each part's own outcome and summary, when several suites (or
+    /// databases folders) ran: `summary` joins them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartStep>,
+}
+
+/// How a step went for one part of the dataset.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartStep {
+    pub suite: String,
+    pub databases: String,
+    pub outcome: Outcome,
+    pub summary: String,
 }
 
 /// Everything `check` found.
@@ -138,7 +151,10 @@ pub fn check_repository_with(
 
     let several = parts.len() > 1;
     let label = |part: &Part| {
-        several.then(|| format!("{} ({})", part.suite.name(), part.databases.display()))
+        several.then(|| PartLabel {
+            suite: part.suite.name().to_string(),
+            databases: part.databases.display().to_string(),
+        })
     };
     let (mut databases_steps, mut verify_steps) = (Vec::new(), Vec::new());
     let mut lint_report = crate::lint::Report::default();
@@ -187,6 +203,7 @@ pub fn check_repository_with(
                 outcome: Outcome::Broken,
                 summary: "not run: the databases could not be loaded".into(),
                 problems: Vec::new(),
+                parts: Vec::new(),
             },
         };
         verify_steps.push((label(part), step));
@@ -281,18 +298,41 @@ pub fn check_repository_with(
     })
 }
 
-/// One step from each part's: the worst outcome, every problem, and each
-/// part's summary after its label when there are several parts.
-fn merged(name: &'static str, steps: Vec<(Option<String>, Step)>) -> Step {
+/// Which part of the dataset a step's summary is about, when there are
+/// several.
+struct PartLabel {
+    suite: String,
+    databases: String,
+}
+
+impl std::fmt::Display for PartLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.suite, self.databases)
+    }
+}
+
+/// One step from each part's: the worst outcome, every problem, and, when
+/// there are several parts, each part's own (`summary` joins their
+/// summaries, each after its label).
+fn merged(name: &'static str, steps: Vec<(Option<PartLabel>, Step)>) -> Step {
     let mut outcome = Outcome::Passed;
     let mut summaries = Vec::new();
     let mut problems = Vec::new();
+    let mut parts = Vec::new();
     for (label, step) in steps {
         outcome = worse(outcome, step.outcome);
-        summaries.push(match label {
-            Some(label) => format!("{label}: {}", step.summary),
-            None => step.summary,
-        });
+        match label {
+            Some(label) => {
+                summaries.push(format!("{label}: {}", step.summary));
+                parts.push(PartStep {
+                    suite: label.suite,
+                    databases: label.databases,
+                    outcome: step.outcome,
+                    summary: step.summary,
+                });
+            }
+            None => summaries.push(step.summary),
+        }
         problems.extend(step.problems);
     }
     Step {
@@ -300,6 +340,7 @@ fn merged(name: &'static str, steps: Vec<(Option<String>, Step)>) -> Step {
         outcome,
         summary: summaries.join("; "),
         problems,
+        parts,
     }
 }
 
@@ -351,6 +392,7 @@ fn manifest_step(root: &Path, path: &Path, suite: &dyn Suite) -> Step {
             Some(_) => format!("{MANIFEST} is stale"),
         },
         problems: problem.into_iter().collect(),
+        parts: Vec::new(),
     }
 }
 
@@ -450,6 +492,7 @@ fn policy_step(policy: &Policy, root: &Path, parts: &[Part], registry: &Registry
             )
         },
         problems,
+        parts: Vec::new(),
     }
 }
 
@@ -477,6 +520,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
         outcome: Outcome::Broken,
         summary: "the databases could not be loaded".into(),
         problems: vec![problem],
+        parts: Vec::new(),
     };
     let databases = match suite.load_databases(dir) {
         Ok(databases) => databases,
@@ -498,6 +542,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
                 verb(loaded, "matches", "match")
             ),
             problems: Vec::new(),
+            parts: Vec::new(),
         }
     } else {
         Step {
@@ -509,6 +554,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
                 count(loaded, "database")
             ),
             problems: violations.iter().map(|v| v.to_string()).collect(),
+            parts: Vec::new(),
         }
     };
     (step, Some(databases))
@@ -544,12 +590,14 @@ fn beside_files_step(files: &[PathBuf], suite: &dyn Suite) -> (Step, Option<Data
             outcome: Outcome::Passed,
             summary: format!("the databases beside {} load", count(files.len(), "file")),
             problems,
+            parts: Vec::new(),
         },
         false => Step {
             name: "databases",
             outcome: Outcome::Broken,
             summary: "the databases could not be loaded".into(),
             problems,
+            parts: Vec::new(),
         },
     };
     let loaded = step.outcome == Outcome::Passed;
@@ -565,6 +613,7 @@ fn own_verify_step(own: Result<crate::suite::OwnVerification, Error>) -> Step {
             outcome: Outcome::Broken,
             summary: "could not run".into(),
             problems: vec![e.to_string()],
+            parts: Vec::new(),
         },
         Ok(own) => {
             let mut lines: Vec<&str> = own.human.lines().collect();
@@ -581,6 +630,7 @@ fn own_verify_step(own: Result<crate::suite::OwnVerification, Error>) -> Step {
                     .filter(|l| l.contains("DEFECT") || l.contains("stale erratum"))
                     .map(str::to_string)
                     .collect(),
+                parts: Vec::new(),
             }
         }
     }
@@ -623,6 +673,7 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
         outcome,
         summary,
         problems,
+        parts: Vec::new(),
     }
 }
 
@@ -684,6 +735,7 @@ fn verify_step(
             outcome,
             summary,
             problems,
+            parts: Vec::new(),
         },
         (differs, report.not_checked),
     )
@@ -700,14 +752,36 @@ fn stale_line(e: &crate::errata::Stale) -> String {
 pub fn render(report: &CheckReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    for step in &report.steps {
-        let (mark, look) = match step.outcome {
+    let mark = |outcome: Outcome| {
+        let (mark, look) = match outcome {
             Outcome::Passed => ("ok", style::GOOD),
             Outcome::Failed => ("FAILED", style::ERROR),
             Outcome::Broken => ("BROKEN", style::ERROR),
         };
-        let mark = style::paint(look, &format!("{mark:<7}"));
-        let _ = writeln!(out, "{:<10} {mark} {}", step.name, step.summary);
+        style::paint(look, &format!("{mark:<7}"))
+    };
+    for step in &report.steps {
+        if step.parts.is_empty() {
+            let _ = writeln!(
+                out,
+                "{:<10} {} {}",
+                step.name,
+                mark(step.outcome),
+                step.summary
+            );
+        }
+        // Several suites: each on its own line, with its own outcome.
+        for (i, part) in step.parts.iter().enumerate() {
+            let name = if i == 0 { step.name } else { "" };
+            let _ = writeln!(
+                out,
+                "{name:<10} {} {} ({}): {}",
+                mark(part.outcome),
+                part.suite,
+                part.databases,
+                part.summary
+            );
+        }
         for problem in step.problems.iter().take(SHOWN_PROBLEMS) {
             let _ = writeln!(out, "           {problem}");
         }
