@@ -153,7 +153,11 @@ pub fn check_repository_with(
     let label = |part: &Part| {
         several.then(|| PartLabel {
             suite: part.suite.name().to_string(),
-            databases: part.databases.display().to_string(),
+            // A self-verifying suite's databases are beside its files.
+            databases: match part.suite.companions() {
+                [] => part.databases.display().to_string(),
+                _ => "beside its files".to_string(),
+            },
         })
     };
     let (mut databases_steps, mut verify_steps) = (Vec::new(), Vec::new());
@@ -168,7 +172,7 @@ pub fn check_repository_with(
         };
         // A suite that verifies its own files (tau2) runs each with the
         // databases beside it.
-        let own = own_verification(suite, &part.files, errata);
+        let own = own_verification(suite, &part.files, errata, &mut matched);
         let (step, databases) = match &own {
             Some(_) => beside_files_step(&part.files, suite),
             None => databases_step(&part.databases, suite),
@@ -562,16 +566,21 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
 
 /// A suite that verifies its files itself and keeps each file's
 /// databases beside it (tau2: `db.json` beside `tasks.json`): its report,
-/// None for the others.
+/// None for the others. It judges the errata naming its files (added to
+/// `matched`); one naming no file of any part is the whole check's to
+/// report, once.
 fn own_verification(
     suite: &dyn Suite,
     files: &[PathBuf],
     errata: &Errata,
+    matched: &mut Vec<usize>,
 ) -> Option<Result<crate::suite::OwnVerification, Error>> {
     if suite.companions().is_empty() {
         return None;
     }
-    suite.verify_own(files, None, errata)
+    let errata = errata.naming(files);
+    matched.extend(errata.indices());
+    suite.verify_own(files, None, &errata)
 }
 
 /// The databases beside each file, each folder loaded once.
