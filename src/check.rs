@@ -48,6 +48,19 @@ pub struct Step {
     pub summary: String,
     /// The first problems, one line each (the full lists are in the report).
     pub problems: Vec<String>,
+    /// Each part's own outcome and summary, when several suites (or
+    /// databases folders) ran: `summary` joins them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartStep>,
+}
+
+/// How a step went for one part of the dataset.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartStep {
+    pub suite: String,
+    pub databases: String,
+    pub outcome: Outcome,
+    pub summary: String,
 }
 
 /// Everything `check` found.
@@ -138,7 +151,14 @@ pub fn check_repository_with(
 
     let several = parts.len() > 1;
     let label = |part: &Part| {
-        several.then(|| format!("{} ({})", part.suite.name(), part.databases.display()))
+        several.then(|| PartLabel {
+            suite: part.suite.name().to_string(),
+            // A self-verifying suite's databases are beside its files.
+            databases: match part.suite.companions() {
+                [] => part.databases.display().to_string(),
+                _ => "beside its files".to_string(),
+            },
+        })
     };
     let (mut databases_steps, mut verify_steps) = (Vec::new(), Vec::new());
     let mut lint_report = crate::lint::Report::default();
@@ -152,7 +172,7 @@ pub fn check_repository_with(
         };
         // A suite that verifies its own files (tau2) runs each with the
         // databases beside it.
-        let own = own_verification(suite, &part.files, errata);
+        let own = own_verification(suite, &part.files, errata, &mut matched);
         let (step, databases) = match &own {
             Some(_) => beside_files_step(&part.files, suite),
             None => databases_step(&part.databases, suite),
@@ -187,6 +207,7 @@ pub fn check_repository_with(
                 outcome: Outcome::Broken,
                 summary: "not run: the databases could not be loaded".into(),
                 problems: Vec::new(),
+                parts: Vec::new(),
             },
         };
         verify_steps.push((label(part), step));
@@ -281,18 +302,41 @@ pub fn check_repository_with(
     })
 }
 
-/// One step from each part's: the worst outcome, every problem, and each
-/// part's summary after its label when there are several parts.
-fn merged(name: &'static str, steps: Vec<(Option<String>, Step)>) -> Step {
+/// Which part of the dataset a step's summary is about, when there are
+/// several.
+struct PartLabel {
+    suite: String,
+    databases: String,
+}
+
+impl std::fmt::Display for PartLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.suite, self.databases)
+    }
+}
+
+/// One step from each part's: the worst outcome, every problem, and, when
+/// there are several parts, each part's own (`summary` joins their
+/// summaries, each after its label).
+fn merged(name: &'static str, steps: Vec<(Option<PartLabel>, Step)>) -> Step {
     let mut outcome = Outcome::Passed;
     let mut summaries = Vec::new();
     let mut problems = Vec::new();
+    let mut parts = Vec::new();
     for (label, step) in steps {
         outcome = worse(outcome, step.outcome);
-        summaries.push(match label {
-            Some(label) => format!("{label}: {}", step.summary),
-            None => step.summary,
-        });
+        match label {
+            Some(label) => {
+                summaries.push(format!("{label}: {}", step.summary));
+                parts.push(PartStep {
+                    suite: label.suite,
+                    databases: label.databases,
+                    outcome: step.outcome,
+                    summary: step.summary,
+                });
+            }
+            None => summaries.push(step.summary),
+        }
         problems.extend(step.problems);
     }
     Step {
@@ -300,6 +344,7 @@ fn merged(name: &'static str, steps: Vec<(Option<String>, Step)>) -> Step {
         outcome,
         summary: summaries.join("; "),
         problems,
+        parts,
     }
 }
 
@@ -351,6 +396,7 @@ fn manifest_step(root: &Path, path: &Path, suite: &dyn Suite) -> Step {
             Some(_) => format!("{MANIFEST} is stale"),
         },
         problems: problem.into_iter().collect(),
+        parts: Vec::new(),
     }
 }
 
@@ -450,6 +496,7 @@ fn policy_step(policy: &Policy, root: &Path, parts: &[Part], registry: &Registry
             )
         },
         problems,
+        parts: Vec::new(),
     }
 }
 
@@ -477,6 +524,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
         outcome: Outcome::Broken,
         summary: "the databases could not be loaded".into(),
         problems: vec![problem],
+        parts: Vec::new(),
     };
     let databases = match suite.load_databases(dir) {
         Ok(databases) => databases,
@@ -498,6 +546,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
                 verb(loaded, "matches", "match")
             ),
             problems: Vec::new(),
+            parts: Vec::new(),
         }
     } else {
         Step {
@@ -509,6 +558,7 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
                 count(loaded, "database")
             ),
             problems: violations.iter().map(|v| v.to_string()).collect(),
+            parts: Vec::new(),
         }
     };
     (step, Some(databases))
@@ -516,16 +566,21 @@ fn databases_step(dir: &Path, suite: &dyn Suite) -> (Step, Option<Databases>) {
 
 /// A suite that verifies its files itself and keeps each file's
 /// databases beside it (tau2: `db.json` beside `tasks.json`): its report,
-/// None for the others.
+/// None for the others. It judges the errata naming its files (added to
+/// `matched`); one naming no file of any part is the whole check's to
+/// report, once.
 fn own_verification(
     suite: &dyn Suite,
     files: &[PathBuf],
     errata: &Errata,
+    matched: &mut Vec<usize>,
 ) -> Option<Result<crate::suite::OwnVerification, Error>> {
     if suite.companions().is_empty() {
         return None;
     }
-    suite.verify_own(files, None, errata)
+    let errata = errata.naming(files);
+    matched.extend(errata.indices());
+    suite.verify_own(files, None, &errata)
 }
 
 /// The databases beside each file, each folder loaded once.
@@ -544,12 +599,14 @@ fn beside_files_step(files: &[PathBuf], suite: &dyn Suite) -> (Step, Option<Data
             outcome: Outcome::Passed,
             summary: format!("the databases beside {} load", count(files.len(), "file")),
             problems,
+            parts: Vec::new(),
         },
         false => Step {
             name: "databases",
             outcome: Outcome::Broken,
             summary: "the databases could not be loaded".into(),
             problems,
+            parts: Vec::new(),
         },
     };
     let loaded = step.outcome == Outcome::Passed;
@@ -565,6 +622,7 @@ fn own_verify_step(own: Result<crate::suite::OwnVerification, Error>) -> Step {
             outcome: Outcome::Broken,
             summary: "could not run".into(),
             problems: vec![e.to_string()],
+            parts: Vec::new(),
         },
         Ok(own) => {
             let mut lines: Vec<&str> = own.human.lines().collect();
@@ -581,6 +639,7 @@ fn own_verify_step(own: Result<crate::suite::OwnVerification, Error>) -> Step {
                     .filter(|l| l.contains("DEFECT") || l.contains("stale erratum"))
                     .map(str::to_string)
                     .collect(),
+                parts: Vec::new(),
             }
         }
     }
@@ -623,6 +682,7 @@ fn lint_step(report: &crate::lint::Report, conversations: usize, pools: usize) -
         outcome,
         summary,
         problems,
+        parts: Vec::new(),
     }
 }
 
@@ -684,6 +744,7 @@ fn verify_step(
             outcome,
             summary,
             problems,
+            parts: Vec::new(),
         },
         (differs, report.not_checked),
     )
@@ -700,14 +761,36 @@ fn stale_line(e: &crate::errata::Stale) -> String {
 pub fn render(report: &CheckReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    for step in &report.steps {
-        let (mark, look) = match step.outcome {
+    let mark = |outcome: Outcome| {
+        let (mark, look) = match outcome {
             Outcome::Passed => ("ok", style::GOOD),
             Outcome::Failed => ("FAILED", style::ERROR),
             Outcome::Broken => ("BROKEN", style::ERROR),
         };
-        let mark = style::paint(look, &format!("{mark:<7}"));
-        let _ = writeln!(out, "{:<10} {mark} {}", step.name, step.summary);
+        style::paint(look, &format!("{mark:<7}"))
+    };
+    for step in &report.steps {
+        if step.parts.is_empty() {
+            let _ = writeln!(
+                out,
+                "{:<10} {} {}",
+                step.name,
+                mark(step.outcome),
+                step.summary
+            );
+        }
+        // Several suites: each on its own line, with its own outcome.
+        for (i, part) in step.parts.iter().enumerate() {
+            let name = if i == 0 { step.name } else { "" };
+            let _ = writeln!(
+                out,
+                "{name:<10} {} {} ({}): {}",
+                mark(part.outcome),
+                part.suite,
+                part.databases,
+                part.summary
+            );
+        }
         for problem in step.problems.iter().take(SHOWN_PROBLEMS) {
             let _ = writeln!(out, "           {problem}");
         }

@@ -233,6 +233,47 @@ impl<'r> Lookup<'r> {
     }
 }
 
+/// The tool descriptions the subsets of `suite` that run with the
+/// databases in `databases` declare, in the nearest talkforge.toml at or
+/// above `folder`: what a dialogue drafted against those databases
+/// (`generate dialogues`) is written with. None when no such subset names
+/// them; subsets that disagree are refused (`--tool-descriptions` picks).
+pub fn declared_tool_descriptions(
+    registry: &Registry,
+    folder: &Path,
+    suite: &dyn Suite,
+    databases: &Path,
+) -> Result<Option<ToolDescriptions>> {
+    let folder = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let Some(declarations) = Lookup::new(registry).declarations(&folder)? else {
+        return Ok(None);
+    };
+    let databases = std::path::absolute(databases).unwrap_or_else(|_| databases.to_path_buf());
+    let mut found: Option<(&Declared, ToolDescriptions)> = None;
+    for (_, declared) in &declarations.subsets {
+        let runs_here = declared.suite.is_some_and(|s| s.name() == suite.name())
+            && std::path::absolute(declared.databases_for(suite)).ok() == Some(databases.clone());
+        let Some(descriptions) = declared.tool_descriptions.filter(|_| runs_here) else {
+            continue;
+        };
+        match found {
+            Some((first, other)) if other != descriptions => {
+                return Err(Error::Usage(format!(
+                    "the subsets {} and {} run with {} and declare the {} and the {} tool descriptions (talkforge.toml): pass --tool-descriptions",
+                    first.folder,
+                    declared.folder,
+                    databases.display(),
+                    other.name(),
+                    descriptions.name()
+                )))
+            }
+            Some(_) => {}
+            None => found = Some((declared, descriptions)),
+        }
+    }
+    Ok(found.map(|(_, descriptions)| descriptions))
+}
+
 /// What a command over files (verify, fill) runs them with: the suite,
 /// and what their declared subset sets (None: no subset declares the
 /// files, the command's default applies).

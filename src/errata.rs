@@ -57,8 +57,8 @@ pub const IN_FILE: &str = "in-file";
 /// Errata from errata files; a dialogue's own come with the dialogue.
 #[derive(Debug, Clone, Default)]
 pub struct Errata {
-    /// (errata file, entry), in file order.
-    entries: Vec<(PathBuf, Erratum)>,
+    /// (index among the files' entries, errata file, entry), in file order.
+    entries: Vec<(usize, PathBuf, Erratum)>,
 }
 
 #[derive(Deserialize)]
@@ -80,7 +80,7 @@ impl Errata {
     /// Read errata files (each `{"errata": [...]}`); an entry without
     /// `file`, or two entries for one call, is an error naming the file.
     pub fn load(paths: &[PathBuf]) -> Result<Self> {
-        let mut entries: Vec<(PathBuf, Erratum)> = Vec::new();
+        let mut entries: Vec<(usize, PathBuf, Erratum)> = Vec::new();
         for path in paths {
             let text = read_text(path)?;
             let parsed: ErrataFile =
@@ -92,7 +92,7 @@ impl Errata {
                         format!("errata[{i}]: no \"file\" (an errata file names each dialogue)"),
                     ));
                 };
-                if let Some((other, _)) = entries.iter().find(|(_, e)| {
+                if let Some((_, other, _)) = entries.iter().find(|(_, _, e)| {
                     e.file.as_deref() == Some(file.as_str())
                         && (e.turn, e.call) == (erratum.turn, erratum.call)
                 }) {
@@ -106,7 +106,7 @@ impl Errata {
                         ),
                     ));
                 }
-                entries.push((path.clone(), erratum));
+                entries.push((entries.len(), path.clone(), erratum));
             }
         }
         Ok(Errata { entries })
@@ -127,10 +127,9 @@ impl Errata {
         let mut found: Vec<Entry> = self
             .entries
             .iter()
-            .enumerate()
-            .filter(|(_, (_, e))| e.file.as_deref().is_some_and(|f| names(f, path)))
-            .map(|(index, (source, erratum))| Entry {
-                index: Some(index),
+            .filter(|(_, _, e)| e.file.as_deref().is_some_and(|f| names(f, path)))
+            .map(|(index, source, erratum)| Entry {
+                index: Some(*index),
                 erratum: erratum.clone(),
                 source: source.display().to_string(),
             })
@@ -143,14 +142,38 @@ impl Errata {
         found
     }
 
+    /// The entries that name one of `files`, keeping their indices: what
+    /// one part of a run judges, the entries naming no file of it left to
+    /// the whole run (an [`Errata::unmatched`] of the part's is empty
+    /// once it has read its files).
+    pub fn naming(&self, files: &[PathBuf]) -> Errata {
+        Errata {
+            entries: self
+                .entries
+                .iter()
+                .filter(|(_, _, e)| {
+                    e.file
+                        .as_deref()
+                        .is_some_and(|f| files.iter().any(|path| names(f, path)))
+                })
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The indices of the entries (for a part's, [`Errata::naming`], the
+    /// whole run's indices).
+    pub fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.entries.iter().map(|(index, _, _)| *index)
+    }
+
     /// The errata-file entries whose index is not in `matched`: they name
     /// no dialogue that was read.
     pub fn unmatched(&self, matched: &[usize]) -> Vec<Stale> {
         self.entries
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !matched.contains(i))
-            .map(|(_, (source, e))| Stale {
+            .filter(|(i, _, _)| !matched.contains(i))
+            .map(|(_, source, e)| Stale {
                 file: e.file.clone().unwrap_or_default(),
                 turn: e.turn,
                 call: e.call,
@@ -228,6 +251,32 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn a_part_keeps_the_entries_naming_its_files_with_their_indices() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = |file: &str| {
+            format!(
+                r#"{{"file": "{file}", "turn": 0, "call": 0, "api_name": "X", "reason": "r", "since": "s"}}"#
+            )
+        };
+        let path = write(
+            dir.path(),
+            "errata.json",
+            &format!(
+                "{{\"errata\": [{}, {}]}}",
+                entry("a.json"),
+                entry("b/tasks.json")
+            ),
+        );
+        let errata = Errata::load(&[path]).unwrap();
+        let part = errata.naming(&[PathBuf::from("x/b/tasks.json")]);
+        assert_eq!(part.indices().collect::<Vec<_>>(), [1]);
+        let found = part.for_dialogue(Path::new("x/b/tasks.json"), &[]);
+        assert_eq!(found[0].index, Some(1));
+        assert!(part.unmatched(&[1]).is_empty());
+        assert_eq!(errata.unmatched(&[1]).len(), 1);
     }
 
     #[test]

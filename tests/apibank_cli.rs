@@ -271,6 +271,94 @@ fn fill_reaches_its_fixed_point_at_once_for_a_call_the_api_refuses() {
     assert_eq!(fill(true, 0)["filled"], json!([]));
 }
 
+/// A list of objects written as text reaches the API as text, as the
+/// reference's `api_call` hands it on (its evaluator's version parses no
+/// list), so the call can only raise: lint says so, and fill names the
+/// finding beside the exception. Written as a JSON array, the API gets
+/// the list and the call succeeds.
+#[test]
+fn a_list_of_objects_written_as_text_is_named_by_lint_and_fill() {
+    let (_tmp, databases, dialogues) = dataset();
+    fs::write(databases.join("HealthData.json"), "{}").unwrap();
+    let ask = r#"{"role": "User", "text": "Record a heart rate of 80 for user A1 at 2023-03-31 08:00:00."}"#;
+    let record = |health_data: &str| {
+        format!(
+            r#"{{"role": "API", "api_name": "RecordHealthData", "param_dict": {{"user_id": "A1", "time": "2023-03-31 08:00:00", "health_data": {health_data}}}}}"#
+        )
+    };
+    let done = r#"{"role": "AI", "text": "Recorded."}"#;
+    let text = dialogues.join("as-text.jsonl");
+    let array = dialogues.join("as-array.jsonl");
+    let written = |health_data: &str| [ask, &record(health_data), done].join("\n") + "\n";
+    fs::write(
+        &text,
+        written(r#""[{'name': 'heart_rate', 'value': '80'}]""#),
+    )
+    .unwrap();
+    fs::write(
+        &array,
+        written(r#"[{"name": "heart_rate", "value": "80"}]"#),
+    )
+    .unwrap();
+
+    let lint = talkforge()
+        .arg("lint")
+        .arg(&text)
+        .arg(&array)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let lint = String::from_utf8(lint).unwrap();
+    assert!(
+        lint.contains("as-text.jsonl:2:")
+            && lint.contains(
+                "argument `health_data`: a list of objects written as text reaches the API as text"
+            ),
+        "{lint}"
+    );
+    // (Both still lack their results: lint's schema rule says to fill.)
+    assert!(
+        !lint
+            .lines()
+            .any(|l| l.contains("as-array.jsonl") && l.contains("argument-type")),
+        "{lint}"
+    );
+
+    let report = run_json(
+        talkforge()
+            .arg("fill")
+            .arg(&text)
+            .arg(&array)
+            .arg("--databases")
+            .arg(&databases)
+            .args(["--format", "json"]),
+        0,
+    );
+    let filled = report["filled"].as_array().unwrap();
+    let by_file = |name: &str| {
+        filled
+            .iter()
+            .find(|f| f["file"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    let as_text = by_file("as-text.jsonl");
+    assert_eq!(as_text["exception"], "The health data has invalid format.");
+    assert!(
+        as_text["findings"].to_string().contains("argument-type"),
+        "{as_text}"
+    );
+    assert_eq!(by_file("as-array.jsonl")["exception"], Value::Null);
+    assert!(fs::read_to_string(&array)
+        .unwrap()
+        .contains(r#""output": "success""#));
+    // Filled, the text line records the text it ran with: lint still
+    // names it; the array line is clean.
+    talkforge().arg("lint").arg(&array).assert().success();
+    talkforge().arg("lint").arg(&text).assert().code(1);
+}
+
 #[test]
 fn fill_records_results_as_upstream_writes_them_and_then_changes_nothing() {
     let (_tmp, databases, dialogues) = dataset();

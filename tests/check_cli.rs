@@ -73,6 +73,51 @@ fn the_repository_dataset_passes() {
 }
 
 #[test]
+fn the_declared_card_is_not_passed_over_but_other_stray_files_are() {
+    // The repository's card (talkforge.toml's `card`) sits in conversations/.
+    check(&repo())
+        .success()
+        .stderr(predicate::str::contains("passed over").not());
+    // Another repository declares no card: its README.md among the
+    // dialogues is named, as any stray file is.
+    let tmp = small_repo();
+    fs::write(tmp.path().join("conversations/README.md"), "# notes\n").unwrap();
+    fs::write(tmp.path().join("conversations/easy/todo.md"), "later\n").unwrap();
+    check(tmp.path())
+        .success()
+        .stderr(predicate::str::contains("passed over").count(2))
+        .stderr(predicate::str::contains(
+            "README.md: its name ends in none of",
+        ))
+        .stderr(predicate::str::contains(
+            "todo.md: its name ends in none of",
+        ));
+    // Declared as its card (the tables written by `card --write`), the
+    // same file is no longer named.
+    fs::write(
+        tmp.path().join("conversations/README.md"),
+        "# Card\n\n<!-- talkforge card: subsets -->\n<!-- talkforge card: end -->\n\n\
+         <!-- talkforge card: coverage -->\n<!-- talkforge card: end -->\n",
+    )
+    .unwrap();
+    fs::write(
+        tmp.path().join("talkforge.toml"),
+        "[dataset]\ncard = \"conversations/README.md\"\n",
+    )
+    .unwrap();
+    Command::cargo_bin("talkforge")
+        .unwrap()
+        .args(["card", "--write", "--root"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    check(tmp.path())
+        .success()
+        .stderr(predicate::str::contains("passed over").count(1))
+        .stderr(predicate::str::contains("todo.md"));
+}
+
+#[test]
 fn a_small_clean_repository_passes_and_reports_json() {
     let tmp = small_repo();
     let out = Command::cargo_bin("talkforge")

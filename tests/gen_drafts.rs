@@ -1004,3 +1004,82 @@ fn a_judge_model_reads_executed_drafts_and_refuses_with_its_reason() {
     assert_eq!(stub.requests().len(), sent);
     assert!(!rejected.join("AddAlarm-1.judge.txt").exists());
 }
+
+/// The judge's prompt line holding ToolSearcher's real result.
+fn tool_search_result(prompt: &str) -> String {
+    let lines: Vec<&str> = prompt.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("ToolSearcher("))
+        .unwrap_or_else(|| panic!("no tool search: {prompt}"));
+    lines[at..]
+        .iter()
+        .find(|l| l.contains("Result:"))
+        .unwrap_or_else(|| panic!("no result: {prompt}"))
+        .to_string()
+}
+
+/// A repository whose API-Bank subset declares the project's tool
+/// descriptions: drafts against its databases are executed with them, so
+/// a draft's tool search (and what the judge reads of it, and the file
+/// written) carries the project's words; `--tool-descriptions` wins.
+#[test]
+fn drafts_search_tools_in_the_words_their_subset_declares() {
+    let dir = tempfile::tempdir().unwrap();
+    write_apibank_databases(&dir.path().join("db"));
+    std::fs::create_dir_all(dir.path().join("conversations/own")).unwrap();
+    std::fs::write(
+        dir.path().join("talkforge.toml"),
+        "[[dataset.subset]]\nfolder = \"own\"\nsuite = \"apibank\"\ndatabases = \"db\"\n\
+         tool-descriptions = \"project\"\n",
+    )
+    .unwrap();
+    let stub = Stub::start(Box::new(|_: &str, body: &Value, _| {
+        let text = if body["model"] == "stub-judge" {
+            "{\"verdict\": \"accept\", \"reason\": \"fine\"}"
+        } else {
+            "User: What was AAPL worth on 2023-03-01?\n\
+             API-Request: [ToolSearcher(keywords='stock price')]\n\
+             AI: I found the API.\n\
+             API-Request: [QueryStock(stock_code='AAPL', date='2023-03-01')]\n\
+             AI: It was 150.5."
+        };
+        (200, text_answer(text))
+    }));
+    let judged = |extra: &[&str]| {
+        let mut args = vec![
+            "--apis",
+            "QueryStock",
+            "--judge-model",
+            "stub-judge",
+            "--force",
+        ];
+        args.extend_from_slice(extra);
+        let out = draft_apibank(dir.path(), &stub.url, &args);
+        let summary = summary_of(&out);
+        assert_eq!(summary["per_draft"][0]["verdict"], "accepted", "{summary}");
+        let prompt = stub
+            .requests()
+            .into_iter()
+            .rev()
+            .find(|r| r.body["model"] == "stub-judge")
+            .map(|r| {
+                r.body["messages"][0]["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .unwrap();
+        let file =
+            std::fs::read_to_string(dir.path().join("drafts/accepted/QueryStock-1.jsonl")).unwrap();
+        (tool_search_result(&prompt), file)
+    };
+    let project = "Tells a stock's price on a day.";
+    let (result, file) = judged(&[]);
+    assert!(result.contains(project), "{result}");
+    assert!(file.contains(project), "{file}");
+    let (result, file) = judged(&["--tool-descriptions", "reference"]);
+    assert!(!result.contains(project), "{result}");
+    assert!(result.contains("QueryStock"), "{result}");
+    assert!(!file.contains(project), "{file}");
+}

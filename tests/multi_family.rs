@@ -193,6 +193,37 @@ fn check_runs_each_suite_over_its_own_files_with_its_own_databases() {
         "{out}"
     );
     assert!(out.contains("check passed"), "{out}");
+    // Each suite's databases and verify summaries on a line of its own,
+    // the step named on the first.
+    for (name, first, second) in [
+        ("databases", "8 databases load", "2 databases load"),
+        (
+            "verify",
+            "gold calls in 2 conversations",
+            "2 of 2 gold calls",
+        ),
+    ] {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} line: {out}"));
+        let (tooltalk, apibank) = (lines[at], lines[at + 1]);
+        assert!(
+            tooltalk.contains("tooltalk (") && tooltalk.contains(first),
+            "{out}"
+        );
+        assert!(!tooltalk.contains("apibank"), "{out}");
+        assert!(
+            apibank.trim_start().starts_with("ok") && apibank.contains("apibank ("),
+            "{out}"
+        );
+        assert!(apibank.contains(second), "{out}");
+        let parts = step(name)["parts"].as_array().unwrap().clone();
+        let suites: Vec<&str> = parts.iter().map(|p| p["suite"].as_str().unwrap()).collect();
+        assert_eq!(suites, ["tooltalk", "apibank"], "{report}");
+        assert!(parts.iter().all(|p| p["outcome"] == "passed"), "{report}");
+    }
 }
 
 #[test]

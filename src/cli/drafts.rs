@@ -77,6 +77,12 @@ pub struct DialogueArgs {
     /// The databases folder [default: the suite's own].
     #[arg(long)]
     pub databases: Option<PathBuf>,
+    /// Whose words a tool search in a draft answers with: the reference's
+    /// or this project's catalog [default: what talkforge.toml's subsets
+    /// of the suite that run with these databases declare, else the
+    /// reference's].
+    #[arg(long, value_enum)]
+    pub tool_descriptions: Option<crate::suite::ToolDescriptions>,
     /// Draft for these APIs only (comma-separated) [default: every API;
     /// ToolTalk: scenarios that use one of them].
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
@@ -200,6 +206,19 @@ pub fn dialogues(args: &DialogueArgs, context: &mut Context<'_>) -> Result<Statu
     let (suite, drafting) = drafting_suite(context.registry, &args.suite)?;
     let databases_dir = super::databases_dir(args.databases.as_deref(), suite)?;
     let databases = suite.load_databases(&databases_dir)?;
+    let execution = drafts::Execution {
+        databases: &databases,
+        tool_descriptions: match args.tool_descriptions {
+            Some(given) => given,
+            None => crate::dataset::declared_tool_descriptions(
+                context.registry,
+                &std::env::current_dir().unwrap_or_default(),
+                suite,
+                &databases_dir,
+            )?
+            .unwrap_or_default(),
+        },
+    };
     let request = DraftRequest {
         databases: &databases,
         databases_dir: &databases_dir,
@@ -295,7 +314,7 @@ pub fn dialogues(args: &DialogueArgs, context: &mut Context<'_>) -> Result<Statu
                 drafts::examine(
                     suite,
                     drafting,
-                    &databases,
+                    execution,
                     job,
                     &reply.text,
                     reply.model,

@@ -46,6 +46,7 @@ pub struct Found {
 pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> {
     let mut files = Vec::new();
     let mut passed_over = Vec::new();
+    let mut cards = RepositoryCards::default();
     for path in paths {
         if path.is_file() {
             files.push(path.clone());
@@ -100,6 +101,7 @@ pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> 
             }
         }
     }
+    passed_over.retain(|p| !cards.is_card(&p.path));
     // Only several paths can name a file twice.
     if paths.len() > 1 {
         let mut seen = std::collections::HashSet::new();
@@ -108,6 +110,41 @@ pub fn discover_noting(paths: &[PathBuf], extensions: &[&str]) -> Result<Found> 
         passed_over.retain(|p| seen.insert(p.path.clone()));
     }
     Ok(Found { files, passed_over })
+}
+
+/// The dataset cards of the repositories a walk passes through, each
+/// talkforge.toml read once: the card its `[dataset]` declares lives among
+/// the dialogues by design (`talkforge card` keeps its tables), so it is
+/// no file passed over. Whatever the settings file says is judged where
+/// it is read (check, card); here an unreadable one declares no card.
+#[derive(Default)]
+struct RepositoryCards {
+    /// A settings file's declared card, as an absolute path.
+    by_settings: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl RepositoryCards {
+    /// Whether `path` is the card of the nearest repository above it.
+    fn is_card(&mut self, path: &Path) -> bool {
+        let Ok(path) = std::path::absolute(path) else {
+            return false;
+        };
+        let Some(root) = path
+            .ancestors()
+            .skip(1)
+            .find(|dir| dir.join(crate::lint::config::FILE_NAME).is_file())
+        else {
+            return false;
+        };
+        let card = self
+            .by_settings
+            .entry(root.to_path_buf())
+            .or_insert_with(|| {
+                let policy = crate::policy::Policy::load(root).ok().flatten()?;
+                policy.card.map(|card| root.join(card))
+            });
+        card.as_deref() == Some(path.as_path())
+    }
 }
 
 /// Why a file found in a folder is the data of a file beside it that a

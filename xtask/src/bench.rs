@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: speed and memory of the talkforge binary over
 //! upstream ToolTalk (easy + hard, 78 conversations) and upstream API-Bank
-//! (level-1 and level-2, 264 dialogues), each replicated N times.
+//! (level-1 and level-2, 264 dialogues), each replicated N times, and
+//! over upstream tau2's two domains (see [`crate::tau2`]).
 //!
 //! Every figure is a whole process (start, discovery, parsing, work,
 //! output), timed as the median of `--runs` runs (taken in rotation over
@@ -35,6 +36,13 @@ pub struct Args {
     /// The upstream API-Bank folder (holding lv1-lv2-samples/, init_database/).
     #[arg(long, default_value = "../shared/upstream/apibank")]
     pub apibank: PathBuf,
+    /// The upstream tau2 folder (holding airline/ and retail/, each with
+    /// tasks.json and db.json); its part is skipped, saying so, when absent.
+    #[arg(long, default_value = "../shared/upstream/tau2")]
+    pub tau2: PathBuf,
+    /// Run only these parts [default: every one].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<Part>,
     /// Exit non-zero when a target is missed.
     #[arg(long)]
     pub check: bool,
@@ -43,6 +51,16 @@ pub struct Args {
     /// drift with the machine's load, for comparing builds.
     #[arg(long)]
     pub instructions: bool,
+}
+
+/// A part of the bench.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    Tooltalk,
+    Apibank,
+    Tau2,
+    /// The inputs that once made a command quadratic.
+    Scale,
 }
 
 /// One command to time.
@@ -63,15 +81,18 @@ struct Figure {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let wants = |part: Part| args.only.is_empty() || args.only.contains(&part);
     let upstream = root.join(&args.upstream);
-    if !upstream.join("tooltalk").is_dir() {
+    let needs_tooltalk = wants(Part::Tooltalk) || wants(Part::Scale);
+    if needs_tooltalk && !upstream.join("tooltalk").is_dir() {
         bail!(
             "{} has no tooltalk/ folder: pass --upstream DIR",
             upstream.display()
         );
     }
     let apibank = root.join(&args.apibank);
-    if !apibank.join("lv1-lv2-samples").is_dir() {
+    let needs_apibank = wants(Part::Apibank) || wants(Part::Scale);
+    if needs_apibank && !apibank.join("lv1-lv2-samples").is_dir() {
         bail!(
             "{} has no lv1-lv2-samples/ folder: pass --apibank DIR",
             apibank.display()
@@ -89,108 +110,133 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let runs = args.runs.max(1);
     let mut missed = 0;
 
-    let tooltalk = Dataset {
-        name: "upstream ToolTalk",
-        items: "conversations",
-        sources: TOOLTALK_SUBSETS.iter().map(|s| upstream.join(s)).collect(),
-        extension: "json",
-        databases: upstream.join("databases"),
-        jobs: tooltalk_jobs,
-    };
-    let measured = measure(
-        &binary,
-        profiled.as_deref(),
-        &tooltalk,
-        args,
-        &scratch.join("tooltalk"),
-    )?;
-    measured.print(&tooltalk, args.copies, runs, cores);
-    let (small, full) = (measured.small, args.copies);
-    let at = |name: &str, copies: usize| measured.figure(name, copies);
-    let stats = at("stats", full).seconds;
-    let verify = at("verify", full).seconds;
-    let lint = at("lint", full).seconds;
-    let oracle = at("evaluate oracle", full).seconds;
-    let written = at("evaluate oracle --out", full).seconds;
-    let reference_budget = REFERENCE_ORACLE_SECONDS * full as f64 / 100.0 / 50.0;
-    let mut targets = vec![
-        Target::ratio("verify within 2x of parse-only (stats)", verify, stats, 2.0),
-        Target::ratio("lint within 2.5x of verify", lint, verify, 2.5),
-        Target::ratio(
-            "oracle evaluate within 2x of parse-only (stats)",
-            oracle,
-            stats,
-            2.0,
-        ),
-        Target::ratio(
-            "oracle evaluate --out within 3x of oracle evaluate without it",
-            written,
-            oracle,
-            3.0,
-        ),
-        Target {
-            what: format!(
-                "oracle evaluate at least 50x faster than the reference ({REFERENCE_ORACLE_SECONDS} s \
-                 for 7,800, so at most {reference_budget:.3} s here; {:.0}x)",
-                REFERENCE_ORACLE_SECONDS * full as f64 / 100.0 / oracle
+    let full = args.copies;
+    if wants(Part::Tooltalk) {
+        let tooltalk = Dataset {
+            name: "upstream ToolTalk",
+            items: "conversations",
+            sources: TOOLTALK_SUBSETS.iter().map(|s| upstream.join(s)).collect(),
+            extension: "json",
+            databases: upstream.join("databases"),
+            jobs: tooltalk_jobs,
+        };
+        let measured = measure(
+            &binary,
+            profiled.as_deref(),
+            &tooltalk,
+            args,
+            &scratch.join("tooltalk"),
+        )?;
+        measured.print(&tooltalk, args.copies, runs, cores);
+        let small = measured.small;
+        let at = |name: &str, copies: usize| measured.figure(name, copies);
+        let stats = at("stats", full).seconds;
+        let verify = at("verify", full).seconds;
+        let lint = at("lint", full).seconds;
+        let oracle = at("evaluate oracle", full).seconds;
+        let written = at("evaluate oracle --out", full).seconds;
+        let reference_budget = REFERENCE_ORACLE_SECONDS * full as f64 / 100.0 / 50.0;
+        let mut targets = vec![
+            Target::ratio("verify within 2x of parse-only (stats)", verify, stats, 2.0),
+            Target::ratio("lint within 2.5x of verify", lint, verify, 2.5),
+            Target::ratio(
+                "oracle evaluate within 2x of parse-only (stats)",
+                oracle,
+                stats,
+                2.0,
             ),
-            met: oracle <= reference_budget,
-        },
-    ];
-    // The issues set a memory target for verify and evaluate (and stats is
-    // the baseline); lint's growth is printed for information: it keeps
-    // every finding so that cross-file ones (duplicate-id) join in file order.
-    targets.extend(measured.memory_targets(&["stats", "verify", "evaluate oracle"], full));
-    println!(
-        "info   lint memory: {:.1} MiB at x{small}, {:.1} MiB at x{full} (no target)",
-        at("lint", small).peak_rss_mib,
-        at("lint", full).peak_rss_mib
-    );
-    missed += report(&targets);
-    if let Some((copies, counts)) = &measured.instructions {
-        print_instructions(counts, *copies);
-    }
+            Target::ratio(
+                "oracle evaluate --out within 3x of oracle evaluate without it",
+                written,
+                oracle,
+                3.0,
+            ),
+            Target {
+                what: format!(
+                    "oracle evaluate at least 50x faster than the reference ({REFERENCE_ORACLE_SECONDS} s \
+                     for 7,800, so at most {reference_budget:.3} s here; {:.0}x)",
+                    REFERENCE_ORACLE_SECONDS * full as f64 / 100.0 / oracle
+                ),
+                met: oracle <= reference_budget,
+            },
+        ];
+        // The issues set a memory target for verify and evaluate (and stats is
+        // the baseline); lint's growth is printed for information: it keeps
+        // every finding so that cross-file ones (duplicate-id) join in file order.
+        targets.extend(measured.memory_targets(&["stats", "verify", "evaluate oracle"], full));
+        println!(
+            "info   lint memory: {:.1} MiB at x{small}, {:.1} MiB at x{full} (no target)",
+            at("lint", small).peak_rss_mib,
+            at("lint", full).peak_rss_mib
+        );
+        missed += report(&targets);
+        if let Some((copies, counts)) = &measured.instructions {
+            print_instructions(counts, *copies);
+        }
 
-    println!();
-    let api_bank = Dataset {
-        name: "upstream API-Bank level-1/2",
-        items: "dialogues",
-        sources: APIBANK_SUBSETS
-            .iter()
-            .map(|s| apibank.join("lv1-lv2-samples").join(s))
-            .collect(),
-        extension: "jsonl",
-        databases: apibank.join("init_database"),
-        jobs: apibank_jobs,
-    };
-    let measured = measure(
-        &binary,
-        profiled.as_deref(),
-        &api_bank,
-        args,
-        &scratch.join("apibank"),
-    )?;
-    measured.print(&api_bank, args.copies, runs, cores);
-    let at = |name: &str| measured.figure(name, full).seconds;
-    let mut targets = vec![Target::ratio(
-        "verify within 2x of parse-only (stats)",
-        at("verify"),
-        at("stats"),
-        2.0,
-    )];
-    targets.extend(measured.memory_targets(&["stats", "verify"], full));
-    missed += report(&targets);
-    if let Some((copies, counts)) = &measured.instructions {
-        print_instructions(counts, *copies);
+        println!();
     }
+    if wants(Part::Apibank) {
+        let api_bank = Dataset {
+            name: "upstream API-Bank level-1/2",
+            items: "dialogues",
+            sources: APIBANK_SUBSETS
+                .iter()
+                .map(|s| apibank.join("lv1-lv2-samples").join(s))
+                .collect(),
+            extension: "jsonl",
+            databases: apibank.join("init_database"),
+            jobs: apibank_jobs,
+        };
+        let measured = measure(
+            &binary,
+            profiled.as_deref(),
+            &api_bank,
+            args,
+            &scratch.join("apibank"),
+        )?;
+        measured.print(&api_bank, args.copies, runs, cores);
+        let at = |name: &str| measured.figure(name, full).seconds;
+        let mut targets = vec![Target::ratio(
+            "verify within 2x of parse-only (stats)",
+            at("verify"),
+            at("stats"),
+            2.0,
+        )];
+        targets.extend(measured.memory_targets(&["stats", "verify"], full));
+        missed += report(&targets);
+        if let Some((copies, counts)) = &measured.instructions {
+            print_instructions(counts, *copies);
+        }
 
-    println!();
-    let upstreams = crate::scale::Upstream {
-        tooltalk: upstream.clone(),
-        apibank: apibank.clone(),
-    };
-    let targets = crate::scale::run(&binary, &upstreams, runs, &scratch.join("scale"))?;
-    missed += report(&targets);
+        println!();
+    }
+    if wants(Part::Tau2) {
+        let tau2 = root.join(&args.tau2);
+        if crate::tau2::present(&tau2) {
+            missed += report(&crate::tau2::run(
+                &binary,
+                &tau2,
+                runs,
+                &scratch.join("tau2"),
+            )?);
+        } else {
+            println!(
+                "skipped tau2: {} does not hold airline/ and retail/ with tasks.json and db.json \
+                 (pass --tau2 DIR)",
+                tau2.display()
+            );
+        }
+        println!();
+    }
+    if wants(Part::Scale) {
+        let upstreams = crate::scale::Upstream {
+            tooltalk: upstream.clone(),
+            apibank: apibank.clone(),
+        };
+        let targets = crate::scale::run(&binary, &upstreams, runs, &scratch.join("scale"))?;
+        missed += report(&targets);
+    }
 
     let _ = std::fs::remove_dir_all(&scratch);
     if args.check && missed > 0 {

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod scale;
 mod schemas;
+mod tau2;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask")]
@@ -17,7 +18,7 @@ struct Cli {
 enum Command {
     /// Regenerate schemas/ from the serde types (`--check`: fail on drift).
     Schemas(schemas::Args),
-    /// Print throughput and memory figures over upstream ToolTalk replicated.
+    /// Print throughput and memory figures over the upstream datasets.
     Bench(bench::Args),
 }
 

@@ -296,12 +296,21 @@ impl Candidate {
     }
 }
 
+/// What a draft's calls run against: the databases, and whose words a
+/// tool search answers with (the subset's the drafts are for: a dialogue
+/// of the project's own must not carry the reference's sentences).
+#[derive(Clone, Copy)]
+pub struct Execution<'a> {
+    pub databases: &'a Databases,
+    pub tool_descriptions: crate::suite::ToolDescriptions,
+}
+
 /// Put one reply through the checks. A draft that fails one is written
 /// under its verdict; one that passes them all is returned unwritten.
 pub fn examine(
     suite: &'static dyn Suite,
     drafting: &dyn Drafting,
-    databases: &Databases,
+    execution: Execution<'_>,
     job: &DraftJob,
     reply: &str,
     model: Option<String>,
@@ -348,9 +357,11 @@ pub fn examine(
     // What the world draws at random is drawn from the draft's name.
     let options = WorldOptions {
         draw_seed: Some(name_seed(&job.name)),
+        tool_descriptions: execution.tool_descriptions,
         ..WorldOptions::default()
     };
-    let filled = match crate::fill::fill_conversation(&loaded, suite, databases, &options) {
+    let filled = match crate::fill::fill_conversation(&loaded, suite, execution.databases, &options)
+    {
         Ok(filled) => filled,
         Err(e) => return discard(outcome, "invalid", e.to_string()),
     };

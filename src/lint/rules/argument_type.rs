@@ -44,13 +44,25 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             let Some(param) = tool.parameter(name) else {
                 continue;
             };
-            if let Some(problem) = problem(encoding, param, value) {
-                let expected = expected(encoding, param);
-                let help = if value.is_null() {
-                    format!("give {expected}, or leave the argument out")
-                } else {
-                    format!("write {expected}")
-                };
+            let (problem, help) = match problem(encoding, param, value) {
+                Some(problem) => {
+                    let expected = expected(encoding, param);
+                    let help = if value.is_null() {
+                        format!("give {expected}, or leave the argument out")
+                    } else {
+                        format!("write {expected}")
+                    };
+                    (Some(problem), help)
+                }
+                None => (
+                    list_left_as_text(encoding, param, value, call.converted, name),
+                    format!(
+                        "write it in the line's param_dict as a JSON array, such as [{{\"{}\": ...}}]: the API then receives the list",
+                        param.fields.first().map_or("name", |f| f.name)
+                    ),
+                ),
+            };
+            if let Some(problem) = problem {
                 out.push(
                     Diagnostic::new(
                         NAME,
@@ -64,6 +76,36 @@ fn check(input: &FileInput<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// An API-Bank list of objects written as text that no recording shows
+/// the API received as a list. The reference's call reader keeps
+/// `[...]` as its text, and its `ToolManager.api_call` hands a list
+/// parameter on as given (its first release parsed the text; the one
+/// its evaluator runs, since November 2023, does not), so the API walks
+/// the text's characters and raises (RecordHealthData: "The health data
+/// has invalid format."). Upstream recordings were made by the first
+/// release: their `result.input` holds the list, and they replay from it.
+fn list_left_as_text(
+    encoding: ArgumentEncoding,
+    param: &ParamSpec,
+    value: &Json<'_>,
+    converted: Option<&crate::json::tree::Object<'_>>,
+    name: &str,
+) -> Option<String> {
+    let (ArgumentEncoding::PythonText, ParamType::Array(ParamType::Object), Json::String(_)) =
+        (encoding, param.ty, value)
+    else {
+        return None;
+    };
+    let received_a_list = converted
+        .and_then(|input| input.get(name))
+        .is_some_and(|v| v.as_array().is_some());
+    (!received_a_list).then(|| {
+        "a list of objects written as text reaches the API as text (the reference's \
+         api_call passes a list parameter on unparsed), so the call can only raise"
+            .to_owned()
+    })
 }
 
 /// What a value of `param` looks like, with an example, for help lines.
