@@ -32,47 +32,36 @@ pub(super) fn run(
         )));
     }
     let levels = protocol.levels();
-    let listed = || {
-        let mut listed: Vec<String> = levels
-            .iter()
-            .map(|l| format!("{} ({})", l.number, l.summary))
-            .collect();
-        if let Some(interactive) = suite.interactive() {
-            listed.push(format!(
-                "{} (conversations with a user over its scenarios)",
-                interactive.level()
-            ));
-        }
-        listed.join("; ")
-    };
+    let mut listed: Vec<String> = levels
+        .iter()
+        .map(|l| format!("{} ({})", l.number, l.summary))
+        .collect();
+    if let Some(interactive) = suite.interactive() {
+        let level = interactive.level();
+        listed.push(format!(
+            "{level} (conversations with a user over its scenarios)"
+        ));
+    }
+    let (name, listed) = (suite.name(), listed.join("; "));
     let level = match args.level {
         Some(level) if levels.iter().any(|l| l.number == level) => level,
         Some(level) => {
-            return Err(Error::Usage(format!(
-                "the {} suite has no level {level}: --level takes {}",
-                suite.name(),
-                listed()
-            )))
+            let why = format!("the {name} suite has no level {level}: --level takes {listed}");
+            return Err(Error::Usage(why));
         }
         None => {
-            return Err(Error::Usage(format!(
-                "the {} suite is evaluated at a level: give --level, one of {}",
-                suite.name(),
-                listed()
-            )))
+            let why =
+                format!("the {name} suite is evaluated at a level: give --level, one of {listed}");
+            return Err(Error::Usage(why));
         }
     };
     let functions = match args.api_mode {
         None => false,
         Some(ApiMode::Functions) => true,
-        Some(other) => {
-            let name = clap::ValueEnum::to_possible_value(&other)
-                .map(|v| v.get_name().to_string())
-                .unwrap_or_default();
-            return Err(Error::Usage(format!(
-                "--api-mode {name} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools"
-            )));
-        }
+        Some(other) => return Err(Error::Usage(format!(
+            "--api-mode {} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools",
+            other.name()
+        ))),
     };
     if args.template.is_some() && args.predictor != PredictorKind::Openai {
         return Err(Error::Usage(

@@ -15,24 +15,25 @@
 //! `--api-mode functions` the APIs are offered as tools instead, and each
 //! API line is an assistant tool call followed by its tool message.
 
-use std::path::Path;
+use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
 use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
-use crate::run::answer::Message;
+use crate::run::answer::{Chat, Message, Settings};
+use crate::suite::levels::LevelRun;
 use crate::suite::{ToolSpec, ValueFormat};
 use crate::{Error, Result};
 
-/// The template shipped with talkforge.
-pub const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
-/// Its name in provenance records.
-pub const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
+/// The template shipped with talkforge, and its name in provenance.
+const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
+const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
 
-/// What the model is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the model is asked for (the template's `task`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Task {
     /// The next API call.
     Call,
@@ -40,58 +41,85 @@ pub enum Task {
     Reply,
 }
 
-impl Task {
-    fn name(self) -> &'static str {
-        match self {
-            Task::Call => "call",
-            Task::Reply => "reply",
-        }
-    }
+/// How a model is asked a sample: the system prompt's template, and
+/// whether the APIs are offered as tools (functions mode) and documented.
+pub struct SamplePrompt {
+    /// The template's name in provenance records.
+    name: String,
+    template: String,
+    functions: bool,
+    docs: bool,
 }
 
-/// A prompt template, checked when it is loaded.
-#[derive(Debug, Clone)]
-pub struct Template {
-    source: String,
-}
-
-impl Template {
-    /// talkforge's own template.
-    pub fn builtin() -> Self {
-        Template {
-            source: DEFAULT_TEMPLATE.to_string(),
-        }
+impl SamplePrompt {
+    /// The prompt `run` asks with: `--template` (refused with its file
+    /// named when it does not compile) or talkforge's own.
+    pub fn of(run: &LevelRun<'_>) -> Result<Self> {
+        let (name, template) = match &run.template {
+            Some(path) => {
+                let source = crate::formats::read::read_text(path)?;
+                let env = minijinja::Environment::new();
+                env.template_from_str(&source).map_err(|e| {
+                    Error::input(path, format!("the template does not compile: {e}"))
+                })?;
+                (path.display().to_string(), source)
+            }
+            None => (DEFAULT_TEMPLATE_NAME.into(), DEFAULT_TEMPLATE.into()),
+        };
+        Ok(SamplePrompt {
+            name,
+            template,
+            functions: run.functions,
+            docs: !run.no_docs,
+        })
     }
 
-    /// A template file (`--template`), refused with its file named when
-    /// it does not compile.
-    pub fn load(path: &Path) -> Result<Self> {
-        let source = crate::formats::read::read_text(path)?;
-        let env = minijinja::Environment::new();
-        env.template_from_str(&source)
-            .map_err(|e| Error::input(path, format!("the template does not compile: {e}")))?;
-        Ok(Template { source })
-    }
-
-    /// The template's text (recorded with the results: another template
-    /// is another run).
-    pub fn source(&self) -> &str {
-        &self.source
+    /// What a model asked with it records: its settings, and the template
+    /// by name with the SHA-256 of its text (another template is another
+    /// run).
+    pub fn record(&self) -> (Settings, BTreeMap<String, String>) {
+        let sha256 = crate::llm::sha256_hex(self.template.as_bytes());
+        let settings = Settings {
+            api_mode: Some(if self.functions { "functions" } else { "text" }.into()),
+            no_docs: Some(!self.docs),
+            template_sha256: Some(sha256.clone()),
+            ..Settings::default()
+        };
+        (settings, [(self.name.clone(), sha256)].into())
     }
 
     /// The system prompt for `task` at `level`, showing `apis`.
-    pub fn render(&self, task: Task, level: u8, apis: &[&ToolSpec], docs: bool) -> Result<String> {
+    fn system(&self, task: Task, level: u8, apis: &[&ToolSpec]) -> Result<String> {
         let apis: Vec<Value> = apis
             .iter()
-            .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, docs).to_string()}))
+            .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, self.docs).to_string()}))
             .collect();
         let env = minijinja::Environment::new();
         env.render_str(
-            &self.source,
-            minijinja::context! { task => task.name(), level => level, apis => apis },
+            &self.template,
+            minijinja::context! { task => task, level => level, apis => apis },
         )
         .map(|text| text.trim().to_string())
         .map_err(|e| Error::Other(format!("the prompt template does not render: {e}")))
+    }
+
+    /// The chat a model is sent for `task` at `line` of `dialogue`.
+    pub fn chat(
+        &self,
+        dialogue: &Conversation,
+        level: u8,
+        line: usize,
+        task: Task,
+    ) -> Result<Chat> {
+        let functions = self.functions && task == Task::Call;
+        let apis = shown_apis(dialogue, task, level);
+        let mut messages = vec![Message::System(self.system(task, level, &apis)?)];
+        messages.extend(history(dialogue, line, functions));
+        let tools = match functions {
+            true => offered_tools(dialogue, line, level, self.docs),
+            false => Vec::new(),
+        };
+        Ok(Chat { messages, tools })
     }
 }
 
@@ -238,7 +266,7 @@ mod tests {
             json!({"role": "User", "text": "Add a dentist visit."}),
             json!({"role": "AI", "text": "Your username and password?"})
         );
-        crate::formats::apibank::read_conversation(Path::new("d.jsonl"), &text).unwrap()
+        crate::formats::apibank::read_conversation(std::path::Path::new("d.jsonl"), &text).unwrap()
     }
 
     fn names(tools: &[Value]) -> Vec<&str> {
@@ -261,14 +289,19 @@ mod tests {
 
     #[test]
     fn the_builtin_template_renders_each_task() {
-        let template = Template::builtin();
+        let prompt = SamplePrompt {
+            name: DEFAULT_TEMPLATE_NAME.into(),
+            template: DEFAULT_TEMPLATE.into(),
+            functions: false,
+            docs: true,
+        };
         let apis = shown_apis(&dialogue(), Task::Call, 1);
-        let call = template.render(Task::Call, 1, &apis, true).unwrap();
+        let call = prompt.system(Task::Call, 1, &apis).unwrap();
         assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
         assert!(call.contains("\"name\":\"ToolSearcher\""));
-        let level2 = template.render(Task::Call, 2, &apis, true).unwrap();
+        let level2 = prompt.system(Task::Call, 2, &apis).unwrap();
         assert!(level2.contains("call ToolSearcher"));
-        let reply = template.render(Task::Reply, 1, &apis, true).unwrap();
+        let reply = prompt.system(Task::Reply, 1, &apis).unwrap();
         assert!(reply.contains("next message to the user"));
         assert!(!reply.contains("key1"));
     }

@@ -29,26 +29,18 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-/// A call the reference's pattern found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReferenceCall {
-    pub api_name: String,
-    /// `param_dict`: every value text, as the reference reads it.
-    pub param_dict: Map<String, Value>,
-    /// Where the match stands in the text (`get_api_call`'s `group(0)`).
-    pub span: Range<usize>,
-}
+use super::score::Predicted;
+use crate::sim::pyargs::is_py_space;
 
-/// The call `get_api_call` finds in `text` and `parse_api_call` reads,
-/// None when the pattern does not match (the reference's "No API call
-/// found").
-pub fn read(text: &str) -> Option<ReferenceCall> {
-    let (name, arguments, span) = find_call(text)?;
-    Some(ReferenceCall {
-        api_name: text[name].to_string(),
-        param_dict: read_arguments(&text[arguments]),
-        span,
-    })
+/// The call `get_api_call` finds in `text` and `parse_api_call` reads
+/// (`param_dict`: every value text, as the reference reads it), None when
+/// the pattern does not match (the reference's "No API call found").
+pub fn read(text: &str) -> Option<Predicted> {
+    let (name, arguments, _) = find_call(text)?;
+    Some(Predicted::new(
+        &text[name],
+        read_arguments(&text[arguments]),
+    ))
 }
 
 /// The leftmost match of `\[(\w+)\((.*)\)\]`: the name's and the
@@ -173,12 +165,6 @@ fn is_word(c: char) -> bool {
     }
 }
 
-/// Python's `\s` on text (`str.isspace`): Unicode's white space and the
-/// four information separators U+001C to U+001F.
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Where the run of word characters starting at `at` ends.
 fn word_end(text: &str, at: usize) -> usize {
     at + text[at..]
@@ -191,7 +177,7 @@ fn word_end(text: &str, at: usize) -> usize {
 fn skip_space(text: &str, at: usize) -> usize {
     at + text[at..]
         .chars()
-        .take_while(|&c| is_space(c))
+        .take_while(|&c| is_py_space(c))
         .map(char::len_utf8)
         .sum::<usize>()
 }
@@ -259,8 +245,7 @@ mod tests {
     #[test]
     fn the_match_runs_to_the_last_close_of_its_line() {
         let two = "[QueryAlarm(token='a')] and [DeleteAlarm(time='b')]";
-        let found = read(two).unwrap();
-        assert_eq!(found.span, 0..two.len());
+        assert_eq!(find_call(two).unwrap().2, 0..two.len());
         assert_eq!(
             call(two),
             Some(("QueryAlarm".into(), pairs(&[("token", "a"), ("time", "b")])))
