@@ -42,18 +42,17 @@ pub(super) fn run(
             "{level} (conversations with a user over its scenarios)"
         ));
     }
-    let (name, listed) = (suite.name(), listed.join("; "));
-    let level = match args.level {
-        Some(level) if levels.iter().any(|l| l.number == level) => level,
-        Some(level) => {
-            let why = format!("the {name} suite has no level {level}: --level takes {listed}");
-            return Err(Error::Usage(why));
-        }
-        None => {
-            let why =
-                format!("the {name} suite is evaluated at a level: give --level, one of {listed}");
-            return Err(Error::Usage(why));
-        }
+    let known = |level: &u8| levels.iter().any(|l| l.number == *level);
+    let Some(level) = args.level.filter(known) else {
+        let why = match args.level {
+            Some(level) => format!("has no level {level}: --level takes"),
+            None => "is evaluated at a level: give --level, one of".into(),
+        };
+        let listed = listed.join("; ");
+        return Err(Error::Usage(format!(
+            "the {} suite {why} {listed}",
+            suite.name()
+        )));
     };
     let functions = match args.api_mode {
         None => false,
@@ -70,11 +69,11 @@ pub(super) fn run(
     }
     let loaded = setup::load(args, suite)?;
     let answerer = args.choice(&loaded.meter)?;
-    let threads = if args.predictor == PredictorKind::Openai {
-        Some(args.requests.concurrency)
-    } else {
-        args.jobs
-    };
+    // A model is asked at most `--concurrency` dialogues at once.
+    let asks_a_model = args.predictor == PredictorKind::Openai;
+    let threads = asks_a_model
+        .then_some(args.requests.concurrency)
+        .or(args.jobs);
     let run = LevelRun {
         level,
         files: &files,

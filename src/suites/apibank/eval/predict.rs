@@ -36,7 +36,6 @@ pub struct Asker<'a> {
     /// The dialogue's path relative to the folder evaluated.
     pub file: &'a str,
     pub dialogue: &'a Conversation,
-    pub level: u8,
 }
 
 impl Asker<'_> {
@@ -49,7 +48,7 @@ impl Asker<'_> {
             // A reply is keyed by the API line it follows.
             Task::Reply => (line - 1, Asked::Reply),
         };
-        let chat = || self.prompt.chat(self.dialogue, self.level, line, task);
+        let chat = || self.prompt.chat(self.dialogue, line, task);
         self.answerer.answer_owned(Request {
             key: key(self.file, position, occurrence, asked),
             step: 0,
@@ -65,24 +64,18 @@ impl Asker<'_> {
         let gold = render_api_request(&gold.api_name, &gold.parameters);
         let answer = self.ask(Task::Call, line, occurrence, gold)?;
         let model = answer.model();
-        let Some(call) = answer.calls.into_iter().next() else {
-            let raw = answer.text;
-            return Ok((
-                CallAnswer {
-                    raw,
-                    function: None,
-                },
-                model,
-            ));
+        let (raw, function) = match answer.calls.into_iter().next() {
+            None => (answer.text, None),
+            // Arguments that are no JSON object are read as text, which
+            // fails with its reason.
+            Some(call) => {
+                let text = |(k, v): (String, Value)| (k, Value::String(display(&v)));
+                let param_dict = (call.arguments).map(|a| a.into_iter().map(text).collect());
+                let function = param_dict.map(|p| Predicted::new(&call.name, p));
+                let raw = format!("{}({})", call.name, call.raw.unwrap_or_default());
+                (raw, function)
+            }
         };
-        let raw = format!("{}({})", call.name, call.raw.unwrap_or_default());
-        // Arguments that are no JSON object are read as text, which fails
-        // with its reason.
-        let function = call.arguments.map(|arguments| {
-            let values = arguments.into_iter();
-            let param_dict = values.map(|(k, v)| (k, Value::String(display(&v))));
-            Predicted::new(&call.name, param_dict.collect())
-        });
         Ok((CallAnswer { raw, function }, model))
     }
 
@@ -108,18 +101,15 @@ fn key(file: &str, position: usize, occurrence: u8, asked: Asked) -> Key {
 /// What API-Bank's output files record of an answerer's settings: every
 /// field of a model's (null when unset), only what is set of another's.
 pub fn recorded(settings: &Settings) -> Value {
-    let Ok(Value::Object(mut map)) = serde_json::to_value(settings) else {
-        return Value::Null;
-    };
     let model = settings.model.is_some();
-    map.retain(|key, value| {
-        if model {
-            !key.starts_with("predictions")
-        } else {
-            !value.is_null()
-        }
-    });
-    Value::Object(map)
+    let mut map = serde_json::to_value(settings).unwrap_or_default();
+    if let Some(map) = map.as_object_mut() {
+        map.retain(|key, value| match model {
+            true => !key.starts_with("predictions"),
+            false => !value.is_null(),
+        });
+    }
+    map
 }
 
 /// One line of a replay file (see DESIGN.md: API-Bank replay predictions).
@@ -175,24 +165,16 @@ impl Lines for SampleLines {
         let parsed: ReplayLine = serde_json::from_str(line).map_err(|e| {
             Error::syntax(path, line_no, e.column(), format!("not a replay line: {e}"))
         })?;
-        let file = if self.samples.contains_key(&parsed.file) {
-            parsed.file.clone()
-        } else {
-            match self.by_name.get(&parsed.file) {
-                Some(Some(file)) => file.clone(),
-                Some(None) => return Err(bad(format!("{:?} names more than one evaluated dialogue: give its path relative to the folder evaluated", parsed.file))),
-                None => return Err(bad(format!("{:?} is none of the evaluated dialogues", parsed.file))),
-            }
+        let file = match self.by_name.get(&parsed.file) {
+            _ if self.samples.contains_key(&parsed.file) => &parsed.file,
+            Some(Some(file)) => file,
+            Some(None) => return Err(bad(format!("{:?} names more than one evaluated dialogue: give its path relative to the folder evaluated", parsed.file))),
+            None => return Err(bad(format!("{:?} is none of the evaluated dialogues", parsed.file))),
         };
-        let mut answers = vec![(
-            key(&file, parsed.turn, parsed.occurrence, Asked::Call),
-            Answer::text(parsed.output),
-        )];
-        if let Some(reply) = parsed.reply {
-            let key = key(&file, parsed.turn, parsed.occurrence, Asked::Reply);
-            answers.push((key, Answer::text(reply)));
-        }
-        Ok(answers)
+        let key = |asked| key(file, parsed.turn, parsed.occurrence, asked);
+        let reply = (parsed.reply).map(|reply| (key(Asked::Reply), Answer::text(reply)));
+        let call = (key(Asked::Call), Answer::text(parsed.output));
+        Ok(std::iter::once(call).chain(reply).collect())
     }
 
     fn check(&self, key: &Key) -> std::result::Result<(), String> {

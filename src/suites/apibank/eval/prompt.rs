@@ -47,6 +47,7 @@ pub struct SamplePrompt {
     /// The template's name in provenance records.
     name: String,
     template: String,
+    level: u8,
     functions: bool,
     docs: bool,
 }
@@ -69,6 +70,7 @@ impl SamplePrompt {
         Ok(SamplePrompt {
             name,
             template,
+            level: run.level,
             functions: run.functions,
             docs: !run.no_docs,
         })
@@ -88,8 +90,8 @@ impl SamplePrompt {
         (settings, [(self.name.clone(), sha256)].into())
     }
 
-    /// The system prompt for `task` at `level`, showing `apis`.
-    fn system(&self, task: Task, level: u8, apis: &[&ToolSpec]) -> Result<String> {
+    /// The system prompt for `task`, showing `apis`.
+    fn system(&self, task: Task, apis: &[&'static ToolSpec]) -> Result<String> {
         let apis: Vec<Value> = apis
             .iter()
             .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, self.docs).to_string()}))
@@ -97,26 +99,20 @@ impl SamplePrompt {
         let env = minijinja::Environment::new();
         env.render_str(
             &self.template,
-            minijinja::context! { task => task, level => level, apis => apis },
+            minijinja::context! { task => task, level => self.level, apis => apis },
         )
         .map(|text| text.trim().to_string())
         .map_err(|e| Error::Other(format!("the prompt template does not render: {e}")))
     }
 
     /// The chat a model is sent for `task` at `line` of `dialogue`.
-    pub fn chat(
-        &self,
-        dialogue: &Conversation,
-        level: u8,
-        line: usize,
-        task: Task,
-    ) -> Result<Chat> {
+    pub fn chat(&self, dialogue: &Conversation, line: usize, task: Task) -> Result<Chat> {
         let functions = self.functions && task == Task::Call;
-        let apis = shown_apis(dialogue, task, level);
-        let mut messages = vec![Message::System(self.system(task, level, &apis)?)];
+        let apis = shown_apis(dialogue, task, self.level);
+        let mut messages = vec![Message::System(self.system(task, &apis)?)];
         messages.extend(history(dialogue, line, functions));
         let tools = match functions {
-            true => offered_tools(dialogue, line, level, self.docs),
+            true => offered_tools(dialogue, line, self.level, self.docs),
             false => Vec::new(),
         };
         Ok(Chat { messages, tools })
@@ -127,14 +123,8 @@ impl SamplePrompt {
 /// each parameter's type, whether it is required and, where the value has
 /// a fixed shape, that shape (a timestamp's pattern, a token from an
 /// earlier call). `docs` false blanks the descriptions.
-pub fn api_doc(spec: &ToolSpec, docs: bool) -> Value {
-    let describe = |text: &str| {
-        if docs {
-            text.to_string()
-        } else {
-            String::new()
-        }
-    };
+pub fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
+    let describe = |text: &'static str| if docs { text } else { "" };
     let parameters: Map<String, Value> = spec
         .parameters
         .iter()
@@ -220,36 +210,21 @@ pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Me
 /// history documented (GetUserToken beside an API that takes a token).
 pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: bool) -> Vec<Value> {
     let mut apis = shown_apis(dialogue, Task::Call, level);
-    if level == 2 {
-        let searches = dialogue.conversation[..lines]
-            .iter()
-            .flat_map(|turn| turn.calls())
-            .filter(|call| call.request.api_name == "ToolSearcher");
-        for call in searches {
-            for name in found(call.response.get("output").unwrap_or(&Value::Null)) {
-                if let Some(spec) = catalog().tool(name) {
-                    if !apis.iter().any(|a| a.name == spec.name) {
-                        apis.push(spec);
-                    }
-                }
-            }
+    let searches = (dialogue.gold_calls_in(0..lines))
+        .filter(|(_, _, call)| level == 2 && call.request.api_name == "ToolSearcher");
+    // A search's answer documents one API, or a list of them.
+    let found = searches.flat_map(|(_, _, call)| match call.response.get("output") {
+        Some(Value::Array(entries)) => entries.iter().collect(),
+        entry => entry.into_iter().collect::<Vec<_>>(),
+    });
+    for spec in found.filter_map(|entry| catalog().tool(entry.get("name")?.as_str()?)) {
+        if !apis.iter().any(|a| a.name == spec.name) {
+            apis.push(spec);
         }
     }
-    apis.into_iter()
+    let tools = apis.into_iter();
+    tools
         .map(|spec| crate::suite::docs::openai_tool(spec, docs))
-        .collect()
-}
-
-/// The names of the APIs a ToolSearcher answer documents: one entry, or a
-/// list of them.
-fn found(output: &Value) -> Vec<&str> {
-    let entries = match output {
-        Value::Array(entries) => entries.iter().collect(),
-        entry => vec![entry],
-    };
-    entries
-        .into_iter()
-        .filter_map(|entry| entry.get("name")?.as_str())
         .collect()
 }
 
@@ -289,19 +264,20 @@ mod tests {
 
     #[test]
     fn the_builtin_template_renders_each_task() {
-        let prompt = SamplePrompt {
+        let prompt = |level| SamplePrompt {
             name: DEFAULT_TEMPLATE_NAME.into(),
             template: DEFAULT_TEMPLATE.into(),
+            level,
             functions: false,
             docs: true,
         };
         let apis = shown_apis(&dialogue(), Task::Call, 1);
-        let call = prompt.system(Task::Call, 1, &apis).unwrap();
+        let call = prompt(1).system(Task::Call, &apis).unwrap();
         assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
         assert!(call.contains("\"name\":\"ToolSearcher\""));
-        let level2 = prompt.system(Task::Call, 2, &apis).unwrap();
+        let level2 = prompt(2).system(Task::Call, &apis).unwrap();
         assert!(level2.contains("call ToolSearcher"));
-        let reply = prompt.system(Task::Reply, 1, &apis).unwrap();
+        let reply = prompt(1).system(Task::Reply, &apis).unwrap();
         assert!(reply.contains("next message to the user"));
         assert!(!reply.contains("key1"));
     }

@@ -17,11 +17,12 @@
 //! dropped without a word, and a name given twice keeps its first place
 //! with its last value.
 //!
-//! Written out by hand rather than with a regex engine so that reading
-//! stays linear in the text (iterating a regex's matches need not be);
-//! the tests check it against the `regex` crate, whose leftmost-first
+//! The call is found with the `regex` crate (one search is linear in
+//! the text), with Python's classes spelled out; its leftmost-first
 //! matches are the ones Python's backtracking engine reports for these
-//! patterns.
+//! patterns. The arguments are read by hand, so that reading them stays
+//! linear too (iterating a regex's matches need not be); the tests check
+//! that reading against the `regex` crate.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -46,26 +47,12 @@ pub fn read(text: &str) -> Option<Predicted> {
 /// The leftmost match of `\[(\w+)\((.*)\)\]`: the name's and the
 /// arguments' places, and the whole match's.
 fn find_call(text: &str) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
-    let mut line_start = 0;
-    for line in text.split('\n') {
-        // `.*` is greedy: the match ends at the line's last `)]`.
-        if let Some(close) = line.rfind(")]") {
-            let bytes = line.as_bytes();
-            for open in memchr::memchr_iter(b'[', &bytes[..close]) {
-                let name_end = word_end(line, open + 1);
-                if name_end > open + 1 && bytes.get(name_end) == Some(&b'(') && close > name_end {
-                    let at = |r: Range<usize>| line_start + r.start..line_start + r.end;
-                    return Some((
-                        at(open + 1..name_end),
-                        at(name_end + 1..close),
-                        at(open..close + 2),
-                    ));
-                }
-            }
-        }
-        line_start += line.len() + 1;
-    }
-    None
+    static CALL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\[([\p{L}\p{N}_]+)\((.*)\)\]").expect("the pattern is valid")
+    });
+    let found = CALL.captures(text)?;
+    let place = |group| found.get(group).map(|m| m.range());
+    Some((place(1)?, place(2)?, place(0)?))
 }
 
 /// `param_dict` as `parse_api_call` builds it from the text between the

@@ -135,57 +135,43 @@ impl LevelFigures {
 }
 
 impl Summary {
-    /// "reference scoring; lenient 90.0% (359/399)": the chosen scoring,
-    /// and the other's figure.
-    fn scorings_line(&self) -> String {
-        let (other, correct, accuracy) = if self.scoring == "lenient" {
-            ("reference", self.correct_reference, self.accuracy_reference)
-        } else {
-            ("lenient", self.correct_lenient, self.accuracy_lenient)
-        };
-        format!(
-            "{} scoring; {other} {}% ({correct}/{})",
-            self.scoring,
-            Cell::Percent(accuracy).display(),
-            self.samples
-        )
-    }
-
-    /// What the command prints: the scores, then every wrong sample and
-    /// why (the first hundred; `report.md` and the JSON list them all).
+    /// What the command prints: the scores under both scorings, then every
+    /// wrong sample and why (the first hundred; `report.md` and the JSON
+    /// list them all).
     pub fn human(&self) -> String {
         const SHOWN: usize = 100;
+        let count = crate::words::count;
+        let (other, correct, accuracy) = match self.scoring.as_str() {
+            "lenient" => ("reference", self.correct_reference, self.accuracy_reference),
+            _ => ("lenient", self.correct_lenient, self.accuracy_lenient),
+        };
         let mut out = format!(
-            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {}% ({}/{}; {}), ROUGE-L {} over {}\n",
+            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {}% ({}/{}; {} scoring; {other} {}% ({correct}/{})), ROUGE-L {} over {}\n",
             self.level,
-            crate::words::count(self.dialogues, "dialogue"),
+            count(self.dialogues, "dialogue"),
             self.predictor,
             Cell::Percent(self.accuracy).display(),
             self.correct,
             self.samples,
-            self.scorings_line(),
+            self.scoring,
+            Cell::Percent(accuracy).display(),
+            self.samples,
             self.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}")),
-            crate::words::count(self.replies, "reply"),
+            count(self.replies, "reply"),
         );
         let wrong: Vec<&SampleRecord> = self.per_sample.iter().filter(|s| !s.correct).collect();
         if !wrong.is_empty() {
-            out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
-            for s in wrong.iter().take(SHOWN) {
-                out += &format!(
-                    "  {} {} {}: {}{}\n",
-                    s.file,
-                    super::samples::sample_place(s.turn, s.occurrence),
-                    s.api_name,
-                    s.reason.as_deref().unwrap_or("wrong"),
-                    if s.known.is_some() { " (known)" } else { "" }
-                );
-            }
-            if wrong.len() > SHOWN {
-                out += &format!(
-                    "  ... and {} more (report.md and --format json list them all)\n",
-                    wrong.len() - SHOWN
-                );
-            }
+            out += &format!("{} wrong:\n", count(wrong.len(), "sample"));
+        }
+        for s in wrong.iter().take(SHOWN) {
+            let place = super::samples::sample_place(s.turn, s.occurrence);
+            let why = s.reason.as_deref().unwrap_or("wrong");
+            let known = if s.known.is_some() { " (known)" } else { "" };
+            out += &format!("  {} {place} {}: {why}{known}\n", s.file, s.api_name);
+        }
+        if wrong.len() > SHOWN {
+            let more = wrong.len() - SHOWN;
+            out += &format!("  ... and {more} more (report.md and --format json list them all)\n");
         }
         out + &self.human_footer("dialogue", "")
     }

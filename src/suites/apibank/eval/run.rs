@@ -162,7 +162,6 @@ impl Kind for Samples<'_> {
             prompt: self.prompt,
             file: input.rel,
             dialogue: &dialogue,
-            level: run.level,
         };
         let details = score_dialogue(&asker, run)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
@@ -340,7 +339,18 @@ fn known(mut record: SampleRecord, dialogue: &Conversation, errata: &[Entry]) ->
 fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDetail>> {
     let dialogue = asker.dialogue;
     let samples = samples(dialogue);
-    let mut worlds = SampleWorlds::new(dialogue, run)?;
+    // The world every sample copies: the initial databases, after the
+    // dialogue's earlier gold calls with `--state replayed`, whose
+    // ToolSearcher answers the dialogue's recorded searches as recorded
+    // (see [`super::retrieval`]). Both are done once, onto this one world:
+    // doing either for every sample costs the square of the dialogue's
+    // length.
+    let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
+    let fallback = world.state_mut().retriever();
+    let picks = KnownPicks::new(dialogue, fallback);
+    world.state_mut().set_retriever(Arc::new(picks));
+    // The lines before it have been replayed onto `world`.
+    let mut replayed_to = 0;
     // The gold line's result object as the reference's evaluator holds
     // it, one for each step of the scoring's chain: shared by the line's
     // samples (which come one after the other) and changed by checks that
@@ -354,8 +364,14 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
                 .map(|_| gold.response.clone())
                 .collect();
         }
+        if run.state == StartState::Replayed {
+            for (_, _, earlier) in dialogue.gold_calls_in(replayed_to..sample.line) {
+                let request = &earlier.request;
+                world.execute(&request.api_name, request.parameters.clone(), Some(earlier));
+            }
+            replayed_to = sample.line;
+        }
         let (answer, model) = asker.call(sample.line, sample.occurrence)?;
-        let world = worlds.at(sample.line);
         let steps = Corrections::chain().zip(&mut gold_results);
         let verdicts = steps.map(|(corrections, gold_result)| {
             let predicted = match &answer.function {
@@ -409,52 +425,6 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
         }
     }
     Ok(details)
-}
-
-/// The worlds a dialogue's call samples run in, asked for in line order:
-/// the initial databases, after the dialogue's earlier gold calls with
-/// `--state replayed`; their ToolSearcher answers the dialogue's recorded
-/// searches as recorded (see [`super::retrieval`]). The recorded searches
-/// are gathered once, and the gold calls replayed once, onto one world
-/// that each sample copies: doing either again for every sample costs the
-/// square of the dialogue's length.
-struct SampleWorlds<'d> {
-    dialogue: &'d Conversation,
-    world: ApiBankWorld,
-    replay: bool,
-    /// The lines before this one have been replayed onto `world`.
-    replayed_to: usize,
-}
-
-impl<'d> SampleWorlds<'d> {
-    fn new(dialogue: &'d Conversation, run: &LevelRun<'_>) -> Result<Self> {
-        let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
-        let fallback = world.state_mut().retriever();
-        world
-            .state_mut()
-            .set_retriever(Arc::new(KnownPicks::new(dialogue, fallback)));
-        Ok(SampleWorlds {
-            dialogue,
-            world,
-            replay: run.state == StartState::Replayed,
-            replayed_to: 0,
-        })
-    }
-
-    /// The world of a sample at `line` (at or after the last one asked).
-    fn at(&mut self, line: usize) -> ApiBankWorld {
-        if self.replay && line > self.replayed_to {
-            for (_, _, gold) in self.dialogue.gold_calls_in(self.replayed_to..line) {
-                self.world.execute(
-                    &gold.request.api_name,
-                    gold.request.parameters.clone(),
-                    Some(gold),
-                );
-            }
-            self.replayed_to = line;
-        }
-        self.world.clone()
-    }
 }
 
 #[cfg(test)]
@@ -516,7 +486,6 @@ mod tests {
                 prompt: &prompt,
                 file: "d.jsonl",
                 dialogue: &dialogue,
-                level: 1,
             };
             let details = score_dialogue(&asker, &run).unwrap();
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get) - read;
