@@ -165,7 +165,14 @@ pub fn score_call(
         // Where the reference's check stops on a KeyError, and why.
         let key_error = if !removed.is_empty() {
             Some(format!("deleted {} from this gold call when it checked the line's first sample, and fails on it now", removed.join(", ")))
-        } else if uses_missing_time(api, corrections, &result, gold_result) {
+        } else if corrected_check(api.spec.name).is_some()
+            && !corrections.has(Correction::DeleteMeetingTime)
+            && [&result, &*gold_result]
+                .iter()
+                .all(|v| v["output"] == "success")
+        {
+            // DeleteMeeting's check reads a `time` its inputs lack when
+            // both calls succeeded.
             Some("compares an input time that its inputs lack when both calls succeed".into())
         } else if !missing_in_gold.is_empty() {
             Some(format!(
@@ -187,16 +194,6 @@ pub fn score_call(
     }
     verdict.result = Some(result);
     verdict
-}
-
-/// Whether the reference's check of `api` failed on the `time` that
-/// DeleteMeeting's inputs lack (it reads it when both calls succeeded).
-fn uses_missing_time(api: &Api, corrections: Corrections, result: &Value, gold: &Value) -> bool {
-    let success = |v: &Value| v.get("output").and_then(Value::as_str) == Some("success");
-    corrected_check(api.spec.name).is_some()
-        && !corrections.has(Correction::DeleteMeetingTime)
-        && success(result)
-        && success(gold)
 }
 
 /// The arguments under the names the catalog's API takes. The reference's
@@ -233,21 +230,17 @@ fn catalog_names(
                 .get(position)
                 .is_some_and(|(_, ty, _)| ty.starts_with("list"));
             let value = match value {
+                // The list a text holds as a Python (or JSON) literal.
                 Value::String(text) if is_list && corrections.has(Correction::ListText) => {
-                    list_of(text).unwrap_or_else(|| value.clone())
+                    let list = pyliteral::parse(text).map(|tree| tree.to_value());
+                    list.filter(Value::is_array)
+                        .unwrap_or_else(|| value.clone())
                 }
                 _ => value.clone(),
             };
             Ok((catalog.to_string(), value))
         })
         .collect()
-}
-
-/// The list a text holds as a Python (or JSON) literal, if it holds one.
-fn list_of(text: &str) -> Option<Value> {
-    pyliteral::parse(text)
-        .map(|tree| tree.to_value())
-        .filter(Value::is_array)
 }
 
 /// Give the result's inputs the names the reference's code gives them
@@ -282,19 +275,13 @@ fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
 /// deletes are gone once it got as far as deleting them (the response
 /// must hold them, or it stops on a KeyError first).
 fn consume(api: &Api, result: &Value, gold_result: &mut Value) {
-    let in_response = |field: &&str| result.get("input").and_then(|i| i.get(*field)).is_some();
-    if api.check_removes.is_empty() || !api.check_removes.iter().all(in_response) {
+    let holds = |v: &Value| (api.check_removes.iter()).all(|f| v["input"].get(f).is_some());
+    if api.check_removes.is_empty() || !holds(result) || !holds(gold_result) {
         return;
     }
     if let Some(Value::Object(input)) = gold_result.get_mut("input") {
-        if api
-            .check_removes
-            .iter()
-            .all(|field| input.contains_key(*field))
-        {
-            for field in api.check_removes {
-                input.shift_remove(*field);
-            }
+        for field in api.check_removes {
+            input.shift_remove(*field);
         }
     }
 }
