@@ -38,7 +38,8 @@ pub trait LevelProtocol: Sync {
 }
 
 /// What each sample's world holds before the predicted call runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StartState {
     /// The initial databases, as the reference's evaluator starts every
     /// sample.
@@ -49,17 +50,9 @@ pub enum StartState {
     Replayed,
 }
 
-impl StartState {
-    pub fn name(self) -> &'static str {
-        match self {
-            StartState::Fresh => "fresh",
-            StartState::Replayed => "replayed",
-        }
-    }
-}
-
 /// Which scoring decides a sample's verdict (both are computed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Scoring {
     /// The reference's own scoring, verdict for verdict (API-Bank: its
     /// evaluator's text patterns, argument conversion and per-API checks,
@@ -69,15 +62,6 @@ pub enum Scoring {
     /// The reference's scoring with its known defects corrected, reading
     /// calls as models write them.
     Lenient,
-}
-
-impl Scoring {
-    pub fn name(self) -> &'static str {
-        match self {
-            Scoring::Reference => "reference",
-            Scoring::Lenient => "lenient",
-        }
-    }
 }
 
 /// One evaluation run by samples.

@@ -32,47 +32,35 @@ pub(super) fn run(
         )));
     }
     let levels = protocol.levels();
-    let listed = || {
-        let mut listed: Vec<String> = levels
-            .iter()
-            .map(|l| format!("{} ({})", l.number, l.summary))
-            .collect();
-        if let Some(interactive) = suite.interactive() {
-            listed.push(format!(
-                "{} (conversations with a user over its scenarios)",
-                interactive.level()
-            ));
-        }
-        listed.join("; ")
-    };
-    let level = match args.level {
-        Some(level) if levels.iter().any(|l| l.number == level) => level,
-        Some(level) => {
-            return Err(Error::Usage(format!(
-                "the {} suite has no level {level}: --level takes {}",
-                suite.name(),
-                listed()
-            )))
-        }
-        None => {
-            return Err(Error::Usage(format!(
-                "the {} suite is evaluated at a level: give --level, one of {}",
-                suite.name(),
-                listed()
-            )))
-        }
+    let mut listed: Vec<String> = levels
+        .iter()
+        .map(|l| format!("{} ({})", l.number, l.summary))
+        .collect();
+    if let Some(interactive) = suite.interactive() {
+        let level = interactive.level();
+        listed.push(format!(
+            "{level} (conversations with a user over its scenarios)"
+        ));
+    }
+    let known = |level: &u8| levels.iter().any(|l| l.number == *level);
+    let Some(level) = args.level.filter(known) else {
+        let why = match args.level {
+            Some(level) => format!("has no level {level}: --level takes"),
+            None => "is evaluated at a level: give --level, one of".into(),
+        };
+        let listed = listed.join("; ");
+        return Err(Error::Usage(format!(
+            "the {} suite {why} {listed}",
+            suite.name()
+        )));
     };
     let functions = match args.api_mode {
         None => false,
         Some(ApiMode::Functions) => true,
-        Some(other) => {
-            let name = clap::ValueEnum::to_possible_value(&other)
-                .map(|v| v.get_name().to_string())
-                .unwrap_or_default();
-            return Err(Error::Usage(format!(
-                "--api-mode {name} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools"
-            )));
-        }
+        Some(other) => return Err(Error::Usage(format!(
+            "--api-mode {} is for conversation suites; at a level the level decides which APIs are shown, and --api-mode functions offers them as tools",
+            other.name()
+        ))),
     };
     if args.template.is_some() && args.predictor != PredictorKind::Openai {
         return Err(Error::Usage(
@@ -81,11 +69,11 @@ pub(super) fn run(
     }
     let loaded = setup::load(args, suite)?;
     let answerer = args.choice(&loaded.meter)?;
-    let threads = if args.predictor == PredictorKind::Openai {
-        Some(args.requests.concurrency)
-    } else {
-        args.jobs
-    };
+    // A model is asked at most `--concurrency` dialogues at once.
+    let asks_a_model = args.predictor == PredictorKind::Openai;
+    let threads = asks_a_model
+        .then_some(args.requests.concurrency)
+        .or(args.jobs);
     let run = LevelRun {
         level,
         files: &files,

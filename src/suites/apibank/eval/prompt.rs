@@ -15,24 +15,25 @@
 //! `--api-mode functions` the APIs are offered as tools instead, and each
 //! API line is an assistant tool call followed by its tool message.
 
-use std::path::Path;
+use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
 use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
-use crate::run::answer::Message;
+use crate::run::answer::{Chat, Message, Settings};
+use crate::suite::levels::LevelRun;
 use crate::suite::{ToolSpec, ValueFormat};
 use crate::{Error, Result};
 
-/// The template shipped with talkforge.
-pub const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
-/// Its name in provenance records.
-pub const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
+/// The template shipped with talkforge, and its name in provenance.
+const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
+const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
 
-/// What the model is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the model is asked for (the template's `task`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Task {
     /// The next API call.
     Call,
@@ -40,58 +41,81 @@ pub enum Task {
     Reply,
 }
 
-impl Task {
-    fn name(self) -> &'static str {
-        match self {
-            Task::Call => "call",
-            Task::Reply => "reply",
-        }
-    }
+/// How a model is asked a sample: the system prompt's template, and
+/// whether the APIs are offered as tools (functions mode) and documented.
+pub struct SamplePrompt {
+    /// The template's name in provenance records.
+    name: String,
+    template: String,
+    level: u8,
+    functions: bool,
+    docs: bool,
 }
 
-/// A prompt template, checked when it is loaded.
-#[derive(Debug, Clone)]
-pub struct Template {
-    source: String,
-}
-
-impl Template {
-    /// talkforge's own template.
-    pub fn builtin() -> Self {
-        Template {
-            source: DEFAULT_TEMPLATE.to_string(),
-        }
+impl SamplePrompt {
+    /// The prompt `run` asks with: `--template` (refused with its file
+    /// named when it does not compile) or talkforge's own.
+    pub fn of(run: &LevelRun<'_>) -> Result<Self> {
+        let (name, template) = match &run.template {
+            Some(path) => {
+                let source = crate::formats::read::read_text(path)?;
+                let env = minijinja::Environment::new();
+                env.template_from_str(&source).map_err(|e| {
+                    Error::input(path, format!("the template does not compile: {e}"))
+                })?;
+                (path.display().to_string(), source)
+            }
+            None => (DEFAULT_TEMPLATE_NAME.into(), DEFAULT_TEMPLATE.into()),
+        };
+        Ok(SamplePrompt {
+            name,
+            template,
+            level: run.level,
+            functions: run.functions,
+            docs: !run.no_docs,
+        })
     }
 
-    /// A template file (`--template`), refused with its file named when
-    /// it does not compile.
-    pub fn load(path: &Path) -> Result<Self> {
-        let source = crate::formats::read::read_text(path)?;
-        let env = minijinja::Environment::new();
-        env.template_from_str(&source)
-            .map_err(|e| Error::input(path, format!("the template does not compile: {e}")))?;
-        Ok(Template { source })
+    /// What a model asked with it records: its settings, and the template
+    /// by name with the SHA-256 of its text (another template is another
+    /// run).
+    pub fn record(&self) -> (Settings, BTreeMap<String, String>) {
+        let sha256 = crate::llm::sha256_hex(self.template.as_bytes());
+        let settings = Settings {
+            api_mode: Some(if self.functions { "functions" } else { "text" }.into()),
+            no_docs: Some(!self.docs),
+            template_sha256: Some(sha256.clone()),
+            ..Settings::default()
+        };
+        (settings, [(self.name.clone(), sha256)].into())
     }
 
-    /// The template's text (recorded with the results: another template
-    /// is another run).
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
-    /// The system prompt for `task` at `level`, showing `apis`.
-    pub fn render(&self, task: Task, level: u8, apis: &[&ToolSpec], docs: bool) -> Result<String> {
+    /// The system prompt for `task`, showing `apis`.
+    fn system(&self, task: Task, apis: &[&'static ToolSpec]) -> Result<String> {
         let apis: Vec<Value> = apis
             .iter()
-            .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, docs).to_string()}))
+            .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, self.docs).to_string()}))
             .collect();
         let env = minijinja::Environment::new();
         env.render_str(
-            &self.source,
-            minijinja::context! { task => task.name(), level => level, apis => apis },
+            &self.template,
+            minijinja::context! { task => task, level => self.level, apis => apis },
         )
         .map(|text| text.trim().to_string())
         .map_err(|e| Error::Other(format!("the prompt template does not render: {e}")))
+    }
+
+    /// The chat a model is sent for `task` at `line` of `dialogue`.
+    pub fn chat(&self, dialogue: &Conversation, line: usize, task: Task) -> Result<Chat> {
+        let functions = self.functions && task == Task::Call;
+        let apis = shown_apis(dialogue, task, self.level);
+        let mut messages = vec![Message::System(self.system(task, &apis)?)];
+        messages.extend(history(dialogue, line, functions));
+        let tools = match functions {
+            true => offered_tools(dialogue, line, self.level, self.docs),
+            false => Vec::new(),
+        };
+        Ok(Chat { messages, tools })
     }
 }
 
@@ -99,14 +123,8 @@ impl Template {
 /// each parameter's type, whether it is required and, where the value has
 /// a fixed shape, that shape (a timestamp's pattern, a token from an
 /// earlier call). `docs` false blanks the descriptions.
-pub fn api_doc(spec: &ToolSpec, docs: bool) -> Value {
-    let describe = |text: &str| {
-        if docs {
-            text.to_string()
-        } else {
-            String::new()
-        }
-    };
+pub fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
+    let describe = |text: &'static str| if docs { text } else { "" };
     let parameters: Map<String, Value> = spec
         .parameters
         .iter()
@@ -192,36 +210,21 @@ pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Me
 /// history documented (GetUserToken beside an API that takes a token).
 pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: bool) -> Vec<Value> {
     let mut apis = shown_apis(dialogue, Task::Call, level);
-    if level == 2 {
-        let searches = dialogue.conversation[..lines]
-            .iter()
-            .flat_map(|turn| turn.calls())
-            .filter(|call| call.request.api_name == "ToolSearcher");
-        for call in searches {
-            for name in found(call.response.get("output").unwrap_or(&Value::Null)) {
-                if let Some(spec) = catalog().tool(name) {
-                    if !apis.iter().any(|a| a.name == spec.name) {
-                        apis.push(spec);
-                    }
-                }
-            }
+    let searches = (dialogue.gold_calls_in(0..lines))
+        .filter(|(_, _, call)| level == 2 && call.request.api_name == "ToolSearcher");
+    // A search's answer documents one API, or a list of them.
+    let found = searches.flat_map(|(_, _, call)| match call.response.get("output") {
+        Some(Value::Array(entries)) => entries.iter().collect(),
+        entry => entry.into_iter().collect::<Vec<_>>(),
+    });
+    for spec in found.filter_map(|entry| catalog().tool(entry.get("name")?.as_str()?)) {
+        if !apis.iter().any(|a| a.name == spec.name) {
+            apis.push(spec);
         }
     }
-    apis.into_iter()
+    let tools = apis.into_iter();
+    tools
         .map(|spec| crate::suite::docs::openai_tool(spec, docs))
-        .collect()
-}
-
-/// The names of the APIs a ToolSearcher answer documents: one entry, or a
-/// list of them.
-fn found(output: &Value) -> Vec<&str> {
-    let entries = match output {
-        Value::Array(entries) => entries.iter().collect(),
-        entry => vec![entry],
-    };
-    entries
-        .into_iter()
-        .filter_map(|entry| entry.get("name")?.as_str())
         .collect()
 }
 
@@ -238,7 +241,7 @@ mod tests {
             json!({"role": "User", "text": "Add a dentist visit."}),
             json!({"role": "AI", "text": "Your username and password?"})
         );
-        crate::formats::apibank::read_conversation(Path::new("d.jsonl"), &text).unwrap()
+        crate::formats::apibank::read_conversation(std::path::Path::new("d.jsonl"), &text).unwrap()
     }
 
     fn names(tools: &[Value]) -> Vec<&str> {
@@ -261,14 +264,20 @@ mod tests {
 
     #[test]
     fn the_builtin_template_renders_each_task() {
-        let template = Template::builtin();
+        let prompt = |level| SamplePrompt {
+            name: DEFAULT_TEMPLATE_NAME.into(),
+            template: DEFAULT_TEMPLATE.into(),
+            level,
+            functions: false,
+            docs: true,
+        };
         let apis = shown_apis(&dialogue(), Task::Call, 1);
-        let call = template.render(Task::Call, 1, &apis, true).unwrap();
+        let call = prompt(1).system(Task::Call, &apis).unwrap();
         assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
         assert!(call.contains("\"name\":\"ToolSearcher\""));
-        let level2 = template.render(Task::Call, 2, &apis, true).unwrap();
+        let level2 = prompt(2).system(Task::Call, &apis).unwrap();
         assert!(level2.contains("call ToolSearcher"));
-        let reply = template.render(Task::Reply, 1, &apis, true).unwrap();
+        let reply = prompt(1).system(Task::Reply, &apis).unwrap();
         assert!(reply.contains("next message to the user"));
         assert!(!reply.contains("key1"));
     }

@@ -17,11 +17,12 @@
 //! dropped without a word, and a name given twice keeps its first place
 //! with its last value.
 //!
-//! Written out by hand rather than with a regex engine so that reading
-//! stays linear in the text (iterating a regex's matches need not be);
-//! the tests check it against the `regex` crate, whose leftmost-first
+//! The call is found with the `regex` crate (one search is linear in
+//! the text), with Python's classes spelled out; its leftmost-first
 //! matches are the ones Python's backtracking engine reports for these
-//! patterns.
+//! patterns. The arguments are read by hand, so that reading them stays
+//! linear too (iterating a regex's matches need not be); the tests check
+//! that reading against the `regex` crate.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -29,51 +30,29 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-/// A call the reference's pattern found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReferenceCall {
-    pub api_name: String,
-    /// `param_dict`: every value text, as the reference reads it.
-    pub param_dict: Map<String, Value>,
-    /// Where the match stands in the text (`get_api_call`'s `group(0)`).
-    pub span: Range<usize>,
-}
+use super::score::Predicted;
+use crate::sim::pyargs::is_py_space;
 
-/// The call `get_api_call` finds in `text` and `parse_api_call` reads,
-/// None when the pattern does not match (the reference's "No API call
-/// found").
-pub fn read(text: &str) -> Option<ReferenceCall> {
-    let (name, arguments, span) = find_call(text)?;
-    Some(ReferenceCall {
-        api_name: text[name].to_string(),
-        param_dict: read_arguments(&text[arguments]),
-        span,
-    })
+/// The call `get_api_call` finds in `text` and `parse_api_call` reads
+/// (`param_dict`: every value text, as the reference reads it), None when
+/// the pattern does not match (the reference's "No API call found").
+pub fn read(text: &str) -> Option<Predicted> {
+    let (name, arguments, _) = find_call(text)?;
+    Some(Predicted::new(
+        &text[name],
+        read_arguments(&text[arguments]),
+    ))
 }
 
 /// The leftmost match of `\[(\w+)\((.*)\)\]`: the name's and the
 /// arguments' places, and the whole match's.
 fn find_call(text: &str) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
-    let mut line_start = 0;
-    for line in text.split('\n') {
-        // `.*` is greedy: the match ends at the line's last `)]`.
-        if let Some(close) = line.rfind(")]") {
-            let bytes = line.as_bytes();
-            for open in memchr::memchr_iter(b'[', &bytes[..close]) {
-                let name_end = word_end(line, open + 1);
-                if name_end > open + 1 && bytes.get(name_end) == Some(&b'(') && close > name_end {
-                    let at = |r: Range<usize>| line_start + r.start..line_start + r.end;
-                    return Some((
-                        at(open + 1..name_end),
-                        at(name_end + 1..close),
-                        at(open..close + 2),
-                    ));
-                }
-            }
-        }
-        line_start += line.len() + 1;
-    }
-    None
+    static CALL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\[([\p{L}\p{N}_]+)\((.*)\)\]").expect("the pattern is valid")
+    });
+    let found = CALL.captures(text)?;
+    let place = |group| found.get(group).map(|m| m.range());
+    Some((place(1)?, place(2)?, place(0)?))
 }
 
 /// `param_dict` as `parse_api_call` builds it from the text between the
@@ -173,12 +152,6 @@ fn is_word(c: char) -> bool {
     }
 }
 
-/// Python's `\s` on text (`str.isspace`): Unicode's white space and the
-/// four information separators U+001C to U+001F.
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Where the run of word characters starting at `at` ends.
 fn word_end(text: &str, at: usize) -> usize {
     at + text[at..]
@@ -191,7 +164,7 @@ fn word_end(text: &str, at: usize) -> usize {
 fn skip_space(text: &str, at: usize) -> usize {
     at + text[at..]
         .chars()
-        .take_while(|&c| is_space(c))
+        .take_while(|&c| is_py_space(c))
         .map(char::len_utf8)
         .sum::<usize>()
 }
@@ -259,8 +232,7 @@ mod tests {
     #[test]
     fn the_match_runs_to_the_last_close_of_its_line() {
         let two = "[QueryAlarm(token='a')] and [DeleteAlarm(time='b')]";
-        let found = read(two).unwrap();
-        assert_eq!(found.span, 0..two.len());
+        assert_eq!(find_call(two).unwrap().2, 0..two.len());
         assert_eq!(
             call(two),
             Some(("QueryAlarm".into(), pairs(&[("token", "a"), ("time", "b")])))

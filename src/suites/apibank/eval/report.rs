@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::run::SampleRecord;
 use super::score::Cause;
 use crate::report::Cell;
-use crate::run::driver::Pass;
 use crate::run::provenance::FileHash;
 use crate::run::summary::{Figures, RunSummary};
 
@@ -82,7 +81,8 @@ pub fn cause_key(cause: Cause) -> String {
 }
 
 impl LevelFigures {
-    /// The figures of `per_sample`, over `dialogues` dialogues given.
+    /// The figures of `per_sample`, over `dialogues` dialogues given, with
+    /// the run's `settings`.
     pub fn new(
         level: u8,
         dialogues: usize,
@@ -90,47 +90,41 @@ impl LevelFigures {
         per_sample: Vec<SampleRecord>,
     ) -> Self {
         let samples = per_sample.len();
-        let correct = per_sample.iter().filter(|s| s.correct).count();
-        let correct_reference = per_sample.iter().filter(|s| s.correct_reference).count();
-        let correct_lenient = per_sample.iter().filter(|s| s.correct_lenient).count();
+        let count =
+            |verdict: fn(&SampleRecord) -> bool| per_sample.iter().filter(|s| verdict(s)).count();
+        let correct = count(|s| s.correct);
+        let correct_reference = count(|s| s.correct_reference);
+        let correct_lenient = count(|s| s.correct_lenient);
         let scores: Vec<f64> = per_sample.iter().filter_map(|s| s.rouge_l).collect();
-        let rouge_l =
-            (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64);
         let mut by_api: BTreeMap<String, ApiTally> = BTreeMap::new();
+        let mut causes: IndexMap<String, usize> =
+            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
         for s in &per_sample {
             let tally = by_api.entry(s.api_name.clone()).or_default();
             tally.samples += 1;
             tally.correct += usize::from(s.correct);
+            if let Some(cause) = s.cause {
+                *causes.entry(cause_key(cause)).or_default() += 1;
+            }
         }
         for tally in by_api.values_mut() {
             let wrong = tally.samples - tally.correct;
             tally.error_rate = ratio(wrong, tally.samples).unwrap_or_default();
         }
-        let mut causes: IndexMap<String, usize> =
-            Cause::ALL.iter().map(|c| (cause_key(*c), 0)).collect();
-        for cause in per_sample.iter().filter_map(|s| s.cause) {
-            *causes.entry(cause_key(cause)).or_default() += 1;
-        }
         LevelFigures {
             suite: "apibank".into(),
             level,
             samples,
-            scoring: settings["scoring"]
-                .as_str()
-                .unwrap_or("reference")
-                .to_string(),
+            scoring: settings["scoring"].as_str().unwrap_or("reference").into(),
             correct,
             accuracy: ratio(correct, samples),
             correct_reference,
             accuracy_reference: ratio(correct_reference, samples),
             correct_lenient,
             accuracy_lenient: ratio(correct_lenient, samples),
-            rouge_l,
+            rouge_l: (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64),
             replies: scores.len(),
-            predictor: settings["predictor"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
+            predictor: settings["predictor"].as_str().unwrap_or_default().into(),
             dialogues,
             by_api,
             causes,
@@ -138,77 +132,46 @@ impl LevelFigures {
             per_sample,
         }
     }
-
-    /// The summary of a pass over `dialogues` dialogues.
-    pub fn summary(self, settings: Value, pass: Pass) -> Summary {
-        Summary::new(self, settings, pass)
-    }
 }
 
 impl Summary {
-    /// The wrong samples.
-    pub fn wrong(&self) -> impl Iterator<Item = &SampleRecord> {
-        self.per_sample.iter().filter(|s| !s.correct)
-    }
-
-    /// The samples the two scorings judge differently.
-    pub fn differing(&self) -> impl Iterator<Item = &SampleRecord> {
-        self.per_sample
-            .iter()
-            .filter(|s| s.correct_reference != s.correct_lenient)
-    }
-
-    /// "reference scoring; lenient 90.0% (359/399)": the chosen scoring,
-    /// and the other's figure.
-    fn scorings_line(&self) -> String {
-        let (other, correct, accuracy) = if self.scoring == "lenient" {
-            ("reference", self.correct_reference, self.accuracy_reference)
-        } else {
-            ("lenient", self.correct_lenient, self.accuracy_lenient)
-        };
-        format!(
-            "{} scoring; {other} {}% ({correct}/{})",
-            self.scoring,
-            Cell::Percent(accuracy).display(),
-            self.samples
-        )
-    }
-
-    /// What the command prints: the scores, then every wrong sample and
-    /// why (the first hundred; `report.md` and the JSON list them all).
+    /// What the command prints: the scores under both scorings, then every
+    /// wrong sample and why (the first hundred; `report.md` and the JSON
+    /// list them all).
     pub fn human(&self) -> String {
         const SHOWN: usize = 100;
+        let count = crate::words::count;
+        let (other, correct, accuracy) = match self.scoring.as_str() {
+            "lenient" => ("reference", self.correct_reference, self.accuracy_reference),
+            _ => ("lenient", self.correct_lenient, self.accuracy_lenient),
+        };
         let mut out = format!(
-            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {}% ({}/{}; {}), ROUGE-L {} over {}\n",
+            "API-Bank level {}, {}, predictor {}\nAPI-call accuracy {}% ({}/{}; {} scoring; {other} {}% ({correct}/{})), ROUGE-L {} over {}\n",
             self.level,
-            crate::words::count(self.dialogues, "dialogue"),
+            count(self.dialogues, "dialogue"),
             self.predictor,
             Cell::Percent(self.accuracy).display(),
             self.correct,
             self.samples,
-            self.scorings_line(),
+            self.scoring,
+            Cell::Percent(accuracy).display(),
+            self.samples,
             self.rouge_l.map_or("-".to_string(), |r| format!("{r:.4}")),
-            crate::words::count(self.replies, "reply"),
+            count(self.replies, "reply"),
         );
-        let wrong: Vec<&SampleRecord> = self.wrong().collect();
+        let wrong: Vec<&SampleRecord> = self.per_sample.iter().filter(|s| !s.correct).collect();
         if !wrong.is_empty() {
-            out += &format!("{} wrong:\n", crate::words::count(wrong.len(), "sample"));
-            for s in wrong.iter().take(SHOWN) {
-                out += &format!(
-                    "  {} {} {}: {}{}\n",
-                    s.file,
-                    super::samples::sample_place(s.turn, s.occurrence),
-                    s.api_name,
-                    s.reason.as_deref().unwrap_or("wrong"),
-                    if s.known.is_some() { " (known)" } else { "" }
-                );
-            }
-            if wrong.len() > SHOWN {
-                out += &format!(
-                    "  ... and {} more (report.md and --format json list them all)\n",
-                    wrong.len() - SHOWN
-                );
-            }
+            out += &format!("{} wrong:\n", count(wrong.len(), "sample"));
+        }
+        for s in wrong.iter().take(SHOWN) {
+            let place = super::samples::sample_place(s.turn, s.occurrence);
+            let why = s.reason.as_deref().unwrap_or("wrong");
+            let known = if s.known.is_some() { " (known)" } else { "" };
+            out += &format!("  {} {place} {}: {why}{known}\n", s.file, s.api_name);
+        }
+        if wrong.len() > SHOWN {
+            let more = wrong.len() - SHOWN;
+            out += &format!("  ... and {more} more (report.md and --format json list them all)\n");
         }
         out + &self.human_footer("dialogue", "")
     }

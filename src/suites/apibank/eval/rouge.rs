@@ -26,6 +26,8 @@
 
 use std::collections::HashSet;
 
+use crate::sim::pyargs::py_split;
+
 /// The reply's ROUGE-L F score against the reference text, rounded to four
 /// places as the reference's evaluator rounds it.
 pub fn rouge_l(reply: &str, reference: &str) -> f64 {
@@ -64,22 +66,8 @@ pub fn rouge_l_f(reply: &str, reference: &str) -> f64 {
 /// `[" ".join(s.split()) for s in text.split(".") if len(s) > 0]`: a piece
 /// of only whitespace stays, as an empty sentence (one empty token).
 fn sentences(text: &str) -> Vec<String> {
-    text.split('.')
-        .filter(|piece| !piece.is_empty())
-        .map(|piece| {
-            piece
-                .split(is_python_space)
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect()
-}
-
-/// Python's `str.isspace` for one character: Unicode's white space and
-/// the four information separators U+001C to U+001F.
-fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+    let pieces = text.split('.').filter(|piece| !piece.is_empty());
+    pieces.map(|piece| py_split(piece).join(" ")).collect()
 }
 
 /// The tokens of one longest common subsequence of `x` (reference) and

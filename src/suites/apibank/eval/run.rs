@@ -7,7 +7,7 @@
 //! call returned), reused by a later run with the same settings on the
 //! same dialogue.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 
 use super::super::world::ApiBankWorld;
 use super::super::ApiBank;
-use super::predict::{recorded, Asker, CallAnswer, Input, SampleLines, SamplePrompt};
-use super::prompt::Template;
+use super::predict::{recorded, Asker, SampleLines};
+use super::prompt::SamplePrompt;
 use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
@@ -26,15 +26,14 @@ use super::score::{score_call, Cause, Predicted, Verdict};
 use super::scoring::{judge, read_call, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
-use crate::eval::provenance::{FileHash, Provenance};
-use crate::run::answer::{Answerer, Choice, Reported, Settings};
+use crate::run::answer::{Answerer, Reported};
 use crate::run::driver::{self, failures_error, Done, Kind, Plan};
+use crate::run::folder::{common_dir, relative};
+use crate::run::provenance::{FileHash, Provenance};
 use crate::run::trials::{run_trials, UnitOutcome};
-use crate::suite::levels::{LevelOutcome, LevelRun, StartState};
+use crate::suite::levels::{LevelOutcome, LevelRun, StartState, SAMPLES_DIR};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
-
-pub use crate::suite::levels::SAMPLES_DIR;
 
 /// One call sample's verdict, as the summary lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,13 +87,8 @@ pub struct SampleDetail {
     pub models: Vec<String>,
 }
 
-/// The models named in `details`, in order of first answer.
-fn models_of(details: &[SampleDetail]) -> Vec<String> {
-    Reported::all(details.iter().flat_map(|d| &d.models))
-}
-
 /// A dialogue's output file.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct DialogueOutput {
     evaluation: Value,
     file: String,
@@ -112,8 +106,34 @@ struct DialogueResult {
 /// answered and scored in the reference's order.
 struct Samples<'a> {
     run: &'a LevelRun<'a>,
-    asker: Asker<'a>,
+    answerer: &'a dyn Answerer,
+    prompt: &'a SamplePrompt,
     settings: Value,
+}
+
+impl Samples<'_> {
+    /// A dialogue's result from its samples: the models that answered
+    /// them, and their records with the errata recomputed (they are never
+    /// kept in output files).
+    fn result(
+        &self,
+        input: &driver::Input<'_>,
+        dialogue: &Conversation,
+        details: &[SampleDetail],
+    ) -> DialogueResult {
+        let errata = self
+            .run
+            .setup
+            .errata
+            .for_dialogue(input.path, &dialogue.errata);
+        let records = details
+            .iter()
+            .map(|d| known(d.record.clone(), dialogue, &errata));
+        DialogueResult {
+            records: records.collect(),
+            models: Reported::all(details.iter().flat_map(|d| &d.models)),
+        }
+    }
 }
 
 impl Kind for Samples<'_> {
@@ -137,14 +157,15 @@ impl Kind for Samples<'_> {
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
         crate::suite::missing_database(ApiBank.catalog(), run.setup.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
-        let details = score_dialogue(&dialogue, input.rel, run, &self.asker)
-            .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        let errata = run.setup.errata.for_dialogue(path, &dialogue.errata);
-        let result = DialogueResult {
-            models: models_of(&details),
-            records: known(details.iter().map(|d| d.record.clone()), &dialogue, &errata),
+        let asker = Asker {
+            answerer: self.answerer,
+            prompt: self.prompt,
+            file: input.rel,
+            dialogue: &dialogue,
         };
-        Ok((result, details))
+        let details = score_dialogue(&asker, run)
+            .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+        Ok((self.result(input, &dialogue, &details), details))
     }
 
     fn write_output(
@@ -152,55 +173,41 @@ impl Kind for Samples<'_> {
         input: &driver::Input<'_>,
         stamp: &Value,
         _outcome: &DialogueResult,
-        details: Vec<SampleDetail>,
+        samples: Vec<SampleDetail>,
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let output = DialogueOutput {
             evaluation: stamp.clone(),
             file: input.rel.to_string(),
-            samples: details,
+            samples,
         };
         serde_json::to_writer_pretty(&mut *out, &output)?;
         out.write_all(b"\n")
     }
 
     fn resume(&self, input: &driver::Input<'_>, stored: Value) -> Option<DialogueResult> {
-        let stored: DialogueOutput = match serde_json::from_value(stored) {
-            Ok(stored) => stored,
-            Err(e) => {
+        let stored: DialogueOutput = serde_json::from_value(stored)
+            .map_err(|e| {
                 eprintln!(
                     "warning: {}: {e}; evaluating it again",
                     input.path.display()
-                );
-                return None;
-            }
-        };
-        // The errata are recomputed on every run.
+                )
+            })
+            .ok()?;
         let dialogue = ApiBank.parse_dialogue(input.path, input.text).ok()?;
-        let errata = self
-            .run
-            .setup
-            .errata
-            .for_dialogue(input.path, &dialogue.errata);
-        Some(DialogueResult {
-            models: models_of(&stored.samples),
-            records: known(
-                stored.samples.into_iter().map(|d| d.record),
-                &dialogue,
-                &errata,
-            ),
-        })
+        Some(self.result(input, &dialogue, &stored.samples))
     }
 }
 
 /// Evaluate `run.files` at `run.level`, in `run.setup.trials` trials.
 pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    let prompt = SamplePrompt::of(run)?;
     let summary = run_trials(
         &run.setup,
         "api",
         "dialogue",
         run.files.len(),
-        |trial, out| evaluate_trial(run, out, trial),
+        |trial, out| evaluate_trial(run, &prompt, out, trial),
         |summary| summary.per_sample.iter().map(unit_outcome).collect(),
     )?;
     // A finding unless every sample was correct in every trial.
@@ -241,26 +248,31 @@ fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
 /// One trial (`None` for a run of one) with its outputs in `out`.
 fn evaluate_trial(
     run: &LevelRun<'_>,
+    prompt: &SamplePrompt,
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
     let started = run.setup.meter.reading();
-    let base = crate::eval::run::common_dir(run.files);
-    let relative: Vec<String> = run
-        .files
-        .iter()
-        .map(|f| {
-            crate::eval::run::relative(f, &base)
-                .to_string_lossy()
-                .into_owned()
-        })
+    // The dialogues by their paths below the folder evaluated.
+    let base = common_dir(run.files);
+    let files = run.files.iter();
+    let relative: Vec<String> = files
+        .map(|f| relative(f, &base).to_string_lossy().into_owned())
         .collect();
-    let (answerer, prompt) = answerer(run, &relative, trial)?;
+    let lines = || {
+        let read = run.files.iter().map(|path| ApiBank.read_dialogue(path));
+        let dialogues = read.collect::<Result<Vec<_>>>()?;
+        Ok(SampleLines::new(
+            relative.iter().map(String::as_str).zip(&dialogues),
+        ))
+    };
+    let (settings, templates) = prompt.record();
+    let answerer = (run.setup.answerer).answerer(trial, lines, settings, templates)?;
     let info = json!({
         "suite": "apibank",
         "level": run.level,
-        "state": run.state.name(),
-        "scoring": run.scoring.name(),
+        "state": run.state,
+        "scoring": run.scoring,
         "predictor": answerer.name(),
         "settings": recorded(&answerer.settings()),
         "retriever": run.world.retriever_name(),
@@ -269,47 +281,36 @@ fn evaluate_trial(
     });
     let kind = Samples {
         run,
-        asker: Asker {
-            answerer: answerer.as_ref(),
-            prompt: prompt.as_ref(),
-        },
+        answerer: answerer.as_ref(),
+        prompt,
         settings: info.clone(),
     };
+    let (mut records, mut models) = (Vec::new(), Vec::new());
     let plan = Plan::of(&run.setup);
-    let mut records = Vec::new();
-    let mut models_reported: Vec<String> = Vec::new();
     let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             records.extend(outcome.records);
-            models_reported.extend(outcome.models);
+            models.extend(outcome.models);
         }
     })?;
-    // The dataset's files by their paths below the folder evaluated.
-    let hashes: Vec<(String, Option<String>)> = relative
-        .iter()
-        .cloned()
-        .zip(pass.dataset.iter().map(|(_, sha256)| sha256.clone()))
-        .collect();
     let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
-    // Empty when the run writes no folder (its files are not hashed).
-    figures.dialogue_hashes = hashes
-        .iter()
-        .filter_map(|(file, sha256)| {
-            Some(FileHash {
-                file: file.clone(),
-                sha256: sha256.clone()?,
-            })
+    // None when the run writes no folder (its files are not hashed).
+    figures.dialogue_hashes = (relative.into_iter().zip(&pass.dataset))
+        .filter_map(|(file, (_, sha256))| {
+            let sha256 = sha256.clone()?;
+            Some(FileHash { file, sha256 })
         })
         .collect();
-    let mut summary = figures.summary(info, pass);
-    summary.provenance = Some(Provenance::of_run(
+    let provenance = Provenance::of_run(
         ApiBank.name(),
-        &hashes,
+        &pass.dataset,
         &run.setup.provenance,
         &run.setup.databases_sha256,
         answerer.as_ref(),
-        &models_reported,
-    ));
+        &models,
+    );
+    let mut summary = Summary::new(figures, info, pass);
+    summary.provenance = Some(provenance);
     summary.usage = run.setup.meter.since(&started);
     if let Some(dir) = &out {
         write_summary(dir, &summary)?;
@@ -317,144 +318,79 @@ fn evaluate_trial(
     Ok(summary)
 }
 
-/// Who answers the samples of a trial, and how a model is asked.
-fn answerer(
-    run: &LevelRun<'_>,
-    relative: &[String],
-    trial: Option<usize>,
-) -> Result<(Box<dyn Answerer>, Option<SamplePrompt>)> {
-    let lines = || {
-        let dialogues = run
-            .files
-            .iter()
-            .map(|path| ApiBank.read_dialogue(path))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(SampleLines::new(
-            relative.iter().map(String::as_str).zip(&dialogues),
-        ))
+/// `record`, marked known when it is wrong on a gold call an erratum
+/// names.
+fn known(mut record: SampleRecord, dialogue: &Conversation, errata: &[Entry]) -> SampleRecord {
+    let gold = dialogue.conversation.get(record.turn);
+    let gold = gold.and_then(|line| line.calls().first());
+    record.known = match gold.filter(|_| !record.correct) {
+        Some(gold) => {
+            let place = gold.place(record.turn, 0);
+            errata::at(errata, place.turn, place.call).map(Entry::known)
+        }
+        None => None,
     };
-    if !matches!(run.setup.answerer, Choice::Llm(_)) {
-        let answerer =
-            run.setup
-                .answerer
-                .answerer(trial, lines, Settings::default(), BTreeMap::new())?;
-        return Ok((answerer, None));
-    }
-    let (template, name) = match &run.template {
-        Some(path) => (Template::load(path)?, path.display().to_string()),
-        None => (
-            Template::builtin(),
-            super::prompt::DEFAULT_TEMPLATE_NAME.to_string(),
-        ),
-    };
-    let sha256 = crate::llm::sha256_hex(template.source().as_bytes());
-    let settings = Settings {
-        api_mode: Some(if run.functions { "functions" } else { "text" }.into()),
-        no_docs: Some(run.no_docs),
-        template_sha256: Some(sha256.clone()),
-        ..Settings::default()
-    };
-    let answerer = run
-        .setup
-        .answerer
-        .answerer(trial, lines, settings, [(name, sha256)].into())?;
-    let prompt = SamplePrompt {
-        template,
-        functions: run.functions,
-        docs: !run.no_docs,
-    };
-    Ok((answerer, Some(prompt)))
+    record
 }
 
-/// The samples' records, each wrong one on a gold call an erratum names
-/// marked known.
-fn known(
-    records: impl IntoIterator<Item = SampleRecord>,
-    dialogue: &Conversation,
-    errata: &[Entry],
-) -> Vec<SampleRecord> {
-    records
-        .into_iter()
-        .map(|mut record| {
-            record.known = None;
-            if !record.correct {
-                if let Some(gold) = dialogue
-                    .conversation
-                    .get(record.turn)
-                    .and_then(|line| line.calls().first())
-                {
-                    let place = gold.place(record.turn, 0);
-                    record.known = errata::at(errata, place.turn, place.call).map(Entry::known);
-                }
-            }
-            record
-        })
-        .collect()
-}
-
-/// Every sample of `dialogue`, answered and scored in the reference's
-/// order; the reply scores land on the API line's first sample.
-fn score_dialogue(
-    dialogue: &Conversation,
-    rel: &str,
-    run: &LevelRun<'_>,
-    asker: &Asker<'_>,
-) -> Result<Vec<SampleDetail>> {
+/// Every sample of `asker`'s dialogue, answered and scored in the
+/// reference's order; the reply scores land on the API line's first
+/// sample.
+fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDetail>> {
+    let dialogue = asker.dialogue;
     let samples = samples(dialogue);
-    // The gold lines' result objects as the reference's evaluator holds
-    // them: shared by a line's two samples, and changed by checks that
-    // delete from them; one set for each step of the scoring's chain.
-    let steps: Vec<Corrections> = Corrections::chain().collect();
-    let mut gold_results: Vec<HashMap<usize, Value>> = vec![HashMap::new(); steps.len()];
-    let mut worlds = SampleWorlds::new(dialogue, run)?;
+    // The world every sample copies: the initial databases, after the
+    // dialogue's earlier gold calls with `--state replayed`, whose
+    // ToolSearcher answers the dialogue's recorded searches as recorded
+    // (see [`super::retrieval`]). Both are done once, onto this one world:
+    // doing either for every sample costs the square of the dialogue's
+    // length.
+    let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
+    let fallback = world.state_mut().retriever();
+    let picks = KnownPicks::new(dialogue, fallback);
+    world.state_mut().set_retriever(Arc::new(picks));
+    // The lines before it have been replayed onto `world`.
+    let mut replayed_to = 0;
+    // The gold line's result object as the reference's evaluator holds
+    // it, one for each step of the scoring's chain: shared by the line's
+    // samples (which come one after the other) and changed by checks that
+    // delete from it.
+    let mut gold_results: Vec<Value> = Vec::new();
     let mut details = Vec::with_capacity(samples.calls.len());
     for sample in &samples.calls {
         let gold = &dialogue.conversation[sample.line].calls()[0];
-        let input = Input {
-            file: rel,
-            dialogue,
-            level: run.level,
-            line: sample.line,
-            occurrence: sample.occurrence,
-        };
-        let (answer, model) = asker.call(&input)?;
-        let world = worlds.at(sample.line);
-        let verdicts = steps
-            .iter()
-            .zip(gold_results.iter_mut())
-            .map(|(&corrections, gold_results)| {
-                let predicted = match &answer {
-                    CallAnswer::Text(text) => read_call(text, corrections),
-                    CallAnswer::Function { predicted, .. } => Ok(predicted.clone()),
-                };
-                match predicted {
-                    Err((cause, reason)) => Verdict {
-                        correct: false,
-                        cause: Some(cause),
-                        reason: Some(reason),
-                        predicted: None,
-                        result: None,
-                    },
-                    Ok(predicted) => {
-                        let gold_result = gold_results
-                            .entry(sample.line)
-                            .or_insert_with(|| gold.response.clone());
-                        score_call(
-                            predicted,
-                            &gold.request.api_name,
-                            gold_result,
-                            &mut world.clone(),
-                            corrections,
-                        )
-                    }
+        if sample.occurrence == 0 {
+            gold_results = Corrections::chain()
+                .map(|_| gold.response.clone())
+                .collect();
+        }
+        if run.state == StartState::Replayed {
+            for (_, _, earlier) in dialogue.gold_calls_in(replayed_to..sample.line) {
+                let request = &earlier.request;
+                world.execute(&request.api_name, request.parameters.clone(), Some(earlier));
+            }
+            replayed_to = sample.line;
+        }
+        let (answer, model) = asker.call(sample.line, sample.occurrence)?;
+        let steps = Corrections::chain().zip(&mut gold_results);
+        let verdicts = steps.map(|(corrections, gold_result)| {
+            let predicted = match &answer.function {
+                Some(function) => Ok(function.clone()),
+                None => read_call(&answer.raw, corrections),
+            };
+            match predicted {
+                Ok(predicted) => {
+                    let api = &gold.request.api_name;
+                    score_call(predicted, api, gold_result, &mut world.clone(), corrections)
                 }
-            })
-            .collect();
-        let judged = judge(verdicts, run.scoring);
+                Err((cause, reason)) => Verdict::wrong(cause, reason, None),
+            }
+        });
+        let judged = judge(verdicts.collect(), run.scoring);
         let verdict = judged.chosen;
         details.push(SampleDetail {
             record: SampleRecord {
-                file: rel.to_string(),
+                file: asker.file.to_string(),
                 turn: sample.line,
                 occurrence: sample.occurrence,
                 api_name: gold.request.api_name.clone(),
@@ -467,7 +403,7 @@ fn score_dialogue(
                 scoring_difference: judged.difference,
                 known: None,
             },
-            output: answer.raw().to_string(),
+            output: answer.raw,
             predicted: verdict.predicted,
             result: verdict.result,
             reply: None,
@@ -475,21 +411,12 @@ fn score_dialogue(
         });
     }
     // The first sample of each API line, which its reply's scores join.
-    let first_samples: HashMap<usize, usize> = details
-        .iter()
-        .enumerate()
+    let first_samples: HashMap<usize, usize> = (details.iter().enumerate())
         .filter(|(_, d)| d.record.occurrence == 0)
         .map(|(i, d)| (d.record.turn, i))
         .collect();
     for reply in &samples.replies {
-        let input = Input {
-            file: rel,
-            dialogue,
-            level: run.level,
-            line: reply.line,
-            occurrence: 0,
-        };
-        let (text, model) = asker.reply(&input)?;
+        let (text, model) = asker.reply(reply.line)?;
         let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
         if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
             detail.record.rouge_l = Some(score);
@@ -498,52 +425,6 @@ fn score_dialogue(
         }
     }
     Ok(details)
-}
-
-/// The worlds a dialogue's call samples run in, asked for in line order:
-/// the initial databases, after the dialogue's earlier gold calls with
-/// `--state replayed`; their ToolSearcher answers the dialogue's recorded
-/// searches as recorded (see [`super::retrieval`]). The recorded searches
-/// are gathered once, and the gold calls replayed once, onto one world
-/// that each sample copies: doing either again for every sample costs the
-/// square of the dialogue's length.
-struct SampleWorlds<'d> {
-    dialogue: &'d Conversation,
-    world: ApiBankWorld,
-    replay: bool,
-    /// The lines before this one have been replayed onto `world`.
-    replayed_to: usize,
-}
-
-impl<'d> SampleWorlds<'d> {
-    fn new(dialogue: &'d Conversation, run: &LevelRun<'_>) -> Result<Self> {
-        let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
-        let fallback = world.state_mut().retriever();
-        world
-            .state_mut()
-            .set_retriever(Arc::new(KnownPicks::new(dialogue, fallback)));
-        Ok(SampleWorlds {
-            dialogue,
-            world,
-            replay: run.state == StartState::Replayed,
-            replayed_to: 0,
-        })
-    }
-
-    /// The world of a sample at `line` (at or after the last one asked).
-    fn at(&mut self, line: usize) -> ApiBankWorld {
-        if self.replay && line > self.replayed_to {
-            for (_, _, gold) in self.dialogue.gold_calls_in(self.replayed_to..line) {
-                self.world.execute(
-                    &gold.request.api_name,
-                    gold.request.parameters.clone(),
-                    Some(gold),
-                );
-            }
-            self.replayed_to = line;
-        }
-        self.world.clone()
-    }
 }
 
 #[cfg(test)]
@@ -583,7 +464,7 @@ mod tests {
                     databases_sha256: String::new(),
                     provenance: Default::default(),
                     errata: &errata,
-                    answerer: Choice::Oracle,
+                    answerer: crate::run::answer::Choice::Oracle,
                     trials: 1,
                     out: None,
                     reset: false,
@@ -599,11 +480,14 @@ mod tests {
                 no_docs: false,
             };
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get);
+            let prompt = SamplePrompt::of(&run).unwrap();
             let asker = Asker {
                 answerer: &crate::run::answer::oracle::Oracle,
-                prompt: None,
+                prompt: &prompt,
+                file: "d.jsonl",
+                dialogue: &dialogue,
             };
-            let details = score_dialogue(&dialogue, "d.jsonl", &run, &asker).unwrap();
+            let details = score_dialogue(&asker, &run).unwrap();
             let read = GOLD_CALLS_READ.with(std::cell::Cell::get) - read;
             assert_eq!(details.len(), n);
             assert!(details

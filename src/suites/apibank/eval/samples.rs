@@ -51,20 +51,10 @@ pub struct Samples {
     pub replies: Vec<ReplySample>,
 }
 
-/// Whether turn `line` of an API-Bank dialogue is an API line.
-pub fn is_api_line(dialogue: &Conversation, line: usize) -> bool {
-    dialogue.conversation[line].apis.is_some()
-}
-
-fn is_ai_line(dialogue: &Conversation, line: usize) -> bool {
-    let turn = &dialogue.conversation[line];
-    turn.role == Role::Assistant && turn.apis.is_none()
-}
-
 /// The samples of `dialogue` (one turn per line, as API-Bank dialogues
 /// read).
 pub fn samples(dialogue: &Conversation) -> Samples {
-    let lines = dialogue.conversation.len();
+    let lines = &dialogue.conversation;
     let mut samples = Samples::default();
     // Lines come in order, so a line's earlier sample is the last one.
     let call = |samples: &mut Samples, line: usize| {
@@ -74,19 +64,15 @@ pub fn samples(dialogue: &Conversation) -> Samples {
         };
         samples.calls.push(CallSample { line, occurrence });
     };
-    for line in (0..lines).filter(|&line| is_api_line(dialogue, line)) {
+    for line in (0..lines.len()).filter(|&line| lines[line].apis.is_some()) {
         call(&mut samples, line);
-        let next = line + 1;
-        if next >= lines {
-            continue;
-        }
-        if is_api_line(dialogue, next) {
-            call(&mut samples, next);
-        } else if is_ai_line(dialogue, next) {
-            samples.replies.push(ReplySample {
+        match lines.get(line + 1) {
+            Some(next) if next.apis.is_some() => call(&mut samples, line + 1),
+            Some(next) if next.role == Role::Assistant => samples.replies.push(ReplySample {
                 after: line,
-                line: next,
-            });
+                line: line + 1,
+            }),
+            _ => {}
         }
     }
     samples

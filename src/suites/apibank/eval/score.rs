@@ -44,18 +44,6 @@ impl Cause {
         Cause::Exception,
         Cause::ParseFailure,
     ];
-
-    /// The cause as the report words it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Cause::NoApiCall => "no API call",
-            Cause::ParseFailure => "parse failure",
-            Cause::UnknownApi => "unknown API",
-            Cause::WrongApi => "wrong API",
-            Cause::Exception => "exception",
-            Cause::WrongArguments => "wrong arguments",
-        }
-    }
 }
 
 /// A call as the model made it: its API and its arguments as `param_dict`
@@ -64,6 +52,15 @@ impl Cause {
 pub struct Predicted {
     pub api_name: String,
     pub param_dict: Map<String, Value>,
+}
+
+impl Predicted {
+    pub fn new(api_name: &str, param_dict: Map<String, Value>) -> Self {
+        Predicted {
+            api_name: api_name.to_string(),
+            param_dict,
+        }
+    }
 }
 
 /// The verdict on one call sample.
@@ -79,7 +76,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn wrong(cause: Cause, reason: String, predicted: Option<Predicted>) -> Self {
+    pub fn wrong(cause: Cause, reason: String, predicted: Option<Predicted>) -> Self {
         Verdict {
             correct: false,
             cause: Some(cause),
@@ -129,17 +126,13 @@ pub fn score_call(
             Some(predicted),
         );
     };
-    let raised = |exception: String| format!("the call raised before its API ran: {exception}");
-    let arguments = match catalog_names(api, &predicted.param_dict, corrections) {
-        Ok(arguments) => arguments,
-        Err(exception) => {
-            return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
-        }
-    };
-    let mut result = match world.call_predicted(gold_api, arguments) {
+    let called = catalog_names(api, &predicted.param_dict, corrections)
+        .and_then(|arguments| world.call_predicted(gold_api, arguments));
+    let mut result = match called {
         Ok(result) => result,
         Err(exception) => {
-            return Verdict::wrong(Cause::Exception, raised(exception), Some(predicted))
+            let reason = format!("the call raised before its API ran: {exception}");
+            return Verdict::wrong(Cause::Exception, reason, Some(predicted));
         }
     };
     let renamed = if corrections.has(Correction::DeviceName) {
@@ -147,16 +140,9 @@ pub fn score_call(
     } else {
         reference_names(api, &mut result)
     };
-    let removed: Vec<&str> = api
-        .check_removes
-        .iter()
-        .copied()
-        .filter(|field| {
-            gold_result
-                .get("input")
-                .and_then(|i| i.get(field))
-                .is_none()
-        })
+    let lacks = |gold: &Value, field: &&str| gold.get("input").and_then(|i| i.get(field)).is_none();
+    let removed: Vec<&str> = (api.check_removes.iter().copied())
+        .filter(|field| lacks(gold_result, field))
         .collect();
     let check = corrected_check(api.spec.name)
         .filter(|_| corrections.has(Correction::DeleteMeetingTime))
@@ -173,52 +159,41 @@ pub fn score_call(
         result: None,
     };
     if !correct {
-        let missing_in_gold: Vec<&str> = renamed
-            .iter()
-            .copied()
-            .filter(|name| gold_result.get("input").and_then(|i| i.get(name)).is_none())
+        let missing_in_gold: Vec<&str> = (renamed.into_iter())
+            .filter(|name| lacks(gold_result, name))
             .collect();
-        let (cause, reason) = if !removed.is_empty() {
-            (
-                Cause::WrongArguments,
-                format!(
-                    "the reference's check of {gold_api} deleted {} from this gold call when it checked the line's first sample, and fails on it now (KeyError)",
-                    removed.join(", ")
-                ),
-            )
-        } else if uses_missing_time(api, corrections, &result, gold_result) {
-            (
-                Cause::WrongArguments,
-                format!(
-                    "the reference's check of {gold_api} compares an input time that its inputs lack when both calls succeed (KeyError)"
-                ),
-            )
+        // Where the reference's check stops on a KeyError, and why.
+        let key_error = if !removed.is_empty() {
+            Some(format!("deleted {} from this gold call when it checked the line's first sample, and fails on it now", removed.join(", ")))
+        } else if corrected_check(api.spec.name).is_some()
+            && !corrections.has(Correction::DeleteMeetingTime)
+            && [&result, &*gold_result]
+                .iter()
+                .all(|v| v["output"] == "success")
+        {
+            // DeleteMeeting's check reads a `time` its inputs lack when
+            // both calls succeeded.
+            Some("compares an input time that its inputs lack when both calls succeed".into())
         } else if !missing_in_gold.is_empty() {
-            (
-                Cause::WrongArguments,
-                format!(
-                    "the reference's check of {gold_api} reads {} from the gold call, which has none (KeyError)",
-                    missing_in_gold.join(", ")
-                ),
-            )
+            Some(format!(
+                "reads {} from the gold call, which has none",
+                missing_in_gold.join(", ")
+            ))
         } else {
-            explain(&result, gold_result)
+            None
+        };
+        let (cause, reason) = match key_error {
+            Some(why) => (
+                Cause::WrongArguments,
+                format!("the reference's check of {gold_api} {why} (KeyError)"),
+            ),
+            None => explain(&result, gold_result),
         };
         verdict.cause = Some(cause);
         verdict.reason = Some(reason);
     }
     verdict.result = Some(result);
     verdict
-}
-
-/// Whether the reference's check of `api` failed on the `time` that
-/// DeleteMeeting's inputs lack (it reads it when both calls succeeded).
-fn uses_missing_time(api: &Api, corrections: Corrections, result: &Value, gold: &Value) -> bool {
-    let success = |v: &Value| v.get("output").and_then(Value::as_str) == Some("success");
-    corrected_check(api.spec.name).is_some()
-        && !corrections.has(Correction::DeleteMeetingTime)
-        && success(result)
-        && success(gold)
 }
 
 /// The arguments under the names the catalog's API takes. The reference's
@@ -241,10 +216,8 @@ fn catalog_names(
                 .iter()
                 .position(|(known, _, _)| known == name)
                 .or_else(|| {
-                    corrections
-                        .has(Correction::DeviceName)
-                        .then(|| api.spec.parameters.iter().position(|p| p.name == *name))
-                        .flatten()
+                    let catalog = api.spec.parameters.iter().position(|p| p.name == *name);
+                    catalog.filter(|_| corrections.has(Correction::DeviceName))
                 })
                 .ok_or_else(|| format!("invalid parameter name. parameter: {name}"))?;
             let catalog = api
@@ -257,21 +230,17 @@ fn catalog_names(
                 .get(position)
                 .is_some_and(|(_, ty, _)| ty.starts_with("list"));
             let value = match value {
+                // The list a text holds as a Python (or JSON) literal.
                 Value::String(text) if is_list && corrections.has(Correction::ListText) => {
-                    list_of(text).unwrap_or_else(|| value.clone())
+                    let list = pyliteral::parse(text).map(|tree| tree.to_value());
+                    list.filter(Value::is_array)
+                        .unwrap_or_else(|| value.clone())
                 }
                 _ => value.clone(),
             };
             Ok((catalog.to_string(), value))
         })
         .collect()
-}
-
-/// The list a text holds as a Python (or JSON) literal, if it holds one.
-fn list_of(text: &str) -> Option<Value> {
-    pyliteral::parse(text)
-        .map(|tree| tree.to_value())
-        .filter(Value::is_array)
 }
 
 /// Give the result's inputs the names the reference's code gives them
@@ -282,29 +251,22 @@ fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
         return Vec::new();
     };
     let mut renamed = Vec::new();
-    for (parameter, (reference, _, _)) in api
+    let declared = api
         .spec
         .parameters
         .iter()
-        .zip(api.reference.input_parameters)
-    {
-        if parameter.name != *reference && api.spec.parameter(reference).is_none() {
-            let Some(value) = input.get(parameter.name).cloned() else {
-                continue;
-            };
-            let kept: Map<String, Value> = std::mem::take(input)
-                .into_iter()
-                .map(|(k, v)| {
-                    if k == parameter.name {
-                        (reference.to_string(), value.clone())
-                    } else {
-                        (k, v)
-                    }
-                })
-                .collect();
-            *input = kept;
-            renamed.push(*reference);
+        .zip(api.reference.input_parameters);
+    for (parameter, (reference, _, _)) in declared {
+        let differs = parameter.name != *reference && api.spec.parameter(reference).is_none();
+        if !differs || !input.contains_key(parameter.name) {
+            continue;
         }
+        let rename = |(k, v): (String, Value)| match k == parameter.name {
+            true => (reference.to_string(), v),
+            false => (k, v),
+        };
+        *input = std::mem::take(input).into_iter().map(rename).collect();
+        renamed.push(*reference);
     }
     renamed
 }
@@ -313,19 +275,13 @@ fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
 /// deletes are gone once it got as far as deleting them (the response
 /// must hold them, or it stops on a KeyError first).
 fn consume(api: &Api, result: &Value, gold_result: &mut Value) {
-    let in_response = |field: &&str| result.get("input").and_then(|i| i.get(*field)).is_some();
-    if api.check_removes.is_empty() || !api.check_removes.iter().all(in_response) {
+    let holds = |v: &Value| (api.check_removes.iter()).all(|f| v["input"].get(f).is_some());
+    if api.check_removes.is_empty() || !holds(result) || !holds(gold_result) {
         return;
     }
     if let Some(Value::Object(input)) = gold_result.get_mut("input") {
-        if api
-            .check_removes
-            .iter()
-            .all(|field| input.contains_key(*field))
-        {
-            for field in api.check_removes {
-                input.shift_remove(*field);
-            }
+        for field in api.check_removes {
+            input.shift_remove(*field);
         }
     }
 }
@@ -333,8 +289,7 @@ fn consume(api: &Api, result: &Value, gold_result: &mut Value) {
 /// Why a call that ran is not the gold call: an exception the gold call
 /// did not raise, else the fields of the result that differ.
 fn explain(result: &Value, gold: &Value) -> (Cause, String) {
-    let exception = result.get("exception").filter(|e| !e.is_null());
-    if let Some(exception) = exception {
+    if let Some(exception) = result.get("exception").filter(|e| !e.is_null()) {
         if !gold.get("exception").is_some_and(|g| py_eq(g, exception)) {
             let text = exception
                 .as_str()
@@ -342,51 +297,30 @@ fn explain(result: &Value, gold: &Value) -> (Cause, String) {
             return (Cause::Exception, format!("the call raised: {text}"));
         }
     }
-    let empty = Map::new();
-    let inputs = |v: &Value| {
-        v.get("input")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_else(|| empty.clone())
-    };
-    let (ours, theirs) = (inputs(result), inputs(gold));
-    let mut differing: Vec<String> = Vec::new();
-    for key in theirs
-        .keys()
-        .chain(ours.keys().filter(|k| !theirs.contains_key(*k)))
-    {
-        let same = match (ours.get(key), theirs.get(key)) {
-            (Some(a), Some(b)) => py_eq(a, b),
-            _ => false,
-        };
-        if !same {
-            differing.push(key.clone());
-        }
-    }
-    let output_differs = !match (result.get("output"), gold.get("output")) {
+    let input = |v: &Value| v.get("input").and_then(Value::as_object).cloned();
+    let (ours, theirs) = (
+        input(result).unwrap_or_default(),
+        input(gold).unwrap_or_default(),
+    );
+    let extra = ours.keys().filter(|k| !theirs.contains_key(*k));
+    let mut parts: Vec<String> = (theirs.keys().chain(extra))
+        .filter_map(|k| match (ours.get(k), theirs.get(k)) {
+            (Some(a), Some(b)) if py_eq(a, b) => None,
+            (Some(Value::String(_)), Some(Value::Array(_))) => Some(format!("input {k} (a list given as text stays text, as the reference's ToolManager leaves it)")),
+            _ => Some(format!("input {k}")),
+        })
+        .collect();
+    let same_output = match (result.get("output"), gold.get("output")) {
         (Some(a), Some(b)) => py_eq(a, b),
         (a, b) => a.is_none() && b.is_none(),
     };
-    let mut parts: Vec<String> = differing
-        .iter()
-        .map(|k| match (ours.get(k), theirs.get(k)) {
-            (Some(Value::String(_)), Some(Value::Array(_))) => {
-                format!("input {k} (a list given as text stays text, as the reference's ToolManager leaves it)")
-            }
-            _ => format!("input {k}"),
-        })
-        .collect();
-    if output_differs {
+    if !same_output {
         parts.push("output".into());
     }
-    let reason = if parts.is_empty() {
-        "the gold API's check rejects it".to_string()
-    } else {
-        format!(
-            "the gold API's check rejects it; it differs from the gold call in {}",
-            parts.join(", ")
-        )
-    };
+    let mut reason = "the gold API's check rejects it".to_string();
+    if !parts.is_empty() {
+        reason += &format!("; it differs from the gold call in {}", parts.join(", "));
+    }
     (Cause::WrongArguments, reason)
 }
 

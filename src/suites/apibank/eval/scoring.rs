@@ -68,74 +68,30 @@ impl Correction {
         Correction::DeleteMeetingTime,
         Correction::GoldKept,
     ];
-
-    /// The name the JSON and the reports use.
-    pub fn key(self) -> &'static str {
-        match self {
-            Correction::CallLayout => "call_layout",
-            Correction::ArgumentValues => "argument_values",
-            Correction::ListText => "list_text",
-            Correction::DeviceName => "device_name",
-            Correction::DeleteMeetingTime => "delete_meeting_time",
-            Correction::GoldKept => "gold_kept",
-        }
-    }
-
-    /// What it corrects, in a line.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Correction::CallLayout => "the call is found as written (spaces or line breaks inside, no square brackets, ending at its own parenthesis)",
-            Correction::ArgumentValues => "values are read as written (a quoted value ends at its own closing quote; an unquoted one is read whole up to its comma); text this reading refuses (mismatched quotes, a positional argument, a repeated name) is read as the reference reads it",
-            Correction::ListText => "a list argument given as text is read as the list",
-            Correction::DeviceName => "the timed switches' device is taken as device_id (the dialogues' name) or name, and checked against the gold's device_id",
-            Correction::DeleteMeetingTime => "DeleteMeeting's check compares start_time, not a time its input lacks",
-            Correction::GoldKept => "a line's second sample is checked against the gold as recorded, not as the first sample's meeting check left it",
-        }
-    }
-
-    fn position(self) -> usize {
-        Self::CHAIN
-            .iter()
-            .position(|c| *c == self)
-            .expect("every correction is in the chain")
-    }
 }
 
-/// The corrections a scoring applies: the first `applied` of the chain.
+/// The corrections a scoring applies: a first part of the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Corrections {
-    applied: usize,
-}
+pub struct Corrections(&'static [Correction]);
 
 impl Corrections {
     /// The reference's scoring.
-    pub const NONE: Corrections = Corrections { applied: 0 };
+    pub const NONE: Corrections = Corrections(&[]);
     /// The lenient scoring.
-    pub const ALL: Corrections = Corrections {
-        applied: Correction::CHAIN.len(),
-    };
-
-    pub fn of(scoring: Scoring) -> Self {
-        match scoring {
-            Scoring::Reference => Self::NONE,
-            Scoring::Lenient => Self::ALL,
-        }
-    }
+    pub const ALL: Corrections = Corrections(&Correction::CHAIN);
 
     pub fn has(self, correction: Correction) -> bool {
-        correction.position() < self.applied
+        self.0.contains(&correction)
     }
 
     /// The steps of the chain: none, the first, the first two, ..., all.
     pub fn chain() -> impl Iterator<Item = Corrections> {
-        (0..=Correction::CHAIN.len()).map(|applied| Corrections { applied })
+        (0..=Correction::CHAIN.len()).map(|n| Corrections(&Correction::CHAIN[..n]))
     }
 
     /// The correction this step added to the one before it.
     pub fn added(self) -> Option<Correction> {
-        self.applied
-            .checked_sub(1)
-            .map(|last| Correction::CHAIN[last])
+        self.0.last().copied()
     }
 }
 
@@ -167,27 +123,24 @@ pub fn judge(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
     assert_eq!(
         verdicts.len(),
         Correction::CHAIN.len() + 1,
-        "one verdict per step of the chain"
+        "a verdict a step"
     );
-    let changed: Vec<Correction> = verdicts
-        .windows(2)
-        .zip(Correction::CHAIN)
-        .filter(|(pair, _)| pair[0].correct != pair[1].correct)
-        .map(|(_, correction)| correction)
-        .collect();
-    let lenient = verdicts.pop().expect("the chain has steps");
-    let reference = verdicts.swap_remove(0);
+    let (reference, lenient) = (&verdicts[0], &verdicts[Correction::CHAIN.len()]);
     let difference = (reference.correct != lenient.correct).then(|| ScoringDifference {
-        corrections: changed,
+        corrections: (verdicts.windows(2).zip(Correction::CHAIN))
+            .filter(|(pair, _)| pair[0].correct != pair[1].correct)
+            .map(|(_, correction)| correction)
+            .collect(),
         reference: reference.reason.clone(),
         lenient: lenient.reason.clone(),
     });
     let (correct_reference, correct_lenient) = (reference.correct, lenient.correct);
+    let chosen = match scoring {
+        Scoring::Reference => verdicts.swap_remove(0),
+        Scoring::Lenient => verdicts.pop().expect("the chain has steps"),
+    };
     Judged {
-        chosen: match scoring {
-            Scoring::Reference => reference,
-            Scoring::Lenient => lenient,
-        },
+        chosen,
         correct_reference,
         correct_lenient,
         difference,
@@ -201,49 +154,38 @@ pub fn judge(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
 /// too, `call_text`'s reading whole.
 pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cause, String)> {
     let as_written = parse_api_request(text);
-    if corrections.has(Correction::ArgumentValues) {
-        match as_written {
-            Ok(request) => {
-                return Ok(Predicted {
-                    api_name: request.api_name,
-                    param_dict: request.param_dict,
-                })
-            }
-            Err(ParseFailure::NoCall) => {
-                return Err((Cause::NoApiCall, ParseFailure::NoCall.to_string()))
-            }
-            // Text this reading refuses (mismatched quotes, a positional
-            // argument, a name given twice) is read as the reference
-            // reads it: lenient never reads less than the reference.
-            Err(_) => {}
+    let no_call = || (Cause::NoApiCall, ParseFailure::NoCall.to_string());
+    match &as_written {
+        Ok(request) if corrections.has(Correction::ArgumentValues) => {
+            return Ok(Predicted::new(
+                &request.api_name,
+                request.param_dict.clone(),
+            ))
         }
-    }
-    if corrections.has(Correction::CallLayout) {
-        if let Ok(request) = &as_written {
+        Err(ParseFailure::NoCall) if corrections.has(Correction::ArgumentValues) => {
+            return Err(no_call())
+        }
+        // Text this reading refuses (mismatched quotes, a positional
+        // argument, a name given twice) is read as the reference reads
+        // it: lenient never reads less than the reference.
+        Ok(request) if corrections.has(Correction::CallLayout) => {
             let call = &text[request.span.clone()];
             // The name holds no parenthesis and nothing follows the
             // closing one but spaces and a bracket.
             let open = call.find('(').expect("a call has its parenthesis");
             let close = call.rfind(')').expect("a call has its parenthesis");
-            return Ok(Predicted {
-                api_name: request.api_name.clone(),
-                param_dict: reference_parse::read_arguments(&call[open + 1..close]),
-            });
+            let param_dict = reference_parse::read_arguments(&call[open + 1..close]);
+            return Ok(Predicted::new(&request.api_name, param_dict));
         }
+        _ => {}
     }
-    match reference_parse::read(text) {
-        Some(call) => Ok(Predicted {
-            api_name: call.api_name,
-            param_dict: call.param_dict,
-        }),
-        None => Err(match as_written {
-            Err(ParseFailure::NoCall) => (Cause::NoApiCall, ParseFailure::NoCall.to_string()),
-            _ => (
-                Cause::ParseFailure,
-                "the reference's pattern finds no call: it reads one only as [ApiName(...)] with nothing between the bracket, the name and the parenthesis, and on one line".into(),
-            ),
-        }),
-    }
+    reference_parse::read(text).ok_or_else(|| match as_written {
+        Err(ParseFailure::NoCall) => no_call(),
+        _ => (
+            Cause::ParseFailure,
+            "the reference's pattern finds no call: it reads one only as [ApiName(...)] with nothing between the bracket, the name and the parenthesis, and on one line".into(),
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -267,8 +209,8 @@ mod tests {
     #[test]
     fn the_chain_runs_from_the_reference_to_the_lenient_scoring() {
         let steps: Vec<Corrections> = Corrections::chain().collect();
-        assert_eq!(steps.first(), Some(&Corrections::of(Scoring::Reference)));
-        assert_eq!(steps.last(), Some(&Corrections::of(Scoring::Lenient)));
+        assert_eq!(steps.first(), Some(&Corrections::NONE));
+        assert_eq!(steps.last(), Some(&Corrections::ALL));
         assert_eq!(steps.len(), Correction::CHAIN.len() + 1);
         for (i, correction) in Correction::CHAIN.iter().enumerate() {
             assert_eq!(steps[i + 1].added(), Some(*correction));
