@@ -48,13 +48,19 @@ pub struct TaskReplay {
     pub final_state: FinalState,
 }
 
-/// Replay `task`'s gold actions on a copy of `initial`.
-pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
-    replay_to_state(file, task, initial).0
+/// The state `task`'s gold actions leave on a copy of `initial`, run as
+/// [`replay`] runs them (what they answer is not kept).
+pub fn gold_state(task: &Task, initial: &Initial) -> Db {
+    let mut db = initial.db.clone();
+    for action in task.actions() {
+        // An action that raises is passed, as the gold environment passes it.
+        let _ = db.call(&action.name, &action.arguments);
+    }
+    db
 }
 
-/// [`replay`], with the state the gold actions leave.
-pub fn replay_to_state(file: &str, task: &Task, initial: &Initial) -> (TaskReplay, Db) {
+/// Replay `task`'s gold actions on a copy of `initial`.
+pub fn replay(file: &str, task: &Task, initial: &Initial) -> TaskReplay {
     let mut db = initial.db.clone();
     let mut steps = Vec::new();
     let mut raised = Vec::new();
@@ -89,7 +95,7 @@ pub fn replay_to_state(file: &str, task: &Task, initial: &Initial) -> (TaskRepla
             }
         }
     }
-    let replayed = TaskReplay {
+    TaskReplay {
         steps,
         raised,
         final_state: FinalState {
@@ -97,6 +103,5 @@ pub fn replay_to_state(file: &str, task: &Task, initial: &Initial) -> (TaskRepla
             task_id: task.id.clone(),
             db_hash: initial.hash(&db),
         },
-    };
-    (replayed, db)
+    }
 }

@@ -8,8 +8,9 @@ use crate::suites::tau2::domain::Db;
 use crate::suites::tau2::tasks::EnvAssertion;
 
 /// 1 when every assertion holds on `db` (1 for none), 0 when one fails;
-/// an assertion that cannot be run is an error.
-pub fn reward(assertions: &[EnvAssertion], db: &Db) -> Result<f64, String> {
+/// an assertion that cannot be run is an error. They run one after another
+/// on the agent's state itself, as tau2 runs them.
+pub fn reward(assertions: &[EnvAssertion], db: &mut Db) -> Result<f64, String> {
     let mut reward = 1.0;
     for assertion in assertions {
         if assertion
@@ -23,8 +24,7 @@ pub fn reward(assertions: &[EnvAssertion], db: &Db) -> Result<f64, String> {
                 db.domain()
             ));
         }
-        let mut state = db.clone();
-        let answer = state
+        let answer = db
             .call(&assertion.func_name, &assertion.arguments)
             .map_err(|e| format!("the assertion {} raised: {e}", assertion.func_name))?;
         let Output::Json(serde_json::Value::Bool(holds)) = answer else {

@@ -48,19 +48,41 @@ pub struct Grade {
     pub basis: Option<Vec<RewardType>>,
 }
 
+/// The gold's final state and its hash.
+pub struct Gold {
+    pub hash: String,
+    pub db: Db,
+}
+
+/// The agent's final state, as a grade comes by it.
+pub enum AgentState {
+    /// To be replayed from the trajectory's writes, as tau2's `set_state`
+    /// does.
+    Replayed,
+    /// Left by the run that made the trajectory: every call in order on a
+    /// fresh copy of the initial state, each answered as the replay answers
+    /// it. Replaying the writes alone reaches the same state (reads,
+    /// generic and unknown tools change nothing) and answers each write as
+    /// recorded, so the replay is not made again.
+    Ran(Db),
+    /// Left by such a run of the task's gold actions, each made as the gold
+    /// replay makes it (no call a user requests): the gold's own state, so
+    /// the DB check holds without making or hashing either.
+    Gold(Db),
+}
+
 /// What a grade needs besides the trajectory.
 pub struct Grading<'a> {
     pub initial: &'a Initial,
-    /// The database hash after the task's gold actions.
-    pub gold_hash: &'a str,
-    /// The state the gold actions leave, to show where the agent's
-    /// differs (None: only the hash is compared).
-    pub gold: Option<&'a Db>,
+    pub agent: AgentState,
+    /// The task's gold final state, made only when the grade compares the
+    /// agent's state with it.
+    pub gold: &'a dyn Fn() -> Gold,
     pub judge: Option<&'a Model>,
 }
 
 /// Grade `trajectory`, which ended for `termination`, on `task`.
-pub fn grade(task: &Task, trajectory: &[Message], termination: &str, with: &Grading<'_>) -> Grade {
+pub fn grade(task: &Task, trajectory: &[Message], termination: &str, with: Grading<'_>) -> Grade {
     let mut grade = Grade::default();
     let Some(criteria) = &task.evaluation_criteria else {
         grade.reward = Some(if STOPS.contains(&termination) {
@@ -89,17 +111,28 @@ pub fn grade(task: &Task, trajectory: &[Message], termination: &str, with: &Grad
         db_component = Some(1.0);
         env_component = Some(1.0);
     } else {
-        match db::replay(&with.initial.db, trajectory) {
-            Ok(replayed) => {
-                grade.db_match = with.initial.hash(&replayed.db) == with.gold_hash;
-                if let (false, Some(gold)) = (grade.db_match, with.gold) {
-                    grade.db_differences = differences(gold, &replayed.db, SHOWN_DIFFERENCES);
-                }
-                db_component = Some(if grade.db_match { 1.0 } else { 0.0 });
+        let agent = match with.agent {
+            AgentState::Replayed => db::replay(&with.initial.db, trajectory).map(|replayed| {
                 grade.warnings.extend(replayed.differs);
+                (replayed.db, false)
+            }),
+            AgentState::Ran(db) => Ok((db, false)),
+            AgentState::Gold(db) => Ok((db, true)),
+        };
+        match agent {
+            Ok((mut state, is_gold)) => {
+                grade.db_match = is_gold || {
+                    let gold = (with.gold)();
+                    let matched = with.initial.hash(&state) == gold.hash;
+                    if !matched {
+                        grade.db_differences = differences(&gold.db, &state, SHOWN_DIFFERENCES);
+                    }
+                    matched
+                };
+                db_component = Some(if grade.db_match { 1.0 } else { 0.0 });
                 match env_assertion::reward(
                     criteria.env_assertions.as_deref().unwrap_or_default(),
-                    &replayed.db,
+                    &mut state,
                 ) {
                     Ok(r) => env_component = Some(r),
                     Err(e) if in_basis(RewardType::EnvAssertion) => grade.errors.push(e),
@@ -208,10 +241,13 @@ mod tests {
     const MOVE: &str = r#"{"name": "modify_user_address", "arguments": {"user_id": "ann_1",
         "address1": "2 Oak Rd", "address2": "", "city": "Bergen", "state": "VE", "country": "NO", "zip": "5003"}}"#;
 
-    fn gold_hash(task: &Task, initial: &Initial) -> String {
-        crate::suites::tau2::verify::replay("t", task, initial)
-            .final_state
-            .db_hash
+    /// The gold's state made as evaluate makes it.
+    fn gold(task: &Task, initial: &Initial) -> Gold {
+        let db = crate::suites::tau2::verify::gold_state(task, initial);
+        Gold {
+            hash: initial.hash(&db),
+            db,
+        }
     }
 
     fn run(
@@ -238,18 +274,24 @@ mod tests {
         if let Some(text) = closing {
             messages.push(Message::assistant_text(text));
         }
-        let (replayed, gold) = crate::suites::tau2::verify::replay_to_state("t", task, initial);
-        grade(
-            task,
-            &messages,
-            end,
-            &Grading {
-                initial,
-                gold_hash: &replayed.final_state.db_hash,
-                gold: Some(&gold),
-                judge: None,
-            },
-        )
+        let graded = |agent| {
+            grade(
+                task,
+                &messages,
+                end,
+                Grading {
+                    initial,
+                    agent,
+                    gold: &|| gold(task, initial),
+                    judge: None,
+                },
+            )
+        };
+        let replayed = graded(AgentState::Replayed);
+        // The state the run left grades as its replay does.
+        let ran = graded(AgentState::Ran(db));
+        assert_eq!(format!("{ran:?}"), format!("{replayed:?}"));
+        replayed
     }
 
     #[test]
@@ -340,6 +382,53 @@ mod tests {
     }
 
     #[test]
+    fn the_gold_is_made_only_when_a_state_is_compared_with_it() {
+        let initial = initial();
+        let moved: serde_json::Value = serde_json::from_str(MOVE).unwrap();
+        let t = task(
+            json!({"actions": [moved], "communicate_info": ["Bergen"], "reward_basis": ["DB", "COMMUNICATE"]}),
+        );
+        let no_gold = || -> Gold { panic!("the gold was made") };
+        // The oracle's run of the gold actions is the gold's own state.
+        let mut db = initial.db.clone();
+        let messages = trajectory::oracle(&mut db, &t);
+        let g = grade(
+            &t,
+            &messages,
+            "user_stop",
+            Grading {
+                initial: &initial,
+                agent: AgentState::Gold(db),
+                gold: &no_gold,
+                judge: None,
+            },
+        );
+        assert_eq!((g.reward, g.db_match), (Some(1.0), true));
+        // Nothing for the environment to check, or no trajectory to check.
+        let unchecked = task(json!({"communicate_info": [], "reward_basis": ["DB"]}));
+        let orphan = [Message::Tool {
+            id: "call_0".into(),
+            content: None,
+            requestor: "assistant".into(),
+            error: false,
+        }];
+        for (task, trajectory) in [(&unchecked, &[][..]), (&t, &orphan[..])] {
+            let g = grade(
+                task,
+                trajectory,
+                "agent_stop",
+                Grading {
+                    initial: &initial,
+                    agent: AgentState::Replayed,
+                    gold: &no_gold,
+                    judge: None,
+                },
+            );
+            assert_eq!(g.db_match, task.actions().is_empty());
+        }
+    }
+
+    #[test]
     fn empty_lists_score_one_and_a_judge_is_needed_only_for_assertions() {
         let initial = initial();
         let nothing = task(
@@ -393,15 +482,14 @@ mod tests {
         if let Message::Tool { content, .. } = &mut messages[1] {
             *content = Some("{\"note\": \"recorded by an older tool\"}".into());
         }
-        let hash = gold_hash(&t, &initial);
         let g = grade(
             &t,
             &messages,
             "agent_stop",
-            &Grading {
+            Grading {
                 initial: &initial,
-                gold_hash: &hash,
-                gold: None,
+                agent: AgentState::Replayed,
+                gold: &|| gold(&t, &initial),
                 judge: None,
             },
         );
@@ -413,10 +501,10 @@ mod tests {
             &t,
             &messages,
             "agent_stop",
-            &Grading {
+            Grading {
                 initial: &initial,
-                gold_hash: &hash,
-                gold: None,
+                agent: AgentState::Replayed,
+                gold: &|| gold(&t, &initial),
                 judge: None,
             },
         );

@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use self::figures::{Row, Tau2Figures};
-use self::grade::Grading;
+use self::grade::{AgentState, Gold, Grading};
 use self::message::Message;
 use self::output::{Graded, Kept};
 use self::predictions::{Predicted, Predictions, Trajectory};
@@ -94,8 +94,17 @@ struct Unit {
     raw: Value,
     trial: usize,
     termination: String,
-    /// None: the agent and the user make it in conversation.
-    trajectory: Option<Trajectory>,
+    making: Making,
+}
+
+/// How a unit's trajectory comes to be.
+enum Making {
+    /// Given: messages taken as they are, or actions run.
+    Predicted(Trajectory),
+    /// The task's gold actions run as the agent's calls.
+    Oracle,
+    /// The agent and the user make it in conversation.
+    Conversation,
 }
 
 /// A trajectory made (or taken back) and graded.
@@ -313,14 +322,15 @@ fn one_unit(
             });
         }
     }
-    let (messages, termination, agent_models, user_models) = match &unit.trajectory {
-        Some(Trajectory::Messages(messages)) => (
+    let (messages, termination, agent, agent_models, user_models) = match &unit.making {
+        Making::Predicted(Trajectory::Messages(messages)) => (
             messages.clone(),
             unit.termination.clone(),
+            AgentState::Replayed,
             Vec::new(),
             Vec::new(),
         ),
-        Some(Trajectory::Actions(calls)) => {
+        Making::Predicted(Trajectory::Actions(calls)) => {
             let mut db = initial.db.clone();
             let calls = calls
                 .iter()
@@ -330,11 +340,36 @@ fn one_unit(
             (
                 trajectory::run_calls(&mut db, calls),
                 unit.termination.clone(),
+                AgentState::Ran(db),
                 Vec::new(),
                 Vec::new(),
             )
         }
-        None => {
+        Making::Oracle => {
+            let mut db = initial.db.clone();
+            let messages = trajectory::oracle(&mut db, &unit.task);
+            // The gold replay runs a call a user requests, which the
+            // agent's environment refuses: only without one is this run
+            // the gold's.
+            let by_user = unit
+                .task
+                .actions()
+                .iter()
+                .any(|a| a.requestor.as_deref() == Some("user"));
+            let agent = if by_user {
+                AgentState::Ran(db)
+            } else {
+                AgentState::Gold(db)
+            };
+            (
+                messages,
+                unit.termination.clone(),
+                agent,
+                Vec::new(),
+                Vec::new(),
+            )
+        }
+        Making::Conversation => {
             let TaskPredictor::Llm(players) = &run.predictor else {
                 unreachable!("only a model's units are made in conversation")
             };
@@ -356,21 +391,27 @@ fn one_unit(
             (
                 held.messages,
                 held.termination,
+                AgentState::Replayed,
                 held.agent_models,
                 held.user_models,
             )
         }
     };
-    let (gold_replay, gold) = super::verify::replay_to_state(&file.name, &unit.task, initial);
-    let gold_hash = gold_replay.final_state.db_hash;
+    let gold = || {
+        let db = super::verify::gold_state(&unit.task, initial);
+        Gold {
+            hash: initial.hash(&db),
+            db,
+        }
+    };
     let grade = grade::grade(
         &unit.task,
         &messages,
         &termination,
-        &Grading {
+        Grading {
             initial,
-            gold_hash: &gold_hash,
-            gold: Some(&gold),
+            agent,
+            gold: &gold,
             judge: run.judge.as_ref(),
         },
     );
@@ -533,15 +574,13 @@ type Units = (Vec<Unit>, Option<(usize, Value)>, Vec<String>);
 /// The trajectories a run grades.
 fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Result<Units> {
     let selected_unit =
-        |file: usize, position: usize, trial: usize, termination: &str, trajectory: Trajectory| {
-            Unit {
-                file,
-                task: files[file].tasks[position].clone(),
-                raw: files[file].raw[position].clone(),
-                trial,
-                termination: termination.to_string(),
-                trajectory: Some(trajectory),
-            }
+        |file: usize, position: usize, trial: usize, termination: &str, making: Making| Unit {
+            file,
+            task: files[file].tasks[position].clone(),
+            raw: files[file].raw[position].clone(),
+            trial,
+            termination: termination.to_string(),
+            making,
         };
     match &run.predictor {
         TaskPredictor::Oracle => {
@@ -552,15 +591,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                         continue;
                     }
                     for trial in 0..run.trials {
-                        let mut db = initials[file.db].db.clone();
-                        let messages = trajectory::oracle(&mut db, task);
-                        units.push(selected_unit(
-                            f,
-                            p,
-                            trial,
-                            "user_stop",
-                            Trajectory::Messages(messages),
-                        ));
+                        units.push(selected_unit(f, p, trial, "user_stop", Making::Oracle));
                     }
                 }
             }
@@ -587,7 +618,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                         p,
                         line.trial,
                         &line.termination,
-                        line.trajectory,
+                        Making::Predicted(line.trajectory),
                     ));
                 }
                 Ok((units, None, not_predicted(files, &predicted)))
@@ -643,7 +674,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                         raw,
                         trial: sim.trial,
                         termination: sim.termination,
-                        trajectory: Some(sim.trajectory),
+                        making: Making::Predicted(sim.trajectory),
                     });
                 }
                 Ok((
@@ -667,7 +698,7 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                             raw: file.raw[p].clone(),
                             trial,
                             termination: String::new(),
-                            trajectory: None,
+                            making: Making::Conversation,
                         });
                     }
                 }
