@@ -85,62 +85,72 @@ pub struct Context<'a> {
     pub errata: &'a [Entry],
 }
 
+impl FailureReason {
+    /// A reason about one call (`call`) or a whole turn, with no closest
+    /// prediction or erratum.
+    fn new(
+        turn: usize,
+        kind: FailureKind,
+        api_name: &str,
+        call: Option<usize>,
+        message: String,
+    ) -> Self {
+        FailureReason {
+            turn,
+            kind,
+            api_name: api_name.to_string(),
+            call,
+            message,
+            closest: None,
+            known: None,
+        }
+    }
+}
+
 /// The reasons the turns of a failed conversation give, in turn order.
 pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureReason> {
     let mut reasons = Vec::new();
     for turn in turns {
+        let t = turn.turn;
         for (g, gold) in turn.gold.iter().enumerate() {
-            if gold.matched {
-                continue;
+            if !gold.matched {
+                reasons.push(missed(turn, g, gold, context));
             }
-            reasons.push(missed(turn, g, gold, context));
         }
         for (p, prediction) in turn.predictions.iter().enumerate() {
+            let name = prediction.api_name.as_ref();
             if prediction.bad_action {
-                reasons.push(FailureReason {
-                    turn: turn.turn,
-                    kind: FailureKind::BadAction,
-                    api_name: prediction.api_name.to_string(),
-                    call: Some(p),
-                    message: format!(
-                        "turn {}: {} changed the world, and no gold call does that here",
-                        turn.turn, prediction.api_name
-                    ),
-                    closest: None,
-                    known: None,
-                });
+                let message =
+                    format!("turn {t}: {name} changed the world, and no gold call does that here");
+                reasons.push(FailureReason::new(
+                    t,
+                    FailureKind::BadAction,
+                    name,
+                    Some(p),
+                    message,
+                ));
             }
             if let Some(exception) = &prediction.exception {
-                reasons.push(FailureReason {
-                    turn: turn.turn,
-                    kind: FailureKind::Exception,
-                    api_name: prediction.api_name.to_string(),
-                    call: Some(p),
-                    message: format!(
-                        "turn {}: {} raised: {}",
-                        turn.turn,
-                        prediction.api_name,
-                        shorten(exception)
-                    ),
-                    closest: None,
-                    known: None,
-                });
+                let message = format!("turn {t}: {name} raised: {}", shorten(exception));
+                reasons.push(FailureReason::new(
+                    t,
+                    FailureKind::Exception,
+                    name,
+                    Some(p),
+                    message,
+                ));
             }
         }
         if turn.stopped_by_bound {
-            reasons.push(FailureReason {
-                turn: turn.turn,
-                kind: FailureKind::CallBound,
-                api_name: String::new(),
-                call: None,
-                message: format!(
-                    "turn {}: stopped by the call bound after {}",
-                    turn.turn,
-                    crate::words::count(turn.predictions.len(), "call")
-                ),
-                closest: None,
-                known: None,
-            });
+            let calls = crate::words::count(turn.predictions.len(), "call");
+            let message = format!("turn {t}: stopped by the call bound after {calls}");
+            reasons.push(FailureReason::new(
+                t,
+                FailureKind::CallBound,
+                "",
+                None,
+                message,
+            ));
         }
     }
     reasons
@@ -251,37 +261,23 @@ fn argument_diffs(
 ) -> Vec<ArgumentDiff> {
     let empty = Map::new();
     let gold_args = gold.arguments.as_deref().unwrap_or(&empty);
-    let Some(predicted_args) = predicted.arguments.as_deref() else {
-        // Unparsed arguments differ in every gold argument.
-        return gold_args
-            .iter()
-            .filter(|(k, _)| Some(k.as_str()) != injected)
-            .map(|(k, v)| ArgumentDiff {
-                name: k.clone(),
-                gold: Some(v.clone()),
-                predicted: None,
-            })
-            .collect();
+    // Unparsed arguments differ in every gold argument.
+    let predicted_args = predicted.arguments.as_deref().unwrap_or(&empty);
+    let diff = |name: &String, gold: Option<&Value>, predicted: Option<&Value>| ArgumentDiff {
+        name: name.clone(),
+        gold: gold.cloned(),
+        predicted: predicted.cloned(),
     };
     let mut diffs: Vec<ArgumentDiff> = gold_args
         .iter()
-        .filter(|(k, _)| Some(k.as_str()) != injected)
-        .filter(|(k, v)| predicted_args.get(k.as_str()) != Some(v))
-        .map(|(k, v)| ArgumentDiff {
-            name: k.clone(),
-            gold: Some(v.clone()),
-            predicted: predicted_args.get(k.as_str()).cloned(),
-        })
+        .filter(|(k, v)| Some(k.as_str()) != injected && predicted_args.get(k.as_str()) != Some(v))
+        .map(|(k, v)| diff(k, Some(v), predicted_args.get(k.as_str())))
         .collect();
     diffs.extend(
         predicted_args
             .iter()
             .filter(|(k, _)| Some(k.as_str()) != injected && !gold_args.contains_key(k.as_str()))
-            .map(|(k, v)| ArgumentDiff {
-                name: k.clone(),
-                gold: None,
-                predicted: Some(v.clone()),
-            }),
+            .map(|(k, v)| diff(k, None, Some(v))),
     );
     diffs
 }
