@@ -85,33 +85,21 @@ pub struct Context<'a> {
     pub errata: &'a [Entry],
 }
 
-impl FailureReason {
-    /// A reason about one call (`call`) or a whole turn, with no closest
-    /// prediction or erratum.
-    fn new(
-        turn: usize,
-        kind: FailureKind,
-        api_name: &str,
-        call: Option<usize>,
-        message: String,
-    ) -> Self {
-        FailureReason {
-            turn,
+/// The reasons the turns of a failed conversation give, in turn order.
+pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureReason> {
+    let mut reasons = Vec::new();
+    for turn in turns {
+        let t = turn.turn;
+        // A reason about one call, or the whole turn, with nothing closer.
+        let reason = |kind, api_name: &str, call, message| FailureReason {
+            turn: t,
             kind,
             api_name: api_name.to_string(),
             call,
             message,
             closest: None,
             known: None,
-        }
-    }
-}
-
-/// The reasons the turns of a failed conversation give, in turn order.
-pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureReason> {
-    let mut reasons = Vec::new();
-    for turn in turns {
-        let t = turn.turn;
+        };
         for (g, gold) in turn.gold.iter().enumerate() {
             if !gold.matched {
                 reasons.push(missed(turn, g, gold, context));
@@ -122,35 +110,17 @@ pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureR
             if prediction.bad_action {
                 let message =
                     format!("turn {t}: {name} changed the world, and no gold call does that here");
-                reasons.push(FailureReason::new(
-                    t,
-                    FailureKind::BadAction,
-                    name,
-                    Some(p),
-                    message,
-                ));
+                reasons.push(reason(FailureKind::BadAction, name, Some(p), message));
             }
             if let Some(exception) = &prediction.exception {
                 let message = format!("turn {t}: {name} raised: {}", shorten(exception));
-                reasons.push(FailureReason::new(
-                    t,
-                    FailureKind::Exception,
-                    name,
-                    Some(p),
-                    message,
-                ));
+                reasons.push(reason(FailureKind::Exception, name, Some(p), message));
             }
         }
         if turn.stopped_by_bound {
             let calls = crate::words::count(turn.predictions.len(), "call");
             let message = format!("turn {t}: stopped by the call bound after {calls}");
-            reasons.push(FailureReason::new(
-                t,
-                FailureKind::CallBound,
-                "",
-                None,
-                message,
-            ));
+            reasons.push(reason(FailureKind::CallBound, "", None, message));
         }
     }
     reasons

@@ -160,10 +160,10 @@ pub struct ConversationResult {
     /// The models the server said answered (provenance), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models_reported: Vec<String>,
-    /// How each tool it used fared. Not kept: the summary's per-tool
-    /// table gathers these.
+    /// How each tool it used fared, in name order. Not kept: the summary's
+    /// per-tool table gathers these.
     #[serde(skip)]
-    pub tools: BTreeMap<String, ToolTally>,
+    pub tools: Vec<(String, ToolTally)>,
 }
 
 /// [`Metrics`] under the summary's names: one name per metric
@@ -195,15 +195,17 @@ impl ConversationResult {
         resumed: bool,
         context: &Context<'_>,
     ) -> Self {
-        let mut tools = BTreeMap::<String, ToolTally>::new();
+        // Tallied under borrowed names; only the list outlives this call
+        // (it is handed to the summary on another thread).
+        let mut tools = BTreeMap::<&str, ToolTally>::new();
         for turn in turns {
             for g in &turn.gold {
-                let t = tools.entry(g.api_name.to_string()).or_default();
+                let t = tools.entry(&g.api_name).or_default();
                 t.gold_calls += 1;
                 t.missed += usize::from(!g.matched);
             }
             for p in &turn.predictions {
-                let t = tools.entry(p.api_name.to_string()).or_default();
+                let t = tools.entry(&p.api_name).or_default();
                 t.predicted += 1;
                 t.unmatched_predictions += usize::from(!p.matched);
                 t.bad_actions += usize::from(p.bad_action);
@@ -228,7 +230,7 @@ impl ConversationResult {
             resumed,
             why_failed,
             state_check: None,
-            tools,
+            tools: tools.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
         }
     }
 }
@@ -288,7 +290,7 @@ mod tests {
             resumed: false,
             why_failed: Vec::new(),
             state_check: None,
-            tools: BTreeMap::new(),
+            tools: Vec::new(),
         };
         let mut want = serde_json::json!({
             "file": "d/easy/a.json", "subset": "easy", "name": "A", "conversation_id": "id-a"

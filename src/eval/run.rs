@@ -263,7 +263,7 @@ pub fn evaluate_files(
         writes: options.setup.out.is_some(),
     };
     let plan = Plan::of(&options.setup);
-    let mut tally = Tally::default();
+    let mut tally = Tally::with_capacity(files.len());
     let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             tally.add(outcome);

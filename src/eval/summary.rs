@@ -136,6 +136,15 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// A tally with room for `conversations` entries (no copying as they
+    /// arrive).
+    pub fn with_capacity(conversations: usize) -> Self {
+        Tally {
+            per_conversation: Vec::with_capacity(conversations),
+            ..Default::default()
+        }
+    }
+
     pub fn add(&mut self, mut r: ConversationResult) {
         self.all.add(&r);
         self.subsets.entry(r.subset.clone()).or_default().add(&r);
