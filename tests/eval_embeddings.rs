@@ -9,6 +9,7 @@ use std::time::Duration;
 use eval_support::{embeddings_answer, error_answer, Raw, Stub};
 use serde_json::Value;
 use talkforge::eval::embeddings::Embeddings;
+use talkforge::eval::Similarity;
 use talkforge::llm::client::Client;
 use talkforge::llm::http::HttpSettings;
 use talkforge::suite::TextSimilarity;

@@ -3,10 +3,11 @@
 
 use serde_json::json;
 use talkforge::dialogue::{Conversation, GoldCall};
-use talkforge::eval::{PredictedCall, TurnInput};
 use talkforge::run::answer::llm::body;
 use talkforge::run::answer::Message;
 use talkforge::run::turn_request::{chat, system_prompt, ApiMode, TurnPrompt};
+use talkforge::sim::Reply;
+use talkforge::suite::predict::{PredictedCall, TurnInput};
 
 fn conversation(logged_in: bool) -> Conversation {
     let mut value = json!({
@@ -51,7 +52,14 @@ fn request_body_with_history_and_a_call_in_the_turn() {
         "response": {"status": "success"}, "exception": null
     }))
     .unwrap();
-    let predicted = [PredictedCall::from_call(made, true, None)];
+    let predicted = [PredictedCall {
+        api_name: made.request.api_name,
+        arguments: made.request.parameters,
+        response: Reply::Json(made.response),
+        exception: made.exception,
+        parsed: true,
+        metadata: None,
+    }];
     let settings = TurnPrompt {
         catalog: talkforge::suites::tooltalk::catalog(),
         api_mode: ApiMode::Exact,

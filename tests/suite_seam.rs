@@ -344,7 +344,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     let files = vec![file];
     talkforge::fill::fill_files(&files, &Counting, &databases_dir, Default::default()).unwrap();
     let databases = Counting.load_databases(&databases_dir).unwrap();
-    let options = talkforge::eval::RunOptions {
+    let options = talkforge::eval::run::RunOptions {
         suite: &Counting,
         setup: talkforge::run::Setup {
             databases: &databases,
@@ -368,7 +368,8 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     };
     let similarity = talkforge::suite::similarity::ExactText;
     let oracle = talkforge::run::answer::oracle::Oracle;
-    let summary = talkforge::eval::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
+    let summary =
+        talkforge::eval::run::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
     assert_eq!(summary.rates.conversations, 1);
     assert_eq!(
         (summary.predictions, summary.matches, summary.bad_actions),
@@ -396,7 +397,8 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         .unwrap()];
     let lines = talkforge::eval::replay::ConversationLines::new(&conversations);
     let replay = talkforge::run::answer::replay::Replay::load(&predictions, &lines).unwrap();
-    let summary = talkforge::eval::evaluate_files(&files, &replay, &similarity, &options).unwrap();
+    let summary =
+        talkforge::eval::run::evaluate_files(&files, &replay, &similarity, &options).unwrap();
     assert_eq!((summary.predictions, summary.ground_truths), (3, 3));
     assert_eq!(
         (summary.matches, summary.actions, summary.bad_actions),

@@ -6,14 +6,14 @@
 //! in the client's cache folder). A failing endpoint cannot answer
 //! "similar or not"; the failure is kept, the comparison counts as "not
 //! similar", and the run stops with the error after the conversation (see
-//! [`Embeddings::failure`]).
+//! [`Similarity::failure`]).
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
+use super::run::Similarity;
 use crate::llm::client::Client;
-pub use crate::llm::embed::cosine;
-use crate::llm::embed::Embedder;
+use crate::llm::embed::{cosine, Embedder};
 use crate::suite::TextSimilarity;
 
 pub struct Embeddings {
@@ -30,25 +30,15 @@ impl Embeddings {
             failure: Mutex::new(None),
         }
     }
+}
 
-    pub fn name(&self) -> String {
+impl Similarity for Embeddings {
+    fn name(&self) -> String {
         format!("embeddings:{}", self.embedder.model())
     }
 
-    /// The first error the endpoint gave, if any.
-    pub fn failure(&self) -> Option<String> {
+    fn failure(&self) -> Option<String> {
         self.failure.lock().expect("lock").clone()
-    }
-
-    /// The cosine of two texts' embeddings.
-    pub fn cosine(&self, a: &str, b: &str) -> Result<f64, String> {
-        let vectors = self.embed(&[a, b])?;
-        Ok(cosine(&vectors[0], &vectors[1]))
-    }
-
-    /// Embeddings of `texts`, from memory, the disk cache or the endpoint.
-    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>, String> {
-        self.embedder.embed(texts)
     }
 }
 
@@ -60,8 +50,8 @@ impl TextSimilarity for Embeddings {
         if prediction == gold {
             return true;
         }
-        match self.cosine(prediction, gold) {
-            Ok(c) => c >= reference_threshold,
+        match self.embedder.embed(&[prediction, gold]) {
+            Ok(v) => cosine(&v[0], &v[1]) >= reference_threshold,
             Err(e) => {
                 self.failure.lock().expect("lock").get_or_insert(e);
                 false

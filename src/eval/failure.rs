@@ -89,58 +89,38 @@ pub struct Context<'a> {
 pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureReason> {
     let mut reasons = Vec::new();
     for turn in turns {
+        let t = turn.turn;
+        // A reason about one call, or the whole turn, with nothing closer.
+        let reason = |kind, api_name: &str, call, message| FailureReason {
+            turn: t,
+            kind,
+            api_name: api_name.to_string(),
+            call,
+            message,
+            closest: None,
+            known: None,
+        };
         for (g, gold) in turn.gold.iter().enumerate() {
-            if gold.matched {
-                continue;
+            if !gold.matched {
+                reasons.push(missed(turn, g, gold, context));
             }
-            reasons.push(missed(turn, g, gold, context));
         }
         for (p, prediction) in turn.predictions.iter().enumerate() {
+            let name = prediction.api_name.as_ref();
             if prediction.bad_action {
-                reasons.push(FailureReason {
-                    turn: turn.turn,
-                    kind: FailureKind::BadAction,
-                    api_name: prediction.api_name.to_string(),
-                    call: Some(p),
-                    message: format!(
-                        "turn {}: {} changed the world, and no gold call does that here",
-                        turn.turn, prediction.api_name
-                    ),
-                    closest: None,
-                    known: None,
-                });
+                let message =
+                    format!("turn {t}: {name} changed the world, and no gold call does that here");
+                reasons.push(reason(FailureKind::BadAction, name, Some(p), message));
             }
             if let Some(exception) = &prediction.exception {
-                reasons.push(FailureReason {
-                    turn: turn.turn,
-                    kind: FailureKind::Exception,
-                    api_name: prediction.api_name.to_string(),
-                    call: Some(p),
-                    message: format!(
-                        "turn {}: {} raised: {}",
-                        turn.turn,
-                        prediction.api_name,
-                        shorten(exception)
-                    ),
-                    closest: None,
-                    known: None,
-                });
+                let message = format!("turn {t}: {name} raised: {}", shorten(exception));
+                reasons.push(reason(FailureKind::Exception, name, Some(p), message));
             }
         }
         if turn.stopped_by_bound {
-            reasons.push(FailureReason {
-                turn: turn.turn,
-                kind: FailureKind::CallBound,
-                api_name: String::new(),
-                call: None,
-                message: format!(
-                    "turn {}: stopped by the call bound after {}",
-                    turn.turn,
-                    crate::words::count(turn.predictions.len(), "call")
-                ),
-                closest: None,
-                known: None,
-            });
+            let calls = crate::words::count(turn.predictions.len(), "call");
+            let message = format!("turn {t}: stopped by the call bound after {calls}");
+            reasons.push(reason(FailureKind::CallBound, "", None, message));
         }
     }
     reasons
@@ -251,37 +231,23 @@ fn argument_diffs(
 ) -> Vec<ArgumentDiff> {
     let empty = Map::new();
     let gold_args = gold.arguments.as_deref().unwrap_or(&empty);
-    let Some(predicted_args) = predicted.arguments.as_deref() else {
-        // Unparsed arguments differ in every gold argument.
-        return gold_args
-            .iter()
-            .filter(|(k, _)| Some(k.as_str()) != injected)
-            .map(|(k, v)| ArgumentDiff {
-                name: k.clone(),
-                gold: Some(v.clone()),
-                predicted: None,
-            })
-            .collect();
+    // Unparsed arguments differ in every gold argument.
+    let predicted_args = predicted.arguments.as_deref().unwrap_or(&empty);
+    let diff = |name: &String, gold: Option<&Value>, predicted: Option<&Value>| ArgumentDiff {
+        name: name.clone(),
+        gold: gold.cloned(),
+        predicted: predicted.cloned(),
     };
     let mut diffs: Vec<ArgumentDiff> = gold_args
         .iter()
-        .filter(|(k, _)| Some(k.as_str()) != injected)
-        .filter(|(k, v)| predicted_args.get(k.as_str()) != Some(v))
-        .map(|(k, v)| ArgumentDiff {
-            name: k.clone(),
-            gold: Some(v.clone()),
-            predicted: predicted_args.get(k.as_str()).cloned(),
-        })
+        .filter(|(k, v)| Some(k.as_str()) != injected && predicted_args.get(k.as_str()) != Some(v))
+        .map(|(k, v)| diff(k, Some(v), predicted_args.get(k.as_str())))
         .collect();
     diffs.extend(
         predicted_args
             .iter()
             .filter(|(k, _)| Some(k.as_str()) != injected && !gold_args.contains_key(k.as_str()))
-            .map(|(k, v)| ArgumentDiff {
-                name: k.clone(),
-                gold: None,
-                predicted: Some(v.clone()),
-            }),
+            .map(|(k, v)| diff(k, None, Some(v))),
     );
     diffs
 }

@@ -39,6 +39,7 @@
 
 use std::collections::HashMap;
 
+use super::run::Similarity;
 use crate::suite::TextSimilarity;
 
 /// The anisotropy floor assumed for the reference's embeddings.
@@ -75,6 +76,12 @@ impl Lexical {
     /// The lexical threshold that stands for a reference threshold.
     pub fn threshold(reference_threshold: f64) -> f64 {
         ((reference_threshold - REFERENCE_FLOOR) / (1.0 - REFERENCE_FLOOR)).clamp(0.0, 1.0)
+    }
+}
+
+impl Similarity for Lexical {
+    fn name(&self) -> String {
+        "lexical".to_string()
     }
 }
 

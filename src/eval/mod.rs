@@ -25,7 +25,4 @@ pub mod run;
 pub mod runs;
 pub mod summary;
 
-pub use crate::suite::predict::{PredictedCall, TurnInput};
-pub use crate::suite::protocol::Metrics;
-pub use run::{evaluate_files, RunOptions, Similarity};
-pub use summary::Summary;
+pub use run::Similarity;

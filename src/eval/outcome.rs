@@ -143,7 +143,7 @@ pub struct ConversationResult {
     /// The SHA-256 of the dialogue file evaluated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation_sha256: Option<String>,
-    #[serde(flatten, with = "summary_metrics")]
+    #[serde(flatten, with = "SummaryMetrics")]
     pub metrics: Metrics,
     pub assistant_turns: usize,
     pub turns_stopped_by_bound: usize,
@@ -160,88 +160,31 @@ pub struct ConversationResult {
     /// The models the server said answered (provenance), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models_reported: Vec<String>,
-    /// Not kept: the summary's per-tool table gathers these.
+    /// How each tool it used fared, in name order. Not kept: the summary's
+    /// per-tool table gathers these.
     #[serde(skip)]
-    pub tools: ToolTallies,
-}
-
-/// How each tool a conversation used fared, sorted by tool name.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolTallies(Vec<(String, ToolTally)>);
-
-impl ToolTallies {
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &ToolTally)> {
-        self.0.iter().map(|(name, tally)| (name.as_str(), tally))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
+    pub tools: Vec<(String, ToolTally)>,
 }
 
 /// [`Metrics`] under the summary's names: one name per metric
 /// (`incorrect_action_rate`), where the output files keep the reference's
 /// (`bad_action_rate`).
-mod summary_metrics {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    use crate::suite::protocol::Metrics;
-
-    #[derive(Serialize, Deserialize)]
-    struct Named {
-        predictions: usize,
-        ground_truths: usize,
-        matches: usize,
-        actions: usize,
-        valid_actions: usize,
-        bad_actions: usize,
-        precision: f64,
-        recall: f64,
-        action_precision: f64,
-        incorrect_action_rate: f64,
-        success: bool,
-        soft_success: f64,
-    }
-
-    pub fn serialize<S: Serializer>(m: &Metrics, serializer: S) -> Result<S::Ok, S::Error> {
-        Named {
-            predictions: m.predictions,
-            ground_truths: m.ground_truths,
-            matches: m.matches,
-            actions: m.actions,
-            valid_actions: m.valid_actions,
-            bad_actions: m.bad_actions,
-            precision: m.precision,
-            recall: m.recall,
-            action_precision: m.action_precision,
-            incorrect_action_rate: m.bad_action_rate,
-            success: m.success,
-            soft_success: m.soft_success,
-        }
-        .serialize(serializer)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Metrics, D::Error> {
-        let n = Named::deserialize(deserializer)?;
-        Ok(Metrics {
-            predictions: n.predictions,
-            ground_truths: n.ground_truths,
-            matches: n.matches,
-            actions: n.actions,
-            valid_actions: n.valid_actions,
-            bad_actions: n.bad_actions,
-            precision: n.precision,
-            recall: n.recall,
-            action_precision: n.action_precision,
-            bad_action_rate: n.incorrect_action_rate,
-            success: n.success,
-            soft_success: n.soft_success,
-        })
-    }
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Metrics")]
+struct SummaryMetrics {
+    predictions: usize,
+    ground_truths: usize,
+    matches: usize,
+    actions: usize,
+    valid_actions: usize,
+    bad_actions: usize,
+    precision: f64,
+    recall: f64,
+    action_precision: f64,
+    #[serde(rename = "incorrect_action_rate")]
+    bad_action_rate: f64,
+    success: bool,
+    soft_success: f64,
 }
 
 impl ConversationResult {
@@ -252,28 +195,22 @@ impl ConversationResult {
         resumed: bool,
         context: &Context<'_>,
     ) -> Self {
-        // A conversation uses a handful of tools: tallied in a short list
-        // searched by name.
-        let mut tallies: Vec<(&str, ToolTally)> = Vec::new();
+        // Tallied under borrowed names; only the list outlives this call
+        // (it is handed to the summary on another thread).
+        let mut tools = BTreeMap::<&str, ToolTally>::new();
         for turn in turns {
             for g in &turn.gold {
-                let t = tally_for(&mut tallies, &g.api_name);
+                let t = tools.entry(&g.api_name).or_default();
                 t.gold_calls += 1;
                 t.missed += usize::from(!g.matched);
             }
             for p in &turn.predictions {
-                let t = tally_for(&mut tallies, &p.api_name);
+                let t = tools.entry(&p.api_name).or_default();
                 t.predicted += 1;
                 t.unmatched_predictions += usize::from(!p.matched);
                 t.bad_actions += usize::from(p.bad_action);
             }
         }
-        let mut tools: Vec<(String, ToolTally)> = tallies
-            .into_iter()
-            .map(|(name, tally)| (name.to_string(), tally))
-            .collect();
-        tools.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let tools = ToolTallies(tools);
         let (error_types, why_failed) = if metrics.success {
             (ErrorTypes::default(), Vec::new())
         } else {
@@ -293,24 +230,9 @@ impl ConversationResult {
             resumed,
             why_failed,
             state_check: None,
-            tools,
+            tools: tools.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
         }
     }
-}
-
-/// The tally of `name` in a short list, added when missing.
-fn tally_for<'t, 'n>(
-    tallies: &'t mut Vec<(&'n str, ToolTally)>,
-    name: &'n str,
-) -> &'t mut ToolTally {
-    let i = match tallies.iter().position(|(known, _)| *known == name) {
-        Some(i) => i,
-        None => {
-            tallies.push((name, ToolTally::default()));
-            tallies.len() - 1
-        }
-    };
-    &mut tallies[i].1
 }
 
 /// Which conversation a result is about.
@@ -368,7 +290,7 @@ mod tests {
             resumed: false,
             why_failed: Vec::new(),
             state_check: None,
-            tools: ToolTallies::default(),
+            tools: Vec::new(),
         };
         let mut want = serde_json::json!({
             "file": "d/easy/a.json", "subset": "easy", "name": "A", "conversation_id": "id-a"
@@ -440,7 +362,8 @@ mod tests {
             ("FindAlarms", tally(1, 0, 1, 0, 0)),
             ("Nope", tally(0, 0, 1, 1, 0)),
         ];
-        let got: Vec<(&str, ToolTally)> = result.tools.iter().map(|(name, t)| (name, *t)).collect();
+        let got: Vec<(&str, ToolTally)> =
+            result.tools.iter().map(|(n, t)| (n.as_str(), *t)).collect();
         assert_eq!(got, want);
         assert_eq!(result.turns_stopped_by_bound, 1);
     }

@@ -11,13 +11,13 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::outcome::{CallOutcome, TurnOutcome};
+use super::outcome::{models_in, CallOutcome, TurnOutcome};
 use crate::dialogue::{Conversation, Role};
+use crate::errata::Erratum;
+use crate::sim::Response;
 use crate::suite::predict::PredictedCall;
 use crate::suite::protocol::{Metrics, Scoring, Simulation};
 use crate::suite::state::StateCheck;
-
-pub use crate::run::answer::Settings as PredictorSettings;
 
 /// How a run was made: stored in every output file (with the hash of the
 /// conversation file evaluated), in `summary.json` and in `report.md`. A
@@ -27,7 +27,7 @@ pub struct RunInfo {
     /// The predictor's name ("oracle", "openai:gpt-4o", "replay:p.jsonl").
     pub predictor: String,
     #[serde(flatten)]
-    pub settings: PredictorSettings,
+    pub settings: crate::run::answer::Settings,
     /// "lexical", "exact" or "embeddings:MODEL".
     pub similarity: String,
     pub max_calls_per_turn: usize,
@@ -85,7 +85,12 @@ pub fn turn_outcomes<'s>(
 }
 
 /// Write the evaluation into `document` (the conversation file as parsed).
-pub fn annotate(document: &mut Value, simulation: &Simulation<'_>, scoring: &Scoring) {
+pub fn annotate(
+    document: &mut Value,
+    simulation: &Simulation<'_>,
+    scoring: &Scoring,
+    state_check: &Option<StateCheck>,
+) {
     let mut flags = scoring.predictions.iter();
     let mut gold_flags = simulation.gold.iter().zip(&scoring.gold_matched);
     if let Some(turns) = document
@@ -130,8 +135,7 @@ pub fn annotate(document: &mut Value, simulation: &Simulation<'_>, scoring: &Sco
             "metrics".into(),
             serde_json::to_value(scoring.metrics).expect("metrics serialize"),
         );
-        if let Some(writes) = &simulation.state {
-            let check = StateCheck::new(writes.clone());
+        if let Some(check) = state_check {
             root.insert(
                 "state_check".into(),
                 serde_json::to_value(check).expect("a state check serializes"),
@@ -140,147 +144,172 @@ pub fn annotate(document: &mut Value, simulation: &Simulation<'_>, scoring: &Sco
     }
 }
 
+/// A prediction as the output file records it (the reference's shape).
+#[derive(Serialize)]
+struct Recorded<'a> {
+    request: Request<'a>,
+    response: Response<'a>,
+    exception: &'a Option<String>,
+    metadata: &'a Option<Value>,
+    role: &'static str,
+    #[serde(rename = "match")]
+    matched: bool,
+    bad_action: bool,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    api_name: &'a str,
+    /// The arguments in the order they were executed in; null when they
+    /// could not be parsed.
+    parameters: Option<&'a Map<String, Value>>,
+}
+
 fn prediction_json(call: &PredictedCall, matched: bool, bad_action: bool) -> Value {
-    // The arguments in the order they were executed in.
-    let parameters = if call.parsed {
-        Value::Object(call.arguments.clone())
-    } else {
-        Value::Null
+    let recorded = Recorded {
+        request: Request {
+            api_name: &call.api_name,
+            parameters: call.parsed.then_some(&call.arguments),
+        },
+        response: call.response.as_response(),
+        exception: &call.exception,
+        metadata: &call.metadata,
+        role: "api",
+        matched,
+        bad_action,
     };
-    let mut entry = Map::new();
-    entry.insert(
-        "request".into(),
-        json!({"api_name": call.api_name, "parameters": parameters}),
-    );
-    entry.insert("response".into(), call.response.as_response().to_value());
-    entry.insert("exception".into(), json!(call.exception));
-    entry.insert(
-        "metadata".into(),
-        call.metadata.clone().unwrap_or(Value::Null),
-    );
-    entry.insert("role".into(), json!("api"));
-    entry.insert("match".into(), json!(matched));
-    entry.insert("bad_action".into(), json!(bad_action));
-    Value::Object(entry)
+    serde_json::to_value(recorded).expect("a prediction serializes")
 }
 
-/// What an earlier run stored: its settings, metrics and turn outcomes.
-#[derive(Debug, Clone, PartialEq)]
+/// What resuming reads back of an output file (see [`Stored::turns`]).
+#[derive(Deserialize)]
 pub struct Stored {
-    pub predictor: String,
-    /// The state check, when the run made one.
-    pub state_check: Option<StateCheck>,
-    /// The stored `evaluation` object, as written.
-    pub evaluation: Value,
-    pub name: String,
-    pub conversation_id: String,
     pub metrics: Metrics,
-    pub turns: Vec<TurnOutcome<'static>>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub conversation_id: String,
+    conversation: Vec<StoredTurn>,
+    /// The state check, when the run made one.
+    #[serde(default)]
+    pub state_check: Option<StateCheck>,
+    /// The conversation's own errata (the output file is the conversation
+    /// as read).
+    #[serde(default)]
+    pub errata: Vec<Erratum>,
 }
 
-/// Read back an output file; `Err` says what is missing or malformed.
-pub fn read_stored(document: &Value) -> Result<Stored, String> {
-    let metrics: Metrics = serde_json::from_value(
-        document
-            .get("metrics")
-            .cloned()
-            .ok_or("no \"metrics\": the evaluation did not finish")?,
-    )
-    .map_err(|e| format!("\"metrics\": {e}"))?;
-    let predictor = document
-        .pointer("/evaluation/predictor")
-        .and_then(Value::as_str)
-        .ok_or("no \"evaluation.predictor\"")?
-        .to_string();
-    let text = |key: &str| {
-        document
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    let turns = document
-        .get("conversation")
-        .and_then(Value::as_array)
-        .ok_or("no \"conversation\" list")?;
-    let mut outcomes = Vec::new();
-    for (t, turn) in turns.iter().enumerate() {
-        if turn.get("role").and_then(Value::as_str) != Some(role_name(Role::Assistant)) {
-            continue;
+#[derive(Deserialize)]
+struct StoredTurn {
+    role: Role,
+    /// The gold calls, each with its `match` flag.
+    apis: Option<Vec<StoredCall>>,
+    /// An assistant turn's steps (required there).
+    predictions: Option<Vec<StoredStep>>,
+    #[serde(default)]
+    stopped_by_call_bound: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum StoredStep {
+    Api(StoredCall),
+    Assistant {
+        #[serde(default)]
+        metadata: Option<Value>,
+    },
+}
+
+#[derive(Deserialize)]
+struct StoredCall {
+    request: StoredRequest,
+    #[serde(rename = "match")]
+    matched: bool,
+    #[serde(default)]
+    bad_action: bool,
+    #[serde(default)]
+    exception: Option<String>,
+    #[serde(default)]
+    metadata: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct StoredRequest {
+    api_name: String,
+    #[serde(default)]
+    parameters: Option<Map<String, Value>>,
+}
+
+impl Stored {
+    /// Read back an output file; `Err` says what is missing or malformed.
+    pub fn read(document: Value) -> Result<Self, String> {
+        let stored: Stored = serde_json::from_value(document).map_err(|e| e.to_string())?;
+        let unanswered = stored
+            .conversation
+            .iter()
+            .position(|t| t.role == Role::Assistant && t.predictions.is_none());
+        match unanswered {
+            Some(t) => Err(format!("turn {t}: no \"predictions\"")),
+            None => Ok(stored),
         }
-        let predictions = turn
-            .get("predictions")
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("turn {t}: no \"predictions\""))?;
-        let mut outcome = TurnOutcome {
-            turn: t,
-            has_gold_list: turn.get("apis").is_some(),
-            stopped_by_bound: turn.get("stopped_by_call_bound") == Some(&Value::Bool(true)),
-            ..Default::default()
-        };
-        for p in predictions {
-            if p.get("role").and_then(Value::as_str) != Some("api") {
-                continue;
-            }
-            outcome.predictions.push(call_outcome(p, t, true)?);
-        }
-        for g in turn
-            .get("apis")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            outcome.gold.push(call_outcome(g, t, false)?);
-        }
-        outcomes.push(outcome);
     }
-    let state_check = match document.get("state_check") {
-        None => None,
-        Some(v) => {
-            Some(serde_json::from_value(v.clone()).map_err(|e| format!("\"state_check\": {e}"))?)
+
+    /// The turn outcomes the evaluation gave: the same a fresh evaluation
+    /// gives, which is what makes resuming exact.
+    pub fn turns(&self) -> Vec<TurnOutcome<'_>> {
+        let turns = self.conversation.iter().enumerate();
+        let assistant = turns.filter(|(_, t)| t.role == Role::Assistant);
+        assistant
+            .map(|(t, turn)| TurnOutcome {
+                turn: t,
+                has_gold_list: turn.apis.is_some(),
+                gold: turn
+                    .apis
+                    .iter()
+                    .flatten()
+                    .map(|g| g.outcome(false))
+                    .collect(),
+                predictions: turn
+                    .steps()
+                    .filter_map(|s| match s {
+                        StoredStep::Api(p) => Some(p.outcome(true)),
+                        StoredStep::Assistant { .. } => None,
+                    })
+                    .collect(),
+                stopped_by_bound: turn.stopped_by_call_bound,
+            })
+            .collect()
+    }
+
+    /// The models the predictions' metadata names.
+    pub fn models_reported(&self) -> Vec<String> {
+        let steps = self.conversation.iter().flat_map(StoredTurn::steps);
+        models_in(steps.map(|s| match s {
+            StoredStep::Api(call) => call.metadata.as_ref(),
+            StoredStep::Assistant { metadata } => metadata.as_ref(),
+        }))
+    }
+}
+
+impl StoredTurn {
+    fn steps(&self) -> impl Iterator<Item = &StoredStep> {
+        self.predictions.iter().flatten()
+    }
+}
+
+impl StoredCall {
+    /// The call's outcome; a prediction (`predicted`) keeps its exception.
+    fn outcome(&self, predicted: bool) -> CallOutcome<'_> {
+        CallOutcome {
+            api_name: Cow::Borrowed(&self.request.api_name),
+            matched: self.matched,
+            bad_action: self.bad_action,
+            arguments: self.request.parameters.as_ref().map(Cow::Borrowed),
+            exception: self
+                .exception
+                .as_deref()
+                .filter(|_| predicted)
+                .map(Cow::Borrowed),
         }
-    };
-    Ok(Stored {
-        predictor,
-        state_check,
-        evaluation: document.get("evaluation").cloned().unwrap_or(Value::Null),
-        name: text("name"),
-        conversation_id: text("conversation_id"),
-        metrics,
-        turns: outcomes,
-    })
-}
-
-/// A stored call; a prediction (`predicted`) keeps its exception.
-fn call_outcome(
-    call: &Value,
-    turn: usize,
-    predicted: bool,
-) -> Result<CallOutcome<'static>, String> {
-    let api_name = call
-        .pointer("/request/api_name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("turn {turn}: a call without request.api_name"))?;
-    let flag = |key: &str| call.get(key).and_then(Value::as_bool);
-    Ok(CallOutcome {
-        api_name: Cow::Owned(api_name.to_string()),
-        matched: flag("match").ok_or_else(|| format!("turn {turn}: a call without \"match\""))?,
-        bad_action: flag("bad_action").unwrap_or(false),
-        arguments: call
-            .pointer("/request/parameters")
-            .and_then(Value::as_object)
-            .map(|a| Cow::Owned(a.clone())),
-        exception: call
-            .get("exception")
-            .and_then(Value::as_str)
-            .filter(|_| predicted)
-            .map(|e| Cow::Owned(e.to_string())),
-    })
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
     }
 }

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::embeddings::Embeddings;
 use super::failure::Context;
-use super::outcome::{models_in, ConversationResult, Identity};
-use super::output::{annotate, read_stored, turn_outcomes, RunInfo};
+use super::outcome::{models_in, ConversationResult, Identity, TurnOutcome};
+use super::output::{annotate, turn_outcomes, RunInfo, Stored};
 use super::provenance::Provenance;
 use super::replay::ConversationLines;
 use super::summary::{Summary, Tally};
+use crate::dialogue::Conversation;
 use crate::errata::Erratum;
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
@@ -26,7 +26,8 @@ use crate::run::replayed;
 use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
 use crate::run::Setup;
-use crate::suite::protocol::SimulateError;
+use crate::suite::format::LintReading;
+use crate::suite::protocol::{Metrics, Scoring, SimulateError, Simulation};
 use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
@@ -40,24 +41,10 @@ pub trait Similarity: TextSimilarity {
     }
 }
 
-impl Similarity for super::lexical::Lexical {
-    fn name(&self) -> String {
-        "lexical".to_string()
-    }
-}
-
+/// The strict similarity of tests, named.
 impl Similarity for crate::suite::similarity::ExactText {
     fn name(&self) -> String {
         "exact".to_string()
-    }
-}
-
-impl Similarity for super::embeddings::Embeddings {
-    fn name(&self) -> String {
-        Embeddings::name(self)
-    }
-    fn failure(&self) -> Option<String> {
-        Embeddings::failure(self)
     }
 }
 
@@ -127,42 +114,27 @@ impl Kind for Conversations<'_> {
                 path.display()
             )));
         }
-        let document = if self.writes {
-            // A file in the model's JSON is annotated as written (its key
-            // order and extra fields kept); one in another format, as the
-            // model reads it.
-            let json = matches!(
-                options.suite.format_of(path).lint,
-                crate::suite::format::LintReading::Conversation
-                    | crate::suite::format::LintReading::Tasks(_)
-            );
-            let mut document: Value = if json {
-                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?
-            } else {
-                serde_json::to_value(&conversation).map_err(|e| Error::Other(e.to_string()))?
-            };
-            annotate(&mut document, &simulation, &scoring);
-            Some(document)
-        } else {
-            None
+        let state_check = simulation.state.clone().map(StateCheck::new);
+        let document = match self.writes {
+            true => {
+                Some(self.document(input, &conversation, &simulation, &scoring, &state_check)?)
+            }
+            false => None,
         };
         let turns = turn_outcomes(&conversation, &simulation, &scoring);
-        let id = identity(
-            path,
+        let ids = (
             conversation.name.clone(),
             conversation.conversation_id.clone(),
         );
-        let errata = options
-            .setup
-            .errata
-            .for_dialogue(path, &conversation.errata);
-        let context = Context {
-            injected: options.suite.injected_argument(),
-            errata: &errata,
-        };
-        let mut result = ConversationResult::new(id, scoring.metrics, &turns, false, &context);
-        result.conversation_sha256 = input.sha256.map(str::to_string);
-        result.state_check = simulation.state.clone().map(StateCheck::new);
+        let mut result = self.result(
+            input,
+            ids,
+            scoring.metrics,
+            &turns,
+            &conversation.errata,
+            false,
+        );
+        result.state_check = state_check;
         result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
             t.calls
                 .iter()
@@ -188,39 +160,72 @@ impl Kind for Conversations<'_> {
     }
 
     fn resume(&self, input: &Input<'_>, document: Value) -> Option<ConversationResult> {
+        let stored = Stored::read(document)
+            .map_err(|e| {
+                eprintln!(
+                    "warning: {}: {e}; evaluating it again",
+                    input.path.display()
+                )
+            })
+            .ok()?;
+        let ids = (stored.name.clone(), stored.conversation_id.clone());
+        let turns = stored.turns();
+        let mut result = self.result(input, ids, stored.metrics, &turns, &stored.errata, true);
+        result.models_reported = stored.models_reported();
+        result.state_check = stored.state_check;
+        Some(result)
+    }
+}
+
+impl Conversations<'_> {
+    /// A conversation's result, evaluated now or read back (`resumed`):
+    /// the one place both paths meet. `own` is the dialogue's own errata.
+    fn result(
+        &self,
+        input: &Input<'_>,
+        (name, conversation_id): (String, String),
+        metrics: Metrics,
+        turns: &[TurnOutcome<'_>],
+        own: &[Erratum],
+        resumed: bool,
+    ) -> ConversationResult {
         let path = input.path;
-        let stored = match read_stored(&document) {
-            Ok(stored) => stored,
-            Err(e) => {
-                eprintln!("warning: {}: {e}; evaluating it again", path.display());
-                return None;
-            }
-        };
-        let id = identity(path, stored.name, stored.conversation_id);
-        // The output file is the conversation as read: its own errata with it.
-        let own: Vec<Erratum> = document
-            .get("errata")
-            .and_then(|e| serde_json::from_value(e.clone()).ok())
-            .unwrap_or_default();
-        let errata = self.options.setup.errata.for_dialogue(path, &own);
+        let errata = self.options.setup.errata.for_dialogue(path, own);
         let context = Context {
             injected: self.options.suite.injected_argument(),
             errata: &errata,
         };
-        let mut result = ConversationResult::new(id, stored.metrics, &stored.turns, true, &context);
-        result.state_check = stored.state_check;
+        let id = Identity {
+            file: path.to_string_lossy().into_owned(),
+            subset: crate::formats::folder_name(path).unwrap_or_default(),
+            name,
+            conversation_id,
+        };
+        let mut result = ConversationResult::new(id, metrics, turns, resumed, &context);
         result.conversation_sha256 = input.sha256.map(str::to_string);
-        result.models_reported = models_in(
-            document
-                .get("conversation")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|turn| turn.get("predictions").and_then(Value::as_array))
-                .flatten()
-                .map(|p| p.get("metadata")),
-        );
-        Some(result)
+        result
+    }
+
+    /// The output file: a file in the model's JSON annotated as written (its
+    /// key order and extra fields kept); one in another format, as the
+    /// model reads it.
+    fn document(
+        &self,
+        input: &Input<'_>,
+        conversation: &Conversation,
+        simulation: &Simulation<'_>,
+        scoring: &Scoring,
+        state_check: &Option<StateCheck>,
+    ) -> Result<Value> {
+        let path = input.path;
+        let mut document: Value = match self.options.suite.format_of(path).lint {
+            LintReading::Conversation | LintReading::Tasks(_) => {
+                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?
+            }
+            _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string()))?,
+        };
+        annotate(&mut document, simulation, scoring, state_check);
+        Ok(document)
     }
 }
 
@@ -228,7 +233,7 @@ impl Kind for Conversations<'_> {
 /// each conversation's file, `summary.json` and `report.md` there. A
 /// conversation that cannot be evaluated does not stop the others: the
 /// summary (and `summary.json`) is over those evaluated and lists the
-/// failures (see [`failures_error`]).
+/// failures (see [`driver::failures_error`]).
 pub fn evaluate_files(
     files: &[PathBuf],
     answerer: &dyn Answerer,
@@ -258,18 +263,14 @@ pub fn evaluate_files(
         writes: options.setup.out.is_some(),
     };
     let plan = Plan::of(&options.setup);
-    let mut tally = Tally::default();
-    let mut per_conversation = Vec::with_capacity(files.len());
+    let mut tally = Tally::with_capacity(files.len());
     let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
-        if let Done::Evaluated { mut outcome, .. } = done {
-            tally.add(&outcome);
-            // The summary's per-tool table has them now.
-            outcome.tools = Default::default();
-            per_conversation.push(outcome);
+        if let Done::Evaluated { outcome, .. } = done {
+            tally.add(outcome);
         }
     })?;
     let dataset = std::mem::take(&mut pass.dataset);
-    let mut summary = tally.summary(info, per_conversation, pass);
+    let mut summary = tally.summary(info, pass);
     summary.provenance = Some(Provenance::of_run(
         options.suite.name(),
         &dataset,
@@ -291,8 +292,6 @@ pub fn evaluate_files(
 fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
     crate::report::runs::write_run(dir, summary, "Evaluation report".into())
 }
-
-pub use crate::run::driver::failures_error;
 
 /// Evaluate `files` with the setup's answerer over its trials: one run as
 /// [`evaluate_files`]; several, each trial's output in `out/trial-t`,
@@ -322,14 +321,8 @@ pub fn evaluate(
         (options.setup.answerer).answerer(trial, lines, settings, templates)
     };
     let one = |trial, out| {
-        let setup = Setup {
-            out,
-            ..options.setup.clone()
-        };
-        let options = RunOptions {
-            setup,
-            ..options.clone()
-        };
+        let mut options = options.clone();
+        options.setup.out = out;
         evaluate_files(files, answerer(trial)?.as_ref(), similarity, &options)
     };
     let units = |summary: &Summary| {
@@ -350,15 +343,6 @@ pub fn evaluate(
         write_summary(dir, &summary)?;
     }
     Ok(summary)
-}
-
-fn identity(path: &Path, name: String, conversation_id: String) -> Identity {
-    Identity {
-        file: path.to_string_lossy().into_owned(),
-        subset: crate::formats::folder_name(path).unwrap_or_default(),
-        name,
-        conversation_id,
-    }
 }
 
 pub use crate::run::folder::{common_dir, relative};

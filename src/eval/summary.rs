@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{ConversationResult, ErrorTypes, ToolTally};
 use super::output::RunInfo;
+pub use crate::run::summary::StateTotals;
 use crate::run::summary::{Figures, RunSummary};
-pub use crate::run::summary::{FormatVersion, StateTotals, FORMAT_VERSION};
 use crate::suite::protocol::ratio;
 
 /// Pooled counts of a set of conversations (in a subset's summary; its
@@ -123,60 +123,52 @@ impl Figures for Conversations {
     }
 }
 
-pub use crate::run::driver::Failure;
-
 /// The summary's figures, gathered one conversation at a time (a run
 /// need not hold its conversations' results).
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     all: Totals,
-    /// A run has a handful of subsets: found by comparing names.
-    subsets: Vec<(String, Totals)>,
+    subsets: BTreeMap<String, Totals>,
     error_types: ErrorTypes,
     state: Option<StateTotals>,
-    /// In order of first appearance.
-    tools: Vec<(String, ToolTally)>,
+    tools: BTreeMap<String, ToolTally>,
+    per_conversation: Vec<ConversationResult>,
 }
 
 impl Tally {
-    pub fn add(&mut self, r: &ConversationResult) {
-        self.all.add(r);
-        match self.subsets.iter_mut().find(|(name, _)| *name == r.subset) {
-            Some((_, t)) => t.add(r),
-            None => {
-                let mut t = Totals::default();
-                t.add(r);
-                self.subsets.push((r.subset.clone(), t));
-            }
+    /// A tally with room for `conversations` entries (no copying as they
+    /// arrive).
+    pub fn with_capacity(conversations: usize) -> Self {
+        Tally {
+            per_conversation: Vec::with_capacity(conversations),
+            ..Default::default()
         }
+    }
+
+    pub fn add(&mut self, mut r: ConversationResult) {
+        self.all.add(&r);
+        self.subsets.entry(r.subset.clone()).or_default().add(&r);
         self.error_types += r.error_types;
         if let Some(check) = &r.state_check {
             self.state.get_or_insert_with(Default::default).add(check);
         }
-        for (name, tally) in r.tools.iter() {
-            match self.tools.iter_mut().find(|(k, _)| k == name) {
-                Some((_, t)) => *t += *tally,
-                None => self.tools.push((name.to_string(), *tally)),
-            }
+        // The summary's per-tool table has them now.
+        for (name, tally) in std::mem::take(&mut r.tools) {
+            *self.tools.entry(name).or_default() += tally;
         }
+        self.per_conversation.push(r);
     }
 
-    /// The summary of a pass over the files, its `per_conversation` as
-    /// given.
-    pub fn summary(
-        self,
-        info: RunInfo,
-        per_conversation: Vec<ConversationResult>,
-        pass: crate::run::driver::Pass,
-    ) -> Summary {
+    /// The summary of a pass over the files.
+    pub fn summary(self, info: RunInfo, pass: crate::run::driver::Pass) -> Summary {
         let Tally {
             all,
-            mut subsets,
+            subsets,
             error_types,
             state,
             tools,
+            per_conversation,
         } = self;
-        subsets.sort_by(|a, b| a.0.cmp(&b.0));
         let by_subset = subsets
             .into_iter()
             .map(|(name, t)| {
@@ -203,7 +195,7 @@ impl Tally {
             similarity: info.similarity.clone(),
             error_types,
             by_subset,
-            tools: tools.into_iter().collect(),
+            tools,
             per_conversation,
         };
         let mut summary = Summary::new(figures, info, pass);
@@ -213,14 +205,13 @@ impl Tally {
 }
 
 /// The summary of results gathered outside a run (a test's).
+#[cfg(test)]
 pub fn summary_of(results: Vec<ConversationResult>, info: RunInfo) -> Summary {
-    let mut tally = Tally::default();
-    for r in &results {
-        tally.add(r);
-    }
     let pass = crate::run::driver::Pass {
         resumed: results.iter().filter(|r| r.resumed).count(),
         ..Default::default()
     };
-    tally.summary(info, results, pass)
+    let mut tally = Tally::default();
+    results.into_iter().for_each(|r| tally.add(r));
+    tally.summary(info, pass)
 }

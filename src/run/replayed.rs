@@ -351,7 +351,6 @@ pub fn score<'a>(
         bad_actions += usize::from(bad_action);
         flags.push(Flags {
             matched,
-            is_action: action,
             bad_action,
         });
     }

@@ -206,21 +206,17 @@ pub fn tools_for(
     mode: ApiMode,
     conversation: &Conversation,
 ) -> Vec<&'static ToolSpec> {
-    match mode {
-        ApiMode::All | ApiMode::Functions => catalog.tools().to_vec(),
-        ApiMode::Exact => catalog
-            .tools()
-            .iter()
-            .copied()
-            .filter(|t| conversation.apis_used.iter().any(|a| a == t.name))
-            .collect(),
-        ApiMode::Suite => catalog
-            .tools()
-            .iter()
-            .copied()
-            .filter(|t| conversation.suites_used.iter().any(|s| s == t.group))
-            .collect(),
-    }
+    let sent = |t: &ToolSpec| match mode {
+        ApiMode::All | ApiMode::Functions => true,
+        ApiMode::Exact => conversation.apis_used.iter().any(|a| a == t.name),
+        ApiMode::Suite => conversation.suites_used.iter().any(|s| s == t.group),
+    };
+    catalog
+        .tools()
+        .iter()
+        .copied()
+        .filter(|t| sent(t))
+        .collect()
 }
 
 /// A call's metadata in the output: what a replay file kept, or the tool

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::dialogue::{Conversation, GoldCall};
+use crate::dialogue::Conversation;
 use crate::sim::Reply;
 use crate::suite::catalog::CallRef;
 
@@ -25,18 +25,6 @@ pub struct PredictedCall {
 }
 
 impl PredictedCall {
-    /// A call executed with `call`'s arguments and outcome.
-    pub fn from_call(call: GoldCall, parsed: bool, metadata: Option<Value>) -> Self {
-        PredictedCall {
-            api_name: call.request.api_name,
-            arguments: call.request.parameters,
-            response: Reply::Json(call.response),
-            exception: call.exception,
-            parsed,
-            metadata,
-        }
-    }
-
     /// The call as a comparator sees it.
     pub fn as_call(&self) -> CallRef<'_> {
         CallRef {

@@ -63,21 +63,11 @@ pub enum SimulateError {
     Predict(String),
 }
 
-impl std::fmt::Display for SimulateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SimulateError::Setup(m) => write!(f, "{m}"),
-            SimulateError::Predict(e) => write!(f, "predictor failed: {e}"),
-        }
-    }
-}
-
 /// What scoring says about one prediction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Flags {
     /// Index of the gold call it matched.
     pub matched: Option<usize>,
-    pub is_action: bool,
     pub bad_action: bool,
 }
 
