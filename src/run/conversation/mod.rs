@@ -22,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dialogue::GoldCall;
+use crate::run::answer::{Answerer, Reported};
 use crate::sim::Databases;
 use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
 use crate::suite::state::{compare_documents, StateCheck};
@@ -93,6 +94,10 @@ pub struct Talk {
     pub made: Vec<Option<(usize, Rule)>>,
     /// For each gold call, what it raises when run as written.
     pub raising: Vec<Option<String>>,
+    /// The models the server said played the assistant and the user
+    /// (none for the oracle and a person).
+    pub assistant_models: Vec<String>,
+    pub user_models: Vec<String>,
 }
 
 impl Talk {
@@ -108,6 +113,8 @@ impl Talk {
             state_check: None,
             made: Vec::new(),
             raising: Vec::new(),
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
         }
     }
 }
@@ -175,16 +182,24 @@ impl Goals<'_> {
 }
 
 /// Hold `scenario`'s conversation in a copy of `fresh` (its world, made
-/// from the databases `before`), from the first utterance to its end.
+/// from the databases `before`) between `answerer`, told the suite's
+/// assistant prompt, and `user`, from the first utterance to its end.
 pub fn converse(
     suite: &dyn Interactive,
     scenario: &Scenario,
     (fresh, before): (&dyn World, &Databases),
-    assistant: &mut Assistant<'_>,
+    answerer: &dyn Answerer,
     user: &mut dyn User,
     bounds: Bounds,
 ) -> Talk {
     let gold: Vec<&GoldCall> = scenario.dialogue.gold_calls().map(|(_, _, g)| g).collect();
+    let mut assistant = Assistant {
+        answerer,
+        scenario: &scenario.name,
+        system: suite.prompts()[0].1,
+        gold: gold.iter().map(|g| suite.call_text(&g.request)).collect(),
+        reported: Reported::default(),
+    };
     let mut gold_run = fresh.boxed_clone();
     let ran: Vec<Execution> = gold
         .iter()
@@ -208,7 +223,13 @@ pub fn converse(
         ..Talk::failed(String::new())
     };
     let (stop, error) = loop {
-        if let Err(e) = assistant_turn(world.as_mut(), &mut goals, assistant, &mut talk, bounds) {
+        if let Err(e) = assistant_turn(
+            world.as_mut(),
+            &mut goals,
+            &mut assistant,
+            &mut talk,
+            bounds,
+        ) {
             break (Stop::Error, Some(e));
         }
         if goals.complete() {
@@ -240,6 +261,8 @@ pub fn converse(
     )));
     talk.raising = goals.ran.into_iter().map(|r| r.exception).collect();
     talk.made = goals.made;
+    talk.assistant_models = assistant.reported.models();
+    talk.user_models = user.models();
     talk
 }
 

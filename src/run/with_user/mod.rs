@@ -21,14 +21,13 @@ use self::summary::{summarise, Summary};
 use crate::run::answer::llm::Llm;
 use crate::run::answer::oracle::Oracle;
 use crate::run::answer::{Answerer, Choice, Model, Reported};
-use crate::run::conversation::user::{Brief, HumanUser, LlmUser, User};
-use crate::run::conversation::{converse, Assistant, Bounds, Talk};
+use crate::run::conversation::user::{HumanUser, LlmUser, User};
+use crate::run::conversation::{converse, Bounds, Talk};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
 use crate::run::provenance::Provenance;
 use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::Setup;
-use crate::sim::Databases;
 use crate::suite::interactive::{Interactive, Scenario};
 use crate::suite::{Suite, WorldOptions};
 use crate::{Error, Result};
@@ -173,9 +172,7 @@ struct Conversations<'a> {
     assistant: &'a dyn Answerer,
     /// The model that plays the user; None: a person, never resumed.
     user: Option<&'a Llm>,
-    databases: &'a Databases,
-    world: &'a WorldOptions,
-    bounds: Bounds,
+    run: &'a Run<'a>,
 }
 
 impl Conversations<'_> {
@@ -183,8 +180,9 @@ impl Conversations<'_> {
     fn user(&self, scenario: &Scenario) -> std::result::Result<Box<dyn User + '_>, String> {
         let Some(model) = self.user else {
             let read = Box::new(|line: &mut String| std::io::stdin().read_line(line));
-            let person = HumanUser::new(read, std::io::stderr(), &brief(scenario))?;
-            return Ok(Box::new(person.echoing(!std::io::stdin().is_terminal())));
+            let echo = !std::io::stdin().is_terminal();
+            let person = HumanUser::new(read, std::io::stderr(), scenario, echo)?;
+            return Ok(Box::new(person));
         };
         let prompt = self.interactive.user_prompt(scenario)?;
         Ok(Box::new(LlmUser::new(model, prompt)))
@@ -212,37 +210,24 @@ impl Kind for Conversations<'_> {
     }
 
     fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
-        let scenario = self
-            .interactive
-            .read(input.path, input.text, self.databases)?;
+        let databases = self.run.setup.databases;
+        let scenario = self.interactive.read(input.path, input.text, databases)?;
         let file = input.path.display().to_string();
-        let gold = scenario.dialogue.gold_calls();
-        let oracle = gold.map(|(_, _, g)| self.interactive.call_text(&g.request));
-        let system = self.interactive.prompts()[0].1.to_string();
-        let mut assistant = Assistant::new(
-            self.assistant,
-            scenario.name.clone(),
-            system,
-            oracle.collect(),
-        );
         let world = self
             .suite
-            .world(self.databases, &scenario.dialogue, self.world)
+            .world(databases, &scenario.dialogue, self.run.world)
             .map_err(|e| format!("the world: {e}"));
         let outcome = match (self.user(&scenario), world) {
             (Ok(mut user), Ok(world)) => {
                 let talk = converse(
                     self.interactive,
                     &scenario,
-                    (world.as_ref(), self.databases),
-                    &mut assistant,
+                    (world.as_ref(), databases),
+                    self.assistant,
                     user.as_mut(),
-                    self.bounds,
+                    self.run.bounds,
                 );
-                let mut outcome = ScenarioOutcome::of(&file, &scenario, talk);
-                outcome.assistant_models = assistant.models();
-                outcome.user_models = user.models();
-                outcome
+                ScenarioOutcome::of(&file, &scenario, talk)
             }
             (Err(e), _) | (_, Err(e)) => ScenarioOutcome::of(&file, &scenario, Talk::failed(e)),
         };
@@ -294,9 +279,7 @@ fn run_trial(
         interactive,
         assistant: assistant.as_ref(),
         user: user.as_ref(),
-        databases: run.setup.databases,
-        world: run.world,
-        bounds: run.bounds,
+        run,
     };
     let plan = Plan {
         // A person talks through one scenario at a time.
@@ -350,18 +333,6 @@ fn run_trial(
         transcripts::write_summary(dir, &summary, interactive.family())?;
     }
     Ok(summary)
-}
-
-/// What a person playing the user of `scenario` is shown.
-fn brief(scenario: &Scenario) -> Brief {
-    Brief {
-        title: match scenario.name == scenario.scene {
-            true => scenario.scene.clone(),
-            false => format!("{} ({})", scenario.scene, scenario.name),
-        },
-        knows: scenario.knows.clone(),
-        first_utterance: scenario.first_utterance.clone(),
-    }
 }
 
 /// What the players said of themselves over a run's conversations (of
@@ -539,34 +510,5 @@ mod tests {
             Default::default(),
         );
         insta::assert_snapshot!("level3_human_report", human(&summary));
-    }
-
-    #[test]
-    fn a_person_is_shown_the_scene_and_the_name_when_they_differ() {
-        let mut scenario = Scenario {
-            name: "Alarm".into(),
-            scene: "Alarm".into(),
-            first_utterance: "Wake me up.".into(),
-            knows: "username Ann".into(),
-            dialogue: crate::dialogue::Conversation {
-                name: String::new(),
-                conversation_id: String::new(),
-                suites_used: Vec::new(),
-                apis_used: Vec::new(),
-                scenario: None,
-                user: Default::default(),
-                metadata: Default::default(),
-                conversation: Vec::new(),
-                errata: Vec::new(),
-            },
-        };
-        assert_eq!(brief(&scenario).title, "Alarm");
-        scenario.name = "alarm-2".into();
-        let shown = brief(&scenario);
-        assert_eq!(shown.title, "Alarm (alarm-2)");
-        assert_eq!(
-            (shown.knows.as_str(), shown.first_utterance.as_str()),
-            ("username Ann", "Wake me up.")
-        );
     }
 }

@@ -70,7 +70,7 @@ fn attempted_call(failure: &ParseFailure, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::run::answer::{Answer, Answerer, Request};
-    use crate::run::conversation::{converse, Assistant, Bounds, Message, Speaker, Turn, User};
+    use crate::run::conversation::{converse, Bounds, Message, Speaker, Turn, User};
     use crate::run::with_user::outcome::{ScenarioOutcome, Stop};
     use crate::sim::Databases;
     use crate::suite::interactive::{Interactive, Rule};
@@ -85,7 +85,7 @@ mod tests {
     fn run_scenario(
         name: &str,
         sheet: &str,
-        assistant: &mut Assistant<'_>,
+        assistant: &Scripted,
         user: &mut dyn User,
         databases: &Databases,
         max_turns: usize,
@@ -125,11 +125,6 @@ mod tests {
         }
     }
 
-    /// The assistant `lines` script.
-    fn scripted(lines: &Scripted) -> Assistant<'_> {
-        Assistant::new(lines, String::new(), String::new(), Vec::new())
-    }
-
     /// Answers every question with the same words, `leave_after` times.
     struct Answers {
         text: &'static str,
@@ -138,9 +133,6 @@ mod tests {
     }
 
     impl User for Answers {
-        fn name(&self) -> String {
-            "answers".into()
-        }
         fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
             self.heard.push(transcript.last().unwrap().text.clone());
             if self.heard.len() > self.leave_after {
@@ -166,11 +158,10 @@ mod tests {
 
     fn run(assistant: Vec<&'static str>, user: &mut Answers, max_turns: usize) -> ScenarioOutcome {
         let assistant = Scripted(assistant);
-        let mut assistant = scripted(&assistant);
         run_scenario(
             "Alarm.txt",
             SHEET,
-            &mut assistant,
+            &assistant,
             user,
             &databases(),
             max_turns,
@@ -352,9 +343,7 @@ mod tests {
                 "Scene: Drawn\nFirst Utterance: Do it.\nKey Info:\nall of it\nAPI Calls:\n{call}\n"
             );
             let assistant = Scripted(vec![said]);
-            let mut assistant = scripted(&assistant);
-            let outcome =
-                run_scenario("Drawn.txt", &sheet, &mut assistant, &mut user, &databases, 1);
+            let outcome = run_scenario("Drawn.txt", &sheet, &assistant, &mut user, &databases, 1);
             assert!(outcome.completed, "{outcome:?}");
             assert_eq!(outcome.state_check, Some(StateCheck::default()), "{call}");
         }
