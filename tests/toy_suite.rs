@@ -466,9 +466,6 @@ impl Interactive for TallyTasks {
     fn family(&self) -> &'static str {
         "Tally"
     }
-    fn is_scenario(&self, path: &Path) -> bool {
-        TOY_TASK.fits(path).is_some()
-    }
     fn read(&self, path: &Path, text: &str, databases: &Databases) -> talkforge::Result<Scenario> {
         let conversation = parse_task(path, text)?;
         talkforge::suite::missing_database(catalog(), databases, &conversation)

@@ -27,11 +27,9 @@ pub trait Interactive: Sync {
     /// ("API-Bank").
     fn family(&self) -> &'static str;
 
-    /// Whether a file is one of its scenarios.
-    fn is_scenario(&self, path: &Path) -> bool;
-
-    /// One scenario file's text (read from `path`), checked against the
-    /// run's databases: an error names the file (exit 2).
+    /// One scenario file's text (read from `path`, a file of one of the
+    /// suite's scenario formats), checked against the run's databases: an
+    /// error names the file (exit 2).
     fn read(&self, path: &Path, text: &str, databases: &Databases) -> Result<Scenario>;
 
     /// The prompt templates its players are told (name and text, for

@@ -57,11 +57,10 @@ pub(super) fn run(
     if args.conversation.max_turns == 0 {
         return Err(Error::Usage("--max-turns must be at least 1".into()));
     }
-    let scenarios: Vec<PathBuf> = files
-        .iter()
-        .filter(|f| interactive.is_scenario(f))
-        .cloned()
-        .collect();
+    let formats = suite.formats().iter();
+    let formats = formats.filter(|f| f.kind == crate::suite::FormatKind::Scenarios);
+    let is_scenario = |f: &&PathBuf| formats.clone().any(|format| format.fits(f).is_some());
+    let scenarios: Vec<PathBuf> = files.iter().filter(is_scenario).cloned().collect();
     if scenarios.is_empty() {
         return Err(Error::Usage(format!(
             "no level-{level} scenario among the files given ({} scenarios are {})",

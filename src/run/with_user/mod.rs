@@ -312,8 +312,6 @@ fn run_trial(
         interactive.level(),
         per_scenario,
         run.bounds.max_turns,
-        String::new(),
-        String::new(),
         kind.settings,
         pass,
     );
@@ -499,16 +497,16 @@ mod tests {
             shopping,
             outcome("Reminder", None, Stop::UserLeft),
         ];
-        let summary = summarise(
+        let mut summary = summarise(
             "apibank",
             3,
             per_scenario,
             20,
-            "llm:m".into(),
-            "human".into(),
             Value::Null,
             Default::default(),
         );
+        summary.figures.assistant = "llm:m".into();
+        summary.figures.user = "human".into();
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }
 }

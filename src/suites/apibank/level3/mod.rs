@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::scenarios::{dialogue, is_scenario_path, parse_scenario};
+use super::scenarios::{dialogue, parse_scenario};
 use crate::dialogue::Request;
 use crate::sim::Databases;
 use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
@@ -31,10 +31,6 @@ impl Interactive for Level3 {
 
     fn family(&self) -> &'static str {
         "API-Bank"
-    }
-
-    fn is_scenario(&self, path: &Path) -> bool {
-        is_scenario_path(path)
     }
 
     fn read(&self, path: &Path, text: &str, databases: &Databases) -> Result<Scenario> {
