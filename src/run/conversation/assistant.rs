@@ -1,6 +1,6 @@
 //! The assistant under test: it reads the conversation so far and answers
 //! with either a call in its suite's text form (read by the suite's
-//! [`super::Task::read`]) or words for the user. Any answerer plays it
+//! [`crate::suite::interactive::Interactive::read_message`]) or words for the user. Any answerer plays it
 //! ([`crate::run::answer`]): the oracle says the scenario's own gold
 //! calls, one a message in order, then a closing word (which checks that
 //! the scenarios can be completed); a model is asked with the chat below.
