@@ -11,7 +11,7 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 
 use eval_support::{check_in_browser, text_answer, Stub};
-use talkforge::suites::apibank::level3::read_scenario;
+use talkforge::suites::apibank::scenarios::read_scenario;
 
 /// `../shared/upstream/apibank` when it is there (under CI it must be).
 fn upstream_apibank() -> Option<PathBuf> {

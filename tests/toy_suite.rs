@@ -14,14 +14,11 @@ use serde_json::{json, Map, Value};
 use talkforge::dialogue::{Conversation, GoldCall, Metadata, Place, Request, Role, Turn, User};
 use talkforge::formats::write::Recorded;
 use talkforge::formats::LoadedConversation;
-use talkforge::run::conversation::user::Brief;
-use talkforge::run::conversation::{converse, Assistant, Bounds, Reading, Task, User as Player};
-use talkforge::run::with_user::outcome::{GoldAt, Rule, ScenarioOutcome};
 use talkforge::sim::pyrandom::PyRandom;
 use talkforge::sim::pytime::{strptime_str, TIMESTAMP};
 use talkforge::sim::{Databases, Reply, RunFn, Tables, ToolCtx};
 use talkforge::suite::format::{LintReading, Results};
-use talkforge::suite::interactive::{ConversationOptions, Interactive, Scenario};
+use talkforge::suite::interactive::{Interactive, Reading, Rule, Scenario};
 use talkforge::suite::{
     CallRef, Catalog, DatabaseFormat, Execution, FileFormat, FormatKind, Group, LintHelp,
     ParamSpec, ParamType, Registry, SessionEffect, Suite, TextSimilarity, ToolSpec, World,
@@ -469,15 +466,7 @@ impl Interactive for TallyTasks {
     fn family(&self) -> &'static str {
         "Tally"
     }
-    fn is_scenario(&self, path: &Path) -> bool {
-        TOY_TASK.fits(path).is_some()
-    }
-    fn read(
-        &self,
-        path: &Path,
-        text: &str,
-        databases: &Databases,
-    ) -> talkforge::Result<Box<dyn Scenario>> {
+    fn read(&self, path: &Path, text: &str, databases: &Databases) -> talkforge::Result<Scenario> {
         let conversation = parse_task(path, text)?;
         talkforge::suite::missing_database(catalog(), databases, &conversation)
             .map_err(|m| talkforge::Error::input(path, m))?;
@@ -487,16 +476,17 @@ impl Interactive for TallyTasks {
             .map(str::trim)
             .collect::<Vec<_>>()
             .join("\n");
-        Ok(Box::new(ToyTask {
+        Ok(Scenario {
             name: conversation.name.clone(),
+            scene: conversation.name.clone(),
             first_utterance: conversation
                 .conversation
                 .first()
                 .map(|t| t.text.clone())
                 .unwrap_or_default(),
             knows,
-            conversation,
-        }))
+            dialogue: conversation,
+        })
     }
     fn prompts(&self) -> [(&'static str, &'static str); 2] {
         [
@@ -504,114 +494,14 @@ impl Interactive for TallyTasks {
             ("toy-user", USER_PROMPT),
         ]
     }
-}
-
-const ASSISTANT_PROMPT: &str = "You keep counters. Call a tool as `call NAME {JSON}`.";
-const USER_PROMPT: &str = "You are a user of a counter keeper.";
-
-struct ToyTask {
-    name: String,
-    first_utterance: String,
-    knows: String,
-    conversation: Conversation,
-}
-
-impl ToyTask {
-    fn gold(&self) -> Vec<&GoldCall> {
-        self.conversation.gold_calls().map(|(_, _, g)| g).collect()
+    fn user_prompt(&self, scenario: &Scenario) -> Result<String, String> {
+        Ok(format!("{USER_PROMPT} You know: {}", scenario.knows))
     }
-}
-
-impl Scenario for ToyTask {
-    fn name(&self) -> String {
-        self.name.clone()
+    fn call_text(&self, call: &Request) -> String {
+        let arguments = serde_json::to_string(&call.parameters).unwrap();
+        format!("call {} {arguments}", call.api_name)
     }
-    fn scene(&self) -> String {
-        self.name.clone()
-    }
-    fn ground_truth(&self) -> usize {
-        self.gold().len()
-    }
-    fn brief(&self) -> Brief {
-        Brief {
-            title: self.name.clone(),
-            knows: self.knows.clone(),
-            first_utterance: self.first_utterance.clone(),
-        }
-    }
-    fn user_prompt(&self) -> Result<String, String> {
-        Ok(format!("{USER_PROMPT} You know: {}", self.knows))
-    }
-    fn assistant_prompt(&self) -> String {
-        ASSISTANT_PROMPT.to_string()
-    }
-    fn oracle_calls(&self) -> Vec<String> {
-        self.gold()
-            .iter()
-            .map(|g| {
-                let arguments = serde_json::to_string(&g.request.parameters).unwrap();
-                format!("call {} {arguments}", g.request.api_name)
-            })
-            .collect()
-    }
-    fn converse(
-        &self,
-        file: &str,
-        assistant: &mut Assistant<'_>,
-        user: &mut dyn Player,
-        options: &ConversationOptions<'_>,
-    ) -> ScenarioOutcome {
-        let world = || Tally.world(options.databases, &self.conversation, options.world);
-        let mut world = match world() {
-            Ok(world) => world,
-            Err(e) => return talkforge::run::with_user::outcome::failed(file, self, e),
-        };
-        let fresh = world.boxed_clone();
-        let gold = self.gold();
-        let mut task = Goals {
-            first_utterance: &self.first_utterance,
-            gold: &gold,
-            made: vec![None; gold.len()],
-            fresh: fresh.as_ref(),
-        };
-        let bounds = Bounds {
-            max_turns: options.max_turns,
-            max_calls_per_turn: options.max_calls_per_turn,
-        };
-        let talk = converse(
-            options.databases,
-            world.as_mut(),
-            &mut task,
-            assistant,
-            user,
-            bounds,
-        );
-        let places: Vec<GoldAt> = gold
-            .iter()
-            .map(|g| GoldAt {
-                line: g.place.map_or(0, |p| p.turn + 1),
-                api_name: g.request.api_name.clone(),
-            })
-            .collect();
-        ScenarioOutcome::of(file, self, talk, &places, &task.made, Vec::new())
-    }
-}
-
-/// The conversation's task: each gold call made by a call with the same
-/// tool and arguments.
-struct Goals<'a> {
-    first_utterance: &'a str,
-    gold: &'a [&'a GoldCall],
-    made: Vec<Option<(usize, Rule)>>,
-    /// A world as the conversation started, for the gold world.
-    fresh: &'a dyn World,
-}
-
-impl Task for Goals<'_> {
-    fn first_utterance(&self) -> &str {
-        self.first_utterance
-    }
-    fn read(&self, text: &str) -> Reading {
+    fn read_message(&self, text: &str) -> Reading {
         let Some(rest) = text.trim().strip_prefix("call ") else {
             return Reading::Speech;
         };
@@ -624,33 +514,20 @@ impl Task for Goals<'_> {
             _ => Reading::Unreadable(format!("the arguments of {name} are no JSON object")),
         }
     }
-    fn record(&mut self, executed: &Execution, turn: usize) {
-        let request = &executed.request;
-        if let Some(i) = (0..self.gold.len()).find(|&i| {
-            self.made[i].is_none()
-                && self.gold[i].request.api_name == request.api_name
-                && self.gold[i].request.parameters == request.parameters
-        }) {
-            self.made[i] = Some((turn, Rule::EqualArguments));
-        }
-    }
     fn result_text(&self, executed: &Execution) -> String {
         match &executed.exception {
             Some(e) => format!("error: {e}"),
             None => executed.response.clone().into_value().to_string(),
         }
     }
-    fn progress(&self) -> (usize, usize) {
-        (self.made.iter().flatten().count(), self.made.len())
-    }
-    fn gold_world(&self) -> Option<Box<dyn World>> {
-        let mut world = self.fresh.boxed_clone();
-        for g in self.gold {
-            world.execute(&g.request.api_name, g.request.parameters.clone(), None);
-        }
-        Some(world)
+    /// The same tool with the same arguments.
+    fn matches(&self, made: &Execution, gold: &Execution) -> Option<Rule> {
+        (made.request == gold.request).then_some(Rule::EqualArguments)
     }
 }
+
+const ASSISTANT_PROMPT: &str = "You keep counters. Call a tool as `call NAME {JSON}`.";
+const USER_PROMPT: &str = "You are a user of a counter keeper.";
 
 struct Tally;
 

@@ -32,7 +32,7 @@ pub fn has_role(value: &serde_json::Value) -> bool {
 }
 
 /// The ending of API-Bank's level-3 scenario sheets (prose; read in the
-/// API-Bank suite's folder, `level3::sheet`).
+/// API-Bank suite's folder, `scenarios::sheet`).
 pub const SHEET_ENDING: &str = "txt";
 
 /// Whether the opening bytes of a text file are a level-3 sheet's: its

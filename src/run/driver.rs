@@ -214,25 +214,19 @@ fn one<K: Kind>(
             return (out.map(|_| sha256_hex(&bytes())), Err(e));
         }
     };
-    let Some(out) = out else {
-        let input = Input {
-            path,
-            rel,
-            text: &text,
-            sha256: None,
-        };
-        return (None, kind.evaluate(&input).map(|(o, _)| (o, false)));
-    };
-    let sha256 = sha256_hex(text.as_bytes());
+    let sha256 = out.map(|_| sha256_hex(text.as_bytes()));
     let input = Input {
         path,
         rel,
         text: &text,
-        sha256: Some(&sha256),
+        sha256: sha256.as_deref(),
+    };
+    let (Some(out), Some(hash)) = (out, input.sha256) else {
+        return (None, kind.evaluate(&input).map(|(o, _)| (o, false)));
     };
     let output = folder::output_path(out, kind.folder(), rel);
     let result = (|| {
-        let stamp = stamp(kind, &sha256);
+        let stamp = stamp(kind, hash);
         if !plan.reset && kind.resumes() {
             if let Some(outcome) = resume(kind, &input, &output, &stamp) {
                 return Ok((outcome, true));
@@ -247,7 +241,7 @@ fn one<K: Kind>(
         })?;
         Ok((outcome, false))
     })();
-    (Some(sha256), result)
+    (sha256, result)
 }
 
 /// The `evaluation` an output file of `kind` holds: its settings and the

@@ -164,39 +164,14 @@ impl Trials {
     }
 }
 
-/// Run `one` for each of `n` trials (`Some(t)`, 1-based, with its folder
-/// `out/trial-t`; a single `None` with `out` itself when `n` is 1) and
-/// give the first trial's result with the trials' pass^k (None for a run
-/// of one trial). `one` gives its result and its units' outcomes.
-pub fn over_trials<S>(
-    n: usize,
-    out: Option<&Path>,
-    grouped_by: Option<&str>,
-    mut one: impl FnMut(Option<usize>, Option<PathBuf>) -> crate::Result<(S, Vec<UnitOutcome>)>,
-) -> crate::Result<(S, Option<Trials>)> {
-    if n <= 1 {
-        let (first, _) = one(None, out.map(Path::to_path_buf))?;
-        return Ok((first, None));
-    }
-    let mut outcomes = Vec::with_capacity(n);
-    let mut first = None;
-    for t in 1..=n {
-        let dir = out.map(|d| super::folder::trial_dir(d, Some(t)));
-        let (result, units) = one(Some(t), dir)?;
-        outcomes.push(units);
-        first.get_or_insert(result);
-    }
-    let first = first.expect("n > 1 trials ran");
-    Ok((first, Some(Trials::new(&outcomes, grouped_by))))
-}
-
 /// A kind's run over `setup.trials` trials, the one shape every kind's
-/// run has: `one` evaluates a trial into its folder (the run folder for a
-/// run of one) and writes that trial's summary there; with several, a
-/// trial that could not evaluate a file stops the run, and the first
-/// trial's summary comes back with pass^k over every trial (`units` gives
-/// a trial's units) and every trial's tokens, for the caller to write to
-/// the run folder (`trials` is set only then).
+/// run has: `one` evaluates a trial (`Some(t)`, 1-based; `None` for a run
+/// of one) into its folder (`out/trial-t`; the run folder for a run of
+/// one) and writes that trial's summary there; with several, a trial
+/// that could not evaluate a file stops the run, and the first trial's
+/// summary comes back with pass^k over every trial (`units` gives a
+/// trial's units) and every trial's tokens, for the caller to write to the
+/// run folder (`trials` is set only then).
 pub fn run_trials<F: Figures, S>(
     setup: &crate::run::Setup<'_>,
     grouped_by: &str,
@@ -205,21 +180,27 @@ pub fn run_trials<F: Figures, S>(
     mut one: impl FnMut(Option<usize>, Option<PathBuf>) -> crate::Result<RunSummary<F, S>>,
     units: impl Fn(&RunSummary<F, S>) -> Vec<UnitOutcome>,
 ) -> crate::Result<RunSummary<F, S>> {
-    let started = setup.meter.reading();
     let out = setup.out.as_deref();
-    let (mut summary, trials) = over_trials(setup.trials, out, Some(grouped_by), |trial, out| {
-        let summary = one(trial, out.clone())?;
-        let failed = super::driver::failures_error(&summary.failures, files, unit, out.as_deref());
-        if let Some(e) = failed.filter(|_| trial.is_some()) {
+    if setup.trials <= 1 {
+        return one(None, out.map(Path::to_path_buf));
+    }
+    let started = setup.meter.reading();
+    let mut outcomes = Vec::with_capacity(setup.trials);
+    let mut first = None;
+    for t in 1..=setup.trials {
+        let dir = out.map(|d| super::folder::trial_dir(d, Some(t)));
+        let summary = one(Some(t), dir.clone())?;
+        if let Some(e) =
+            super::driver::failures_error(&summary.failures, files, unit, dir.as_deref())
+        {
             return Err(e);
         }
-        let units = units(&summary);
-        Ok((summary, units))
-    })?;
-    if trials.is_some() {
-        summary.trials = trials;
-        summary.usage = setup.meter.since(&started);
+        outcomes.push(units(&summary));
+        first.get_or_insert(summary);
     }
+    let mut summary = first.expect("several trials ran");
+    summary.trials = Some(Trials::new(&outcomes, Some(grouped_by)));
+    summary.usage = setup.meter.since(&started);
     Ok(summary)
 }
 

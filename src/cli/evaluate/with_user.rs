@@ -8,7 +8,9 @@ use super::{check_trials, finish, refuse, setup, Args, PredictorKind, UserKind};
 use crate::cli::Status;
 use crate::llm::usage::Role;
 use crate::run::answer::{Choice, Model};
-use crate::suite::interactive::{Interactive, InteractiveRun, UserSettings};
+use crate::run::conversation::Bounds;
+use crate::run::with_user::{Run, UserSettings};
+use crate::suite::interactive::Interactive;
 use crate::suite::Suite;
 use crate::Error;
 
@@ -55,11 +57,10 @@ pub(super) fn run(
     if args.conversation.max_turns == 0 {
         return Err(Error::Usage("--max-turns must be at least 1".into()));
     }
-    let scenarios: Vec<PathBuf> = files
-        .iter()
-        .filter(|f| interactive.is_scenario(f))
-        .cloned()
-        .collect();
+    let formats = suite.formats().iter();
+    let formats = formats.filter(|f| f.kind == crate::suite::FormatKind::Scenarios);
+    let is_scenario = |f: &&PathBuf| formats.clone().any(|format| format.fits(f).is_some());
+    let scenarios: Vec<PathBuf> = files.iter().filter(is_scenario).cloned().collect();
     if scenarios.is_empty() {
         return Err(Error::Usage(format!(
             "no level-{level} scenario among the files given ({} scenarios are {})",
@@ -88,10 +89,10 @@ pub(super) fn run(
         UserKind::Llm => UserSettings::Llm(model(args.user_model(), Role::User)?),
         UserKind::Human => UserSettings::Human,
     };
-    let summary = crate::run::with_user::evaluate(
-        suite.name(),
+    let finished = crate::run::with_user::evaluate(
+        suite,
         interactive,
-        &InteractiveRun {
+        &Run {
             files: &scenarios,
             setup: loaded.setup(
                 args,
@@ -103,21 +104,24 @@ pub(super) fn run(
             ),
             world: &world,
             user,
-            max_turns: args.conversation.max_turns,
-            max_calls_per_turn: args.max_calls_per_turn,
+            bounds: Bounds {
+                max_turns: args.conversation.max_turns,
+                max_calls_per_turn: args.max_calls_per_turn,
+            },
         },
     )?;
-    let document = (&summary.json, || summary.human.clone());
-    let status = finish(args, out, document, None, !summary.all_completed)?;
+    let summary = &finished.summary;
+    let human = || crate::run::with_user::human(summary);
+    let status = finish(args, out, (summary, human), None, !finished.all_completed)?;
     // A scenario that could not be run to the end is an error (exit 2),
     // after the summary of the others.
-    for error in &summary.errors {
+    for error in &finished.errors {
         eprintln!("error: {error}");
     }
-    if !summary.errors.is_empty() {
+    if !finished.errors.is_empty() {
         return Err(Error::Other(format!(
             "{} could not be run to the end",
-            crate::words::count(summary.errors.len(), "scenario")
+            crate::words::count(finished.errors.len(), "scenario")
         )));
     }
     Ok(status)

@@ -52,10 +52,6 @@ impl super::Model {
 }
 
 impl Llm {
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
     fn typed(&self, chat: &Chat, max_tokens: u32) -> Result<CreateChatCompletionRequest> {
         let messages = chat
             .messages

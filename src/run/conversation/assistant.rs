@@ -1,6 +1,6 @@
 //! The assistant under test: it reads the conversation so far and answers
 //! with either a call in its suite's text form (read by the suite's
-//! [`super::Task::read`]) or words for the user. Any answerer plays it
+//! [`crate::suite::interactive::Interactive::read_message`]) or words for the user. Any answerer plays it
 //! ([`crate::run::answer`]): the oracle says the scenario's own gold
 //! calls, one a message in order, then a closing word (which checks that
 //! the scenarios can be completed); a model is asked with the chat below.
@@ -17,32 +17,17 @@ const CLOSING: &str = "That is everything you asked for.";
 
 /// Whoever answers the user in one scenario's conversation.
 pub struct Assistant<'a> {
-    answerer: &'a dyn Answerer,
+    pub answerer: &'a dyn Answerer,
     /// The scenario, for the requests' keys.
-    scenario: String,
+    pub scenario: &'a str,
     /// The suite's system prompt.
-    system: String,
+    pub system: &'a str,
     /// The gold calls the oracle says, in order.
-    gold: Vec<String>,
-    reported: Reported,
+    pub gold: Vec<String>,
+    pub reported: Reported,
 }
 
-impl<'a> Assistant<'a> {
-    pub fn new(
-        answerer: &'a dyn Answerer,
-        scenario: String,
-        system: String,
-        gold: Vec<String>,
-    ) -> Self {
-        Assistant {
-            answerer,
-            scenario,
-            system,
-            gold,
-            reported: Reported::default(),
-        }
-    }
-
+impl Assistant<'_> {
     /// The next message, given everything said and returned so far.
     pub fn reply(&mut self, transcript: &[Message]) -> Result<String, String> {
         let said = transcript
@@ -51,7 +36,7 @@ impl<'a> Assistant<'a> {
             .count();
         let chat = || {
             Ok(Chat {
-                messages: messages(&self.system, transcript),
+                messages: messages(self.system, transcript),
                 tools: Vec::new(),
             })
         };
@@ -60,7 +45,7 @@ impl<'a> Assistant<'a> {
             .answerer
             .answer(&Request {
                 key: Key {
-                    unit: self.scenario.clone(),
+                    unit: self.scenario.to_string(),
                     position: said,
                     occurrence: 0,
                     asked: Asked::Next,
@@ -72,12 +57,6 @@ impl<'a> Assistant<'a> {
             .map_err(|e| e.to_string())?;
         self.reported.add(answer.model());
         Ok(answer.text)
-    }
-
-    /// The models the server said answered (none for an answerer that
-    /// asks no model).
-    pub fn models(&self) -> Vec<String> {
-        self.reported.models()
     }
 }
 

@@ -282,9 +282,6 @@ mod tests {
     struct Says(Vec<&'static str>);
 
     impl User for Says {
-        fn name(&self) -> String {
-            "says".into()
-        }
         fn reply(&mut self, _: &[Said], _: (usize, usize)) -> Result<UserTurn, String> {
             Ok(UserTurn::Says(self.0.remove(0).to_string()))
         }

@@ -2,21 +2,29 @@
 //! for any suite whose scenarios give a user something to ask for: the
 //! user opens with the scenario's first utterance; the assistant then
 //! answers, and while its message is a call (as the suite reads it,
-//! [`Task::read`]) the call runs in the scenario's world and its result
-//! goes back to it, up to a bound of calls a turn; its first message that
-//! is no call goes to the user, who answers in turn. A turn is one user
-//! message and everything the assistant does until it speaks to the user
-//! again. The conversation ends when the suite says the task is done, at
-//! the turn cap, when the user leaves, or on an error.
+//! [`Interactive::read_message`]) the call runs in the scenario's world and
+//! its result goes back to it, up to a bound of calls a turn; its first
+//! message that is no call goes to the user, who answers in turn. A turn
+//! is one user message and everything the assistant does until it speaks
+//! to the user again.
+//!
+//! The scenario's gold calls are its goals: each is run as written, in
+//! order from fresh databases, and a call the assistant makes that the
+//! suite matches with one not made yet ([`Interactive::matches`]) makes
+//! it. The conversation ends when every goal is made, at the turn cap,
+//! when the user leaves, or on an error.
 //!
 //! After it, the state check compares the databases the conversation left
-//! with those of the world the suite says the task should have left
-//! ([`Task::gold_world`]).
+//! with those of a fresh world in which the gold calls ran in order, each
+//! with the result of the call that made it as its recording, so that
+//! what it draws at random (an id, a token) is what that call drew.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
+use crate::dialogue::GoldCall;
+use crate::run::answer::{Answerer, Reported};
 use crate::sim::Databases;
+use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
 use crate::suite::state::{compare_documents, StateCheck};
 use crate::suite::{Execution, World};
 
@@ -57,43 +65,6 @@ pub enum Stop {
     Error,
 }
 
-/// What an assistant's message is, as the suite reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reading {
-    /// Words for the user: the assistant's turn ends.
-    Speech,
-    /// A call to run.
-    Call {
-        api_name: String,
-        arguments: Map<String, Value>,
-    },
-    /// A call that does not read: the assistant is told why, as a failed
-    /// call's result.
-    Unreadable(String),
-}
-
-/// What a suite gives for one scenario's conversation.
-pub trait Task {
-    /// What the user says first.
-    fn first_utterance(&self) -> &str;
-
-    /// Read one of the assistant's messages.
-    fn read(&self, text: &str) -> Reading;
-
-    /// Take note of a call the world ran in `turn`.
-    fn record(&mut self, executed: &Execution, turn: usize);
-
-    /// What the assistant is told a call returned.
-    fn result_text(&self, executed: &Execution) -> String;
-
-    /// (goals met, goals): the conversation is complete when they are equal.
-    fn progress(&self) -> (usize, usize);
-
-    /// The world the scenario should end in (for the state check), made
-    /// after the conversation from what it did; None when none can be made.
-    fn gold_world(&self) -> Option<Box<dyn World>>;
-}
-
 /// How long a conversation may go.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
@@ -116,48 +87,159 @@ pub struct Talk {
     /// Whether the user was asked for a turn (not when the assistant
     /// finished on the first utterance).
     pub user_asked: bool,
-    /// The databases it left against those the task should have left.
+    /// The databases it left against those the gold calls leave.
     pub state_check: Option<StateCheck>,
+    /// For each gold call, the turn in which it was made and the rule
+    /// that matched it (empty for a conversation that could not start).
+    pub made: Vec<Option<(usize, Rule)>>,
+    /// For each gold call, what it raises when run as written.
+    pub raising: Vec<Option<String>>,
+    /// The models the server said played the assistant and the user
+    /// (none for the oracle and a person).
+    pub assistant_models: Vec<String>,
+    pub user_models: Vec<String>,
 }
 
-/// Hold one conversation in `world` (made from the databases `before`),
-/// from the first utterance to its end.
+impl Talk {
+    /// A conversation that could not start, and why.
+    pub fn failed(error: String) -> Self {
+        Talk {
+            transcript: Vec::new(),
+            turns: 0,
+            stop: Stop::Error,
+            error: Some(error),
+            calls: 0,
+            user_asked: false,
+            state_check: None,
+            made: Vec::new(),
+            raising: Vec::new(),
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
+        }
+    }
+}
+
+/// The goals of a conversation: the gold calls, as the world ran them,
+/// and those made so far.
+struct Goals<'a> {
+    suite: &'a dyn Interactive,
+    gold: Vec<&'a GoldCall>,
+    /// Each gold call as the world ran it, in order from fresh databases.
+    ran: Vec<Execution>,
+    made: Vec<Option<(usize, Rule)>>,
+    /// The result of the call that made each.
+    results: Vec<Option<serde_json::Value>>,
+}
+
+impl Goals<'_> {
+    /// The first gold call not made yet that `executed` is, if any, is
+    /// made in `turn`.
+    fn record(&mut self, executed: &Execution, turn: usize) {
+        let found = (0..self.gold.len())
+            .filter(|&i| self.made[i].is_none())
+            .find_map(|i| Some((i, self.suite.matches(executed, &self.ran[i])?)));
+        if let Some((i, rule)) = found {
+            self.made[i] = Some((turn, rule));
+            self.results[i] = Some(executed.response.clone().into_value());
+        }
+    }
+
+    fn progress(&self) -> (usize, usize) {
+        (self.made.iter().flatten().count(), self.made.len())
+    }
+
+    fn complete(&self) -> bool {
+        self.made.iter().all(Option::is_some)
+    }
+
+    /// `fresh` after the gold calls, each run with the result of the call
+    /// that made it as its recording: what it drew, never its arguments
+    /// (a result's `input`), for the gold call runs with its own.
+    fn gold_world(&self, fresh: &dyn World) -> Box<dyn World> {
+        let mut world = fresh.boxed_clone();
+        for (call, result) in self.gold.iter().zip(&self.results) {
+            let recording = result.as_ref().map(|result| {
+                let mut response = result.clone();
+                if let Some(object) = response.as_object_mut() {
+                    object.remove("input");
+                }
+                GoldCall {
+                    request: call.request.clone(),
+                    response,
+                    exception: None,
+                    place: None,
+                }
+            });
+            let request = &call.request;
+            world.execute(
+                &request.api_name,
+                request.parameters.clone(),
+                recording.as_ref(),
+            );
+        }
+        world
+    }
+}
+
+/// Hold `scenario`'s conversation in a copy of `fresh` (its world, made
+/// from the databases `before`) between `answerer`, told the suite's
+/// assistant prompt, and `user`, from the first utterance to its end.
 pub fn converse(
-    before: &Databases,
-    world: &mut dyn World,
-    task: &mut dyn Task,
-    assistant: &mut Assistant<'_>,
+    suite: &dyn Interactive,
+    scenario: &Scenario,
+    (fresh, before): (&dyn World, &Databases),
+    answerer: &dyn Answerer,
     user: &mut dyn User,
     bounds: Bounds,
 ) -> Talk {
-    let complete = |task: &dyn Task| {
-        let (met, goals) = task.progress();
-        met == goals
+    let gold: Vec<&GoldCall> = scenario.dialogue.gold_calls().map(|(_, _, g)| g).collect();
+    let mut assistant = Assistant {
+        answerer,
+        scenario: &scenario.name,
+        system: suite.prompts()[0].1,
+        gold: gold.iter().map(|g| suite.call_text(&g.request)).collect(),
+        reported: Reported::default(),
     };
+    let mut gold_run = fresh.boxed_clone();
+    let ran: Vec<Execution> = gold
+        .iter()
+        .map(|g| gold_run.execute(&g.request.api_name, g.request.parameters.clone(), None))
+        .collect();
+    let mut goals = Goals {
+        suite,
+        made: vec![None; gold.len()],
+        results: vec![None; gold.len()],
+        gold,
+        ran,
+    };
+    let mut world = fresh.boxed_clone();
     let mut talk = Talk {
         transcript: vec![Message {
             from: Speaker::User,
-            text: task.first_utterance().to_string(),
+            text: scenario.first_utterance.clone(),
         }],
         turns: 1,
-        stop: Stop::Error,
         error: None,
-        calls: 0,
-        user_asked: false,
-        state_check: None,
+        ..Talk::failed(String::new())
     };
     let (stop, error) = loop {
-        if let Err(e) = assistant_turn(world, task, assistant, &mut talk, bounds) {
+        if let Err(e) = assistant_turn(
+            world.as_mut(),
+            &mut goals,
+            &mut assistant,
+            &mut talk,
+            bounds,
+        ) {
             break (Stop::Error, Some(e));
         }
-        if complete(task) {
+        if goals.complete() {
             break (Stop::Completed, None);
         }
         if talk.turns >= bounds.max_turns {
             break (Stop::MaxTurns, None);
         }
         talk.user_asked = true;
-        match user.reply(&talk.transcript, task.progress()) {
+        match user.reply(&talk.transcript, goals.progress()) {
             Err(e) => break (Stop::Error, Some(e)),
             Ok(Turn::Leaves) => break (Stop::UserLeft, None),
             Ok(Turn::Says(text)) => {
@@ -170,29 +252,32 @@ pub fn converse(
         }
     };
     (talk.stop, talk.error) = (stop, error);
-    talk.state_check = task.gold_world().map(|gold| {
-        StateCheck::new(compare_documents(
-            talk.turns,
-            before,
-            &gold.databases(),
-            &world.databases(),
-        ))
-    });
+    let gold_world = goals.gold_world(fresh);
+    talk.state_check = Some(StateCheck::new(compare_documents(
+        talk.turns,
+        before,
+        &gold_world.databases(),
+        &world.databases(),
+    )));
+    talk.raising = goals.ran.into_iter().map(|r| r.exception).collect();
+    talk.made = goals.made;
+    talk.assistant_models = assistant.reported.models();
+    talk.user_models = user.models();
     talk
 }
 
 /// The assistant's side of one turn: calls until it speaks to the user
-/// (or makes its last allowed call, or the task is done).
+/// (or makes its last allowed call, or every goal is made).
 fn assistant_turn(
     world: &mut dyn World,
-    task: &mut dyn Task,
+    goals: &mut Goals<'_>,
     assistant: &mut Assistant<'_>,
     talk: &mut Talk,
     bounds: Bounds,
 ) -> Result<(), String> {
     for _ in 0..bounds.max_calls_per_turn {
         let text = assistant.reply(&talk.transcript)?;
-        let result = match task.read(&text) {
+        let result = match goals.suite.read_message(&text) {
             Reading::Speech => {
                 talk.transcript.push(Message {
                     from: Speaker::Assistant,
@@ -210,8 +295,8 @@ fn assistant_turn(
             } => {
                 talk.calls += 1;
                 let executed = world.execute(&api_name, arguments, None);
-                task.record(&executed, talk.turns);
-                task.result_text(&executed)
+                goals.record(&executed, talk.turns);
+                goals.suite.result_text(&executed)
             }
         };
         talk.transcript.push(Message {
@@ -222,8 +307,7 @@ fn assistant_turn(
             from: Speaker::Api,
             text: result,
         });
-        let (met, goals) = task.progress();
-        if met == goals {
+        if goals.complete() {
             return Ok(());
         }
     }

@@ -10,17 +10,7 @@ use std::io::Write;
 use super::{Message, Speaker};
 use crate::run::answer::llm::Llm;
 use crate::run::answer::{Answerer, Asked, Chat, Key, Message as Said, Reported, Request};
-
-/// What the person playing the user is shown before the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Brief {
-    /// The scenario's title line.
-    pub title: String,
-    /// What the user knows and tells when asked, a line each.
-    pub knows: String,
-    /// What the user says first.
-    pub first_utterance: String,
-}
+use crate::suite::interactive::Scenario;
 
 /// The user's next turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,9 +23,6 @@ pub enum Turn {
 
 /// Whoever plays the user.
 pub trait User: Send {
-    /// Its name in reports.
-    fn name(&self) -> String;
-
     /// The user's next turn, the assistant having just answered.
     /// `progress` is (goals met, goals): for API-Bank, ground-truth calls
     /// made of those the scenario lists.
@@ -83,10 +70,6 @@ pub fn messages(system: &str, transcript: &[Message]) -> Vec<Said> {
 }
 
 impl User for LlmUser<'_> {
-    fn name(&self) -> String {
-        format!("llm:{}", self.model.model())
-    }
-
     fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
         let chat = || {
             Ok(Chat {
@@ -134,16 +117,26 @@ pub struct HumanUser<W> {
 }
 
 impl<W: Write + Send> HumanUser<W> {
-    /// Shows the person the scenario: the scene, what they know, and the
-    /// first utterance, said for them.
-    pub fn new(input: ReadLine, mut output: W, brief: &Brief) -> Result<Self, String> {
+    /// Shows the person the scenario: its scene (and name, when they
+    /// differ), what they know, and the first utterance, said for them;
+    /// `echo` writes each line read after its prompt (for input that is
+    /// piped in rather than typed).
+    pub fn new(
+        input: ReadLine,
+        mut output: W,
+        scenario: &Scenario,
+        echo: bool,
+    ) -> Result<Self, String> {
         let write = |output: &mut W| -> std::io::Result<()> {
-            writeln!(output, "== {}", brief.title)?;
+            match scenario.name == scenario.scene {
+                true => writeln!(output, "== {}", scenario.scene)?,
+                false => writeln!(output, "== {} ({})", scenario.scene, scenario.name)?,
+            }
             writeln!(output, "What you know (tell it when asked):")?;
-            for line in brief.knows.lines() {
+            for line in scenario.knows.lines() {
                 writeln!(output, "  {line}")?;
             }
-            writeln!(output, "you> {}", brief.first_utterance)?;
+            writeln!(output, "you> {}", scenario.first_utterance)?;
             output.flush()
         };
         write(&mut output).map_err(|e| format!("cannot write to the terminal: {e}"))?;
@@ -152,25 +145,12 @@ impl<W: Write + Send> HumanUser<W> {
             output,
             // The first utterance is shown already.
             shown: 1,
-            echo: false,
+            echo,
         })
     }
 }
 
-impl<W: Write> HumanUser<W> {
-    /// Write each line read after its prompt (for input that is piped in
-    /// rather than typed).
-    pub fn echoing(mut self, echo: bool) -> Self {
-        self.echo = echo;
-        self
-    }
-}
-
 impl<W: Write + Send> User for HumanUser<W> {
-    fn name(&self) -> String {
-        "human".into()
-    }
-
     fn reply(&mut self, transcript: &[Message], progress: (usize, usize)) -> Result<Turn, String> {
         let io = |e: std::io::Error| format!("the terminal: {e}");
         for message in &transcript[self.shown.min(transcript.len())..] {
@@ -217,11 +197,23 @@ mod tests {
 
     use super::*;
 
-    fn brief() -> Brief {
-        Brief {
-            title: "Alarm".into(),
-            knows: "username Ann".into(),
+    fn scenario(name: &str) -> Scenario {
+        Scenario {
+            name: name.into(),
+            scene: "Alarm".into(),
             first_utterance: "Wake me up.".into(),
+            knows: "username Ann".into(),
+            dialogue: crate::dialogue::Conversation {
+                name: String::new(),
+                conversation_id: String::new(),
+                suites_used: Vec::new(),
+                apis_used: Vec::new(),
+                scenario: None,
+                user: Default::default(),
+                metadata: Default::default(),
+                conversation: Vec::new(),
+                errata: Vec::new(),
+            },
         }
     }
 
@@ -253,7 +245,8 @@ mod tests {
         let mut user = HumanUser::new(
             Box::new(move |line: &mut String| input.read_line(line)),
             output.clone(),
-            &brief(),
+            &scenario("Alarm"),
+            false,
         )
         .unwrap();
         let mut transcript = vec![
@@ -277,14 +270,19 @@ mod tests {
              assistant> Your username?\n[0 of 1 goals met; /quit ends the scenario]\nyou> you> \
              assistant> And the time?\n[0 of 1 goals met; /quit ends the scenario]\nyou> "
         );
-        // The end of the input leaves too.
+        // The end of the input leaves too; a scene is shown with its
+        // scenario's name when they differ.
+        let output = Shared::default();
         let mut empty = HumanUser::new(
             Box::new(|_: &mut String| Ok(0)),
-            Shared::default(),
-            &brief(),
+            output.clone(),
+            &scenario("alarm-2"),
+            true,
         )
         .unwrap();
         assert_eq!(empty.reply(&transcript, (0, 1)).unwrap(), Turn::Leaves);
+        let shown = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
+        assert!(shown.starts_with("== Alarm (alarm-2)\n"), "{shown}");
     }
 
     #[test]

@@ -12,130 +12,138 @@ pub mod summary;
 pub mod transcripts;
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use self::outcome::{failed, ScenarioOutcome, Stop};
+use self::outcome::{ScenarioOutcome, Stop};
 use self::summary::{summarise, Summary};
-use crate::eval::provenance::Provenance;
+use crate::run::answer::llm::Llm;
 use crate::run::answer::oracle::Oracle;
 use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
-use crate::run::conversation::Assistant;
+use crate::run::conversation::{converse, Bounds, Talk};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
 use crate::run::folder;
+use crate::run::provenance::Provenance;
 use crate::run::trials::{run_trials, UnitOutcome};
-use crate::suite::interactive::{
-    ConversationOptions, Interactive, InteractiveRun, InteractiveSummary, Scenario, UserSettings,
-};
+use crate::run::Setup;
+use crate::suite::interactive::{Interactive, Scenario};
+use crate::suite::{Suite, WorldOptions};
 use crate::{Error, Result};
+
+/// Who plays the user.
+#[derive(Debug, Clone)]
+pub enum UserSettings {
+    /// A model, given the scenario's first utterance and key information.
+    Llm(Model),
+    /// A person at the terminal: the conversation is written to stderr
+    /// and their turns read from stdin, a line each.
+    Human,
+}
+
+/// One run over a set of scenario files.
+#[derive(Debug, Clone)]
+pub struct Run<'a> {
+    pub files: &'a [PathBuf],
+    /// Its answerer plays the assistant: a model, or the oracle (the
+    /// scenario's own ground-truth calls, which checks the scenarios). A
+    /// person's conversations are taken one at a time and never resumed.
+    pub setup: Setup<'a>,
+    pub world: &'a WorldOptions,
+    pub user: UserSettings,
+    pub bounds: Bounds,
+}
+
+/// What a run found.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The summary (of the first trial, with pass^k over every trial).
+    pub summary: Summary,
+    /// Whether every scenario was completed in every trial.
+    pub all_completed: bool,
+    /// Scenarios that could not be run to the end (a request that kept
+    /// failing), each message naming its file.
+    pub errors: Vec<String>,
+}
 
 /// Run every scenario of `run.files` with `suite`'s conversational
 /// evaluation; a file that cannot be read is an error naming it (exit 2),
 /// before any conversation starts.
 pub fn evaluate(
-    suite: &'static str,
+    suite: &dyn Suite,
     interactive: &dyn Interactive,
-    run: &InteractiveRun<'_>,
-) -> Result<InteractiveSummary> {
-    Evaluation { suite, interactive }.run(run)
-}
-
-/// One suite's conversational evaluation.
-struct Evaluation<'a> {
-    suite: &'static str,
-    interactive: &'a dyn Interactive,
-}
-
-impl Evaluation<'_> {
-    fn run(&self, run: &InteractiveRun<'_>) -> Result<InteractiveSummary> {
-        // Every scenario is read before any conversation starts.
-        for path in run.files {
-            let text = crate::formats::read::read_text(path)?;
-            self.interactive.read(path, &text, run.setup.databases)?;
-        }
-        // A person's conversations are theirs: never reused, and never
-        // replaced without --reset.
-        if matches!(run.user, UserSettings::Human) && !run.setup.reset {
-            let trials: Vec<Option<usize>> = match run.setup.trials {
-                0 | 1 => vec![None],
-                n => (1..=n).map(Some).collect(),
-            };
-            if let Some(dir) = run.setup.out.as_deref().and_then(|out| {
-                trials
-                    .into_iter()
-                    .map(|t| folder::trial_dir(out, t))
-                    .find(|d| transcripts::holds_transcripts(d))
-            }) {
-                return Err(Error::Usage(format!(
-                    "{} holds conversations of an earlier run; a run with --user human never takes them over as its own: give another --out, or --reset to replace them",
-                    dir.display()
-                )));
-            }
-        }
-        let mut errors = Vec::new();
-        let mut every_trial_completed = true;
-        // The models reported in any trial, and a user asked in any trial.
-        let mut reported: (Vec<String>, Vec<String>) = Default::default();
-        let mut asked_user: Option<(String, Option<Provenance>)> = None;
-        let mut summary = run_trials(
-            &run.setup,
-            "scenario",
-            "scenario",
-            run.files.len(),
-            |trial, out| {
-                let summary = self.run_trial(run, trial, out.as_deref())?;
-                errors.extend(summary.per_scenario.iter().filter_map(|o| {
-                    let error = o.error.as_ref()?;
-                    Some(match trial {
-                        Some(t) => format!("{} (trial {t}): {error}", o.file),
-                        None => format!("{}: {error}", o.file),
-                    })
-                }));
-                every_trial_completed &= summary.completed == summary.scenarios;
-                if let Some(p) = &summary.provenance {
-                    reported.0 = Reported::all(reported.0.iter().chain(&p.models_reported));
-                    reported.1 = Reported::all(reported.1.iter().chain(&p.user_models_reported));
-                }
-                if asked_user.is_none() && summary.user != USER_NOT_ASKED {
-                    asked_user = Some((summary.user.clone(), summary.provenance.clone()));
-                }
-                Ok(summary)
-            },
-            |summary| {
-                let units = summary.per_scenario.iter();
-                units
-                    .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
-                    .collect()
-            },
-        )?;
-        if summary.trials.is_some() {
-            if let (Some((user, Some(asked))), Some(p)) = (asked_user, summary.provenance.as_mut())
-            {
-                summary.figures.user = user;
-                p.user_model_requested = asked.user_model_requested;
-                p.prompt_templates = asked.prompt_templates;
-            }
-            if let Some(p) = summary.provenance.as_mut() {
-                (p.models_reported, p.user_models_reported) = reported;
-            }
-            if let Some(dir) = &run.setup.out {
-                transcripts::write_summary(dir, &summary, self.interactive.family())?;
-            }
-        }
-        Ok(InteractiveSummary {
-            json: serde_json::to_value(&summary).expect("the summary serialises"),
-            human: human(&summary),
-            all_completed: every_trial_completed,
-            errors,
-        })
+    run: &Run<'_>,
+) -> Result<Finished> {
+    for path in run.files {
+        let text = crate::formats::read::read_text(path)?;
+        interactive.read(path, &text, run.setup.databases)?;
     }
+    let human = matches!(run.user, UserSettings::Human);
+    // A person's conversations are theirs: never reused, and never
+    // replaced without --reset.
+    if let Some(out) = run
+        .setup
+        .out
+        .as_deref()
+        .filter(|_| human && !run.setup.reset)
+    {
+        let several = run.setup.trials > 1;
+        let trials = 1..=run.setup.trials.max(1);
+        let dirs = trials.map(|t| folder::trial_dir(out, several.then_some(t)));
+        if let Some(dir) = dirs.into_iter().find(|d| transcripts::holds_transcripts(d)) {
+            return Err(Error::Usage(format!(
+                "{} holds conversations of an earlier run; a run with --user human never takes them over as its own: give another --out, or --reset to replace them",
+                dir.display()
+            )));
+        }
+    }
+    let mut errors = Vec::new();
+    let mut all_completed = true;
+    let mut players = Players::default();
+    let mut summary = run_trials(
+        &run.setup,
+        "scenario",
+        "scenario",
+        run.files.len(),
+        |trial, out| {
+            let summary = run_trial(suite, interactive, run, trial, out.as_deref())?;
+            errors.extend(summary.per_scenario.iter().filter_map(|o| {
+                let error = o.error.as_ref()?;
+                Some(match trial {
+                    Some(t) => format!("{} (trial {t}): {error}", o.file),
+                    None => format!("{}: {error}", o.file),
+                })
+            }));
+            all_completed &= summary.completed == summary.scenarios;
+            players.add(&summary.per_scenario);
+            Ok(summary)
+        },
+        |summary| {
+            let units = summary.per_scenario.iter();
+            units
+                .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
+                .collect()
+        },
+    )?;
+    if summary.trials.is_some() {
+        // Every trial's players, as the first trial's were named.
+        players.name(run, interactive, &mut summary);
+        if let Some(dir) = &run.setup.out {
+            transcripts::write_summary(dir, &summary, interactive.family())?;
+        }
+    }
+    Ok(Finished {
+        summary,
+        all_completed,
+        errors,
+    })
 }
 
 /// The settings a transcript is reused under: who plays each side (and
 /// how), the bounds of a conversation, the retriever, the databases, the
 /// talkforge version and the trial.
-fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
+fn settings_json(run: &Run<'_>, trial: Option<usize>) -> Value {
     let model = |s: &Model| json!({"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens});
     json!({
         "assistant": match &run.setup.answerer {
@@ -146,8 +154,8 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
             UserSettings::Llm(s) => model(s),
             UserSettings::Human => json!("human"),
         },
-        "max_turns": run.max_turns,
-        "max_calls_per_turn": run.max_calls_per_turn,
+        "max_turns": run.bounds.max_turns,
+        "max_calls_per_turn": run.bounds.max_calls_per_turn,
         "retriever": run.world.retriever_name(),
         "databases_sha256": run.setup.databases_sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
@@ -155,20 +163,30 @@ fn settings_json(run: &InteractiveRun<'_>, trial: Option<usize>) -> Value {
     })
 }
 
-/// Makes the user for one scenario.
-type Users<'a> =
-    dyn Fn(&dyn Scenario) -> std::result::Result<Box<dyn User + 'a>, String> + Sync + 'a;
-
 /// Conversations with a user as a kind of evaluation: each scenario
 /// talked through with a fresh assistant and user.
 struct Conversations<'a> {
     settings: Value,
-    /// A person plays the user: never resumed.
-    human: bool,
-    assistant: &'a dyn Answerer,
-    user: &'a Users<'a>,
+    suite: &'a dyn Suite,
     interactive: &'a dyn Interactive,
-    options: ConversationOptions<'a>,
+    assistant: &'a dyn Answerer,
+    /// The model that plays the user; None: a person, never resumed.
+    user: Option<&'a Llm>,
+    run: &'a Run<'a>,
+}
+
+impl Conversations<'_> {
+    /// The user of one scenario's conversation.
+    fn user(&self, scenario: &Scenario) -> std::result::Result<Box<dyn User + '_>, String> {
+        let Some(model) = self.user else {
+            let read = Box::new(|line: &mut String| std::io::stdin().read_line(line));
+            let echo = !std::io::stdin().is_terminal();
+            let person = HumanUser::new(read, std::io::stderr(), scenario, echo)?;
+            return Ok(Box::new(person));
+        };
+        let prompt = self.interactive.user_prompt(scenario)?;
+        Ok(Box::new(LlmUser::new(model, prompt)))
+    }
 }
 
 impl Kind for Conversations<'_> {
@@ -188,30 +206,30 @@ impl Kind for Conversations<'_> {
     }
 
     fn resumes(&self) -> bool {
-        !self.human
+        self.user.is_some()
     }
 
     fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
-        let scenario = self
-            .interactive
-            .read(input.path, input.text, self.options.databases)?;
-        let scenario = scenario.as_ref();
+        let databases = self.run.setup.databases;
+        let scenario = self.interactive.read(input.path, input.text, databases)?;
         let file = input.path.display().to_string();
-        let mut assistant = Assistant::new(
-            self.assistant,
-            scenario.name(),
-            scenario.assistant_prompt(),
-            scenario.oracle_calls(),
-        );
-        let outcome = match (self.user)(scenario) {
-            Ok(mut u) => {
-                let mut outcome =
-                    scenario.converse(&file, &mut assistant, u.as_mut(), &self.options);
-                outcome.assistant_models = assistant.models();
-                outcome.user_models = u.models();
-                outcome
+        let world = self
+            .suite
+            .world(databases, &scenario.dialogue, self.run.world)
+            .map_err(|e| format!("the world: {e}"));
+        let outcome = match (self.user(&scenario), world) {
+            (Ok(mut user), Ok(world)) => {
+                let talk = converse(
+                    self.interactive,
+                    &scenario,
+                    (world.as_ref(), databases),
+                    self.assistant,
+                    user.as_mut(),
+                    self.run.bounds,
+                );
+                ScenarioOutcome::of(&file, &scenario, talk)
             }
-            Err(e) => failed(&file, scenario, e),
+            (Err(e), _) | (_, Err(e)) => ScenarioOutcome::of(&file, &scenario, Talk::failed(e)),
         };
         Ok((outcome, ()))
     }
@@ -232,135 +250,139 @@ impl Kind for Conversations<'_> {
     }
 }
 
-impl Evaluation<'_> {
-    /// One trial (`None` for a run of one), its outputs in `out`.
-    fn run_trial(
-        &self,
-        run: &InteractiveRun<'_>,
-        trial: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<Summary> {
-        let started = run.setup.meter.reading();
-        // Each model with the template of its prompts.
-        let [assistant_prompt, user_prompt] = self.interactive.prompts();
-        let model = |m: &Model, (name, text): (&str, &str)| {
-            let template = (name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
-            m.llm(trial, Default::default(), [template].into())
-        };
-        let assistant: Box<dyn Answerer> = match &run.setup.answerer {
-            Choice::Llm(m) => Box::new(model(m, assistant_prompt)),
-            Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
-        };
-        let user_model = match &run.user {
-            UserSettings::Llm(m) => Some(model(m, user_prompt)),
-            UserSettings::Human => None,
-        };
-        let user = |scenario: &dyn Scenario| -> std::result::Result<Box<dyn User + '_>, String> {
-            match &user_model {
-                Some(model) => Ok(Box::new(LlmUser::new(model, scenario.user_prompt()?))),
-                None => Ok(Box::new(
-                    HumanUser::new(
-                        Box::new(|line: &mut String| std::io::stdin().read_line(line)),
-                        std::io::stderr(),
-                        &scenario.brief(),
-                    )?
-                    .echoing(!std::io::stdin().is_terminal()),
-                )),
-            }
-        };
-        let human = matches!(run.user, UserSettings::Human);
-        let kind = Conversations {
-            settings: settings_json(run, trial),
-            human,
-            assistant: assistant.as_ref(),
-            user: &user,
-            interactive: self.interactive,
-            options: ConversationOptions {
-                databases: run.setup.databases,
-                world: run.world,
-                max_turns: run.max_turns,
-                max_calls_per_turn: run.max_calls_per_turn,
-            },
-        };
-        let plan = Plan {
-            // A person talks through one scenario at a time.
-            threads: if human { Some(1) } else { run.setup.threads },
-            progress: false,
-            ..Plan::of(&run.setup)
-        };
-        let mut per_scenario = Vec::with_capacity(run.files.len());
-        let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
-            Done::Evaluated {
-                mut outcome,
-                resumed,
-            } => {
-                outcome.resumed = resumed;
-                per_scenario.push(outcome);
-            }
-            // Each scenario was read before any conversation started.
-            Done::Failed(_) => {}
-        })?;
-        if let Some(failure) = pass.failures.first() {
-            return Err(Error::Other(failure.error.clone()));
+/// One trial (`None` for a run of one), its outputs in `out`.
+fn run_trial(
+    suite: &dyn Suite,
+    interactive: &dyn Interactive,
+    run: &Run<'_>,
+    trial: Option<usize>,
+    out: Option<&Path>,
+) -> Result<Summary> {
+    let started = run.setup.meter.reading();
+    // Each model with the template of its prompts.
+    let [assistant_prompt, user_prompt] = interactive.prompts();
+    let model = |m: &Model, (name, text): (&str, &str)| {
+        let template = (name.to_string(), crate::llm::sha256_hex(text.as_bytes()));
+        m.llm(trial, Default::default(), [template].into())
+    };
+    let assistant: Box<dyn Answerer> = match &run.setup.answerer {
+        Choice::Llm(m) => Box::new(model(m, assistant_prompt)),
+        Choice::Oracle | Choice::Replay(_) => Box::new(Oracle),
+    };
+    let user = match &run.user {
+        UserSettings::Llm(m) => Some(model(m, user_prompt)),
+        UserSettings::Human => None,
+    };
+    let kind = Conversations {
+        settings: settings_json(run, trial),
+        suite,
+        interactive,
+        assistant: assistant.as_ref(),
+        user: user.as_ref(),
+        run,
+    };
+    let plan = Plan {
+        // A person talks through one scenario at a time.
+        threads: if user.is_none() {
+            Some(1)
+        } else {
+            run.setup.threads
+        },
+        progress: false,
+        ..Plan::of(&run.setup)
+    };
+    let mut per_scenario = Vec::with_capacity(run.files.len());
+    let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
+        Done::Evaluated {
+            mut outcome,
+            resumed,
+        } => {
+            outcome.resumed = resumed;
+            per_scenario.push(outcome);
         }
-        let user_asked = per_scenario.iter().any(|o| o.user_asked);
-        let (assistant_name, user_name) = names(run, user_asked);
-        let dataset = std::mem::take(&mut pass.dataset);
-        let mut summary = summarise(
-            self.suite,
-            self.interactive.level(),
-            per_scenario,
-            run.max_turns,
-            assistant_name.clone(),
-            user_name,
-            kind.settings,
-            pass,
-        );
-        let mut provenance = Provenance::of_run(
-            self.suite,
-            &dataset,
-            &run.setup.provenance,
-            &run.setup.databases_sha256,
-            assistant.as_ref(),
-            summary
-                .per_scenario
-                .iter()
-                .flat_map(|o| &o.assistant_models),
-        );
-        provenance.predictor = assistant_name;
-        // Only a model that was asked is named.
-        if let Some(user) = user_model.filter(|_| user_asked) {
-            provenance.user_model_requested = user.settings().model;
-            provenance.prompt_templates.extend(user.prompt_templates());
-        }
-        provenance.user_models_reported =
-            Reported::all(summary.per_scenario.iter().flat_map(|o| &o.user_models));
-        summary.provenance = Some(provenance);
-        summary.usage = run.setup.meter.since(&started);
-        if let Some(dir) = out {
-            transcripts::write_summary(dir, &summary, self.interactive.family())?;
-        }
-        Ok(summary)
+        // Each scenario was read before any conversation started.
+        Done::Failed(_) => {}
+    })?;
+    if let Some(failure) = pass.failures.first() {
+        return Err(Error::Other(failure.error.clone()));
     }
+    let dataset = std::mem::take(&mut pass.dataset);
+    let mut summary = summarise(
+        suite.name(),
+        interactive.level(),
+        per_scenario,
+        run.bounds.max_turns,
+        kind.settings,
+        pass,
+    );
+    summary.provenance = Some(Provenance::of_run(
+        suite.name(),
+        &dataset,
+        &run.setup.provenance,
+        &run.setup.databases_sha256,
+        assistant.as_ref(),
+        std::iter::empty(),
+    ));
+    let mut players = Players::default();
+    players.add(&summary.per_scenario);
+    players.name(run, interactive, &mut summary);
+    summary.usage = run.setup.meter.since(&started);
+    if let Some(dir) = out {
+        transcripts::write_summary(dir, &summary, interactive.family())?;
+    }
+    Ok(summary)
 }
 
-/// What the user is said to be when no scenario asked it a thing.
-const USER_NOT_ASKED: &str = "not asked";
+/// What the players said of themselves over a run's conversations (of
+/// one trial, or of every trial).
+#[derive(Debug, Default)]
+struct Players {
+    /// The models the server said answered, in order of first answer.
+    assistant_models: Vec<String>,
+    user_models: Vec<String>,
+    /// Whether any scenario asked the user a thing.
+    user_asked: bool,
+}
 
-/// The names of the players, as they name themselves; a model that plays
-/// the user is named only when it was asked (`user_asked`).
-fn names(run: &InteractiveRun<'_>, user_asked: bool) -> (String, String) {
-    (
-        match &run.setup.answerer {
+impl Players {
+    fn add(&mut self, outcomes: &[ScenarioOutcome]) {
+        let assistant = outcomes.iter().flat_map(|o| &o.assistant_models);
+        self.assistant_models = Reported::all(self.assistant_models.iter().chain(assistant));
+        let user = outcomes.iter().flat_map(|o| &o.user_models);
+        self.user_models = Reported::all(self.user_models.iter().chain(user));
+        self.user_asked |= outcomes.iter().any(|o| o.user_asked);
+    }
+
+    /// The players in `summary` as they name themselves, and the models
+    /// they were and the servers reported in its provenance; a model that
+    /// plays the user is named only when it was asked.
+    fn name(&self, run: &Run<'_>, interactive: &dyn Interactive, summary: &mut Summary) {
+        summary.figures.assistant = match &run.setup.answerer {
             Choice::Llm(s) => format!("llm:{}", s.model),
             Choice::Oracle | Choice::Replay(_) => "oracle".into(),
-        },
-        match &run.user {
-            UserSettings::Llm(s) if user_asked => format!("llm:{}", s.model),
-            UserSettings::Llm(_) => USER_NOT_ASKED.into(),
-            UserSettings::Human => "human".into(),
-        },
-    )
+        };
+        let asked = match &run.user {
+            UserSettings::Llm(s) if self.user_asked => Some(s),
+            _ => None,
+        };
+        summary.figures.user = match (&run.user, asked) {
+            (_, Some(s)) => format!("llm:{}", s.model),
+            (UserSettings::Llm(_), None) => "not asked".into(),
+            (UserSettings::Human, _) => "human".into(),
+        };
+        let Some(p) = summary.provenance.as_mut() else {
+            return;
+        };
+        p.predictor = summary.figures.assistant.clone();
+        p.models_reported = self.assistant_models.clone();
+        p.user_models_reported = self.user_models.clone();
+        if let Some(s) = asked {
+            let (name, text) = interactive.prompts()[1];
+            p.user_model_requested = Some(s.model.clone());
+            let template = crate::llm::sha256_hex(text.as_bytes());
+            p.prompt_templates.insert(name.to_string(), template);
+        }
+    }
 }
 
 /// One line a scenario, then the totals.
@@ -475,16 +497,16 @@ mod tests {
             shopping,
             outcome("Reminder", None, Stop::UserLeft),
         ];
-        let summary = summarise(
+        let mut summary = summarise(
             "apibank",
             3,
             per_scenario,
             20,
-            "llm:m".into(),
-            "human".into(),
             Value::Null,
             Default::default(),
         );
+        summary.figures.assistant = "llm:m".into();
+        summary.figures.user = "human".into();
         insta::assert_snapshot!("level3_human_report", human(&summary));
     }
 }

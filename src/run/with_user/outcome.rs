@@ -7,19 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::conversation::Talk;
 pub use crate::run::conversation::{Message, Speaker, Stop};
-use crate::suite::interactive::Scenario;
+use crate::suite::interactive::{Rule, Scenario};
 use crate::suite::state::StateCheck;
-
-/// The run's totals of the state check (one per scenario that has one).
-pub use crate::eval::summary::StateTotals;
-
-/// Which rule found a call to be a ground-truth call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rule {
-    EqualArguments,
-    ReferenceCheck,
-}
 
 /// A ground-truth call not made, or one that raises as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,7 +33,7 @@ pub struct ScenarioOutcome {
     pub turns_taken: usize,
     pub stopped: Stop,
     pub ground_truth: usize,
-    /// Ground-truth calls made ([`super::matching`]).
+    /// Ground-truth calls made (the suite matches them).
     pub ground_truth_made: usize,
     /// Each ground-truth call made, in the order of the scenario.
     pub made: Vec<MadeAt>,
@@ -91,97 +80,59 @@ pub struct MadeAt {
     pub by: Rule,
 }
 
-/// Where a scenario writes one of its ground-truth calls.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GoldAt {
-    /// The 1-based line of the scenario file.
-    pub line: usize,
-    pub api_name: String,
-}
-
 impl ScenarioOutcome {
-    /// What `talk` came to for `scenario`, whose ground-truth calls are
-    /// `gold`: `made[i]` is the turn in which the assistant made `gold[i]`
-    /// and the rule that matched it; `raising` the ground-truth calls that
-    /// raise as written.
-    pub fn of(
-        file: &str,
-        scenario: &dyn Scenario,
-        talk: Talk,
-        gold: &[GoldAt],
-        made: &[Option<(usize, Rule)>],
-        raising: Vec<CallAt>,
-    ) -> Self {
+    /// What `talk` came to for `scenario` (`file` as the outcome names it).
+    pub fn of(file: &str, scenario: &Scenario, talk: Talk) -> Self {
+        let gold: Vec<(usize, &str)> = scenario
+            .dialogue
+            .gold_calls()
+            .map(|(_, _, g)| (g.line().unwrap_or(0), g.request.api_name.as_str()))
+            .collect();
         let completed = talk.stop == Stop::Completed;
-        let call_at = |g: &GoldAt| CallAt {
-            line: g.line,
-            api_name: g.api_name.clone(),
-            exception: None,
+        let call_at = |(line, api_name): (usize, &str), exception| CallAt {
+            line,
+            api_name: api_name.to_string(),
+            exception,
         };
+        let with_made = || gold.iter().copied().zip(&talk.made);
         ScenarioOutcome {
             file: file.to_string(),
-            scenario: scenario.name(),
-            scene: scenario.scene(),
+            scenario: scenario.name.clone(),
+            scene: scenario.scene.clone(),
             completed,
             turns: completed.then_some(talk.turns),
             turns_taken: talk.turns,
             stopped: talk.stop,
             ground_truth: gold.len(),
-            ground_truth_made: made.iter().flatten().count(),
-            made: gold
-                .iter()
-                .zip(made)
-                .filter_map(|(g, made)| {
+            ground_truth_made: talk.made.iter().flatten().count(),
+            made: with_made()
+                .filter_map(|((line, api_name), made)| {
                     let (turn, by) = (*made)?;
                     Some(MadeAt {
-                        line: g.line,
-                        api_name: g.api_name.clone(),
+                        line,
+                        api_name: api_name.to_string(),
                         turn,
                         by,
                     })
                 })
                 .collect(),
             calls: talk.calls,
-            missing: gold
-                .iter()
-                .zip(made)
+            missing: with_made()
                 .filter(|(_, made)| made.is_none())
-                .map(|(g, _)| call_at(g))
+                .map(|(g, _)| call_at(g, None))
                 .collect(),
-            ground_truth_raising: raising,
+            ground_truth_raising: gold
+                .iter()
+                .zip(talk.raising)
+                .filter_map(|(&g, raised)| Some(call_at(g, Some(raised?))))
+                .collect(),
             error: talk.error,
             state_check: talk.state_check,
-            assistant_models: Vec::new(),
-            user_models: Vec::new(),
+            assistant_models: talk.assistant_models,
+            user_models: talk.user_models,
             user_asked: talk.user_asked,
             resumed: false,
             transcript: talk.transcript,
         }
-    }
-}
-
-/// The outcome of a conversation that could not start.
-pub fn failed(file: &str, scenario: &dyn Scenario, error: String) -> ScenarioOutcome {
-    ScenarioOutcome {
-        file: file.to_string(),
-        scenario: scenario.name(),
-        scene: scenario.scene(),
-        completed: false,
-        turns: None,
-        turns_taken: 0,
-        stopped: Stop::Error,
-        ground_truth: scenario.ground_truth(),
-        ground_truth_made: 0,
-        made: Vec::new(),
-        calls: 0,
-        missing: Vec::new(),
-        ground_truth_raising: Vec::new(),
-        error: Some(error),
-        state_check: None,
-        assistant_models: Vec::new(),
-        user_models: Vec::new(),
-        user_asked: false,
-        resumed: false,
-        transcript: Vec::new(),
     }
 }

@@ -217,11 +217,11 @@ mod report_tests {
                 outcome("Reminder", None, Stop::UserLeft),
             ],
             5,
-            "llm:m".into(),
-            "llm:u".into(),
             serde_json::Value::Null,
             Default::default(),
         );
+        summary.figures.assistant = "llm:m".into();
+        summary.figures.user = "llm:u".into();
         let unit = |file: &str, name: &str, completed| {
             UnitOutcome::file(file, Some(name.into()), completed)
         };

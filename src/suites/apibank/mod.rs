@@ -21,6 +21,7 @@ pub mod catalog;
 pub mod drafting;
 pub mod eval;
 pub mod level3;
+pub mod scenarios;
 pub mod seed;
 pub mod state;
 pub mod word_tokenize;
@@ -54,12 +55,12 @@ pub static DIALOGUES: FileFormat = FileFormat {
 const SCENARIO_RECORDS_NONE: &str = "a level-3 scenario records no results: its ground-truth calls are expected to run without raising (see `talkforge verify`)";
 
 /// Level-3 scenarios as upstream writes them: prose sheets, read as the
-/// dialogue of their ground-truth calls ([`level3::dialogue`]) and kept
+/// dialogue of their ground-truth calls ([`scenarios::dialogue`]) and kept
 /// as they are written.
 pub static SCENARIO_SHEETS: FileFormat = FileFormat {
     name: "apibank-level3-sheet",
     kind: FormatKind::Scenarios,
-    endings: &[level3::SHEET_EXTENSION],
+    endings: &[scenarios::SHEET_EXTENSION],
     names: &[],
     schema: None,
     parse: parse_scenario,
@@ -74,9 +75,9 @@ pub static SCENARIO_SHEETS: FileFormat = FileFormat {
 pub static SCENARIOS: FileFormat = FileFormat {
     name: "apibank-level3-scenario",
     kind: FormatKind::Scenarios,
-    endings: &[level3::JSON_EXTENSION],
+    endings: &[scenarios::JSON_EXTENSION],
     names: &[],
-    schema: Some(level3::format::SCHEMA),
+    schema: Some(scenarios::format::SCHEMA),
     parse: parse_scenario,
     many: None,
     canonical: keep_scenario,
@@ -87,13 +88,13 @@ pub static SCENARIOS: FileFormat = FileFormat {
 
 /// A level-3 scenario as the dialogue of its ground-truth calls.
 fn parse_scenario(path: &Path, text: &str) -> Result<Conversation> {
-    let scenario = level3::parse_scenario(path, text)?;
-    Ok(level3::dialogue::conversation(&scenario))
+    let scenario = scenarios::parse_scenario(path, text)?;
+    Ok(scenarios::dialogue::conversation(&scenario))
 }
 
 /// A scenario is kept as it is written (a sheet is prose).
 fn keep_scenario(path: &Path, text: &str) -> Result<String> {
-    level3::parse_scenario(path, text)?;
+    scenarios::parse_scenario(path, text)?;
     Ok(text.to_string())
 }
 
@@ -104,7 +105,7 @@ fn load_scenario(path: &Path) -> Result<LoadedConversation> {
 /// The dialogue lines `lint` reads for a scenario, each where the file
 /// has its source.
 fn scenario_lines(path: &Path, text: &str) -> Result<String> {
-    level3::parse_scenario(path, text).map(|s| level3::dialogue::dialogue_text(&s))
+    scenarios::parse_scenario(path, text).map(|s| scenarios::dialogue::dialogue_text(&s))
 }
 
 /// API-Bank's databases: JSON documents as upstream writes its files.
@@ -196,7 +197,7 @@ impl Suite for ApiBank {
     /// result that holds only an `exception` (a level-3 scenario's
     /// expectation) against the exception alone.
     fn reproduces(&self, recorded: &GoldCall, executed: &Execution) -> bool {
-        if level3::dialogue::is_expectation(&recorded.response) {
+        if scenarios::dialogue::is_expectation(&recorded.response) {
             return recorded.response.get("exception").and_then(|e| e.as_str())
                 == executed.exception.as_deref();
         }

@@ -32,7 +32,7 @@ use serde_json::{Map, Number, Value};
 
 use super::apis::tool_search::{self, Embeddings, Lexical, Retriever};
 use super::apis::{self, api, Api};
-use super::level3::dialogue::is_expectation;
+use super::scenarios::dialogue::is_expectation;
 use super::state::{State, Unreproducible};
 use crate::dialogue::{GoldCall, Request};
 use crate::sim::pyargs::{bind, py_eq, type_name};

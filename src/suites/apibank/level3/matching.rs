@@ -22,41 +22,33 @@ use serde_json::{Map, Value};
 
 use crate::json::pyliteral;
 use crate::sim::pyargs::py_eq;
+use crate::suite::interactive::Rule;
+use crate::suite::Execution;
 use crate::suites::apibank::apis::api;
 
-/// A ground-truth call as the world ran it.
-#[derive(Debug, Clone)]
-pub struct GoldRun {
-    pub api_name: String,
-    /// The arguments after conversion.
-    pub arguments: Map<String, Value>,
-    /// The whole result object.
-    pub result: Value,
-}
-
-pub use crate::run::with_user::outcome::Rule;
-
-/// Whether the call to `made_api` that ran with `made` arguments and gave
-/// `made_result` is the ground-truth call `gold`, and by which rule.
-pub fn matches(
-    made_api: &str,
-    made: &Map<String, Value>,
-    made_result: &Value,
-    gold: &GoldRun,
-) -> Option<Rule> {
-    if made_api != gold.api_name {
+/// Whether the call `made` is the ground-truth call `gold` (each as the
+/// world ran it), and by which rule.
+pub fn matches(made: &Execution, gold: &Execution) -> Option<Rule> {
+    let (call, want) = (&made.request, &gold.request);
+    if call.api_name != want.api_name {
         return None;
     }
-    if same_call(made_api, made, &gold.api_name, &gold.arguments) {
+    if same_call(
+        &call.api_name,
+        &call.parameters,
+        &want.api_name,
+        &want.parameters,
+    ) {
         return Some(Rule::EqualArguments);
     }
-    let api = api(made_api)?;
-    (api.correct)(made_result, &gold.result).then_some(Rule::ReferenceCheck)
+    let result = |e: &Execution| e.response.clone().into_value();
+    let api = api(&call.api_name)?;
+    (api.correct)(&result(made), &result(gold)).then_some(Rule::ReferenceCheck)
 }
 
 /// Whether a call to `made_api` that ran with `made` arguments is the
 /// ground-truth call to `gold_api` that runs with `gold` arguments.
-pub fn same_call(
+fn same_call(
     made_api: &str,
     made: &Map<String, Value>,
     gold_api: &str,
@@ -101,14 +93,15 @@ mod tests {
             json!({"api_name": "AddReminder", "input": {"token": "t", "content": content,
                    "time": "2023-04-01 09:00:00"}, "output": "success", "exception": null})
         };
-        let arguments = |content: &str| map(result(content)["input"].clone());
-        let gold = GoldRun {
-            api_name: "AddReminder".into(),
-            arguments: arguments("Pay the credit card bill"),
-            result: result("Pay the credit card bill"),
+        let ran = |api_name: &str, content: &str| {
+            let request = crate::dialogue::Request {
+                api_name: api_name.into(),
+                parameters: map(result(content)["input"].clone()),
+            };
+            Execution::new(request, crate::sim::Reply::Json(result(content)), None)
         };
-        let made =
-            |content: &str| matches("AddReminder", &arguments(content), &result(content), &gold);
+        let gold = ran("AddReminder", "Pay the credit card bill");
+        let made = |content: &str| matches(&ran("AddReminder", content), &gold);
         assert_eq!(made("Pay the credit card bill"), Some(Rule::EqualArguments));
         // The reference takes a content sharing most of its words.
         assert_eq!(
@@ -116,15 +109,8 @@ mod tests {
             Some(Rule::ReferenceCheck)
         );
         assert_eq!(made("Buy milk"), None);
-        assert_eq!(
-            matches(
-                "AddAlarm",
-                &arguments("Pay the credit card bill"),
-                &result("x"),
-                &gold
-            ),
-            None
-        );
+        let other = ran("AddAlarm", "Pay the credit card bill");
+        assert_eq!(matches(&other, &gold), None);
     }
 
     #[test]

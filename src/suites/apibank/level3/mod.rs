@@ -1,100 +1,30 @@
-//! API-Bank's level 3 (planning): a scenario gives the person playing the
-//! user a first utterance and the key information they know, and lists the
-//! ground-truth calls the assistant must end up making. The assistant finds
-//! its APIs with ToolSearcher while it talks to the user; the score is the
-//! number of turns it takes to make every ground-truth call (the paper's
-//! Table 4).
-//!
-//! Scenarios come in two formats, both read into [`Scenario`]:
-//! - upstream's sheets (`.txt`, prose: `Scene:`, `First Utterance:`,
-//!   `Key Info:`, then the calls one a line in the paper's text form),
-//!   read as they are by [`sheet`];
-//! - our own JSON (`.lv3.json`, [`format`], schema
-//!   `schemas/apibank-level3-scenario.schema.json`), for scenarios a
-//!   maintainer writes.
-//!
-//! For `verify` and `lint` a scenario becomes a dialogue ([`dialogue`]):
-//! the first utterance, then one API line per ground-truth call placed at
-//! the call's line of the file. `evaluate --level 3` runs scenarios with an
-//! assistant ([`assistant`]) and a user ([`user`]), both models through
-//! [`chat`] or a person at the terminal, in the conversation of [`run`];
-//! [`matching`] says when a call is a ground-truth call, and [`evaluate`]
-//! is what the seam's `Interactive` hands `evaluate`: with `--out` it
-//! keeps a transcript a scenario, `summary.json` and `report.md`
-//! ([`results`]; the report is the report layer's), over one trial or
-//! several.
+//! API-Bank's level 3 (planning) as an evaluation: each scenario
+//! ([`crate::suites::apibank::scenarios`], the files) is talked through
+//! with the assistant under test and a user, on the run layer's
+//! conversation with a user (`run::with_user`). The assistant finds its
+//! APIs with ToolSearcher while it talks; the score is the number of turns
+//! it takes to make every ground-truth call (the paper's Table 4). Here
+//! are what the players are told ([`prompts`]), how the assistant's messages read
+//! and what it is told ([`messages`]), and when a call is a ground-truth call
+//! ([`matching`]).
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
+use super::scenarios::{dialogue, parse_scenario};
+use crate::dialogue::Request;
+use crate::sim::Databases;
+use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
+use crate::suite::Execution;
 use crate::Result;
 
-pub mod dialogue;
-pub mod format;
 pub mod matching;
+pub mod messages;
 pub mod prompts;
-pub mod run;
-pub mod sheet;
-
-/// The file-name endings of level-3 scenarios: upstream's sheets and our
-/// JSON format.
-pub const SHEET_EXTENSION: &str = crate::formats::apibank::SHEET_ENDING;
-pub const JSON_EXTENSION: &str = "lv3.json";
-
-/// One level-3 scenario, whichever file it came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scenario {
-    /// The file's stem (without `.lv3` for our format).
-    pub name: String,
-    pub scene: String,
-    /// What the user says first.
-    pub first_utterance: String,
-    /// What the user knows and tells when asked, as text.
-    pub key_info: String,
-    pub ground_truth: Vec<GroundTruthCall>,
-    /// Where the first utterance is written (1-based line).
-    pub first_utterance_line: usize,
-}
-
-/// One call the assistant must make, with its arguments as the dialogues'
-/// `param_dict` holds them (text as written).
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroundTruthCall {
-    pub api_name: String,
-    pub param_dict: Map<String, Value>,
-    /// Where the call is written (1-based line and column).
-    pub line: usize,
-    pub column: usize,
-}
-
-/// Whether `path` names a level-3 scenario file (by the end of its name).
-pub fn is_scenario_path(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
-    let name = name.to_ascii_lowercase();
-    [SHEET_EXTENSION, JSON_EXTENSION].iter().any(|ending| {
-        name.strip_suffix(ending)
-            .and_then(|rest| rest.strip_suffix('.'))
-            .is_some_and(|stem| !stem.is_empty())
-    })
-}
-
-/// Read a scenario file's text, in the format its name says.
-pub fn parse_scenario(path: &Path, text: &str) -> Result<Scenario> {
-    let lower = path.to_string_lossy().to_ascii_lowercase();
-    if lower.ends_with(&format!(".{JSON_EXTENSION}")) {
-        format::parse(path, text)
-    } else {
-        sheet::parse(path, text)
-    }
-}
 
 /// API-Bank's level 3, as the seam's conversational evaluation.
 pub struct Level3;
 
-impl crate::suite::interactive::Interactive for Level3 {
+impl Interactive for Level3 {
     fn level(&self) -> u8 {
         3
     }
@@ -103,104 +33,42 @@ impl crate::suite::interactive::Interactive for Level3 {
         "API-Bank"
     }
 
-    fn is_scenario(&self, path: &Path) -> bool {
-        is_scenario_path(path)
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        text: &str,
-        databases: &crate::sim::Databases,
-    ) -> Result<Box<dyn crate::suite::interactive::Scenario>> {
+    fn read(&self, path: &Path, text: &str, databases: &Databases) -> Result<Scenario> {
         let scenario = parse_scenario(path, text)?;
-        let conversation = dialogue::conversation(&scenario);
-        crate::suite::missing_database(super::catalog(), databases, &conversation)
+        let dialogue = dialogue::conversation(&scenario);
+        crate::suite::missing_database(super::catalog(), databases, &dialogue)
             .map_err(|m| crate::Error::input(path, m))?;
-        Ok(Box::new(scenario))
+        Ok(Scenario {
+            name: scenario.name,
+            scene: scenario.scene,
+            first_utterance: scenario.first_utterance,
+            knows: scenario.key_info,
+            dialogue,
+        })
     }
 
     fn prompts(&self) -> [(&'static str, &'static str); 2] {
         [prompts::ASSISTANT, prompts::USER]
     }
-}
 
-impl crate::suite::interactive::Scenario for Scenario {
-    fn name(&self) -> String {
-        self.name.clone()
+    fn user_prompt(&self, scenario: &Scenario) -> std::result::Result<String, String> {
+        prompts::user(scenario)
     }
 
-    fn scene(&self) -> String {
-        self.scene.clone()
+    /// The paper's text form.
+    fn call_text(&self, call: &Request) -> String {
+        super::call_text::render_api_request(&call.api_name, &call.parameters)
     }
 
-    fn ground_truth(&self) -> usize {
-        self.ground_truth.len()
+    fn read_message(&self, text: &str) -> Reading {
+        messages::read(text)
     }
 
-    fn brief(&self) -> crate::run::conversation::user::Brief {
-        prompts::brief(self)
+    fn result_text(&self, executed: &Execution) -> String {
+        messages::result_text(executed)
     }
 
-    fn user_prompt(&self) -> std::result::Result<String, String> {
-        prompts::user(self)
-    }
-
-    fn assistant_prompt(&self) -> String {
-        prompts::assistant()
-    }
-
-    fn oracle_calls(&self) -> Vec<String> {
-        prompts::oracle_calls(self)
-    }
-
-    fn converse(
-        &self,
-        file: &str,
-        assistant: &mut crate::run::conversation::Assistant<'_>,
-        user: &mut dyn crate::run::conversation::User,
-        options: &crate::suite::interactive::ConversationOptions<'_>,
-    ) -> crate::run::with_user::outcome::ScenarioOutcome {
-        run::run_scenario(file, self, assistant, user, options)
-    }
-}
-
-/// Read a scenario file.
-pub fn read_scenario(path: &Path) -> Result<Scenario> {
-    parse_scenario(path, &crate::formats::read::read_text(path)?)
-}
-
-/// The name a scenario goes by: the file's stem, without `.lv3`.
-fn scenario_name(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match stem.strip_suffix(".lv3") {
-        Some(name) => name.to_string(),
-        None => stem,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scenario_files_are_known_by_the_end_of_their_name() {
-        for (name, is) in [
-            ("Shopping.txt", true),
-            ("a/Hotel Booking.TXT", true),
-            ("x.lv3.json", true),
-            ("x.json", false),
-            ("x.jsonl", false),
-            (".txt", false),
-            (".lv3.json", false),
-            ("lv3.json", false),
-        ] {
-            assert_eq!(is_scenario_path(Path::new(name)), is, "{name}");
-        }
-        assert_eq!(scenario_name(Path::new("d/meeting.lv3.json")), "meeting");
-        assert_eq!(scenario_name(Path::new("d/Shopping.txt")), "Shopping");
+    fn matches(&self, made: &Execution, gold: &Execution) -> Option<Rule> {
+        matching::matches(made, gold)
     }
 }

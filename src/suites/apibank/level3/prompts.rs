@@ -1,13 +1,11 @@
 //! What API-Bank's level 3 tells the players: the assistant's setting
 //! (`prompts/apibank-level3-assistant.j2`: calls in the paper's text
-//! form, found with ToolSearcher), the simulated user's brief
-//! (`prompts/apibank-level3-user.j2`: the scenario's first utterance and
-//! key information, to be told only when asked), the brief a person
-//! playing the user is shown, and the oracle's calls.
+//! form, found with ToolSearcher; its system prompt as it stands) and the
+//! simulated user's brief (`prompts/apibank-level3-user.j2`: the
+//! scenario's first utterance and key information, to be told only when
+//! asked).
 
-use super::Scenario;
-use crate::run::conversation::user::Brief;
-use crate::suites::apibank::call_text::render_api_request;
+use crate::suite::interactive::Scenario;
 
 const ASSISTANT_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-assistant.j2");
 const USER_PROMPT: &str = include_str!("../../../../prompts/apibank-level3-user.j2");
@@ -19,11 +17,6 @@ pub const ASSISTANT: (&str, &str) = ("prompts/apibank-level3-assistant.j2", ASSI
 /// The simulated user's prompt template, its name and text.
 pub const USER: (&str, &str) = ("prompts/apibank-level3-user.j2", USER_PROMPT);
 
-/// The assistant's system prompt (the same for every scenario).
-pub fn assistant() -> String {
-    ASSISTANT_PROMPT.to_string()
-}
-
 /// The simulated user's instructions for `scenario`.
 pub fn user(scenario: &Scenario) -> Result<String, String> {
     let mut env = minijinja::Environment::new();
@@ -34,57 +27,31 @@ pub fn user(scenario: &Scenario) -> Result<String, String> {
         minijinja::context! {
             scene => scenario.scene,
             first_utterance => scenario.first_utterance,
-            key_info => scenario.key_info,
+            key_info => scenario.knows,
         },
     )
     .map_err(|e| format!("{}: {e}", USER.0))
 }
 
-/// What a person playing the user of `scenario` is shown.
-pub fn brief(scenario: &Scenario) -> Brief {
-    Brief {
-        title: match scenario.name == scenario.scene {
-            true => scenario.scene.clone(),
-            false => format!("{} ({})", scenario.scene, scenario.name),
-        },
-        knows: scenario.key_info.clone(),
-        first_utterance: scenario.first_utterance.clone(),
-    }
-}
-
-/// The ground truth itself, as the oracle says it: the scenario's calls
-/// as written, one a message in the paper's form. It checks the scenarios
-/// and the loop, not a model: every scenario whose calls read back as
-/// written completes in one turn.
-pub fn oracle_calls(scenario: &Scenario) -> Vec<String> {
-    scenario
-        .ground_truth
-        .iter()
-        .map(|call| render_api_request(&call.api_name, &call.param_dict))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::interactive::Interactive;
+    use crate::suites::apibank::level3::Level3;
 
     #[test]
-    fn the_prompts_and_the_brief_of_a_scenario() {
-        let scenario = super::super::sheet::parse(
-            std::path::Path::new("Alarm.txt"),
-            "Scene: Alarm\nFirst Utterance: Wake me up.\nKey Info:\nusername Ann\nAPI Calls:\nGetToday()\n",
-        )
-        .unwrap();
+    fn the_prompts_and_the_oracle_s_calls_of_a_scenario() {
+        let sheet = "Scene: Alarm\nFirst Utterance: Wake me up.\nKey Info:\nusername Ann\nAPI Calls:\nGetToday()\n";
+        let scenario = Level3
+            .read(
+                std::path::Path::new("Alarm.txt"),
+                sheet,
+                &Default::default(),
+            )
+            .unwrap();
         insta::assert_snapshot!("level3_user_prompt", user(&scenario).unwrap());
-        insta::assert_snapshot!("level3_assistant_prompt", assistant().trim_end());
-        assert_eq!(
-            brief(&scenario),
-            Brief {
-                title: "Alarm".into(),
-                knows: "username Ann".into(),
-                first_utterance: "Wake me up.".into(),
-            }
-        );
-        assert_eq!(oracle_calls(&scenario), ["[GetToday()]"]);
+        insta::assert_snapshot!("level3_assistant_prompt", ASSISTANT.1.trim_end());
+        let (_, _, call) = scenario.dialogue.gold_calls().next().unwrap();
+        assert_eq!(Level3.call_text(&call.request), "[GetToday()]");
     }
 }
