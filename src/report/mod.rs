@@ -1,7 +1,7 @@
 //! The report layer: what a report says, once, as a table model
 //! (sections of text, tables, lists and charts), and one renderer
-//! ([`render`]) that writes it as Markdown ([`markdown`]) or one HTML page
-//! ([`html`]); [`json`] adds the model to the kind's JSON document.
+//! ([`render`]) that writes it as Markdown, one HTML page, or JSON (the
+//! kind's document with the model added).
 //!
 //! # Adding a kind of run
 //!
@@ -38,14 +38,12 @@
 //! `state_check`, ...) and the kind's, then the outcomes that differ.
 
 pub mod charts;
-pub mod html;
-pub mod json;
-pub mod markdown;
 mod render;
 pub mod runs;
 pub mod sections;
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// A report over one or more evaluation runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,6 +55,10 @@ pub struct Report {
     /// Said before everything else (runs over different datasets).
     pub warnings: Vec<String>,
     pub sections: Vec<Section>,
+    /// The kind's JSON document ([`runs::document`]), which the JSON
+    /// format completes with the above.
+    #[serde(skip)]
+    pub document: Value,
 }
 
 /// One run as the report introduces it.
@@ -74,8 +76,6 @@ pub struct RunHeader {
     /// Units evaluated, and units that could not be.
     pub evaluated: usize,
     pub not_evaluated: usize,
-    /// What a unit is ("conversation", "call sample", "scenario").
-    pub unit: String,
 }
 
 /// A titled part of a report.
@@ -274,16 +274,6 @@ pub struct Series {
     /// How many units each value is over (shown beside its bar); empty
     /// when the values are not shares of units.
     pub counts: Vec<Option<usize>>,
-}
-
-impl Chart {
-    /// The chart without unit counts (its values are not shares of units).
-    pub fn uncounted(mut self) -> Self {
-        for series in &mut self.series {
-            series.counts.clear();
-        }
-        self
-    }
 }
 
 /// The value axis of a chart.

@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::outcome::{ScenarioOutcome, Stop};
 use super::summary::ScenarioFigures;
 use crate::report::runs::{
-    chart, per_run, rows_per_run, summary_level, unit_rows, Kind, Run, Shape, Unit, Words,
+    by_run, chart, per_run, per_unit, summary_level, unit_rows, Kind, Run, Shape, Unit, Words,
 };
-use crate::report::{Cell, Scale, Section, Table};
+use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
 
@@ -70,10 +70,8 @@ impl Kind for ScenarioFigures {
         failures: "Scenarios not completed",
         failed: "not completed",
         failure_columns: &["Scenario", "File", "Why"],
-        differs: "Scenarios whose completion differs between runs",
-        heading: "Scenario",
+        differs: "completion",
         alike: "None: every scenario was completed or not in every run alike.",
-        differs_key: "completion_differs",
         passed_key: "completed",
         no_state_check: None,
         unit_lists: &["per_scenario"],
@@ -137,19 +135,15 @@ impl Kind for ScenarioFigures {
 
     /// Completion and turns (Table 4), and turns per scenario.
     fn tables(runs: &[ScenarioRun]) -> Vec<Section> {
-        let table = per_run(
-            runs,
-            &[
-                ("Scenarios", &|r| Cell::Count(r.summary.scenarios)),
-                ("Completed", &|r| Cell::Count(r.summary.completed)),
-                ("Completion rate", &|r| {
-                    Cell::Percent(r.summary.completion_rate)
-                }),
-                ("Mean turns to completion", &|r| {
-                    Cell::Number(r.summary.mean_turns, 2)
-                }),
-            ],
-        );
+        let table = per_run(runs, |r| {
+            let s = &r.summary;
+            vec![
+                ("Scenarios", Cell::Count(s.scenarios)),
+                ("Completed", Cell::Count(s.completed)),
+                ("Completion rate", Cell::Percent(s.completion_rate)),
+                ("Mean turns to completion", Cell::Number(s.mean_turns, 2)),
+            ]
+        });
         let completion = |r: usize, _| {
             let s = &runs[r].summary;
             (s.completion_rate, Some(s.scenarios))
@@ -159,9 +153,6 @@ impl Kind for ScenarioFigures {
             .table(table)
             .chart(chart(runs, "Completion rate per run", vec!["Completed".into()], Scale::Percent, completion));
         let rows = scenario_rows(runs);
-        let heads: Vec<String> = std::iter::once("Scenario".to_string())
-            .chain((1..=runs.len()).map(|i| format!("Run {i}")))
-            .collect();
         let turns = rows.iter().map(|(name, row)| {
             let cells = row.iter().map(|s| match s.and_then(|s| s.turns) {
                 Some(turns) => Cell::Count(turns),
@@ -179,7 +170,7 @@ impl Kind for ScenarioFigures {
             "Calls made",
             "Ended",
         ];
-        let detail = rows_per_run(runs, &heads_detail, |run| {
+        let detail = by_run(runs, &heads_detail, |run| {
             run.summary.per_scenario.iter().map(|s| {
                 vec![
                     Cell::Text(s.scenario.clone()),
@@ -201,9 +192,9 @@ impl Kind for ScenarioFigures {
         );
         let turns = Section::new("turns", "Turns to completion per scenario")
             .text("Turns a completed scenario took; how the others ended.")
-            .table(Table::of(&heads, turns.collect()))
+            .table(per_unit("Scenario", runs.len(), turns.collect()))
             .table(detail)
-            .chart(per_scenario.uncounted());
+            .chart(per_scenario);
         vec![results, turns]
     }
 
@@ -256,7 +247,8 @@ pub fn title(summary: &RunSummary<ScenarioFigures>, family: &str) -> String {
 /// The scenarios of the runs, in the order first seen (by scenario name),
 /// each with every run's line (None where a run lacks it).
 pub fn scenario_rows(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioOutcome>>)> {
-    unit_rows(runs, |r| &r.summary.per_scenario, |s| s.scenario.clone())
+    let units = runs.iter().map(|r| r.summary.per_scenario.as_slice());
+    unit_rows(units, |s| s.scenario.clone())
 }
 
 /// A scenario's cell: its turns, or how it ended.
@@ -273,7 +265,7 @@ pub fn cell(line: Option<&ScenarioOutcome>) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::runs::{document, report};
+    use crate::report::runs::report;
     use crate::run::summary::StateTotals;
 
     /// A level-3 summary as evaluate writes it (the keys report reads).
@@ -298,7 +290,7 @@ pub(crate) mod tests {
             "per_scenario": [line("Alarm", Some(2)), line("Shopping", shopping)],
         })
         .to_string();
-        let mut run = ScenarioRun::parse(dir.as_ref(), "summary.json".as_ref(), &text).unwrap();
+        let mut run = ScenarioRun::parse(dir.as_ref(), &text).unwrap();
         // The run that misses Shopping booked something else instead.
         if shopping.is_none() {
             let check: StateCheck = serde_json::from_value(serde_json::json!({
@@ -329,7 +321,7 @@ pub(crate) mod tests {
             cell(Some(&runs[1].summary.per_scenario[1])),
             "not completed (stopped at the limit, 20 turns)"
         );
-        let doc = document(&runs);
+        let doc = report(&runs).document;
         assert_eq!(
             doc["completion_differs"],
             serde_json::json!([{"scenario": "Shopping", "completed": [true, false]}])
@@ -349,6 +341,6 @@ pub(crate) mod tests {
             doc["runs"][1]["not_completed"][0]["why"],
             "not completed within 20 turns; never made: AddAgenda (line 23)"
         );
-        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
+        insta::assert_snapshot!(report(&runs).markdown().unwrap());
     }
 }
