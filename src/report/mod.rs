@@ -42,7 +42,7 @@ mod render;
 pub mod runs;
 pub mod sections;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A report over one or more evaluation runs.
@@ -196,7 +196,7 @@ pub struct Column {
 }
 
 /// A table cell. Every format shows a missing value as "-", never as 0.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum Cell {
     Text(String),
@@ -257,7 +257,7 @@ pub fn pct(x: f64) -> String {
 }
 
 /// A bar chart: a value per category per series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chart {
     pub title: String,
     pub categories: Vec<String>,
@@ -267,7 +267,7 @@ pub struct Chart {
 
 /// One series of a chart (a run): a value per category, None where the
 /// run has nothing there (drawn as missing, never as a zero bar).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub name: String,
     pub values: Vec<Option<f64>>,
@@ -277,7 +277,7 @@ pub struct Series {
 }
 
 /// The value axis of a chart.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scale {
     /// Shares in 0..=1, marked in percent.

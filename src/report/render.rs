@@ -7,10 +7,11 @@
 //! is always escaped: HTML in a tool's output or a model's reply shows as
 //! text, and a `|` never breaks a Markdown table.
 
-use minijinja::{context, Environment, HtmlEscape, Value};
+use minijinja::value::ViaDeserialize;
+use minijinja::{Environment, HtmlEscape, Value};
 use serde_json::json;
 
-use super::{charts, Block, Cell, Report};
+use super::{charts, Cell, Chart, Report};
 use crate::{Error, Result};
 
 /// How a format writes text from the data.
@@ -24,10 +25,10 @@ struct Format {
     code: fn(&str) -> String,
     /// A table cell.
     cell: fn(&Cell) -> String,
-    /// A page: it shows charts and drawn detail.
-    page: bool,
 }
 
+/// Charts and drawn dialogues are for a page (the Markdown template
+/// leaves them out): their figures and facts are in the tables.
 const MARKDOWN: Format = Format {
     name: "report.md",
     template: include_str!("templates/report.md.j2"),
@@ -41,7 +42,6 @@ const MARKDOWN: Format = Format {
             markdown_escape(&text)
         }
     },
-    page: false,
 };
 
 const HTML: Format = Format {
@@ -61,7 +61,6 @@ const HTML: Format = Format {
             None => text,
         }
     },
-    page: true,
 };
 
 impl Report {
@@ -86,75 +85,46 @@ impl Report {
     }
 }
 
-fn render(report: &Report, format: &Format) -> Result<String> {
+/// The report through the format's template, which writes the model's
+/// text with the filters `prose` (its `code` spans kept as code), `cell`,
+/// `code` and `svg` (a chart).
+fn render(report: &Report, format: &'static Format) -> Result<String> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_formatter(move |out, _, value| {
+        let text = value.to_string();
+        let text = if value.is_safe() {
+            text
+        } else {
+            (format.escape)(&text)
+        };
+        out.write_str(&text).map_err(minijinja::Error::from)
+    });
     let safe = Value::from_safe_string;
-    // Prose whose `code` spans are kept as code, the rest escaped.
-    let prose = |text: &str| {
+    env.add_filter("prose", move |text: &str| {
         let parts = text.split('`').enumerate().map(|(i, part)| match i % 2 {
             1 => (format.code)(part),
             _ => (format.escape)(part),
         });
         safe(parts.collect())
-    };
-    let mut sections = Vec::new();
-    for section in &report.sections {
-        let mut blocks = Vec::new();
-        for block in &section.blocks {
-            blocks.push(match block {
-                Block::Text { text } => context! { type => "text", text => prose(text) },
-                Block::NotApplicable { why } => {
-                    context! { type => "not_applicable", why => prose(why) }
-                }
-                Block::List { items } => {
-                    let items: Vec<Value> = items.iter().map(|i| prose(i)).collect();
-                    context! { type => "list", items }
-                }
-                Block::Table(table) => {
-                    let rows = table.rows.iter().map(|row| {
-                        let cells = row.iter().map(|c| safe((format.cell)(c)));
-                        cells.collect::<Vec<_>>()
-                    });
-                    let rows: Vec<_> = rows.collect();
-                    context! { type => "table", columns => &table.columns, rows }
-                }
-                Block::Chart(chart) if format.page => {
-                    let svg = charts::svg(chart).map_err(|e| {
-                        Error::Other(format!("drawing the chart {}: {e}", chart.title))
-                    })?;
-                    context! { type => "raw", html => safe(format!("<figure>{svg}</figure>")) }
-                }
-                Block::Html { html } if format.page => {
-                    context! { type => "raw", html => safe(html.clone()) }
-                }
-                // Charts and drawn dialogues are for a page; their figures
-                // and facts are in the tables.
-                Block::Chart(_) | Block::Html { .. } => continue,
-            });
-        }
-        sections.push(context! { id => &section.id, title => &section.title, blocks });
-    }
-    let mut env = Environment::new();
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
-    let escape = format.escape;
-    env.set_formatter(move |out, _, value| {
-        let text = value.to_string();
-        let text = if value.is_safe() { text } else { escape(&text) };
-        out.write_str(&text).map_err(minijinja::Error::from)
     });
-    let cell = format.cell;
+    env.add_filter("cell", move |cell: ViaDeserialize<Cell>| {
+        safe((format.cell)(&cell))
+    });
     env.add_filter("code", move |text: &str| {
-        safe(cell(&Cell::Code(text.into())))
+        safe((format.cell)(&Cell::Code(text.into())))
     });
-    let template = env.template_from_named_str(format.name, format.template);
-    let context = context! {
-        title => &report.title,
-        runs => &report.runs,
-        warnings => &report.warnings,
-        sections,
-    };
-    let mut text = template
-        .and_then(|t| t.render(context))
+    env.add_filter("svg", move |chart: ViaDeserialize<Chart>| {
+        let svg = charts::svg(&chart).map_err(|e| {
+            let what = format!("drawing the chart {}: {e}", chart.title);
+            minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, what)
+        })?;
+        Ok::<_, minijinja::Error>(safe(svg))
+    });
+    let mut text = env
+        .template_from_named_str(format.name, format.template)
+        .and_then(|t| t.render(report))
         .map_err(|e| Error::Other(format!("rendering the report ({}): {e}", format.name)))?;
     if !text.ends_with('\n') {
         text.push('\n');
