@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::outcome::ToolTally;
 use super::output::RunInfo;
 use super::summary::{Conversations, Rates};
-use crate::report::runs::{by_run, chart, per_run, Kind, Shape, Unit, Words};
+use crate::report::runs::{by_run, chart, per_run, Kind, Unit, Words};
 use crate::report::{Cell, Chart, Scale, Section};
 use crate::run::summary::RunSummary;
 
@@ -22,7 +22,7 @@ impl Kind for Conversations {
     const NAME: &'static str = "conversations";
     const UNIT: &'static str = "conversation";
     const FILE: &'static str = "conversation";
-    const WHAT: &'static str = "a run of whole conversations (`per_conversation`)";
+    const WHAT: &'static str = "a run of whole conversations";
     const WORDS: Words = Words {
         failures: "Failed conversations",
         failed: "failed",
@@ -33,14 +33,6 @@ impl Kind for Conversations {
         no_state_check: None,
         unit_lists: &["per_conversation"],
     };
-
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_conversation")?;
-        Some(Shape {
-            words: "a run of whole conversations".into(),
-            table: String::new(),
-        })
-    }
 
     /// The predictor and the settings that tell runs apart.
     fn label(s: &RunSummary<Self, RunInfo>) -> Vec<String> {

@@ -40,14 +40,15 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     const UNIT: &'static str;
     /// What a file of the run is ("conversation", "dialogue", "scenario").
     const FILE: &'static str;
-    /// Its summaries in words, with the keys that tell them, for a
-    /// summary of no known kind.
+    /// Its summaries in words ("a run of whole conversations"); a
+    /// summary is of this kind when it has the first of
+    /// `WORDS.unit_lists`.
     const WHAT: &'static str;
+    /// Whether runs at different levels are scored differently (cannot
+    /// share a table).
+    const TABLE_PER_LEVEL: bool = false;
     /// How its reports word the units' outcomes.
     const WORDS: Words;
-
-    /// What `summary` is when it is of this kind.
-    fn shape(summary: &Value) -> Option<Shape>;
 
     /// What sets a run apart (its trials aside), in words.
     fn label(summary: &RunSummary<Self, Self::Settings>) -> Vec<String>;
@@ -109,7 +110,8 @@ pub struct Words {
     /// Why the kind has no state check, where it has none.
     pub no_state_check: Option<&'static str>,
     /// The keys of its figures that the JSON document leaves out of a run
-    /// (lists of every unit); it keeps the others.
+    /// (lists of every unit, the first the list of its units); it keeps
+    /// the others.
     pub unit_lists: &'static [&'static str],
 }
 
@@ -248,24 +250,19 @@ pub fn same_dataset<K: Kind>(runs: &[Run<K>]) -> bool {
 /// What a summary is, as its kind tells it.
 pub struct Shape {
     /// In words ("a run scored by samples at level 1").
-    pub words: String,
+    words: String,
     /// Runs of one kind share a report when their tables are the same
     /// (levels 1 and 2 do; scenarios only at one level).
-    pub table: String,
-}
-
-/// The `level` a summary records (levels above 255 read as 255).
-pub fn summary_level(summary: &Value) -> Option<u8> {
-    let level = summary.get("level")?.as_u64()?;
-    Some(u8::try_from(level).unwrap_or(u8::MAX))
+    table: Option<u64>,
 }
 
 /// A kind of run as `report` finds it among the kinds the registry
 /// lists: what its summaries are, and its report over runs of it.
 pub trait RunKind: Sync {
     fn name(&self) -> &'static str;
-    /// Its summaries in words, with the keys that tell them.
-    fn what(&self) -> &'static str;
+    /// Its summaries in words, with the key that tells them.
+    fn what(&self) -> String;
+    /// What `summary` is when it is of this kind.
     fn shape(&self, summary: &Value) -> Option<Shape>;
     /// The report over the `summary.json` texts found in the folders,
     /// all of this kind.
@@ -279,12 +276,20 @@ impl<K: Kind> RunKind for Of<K> {
         K::NAME
     }
 
-    fn what(&self) -> &'static str {
-        K::WHAT
+    fn what(&self) -> String {
+        format!("{} (`{}`)", K::WHAT, K::WORDS.unit_lists[0])
     }
 
     fn shape(&self, summary: &Value) -> Option<Shape> {
-        K::shape(summary)
+        summary.get(K::WORDS.unit_lists[0])?;
+        let level = summary.get("level").and_then(Value::as_u64);
+        Some(Shape {
+            words: match level {
+                Some(level) => format!("{} at level {level}", K::WHAT),
+                None => K::WHAT.to_string(),
+            },
+            table: level.filter(|_| K::TABLE_PER_LEVEL),
+        })
     }
 
     fn compare(&self, found: &[(PathBuf, String)], allow_different: bool) -> Result<Report> {
@@ -356,7 +361,7 @@ pub fn compare(
 
 /// A summary of none of `kinds`.
 fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
-    let mut what: Vec<&str> = kinds.iter().map(|k| k.what()).collect();
+    let mut what: Vec<String> = kinds.iter().map(|k| k.what()).collect();
     let last = what.pop().unwrap_or_default();
     let what = if what.is_empty() {
         format!("not {last}")

@@ -9,9 +9,7 @@ use serde_json::{json, Value};
 
 use super::outcome::{ScenarioOutcome, Stop};
 use super::summary::ScenarioFigures;
-use crate::report::runs::{
-    by_run, chart, per_run, per_unit, summary_level, unit_rows, Kind, Run, Shape, Unit, Words,
-};
+use crate::report::runs::{by_run, chart, per_run, per_unit, unit_rows, Kind, Run, Unit, Words};
 use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
@@ -65,7 +63,8 @@ impl Kind for ScenarioFigures {
     const NAME: &'static str = "scenarios";
     const UNIT: &'static str = "scenario";
     const FILE: &'static str = "scenario";
-    const WHAT: &'static str = "a run of conversations with a user (`level` and `per_scenario`)";
+    const WHAT: &'static str = "a run of conversations with a user";
+    const TABLE_PER_LEVEL: bool = true;
     const WORDS: Words = Words {
         failures: "Scenarios not completed",
         failed: "not completed",
@@ -76,16 +75,6 @@ impl Kind for ScenarioFigures {
         no_state_check: None,
         unit_lists: &["per_scenario"],
     };
-
-    /// Runs share a table at one level.
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_scenario")?;
-        let level = summary_level(summary)?;
-        Some(Shape {
-            words: format!("a run of conversations with a user at level {level}"),
-            table: level.to_string(),
-        })
-    }
 
     /// The players and the settings that tell level-3 runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {

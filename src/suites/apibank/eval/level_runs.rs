@@ -12,9 +12,7 @@ use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
 use super::run::SampleRecord;
-use crate::report::runs::{
-    by_run, chart, per_run, per_unit, summary_level, Kind, Run, Shape, Unit, Words,
-};
+use crate::report::runs::{by_run, chart, per_run, per_unit, Kind, Run, Unit, Words};
 use crate::report::{Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 
@@ -44,7 +42,7 @@ impl Kind for LevelFigures {
     const NAME: &'static str = "levels";
     const UNIT: &'static str = "call sample";
     const FILE: &'static str = "dialogue";
-    const WHAT: &'static str = "a run scored by samples at a level (`level` and `per_sample`)";
+    const WHAT: &'static str = "a run scored by samples";
     const WORDS: Words = Words {
         failures: "Wrong samples",
         failed: "wrong",
@@ -55,15 +53,6 @@ impl Kind for LevelFigures {
         no_state_check: Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
         unit_lists: &["per_sample", "dialogue_hashes"],
     };
-
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_sample")?;
-        let level = summary_level(summary)?;
-        Some(Shape {
-            words: format!("a run scored by samples at level {level}"),
-            table: String::new(),
-        })
-    }
 
     /// The predictor and the settings that tell level runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {

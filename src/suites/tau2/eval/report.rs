@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::figures::{mean, Row, Tau2Figures};
-use crate::report::runs::{by_run, chart, per_run, unit_rows, Kind, Run, Shape, Unit, Words};
+use crate::report::runs::{by_run, chart, per_run, unit_rows, Kind, Run, Unit, Words};
 use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 
@@ -75,7 +75,7 @@ impl Kind for Tau2Figures {
     const NAME: &'static str = "tau2";
     const UNIT: &'static str = "task";
     const FILE: &'static str = "trajectory";
-    const WHAT: &'static str = "a tau2 run (`suite` \"tau2\" and `per_task`)";
+    const WHAT: &'static str = "a tau2 run graded with tau2's reward";
     const WORDS: Words = Words {
         failures: "Trajectories short of the full reward",
         failed: "short of the full reward",
@@ -86,13 +86,6 @@ impl Kind for Tau2Figures {
         no_state_check: Some("tau2 compares the database's hash with the gold's: its DB component (see the results and the trajectories short of the full reward)"),
         unit_lists: &["per_task"],
     };
-
-    fn shape(summary: &Value) -> Option<Shape> {
-        (summary.get("suite")? == "tau2" && summary.get("per_task").is_some()).then(|| Shape {
-            words: "a tau2 run graded with tau2's reward".into(),
-            table: "tau2".into(),
-        })
-    }
 
     fn label(s: &RunSummary<Self>) -> Vec<String> {
         let mut parts = vec![format!("agent {}", s.predictor)];
