@@ -593,7 +593,7 @@ pub fn run_cell(index: usize) -> Cell {
 /// it.
 pub fn by_run<T, R: IntoIterator<Item = Vec<Cell>>>(
     items: impl IntoIterator<Item = T>,
-    heads: &[&str],
+    heads: &[impl AsRef<str>],
     mut rows: impl FnMut(T) -> R,
 ) -> Table {
     let mut all = Vec::new();
@@ -602,7 +602,7 @@ pub fn by_run<T, R: IntoIterator<Item = Vec<Cell>>>(
         all.extend(rows.map(|cells| std::iter::once(run_cell(i)).chain(cells).collect()));
     }
     let heads: Vec<&str> = std::iter::once("Run")
-        .chain(heads.iter().copied())
+        .chain(heads.iter().map(AsRef::as_ref))
         .collect();
     Table::of(&heads, all)
 }
@@ -623,8 +623,15 @@ pub fn per_run<T, R: Into<Option<Vec<(&'static str, Cell)>>>>(
 }
 
 /// A table with a row a unit and a column a run ("Run 1", ...), led by
-/// the unit (headed `head`).
-pub fn per_unit(head: &str, runs: usize, rows: Vec<Vec<Cell>>) -> Table {
+/// the unit (headed `head`); `rows` gives each unit's cell and its cells
+/// in the runs.
+pub fn per_unit<R: IntoIterator<Item = Cell>>(
+    head: &str,
+    runs: usize,
+    rows: impl IntoIterator<Item = (Cell, R)>,
+) -> Table {
     let heads = std::iter::once(head.to_string()).chain((1..=runs).map(|i| format!("Run {i}")));
-    Table::of(&heads.collect::<Vec<_>>(), rows)
+    let rows = rows.into_iter();
+    let rows = rows.map(|(unit, cells)| std::iter::once(unit).chain(cells).collect());
+    Table::of(&heads.collect::<Vec<_>>(), rows.collect())
 }

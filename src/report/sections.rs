@@ -38,7 +38,6 @@ pub fn pass_hat(runs: &[Option<&Trials>], unit: &str) -> Section {
         .into_iter()
         .chain((1..=most).map(|k| format!("pass^{k}")))
         .collect();
-    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
     let table = by_run(runs, &heads, |trials| {
         let rows = trials.map(groups).unwrap_or_default().into_iter();
         rows.map(|(group, p)| {
@@ -163,22 +162,19 @@ pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
     if units.len() < 2 {
         return Section::not_applicable("differs", title, "one run has nothing to differ from");
     }
-    let rows: Vec<Vec<Cell>> = differing(units)
-        .into_iter()
-        .map(|row| {
-            let name = row.iter().flatten().next().map(|u| u.name.clone());
-            let outcomes = row
-                .iter()
-                .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
-            std::iter::once(Cell::Code(name.unwrap_or_default()))
-                .chain(outcomes.map(Cell::Text))
-                .collect()
-        })
-        .collect();
-    if rows.is_empty() {
+    let rows = differing(units).into_iter().map(|row| {
+        let name = row.iter().flatten().next().map(|u| u.name.clone());
+        let outcomes = row
+            .iter()
+            .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
+        let outcomes: Vec<Cell> = outcomes.map(Cell::Text).collect();
+        (Cell::Code(name.unwrap_or_default()), outcomes)
+    });
+    let table = per_unit(words.unit(), units.len(), rows);
+    if table.rows.is_empty() {
         return Section::new("differs", title).text(words.alike);
     }
-    Section::new("differs", title).table(per_unit(words.unit(), units.len(), rows))
+    Section::new("differs", title).table(table)
 }
 
 /// Each run's failed units: how many, then their rows, the name linked

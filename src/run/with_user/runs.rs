@@ -147,9 +147,7 @@ impl Kind for ScenarioFigures {
                 Some(turns) => Cell::Count(turns),
                 None => Cell::Text(cell(*s)),
             });
-            std::iter::once(Cell::Text(name.clone()))
-                .chain(cells)
-                .collect()
+            (Cell::Text(name.clone()), cells)
         });
         let heads_detail = [
             "Scenario",
@@ -181,7 +179,7 @@ impl Kind for ScenarioFigures {
         );
         let turns = Section::new("turns", "Turns to completion per scenario")
             .text("Turns a completed scenario took; how the others ended.")
-            .table(per_unit("Scenario", runs.len(), turns.collect()))
+            .table(per_unit("Scenario", runs.len(), turns))
             .table(detail)
             .chart(per_scenario);
         vec![results, turns]

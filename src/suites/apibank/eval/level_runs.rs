@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use indexmap::{IndexMap, IndexSet};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
@@ -18,6 +19,17 @@ use crate::run::summary::RunSummary;
 
 /// A level run's folder, as `report` reads it.
 pub type LevelRun = Run<LevelFigures>;
+
+/// The settings of a level run that tell runs apart (its summary's
+/// `settings`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct LevelSettings {
+    settings: crate::run::answer::Settings,
+    state: Option<String>,
+    retriever: Option<String>,
+    scoring: Option<String>,
+}
 
 /// How the reports name a sample.
 pub fn place(s: &SampleRecord) -> String {
@@ -56,46 +68,34 @@ impl Kind for LevelFigures {
 
     /// The predictor and the settings that tell level runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
-        let run = &s.settings;
-        let p = &run["settings"];
-        let mut parts = vec![match p["predictions"].as_str() {
-            Some(file) => format!(
-                "{}:{}",
-                s.predictor,
-                Path::new(file)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ),
-            None => s.predictor.clone(),
-        }];
-        if p["api_mode"] == "functions" {
-            parts.push("api functions".into());
-        }
-        if p["no_docs"] == true {
-            parts.push("no docs".into());
-        }
-        if let Some(t) = p["temperature"].as_f64() {
-            // The f32 the run recorded, shown as typed.
-            parts.push(format!("T={}", t as f32));
-        }
-        if let Some(templates) = s.provenance.as_ref().map(|p| &p.prompt_templates) {
-            for name in templates.keys().filter(|n| !n.starts_with("prompts/")) {
-                parts.push(format!("template {name}"));
-            }
-        }
-        if run["state"].as_str().is_some_and(|st| st != "fresh") {
-            parts.push(format!(
-                "state {}",
-                run["state"].as_str().unwrap_or_default()
-            ));
-        }
-        if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
-            parts.push(format!("retriever {retriever}"));
-        }
-        if let Some(scoring) = run["scoring"].as_str().filter(|s| *s != "reference") {
-            parts.push(format!("{scoring} scoring"));
-        }
+        let run: LevelSettings = serde_json::from_value(s.settings.clone()).unwrap_or_default();
+        let p = &run.settings;
+        let file = p.predictions.as_deref().map(|f| {
+            let name = Path::new(f).file_name().unwrap_or_default();
+            format!("{}:{}", s.predictor, name.to_string_lossy())
+        });
+        let mut parts = vec![file.unwrap_or_else(|| s.predictor.clone())];
+        parts.extend((p.api_mode.as_deref() == Some("functions")).then(|| "api functions".into()));
+        parts.extend((p.no_docs == Some(true)).then(|| "no docs".into()));
+        parts.extend(p.temperature.map(|t| format!("T={t}")));
+        let templates = s.provenance.iter().flat_map(|p| p.prompt_templates.keys());
+        let templates = templates.filter(|name| !name.starts_with("prompts/"));
+        parts.extend(templates.map(|name| format!("template {name}")));
+        parts.extend(
+            run.state
+                .filter(|st| st != "fresh")
+                .map(|st| format!("state {st}")),
+        );
+        parts.extend(
+            run.retriever
+                .filter(|r| r != "lexical")
+                .map(|r| format!("retriever {r}")),
+        );
+        parts.extend(
+            run.scoring
+                .filter(|s| s != "reference")
+                .map(|s| format!("{s} scoring")),
+        );
         parts
     }
 
@@ -362,7 +362,6 @@ fn causes_section(runs: &[LevelRun]) -> Section {
     let heads: Vec<String> = std::iter::once("Wrong".to_string())
         .chain(causes.iter().map(|c| cause_label(c)))
         .collect();
-    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
     let table = by_run(runs, &heads, |run| {
         let wrong = run.summary.samples - run.summary.correct;
         let count = |c: &String| run.summary.causes.get(c).copied().unwrap_or(0);
@@ -380,13 +379,11 @@ fn per_api(runs: &[LevelRun]) -> Section {
             Some(t) => Cell::Fraction(t.correct, t.samples),
             None => Cell::Percent(None),
         });
-        std::iter::once(Cell::Text(api.clone()))
-            .chain(shares)
-            .collect()
+        (Cell::Text(api.clone()), shares.collect::<Vec<_>>())
     });
     Section::new("per-api", "API-call accuracy per API")
         .text("In percent (correct/samples).")
-        .table(per_unit("API", runs.len(), rows.collect()))
+        .table(per_unit("API", runs.len(), rows))
 }
 
 /// APIs shown in the per-API chart, at most (those with most samples).
