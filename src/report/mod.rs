@@ -1,6 +1,6 @@
 //! The report layer: what a report says, once, as a table model
 //! (sections of text, tables, lists and charts), and one renderer
-//! ([`render`]) that writes it as Markdown, one HTML page, or JSON (the
+//! (`render`) that writes it as Markdown, one HTML page, or JSON (the
 //! kind's document with the model added).
 //!
 //! # Adding a kind of run
@@ -11,16 +11,17 @@
 //! [`runs::Kind`], registered with [`runs::kind`]. What it gives:
 //!
 //! - words: `NAME` (the JSON document's `kind`), `UNIT` and `FILE` (what a
-//!   unit and a file are), `WHAT` (its summaries, for an error), and
-//!   [`runs::Words`]: the titles and columns of the failures and of the
-//!   outcomes that differ between runs, that list's JSON key, why it has
-//!   no state check (if so), the figures' keys of every unit's list;
-//! - `shape`: whether a `summary.json` is of this kind, and which of its
-//!   runs may share a table; `label` (and `models`, `title`,
-//!   `dataset_group` where the defaults do not fit);
+//!   unit and a file are), `WHAT` (its summaries in words), and
+//!   [`runs::Words`]: the titles and columns of the failures, what differs
+//!   between runs (the section's title and JSON key follow from it), why
+//!   it has no state check (if so), the figures' keys of every unit's
+//!   list, the first of which tells its summaries from the others;
+//! - `label` (and `models`, `title`, `dataset_group` where the defaults do
+//!   not fit);
 //! - `tables`: its own sections (ToolTalk's Tables 1-2, API-Bank's Tables
-//!   3 and 4), built with [`Table::of`], [`runs::per_run`],
-//!   [`runs::rows_per_run`] and [`runs::chart`];
+//!   3 and 4), built with [`Table::of`], [`runs::per_run`] (a row a run
+//!   from (heading, cell) pairs), [`runs::by_run`] (rows per run),
+//!   [`runs::per_unit`] (a column a run) and [`runs::chart`];
 //! - `units`: per run, each unit's [`runs::Unit`]: its identity, its name,
 //!   whether it passed, its outcome in words, its state check, its row in
 //!   the failures table;
@@ -29,13 +30,13 @@
 //! - `drawn`, optionally: HTML only a page shows about failed units.
 //!
 //! From these [`runs::report`] builds the runs, the kind's tables, then
-//! the sections every kind shares, written once in [`sections`] and
-//! [`runs`]: pass^k, the state check, outcomes that differ between runs,
-//! failures, not evaluated, provenance, tokens used. A section that does
-//! not apply says "Not applicable" and why, the same way in every format.
-//! [`runs::document`] builds the JSON document: per run the figures, the
-//! shared keys (`evaluated`, `not_evaluated`, `settings`, `pass_hat`,
-//! `state_check`, ...) and the kind's, then the outcomes that differ.
+//! the sections every kind shares, written once in [`sections`]: pass^k,
+//! the state check, outcomes that differ between runs, failures, not
+//! evaluated, provenance, tokens used. A section that does not apply says
+//! "Not applicable" and why, the same way in every format. It also builds
+//! the JSON document: per run the figures, the shared keys (`evaluated`,
+//! `not_evaluated`, `settings`, `pass_hat`, `state_check`, ...) and the
+//! kind's, then the outcomes that differ.
 
 pub mod charts;
 mod render;
@@ -55,8 +56,8 @@ pub struct Report {
     /// Said before everything else (runs over different datasets).
     pub warnings: Vec<String>,
     pub sections: Vec<Section>,
-    /// The kind's JSON document ([`runs::document`]), which the JSON
-    /// format completes with the above.
+    /// The kind's JSON document, which the JSON format completes with
+    /// the above.
     #[serde(skip)]
     pub document: Value,
 }

@@ -583,6 +583,14 @@ pub fn chart<K: Kind>(
     }
 }
 
+/// The models that answered, or the one asked for when none did.
+pub fn answered(asked: &Option<String>, reported: &[String]) -> Option<String> {
+    match reported.is_empty() {
+        true => asked.clone(),
+        false => Some(reported.join(", ")),
+    }
+}
+
 /// A run's number (from its index) as the first cell of its rows.
 pub fn run_cell(index: usize) -> Cell {
     Cell::Text((index + 1).to_string())

@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 
 use super::outcome::{ScenarioOutcome, Stop};
 use super::summary::ScenarioFigures;
-use crate::report::runs::{by_run, chart, per_run, per_unit, unit_rows, Kind, Run, Unit, Words};
+use crate::report::runs::{
+    answered, by_run, chart, per_run, per_unit, unit_rows, Kind, Run, Unit, Words,
+};
 use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
@@ -98,15 +100,8 @@ impl Kind for ScenarioFigures {
     /// The models the server reported for the assistant and the user.
     fn models(summary: &RunSummary<Self>) -> Option<String> {
         let p = summary.provenance.as_ref()?;
-        let side = |requested: &Option<String>, reported: &[String]| {
-            if reported.is_empty() {
-                requested.clone()
-            } else {
-                Some(reported.join(", "))
-            }
-        };
-        let assistant = side(&p.model_requested, &p.models_reported);
-        let user = side(&p.user_model_requested, &p.user_models_reported);
+        let assistant = answered(&p.model_requested, &p.models_reported);
+        let user = answered(&p.user_model_requested, &p.user_models_reported);
         match (assistant, user) {
             (None, None) => None,
             (a, u) => Some(format!(

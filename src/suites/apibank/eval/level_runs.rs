@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
 use super::run::SampleRecord;
-use crate::report::runs::{by_run, chart, per_run, per_unit, Kind, Run, Unit, Words};
+use crate::report::runs::{answered, by_run, chart, per_run, per_unit, Kind, Run, Unit, Words};
 use crate::report::{Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 
@@ -43,10 +43,7 @@ pub fn place(s: &SampleRecord) -> String {
 /// The models the server reported, or the model asked for.
 pub fn model(summary: &RunSummary<LevelFigures>) -> Option<String> {
     let p = summary.provenance.as_ref()?;
-    if !p.models_reported.is_empty() {
-        return Some(p.models_reported.join(", "));
-    }
-    p.model_requested.clone()
+    answered(&p.model_requested, &p.models_reported)
 }
 
 impl Kind for LevelFigures {
