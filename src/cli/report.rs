@@ -43,12 +43,13 @@ pub struct Args {
 
 pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
     let kinds = context.registry.report_kinds();
-    let (report, document) =
-        crate::report::runs::compare(&kinds, &args.runs, args.allow_different_datasets)?;
+    let report = crate::report::runs::compare(&kinds, &args.runs, args.allow_different_datasets)?;
     let text = match args.format {
-        ReportFormat::Markdown => crate::report::markdown::render(&report)?,
-        ReportFormat::Html => crate::report::html::render(&report)?,
-        ReportFormat::Json => json_text(&crate::report::json::render(&report, document))?,
+        ReportFormat::Markdown => report.markdown()?,
+        ReportFormat::Html => report.html()?,
+        ReportFormat::Json => {
+            serde_json::to_string_pretty(&report.json()).expect("a JSON value serialises") + "\n"
+        }
     };
     match &args.output {
         Some(path) => crate::formats::atomic_write(path, text.as_bytes())?,
@@ -58,10 +59,4 @@ pub fn run(args: &Args, context: &mut Context<'_>) -> Result<Status, Error> {
         }
     }
     Ok(Status::Clean)
-}
-
-fn json_text(value: &serde_json::Value) -> Result<String, Error> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Other(e.to_string()))?;
-    text.push('\n');
-    Ok(text)
 }

@@ -58,7 +58,7 @@ pub fn failed_dialogues(runs: &[Run]) -> (String, Vec<String>) {
         .template_from_named_str("dialogues.html", TEMPLATE)
         .and_then(|t| t.render(context! { dialogues }))
         .unwrap_or_else(|e| {
-            let e = crate::report::html::escape(&e.to_string());
+            let e = minijinja::HtmlEscape(&e.to_string()).to_string();
             format!("<p class=bad>The dialogues could not be drawn: {e}</p>")
         });
     (drawn, anchors)

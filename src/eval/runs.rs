@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::outcome::ToolTally;
 use super::output::RunInfo;
 use super::summary::{Conversations, Rates};
-use crate::report::runs::{chart, per_run, rows_per_run, Kind, Shape, Unit, Words};
+use crate::report::runs::{by_run, chart, per_run, Kind, Unit, Words};
 use crate::report::{Cell, Chart, Scale, Section};
 use crate::run::summary::RunSummary;
 
@@ -22,27 +22,17 @@ impl Kind for Conversations {
     const NAME: &'static str = "conversations";
     const UNIT: &'static str = "conversation";
     const FILE: &'static str = "conversation";
-    const WHAT: &'static str = "a run of whole conversations (`per_conversation`)";
+    const WHAT: &'static str = "a run of whole conversations";
     const WORDS: Words = Words {
         failures: "Failed conversations",
         failed: "failed",
         failure_columns: &["Conversation", "Subset", "Recall", "Why"],
-        differs: "Conversations whose outcome differs between runs",
-        heading: "Conversation",
+        differs: "outcome",
         alike: "None: every conversation succeeded or failed in every run alike.",
-        differs_key: "outcome_differs",
         passed_key: "success",
         no_state_check: None,
         unit_lists: &["per_conversation"],
     };
-
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_conversation")?;
-        Some(Shape {
-            words: "a run of whole conversations".into(),
-            table: String::new(),
-        })
-    }
 
     /// The predictor and the settings that tell runs apart.
     fn label(s: &RunSummary<Self, RunInfo>) -> Vec<String> {
@@ -127,7 +117,7 @@ fn results(runs: &[Run]) -> Section {
         "Action precision",
         "Incorrect-action rate",
     ];
-    let table = rows_per_run(runs, &heads, |run| {
+    let table = by_run(runs, &heads, |run| {
         let s = &run.summary;
         let subsets = s.by_subset.iter().map(|(n, b)| (n.as_str(), &b.rates));
         let all = (s.by_subset.len() != 1).then_some(("all", &s.rates));
@@ -152,24 +142,25 @@ fn results(runs: &[Run]) -> Section {
 
 /// Table 2: each error type's share per run.
 fn errors(runs: &[Run]) -> Section {
-    let share = |f: fn(&super::outcome::ErrorTypes) -> usize| {
-        move |r: &Run| {
-            let e = &r.summary.error_types;
-            let total = e.premature_tool_call + e.faulty_planning + e.incorrect_invocation;
-            Cell::Fraction(f(e), total)
-        }
-    };
-    let table = per_run(
-        runs,
-        &[
-            ("Failed conversations", &|r| {
-                Cell::Count(r.summary.rates.conversations - r.summary.successes)
-            }),
-            ("Premature tool call", &share(|e| e.premature_tool_call)),
-            ("Faulty planning", &share(|e| e.faulty_planning)),
-            ("Incorrect invocation", &share(|e| e.incorrect_invocation)),
-        ],
-    );
+    let table = per_run(runs, |r| {
+        let (s, e) = (&r.summary, &r.summary.error_types);
+        let total = e.premature_tool_call + e.faulty_planning + e.incorrect_invocation;
+        vec![
+            (
+                "Failed conversations",
+                Cell::Count(s.rates.conversations - s.successes),
+            ),
+            (
+                "Premature tool call",
+                Cell::Fraction(e.premature_tool_call, total),
+            ),
+            ("Faulty planning", Cell::Fraction(e.faulty_planning, total)),
+            (
+                "Incorrect invocation",
+                Cell::Fraction(e.incorrect_invocation, total),
+            ),
+        ]
+    });
     Section::new("error-types", "Why conversations failed (Table 2)")
         .text("Each error type's share of the errors counted, in percent (count/errors).")
         .table(table)
@@ -177,46 +168,32 @@ fn errors(runs: &[Run]) -> Section {
 
 /// What each run was made with.
 fn settings(runs: &[Run]) -> Section {
-    let or_dash = |v: &Option<String>| Cell::Text(v.clone().unwrap_or_else(|| "-".into()));
+    let or_dash = |v: Option<String>| Cell::Text(v.unwrap_or_else(|| "-".into()));
     let docs = |blank: bool| if blank { "blanked" } else { "sent" }.to_string();
-    let table = per_run(
-        runs,
-        &[
-            ("Predictor", &|r| Cell::Code(r.summary.predictor.clone())),
-            ("Model", &|r| or_dash(&r.summary.settings.settings.model)),
-            ("API mode", &|r| {
-                or_dash(&r.summary.settings.settings.api_mode)
-            }),
-            ("Tool docs", &|r| {
-                or_dash(&r.summary.settings.settings.no_docs.map(docs))
-            }),
-            ("Temperature", &|r| {
-                let p = &r.summary.settings.settings;
-                Cell::Text(match (&p.model, p.temperature) {
-                    (_, Some(t)) => t.to_string(),
-                    (Some(_), None) => "server default".into(),
-                    (None, None) => "-".into(),
-                })
-            }),
-            ("Predictions", &|r| {
-                or_dash(&r.summary.settings.settings.predictions)
-            }),
-            ("Similarity", &|r| {
-                Cell::Text(r.summary.settings.similarity.clone())
-            }),
-            ("Calls per turn at most", &|r| {
-                Cell::Count(r.summary.settings.max_calls_per_turn)
-            }),
-            ("Turns stopped there", &|r| {
-                let s = &r.summary;
-                Cell::Text(format!(
-                    "{} of {}",
-                    s.turns_stopped_by_bound, s.assistant_turns
-                ))
-            }),
-            ("Resumed", &|r| Cell::Count(r.summary.resumed)),
-        ],
-    );
+    let table = per_run(runs, |r| {
+        let (s, p) = (&r.summary, &r.summary.settings.settings);
+        let temperature = match (&p.model, p.temperature) {
+            (_, Some(t)) => t.to_string(),
+            (Some(_), None) => "server default".into(),
+            (None, None) => "-".into(),
+        };
+        let stopped = format!("{} of {}", s.turns_stopped_by_bound, s.assistant_turns);
+        vec![
+            ("Predictor", Cell::Code(s.predictor.clone())),
+            ("Model", or_dash(p.model.clone())),
+            ("API mode", or_dash(p.api_mode.clone())),
+            ("Tool docs", or_dash(p.no_docs.map(docs))),
+            ("Temperature", Cell::Text(temperature)),
+            ("Predictions", or_dash(p.predictions.clone())),
+            ("Similarity", Cell::Text(s.settings.similarity.clone())),
+            (
+                "Calls per turn at most",
+                Cell::Count(s.settings.max_calls_per_turn),
+            ),
+            ("Turns stopped there", Cell::Text(stopped)),
+            ("Resumed", Cell::Count(s.resumed)),
+        ]
+    });
     Section::new("settings", "Settings")
         .text("A resumed conversation was taken from an earlier run with the same settings and inputs.")
         .table(table)
@@ -235,7 +212,7 @@ fn tools(runs: &[Run]) -> Section {
         "Unmatched predictions",
         "Bad actions",
     ];
-    let table = rows_per_run(runs, &heads, |run| {
+    let table = by_run(runs, &heads, |run| {
         let tools = run.summary.tools.iter();
         let mut tools: Vec<_> = tools
             .filter(|(_, t)| t.missed + t.bad_actions + t.unmatched_predictions > 0)
@@ -338,7 +315,7 @@ fn charts(runs: &[Run]) -> Vec<Chart> {
             (Some(n[i] as f64), None)
         },
     );
-    charts.push(errors.uncounted());
+    charts.push(errors);
     charts
 }
 
@@ -350,7 +327,7 @@ mod tests {
     /// A run as `report` reads it back from what evaluate writes.
     fn run(dir: &str, model: &str) -> Run {
         let text = serde_json::to_string(&sample_summary(model)).unwrap();
-        Run::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
+        Run::parse(Path::new(dir), &text).unwrap()
     }
 
     #[test]
@@ -361,6 +338,6 @@ mod tests {
         assert_eq!(runs[0].summary.per_conversation[1].why_failed.len(), 2);
         assert!(crate::report::runs::same_dataset(&runs));
         let report = crate::report::runs::report(&runs);
-        insta::assert_snapshot!(crate::report::markdown::render(&report).unwrap());
+        insta::assert_snapshot!(report.markdown().unwrap());
     }
 }

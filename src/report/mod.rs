@@ -1,7 +1,7 @@
 //! The report layer: what a report says, once, as a table model
 //! (sections of text, tables, lists and charts), and one renderer
-//! ([`render`]) that writes it as Markdown ([`markdown`]) or one HTML page
-//! ([`html`]); [`json`] adds the model to the kind's JSON document.
+//! (`render`) that writes it as Markdown, one HTML page, or JSON (the
+//! kind's document with the model added).
 //!
 //! # Adding a kind of run
 //!
@@ -11,16 +11,17 @@
 //! [`runs::Kind`], registered with [`runs::kind`]. What it gives:
 //!
 //! - words: `NAME` (the JSON document's `kind`), `UNIT` and `FILE` (what a
-//!   unit and a file are), `WHAT` (its summaries, for an error), and
-//!   [`runs::Words`]: the titles and columns of the failures and of the
-//!   outcomes that differ between runs, that list's JSON key, why it has
-//!   no state check (if so), the figures' keys of every unit's list;
-//! - `shape`: whether a `summary.json` is of this kind, and which of its
-//!   runs may share a table; `label` (and `models`, `title`,
-//!   `dataset_group` where the defaults do not fit);
+//!   unit and a file are), `WHAT` (its summaries in words), and
+//!   [`runs::Words`]: the titles and columns of the failures, what differs
+//!   between runs (the section's title and JSON key follow from it), why
+//!   it has no state check (if so), the figures' keys of every unit's
+//!   list, the first of which tells its summaries from the others;
+//! - `label` (and `models`, `title`, `dataset_group` where the defaults do
+//!   not fit);
 //! - `tables`: its own sections (ToolTalk's Tables 1-2, API-Bank's Tables
-//!   3 and 4), built with [`Table::of`], [`runs::per_run`],
-//!   [`runs::rows_per_run`] and [`runs::chart`];
+//!   3 and 4), built with [`Table::of`], [`runs::per_run`] (a row a run
+//!   from (heading, cell) pairs), [`runs::by_run`] (rows per run),
+//!   [`runs::per_unit`] (a column a run) and [`runs::chart`];
 //! - `units`: per run, each unit's [`runs::Unit`]: its identity, its name,
 //!   whether it passed, its outcome in words, its state check, its row in
 //!   the failures table;
@@ -29,23 +30,21 @@
 //! - `drawn`, optionally: HTML only a page shows about failed units.
 //!
 //! From these [`runs::report`] builds the runs, the kind's tables, then
-//! the sections every kind shares, written once in [`sections`] and
-//! [`runs`]: pass^k, the state check, outcomes that differ between runs,
-//! failures, not evaluated, provenance, tokens used. A section that does
-//! not apply says "Not applicable" and why, the same way in every format.
-//! [`runs::document`] builds the JSON document: per run the figures, the
-//! shared keys (`evaluated`, `not_evaluated`, `settings`, `pass_hat`,
-//! `state_check`, ...) and the kind's, then the outcomes that differ.
+//! the sections every kind shares, written once in [`sections`]: pass^k,
+//! the state check, outcomes that differ between runs, failures, not
+//! evaluated, provenance, tokens used. A section that does not apply says
+//! "Not applicable" and why, the same way in every format. It also builds
+//! the JSON document: per run the figures, the shared keys (`evaluated`,
+//! `not_evaluated`, `settings`, `pass_hat`, `state_check`, ...) and the
+//! kind's, then the outcomes that differ.
 
 pub mod charts;
-pub mod html;
-pub mod json;
-pub mod markdown;
 mod render;
 pub mod runs;
 pub mod sections;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A report over one or more evaluation runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,6 +56,10 @@ pub struct Report {
     /// Said before everything else (runs over different datasets).
     pub warnings: Vec<String>,
     pub sections: Vec<Section>,
+    /// The kind's JSON document, which the JSON format completes with
+    /// the above.
+    #[serde(skip)]
+    pub document: Value,
 }
 
 /// One run as the report introduces it.
@@ -74,8 +77,6 @@ pub struct RunHeader {
     /// Units evaluated, and units that could not be.
     pub evaluated: usize,
     pub not_evaluated: usize,
-    /// What a unit is ("conversation", "call sample", "scenario").
-    pub unit: String,
 }
 
 /// A titled part of a report.
@@ -196,7 +197,7 @@ pub struct Column {
 }
 
 /// A table cell. Every format shows a missing value as "-", never as 0.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum Cell {
     Text(String),
@@ -257,7 +258,7 @@ pub fn pct(x: f64) -> String {
 }
 
 /// A bar chart: a value per category per series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chart {
     pub title: String,
     pub categories: Vec<String>,
@@ -267,7 +268,7 @@ pub struct Chart {
 
 /// One series of a chart (a run): a value per category, None where the
 /// run has nothing there (drawn as missing, never as a zero bar).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub name: String,
     pub values: Vec<Option<f64>>,
@@ -276,18 +277,8 @@ pub struct Series {
     pub counts: Vec<Option<usize>>,
 }
 
-impl Chart {
-    /// The chart without unit counts (its values are not shares of units).
-    pub fn uncounted(mut self) -> Self {
-        for series in &mut self.series {
-            series.counts.clear();
-        }
-        self
-    }
-}
-
 /// The value axis of a chart.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scale {
     /// Shares in 0..=1, marked in percent.

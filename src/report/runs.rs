@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use indexmap::IndexMap;
 
 use super::sections;
-use super::{Cell, Chart, Report, RunHeader, Scale, Section, Table};
+use super::{Cell, Chart, Report, RunHeader, Scale, Section, Series, Table};
 use crate::run::summary::{Figures, RunSummary, FORMAT_VERSION};
 use crate::suite::state::StateCheck;
 use crate::{Error, Result};
@@ -40,14 +40,15 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     const UNIT: &'static str;
     /// What a file of the run is ("conversation", "dialogue", "scenario").
     const FILE: &'static str;
-    /// Its summaries in words, with the keys that tell them, for a
-    /// summary of no known kind.
+    /// Its summaries in words ("a run of whole conversations"); a
+    /// summary is of this kind when it has the first of
+    /// `WORDS.unit_lists`.
     const WHAT: &'static str;
+    /// Whether runs at different levels are scored differently (cannot
+    /// share a table).
+    const TABLE_PER_LEVEL: bool = false;
     /// How its reports word the units' outcomes.
     const WORDS: Words;
-
-    /// What `summary` is when it is of this kind.
-    fn shape(summary: &Value) -> Option<Shape>;
 
     /// What sets a run apart (its trials aside), in words.
     fn label(summary: &RunSummary<Self, Self::Settings>) -> Vec<String>;
@@ -93,24 +94,32 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
 /// How a kind words its units' outcomes in the shared sections.
 pub struct Words {
     /// The failures section's title, what a failed unit is said to be
-    /// ("failed", "wrong"), and the columns of a failed unit's row.
+    /// ("failed", "wrong"), and the columns of a failed unit's row, the
+    /// first naming the unit ("Conversation").
     pub failures: &'static str,
     pub failed: &'static str,
     pub failure_columns: &'static [&'static str],
-    /// The section of outcomes that differ between runs: its title, the
-    /// heading of its units, and what it says when none differ.
+    /// What differs between runs ("outcome"): the title of the section
+    /// of units whose it does and that list's JSON key (`outcome_differs`),
+    /// and what the section says when none differ.
     pub differs: &'static str,
-    pub heading: &'static str,
     pub alike: &'static str,
-    /// That list's key in the JSON document, and each unit's field there
-    /// holding whether it passed in every run.
-    pub differs_key: &'static str,
+    /// Each unit's field in that list holding whether it passed in every
+    /// run.
     pub passed_key: &'static str,
     /// Why the kind has no state check, where it has none.
     pub no_state_check: Option<&'static str>,
     /// The keys of its figures that the JSON document leaves out of a run
-    /// (lists of every unit); it keeps the others.
+    /// (lists of every unit, the first the list of its units); it keeps
+    /// the others.
     pub unit_lists: &'static [&'static str],
+}
+
+impl Words {
+    /// The heading of a column of units.
+    pub fn unit(&self) -> &'static str {
+        self.failure_columns[0]
+    }
 }
 
 /// One unit of a run as the shared sections read it.
@@ -148,11 +157,12 @@ impl<K: Kind> Run<K> {
         }
     }
 
-    /// Parse `text`, the `summary.json` at `path` in `dir` (one without
+    /// Parse `text`, the `summary.json` in `dir` (one without
     /// `format_version` that does not read is said to be older).
-    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Self> {
+    pub fn parse(dir: &Path, text: &str) -> Result<Self> {
+        let path = dir.join("summary.json");
         let summary = serde_json::from_str(text)
-            .map_err(|e| older_format(path, text, crate::formats::read::json_error(path, &e)))?;
+            .map_err(|e| older_format(&path, text, crate::formats::read::json_error(&path, &e)))?;
         Ok(Run::new(dir, summary))
     }
 
@@ -167,15 +177,13 @@ impl<K: Kind> Run<K> {
 
     /// The dataset digest its provenance records.
     pub fn dataset(&self) -> Option<&str> {
-        self.summary
-            .provenance
-            .as_ref()
-            .and_then(|p| p.dataset.sha256.as_deref())
+        let provenance = self.summary.provenance.as_ref();
+        provenance.and_then(|p| p.dataset.sha256.as_deref())
     }
 }
 
 /// Refuse a summary written by a newer talkforge.
-pub fn check_version(path: &Path, summary: &Value) -> Result<()> {
+fn check_version(path: &Path, summary: &Value) -> Result<()> {
     let version = summary.get("format_version").and_then(Value::as_u64);
     match version.filter(|v| *v > u64::from(FORMAT_VERSION)) {
         Some(version) => Err(Error::input(
@@ -201,84 +209,64 @@ fn older_format(path: &Path, text: &str, error: Error) -> Error {
     )
 }
 
-/// The runs of each dataset group, in the order given.
-fn dataset_groups<K: Kind>(runs: &[Run<K>]) -> Vec<Vec<&Run<K>>> {
+/// Why the runs of a dataset group cannot be compared: one whose dataset
+/// is unknown, or two over different datasets.
+fn dataset_problem<K: Kind>(runs: &[&Run<K>]) -> Option<Error> {
+    if let Some(run) = runs.iter().find(|r| r.dataset().is_none()) {
+        return Some(Error::input(
+            run.dir.join("summary.json"),
+            "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
+        ));
+    }
+    let (first, other) = (
+        runs[0],
+        runs.iter().find(|r| r.dataset() != runs[0].dataset())?,
+    );
+    Some(Error::Usage(format!(
+        "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
+        first.dir.display(),
+        other.dir.display(),
+        first.dataset().unwrap_or_default(),
+        other.dataset().unwrap_or_default()
+    )))
+}
+
+/// The runs of each dataset group (runs at API-Bank's levels 1 and 2
+/// share a page, each level over its own dialogues), in the order given.
+fn dataset_groups<K: Kind>(runs: &[Run<K>]) -> impl Iterator<Item = Vec<&Run<K>>> {
     let mut groups: IndexMap<u8, Vec<&Run<K>>> = IndexMap::new();
     for run in runs {
         groups.entry(K::dataset_group(run)).or_default().push(run);
     }
-    groups.into_values().collect()
-}
-
-/// Refuse runs over different datasets, or whose dataset is unknown,
-/// unless `allow_different` (each dataset group apart).
-pub fn check_datasets<K: Kind>(runs: &[Run<K>], allow_different: bool) -> Result<()> {
-    if allow_different {
-        return Ok(());
-    }
-    for runs in dataset_groups(runs) {
-        if let Some(run) = runs.iter().find(|r| r.dataset().is_none()) {
-            return Err(Error::input(
-                run.dir.join("summary.json"),
-                "no provenance: the dataset it ran on is unknown (rerun it with this talkforge, or pass --allow-different-datasets)",
-            ));
-        }
-        let first = runs[0];
-        if let Some(other) = runs.iter().find(|r| r.dataset() != first.dataset()) {
-            return Err(Error::Usage(format!(
-                "{} and {} evaluated different datasets (dataset SHA-256 {} and {}); pass --allow-different-datasets to compare them anyway",
-                first.dir.display(),
-                other.dir.display(),
-                first.dataset().unwrap_or_default(),
-                other.dataset().unwrap_or_default()
-            )));
-        }
-    }
-    Ok(())
+    groups.into_values()
 }
 
 /// Whether the runs of each dataset group evaluated the same dataset (as
 /// far as provenance says).
 pub fn same_dataset<K: Kind>(runs: &[Run<K>]) -> bool {
-    dataset_groups(runs).into_iter().all(|runs| {
-        runs.len() <= 1
-            || runs
-                .iter()
-                .all(|r| r.dataset().is_some() && r.dataset() == runs[0].dataset())
-    })
+    dataset_groups(runs).all(|runs| runs.len() <= 1 || dataset_problem(&runs).is_none())
 }
 
 /// What a summary is, as its kind tells it.
 pub struct Shape {
     /// In words ("a run scored by samples at level 1").
-    pub words: String,
+    words: String,
     /// Runs of one kind share a report when their tables are the same
     /// (levels 1 and 2 do; scenarios only at one level).
-    pub table: String,
-}
-
-/// The `level` a summary records (levels above 255 read as 255).
-pub fn summary_level(summary: &Value) -> Option<u8> {
-    let level = summary.get("level")?.as_u64()?;
-    Some(u8::try_from(level).unwrap_or(u8::MAX))
+    table: Option<u64>,
 }
 
 /// A kind of run as `report` finds it among the kinds the registry
 /// lists: what its summaries are, and its report over runs of it.
 pub trait RunKind: Sync {
     fn name(&self) -> &'static str;
-    /// Its summaries in words, with the keys that tell them.
-    fn what(&self) -> &'static str;
+    /// Its summaries in words, with the key that tells them.
+    fn what(&self) -> String;
+    /// What `summary` is when it is of this kind.
     fn shape(&self, summary: &Value) -> Option<Shape>;
-    /// The report and the JSON document over `found`, all of this kind.
-    fn compare(&self, found: &[Found], allow_different: bool) -> Result<(Report, Value)>;
-}
-
-/// A `summary.json` found in a run folder.
-pub struct Found {
-    pub dir: PathBuf,
-    pub path: PathBuf,
-    pub text: String,
+    /// The report over the `summary.json` texts found in the folders,
+    /// all of this kind.
+    fn compare(&self, found: &[(PathBuf, String)], allow_different: bool) -> Result<Report>;
 }
 
 struct Of<K>(PhantomData<fn() -> K>);
@@ -288,23 +276,33 @@ impl<K: Kind> RunKind for Of<K> {
         K::NAME
     }
 
-    fn what(&self) -> &'static str {
-        K::WHAT
+    fn what(&self) -> String {
+        format!("{} (`{}`)", K::WHAT, K::WORDS.unit_lists[0])
     }
 
     fn shape(&self, summary: &Value) -> Option<Shape> {
-        K::shape(summary)
+        summary.get(K::WORDS.unit_lists[0])?;
+        let level = summary.get("level").and_then(Value::as_u64);
+        Some(Shape {
+            words: match level {
+                Some(level) => format!("{} at level {level}", K::WHAT),
+                None => K::WHAT.to_string(),
+            },
+            table: level.filter(|_| K::TABLE_PER_LEVEL),
+        })
     }
 
-    fn compare(&self, found: &[Found], allow_different: bool) -> Result<(Report, Value)> {
+    fn compare(&self, found: &[(PathBuf, String)], allow_different: bool) -> Result<Report> {
         let runs = found
             .iter()
-            .map(|f| Run::<K>::parse(&f.dir, &f.path, &f.text))
+            .map(|(dir, text)| Run::<K>::parse(dir, text))
             .collect::<Result<Vec<_>>>()?;
-        check_datasets(&runs, allow_different)?;
-        // Units are gathered once: a kind may read output files for them.
-        let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
-        Ok((report_of(&runs, &units), document_of(&runs, &units)))
+        if !allow_different {
+            if let Some(problem) = dataset_groups(&runs).find_map(|g| dataset_problem(&g)) {
+                return Err(problem);
+            }
+        }
+        Ok(report(&runs))
     }
 }
 
@@ -321,7 +319,7 @@ pub fn compare(
     kinds: &[&'static dyn RunKind],
     dirs: &[PathBuf],
     allow_different: bool,
-) -> Result<(Report, Value)> {
+) -> Result<Report> {
     let mut first: Option<(&Path, &dyn RunKind, Shape)> = None;
     let mut found = Vec::new();
     for dir in dirs {
@@ -355,11 +353,7 @@ pub fn compare(
             }
             Some(_) => {}
         }
-        found.push(Found {
-            dir: dir.clone(),
-            path,
-            text,
-        });
+        found.push((dir.clone(), text));
     }
     let (_, kind, _) = first.ok_or_else(|| Error::Usage("no run folder given".into()))?;
     kind.compare(&found, allow_different)
@@ -367,7 +361,7 @@ pub fn compare(
 
 /// A summary of none of `kinds`.
 fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
-    let mut what: Vec<&str> = kinds.iter().map(|k| k.what()).collect();
+    let mut what: Vec<String> = kinds.iter().map(|k| k.what()).collect();
     let last = what.pop().unwrap_or_default();
     let what = if what.is_empty() {
         format!("not {last}")
@@ -382,12 +376,11 @@ fn unknown_kind(path: &Path, kinds: &[&'static dyn RunKind]) -> Error {
     )
 }
 
-/// The report over `runs`: the kind's tables, then the shared sections.
+/// The report over `runs`: the kind's tables, then the shared sections,
+/// and the JSON document.
 pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
-    report_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
-}
-
-fn report_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Report {
+    // Units are gathered once: a kind may read output files for them.
+    let units: Vec<Vec<Unit>> = runs.iter().map(K::units).collect();
     let summaries = || runs.iter().map(|r| &r.summary);
     let state: Vec<_> = summaries().map(|s| s.state_check.as_ref()).collect();
     let differing: Vec<_> = (units.iter().enumerate())
@@ -402,8 +395,8 @@ fn report_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Report {
     sections.extend([
         sections::pass_hat(&trials, K::UNIT),
         sections::state_check(&state, &differing, K::UNIT, K::WORDS.no_state_check),
-        sections::differs(units, &K::WORDS),
-        sections::failures(units, &K::WORDS, K::drawn(runs)),
+        sections::differs(&units, &K::WORDS),
+        sections::failures(&units, &K::WORDS, K::drawn(runs)),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),
         sections::usage(&usage),
@@ -411,8 +404,9 @@ fn report_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Report {
     Report {
         title: K::title(runs),
         runs: headers(runs),
-        warnings: warnings(runs, same_dataset(runs)),
+        warnings: warnings(runs),
         sections,
+        document: document(runs, &units),
     }
 }
 
@@ -428,15 +422,14 @@ fn headers<K: Kind>(runs: &[Run<K>]) -> Vec<RunHeader> {
             dataset: run.dataset().map(str::to_string),
             evaluated: run.summary.evaluated,
             not_evaluated: run.summary.not_evaluated,
-            unit: K::FILE.to_string(),
         })
         .collect()
 }
 
 /// What a report says before anything else about `runs`.
-fn warnings<K: Kind>(runs: &[Run<K>], same_dataset: bool) -> Vec<String> {
+fn warnings<K: Kind>(runs: &[Run<K>]) -> Vec<String> {
     let mut warnings = Vec::new();
-    if !same_dataset {
+    if !same_dataset(runs) {
         warnings.push("These runs did not all evaluate the same dataset (compared on request): their figures are not directly comparable.".to_string());
     }
     for (i, run) in runs.iter().enumerate() {
@@ -454,12 +447,9 @@ fn warnings<K: Kind>(runs: &[Run<K>], same_dataset: bool) -> Vec<String> {
 }
 
 /// The JSON document of `report --format json`: per run the keys every
-/// kind shares and the kind's own, then the kind's own keys.
-pub fn document<K: Kind>(runs: &[Run<K>]) -> Value {
-    document_of(runs, &runs.iter().map(K::units).collect::<Vec<_>>())
-}
-
-fn document_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
+/// kind shares and the kind's own, the units whose outcome differs, then
+/// the kind's own keys.
+fn document<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
     let list: Vec<Value> = runs
         .iter()
         .map(|r| {
@@ -485,11 +475,6 @@ fn document_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
             run
         })
         .collect();
-    let mut document = json!({
-        "kind": K::NAME,
-        "runs": list,
-        "same_dataset": same_dataset(runs),
-    });
     let differs = sections::differing(units).into_iter().map(|row| {
         let mut entry = row.iter().flatten().next().map(|u| u.key.clone());
         let passed: Vec<_> = row.iter().map(|u| u.map(|u| u.passed)).collect();
@@ -499,10 +484,12 @@ fn document_of<K: Kind>(runs: &[Run<K>], units: &[Vec<Unit>]) -> Value {
         );
         entry
     });
-    merge(
-        &mut document,
-        json!({ K::WORDS.differs_key: differs.collect::<Vec<_>>() }),
-    );
+    let mut document = json!({
+        "kind": K::NAME,
+        "runs": list,
+        "same_dataset": same_dataset(runs),
+        (format!("{}_differs", K::WORDS.differs)): differs.collect::<Vec<_>>(),
+    });
     merge(&mut document, K::document(runs));
     document
 }
@@ -530,7 +517,7 @@ where
         header.dir = ".".to_string();
     }
     report.title = title;
-    super::markdown::render(&report)
+    report.markdown()
 }
 
 /// `summary.json` and `report.md` (under `title`) of a run just made, in
@@ -547,18 +534,18 @@ where
     crate::run::folder::write_summary(dir, &summary.json(), &report)
 }
 
-/// Each unit of the runs (by `key`, in the order first seen) with every
-/// run's entry for it (None where a run lacks it).
-pub fn unit_rows<'a, K: Kind, T>(
-    runs: &'a [Run<K>],
-    units: impl Fn(&'a Run<K>) -> &'a [T],
+/// Each unit of the runs (`units` per run; by `key`, in the order first
+/// seen) with every run's entry for it (None where a run lacks it).
+pub fn unit_rows<'a, T: 'a>(
+    units: impl IntoIterator<Item = &'a [T]>,
     key: impl Fn(&T) -> String,
 ) -> Vec<(String, Vec<Option<&'a T>>)> {
+    let units: Vec<&[T]> = units.into_iter().collect();
     let mut rows: IndexMap<String, Vec<Option<&T>>> = IndexMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for unit in units(run) {
+    for (i, run) in units.iter().enumerate() {
+        for unit in *run {
             rows.entry(key(unit))
-                .or_insert_with(|| vec![None; runs.len()])[i] = Some(unit);
+                .or_insert_with(|| vec![None; units.len()])[i] = Some(unit);
         }
     }
     rows.into_iter().collect()
@@ -566,7 +553,8 @@ pub fn unit_rows<'a, K: Kind, T>(
 
 /// A chart of a value per category per run (a series a run, named by
 /// its number and label): `point` gives the value of a run (by its index
-/// in `runs`) in a category (by its index) and the units it is over.
+/// in `runs`) in a category (by its index) and the units it is over (a
+/// chart whose values are not shares of units has none).
 pub fn chart<K: Kind>(
     runs: &[Run<K>],
     title: &str,
@@ -574,18 +562,19 @@ pub fn chart<K: Kind>(
     scale: Scale,
     point: impl Fn(usize, usize) -> (Option<f64>, Option<usize>),
 ) -> Chart {
-    let series = runs
-        .iter()
-        .enumerate()
+    let mut series: Vec<Series> = (runs.iter().enumerate())
         .map(|(i, run)| {
             let (values, counts) = (0..categories.len()).map(|c| point(i, c)).unzip();
-            super::Series {
+            Series {
                 name: format!("run {}: {}", i + 1, run.label),
                 values,
                 counts,
             }
         })
         .collect();
+    if series.iter().all(|s| s.counts.iter().all(Option::is_none)) {
+        series.iter_mut().for_each(|s| s.counts.clear());
+    }
     Chart {
         title: title.to_string(),
         categories,
@@ -594,36 +583,63 @@ pub fn chart<K: Kind>(
     }
 }
 
-/// A column of a table with a row a run: its heading, and its cell.
-pub type RunColumn<'a, K> = (&'a str, &'a dyn Fn(&Run<K>) -> Cell);
+/// The models that answered, or the one asked for when none did.
+pub fn answered(asked: &Option<String>, reported: &[String]) -> Option<String> {
+    match reported.is_empty() {
+        true => asked.clone(),
+        false => Some(reported.join(", ")),
+    }
+}
 
-/// A table with a row a run, led by the run's number ("Run").
-pub fn per_run<K: Kind>(runs: &[Run<K>], columns: &[RunColumn<K>]) -> Table {
-    let heads: Vec<&str> = columns.iter().map(|c| c.0).collect();
-    rows_per_run(runs, &heads, |run| {
-        [columns.iter().map(|c| (c.1)(run)).collect()]
+/// A run's number (from its index) as the first cell of its rows.
+pub fn run_cell(index: usize) -> Cell {
+    Cell::Text((index + 1).to_string())
+}
+
+/// A table of each item's rows (an item a run: `rows` gives its cells),
+/// each led by the run's number ("Run"); `heads` names the columns after
+/// it.
+pub fn by_run<T, R: IntoIterator<Item = Vec<Cell>>>(
+    items: impl IntoIterator<Item = T>,
+    heads: &[impl AsRef<str>],
+    mut rows: impl FnMut(T) -> R,
+) -> Table {
+    let mut all = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let rows = rows(item).into_iter();
+        all.extend(rows.map(|cells| std::iter::once(run_cell(i)).chain(cells).collect()));
+    }
+    let heads: Vec<&str> = std::iter::once("Run")
+        .chain(heads.iter().map(AsRef::as_ref))
+        .collect();
+    Table::of(&heads, all)
+}
+
+/// A table with a row an item (a run), led by the run's number ("Run"):
+/// `row` gives its cells, each under its heading, or none (dashes).
+pub fn per_run<T, R: Into<Option<Vec<(&'static str, Cell)>>>>(
+    items: impl IntoIterator<Item = T>,
+    row: impl Fn(T) -> R,
+) -> Table {
+    let rows: Vec<Option<Vec<(&str, Cell)>>> = items.into_iter().map(|i| row(i).into()).collect();
+    let first = rows.iter().flatten().next();
+    let heads: Vec<&str> = first.map_or(Vec::new(), |r| r.iter().map(|c| c.0).collect());
+    let dashes = vec![Cell::Text("-".into()); heads.len()];
+    by_run(rows, &heads, |row| {
+        [row.map_or(dashes.clone(), |r| r.into_iter().map(|c| c.1).collect())]
     })
 }
 
-/// A table of each run's rows (`rows` gives a run's cells after its
-/// number), each led by the run's number ("Run"); `heads` names the
-/// columns after it.
-pub fn rows_per_run<'a, K: Kind, R: IntoIterator<Item = Vec<Cell>>>(
-    runs: &'a [Run<K>],
-    heads: &[&str],
-    mut rows: impl FnMut(&'a Run<K>) -> R,
+/// A table with a row a unit and a column a run ("Run 1", ...), led by
+/// the unit (headed `head`); `rows` gives each unit's cell and its cells
+/// in the runs.
+pub fn per_unit<R: IntoIterator<Item = Cell>>(
+    head: &str,
+    runs: usize,
+    rows: impl IntoIterator<Item = (Cell, R)>,
 ) -> Table {
-    let mut all = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let number = sections::run_cell(i);
-        all.extend(
-            rows(run)
-                .into_iter()
-                .map(|cells| std::iter::once(number.clone()).chain(cells).collect()),
-        );
-    }
-    let heads: Vec<&str> = std::iter::once("Run")
-        .chain(heads.iter().copied())
-        .collect();
-    Table::of(&heads, all)
+    let heads = std::iter::once(head.to_string()).chain((1..=runs).map(|i| format!("Run {i}")));
+    let rows = rows.into_iter();
+    let rows = rows.map(|(unit, cells)| std::iter::once(unit).chain(cells).collect());
+    Table::of(&heads.collect::<Vec<_>>(), rows.collect())
 }

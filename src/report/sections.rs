@@ -5,34 +5,28 @@
 //! used. A section that does not apply to a kind says so, the same way in
 //! every format.
 
-use indexmap::IndexMap;
-
-use super::runs::{anchor, Unit, Words};
+use super::runs::{anchor, by_run, per_run, per_unit, run_cell, unit_rows, Unit, Words};
 use super::{Block, Cell, Section, Table};
 use crate::llm::usage::ModelUsage;
 use crate::run::driver::Failure;
 use crate::run::provenance::Provenance;
 use crate::run::summary::StateTotals;
-use crate::run::trials::Trials;
+use crate::run::trials::{PassHat, Trials};
 use crate::suite::state::{StateCheck, WriteKind};
-
-/// A run's number as the first cell of its rows.
-pub fn run_cell(index: usize) -> Cell {
-    Cell::Text((index + 1).to_string())
-}
 
 /// pass^k per run (and per group of units where a kind has them), for
 /// runs made with `--trials`.
 pub fn pass_hat(runs: &[Option<&Trials>], unit: &str) -> Section {
     let title = "Reliability (pass^k)";
-    let mut rows = Vec::new();
-    for (i, trials) in runs.iter().enumerate() {
-        let Some(trials) = trials else { continue };
+    fn groups(trials: &Trials) -> Vec<(&str, &PassHat)> {
         let groups = trials.groups.iter().map(|(n, p)| (n.as_str(), p));
         let all = (trials.groups.len() != 1).then_some(("all", &trials.all));
-        rows.extend(groups.chain(all).map(|(group, p)| (i, group, p)));
+        groups.chain(all).collect()
     }
-    let most = rows.iter().map(|r| r.2.pass_hat.len()).max().unwrap_or(0);
+    let most = (runs.iter().flatten().flat_map(|t| groups(t)))
+        .map(|(_, p)| p.pass_hat.len())
+        .max()
+        .unwrap_or(0);
     if most == 0 {
         return Section::not_applicable(
             "pass-hat",
@@ -40,20 +34,23 @@ pub fn pass_hat(runs: &[Option<&Trials>], unit: &str) -> Section {
             "every run made one trial (`evaluate --trials K` estimates pass^k)",
         );
     }
-    let heads: Vec<String> = ["Run".into(), "Of".into(), format!("{}s", capitalised(unit))]
+    let heads: Vec<String> = ["Of".into(), format!("{}s", capitalised(unit))]
         .into_iter()
         .chain((1..=most).map(|k| format!("pass^{k}")))
         .collect();
-    let rows = rows.into_iter().map(|(i, group, p)| {
-        let head = [run_cell(i), Cell::Text(group.into()), Cell::Count(p.units)];
-        let shares = (0..most).map(|k| Cell::Percent(p.pass_hat.get(k).copied()));
-        head.into_iter().chain(shares).collect()
+    let table = by_run(runs, &heads, |trials| {
+        let rows = trials.map(groups).unwrap_or_default().into_iter();
+        rows.map(|(group, p)| {
+            let head = [Cell::Text(group.into()), Cell::Count(p.units)];
+            let shares = (0..most).map(|k| Cell::Percent(p.pass_hat.get(k).copied()));
+            head.into_iter().chain(shares).collect()
+        })
     });
     Section::new("pass-hat", title)
         .text(format!(
             "pass^k is the chance that all k of k trials of a {unit} succeed (tau-bench's estimator C(c, k) / C(n, k), c of n trials succeeding), averaged over {unit}s, in percent."
         ))
-        .table(Table::of(&heads, rows.collect()))
+        .table(table)
 }
 
 /// The state check per run: the worlds the predictions left against the
@@ -76,47 +73,39 @@ pub fn state_check(
             "no run recorded one (made before the state check)",
         );
     }
-    let heads = [
-        "Run",
-        "Checked",
-        "Clean",
-        "With collateral damage",
-        "Collateral",
-        "Missing",
-        "Different",
-    ];
-    let rows = runs.iter().enumerate().map(|(i, totals)| {
-        let counts = totals.map(|t| {
-            [
-                t.conversations_checked,
-                t.conversations_clean,
-                t.conversations_with_collateral,
-                t.collateral,
-                t.missing,
-                t.different,
-            ]
-        });
-        let cells = (0..6).map(|k| counts.map_or(Cell::Text("-".into()), |c| Cell::Count(c[k])));
-        std::iter::once(run_cell(i)).chain(cells).collect()
+    let totals = per_run(runs, |t| {
+        let t = (*t)?;
+        Some(vec![
+            ("Checked", Cell::Count(t.conversations_checked)),
+            ("Clean", Cell::Count(t.conversations_clean)),
+            (
+                "With collateral damage",
+                Cell::Count(t.conversations_with_collateral),
+            ),
+            ("Collateral", Cell::Count(t.collateral)),
+            ("Missing", Cell::Count(t.missing)),
+            ("Different", Cell::Count(t.different)),
+        ])
     });
     let section = Section::new("state-check", title)
         .text(format!(
             "Per {unit}, the databases the predictions left are compared with those the gold calls leave: collateral writes went where the gold calls wrote nothing, missing ones were not made, different ones wrote another value. It changes none of the figures above."
         ))
-        .table(Table::of(&heads, rows.collect()));
+        .table(totals);
     let places: Vec<Vec<Cell>> = differing
         .iter()
         .map(|(i, name, check)| {
-            let name = Cell::Code(name.to_string());
-            vec![run_cell(*i), name, Cell::Text(state_places(check))]
+            let (name, places) = (name.to_string(), state_places(check));
+            vec![run_cell(*i), Cell::Code(name), Cell::Text(places)]
         })
         .collect();
     let heads = ["Run", &capitalised(unit), "Where the databases differ"];
     section.table_if_any(Table::of(&heads, places))
 }
+
 /// A unit's differing places in words, the first five and how
 /// many more: `turn 3 collateral Alarm.ann.a1`.
-pub fn state_places(check: &StateCheck) -> String {
+fn state_places(check: &StateCheck) -> String {
     let places: Vec<String> = check
         .writes
         .iter()
@@ -154,47 +143,38 @@ fn capitalised(word: &str) -> String {
 /// The units whose outcome differs between runs: each with every run's
 /// (None where a run lacks it), in the order first seen.
 pub fn differing<'u, 'a>(units: &'u [Vec<Unit<'a>>]) -> Vec<Vec<Option<&'u Unit<'a>>>> {
-    let mut rows: IndexMap<String, Vec<Option<&Unit>>> = IndexMap::new();
-    for (i, run) in units.iter().enumerate() {
-        for unit in run {
-            let row = rows.entry(unit.key.to_string());
-            row.or_insert_with(|| vec![None; units.len()])[i] = Some(unit);
-        }
-    }
-    rows.into_values()
-        .filter(|row| {
-            let passed: Vec<bool> = row.iter().flatten().map(|u| u.passed).collect();
-            passed.contains(&true) && passed.contains(&false)
-        })
-        .collect()
+    let rows = unit_rows(units.iter().map(Vec::as_slice), |u| u.key.to_string());
+    let rows = rows.into_iter().map(|(_, row)| row).filter(|row| {
+        let passed: Vec<bool> = row.iter().flatten().map(|u| u.passed).collect();
+        passed.contains(&true) && passed.contains(&false)
+    });
+    rows.collect()
 }
 
 /// The units whose outcome differs between runs (`units` per run), each
 /// with its outcome in every run, in the kind's words.
 pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
-    let (id, title) = ("differs", words.differs);
+    let title = format!(
+        "{}s whose {} differs between runs",
+        words.unit(),
+        words.differs
+    );
     if units.len() < 2 {
-        return Section::not_applicable(id, title, "one run has nothing to differ from");
+        return Section::not_applicable("differs", title, "one run has nothing to differ from");
     }
-    let rows: Vec<Vec<Cell>> = differing(units)
-        .into_iter()
-        .map(|row| {
-            let name = row.iter().flatten().next().map(|u| u.name.clone());
-            let outcomes = row
-                .iter()
-                .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
-            std::iter::once(Cell::Code(name.unwrap_or_default()))
-                .chain(outcomes.map(Cell::Text))
-                .collect()
-        })
-        .collect();
-    if rows.is_empty() {
-        return Section::new(id, title).text(words.alike);
+    let rows = differing(units).into_iter().map(|row| {
+        let name = row.iter().flatten().next().map(|u| u.name.clone());
+        let outcomes = row
+            .iter()
+            .map(|u| u.map_or("-".into(), |u| u.outcome.clone()));
+        let outcomes: Vec<Cell> = outcomes.map(Cell::Text).collect();
+        (Cell::Code(name.unwrap_or_default()), outcomes)
+    });
+    let table = per_unit(words.unit(), units.len(), rows);
+    if table.rows.is_empty() {
+        return Section::new("differs", title).text(words.alike);
     }
-    let heads: Vec<String> = std::iter::once(words.heading.to_string())
-        .chain((1..=units.len()).map(|i| format!("Run {i}")))
-        .collect();
-    Section::new(id, title).table(Table::of(&heads, rows))
+    Section::new("differs", title).table(table)
 }
 
 /// Each run's failed units: how many, then their rows, the name linked
@@ -202,33 +182,31 @@ pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
 /// it draws).
 pub fn failures(units: &[Vec<Unit>], words: &Words, drawn: (String, Vec<String>)) -> Section {
     let (html, anchors) = drawn;
-    let mut counts = Vec::new();
-    let mut rows = Vec::new();
-    for (i, units) in units.iter().enumerate() {
-        let failed: Vec<_> = units
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| !u.passed)
-            .collect();
-        let (n, of) = (failed.len(), units.len());
-        counts.push(format!("run {}: {n} of {of} {}", i + 1, words.failed));
-        for (index, unit) in failed {
-            let mut cells = unit.failure.clone();
-            if let Some(Cell::Code(name)) = cells.first() {
-                let anchor = anchor(i, index);
-                if anchors.contains(&anchor) {
-                    cells[0] = Cell::CodeLink(name.clone(), anchor);
+    let anchors = &anchors;
+    let counts = units.iter().enumerate().map(|(i, units)| {
+        let n = units.iter().filter(|u| !u.passed).count();
+        format!("run {}: {n} of {} {}", i + 1, units.len(), words.failed)
+    });
+    let table = by_run(
+        units.iter().enumerate(),
+        words.failure_columns,
+        |(i, units)| {
+            let failed = units.iter().enumerate().filter(|(_, u)| !u.passed);
+            failed.map(move |(index, unit)| {
+                let mut cells = unit.failure.clone();
+                if let Some(Cell::Code(name)) = cells.first() {
+                    let anchor = anchor(i, index);
+                    if anchors.contains(&anchor) {
+                        cells[0] = Cell::CodeLink(name.clone(), anchor);
+                    }
                 }
-            }
-            rows.push(std::iter::once(run_cell(i)).chain(cells).collect());
-        }
-    }
-    let heads: Vec<&str> = std::iter::once("Run")
-        .chain(words.failure_columns.iter().copied())
-        .collect();
+                cells
+            })
+        },
+    );
     let mut section = Section::new("failures", words.failures)
-        .list(counts)
-        .table_if_any(Table::of(&heads, rows));
+        .list(counts.collect())
+        .table_if_any(table);
     if !html.is_empty() {
         section.blocks.push(Block::Html { html });
     }
@@ -242,17 +220,15 @@ pub fn not_evaluated(runs: &[&[Failure]], unit: &str) -> Section {
         return Section::new("not-evaluated", title)
             .text(format!("Every {unit} of every run was evaluated."));
     }
-    let rows = runs.iter().enumerate().flat_map(|(i, failures)| {
-        failures.iter().map(move |f| {
-            let file = Cell::Code(f.file.clone());
-            vec![run_cell(i), file, Cell::Text(f.error.clone())]
-        })
+    let table = by_run(runs, &["File", "Why"], |failures| {
+        let rows = failures.iter();
+        rows.map(|f| vec![Cell::Code(f.file.clone()), Cell::Text(f.error.clone())])
     });
     Section::new("not-evaluated", title)
         .text(format!(
             "These {unit}s could not be evaluated; a run's figures are over the others."
         ))
-        .table(Table::of(&["Run", "File", "Why"], rows.collect()))
+        .table(table)
 }
 
 /// Where each run's numbers come from.
@@ -265,32 +241,13 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
             "no run recorded its provenance (made before talkforge recorded it)",
         );
     }
-    let heads = [
-        "Run",
-        "talkforge",
-        "Finished",
-        "Suite",
-        "Dataset files",
-        "Dataset SHA-256",
-        "Databases SHA-256",
-        "Predictor",
-        "Model asked",
-        "Models that answered",
-        "Prompt templates",
-    ];
     let short = |s: &str| s[..s.len().min(12)].to_string();
-    let words = |v: Vec<String>| {
-        if v.is_empty() {
-            "-".into()
-        } else {
-            v.join(", ")
-        }
+    let words = |v: Vec<String>| match v.is_empty() {
+        true => "-".into(),
+        false => v.join(", "),
     };
-    let rows = runs.iter().enumerate().map(|(i, p)| {
-        let Some(p) = p else {
-            let dashes = (1..heads.len()).map(|_| Cell::Text("-".into()));
-            return std::iter::once(run_cell(i)).chain(dashes).collect();
-        };
+    let table = per_run(runs, |p| {
+        let p = (*p)?;
         let user = |m: &String| format!("{m} (user)");
         let asked = p.model_requested.iter().cloned();
         let asked = asked.chain(p.user_model_requested.iter().map(user));
@@ -298,21 +255,24 @@ pub fn provenance(runs: &[Option<&Provenance>]) -> Section {
         let answered = answered.chain(p.user_models_reported.iter().map(user));
         let templates = p.prompt_templates.iter();
         let templates = templates.map(|(name, sha)| format!("{name} ({})", short(sha)));
-        vec![
-            run_cell(i),
-            Cell::Text(p.talkforge_version.clone()),
-            Cell::Text(p.date.clone()),
-            Cell::Text(p.suite.clone()),
-            Cell::Text(p.dataset.files.to_string()),
-            Cell::Code(p.dataset.sha256.as_deref().map_or("-".into(), short)),
-            Cell::Code(short(&p.databases.sha256)),
-            Cell::Code(p.predictor.clone()),
-            Cell::Text(words(asked.collect())),
-            Cell::Text(words(answered.collect())),
-            Cell::Text(words(templates.collect())),
-        ]
+        let dataset = p.dataset.sha256.as_deref().map_or("-".into(), short);
+        Some(vec![
+            ("talkforge", Cell::Text(p.talkforge_version.clone())),
+            ("Finished", Cell::Text(p.date.clone())),
+            ("Suite", Cell::Text(p.suite.clone())),
+            ("Dataset files", Cell::Text(p.dataset.files.to_string())),
+            ("Dataset SHA-256", Cell::Code(dataset)),
+            ("Databases SHA-256", Cell::Code(short(&p.databases.sha256))),
+            ("Predictor", Cell::Code(p.predictor.clone())),
+            ("Model asked", Cell::Text(words(asked.collect()))),
+            (
+                "Models that answered",
+                Cell::Text(words(answered.collect())),
+            ),
+            ("Prompt templates", Cell::Text(words(templates.collect()))),
+        ])
     });
-    Section::new("provenance", title).table(Table::of(&heads, rows.collect()))
+    Section::new("provenance", title).table(table)
 }
 
 /// The tokens each run's models used, per model and role (not
@@ -323,7 +283,6 @@ pub fn usage(runs: &[&[ModelUsage]]) -> Section {
         return Section::not_applicable("usage", title, "no run asked a model");
     }
     let heads = [
-        "Run",
         "Model",
         "Requests",
         "Cached",
@@ -333,14 +292,13 @@ pub fn usage(runs: &[&[ModelUsage]]) -> Section {
         "Cached replies' tokens",
         "Without usage",
     ];
-    let mut rows = Vec::new();
-    for (i, usage) in runs.iter().enumerate() {
+    let table = by_run(runs, &heads, |usage| {
         if usage.is_empty() {
-            let mut row = vec![run_cell(i), Cell::Text("no model was asked".into())];
+            let mut row = vec![Cell::Text("no model was asked".into())];
             row.extend((0..7).map(|_| Cell::Text("-".into())));
-            rows.push(row);
+            return vec![row];
         }
-        for u in *usage {
+        let rows = usage.iter().map(|u| {
             let counts = [
                 u.requests,
                 u.cached,
@@ -350,14 +308,16 @@ pub fn usage(runs: &[&[ModelUsage]]) -> Section {
                 u.cached_total_tokens,
                 u.without_usage,
             ];
-            let head = [run_cell(i), Cell::Text(crate::llm::usage::who(u))];
             let counts = counts.into_iter().map(|n| Cell::Count(n as usize));
-            rows.push(head.into_iter().chain(counts).collect());
-        }
-    }
+            std::iter::once(Cell::Text(crate::llm::usage::who(u)))
+                .chain(counts)
+                .collect()
+        });
+        rows.collect()
+    });
     Section::new("usage", title)
             .text(
                 "The tokens each model used, as its server reported them (`usage`). The token columns are what this run spent on the requests it sent; a reply taken from the cache cost nothing in this run, and what the cached replies cost when first asked is shown apart. Replies without usage (a server that sends none, a cache entry older than talkforge keeping it) are counted but add no tokens.",
             )
-        .table(Table::of(&heads, rows))
+        .table(table)
 }

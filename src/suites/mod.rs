@@ -16,7 +16,7 @@ pub fn registry() -> Registry {
 #[cfg(test)]
 mod report_sections {
     use crate::report::runs::{report, Kind, Run};
-    use crate::report::{markdown, Block, Report};
+    use crate::report::{Block, Report};
 
     /// The sections every kind shares.
     const SHARED: [&str; 4] = ["pass-hat", "state-check", "failures", "not-evaluated"];
@@ -48,9 +48,9 @@ mod report_sections {
     #[test]
     fn every_kind_has_the_shared_sections_in_every_format() {
         for (kind, report) in reports() {
-            let md = markdown::render(&report).unwrap();
-            let html = crate::report::html::render(&report).unwrap();
-            let json = crate::report::json::render(&report, serde_json::json!({"runs": []}));
+            let md = report.markdown().unwrap();
+            let html = report.html().unwrap();
+            let json = report.json();
             let json_sections = json["sections"].as_array().unwrap();
             for id in SHARED {
                 let section = report.sections.iter().find(|s| s.id == id);

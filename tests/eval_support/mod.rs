@@ -270,14 +270,23 @@ pub fn chromium() -> Option<&'static str> {
         })
 }
 
-/// Open `page` in a headless Chromium (when one is installed): its own
-/// check must say `ok`, with at least `min_bars` bars drawn and no console
-/// error.
+/// Open `page` in a headless Chromium (when one is installed), with the
+/// check of `page-check.js` added to a copy of it: the check must say `ok`,
+/// with at least `min_bars` bars drawn and no console error.
 pub fn check_in_browser(page: &Path, min_bars: usize) {
     let Some(browser) = chromium() else {
         eprintln!("skipped the browser check: no chromium installed (apt-get install chromium)");
         return;
     };
+    let text = std::fs::read_to_string(page).unwrap();
+    let script = format!(
+        "<script>\n{}</script>\n</head>",
+        include_str!("page-check.js")
+    );
+    assert!(text.contains("</head>"), "no head in the page");
+    let checked = page.with_extension("checked.html");
+    std::fs::write(&checked, text.replacen("</head>", &script, 1)).unwrap();
+    let page = checked.as_path();
     let run = std::process::Command::new(browser)
         .args([
             "--headless",

@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::outcome::{ScenarioOutcome, Stop};
 use super::summary::ScenarioFigures;
 use crate::report::runs::{
-    chart, per_run, rows_per_run, summary_level, unit_rows, Kind, Run, Shape, Unit, Words,
+    answered, by_run, chart, per_run, per_unit, unit_rows, Kind, Run, Unit, Words,
 };
-use crate::report::{Cell, Scale, Section, Table};
+use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 use crate::suite::state::StateCheck;
 
@@ -65,29 +65,18 @@ impl Kind for ScenarioFigures {
     const NAME: &'static str = "scenarios";
     const UNIT: &'static str = "scenario";
     const FILE: &'static str = "scenario";
-    const WHAT: &'static str = "a run of conversations with a user (`level` and `per_scenario`)";
+    const WHAT: &'static str = "a run of conversations with a user";
+    const TABLE_PER_LEVEL: bool = true;
     const WORDS: Words = Words {
         failures: "Scenarios not completed",
         failed: "not completed",
         failure_columns: &["Scenario", "File", "Why"],
-        differs: "Scenarios whose completion differs between runs",
-        heading: "Scenario",
+        differs: "completion",
         alike: "None: every scenario was completed or not in every run alike.",
-        differs_key: "completion_differs",
         passed_key: "completed",
         no_state_check: None,
         unit_lists: &["per_scenario"],
     };
-
-    /// Runs share a table at one level.
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_scenario")?;
-        let level = summary_level(summary)?;
-        Some(Shape {
-            words: format!("a run of conversations with a user at level {level}"),
-            table: level.to_string(),
-        })
-    }
 
     /// The players and the settings that tell level-3 runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
@@ -111,15 +100,8 @@ impl Kind for ScenarioFigures {
     /// The models the server reported for the assistant and the user.
     fn models(summary: &RunSummary<Self>) -> Option<String> {
         let p = summary.provenance.as_ref()?;
-        let side = |requested: &Option<String>, reported: &[String]| {
-            if reported.is_empty() {
-                requested.clone()
-            } else {
-                Some(reported.join(", "))
-            }
-        };
-        let assistant = side(&p.model_requested, &p.models_reported);
-        let user = side(&p.user_model_requested, &p.user_models_reported);
+        let assistant = answered(&p.model_requested, &p.models_reported);
+        let user = answered(&p.user_model_requested, &p.user_models_reported);
         match (assistant, user) {
             (None, None) => None,
             (a, u) => Some(format!(
@@ -137,19 +119,15 @@ impl Kind for ScenarioFigures {
 
     /// Completion and turns (Table 4), and turns per scenario.
     fn tables(runs: &[ScenarioRun]) -> Vec<Section> {
-        let table = per_run(
-            runs,
-            &[
-                ("Scenarios", &|r| Cell::Count(r.summary.scenarios)),
-                ("Completed", &|r| Cell::Count(r.summary.completed)),
-                ("Completion rate", &|r| {
-                    Cell::Percent(r.summary.completion_rate)
-                }),
-                ("Mean turns to completion", &|r| {
-                    Cell::Number(r.summary.mean_turns, 2)
-                }),
-            ],
-        );
+        let table = per_run(runs, |r| {
+            let s = &r.summary;
+            vec![
+                ("Scenarios", Cell::Count(s.scenarios)),
+                ("Completed", Cell::Count(s.completed)),
+                ("Completion rate", Cell::Percent(s.completion_rate)),
+                ("Mean turns to completion", Cell::Number(s.mean_turns, 2)),
+            ]
+        });
         let completion = |r: usize, _| {
             let s = &runs[r].summary;
             (s.completion_rate, Some(s.scenarios))
@@ -159,17 +137,12 @@ impl Kind for ScenarioFigures {
             .table(table)
             .chart(chart(runs, "Completion rate per run", vec!["Completed".into()], Scale::Percent, completion));
         let rows = scenario_rows(runs);
-        let heads: Vec<String> = std::iter::once("Scenario".to_string())
-            .chain((1..=runs.len()).map(|i| format!("Run {i}")))
-            .collect();
         let turns = rows.iter().map(|(name, row)| {
             let cells = row.iter().map(|s| match s.and_then(|s| s.turns) {
                 Some(turns) => Cell::Count(turns),
                 None => Cell::Text(cell(*s)),
             });
-            std::iter::once(Cell::Text(name.clone()))
-                .chain(cells)
-                .collect()
+            (Cell::Text(name.clone()), cells)
         });
         let heads_detail = [
             "Scenario",
@@ -179,7 +152,7 @@ impl Kind for ScenarioFigures {
             "Calls made",
             "Ended",
         ];
-        let detail = rows_per_run(runs, &heads_detail, |run| {
+        let detail = by_run(runs, &heads_detail, |run| {
             run.summary.per_scenario.iter().map(|s| {
                 vec![
                     Cell::Text(s.scenario.clone()),
@@ -201,9 +174,9 @@ impl Kind for ScenarioFigures {
         );
         let turns = Section::new("turns", "Turns to completion per scenario")
             .text("Turns a completed scenario took; how the others ended.")
-            .table(Table::of(&heads, turns.collect()))
+            .table(per_unit("Scenario", runs.len(), turns))
             .table(detail)
-            .chart(per_scenario.uncounted());
+            .chart(per_scenario);
         vec![results, turns]
     }
 
@@ -256,7 +229,8 @@ pub fn title(summary: &RunSummary<ScenarioFigures>, family: &str) -> String {
 /// The scenarios of the runs, in the order first seen (by scenario name),
 /// each with every run's line (None where a run lacks it).
 pub fn scenario_rows(runs: &[ScenarioRun]) -> Vec<(String, Vec<Option<&ScenarioOutcome>>)> {
-    unit_rows(runs, |r| &r.summary.per_scenario, |s| s.scenario.clone())
+    let units = runs.iter().map(|r| r.summary.per_scenario.as_slice());
+    unit_rows(units, |s| s.scenario.clone())
 }
 
 /// A scenario's cell: its turns, or how it ended.
@@ -273,7 +247,7 @@ pub fn cell(line: Option<&ScenarioOutcome>) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::runs::{document, report};
+    use crate::report::runs::report;
     use crate::run::summary::StateTotals;
 
     /// A level-3 summary as evaluate writes it (the keys report reads).
@@ -298,7 +272,7 @@ pub(crate) mod tests {
             "per_scenario": [line("Alarm", Some(2)), line("Shopping", shopping)],
         })
         .to_string();
-        let mut run = ScenarioRun::parse(dir.as_ref(), "summary.json".as_ref(), &text).unwrap();
+        let mut run = ScenarioRun::parse(dir.as_ref(), &text).unwrap();
         // The run that misses Shopping booked something else instead.
         if shopping.is_none() {
             let check: StateCheck = serde_json::from_value(serde_json::json!({
@@ -329,7 +303,7 @@ pub(crate) mod tests {
             cell(Some(&runs[1].summary.per_scenario[1])),
             "not completed (stopped at the limit, 20 turns)"
         );
-        let doc = document(&runs);
+        let doc = report(&runs).document;
         assert_eq!(
             doc["completion_differs"],
             serde_json::json!([{"scenario": "Shopping", "completed": [true, false]}])
@@ -349,6 +323,6 @@ pub(crate) mod tests {
             doc["runs"][1]["not_completed"][0]["why"],
             "not completed within 20 turns; never made: AddAgenda (line 23)"
         );
-        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
+        insta::assert_snapshot!(report(&runs).markdown().unwrap());
     }
 }

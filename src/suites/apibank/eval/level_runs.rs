@@ -4,21 +4,32 @@
 //! the paper's Table 3 when levels 1 and 2 share a page; the shared
 //! sections are [`crate::report::runs`]'.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use indexmap::{IndexMap, IndexSet};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
 use super::run::SampleRecord;
-use crate::report::runs::{
-    chart, per_run, rows_per_run, summary_level, Kind, Run, Shape, Unit, Words,
-};
+use crate::report::runs::{answered, by_run, chart, per_run, per_unit, Kind, Run, Unit, Words};
 use crate::report::{Cell, Chart, Scale, Section, Table};
 use crate::run::summary::RunSummary;
 
 /// A level run's folder, as `report` reads it.
 pub type LevelRun = Run<LevelFigures>;
+
+/// The settings of a level run that tell runs apart (its summary's
+/// `settings`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct LevelSettings {
+    settings: crate::run::answer::Settings,
+    state: Option<String>,
+    retriever: Option<String>,
+    scoring: Option<String>,
+}
 
 /// How the reports name a sample.
 pub fn place(s: &SampleRecord) -> String {
@@ -32,10 +43,7 @@ pub fn place(s: &SampleRecord) -> String {
 /// The models the server reported, or the model asked for.
 pub fn model(summary: &RunSummary<LevelFigures>) -> Option<String> {
     let p = summary.provenance.as_ref()?;
-    if !p.models_reported.is_empty() {
-        return Some(p.models_reported.join(", "));
-    }
-    p.model_requested.clone()
+    answered(&p.model_requested, &p.models_reported)
 }
 
 impl Kind for LevelFigures {
@@ -43,71 +51,48 @@ impl Kind for LevelFigures {
     const NAME: &'static str = "levels";
     const UNIT: &'static str = "call sample";
     const FILE: &'static str = "dialogue";
-    const WHAT: &'static str = "a run scored by samples at a level (`level` and `per_sample`)";
+    const WHAT: &'static str = "a run scored by samples";
     const WORDS: Words = Words {
         failures: "Wrong samples",
         failed: "wrong",
         failure_columns: &["Sample", "API", "Cause", "Why", "The model wrote"],
-        differs: "Samples whose verdict differs between runs",
-        heading: "Sample",
+        differs: "verdict",
         alike: "None: every sample was right or wrong in every run alike.",
-        differs_key: "verdict_differs",
         passed_key: "correct",
         no_state_check: Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
         unit_lists: &["per_sample", "dialogue_hashes"],
     };
 
-    fn shape(summary: &Value) -> Option<Shape> {
-        summary.get("per_sample")?;
-        let level = summary_level(summary)?;
-        Some(Shape {
-            words: format!("a run scored by samples at level {level}"),
-            table: String::new(),
-        })
-    }
-
     /// The predictor and the settings that tell level runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
-        let run = &s.settings;
-        let p = &run["settings"];
-        let mut parts = vec![match p["predictions"].as_str() {
-            Some(file) => format!(
-                "{}:{}",
-                s.predictor,
-                Path::new(file)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ),
-            None => s.predictor.clone(),
-        }];
-        if p["api_mode"] == "functions" {
-            parts.push("api functions".into());
-        }
-        if p["no_docs"] == true {
-            parts.push("no docs".into());
-        }
-        if let Some(t) = p["temperature"].as_f64() {
-            // The f32 the run recorded, shown as typed.
-            parts.push(format!("T={}", t as f32));
-        }
-        if let Some(templates) = s.provenance.as_ref().map(|p| &p.prompt_templates) {
-            for name in templates.keys().filter(|n| !n.starts_with("prompts/")) {
-                parts.push(format!("template {name}"));
-            }
-        }
-        if run["state"].as_str().is_some_and(|st| st != "fresh") {
-            parts.push(format!(
-                "state {}",
-                run["state"].as_str().unwrap_or_default()
-            ));
-        }
-        if let Some(retriever) = run["retriever"].as_str().filter(|r| *r != "lexical") {
-            parts.push(format!("retriever {retriever}"));
-        }
-        if let Some(scoring) = run["scoring"].as_str().filter(|s| *s != "reference") {
-            parts.push(format!("{scoring} scoring"));
-        }
+        let run: LevelSettings = serde_json::from_value(s.settings.clone()).unwrap_or_default();
+        let p = &run.settings;
+        let file = p.predictions.as_deref().map(|f| {
+            let name = Path::new(f).file_name().unwrap_or_default();
+            format!("{}:{}", s.predictor, name.to_string_lossy())
+        });
+        let mut parts = vec![file.unwrap_or_else(|| s.predictor.clone())];
+        parts.extend((p.api_mode.as_deref() == Some("functions")).then(|| "api functions".into()));
+        parts.extend((p.no_docs == Some(true)).then(|| "no docs".into()));
+        parts.extend(p.temperature.map(|t| format!("T={t}")));
+        let templates = s.provenance.iter().flat_map(|p| p.prompt_templates.keys());
+        let templates = templates.filter(|name| !name.starts_with("prompts/"));
+        parts.extend(templates.map(|name| format!("template {name}")));
+        parts.extend(
+            run.state
+                .filter(|st| st != "fresh")
+                .map(|st| format!("state {st}")),
+        );
+        parts.extend(
+            run.retriever
+                .filter(|r| r != "lexical")
+                .map(|r| format!("retriever {r}")),
+        );
+        parts.extend(
+            run.scoring
+                .filter(|s| s != "reference")
+                .map(|s| format!("{s} scoring")),
+        );
         parts
     }
 
@@ -129,18 +114,18 @@ impl Kind for LevelFigures {
     /// Settings, results (with the paper's Table 3 when levels 1 and 2 are
     /// both there), both scorings, error causes and accuracy per API.
     fn tables(runs: &[LevelRun]) -> Vec<Section> {
-        let table = per_run(
-            runs,
-            &[
-                ("Level", &|r| Cell::Count(r.summary.level.into())),
-                ("Dialogues", &|r| Cell::Count(r.summary.dialogues)),
-                ("Call samples", &|r| Cell::Count(r.summary.samples)),
-                ("Correct", &|r| Cell::Count(r.summary.correct)),
-                ("API-call accuracy", &|r| Cell::Percent(r.summary.accuracy)),
-                ("Replies", &|r| Cell::Count(r.summary.replies)),
-                ("ROUGE-L", &|r| Cell::Number(r.summary.rouge_l, 4)),
-            ],
-        );
+        let table = per_run(runs, |r| {
+            let s = &r.summary;
+            vec![
+                ("Level", Cell::Count(s.level.into())),
+                ("Dialogues", Cell::Count(s.dialogues)),
+                ("Call samples", Cell::Count(s.samples)),
+                ("Correct", Cell::Count(s.correct)),
+                ("API-call accuracy", Cell::Percent(s.accuracy)),
+                ("Replies", Cell::Count(s.replies)),
+                ("ROUGE-L", Cell::Number(s.rouge_l, 4)),
+            ]
+        });
         let results = Section::new("results", "Results by run")
             .text("API-call accuracy is correct call samples / call samples, in percent; ROUGE-L is the mean over the reply samples, from 0 to 1.")
             .table(table)
@@ -156,12 +141,12 @@ impl Kind for LevelFigures {
     /// a wrong one's row says what the model wrote (from the run's output
     /// files).
     fn units(run: &LevelRun) -> Vec<Unit<'_>> {
-        let mut outputs = Outputs::new(run);
+        let mut written = written(run);
         let units = run.summary.per_sample.iter().map(|s| Unit {
             key: json!({"file": s.file, "turn": s.turn, "occurrence": s.occurrence, "api_name": s.api_name}),
             name: format!("{} {}", place(s), s.api_name),
             passed: s.correct,
-            outcome: verdict(Some(s)),
+            outcome: verdict(s),
             state: None,
             failure: if s.correct {
                 Vec::new()
@@ -177,7 +162,7 @@ impl Kind for LevelFigures {
                     Cell::Text(s.api_name.clone()),
                     Cell::Text(cause.unwrap_or_default()),
                     Cell::Text(why),
-                    Cell::Code(outputs.written(s).unwrap_or_default()),
+                    Cell::Code(written(s).unwrap_or_default()),
                 ]
             },
         });
@@ -238,38 +223,30 @@ pub fn apis(runs: &[LevelRun]) -> Vec<String> {
     apis.into_iter().map(|(n, _)| n.to_string()).collect()
 }
 
-/// A sample's verdict in a cell: "right", or "wrong (cause)".
-pub fn verdict(line: Option<&SampleRecord>) -> String {
-    match line {
-        None => "-".into(),
-        Some(s) if s.correct => "right".into(),
-        Some(s) => match &s.cause {
-            Some(cause) => format!("wrong ({})", cause_label(&cause_key(*cause))),
-            None => "wrong".into(),
-        },
+/// A sample's verdict in words: "right", or "wrong (cause)".
+pub fn verdict(s: &SampleRecord) -> String {
+    match (s.correct, s.cause) {
+        (true, _) => "right".into(),
+        (false, Some(cause)) => format!("wrong ({})", cause_label(&cause_key(cause))),
+        (false, None) => "wrong".into(),
     }
 }
 
 /// What each run was made with.
 fn settings(runs: &[LevelRun]) -> Section {
-    let setting = |r: &LevelRun, key: &str, default: &str| {
-        Cell::Text(
-            r.summary.settings[key]
-                .as_str()
-                .unwrap_or(default)
-                .to_string(),
-        )
-    };
-    let table = per_run(
-        runs,
-        &[
-            ("Predictor", &|r| Cell::Code(r.summary.predictor.clone())),
-            ("Start state", &|r| setting(r, "state", "fresh")),
-            ("Retriever", &|r| setting(r, "retriever", "lexical")),
-            ("Scoring", &|r| Cell::Text(r.summary.scoring.clone())),
-            ("Dialogues resumed", &|r| Cell::Count(r.summary.resumed)),
-        ],
-    );
+    let table = per_run(runs, |r| {
+        let s = &r.summary;
+        let setting = |key: &str, default: &str| {
+            Cell::Text(s.settings[key].as_str().unwrap_or(default).to_string())
+        };
+        vec![
+            ("Predictor", Cell::Code(s.predictor.clone())),
+            ("Start state", setting("state", "fresh")),
+            ("Retriever", setting("retriever", "lexical")),
+            ("Scoring", Cell::Text(s.scoring.clone())),
+            ("Dialogues resumed", Cell::Count(s.resumed)),
+        ]
+    });
     Section::new("settings", "Settings")
         .text("Each call sample starts from the start state: `fresh` databases, or `replayed`, with the dialogue's earlier gold calls run first. ToolSearcher answers a dialogue's recorded searches as recorded, and others with the retriever. A resumed dialogue was taken from an earlier run with the same settings and inputs.")
         .table(table)
@@ -279,15 +256,14 @@ fn settings(runs: &[LevelRun]) -> Section {
 /// differently with the corrections that changed each.
 fn scorings(runs: &[LevelRun]) -> Section {
     let title = "Reference and lenient scoring";
-    let share = |r: &LevelRun, n: usize| Cell::Fraction(n, r.summary.samples);
-    let table = per_run(
-        runs,
-        &[
-            ("Figures follow", &|r| Cell::Text(r.summary.scoring.clone())),
-            ("Reference", &|r| share(r, r.summary.correct_reference)),
-            ("Lenient", &|r| share(r, r.summary.correct_lenient)),
-        ],
-    );
+    let table = per_run(runs, |r| {
+        let s = &r.summary;
+        vec![
+            ("Figures follow", Cell::Text(s.scoring.clone())),
+            ("Reference", Cell::Fraction(s.correct_reference, s.samples)),
+            ("Lenient", Cell::Fraction(s.correct_lenient, s.samples)),
+        ]
+    });
     let heads = [
         "Sample",
         "API",
@@ -298,7 +274,7 @@ fn scorings(runs: &[LevelRun]) -> Section {
         "Lenient's reason",
     ];
     let verdict = |correct: bool| Cell::Text(if correct { "right" } else { "wrong" }.into());
-    let differing = rows_per_run(runs, &heads, |run| {
+    let differing = by_run(runs, &heads, |run| {
         let samples = run.summary.per_sample.iter();
         samples.filter_map(|sample| {
             let d = sample.scoring_difference.as_ref()?;
@@ -383,8 +359,7 @@ fn causes_section(runs: &[LevelRun]) -> Section {
     let heads: Vec<String> = std::iter::once("Wrong".to_string())
         .chain(causes.iter().map(|c| cause_label(c)))
         .collect();
-    let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-    let table = rows_per_run(runs, &heads, |run| {
+    let table = by_run(runs, &heads, |run| {
         let wrong = run.summary.samples - run.summary.correct;
         let count = |c: &String| run.summary.causes.get(c).copied().unwrap_or(0);
         let shares = causes.iter().map(|c| Cell::Fraction(count(c), wrong));
@@ -396,21 +371,16 @@ fn causes_section(runs: &[LevelRun]) -> Section {
 }
 
 fn per_api(runs: &[LevelRun]) -> Section {
-    let heads: Vec<String> = std::iter::once("API".to_string())
-        .chain((1..=runs.len()).map(|i| format!("Run {i}")))
-        .collect();
     let rows = apis(runs).into_iter().map(|api| {
         let shares = runs.iter().map(|r| match r.summary.by_api.get(&api) {
             Some(t) => Cell::Fraction(t.correct, t.samples),
             None => Cell::Percent(None),
         });
-        std::iter::once(Cell::Text(api.clone()))
-            .chain(shares)
-            .collect()
+        (Cell::Text(api.clone()), shares.collect::<Vec<_>>())
     });
     Section::new("per-api", "API-call accuracy per API")
         .text("In percent (correct/samples).")
-        .table(Table::of(&heads, rows.collect()))
+        .table(per_unit("API", runs.len(), rows))
 }
 
 /// APIs shown in the per-API chart, at most (those with most samples).
@@ -470,46 +440,28 @@ fn charts(runs: &[LevelRun]) -> Vec<Chart> {
     charts
 }
 
-/// What the model wrote for each sample, from a run's output files (read
-/// once per dialogue; nothing where a file is missing or unreadable).
-struct Outputs<'a> {
-    run: &'a LevelRun,
-    files: std::collections::HashMap<String, Option<Value>>,
-}
-
-impl<'a> Outputs<'a> {
-    fn new(run: &'a LevelRun) -> Self {
-        Outputs {
-            run,
-            files: Default::default(),
-        }
-    }
-
-    fn written(&mut self, s: &SampleRecord) -> Option<String> {
-        let dir = self
-            .run
-            .output_dir()
-            .join(crate::suite::levels::SAMPLES_DIR);
-        let document = self.files.entry(s.file.clone()).or_insert_with(|| {
+/// What the model wrote for a sample, from the run's output files (each
+/// read once; nothing where a file is missing or unreadable).
+fn written(run: &LevelRun) -> impl FnMut(&SampleRecord) -> Option<String> {
+    let dir = run.output_dir().join(crate::suite::levels::SAMPLES_DIR);
+    let mut files: HashMap<String, Option<Value>> = HashMap::new();
+    move |s| {
+        let document = files.entry(s.file.clone()).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(format!("{}.json", s.file))).ok()?;
             serde_json::from_str(&text).ok()
         });
-        document
-            .as_ref()?
-            .get("samples")?
-            .as_array()?
+        let samples = document.as_ref()?.get("samples")?.as_array()?;
+        let sample = samples
             .iter()
-            .find(|d| d["turn"] == s.turn && d["occurrence"] == s.occurrence)?
-            .get("output")?
-            .as_str()
-            .map(str::to_string)
+            .find(|d| d["turn"] == s.turn && d["occurrence"] == s.occurrence)?;
+        sample.get("output")?.as_str().map(str::to_string)
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::runs::{document, report};
+    use crate::report::runs::report;
     use crate::report::Report;
 
     fn sample(file: &str, turn: usize, api: &str, cause: Option<&str>) -> Value {
@@ -543,7 +495,7 @@ pub(crate) mod tests {
                            sample("t.jsonl", 2, "Translate", Some("exception"))],
         })
         .to_string();
-        LevelRun::parse(Path::new(dir), Path::new("summary.json"), &text).unwrap()
+        LevelRun::parse(Path::new(dir), &text).unwrap()
     }
 
     #[test]
@@ -552,13 +504,10 @@ pub(crate) mod tests {
             run("runs/oracle", "oracle", false),
             run("runs/replay", "replay", true),
         ];
-        assert_eq!(
-            verdict(Some(&runs[1].summary.per_sample[1])),
-            "wrong (wrong API)"
-        );
+        assert_eq!(verdict(&runs[1].summary.per_sample[1]), "wrong (wrong API)");
         assert_eq!(cause_share(&runs[1], "wrong_api"), Some(0.5));
         assert_eq!(cause_label("no_api_call"), "no API call");
-        let doc = document(&runs);
+        let doc = report(&runs).document;
         assert_eq!(doc["kind"], "levels");
         assert_eq!(doc["runs"][1]["cause_shares"]["exception"], 0.5);
         assert_eq!(
@@ -567,7 +516,7 @@ pub(crate) mod tests {
                 "api_name": "AddAlarm", "correct": [true, false]}])
         );
         assert_eq!(doc["runs"][1]["wrong"].as_array().unwrap().len(), 2);
-        insta::assert_snapshot!(crate::report::markdown::render(&report(&runs)).unwrap());
+        insta::assert_snapshot!(report(&runs).markdown().unwrap());
     }
 
     /// A model's level-1 and level-2 runs share a page as the paper's
@@ -581,7 +530,7 @@ pub(crate) mod tests {
         let report = report(&runs);
         assert_eq!(report.title, "Runs at level 1 and 2 compared");
         let table3 = report.sections.iter().find(|s| s.id == "table-3").unwrap();
-        let text = crate::report::markdown::render(&report).unwrap();
+        let text = report.markdown().unwrap();
         assert!(
             text.contains("| oracle | 66.7 | 25.0 | 0.5000 | 0.5000 |"),
             "{text}"

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::figures::{mean, Row, Tau2Figures};
-use crate::report::runs::{chart, per_run, rows_per_run, unit_rows, Kind, Run, Shape, Unit, Words};
+use crate::report::runs::{by_run, chart, per_run, unit_rows, Kind, Run, Unit, Words};
 use crate::report::{Cell, Scale, Section};
 use crate::run::summary::RunSummary;
 
@@ -75,26 +75,17 @@ impl Kind for Tau2Figures {
     const NAME: &'static str = "tau2";
     const UNIT: &'static str = "task";
     const FILE: &'static str = "trajectory";
-    const WHAT: &'static str = "a tau2 run (`suite` \"tau2\" and `per_task`)";
+    const WHAT: &'static str = "a tau2 run graded with tau2's reward";
     const WORDS: Words = Words {
         failures: "Trajectories short of the full reward",
         failed: "short of the full reward",
         failure_columns: &["Task", "Ended", "Why", "Reward"],
-        differs: "Tasks whose reward differs between runs",
-        heading: "Task",
+        differs: "reward",
         alike: "None: every task got the same reward in every run.",
-        differs_key: "reward_differs",
         passed_key: "full_reward",
         no_state_check: Some("tau2 compares the database's hash with the gold's: its DB component (see the results and the trajectories short of the full reward)"),
         unit_lists: &["per_task"],
     };
-
-    fn shape(summary: &Value) -> Option<Shape> {
-        (summary.get("suite")? == "tau2" && summary.get("per_task").is_some()).then(|| Shape {
-            words: "a tau2 run graded with tau2's reward".into(),
-            table: "tau2".into(),
-        })
-    }
 
     fn label(s: &RunSummary<Self>) -> Vec<String> {
         let mut parts = vec![format!("agent {}", s.predictor)];
@@ -118,23 +109,23 @@ impl Kind for Tau2Figures {
     }
 
     fn tables(runs: &[Tau2Run]) -> Vec<Section> {
-        let results = per_run(
-            runs,
-            &[
-                ("Trajectories", &|r| Cell::Count(r.summary.trajectories)),
-                ("Scored", &|r| Cell::Count(r.summary.scored)),
-                ("Reward", &|r| Cell::Number(r.summary.reward, 4)),
-                ("Full reward", &|r| Cell::Count(r.summary.full_reward)),
-                ("DB match", &|r| Cell::Count(r.summary.db_matches)),
-            ],
-        );
+        let results = per_run(runs, |r| {
+            let s = &r.summary;
+            vec![
+                ("Trajectories", Cell::Count(s.trajectories)),
+                ("Scored", Cell::Count(s.scored)),
+                ("Reward", Cell::Number(s.reward, 4)),
+                ("Full reward", Cell::Count(s.full_reward)),
+                ("DB match", Cell::Count(s.db_matches)),
+            ]
+        });
         let domains = domains(runs);
         let domain_reward = |run: &Tau2Run, domain: &str| {
             let rows = scored(run, Some(domain));
             let rewards: Vec<f64> = rows.iter().filter_map(|r| r.grade.reward).collect();
             (mean(&rewards), rows.len())
         };
-        let by_domain = rows_per_run(runs, &["Domain", "Scored", "Reward"], |run| {
+        let by_domain = by_run(runs, &["Domain", "Scored", "Reward"], |run| {
             domains.iter().map(move |d| {
                 let (reward, n) = domain_reward(run, d);
                 vec![
@@ -160,27 +151,25 @@ impl Kind for Tau2Figures {
             .table(by_domain)
             .chart(per_domain);
 
-        let mean_of = |value: fn(&Row) -> Option<f64>| {
-            move |run: &Tau2Run| Cell::Percent(component(&scored(run, None), value).0)
-        };
-        let components = per_run(
-            runs,
-            &[
+        let components = per_run(runs, |run| {
+            let rows = scored(run, None);
+            let mean_of = |value: fn(&Row) -> Option<f64>| Cell::Percent(component(&rows, value).0);
+            vec![
                 (
                     "DB match",
-                    &mean_of(|r| Some(f64::from(u8::from(r.grade.db_match)))),
+                    mean_of(|r| Some(f64::from(u8::from(r.grade.db_match)))),
                 ),
-                ("Communicate", &mean_of(|r| r.grade.communicate)),
-                ("Action", &mean_of(|r| r.grade.action)),
-                ("Env assertions", &mean_of(|r| r.grade.env_assertions)),
-                ("NL assertions", &mean_of(|r| r.grade.nl_assertions)),
-            ],
-        );
+                ("Communicate", mean_of(|r| r.grade.communicate)),
+                ("Action", mean_of(|r| r.grade.action)),
+                ("Env assertions", mean_of(|r| r.grade.env_assertions)),
+                ("NL assertions", mean_of(|r| r.grade.nl_assertions)),
+            ]
+        });
         let components = Section::new("components", "Reward components")
             .text("Each component's mean over the scored trajectories that have it, in percent (a component outside a task's reward basis still shows where it costs nothing to compute).")
             .table(components);
 
-        let unscored = rows_per_run(runs, &["Task", "Why"], |run| {
+        let unscored = by_run(runs, &["Task", "Why"], |run| {
             let rows = run.summary.per_task.iter();
             rows.filter(|r| r.grade.reward.is_none())
                 .map(|r| vec![Cell::Code(unit_name(r)), Cell::Text(r.why())])
@@ -238,7 +227,10 @@ impl Kind for Tau2Figures {
     }
 
     fn document(runs: &[Tau2Run]) -> Value {
-        let rows = unit_rows(runs, |r| &r.summary.per_task, unit_name);
+        let rows = unit_rows(
+            runs.iter().map(|r| r.summary.per_task.as_slice()),
+            unit_name,
+        );
         json!({
             "per_task": rows.iter().map(|(_, row)| {
                 let first = row.iter().flatten().next().expect("a unit row has a run's row");
