@@ -582,21 +582,26 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
             termination: termination.to_string(),
             making,
         };
-    match &run.predictor {
-        TaskPredictor::Oracle => {
-            let mut units = Vec::new();
-            for (f, file) in files.iter().enumerate() {
-                for (p, task) in file.tasks.iter().enumerate() {
-                    if !file.selected(&task.id) {
-                        continue;
-                    }
+    // Every selected task, once per trial, in file order.
+    let every_selected = |termination: &str, making: fn() -> Making| {
+        let mut units = Vec::new();
+        for (f, file) in files.iter().enumerate() {
+            for (p, task) in file.tasks.iter().enumerate() {
+                if file.selected(&task.id) {
                     for trial in 0..run.trials {
-                        units.push(selected_unit(f, p, trial, "user_stop", Making::Oracle));
+                        units.push(selected_unit(f, p, trial, termination, making()));
                     }
                 }
             }
-            Ok((units, None, Vec::new()))
         }
+        units
+    };
+    match &run.predictor {
+        TaskPredictor::Oracle => Ok((
+            every_selected("user_stop", || Making::Oracle),
+            None,
+            Vec::new(),
+        )),
         TaskPredictor::Replay {
             predictions,
             fresh_tasks,
@@ -684,27 +689,11 @@ fn units(run: &TaskRun<'_>, files: &[TasksFile], initials: &[&Initial]) -> Resul
                 ))
             }
         },
-        TaskPredictor::Llm(_) => {
-            let mut units = Vec::new();
-            for (f, file) in files.iter().enumerate() {
-                for (p, task) in file.tasks.iter().enumerate() {
-                    if !file.selected(&task.id) {
-                        continue;
-                    }
-                    for trial in 0..run.trials {
-                        units.push(Unit {
-                            file: f,
-                            task: task.clone(),
-                            raw: file.raw[p].clone(),
-                            trial,
-                            termination: String::new(),
-                            making: Making::Conversation,
-                        });
-                    }
-                }
-            }
-            Ok((units, None, Vec::new()))
-        }
+        TaskPredictor::Llm(_) => Ok((
+            every_selected("", || Making::Conversation),
+            None,
+            Vec::new(),
+        )),
     }
 }
 
