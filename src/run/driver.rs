@@ -261,10 +261,18 @@ fn resume<K: Kind>(
     output: &Path,
     stamp: &Value,
 ) -> Option<K::Outcome> {
+    let again = format!("evaluating {} again", input.path.display());
+    let stored = stored_if_made_with(output, stamp, &again)?;
+    kind.resume(input, stored)
+}
+
+/// The output file at `output` when its `evaluation` matches `stamp`;
+/// None when there is none, and (with a note on stderr ending in `again`)
+/// when it cannot be read or was made otherwise.
+pub fn stored_if_made_with(output: &Path, stamp: &Value, again: &str) -> Option<Value> {
     if !output.is_file() {
         return None;
     }
-    let again = format!("evaluating {} again", input.path.display());
     let stored: Value = match crate::formats::read_json(output) {
         Ok((_, stored)) => stored,
         Err(e) => {
@@ -289,7 +297,7 @@ fn resume<K: Kind>(
         );
         return None;
     }
-    kind.resume(input, stored)
+    Some(stored)
 }
 
 /// The keys of `want` whose value in `stored` differs (missing ones

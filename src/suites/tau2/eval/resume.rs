@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::grade::Grade;
 use super::message::Message;
 use super::output::task_path;
-use crate::run::driver::differences;
+use crate::run::driver::stored_if_made_with;
 
 /// One trajectory as its file keeps it.
 #[derive(Debug, Deserialize)]
@@ -51,27 +51,8 @@ pub fn take_back(
     stamp: &Value,
 ) -> Option<Stored> {
     let path = out.join(task_path(folder, task_id, trial));
-    if !path.is_file() {
-        return None;
-    }
     let again = format!("evaluating task {task_id} (trial {trial}) again");
-    let stored: Value = match crate::formats::read_json(&path) {
-        Ok((_, stored)) => stored,
-        Err(e) => {
-            eprintln!("warning: {e}; {again}");
-            return None;
-        }
-    };
-    let recorded = stored.get("evaluation").cloned().unwrap_or(Value::Null);
-    let differ = differences(&recorded, stamp);
-    if !differ.is_empty() {
-        eprintln!(
-            "note: {} was made with other settings or inputs ({}); {again}",
-            path.display(),
-            differ.join(", ")
-        );
-        return None;
-    }
+    let stored = stored_if_made_with(&path, stamp, &again)?;
     match serde_json::from_value(stored) {
         Ok(stored) => Some(stored),
         Err(e) => {
