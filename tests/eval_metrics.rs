@@ -305,7 +305,7 @@ fn every_branch_of_algorithm_2() {
     // gold call (different tools: planning); T3 two unmatched AddAlarm and
     // none missing (planning); T5 has no gold list and no bad action (no
     // premature call); T7 misses DeleteAlarm (planning).
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(
         classify(&turns),
         ErrorTypes {
@@ -341,7 +341,7 @@ fn wrong_arguments_and_premature_calls_are_told_apart() {
         false,
         0.0,
     );
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(
         classify(&turns),
         ErrorTypes {
@@ -368,7 +368,7 @@ fn too_many_calls_of_the_right_tool_is_faulty_planning() {
         ],
     )]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(classify(&turns).faulty_planning, 1);
     assert_eq!(classify(&turns).incorrect_invocation, 0);
 }
@@ -450,7 +450,7 @@ fn the_call_bound_stops_a_looping_turn() {
         true,
         1.0,
     );
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(turns.iter().filter(|t| t.stopped_by_bound).count(), 2);
 }
 

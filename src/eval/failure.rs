@@ -106,7 +106,7 @@ pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureR
             }
         }
         for (p, prediction) in turn.predictions.iter().enumerate() {
-            let name = prediction.api_name.as_ref();
+            let name = prediction.request.api_name.as_ref();
             if prediction.bad_action {
                 let message =
                     format!("turn {t}: {name} changed the world, and no gold call does that here");
@@ -138,7 +138,7 @@ fn missed(
         .predictions
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.api_name == gold.api_name)
+        .filter(|(_, p)| p.request.api_name == gold.request.api_name)
         .map(|(i, p)| {
             let diffs = argument_diffs(gold, p, context.injected);
             (p.matched, diffs.len(), i, p, diffs)
@@ -156,7 +156,7 @@ fn missed(
         .as_ref()
         .is_some_and(|c| c.arguments.is_empty() && c.exception.is_none());
     let known = errata::at(context.errata, turn.turn, g)
-        .filter(|e| agreed && e.erratum.api_name == gold.api_name)
+        .filter(|e| agreed && e.erratum.api_name == gold.request.api_name)
         .map(Entry::known);
     let what = match &closest {
         Some(c) => {
@@ -191,7 +191,7 @@ fn missed(
             let mut names: Vec<&str> = turn
                 .predictions
                 .iter()
-                .map(|p| p.api_name.as_ref())
+                .map(|p| p.request.api_name.as_ref())
                 .collect();
             names.dedup();
             format!(
@@ -202,7 +202,7 @@ fn missed(
     };
     let mut message = format!(
         "turn {}: gold call {} not matched; {what}",
-        turn.turn, gold.api_name
+        turn.turn, gold.request.api_name
     );
     if let Some(known) = &known {
         message.push_str(&format!(
@@ -213,7 +213,7 @@ fn missed(
     FailureReason {
         turn: turn.turn,
         kind: FailureKind::MissedGoldCall,
-        api_name: gold.api_name.to_string(),
+        api_name: gold.request.api_name.to_string(),
         call: Some(g),
         message,
         closest,
@@ -230,9 +230,9 @@ fn argument_diffs(
     injected: Option<&str>,
 ) -> Vec<ArgumentDiff> {
     let empty = Map::new();
-    let gold_args = gold.arguments.as_deref().unwrap_or(&empty);
+    let gold_args = gold.request.parameters.as_deref().unwrap_or(&empty);
     // Unparsed arguments differ in every gold argument.
-    let predicted_args = predicted.arguments.as_deref().unwrap_or(&empty);
+    let predicted_args = predicted.request.parameters.as_deref().unwrap_or(&empty);
     let diff = |name: &String, gold: Option<&Value>, predicted: Option<&Value>| ArgumentDiff {
         name: name.clone(),
         gold: gold.cloned(),
@@ -276,6 +276,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::eval::outcome::CallRequest;
 
     fn call(
         name: &str,
@@ -285,10 +286,12 @@ mod tests {
         exception: Option<&str>,
     ) -> CallOutcome<'static> {
         CallOutcome {
-            api_name: name.to_string().into(),
+            request: CallRequest {
+                api_name: name.to_string().into(),
+                parameters: arguments.map(|a| Cow::Owned(a.as_object().unwrap().clone())),
+            },
             matched,
             bad_action,
-            arguments: arguments.map(|a| Cow::Owned(a.as_object().unwrap().clone())),
             exception: exception.map(|e| Cow::Owned(e.to_string())),
         }
     }
@@ -297,7 +300,6 @@ mod tests {
     fn a_missed_gold_call_names_the_closest_prediction_and_the_argument_that_differs() {
         let turn = TurnOutcome {
             turn: 3,
-            has_gold_list: true,
             gold: vec![call(
                 "AddAlarm",
                 false,
@@ -372,7 +374,6 @@ mod tests {
     fn a_missed_gold_call_whose_prediction_agreed_is_marked_known_by_its_erratum() {
         let turn = TurnOutcome {
             turn: 1,
-            has_gold_list: true,
             gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
             predictions: vec![call("GetReminders", false, false, Some(json!({})), None)],
             stopped_by_bound: true,
@@ -404,7 +405,6 @@ mod tests {
         // A turn that never made the call fails whatever the recording says.
         let missed = TurnOutcome {
             turn: 1,
-            has_gold_list: true,
             gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
             predictions: vec![],
             stopped_by_bound: false,

@@ -106,17 +106,20 @@ pub fn simulate<'c>(
             _ => None,
         };
         for (c, call) in turn.calls().iter().enumerate() {
-            let gold_call = if last {
-                Cow::Borrowed(call)
-            } else if ran_as_gold {
-                as_replayed(call, &run.calls[c].arguments)
-            } else {
-                let executed = gold_world.execute(
-                    &call.request.api_name,
-                    call.request.parameters.clone(),
-                    None,
-                );
-                as_replayed(call, &executed.request.parameters)
+            // The last turn's gold calls are scored as recorded; they are
+            // replayed only for the state check.
+            let executed = match (ran_as_gold, last, &before) {
+                (true, ..) => Some(Cow::Borrowed(&run.calls[c].arguments)),
+                (false, true, None) => None,
+                _ => {
+                    let parameters = call.request.parameters.clone();
+                    let executed = gold_world.execute(&call.request.api_name, parameters, None);
+                    Some(Cow::Owned(executed.request.parameters))
+                }
+            };
+            let gold_call = match executed {
+                Some(executed) if !last => as_replayed(call, &executed),
+                _ => Cow::Borrowed(call),
             };
             gold.push(GoldRef {
                 turn: t,
@@ -125,24 +128,8 @@ pub fn simulate<'c>(
             });
         }
         if let (Some(writes), Some(before)) = (&mut state, before) {
-            // The last turn's gold calls are not replayed for scoring; the
-            // check replays them in a copy.
-            let gold_after = if last {
-                let mut replayed = before.boxed_clone();
-                for call in turn.calls() {
-                    replayed.execute(
-                        &call.request.api_name,
-                        call.request.parameters.clone(),
-                        None,
-                    );
-                }
-                Some(replayed)
-            } else {
-                None
-            };
-            let gold_after = gold_after.as_deref().unwrap_or(gold_world.as_ref());
             if let (Some(b), Some(g), Some(p)) =
-                (before.tables(), gold_after.tables(), world.tables())
+                (before.tables(), gold_world.tables(), world.tables())
             {
                 writes.extend(crate::suite::state::compare(t, b, g, p));
             }
@@ -160,15 +147,9 @@ fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c,
     if *executed == call.request.parameters {
         return Cow::Borrowed(call);
     }
-    Cow::Owned(GoldCall {
-        request: crate::dialogue::Request {
-            api_name: call.request.api_name.clone(),
-            parameters: executed.clone(),
-        },
-        response: call.response.clone(),
-        exception: call.exception.clone(),
-        place: call.place,
-    })
+    let mut replayed = call.clone();
+    replayed.request.parameters = executed.clone();
+    Cow::Owned(replayed)
 }
 
 /// Whether the turn's `predicted` calls ran exactly what a replay of its
