@@ -160,30 +160,26 @@ fn missed(
         .map(Entry::known);
     let what = match &closest {
         Some(c) => {
-            let mut parts = Vec::new();
-            if !c.arguments.is_empty() {
-                let shown: Vec<String> = c
-                    .arguments
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{} (gold {}, predicted {})",
-                            a.name,
-                            shown(a.gold.as_ref()),
-                            shown(a.predicted.as_ref())
-                        )
-                    })
-                    .collect();
-                parts.push(format!("differs in {}", shown.join(", ")));
-            }
-            if let Some(exception) = &c.exception {
-                parts.push(format!("raised: {}", shorten(exception)));
-            }
-            if parts.is_empty() {
-                "the closest prediction has the same arguments, but the tool's comparator told them apart"
-                    .to_string()
-            } else {
-                format!("the closest prediction {}", parts.join(" and "))
+            let differs: Vec<String> = c
+                .arguments
+                .iter()
+                .map(|a| {
+                    let (gold, predicted) = (shown(a.gold.as_ref()), shown(a.predicted.as_ref()));
+                    format!("{} (gold {gold}, predicted {predicted})", a.name)
+                })
+                .collect();
+            let parts: Vec<String> = [
+                (!differs.is_empty()).then(|| format!("differs in {}", differs.join(", "))),
+                c.exception
+                    .as_ref()
+                    .map(|e| format!("raised: {}", shorten(e))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            match parts.is_empty() {
+                true => "the closest prediction has the same arguments, but the tool's comparator told them apart".to_string(),
+                false => format!("the closest prediction {}", parts.join(" and ")),
             }
         }
         None if turn.predictions.is_empty() => "the turn made no call".to_string(),
@@ -200,16 +196,14 @@ fn missed(
             )
         }
     };
-    let mut message = format!(
-        "turn {}: gold call {} not matched; {what}",
-        turn.turn, gold.request.api_name
+    let erratum = known.as_ref().map_or(String::new(), |k| {
+        format!(" (its recorded result is a known erratum: {})", k.reason)
+    });
+    let name = &gold.request.api_name;
+    let message = format!(
+        "turn {}: gold call {name} not matched; {what}{erratum}",
+        turn.turn
     );
-    if let Some(known) = &known {
-        message.push_str(&format!(
-            " (its recorded result is a known erratum: {})",
-            known.reason
-        ));
-    }
     FailureReason {
         turn: turn.turn,
         kind: FailureKind::MissedGoldCall,

@@ -14,23 +14,24 @@ pub use crate::run::summary::StateTotals;
 use crate::run::summary::{Figures, RunSummary};
 use crate::suite::protocol::ratio;
 
-/// Pooled counts of a set of conversations (in a subset's summary; its
+/// Pooled counts of a set of conversations (a run's, a subset's; their
 /// rates say how many conversations).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Totals {
     #[serde(skip)]
     pub conversations: usize,
-    pub successes: usize,
     #[serde(skip)]
     pub soft_success_sum: f64,
     pub predictions: usize,
     pub ground_truths: usize,
     pub matches: usize,
     pub actions: usize,
-    pub valid_actions: usize,
     pub bad_actions: usize,
+    pub valid_actions: usize,
+    pub successes: usize,
     pub assistant_turns: usize,
+    /// Assistant turns the per-turn call bound stopped.
     pub turns_stopped_by_bound: usize,
 }
 
@@ -96,16 +97,8 @@ pub type Summary = RunSummary<Conversations, RunInfo>;
 pub struct Conversations {
     #[serde(flatten)]
     pub rates: Rates,
-    pub predictions: usize,
-    pub ground_truths: usize,
-    pub matches: usize,
-    pub actions: usize,
-    pub bad_actions: usize,
-    pub valid_actions: usize,
-    pub successes: usize,
-    pub assistant_turns: usize,
-    /// Assistant turns the per-turn call bound stopped.
-    pub turns_stopped_by_bound: usize,
+    #[serde(flatten)]
+    pub totals: Totals,
     pub max_calls_per_turn: usize,
     pub predictor: String,
     pub similarity: String,
@@ -181,15 +174,7 @@ impl Tally {
             .collect();
         let figures = Conversations {
             rates: all.rates(),
-            predictions: all.predictions,
-            ground_truths: all.ground_truths,
-            matches: all.matches,
-            actions: all.actions,
-            bad_actions: all.bad_actions,
-            valid_actions: all.valid_actions,
-            successes: all.successes,
-            assistant_turns: all.assistant_turns,
-            turns_stopped_by_bound: all.turns_stopped_by_bound,
+            totals: all,
             max_calls_per_turn: info.max_calls_per_turn,
             predictor: info.predictor.clone(),
             similarity: info.similarity.clone(),

@@ -216,58 +216,55 @@ fn run_turn(
 ) -> Result<(TurnRun, Vec<bool>), SimulateError> {
     let mut calls: Vec<PredictedCall> = Vec::new();
     let mut world_set = Vec::new();
-    loop {
-        let input = TurnInput {
-            conversation,
-            turn,
-            predicted: &calls,
-        };
-        let chat = || Ok(turn_request::chat(prompt, &input));
-        let request = Request {
-            key: turn_request::key(&input),
-            step: calls.len(),
-            gold: turn_request::gold(&input, injected),
-            chat: &chat,
-        };
-        let mut answer = answerer
-            .answer_owned(request)
-            .map_err(|e| SimulateError::Predict(e.to_string()))?;
-        // An answer without calls ends the turn (an empty one too).
-        if answer.calls.is_empty() {
-            let run = TurnRun {
+    // The closing answer; `None` when the call bound stopped the turn.
+    let answer =
+        'turn: loop {
+            let input = TurnInput {
+                conversation,
                 turn,
-                calls,
-                answer: Some(Answer {
-                    metadata: turn_request::text_metadata(&answer),
-                    text: answer.text,
-                }),
-                stopped_by_bound: false,
+                predicted: &calls,
             };
-            return Ok((run, world_set));
-        }
-        // Each call is moved into the world that runs it.
-        for call in std::mem::take(&mut answer.calls) {
-            if calls.len() >= max_calls {
-                let run = TurnRun {
-                    turn,
-                    calls,
-                    answer: None,
-                    stopped_by_bound: true,
-                };
-                return Ok((run, world_set));
+            let chat = || Ok(turn_request::chat(prompt, &input));
+            let request = Request {
+                key: turn_request::key(&input),
+                step: calls.len(),
+                gold: turn_request::gold(&input, injected),
+                chat: &chat,
+            };
+            let mut answer = answerer
+                .answer_owned(request)
+                .map_err(|e| SimulateError::Predict(e.to_string()))?;
+            // An answer without calls ends the turn (an empty one too).
+            if answer.calls.is_empty() {
+                let metadata = turn_request::text_metadata(&answer);
+                break Some(Answer {
+                    metadata,
+                    text: answer.text,
+                });
             }
-            let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
-            let written = written.cloned();
-            let metadata = turn_request::call_metadata(&call, &answer);
-            let call = execute(world, call, metadata);
-            world_set.push(
-                injected.is_some_and(|name| {
+            // Each call is moved into the world that runs it.
+            for call in std::mem::take(&mut answer.calls) {
+                if calls.len() >= max_calls {
+                    break 'turn None;
+                }
+                let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
+                let written = written.cloned();
+                let metadata = turn_request::call_metadata(&call, &answer);
+                let call = execute(world, call, metadata);
+                world_set.push(injected.is_some_and(|name| {
                     call.parsed && call.arguments.get(name) != written.as_ref()
-                }),
-            );
-            calls.push(call);
-        }
-    }
+                }));
+                calls.push(call);
+            }
+        };
+    let stopped_by_bound = answer.is_none();
+    let run = TurnRun {
+        turn,
+        calls,
+        answer,
+        stopped_by_bound,
+    };
+    Ok((run, world_set))
 }
 
 /// Run one call with `metadata` kept beside it; unreadable arguments fail
