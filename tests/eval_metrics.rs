@@ -618,11 +618,7 @@ fn simulate_from_scratch<'c>(
         let mut world = World::for_conversation(databases, conversation).unwrap();
         gold.clear();
         for &earlier in &assistant_turns[..i] {
-            for (c, call) in conversation.conversation[earlier]
-                .calls()
-                .iter()
-                .enumerate()
-            {
+            for call in conversation.conversation[earlier].calls() {
                 let executed =
                     world.execute(&call.request.api_name, call.request.parameters.clone());
                 let replayed = if executed.request.parameters == call.request.parameters {
@@ -637,7 +633,6 @@ fn simulate_from_scratch<'c>(
                 };
                 gold.push(GoldRef {
                     turn: earlier,
-                    call: c,
                     gold: replayed,
                 });
             }
@@ -686,10 +681,9 @@ fn simulate_from_scratch<'c>(
         turns.push(run);
     }
     if let Some(&last) = assistant_turns.last() {
-        for (c, call) in conversation.conversation[last].calls().iter().enumerate() {
+        for call in conversation.conversation[last].calls() {
             gold.push(GoldRef {
                 turn: last,
-                call: c,
                 gold: Cow::Borrowed(call),
             });
         }

@@ -341,5 +341,3 @@ pub fn evaluate(
     }
     Ok(summary)
 }
-
-pub use crate::run::folder::{common_dir, relative};

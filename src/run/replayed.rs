@@ -123,7 +123,6 @@ pub fn simulate<'c>(
             };
             gold.push(GoldRef {
                 turn: t,
-                call: c,
                 gold: gold_call,
             });
         }

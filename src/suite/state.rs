@@ -16,8 +16,6 @@
 //! as documents, where a record is a top-level entry of an object (by key)
 //! or of a list (by index), so they give the same places.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -61,13 +59,7 @@ pub fn compare(turn: usize, before: &Tables, gold: &Tables, predicted: &Tables) 
     let names = union(gold.names(), predicted.names(), |n| gold.get(n).is_some());
     let mut writes = Vec::new();
     for name in names {
-        let (g, p) = (gold.get(name), predicted.get(name));
-        // A table no one wrote is the loaded one, shared: not read.
-        let unwritten = match (g, p) {
-            (Some(g), Some(p)) => std::ptr::eq(g, p) || g == p,
-            (g, p) => g.is_none() && p.is_none(),
-        };
-        if !unwritten {
+        if !same(gold.get(name), predicted.get(name)) {
             let document = |t: &Tables| t.get(name).map(|t| Value::Object(t.to_map()));
             let (b, g, p) = (document(before), document(gold), document(predicted));
             compare_database(
@@ -99,17 +91,21 @@ pub fn compare_documents(
             gold.document(name),
             predicted.document(name),
         );
-        // A document no one wrote is the loaded one, shared: not read.
-        let unwritten = match (g, p) {
-            (Some(g), Some(p)) => Arc::ptr_eq(g, p) || g == p,
-            (g, p) => g.is_none() && p.is_none(),
-        };
-        if !unwritten {
+        if !same(g, p) {
             let worlds = [b, g, p].map(|d| d.map(|d| &**d));
             compare_database(turn, name, worlds, &mut writes);
         }
     }
     writes
+}
+
+/// Whether both sides hold the same database: one no one wrote is the
+/// loaded one, shared, and not read.
+fn same<T: PartialEq>(gold: Option<&T>, predicted: Option<&T>) -> bool {
+    match (gold, predicted) {
+        (Some(g), Some(p)) => std::ptr::eq(g, p) || g == p,
+        (g, p) => g.is_none() && p.is_none(),
+    }
 }
 
 /// The gold side's keys, then the predicted side's that gold lacks.
