@@ -9,11 +9,12 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::outcome::{models_in, CallOutcome, CallRequest, TurnOutcome};
 use crate::dialogue::Role;
 use crate::errata::Erratum;
+use crate::suite::catalog::CallRef;
 use crate::suite::protocol::{Metrics, Scoring, Simulation};
 use crate::suite::state::StateCheck;
 
@@ -63,22 +64,11 @@ pub fn turn_outcomes<'s>(
         .iter()
         .map(|run| {
             let predictions = run.calls.iter().zip(flags.by_ref());
-            let predictions = predictions.map(|(p, f)| {
-                let arguments = p.parsed.then_some(&p.arguments);
-                let flags = (f.matched.is_some(), f.bad_action);
-                borrowed(&p.api_name, arguments, &p.exception, flags)
-            });
+            let predictions = predictions
+                .map(|(p, f)| borrowed(p.as_call(), p.parsed, f.matched.is_some(), f.bad_action));
             let mut golds = Vec::new();
             while let Some((g, &matched)) = gold.next_if(|(g, _)| g.turn == run.turn) {
-                let request = &g.gold.request;
-                let parameters = Some(&request.parameters);
-                let call = borrowed(
-                    &request.api_name,
-                    parameters,
-                    &g.gold.exception,
-                    (matched, false),
-                );
-                golds.push(call);
+                golds.push(borrowed(g.gold.as_ref().into(), true, matched, false));
             }
             TurnOutcome {
                 turn: run.turn,
@@ -90,19 +80,14 @@ pub fn turn_outcomes<'s>(
         .collect()
 }
 
-/// A call's outcome borrowed from the simulation, with its `(matched,
-/// bad_action)` flags.
-fn borrowed<'s>(
-    api_name: &'s str,
-    parameters: Option<&'s Map<String, Value>>,
-    exception: &'s Option<String>,
-    (matched, bad_action): (bool, bool),
-) -> CallOutcome<'s> {
+/// A call's outcome borrowed from the simulation; `parsed`: whether its
+/// arguments could be read.
+fn borrowed(call: CallRef<'_>, parsed: bool, matched: bool, bad_action: bool) -> CallOutcome<'_> {
     let request = CallRequest {
-        api_name: Cow::Borrowed(api_name),
-        parameters: parameters.map(Cow::Borrowed),
+        api_name: Cow::Borrowed(call.api_name),
+        parameters: parsed.then_some(Cow::Borrowed(call.parameters)),
     };
-    let exception = exception.as_deref().map(Cow::Borrowed);
+    let exception = call.exception.map(Cow::Borrowed);
     CallOutcome {
         request,
         matched,

@@ -71,11 +71,16 @@ pub struct TurnPrompt {
 }
 
 /// Where a turn's request stands: the conversation and the turn, asked
-/// again after each call made.
+/// again after each call made (a replay file's line names it the same way).
 pub fn key(input: &TurnInput<'_>) -> Key {
+    turn_key(&input.conversation.conversation_id, input.turn)
+}
+
+/// The key of turn `turn` of conversation `id`.
+pub fn turn_key(id: &str, turn: usize) -> Key {
     Key {
-        unit: input.conversation.conversation_id.clone(),
-        position: input.turn,
+        unit: id.to_string(),
+        position: turn,
         occurrence: 0,
         asked: Asked::Next,
     }
