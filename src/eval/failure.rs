@@ -227,23 +227,22 @@ fn argument_diffs(
     let gold_args = gold.request.parameters.as_deref().unwrap_or(&empty);
     // Unparsed arguments differ in every gold argument.
     let predicted_args = predicted.request.parameters.as_deref().unwrap_or(&empty);
-    let diff = |name: &String, gold: Option<&Value>, predicted: Option<&Value>| ArgumentDiff {
-        name: name.clone(),
-        gold: gold.cloned(),
-        predicted: predicted.cloned(),
-    };
-    let mut diffs: Vec<ArgumentDiff> = gold_args
-        .iter()
-        .filter(|(k, v)| Some(k.as_str()) != injected && predicted_args.get(k.as_str()) != Some(v))
-        .map(|(k, v)| diff(k, Some(v), predicted_args.get(k.as_str())))
-        .collect();
-    diffs.extend(
-        predicted_args
-            .iter()
-            .filter(|(k, _)| Some(k.as_str()) != injected && !gold_args.contains_key(k.as_str()))
-            .map(|(k, v)| diff(k, None, Some(v))),
-    );
-    diffs
+    let extra = predicted_args
+        .keys()
+        .filter(|k| !gold_args.contains_key(*k));
+    gold_args
+        .keys()
+        .chain(extra)
+        .filter(|name| Some(name.as_str()) != injected)
+        .filter_map(|name| {
+            let (gold, predicted) = (gold_args.get(name), predicted_args.get(name));
+            (gold != predicted).then(|| ArgumentDiff {
+                name: name.clone(),
+                gold: gold.cloned(),
+                predicted: predicted.cloned(),
+            })
+        })
+        .collect()
 }
 
 /// A value as a short JSON text ("none" for a missing one).

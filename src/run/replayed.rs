@@ -269,29 +269,24 @@ fn run_turn(
 /// Run one call with `metadata` kept beside it; unreadable arguments fail
 /// without touching the world.
 pub fn execute(world: &mut dyn World, call: Call, metadata: Option<Value>) -> PredictedCall {
-    let Call {
-        name, arguments, ..
-    } = call;
-    match arguments {
-        Some(parameters) => {
-            let executed = world.execute(&name, parameters, None);
-            PredictedCall {
-                api_name: executed.request.api_name,
-                arguments: executed.request.parameters,
-                response: executed.response,
-                exception: executed.exception,
-                parsed: true,
-                metadata,
-            }
-        }
-        None => PredictedCall {
-            api_name: name,
-            arguments: Default::default(),
+    let Some(parameters) = call.arguments else {
+        return PredictedCall {
+            api_name: call.name,
+            arguments: Map::new(),
             response: Default::default(),
             exception: Some(PARSE_FAILURE.to_string()),
             parsed: false,
             metadata,
-        },
+        };
+    };
+    let executed = world.execute(&call.name, parameters, None);
+    PredictedCall {
+        api_name: executed.request.api_name,
+        arguments: executed.request.parameters,
+        response: executed.response,
+        exception: executed.exception,
+        parsed: true,
+        metadata,
     }
 }
 
