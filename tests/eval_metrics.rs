@@ -305,7 +305,7 @@ fn every_branch_of_algorithm_2() {
     // gold call (different tools: planning); T3 two unmatched AddAlarm and
     // none missing (planning); T5 has no gold list and no bad action (no
     // premature call); T7 misses DeleteAlarm (planning).
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(
         classify(&turns),
         ErrorTypes {
@@ -341,7 +341,7 @@ fn wrong_arguments_and_premature_calls_are_told_apart() {
         false,
         0.0,
     );
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(
         classify(&turns),
         ErrorTypes {
@@ -368,7 +368,7 @@ fn too_many_calls_of_the_right_tool_is_faulty_planning() {
         ],
     )]);
     let (simulation, scoring) = run(&conversation, &predictor, 10);
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(classify(&turns).faulty_planning, 1);
     assert_eq!(classify(&turns).incorrect_invocation, 0);
 }
@@ -450,7 +450,7 @@ fn the_call_bound_stops_a_looping_turn() {
         true,
         1.0,
     );
-    let turns = turn_outcomes(&conversation, &simulation, &scoring);
+    let turns = turn_outcomes(&simulation, &scoring);
     assert_eq!(turns.iter().filter(|t| t.stopped_by_bound).count(), 2);
 }
 
@@ -618,11 +618,7 @@ fn simulate_from_scratch<'c>(
         let mut world = World::for_conversation(databases, conversation).unwrap();
         gold.clear();
         for &earlier in &assistant_turns[..i] {
-            for (c, call) in conversation.conversation[earlier]
-                .calls()
-                .iter()
-                .enumerate()
-            {
+            for call in conversation.conversation[earlier].calls() {
                 let executed =
                     world.execute(&call.request.api_name, call.request.parameters.clone());
                 let replayed = if executed.request.parameters == call.request.parameters {
@@ -637,7 +633,6 @@ fn simulate_from_scratch<'c>(
                 };
                 gold.push(GoldRef {
                     turn: earlier,
-                    call: c,
                     gold: replayed,
                 });
             }
@@ -686,10 +681,9 @@ fn simulate_from_scratch<'c>(
         turns.push(run);
     }
     if let Some(&last) = assistant_turns.last() {
-        for (c, call) in conversation.conversation[last].calls().iter().enumerate() {
+        for call in conversation.conversation[last].calls() {
             gold.push(GoldRef {
                 turn: last,
-                call: c,
                 gold: Cow::Borrowed(call),
             });
         }

@@ -372,7 +372,11 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         talkforge::eval::run::evaluate_files(&files, &oracle, &similarity, &options).unwrap();
     assert_eq!(summary.rates.conversations, 1);
     assert_eq!(
-        (summary.predictions, summary.matches, summary.bad_actions),
+        (
+            summary.totals.predictions,
+            summary.totals.matches,
+            summary.totals.bad_actions
+        ),
         (3, 3, 0)
     );
     assert_eq!(summary.rates.success_rate, Some(1.0));
@@ -399,9 +403,16 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     let replay = talkforge::run::answer::replay::Replay::load(&predictions, &lines).unwrap();
     let summary =
         talkforge::eval::run::evaluate_files(&files, &replay, &similarity, &options).unwrap();
-    assert_eq!((summary.predictions, summary.ground_truths), (3, 3));
     assert_eq!(
-        (summary.matches, summary.actions, summary.bad_actions),
+        (summary.totals.predictions, summary.totals.ground_truths),
+        (3, 3)
+    );
+    assert_eq!(
+        (
+            summary.totals.matches,
+            summary.totals.actions,
+            summary.totals.bad_actions
+        ),
         (2, 1, 1)
     );
     assert_eq!(summary.rates.success_rate, Some(0.0));

@@ -106,7 +106,7 @@ pub fn explain(turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Vec<FailureR
             }
         }
         for (p, prediction) in turn.predictions.iter().enumerate() {
-            let name = prediction.api_name.as_ref();
+            let name = prediction.request.api_name.as_ref();
             if prediction.bad_action {
                 let message =
                     format!("turn {t}: {name} changed the world, and no gold call does that here");
@@ -138,7 +138,7 @@ fn missed(
         .predictions
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.api_name == gold.api_name)
+        .filter(|(_, p)| p.request.api_name == gold.request.api_name)
         .map(|(i, p)| {
             let diffs = argument_diffs(gold, p, context.injected);
             (p.matched, diffs.len(), i, p, diffs)
@@ -156,34 +156,30 @@ fn missed(
         .as_ref()
         .is_some_and(|c| c.arguments.is_empty() && c.exception.is_none());
     let known = errata::at(context.errata, turn.turn, g)
-        .filter(|e| agreed && e.erratum.api_name == gold.api_name)
+        .filter(|e| agreed && e.erratum.api_name == gold.request.api_name)
         .map(Entry::known);
     let what = match &closest {
         Some(c) => {
-            let mut parts = Vec::new();
-            if !c.arguments.is_empty() {
-                let shown: Vec<String> = c
-                    .arguments
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{} (gold {}, predicted {})",
-                            a.name,
-                            shown(a.gold.as_ref()),
-                            shown(a.predicted.as_ref())
-                        )
-                    })
-                    .collect();
-                parts.push(format!("differs in {}", shown.join(", ")));
-            }
-            if let Some(exception) = &c.exception {
-                parts.push(format!("raised: {}", shorten(exception)));
-            }
-            if parts.is_empty() {
-                "the closest prediction has the same arguments, but the tool's comparator told them apart"
-                    .to_string()
-            } else {
-                format!("the closest prediction {}", parts.join(" and "))
+            let differs: Vec<String> = c
+                .arguments
+                .iter()
+                .map(|a| {
+                    let (gold, predicted) = (shown(a.gold.as_ref()), shown(a.predicted.as_ref()));
+                    format!("{} (gold {gold}, predicted {predicted})", a.name)
+                })
+                .collect();
+            let parts: Vec<String> = [
+                (!differs.is_empty()).then(|| format!("differs in {}", differs.join(", "))),
+                c.exception
+                    .as_ref()
+                    .map(|e| format!("raised: {}", shorten(e))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            match parts.is_empty() {
+                true => "the closest prediction has the same arguments, but the tool's comparator told them apart".to_string(),
+                false => format!("the closest prediction {}", parts.join(" and ")),
             }
         }
         None if turn.predictions.is_empty() => "the turn made no call".to_string(),
@@ -191,7 +187,7 @@ fn missed(
             let mut names: Vec<&str> = turn
                 .predictions
                 .iter()
-                .map(|p| p.api_name.as_ref())
+                .map(|p| p.request.api_name.as_ref())
                 .collect();
             names.dedup();
             format!(
@@ -200,20 +196,18 @@ fn missed(
             )
         }
     };
-    let mut message = format!(
-        "turn {}: gold call {} not matched; {what}",
-        turn.turn, gold.api_name
+    let erratum = known.as_ref().map_or(String::new(), |k| {
+        format!(" (its recorded result is a known erratum: {})", k.reason)
+    });
+    let name = &gold.request.api_name;
+    let message = format!(
+        "turn {}: gold call {name} not matched; {what}{erratum}",
+        turn.turn
     );
-    if let Some(known) = &known {
-        message.push_str(&format!(
-            " (its recorded result is a known erratum: {})",
-            known.reason
-        ));
-    }
     FailureReason {
         turn: turn.turn,
         kind: FailureKind::MissedGoldCall,
-        api_name: gold.api_name.to_string(),
+        api_name: gold.request.api_name.to_string(),
         call: Some(g),
         message,
         closest,
@@ -230,26 +224,25 @@ fn argument_diffs(
     injected: Option<&str>,
 ) -> Vec<ArgumentDiff> {
     let empty = Map::new();
-    let gold_args = gold.arguments.as_deref().unwrap_or(&empty);
+    let gold_args = gold.request.parameters.as_deref().unwrap_or(&empty);
     // Unparsed arguments differ in every gold argument.
-    let predicted_args = predicted.arguments.as_deref().unwrap_or(&empty);
-    let diff = |name: &String, gold: Option<&Value>, predicted: Option<&Value>| ArgumentDiff {
-        name: name.clone(),
-        gold: gold.cloned(),
-        predicted: predicted.cloned(),
-    };
-    let mut diffs: Vec<ArgumentDiff> = gold_args
-        .iter()
-        .filter(|(k, v)| Some(k.as_str()) != injected && predicted_args.get(k.as_str()) != Some(v))
-        .map(|(k, v)| diff(k, Some(v), predicted_args.get(k.as_str())))
-        .collect();
-    diffs.extend(
-        predicted_args
-            .iter()
-            .filter(|(k, _)| Some(k.as_str()) != injected && !gold_args.contains_key(k.as_str()))
-            .map(|(k, v)| diff(k, None, Some(v))),
-    );
-    diffs
+    let predicted_args = predicted.request.parameters.as_deref().unwrap_or(&empty);
+    let extra = predicted_args
+        .keys()
+        .filter(|k| !gold_args.contains_key(*k));
+    gold_args
+        .keys()
+        .chain(extra)
+        .filter(|name| Some(name.as_str()) != injected)
+        .filter_map(|name| {
+            let (gold, predicted) = (gold_args.get(name), predicted_args.get(name));
+            (gold != predicted).then(|| ArgumentDiff {
+                name: name.clone(),
+                gold: gold.cloned(),
+                predicted: predicted.cloned(),
+            })
+        })
+        .collect()
 }
 
 /// A value as a short JSON text ("none" for a missing one).
@@ -276,6 +269,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::eval::outcome::CallRequest;
 
     fn call(
         name: &str,
@@ -285,10 +279,12 @@ mod tests {
         exception: Option<&str>,
     ) -> CallOutcome<'static> {
         CallOutcome {
-            api_name: name.to_string().into(),
+            request: CallRequest {
+                api_name: name.to_string().into(),
+                parameters: arguments.map(|a| Cow::Owned(a.as_object().unwrap().clone())),
+            },
             matched,
             bad_action,
-            arguments: arguments.map(|a| Cow::Owned(a.as_object().unwrap().clone())),
             exception: exception.map(|e| Cow::Owned(e.to_string())),
         }
     }
@@ -297,7 +293,6 @@ mod tests {
     fn a_missed_gold_call_names_the_closest_prediction_and_the_argument_that_differs() {
         let turn = TurnOutcome {
             turn: 3,
-            has_gold_list: true,
             gold: vec![call(
                 "AddAlarm",
                 false,
@@ -372,7 +367,6 @@ mod tests {
     fn a_missed_gold_call_whose_prediction_agreed_is_marked_known_by_its_erratum() {
         let turn = TurnOutcome {
             turn: 1,
-            has_gold_list: true,
             gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
             predictions: vec![call("GetReminders", false, false, Some(json!({})), None)],
             stopped_by_bound: true,
@@ -404,7 +398,6 @@ mod tests {
         // A turn that never made the call fails whatever the recording says.
         let missed = TurnOutcome {
             turn: 1,
-            has_gold_list: true,
             gold: vec![call("GetReminders", false, false, Some(json!({})), None)],
             predictions: vec![],
             stopped_by_bound: false,

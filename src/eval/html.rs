@@ -26,10 +26,10 @@ pub fn failed_dialogues(runs: &[Run]) -> (String, Vec<String>) {
         // deepest folder holding every file evaluated.
         let conversations = run.summary.per_conversation.iter();
         let files: Vec<PathBuf> = conversations.map(|c| PathBuf::from(&c.file)).collect();
-        let common = super::run::common_dir(&files);
+        let common = crate::run::folder::common_dir(&files);
         let outputs = run.output_dir().join(super::run::CONVERSATIONS_DIR);
         let output = |file: &str| -> Option<Value> {
-            let path = outputs.join(super::run::relative(file.as_ref(), &common));
+            let path = outputs.join(crate::run::folder::relative(file.as_ref(), &common));
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
         };
         let conversations = run.summary.per_conversation.iter().enumerate();

@@ -13,19 +13,29 @@ use super::failure::{explain, Context, FailureReason};
 use crate::suite::protocol::Metrics;
 use crate::suite::state::StateCheck;
 
-/// One call in a turn, gold or predicted.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One call in a turn, gold or predicted, as the output file records it
+/// (so resuming reads it back as is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CallOutcome<'a> {
-    /// Borrowed from the simulation for a fresh evaluation.
-    pub api_name: Cow<'a, str>,
+    pub request: CallRequest<'a>,
+    #[serde(rename = "match")]
     pub matched: bool,
     /// Always false for gold calls.
+    #[serde(default)]
     pub bad_action: bool,
-    /// The call's arguments (a gold call's as replayed); `None` when a
-    /// prediction's could not be parsed. Read to explain failures.
-    pub arguments: Option<Cow<'a, Map<String, Value>>>,
-    /// A prediction's exception (a gold call's is not kept).
+    /// The exception the call raised.
+    #[serde(default)]
     pub exception: Option<Cow<'a, str>>,
+}
+
+/// The tool called and its arguments (a gold call's as replayed); `None`
+/// when a prediction's could not be parsed. Borrowed from the simulation
+/// for a fresh evaluation.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct CallRequest<'a> {
+    pub api_name: Cow<'a, str>,
+    #[serde(default)]
+    pub parameters: Option<Cow<'a, Map<String, Value>>>,
 }
 
 /// One assistant turn.
@@ -33,9 +43,6 @@ pub struct CallOutcome<'a> {
 pub struct TurnOutcome<'a> {
     /// The turn's position in the dialogue.
     pub turn: usize,
-    /// The turn has an `apis` list (possibly empty). Recorded for the
-    /// output; [`classify`] looks at the gold calls themselves.
-    pub has_gold_list: bool,
     pub gold: Vec<CallOutcome<'a>>,
     pub predictions: Vec<CallOutcome<'a>>,
     pub stopped_by_bound: bool,
@@ -104,7 +111,7 @@ pub fn classify(turns: &[TurnOutcome<'_>]) -> ErrorTypes {
 fn tally<'a>(calls: impl Iterator<Item = &'a CallOutcome<'a>>) -> BTreeMap<&'a str, usize> {
     let mut counts = BTreeMap::new();
     for call in calls {
-        *counts.entry(call.api_name.as_ref()).or_default() += 1;
+        *counts.entry(call.request.api_name.as_ref()).or_default() += 1;
     }
     counts
 }
@@ -200,12 +207,12 @@ impl ConversationResult {
         let mut tools = BTreeMap::<&str, ToolTally>::new();
         for turn in turns {
             for g in &turn.gold {
-                let t = tools.entry(&g.api_name).or_default();
+                let t = tools.entry(&g.request.api_name).or_default();
                 t.gold_calls += 1;
                 t.missed += usize::from(!g.matched);
             }
             for p in &turn.predictions {
-                let t = tools.entry(&p.api_name).or_default();
+                let t = tools.entry(&p.request.api_name).or_default();
                 t.predicted += 1;
                 t.unmatched_predictions += usize::from(!p.matched);
                 t.bad_actions += usize::from(p.bad_action);
@@ -265,10 +272,12 @@ mod tests {
 
     fn call(name: &str, matched: bool, bad_action: bool) -> CallOutcome<'static> {
         CallOutcome {
-            api_name: name.to_string().into(),
+            request: CallRequest {
+                api_name: name.to_string().into(),
+                parameters: None,
+            },
             matched,
             bad_action,
-            arguments: None,
             exception: None,
         }
     }
@@ -321,7 +330,6 @@ mod tests {
         let turns = [
             TurnOutcome {
                 turn: 1,
-                has_gold_list: true,
                 gold: vec![
                     call("FindAlarms", true, false),
                     call("AddAlarm", false, false),
@@ -335,7 +343,6 @@ mod tests {
             },
             TurnOutcome {
                 turn: 1,
-                has_gold_list: true,
                 gold: vec![call("AddAlarm", true, false)],
                 predictions: vec![call("AddAlarm", true, false), call("Nope", false, false)],
                 stopped_by_bound: true,
@@ -370,9 +377,8 @@ mod tests {
 
     #[test]
     fn an_empty_gold_list_is_a_turn_without_gold_calls() {
-        let premature = |has_gold_list| TurnOutcome {
+        let premature = TurnOutcome {
             turn: 1,
-            has_gold_list,
             gold: Vec::new(),
             predictions: vec![
                 call("AddAlarm", false, true),
@@ -385,7 +391,6 @@ mod tests {
             faulty_planning: 0,
             incorrect_invocation: 0,
         };
-        assert_eq!(classify(&[premature(false)]), want);
-        assert_eq!(classify(&[premature(true)]), want);
+        assert_eq!(classify(&[premature]), want);
     }
 }

@@ -37,7 +37,7 @@ use serde_json::{Map, Value};
 use crate::dialogue::Role;
 use crate::formats::read::json_error;
 use crate::run::answer::replay::Lines;
-use crate::run::answer::{Answer, Asked, Call, Key};
+use crate::run::answer::{Answer, Call, Key};
 use crate::{Error, Result};
 
 /// The line format of whole conversations' predictions, checked against
@@ -92,12 +92,7 @@ impl Lines for ConversationLines {
             .get("predictions")
             .and_then(Value::as_array)
             .ok_or_else(|| bad("\"predictions\" must be a list".into()))?;
-        let key = Key {
-            unit: id.to_string(),
-            position: turn,
-            occurrence: 0,
-            asked: Asked::Next,
-        };
+        let key = crate::run::turn_request::turn_key(id, turn);
         Ok(vec![(key, parse_steps(steps).map_err(bad)?)])
     }
 

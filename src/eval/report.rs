@@ -23,7 +23,9 @@ pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use crate::eval::failure::{Context, FailureKind};
-    use crate::eval::outcome::{CallOutcome, ConversationResult, Identity, TurnOutcome};
+    use crate::eval::outcome::{
+        CallOutcome, CallRequest, ConversationResult, Identity, TurnOutcome,
+    };
     use crate::eval::output::RunInfo;
     use crate::eval::provenance::{DatabasesRecord, Dataset, Provenance};
     use crate::eval::summary::Summary;
@@ -32,15 +34,17 @@ pub(crate) mod tests {
     /// A run of two conversations, one failed, with a fixed provenance.
     pub(crate) fn sample_summary(model: &str) -> Summary {
         let call = |name: &str, matched: bool, bad_action: bool| CallOutcome {
-            api_name: name.to_string().into(),
+            request: CallRequest {
+                api_name: name.to_string().into(),
+                parameters: Some(std::borrow::Cow::Owned(
+                    serde_json::json!({"time": if matched {"07:00:00"} else {"08:00:00"}})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                )),
+            },
             matched,
             bad_action,
-            arguments: Some(std::borrow::Cow::Owned(
-                serde_json::json!({"time": if matched {"07:00:00"} else {"08:00:00"}})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            )),
             exception: None,
         };
         let id = |name: &str, subset: &str| Identity {
@@ -54,7 +58,6 @@ pub(crate) mod tests {
             Metrics::from_counts(1, 1, 1, 1, 1, 0),
             &[TurnOutcome {
                 turn: 1,
-                has_gold_list: true,
                 gold: vec![call("AddAlarm", true, false)],
                 predictions: vec![call("AddAlarm", true, false)],
                 stopped_by_bound: false,
@@ -63,7 +66,7 @@ pub(crate) mod tests {
             &Context::default(),
         );
         let mut gold = call("AddAlarm", false, false);
-        gold.arguments = Some(std::borrow::Cow::Owned(
+        gold.request.parameters = Some(std::borrow::Cow::Owned(
             serde_json::json!({"time": "07:00:00"})
                 .as_object()
                 .unwrap()
@@ -74,7 +77,6 @@ pub(crate) mod tests {
             Metrics::from_counts(1, 1, 0, 1, 0, 1),
             &[TurnOutcome {
                 turn: 3,
-                has_gold_list: true,
                 gold: vec![gold],
                 predictions: vec![call("AddAlarm", false, true)],
                 stopped_by_bound: false,

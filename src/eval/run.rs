@@ -6,18 +6,18 @@
 //! its small per-conversation entry, so memory stays flat as the dataset
 //! grows.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::failure::Context;
-use super::outcome::{models_in, ConversationResult, Identity, TurnOutcome};
-use super::output::{annotate, turn_outcomes, RunInfo, Stored};
+use super::outcome::{models_in, ConversationResult, Identity};
+use super::output::{annotate, turn_outcomes, Evaluated, RunInfo};
 use super::provenance::Provenance;
 use super::replay::ConversationLines;
 use super::summary::{Summary, Tally};
 use crate::dialogue::Conversation;
-use crate::errata::Erratum;
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
@@ -27,7 +27,7 @@ use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
 use crate::run::Setup;
 use crate::suite::format::LintReading;
-use crate::suite::protocol::{Metrics, Scoring, SimulateError, Simulation};
+use crate::suite::protocol::SimulateError;
 use crate::suite::state::StateCheck;
 use crate::suite::{Suite, TextSimilarity};
 use crate::{Error, Result};
@@ -114,34 +114,34 @@ impl Kind for Conversations<'_> {
                 path.display()
             )));
         }
+        let turns = turn_outcomes(&simulation, &scoring);
         let state_check = simulation.state.clone().map(StateCheck::new);
         let document = match self.writes {
-            true => {
-                Some(self.document(input, &conversation, &simulation, &scoring, &state_check)?)
-            }
+            true => Some(self.document(input, &conversation, |document| {
+                annotate(
+                    document,
+                    &simulation,
+                    &turns,
+                    &scoring.metrics,
+                    &state_check,
+                )
+            })?),
             false => None,
         };
-        let turns = turn_outcomes(&conversation, &simulation, &scoring);
-        let ids = (
-            conversation.name.clone(),
-            conversation.conversation_id.clone(),
-        );
-        let mut result = self.result(
-            input,
-            ids,
-            scoring.metrics,
-            &turns,
-            &conversation.errata,
-            false,
-        );
-        result.state_check = state_check;
-        result.models_reported = models_in(simulation.turns.iter().flat_map(|t| {
-            t.calls
-                .iter()
-                .map(|c| c.metadata.as_ref())
-                .chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
-        }));
-        Ok((result, document))
+        let answers = simulation.turns.iter().flat_map(|t| {
+            let calls = t.calls.iter().map(|c| c.metadata.as_ref());
+            calls.chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
+        });
+        let evaluated = Evaluated {
+            name: conversation.name.clone(),
+            conversation_id: conversation.conversation_id.clone(),
+            metrics: scoring.metrics,
+            models_reported: models_in(answers),
+            turns,
+            state_check,
+            errata: Cow::Borrowed(&conversation.errata),
+        };
+        Ok((self.result(input, evaluated, false), document))
     }
 
     fn write_output(
@@ -160,7 +160,7 @@ impl Kind for Conversations<'_> {
     }
 
     fn resume(&self, input: &Input<'_>, document: Value) -> Option<ConversationResult> {
-        let stored = Stored::read(document)
+        let evaluated = Evaluated::read(document)
             .map_err(|e| {
                 eprintln!(
                     "warning: {}: {e}; evaluating it again",
@@ -168,29 +168,25 @@ impl Kind for Conversations<'_> {
                 )
             })
             .ok()?;
-        let ids = (stored.name.clone(), stored.conversation_id.clone());
-        let turns = stored.turns();
-        let mut result = self.result(input, ids, stored.metrics, &turns, &stored.errata, true);
-        result.models_reported = stored.models_reported();
-        result.state_check = stored.state_check;
-        Some(result)
+        Some(self.result(input, evaluated, true))
     }
 }
 
 impl Conversations<'_> {
     /// A conversation's result, evaluated now or read back (`resumed`):
-    /// the one place both paths meet. `own` is the dialogue's own errata.
+    /// the one place both paths meet.
     fn result(
         &self,
         input: &Input<'_>,
-        (name, conversation_id): (String, String),
-        metrics: Metrics,
-        turns: &[TurnOutcome<'_>],
-        own: &[Erratum],
+        evaluated: Evaluated<'_>,
         resumed: bool,
     ) -> ConversationResult {
         let path = input.path;
-        let errata = self.options.setup.errata.for_dialogue(path, own);
+        let errata = self
+            .options
+            .setup
+            .errata
+            .for_dialogue(path, &evaluated.errata);
         let context = Context {
             injected: self.options.suite.injected_argument(),
             errata: &errata,
@@ -198,11 +194,14 @@ impl Conversations<'_> {
         let id = Identity {
             file: path.to_string_lossy().into_owned(),
             subset: crate::formats::folder_name(path).unwrap_or_default(),
-            name,
-            conversation_id,
+            name: evaluated.name,
+            conversation_id: evaluated.conversation_id,
         };
-        let mut result = ConversationResult::new(id, metrics, turns, resumed, &context);
+        let metrics = evaluated.metrics;
+        let mut result = ConversationResult::new(id, metrics, &evaluated.turns, resumed, &context);
         result.conversation_sha256 = input.sha256.map(str::to_string);
+        result.state_check = evaluated.state_check;
+        result.models_reported = evaluated.models_reported;
         result
     }
 
@@ -213,9 +212,7 @@ impl Conversations<'_> {
         &self,
         input: &Input<'_>,
         conversation: &Conversation,
-        simulation: &Simulation<'_>,
-        scoring: &Scoring,
-        state_check: &Option<StateCheck>,
+        annotate: impl FnOnce(&mut Value),
     ) -> Result<Value> {
         let path = input.path;
         let mut document: Value = match self.options.suite.format_of(path).lint {
@@ -224,7 +221,7 @@ impl Conversations<'_> {
             }
             _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string()))?,
         };
-        annotate(&mut document, simulation, scoring, state_check);
+        annotate(&mut document);
         Ok(document)
     }
 }
@@ -344,5 +341,3 @@ pub fn evaluate(
     }
     Ok(summary)
 }
-
-pub use crate::run::folder::{common_dir, relative};

@@ -148,7 +148,7 @@ fn errors(runs: &[Run]) -> Section {
         vec![
             (
                 "Failed conversations",
-                Cell::Count(s.rates.conversations - s.successes),
+                Cell::Count(s.rates.conversations - s.totals.successes),
             ),
             (
                 "Premature tool call",
@@ -177,7 +177,10 @@ fn settings(runs: &[Run]) -> Section {
             (Some(_), None) => "server default".into(),
             (None, None) => "-".into(),
         };
-        let stopped = format!("{} of {}", s.turns_stopped_by_bound, s.assistant_turns);
+        let stopped = format!(
+            "{} of {}",
+            s.totals.turns_stopped_by_bound, s.totals.assistant_turns
+        );
         vec![
             ("Predictor", Cell::Code(s.predictor.clone())),
             ("Model", or_dash(p.model.clone())),

@@ -14,23 +14,24 @@ pub use crate::run::summary::StateTotals;
 use crate::run::summary::{Figures, RunSummary};
 use crate::suite::protocol::ratio;
 
-/// Pooled counts of a set of conversations (in a subset's summary; its
+/// Pooled counts of a set of conversations (a run's, a subset's; their
 /// rates say how many conversations).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Totals {
     #[serde(skip)]
     pub conversations: usize,
-    pub successes: usize,
     #[serde(skip)]
     pub soft_success_sum: f64,
     pub predictions: usize,
     pub ground_truths: usize,
     pub matches: usize,
     pub actions: usize,
-    pub valid_actions: usize,
     pub bad_actions: usize,
+    pub valid_actions: usize,
+    pub successes: usize,
     pub assistant_turns: usize,
+    /// Assistant turns the per-turn call bound stopped.
     pub turns_stopped_by_bound: usize,
 }
 
@@ -67,7 +68,7 @@ impl Totals {
 
 /// The headline figures of a set of conversations. Over no conversation
 /// every rate is undefined: null, never a 0 that reads as a result.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Rates {
     pub conversations: usize,
     pub success_rate: Option<f64>,
@@ -79,7 +80,7 @@ pub struct Rates {
 }
 
 /// One subset's line of Table 1.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SubsetSummary {
     #[serde(flatten)]
     pub rates: Rates,
@@ -92,20 +93,12 @@ pub struct SubsetSummary {
 pub type Summary = RunSummary<Conversations, RunInfo>;
 
 /// The figures of a run of whole conversations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Conversations {
     #[serde(flatten)]
     pub rates: Rates,
-    pub predictions: usize,
-    pub ground_truths: usize,
-    pub matches: usize,
-    pub actions: usize,
-    pub bad_actions: usize,
-    pub valid_actions: usize,
-    pub successes: usize,
-    pub assistant_turns: usize,
-    /// Assistant turns the per-turn call bound stopped.
-    pub turns_stopped_by_bound: usize,
+    #[serde(flatten)]
+    pub totals: Totals,
     pub max_calls_per_turn: usize,
     pub predictor: String,
     pub similarity: String,
@@ -124,80 +117,49 @@ impl Figures for Conversations {
 }
 
 /// The summary's figures, gathered one conversation at a time (a run
-/// need not hold its conversations' results).
+/// need not hold its conversations' results); the rates come at the end.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
-    all: Totals,
-    subsets: BTreeMap<String, Totals>,
-    error_types: ErrorTypes,
+    figures: Conversations,
     state: Option<StateTotals>,
-    tools: BTreeMap<String, ToolTally>,
-    per_conversation: Vec<ConversationResult>,
 }
 
 impl Tally {
     /// A tally with room for `conversations` entries (no copying as they
     /// arrive).
     pub fn with_capacity(conversations: usize) -> Self {
-        Tally {
-            per_conversation: Vec::with_capacity(conversations),
-            ..Default::default()
-        }
+        let mut tally = Tally::default();
+        tally.figures.per_conversation.reserve(conversations);
+        tally
     }
 
     pub fn add(&mut self, mut r: ConversationResult) {
-        self.all.add(&r);
-        self.subsets.entry(r.subset.clone()).or_default().add(&r);
-        self.error_types += r.error_types;
+        let figures = &mut self.figures;
+        figures.totals.add(&r);
+        let subset = figures.by_subset.entry(r.subset.clone()).or_default();
+        subset.totals.add(&r);
+        figures.error_types += r.error_types;
         if let Some(check) = &r.state_check {
             self.state.get_or_insert_with(Default::default).add(check);
         }
         // The summary's per-tool table has them now.
         for (name, tally) in std::mem::take(&mut r.tools) {
-            *self.tools.entry(name).or_default() += tally;
+            *figures.tools.entry(name).or_default() += tally;
         }
-        self.per_conversation.push(r);
+        figures.per_conversation.push(r);
     }
 
     /// The summary of a pass over the files.
     pub fn summary(self, info: RunInfo, pass: crate::run::driver::Pass) -> Summary {
-        let Tally {
-            all,
-            subsets,
-            error_types,
-            state,
-            tools,
-            per_conversation,
-        } = self;
-        let by_subset = subsets
-            .into_iter()
-            .map(|(name, t)| {
-                let summary = SubsetSummary {
-                    rates: t.rates(),
-                    totals: t,
-                };
-                (name, summary)
-            })
-            .collect();
-        let figures = Conversations {
-            rates: all.rates(),
-            predictions: all.predictions,
-            ground_truths: all.ground_truths,
-            matches: all.matches,
-            actions: all.actions,
-            bad_actions: all.bad_actions,
-            valid_actions: all.valid_actions,
-            successes: all.successes,
-            assistant_turns: all.assistant_turns,
-            turns_stopped_by_bound: all.turns_stopped_by_bound,
-            max_calls_per_turn: info.max_calls_per_turn,
-            predictor: info.predictor.clone(),
-            similarity: info.similarity.clone(),
-            error_types,
-            by_subset,
-            tools,
-            per_conversation,
-        };
+        let Tally { mut figures, state } = self;
+        figures.rates = figures.totals.rates();
+        figures.by_subset.sort_keys();
+        for subset in figures.by_subset.values_mut() {
+            subset.rates = subset.totals.rates();
+        }
+        figures.max_calls_per_turn = info.max_calls_per_turn;
+        figures.predictor = info.predictor.clone();
+        figures.similarity = info.similarity.clone();
         let mut summary = Summary::new(figures, info, pass);
         summary.state_check = state;
         summary

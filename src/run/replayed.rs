@@ -106,43 +106,29 @@ pub fn simulate<'c>(
             _ => None,
         };
         for (c, call) in turn.calls().iter().enumerate() {
-            let gold_call = if last {
-                Cow::Borrowed(call)
-            } else if ran_as_gold {
-                as_replayed(call, &run.calls[c].arguments)
-            } else {
-                let executed = gold_world.execute(
-                    &call.request.api_name,
-                    call.request.parameters.clone(),
-                    None,
-                );
-                as_replayed(call, &executed.request.parameters)
+            // The last turn's gold calls are scored as recorded; they are
+            // replayed only for the state check.
+            let executed = match (ran_as_gold, last, &before) {
+                (true, ..) => Some(Cow::Borrowed(&run.calls[c].arguments)),
+                (false, true, None) => None,
+                _ => {
+                    let parameters = call.request.parameters.clone();
+                    let executed = gold_world.execute(&call.request.api_name, parameters, None);
+                    Some(Cow::Owned(executed.request.parameters))
+                }
+            };
+            let gold_call = match executed {
+                Some(executed) if !last => as_replayed(call, &executed),
+                _ => Cow::Borrowed(call),
             };
             gold.push(GoldRef {
                 turn: t,
-                call: c,
                 gold: gold_call,
             });
         }
         if let (Some(writes), Some(before)) = (&mut state, before) {
-            // The last turn's gold calls are not replayed for scoring; the
-            // check replays them in a copy.
-            let gold_after = if last {
-                let mut replayed = before.boxed_clone();
-                for call in turn.calls() {
-                    replayed.execute(
-                        &call.request.api_name,
-                        call.request.parameters.clone(),
-                        None,
-                    );
-                }
-                Some(replayed)
-            } else {
-                None
-            };
-            let gold_after = gold_after.as_deref().unwrap_or(gold_world.as_ref());
             if let (Some(b), Some(g), Some(p)) =
-                (before.tables(), gold_after.tables(), world.tables())
+                (before.tables(), gold_world.tables(), world.tables())
             {
                 writes.extend(crate::suite::state::compare(t, b, g, p));
             }
@@ -160,15 +146,9 @@ fn as_replayed<'c>(call: &'c GoldCall, executed: &Map<String, Value>) -> Cow<'c,
     if *executed == call.request.parameters {
         return Cow::Borrowed(call);
     }
-    Cow::Owned(GoldCall {
-        request: crate::dialogue::Request {
-            api_name: call.request.api_name.clone(),
-            parameters: executed.clone(),
-        },
-        response: call.response.clone(),
-        exception: call.exception.clone(),
-        place: call.place,
-    })
+    let mut replayed = call.clone();
+    replayed.request.parameters = executed.clone();
+    Cow::Owned(replayed)
 }
 
 /// Whether the turn's `predicted` calls ran exactly what a replay of its
@@ -235,86 +215,78 @@ fn run_turn(
 ) -> Result<(TurnRun, Vec<bool>), SimulateError> {
     let mut calls: Vec<PredictedCall> = Vec::new();
     let mut world_set = Vec::new();
-    loop {
-        let input = TurnInput {
-            conversation,
-            turn,
-            predicted: &calls,
-        };
-        let chat = || Ok(turn_request::chat(prompt, &input));
-        let request = Request {
-            key: turn_request::key(&input),
-            step: calls.len(),
-            gold: turn_request::gold(&input, injected),
-            chat: &chat,
-        };
-        let mut answer = answerer
-            .answer_owned(request)
-            .map_err(|e| SimulateError::Predict(e.to_string()))?;
-        // An answer without calls ends the turn (an empty one too).
-        if answer.calls.is_empty() {
-            let run = TurnRun {
+    // The closing answer; `None` when the call bound stopped the turn.
+    let answer =
+        'turn: loop {
+            let input = TurnInput {
+                conversation,
                 turn,
-                calls,
-                answer: Some(Answer {
-                    metadata: turn_request::text_metadata(&answer),
-                    text: answer.text,
-                }),
-                stopped_by_bound: false,
+                predicted: &calls,
             };
-            return Ok((run, world_set));
-        }
-        // Each call is moved into the world that runs it.
-        for call in std::mem::take(&mut answer.calls) {
-            if calls.len() >= max_calls {
-                let run = TurnRun {
-                    turn,
-                    calls,
-                    answer: None,
-                    stopped_by_bound: true,
-                };
-                return Ok((run, world_set));
+            let chat = || Ok(turn_request::chat(prompt, &input));
+            let request = Request {
+                key: turn_request::key(&input),
+                step: calls.len(),
+                gold: turn_request::gold(&input, injected),
+                chat: &chat,
+            };
+            let mut answer = answerer
+                .answer_owned(request)
+                .map_err(|e| SimulateError::Predict(e.to_string()))?;
+            // An answer without calls ends the turn (an empty one too).
+            if answer.calls.is_empty() {
+                let metadata = turn_request::text_metadata(&answer);
+                break Some(Answer {
+                    metadata,
+                    text: answer.text,
+                });
             }
-            let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
-            let written = written.cloned();
-            let metadata = turn_request::call_metadata(&call, &answer);
-            let call = execute(world, call, metadata);
-            world_set.push(
-                injected.is_some_and(|name| {
+            // Each call is moved into the world that runs it.
+            for call in std::mem::take(&mut answer.calls) {
+                if calls.len() >= max_calls {
+                    break 'turn None;
+                }
+                let written = injected.and_then(|name| call.arguments.as_ref()?.get(name));
+                let written = written.cloned();
+                let metadata = turn_request::call_metadata(&call, &answer);
+                let call = execute(world, call, metadata);
+                world_set.push(injected.is_some_and(|name| {
                     call.parsed && call.arguments.get(name) != written.as_ref()
-                }),
-            );
-            calls.push(call);
-        }
-    }
+                }));
+                calls.push(call);
+            }
+        };
+    let stopped_by_bound = answer.is_none();
+    let run = TurnRun {
+        turn,
+        calls,
+        answer,
+        stopped_by_bound,
+    };
+    Ok((run, world_set))
 }
 
 /// Run one call with `metadata` kept beside it; unreadable arguments fail
 /// without touching the world.
 pub fn execute(world: &mut dyn World, call: Call, metadata: Option<Value>) -> PredictedCall {
-    let Call {
-        name, arguments, ..
-    } = call;
-    match arguments {
-        Some(parameters) => {
-            let executed = world.execute(&name, parameters, None);
-            PredictedCall {
-                api_name: executed.request.api_name,
-                arguments: executed.request.parameters,
-                response: executed.response,
-                exception: executed.exception,
-                parsed: true,
-                metadata,
-            }
-        }
-        None => PredictedCall {
-            api_name: name,
-            arguments: Default::default(),
+    let Some(parameters) = call.arguments else {
+        return PredictedCall {
+            api_name: call.name,
+            arguments: Map::new(),
             response: Default::default(),
             exception: Some(PARSE_FAILURE.to_string()),
             parsed: false,
             metadata,
-        },
+        };
+    };
+    let executed = world.execute(&call.name, parameters, None);
+    PredictedCall {
+        api_name: executed.request.api_name,
+        arguments: executed.request.parameters,
+        response: executed.response,
+        exception: executed.exception,
+        parsed: true,
+        metadata,
     }
 }
 

@@ -25,11 +25,11 @@
 //! tool calls at once gets them run in order. In the history a call whose
 //! arguments could not be parsed is shown with `{}` as arguments.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::answer::{Answer, Asked, Call, Chat, Key, Message};
 use crate::dialogue::{Conversation, Role};
-use crate::sim::Response;
+use crate::suite::catalog::CallRef;
 use crate::suite::predict::TurnInput;
 use crate::suite::{Catalog, ToolSpec};
 
@@ -71,11 +71,16 @@ pub struct TurnPrompt {
 }
 
 /// Where a turn's request stands: the conversation and the turn, asked
-/// again after each call made.
+/// again after each call made (a replay file's line names it the same way).
 pub fn key(input: &TurnInput<'_>) -> Key {
+    turn_key(&input.conversation.conversation_id, input.turn)
+}
+
+/// The key of turn `turn` of conversation `id`.
+pub fn turn_key(id: &str, turn: usize) -> Key {
     Key {
-        unit: input.conversation.conversation_id.clone(),
-        position: input.turn,
+        unit: id.to_string(),
+        position: turn,
         occurrence: 0,
         asked: Asked::Next,
     }
@@ -135,16 +140,7 @@ pub fn chat(prompt: &TurnPrompt, input: &TurnInput<'_>) -> Chat {
     for turn in &input.conversation.conversation[..input.turn] {
         if turn.role == Role::Assistant {
             for gold in turn.calls() {
-                let response = Response::Json(&gold.response);
-                let (name, arguments) = (&gold.request.api_name, &gold.request.parameters);
-                call(
-                    &mut messages,
-                    k,
-                    name,
-                    Some(arguments),
-                    response,
-                    &gold.exception,
-                );
+                call(&mut messages, k, gold.into(), true);
                 k += 1;
             }
         }
@@ -155,15 +151,7 @@ pub fn chat(prompt: &TurnPrompt, input: &TurnInput<'_>) -> Chat {
         k += 1;
     }
     for p in input.predicted {
-        let arguments = p.parsed.then_some(&p.arguments);
-        call(
-            &mut messages,
-            k,
-            &p.api_name,
-            arguments,
-            p.response.as_response(),
-            &p.exception,
-        );
+        call(&mut messages, k, p.as_call(), p.parsed);
         k += 1;
     }
     let tools: Vec<Value> = tools_for(prompt.catalog, prompt.api_mode, input.conversation)
@@ -174,24 +162,17 @@ pub fn chat(prompt: &TurnPrompt, input: &TurnInput<'_>) -> Chat {
 }
 
 /// A call the `k`th entry of the history made and what it returned;
-/// arguments that could not be read are shown as `{}`.
-fn call(
-    messages: &mut Vec<Message>,
-    k: usize,
-    name: &str,
-    arguments: Option<&Map<String, Value>>,
-    response: Response<'_>,
-    exception: &Option<String>,
-) {
+/// arguments that could not be read (not `parsed`) are shown as `{}`.
+fn call(messages: &mut Vec<Message>, k: usize, call: CallRef<'_>, parsed: bool) {
     let id = format!("call_{k}");
-    let arguments = match arguments {
-        Some(a) => serde_json::to_string(a).expect("JSON values serialize"),
-        None => "{}".to_string(),
+    let arguments = match parsed {
+        true => serde_json::to_string(call.parameters).expect("JSON values serialize"),
+        false => "{}".to_string(),
     };
-    let content = json!({"response": response, "exception": exception});
+    let content = json!({"response": call.response, "exception": call.exception});
     messages.push(Message::Call {
         id: id.clone(),
-        name: name.to_string(),
+        name: call.api_name.to_string(),
         arguments,
     });
     messages.push(Message::Result {

@@ -37,7 +37,6 @@ pub struct TurnRun {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GoldRef<'c> {
     pub turn: usize,
-    pub call: usize,
     /// Borrowed from the conversation unless the protocol changed it.
     pub gold: Cow<'c, GoldCall>,
 }

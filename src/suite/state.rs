@@ -8,21 +8,18 @@
 //! both changed to different values is *different*.
 //!
 //! It is reported beside the suite's own metrics and changes none of them.
-//! Worlds share unchanged records and items behind reference counts, so a
-//! comparison skips every part no one wrote without reading it.
+//! Worlds share unchanged databases behind reference counts, so a
+//! comparison skips every database no one wrote without reading it.
 //!
 //! Databases come in two shapes: tables of records (ToolTalk, [`compare`])
-//! and JSON documents (API-Bank, [`compare_documents`]), where a record
-//! is a top-level entry of an object (by key) or of a list (by index).
-//! Both give the same places, so reports read them alike.
-
-use std::sync::Arc;
+//! and JSON documents (API-Bank, [`compare_documents`]). Both are compared
+//! as documents, where a record is a top-level entry of an object (by key)
+//! or of a list (by index), so they give the same places.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::sim::databases::Tables;
-use crate::sim::table::{Record, Table};
 use crate::sim::Databases;
 
 /// How a place differs.
@@ -56,136 +53,127 @@ pub struct StateWrite {
 }
 
 /// The places where `predicted` differs from `gold`, given the world
-/// `before` the turn, in database, record and item order.
+/// `before` the turn, for databases held as tables, in database, record
+/// and item order.
 pub fn compare(turn: usize, before: &Tables, gold: &Tables, predicted: &Tables) -> Vec<StateWrite> {
+    let names = union(gold.names(), predicted.names(), |n| gold.get(n).is_some());
     let mut writes = Vec::new();
-    let mut names: Vec<&str> = gold.names().collect();
-    names.extend(predicted.names().filter(|n| gold.get(n).is_none()));
     for name in names {
-        let (b, g, p) = (before.get(name), gold.get(name), predicted.get(name));
-        if same_table(g, p) {
-            continue;
-        }
-        let empty = Table::default();
-        let (b, g, p) = (
-            b.unwrap_or(&empty),
-            g.unwrap_or(&empty),
-            p.unwrap_or(&empty),
-        );
-        let mut keys: Vec<&str> = g.keys().collect();
-        keys.extend(p.keys().filter(|k| !g.contains_key(k)));
-        for key in keys {
-            let (rb, rg, rp) = (b.get(key), g.get(key), p.get(key));
-            if same_record(rg, rp) {
-                continue;
-            }
-            let place = |item: Option<&str>, kind| StateWrite {
+        if !same(gold.get(name), predicted.get(name)) {
+            let document = |t: &Tables| t.get(name).map(|t| Value::Object(t.to_map()));
+            let (b, g, p) = (document(before), document(gold), document(predicted));
+            compare_database(
                 turn,
-                kind,
-                database: name.to_string(),
-                record: key.to_string(),
-                item: item.map(str::to_string),
-            };
-            match (
-                rg.and_then(Record::as_object),
-                rp.and_then(Record::as_object),
-            ) {
-                (Some(ig), Some(ip)) => {
-                    let ib = rb.and_then(Record::as_object);
-                    let mut items: Vec<&str> = ig.keys().collect();
-                    items.extend(ip.keys().filter(|k| !ig.contains_key(k)));
-                    for item in items {
-                        let vb = ib.and_then(|i| i.get_shared(item));
-                        let (vg, vp) = (ig.get_shared(item), ip.get_shared(item));
-                        if same_value(vg, vp) {
-                            continue;
-                        }
-                        let kind = classify(same_value(vb, vg), same_value(vb, vp));
-                        writes.push(place(Some(item), kind));
-                    }
-                }
-                _ => {
-                    let kind = classify(same_record(rb, rg), same_record(rb, rp));
-                    writes.push(place(None, kind));
-                }
-            }
+                name,
+                [b.as_ref(), g.as_ref(), p.as_ref()],
+                &mut writes,
+            );
         }
     }
     writes
 }
 
-/// The places where the `predicted` databases differ from the `gold` ones,
-/// given the databases `before`, for databases held as JSON documents: a
-/// record is a top-level entry of an object database (by key) or of a list
-/// database (by index), and where a record is an object on both sides each
-/// of its fields is an item. A database missing on one side reads as empty.
+/// [`compare`] for databases held as JSON documents. A database missing on
+/// one side reads as empty.
 pub fn compare_documents(
     turn: usize,
     before: &Databases,
     gold: &Databases,
     predicted: &Databases,
 ) -> Vec<StateWrite> {
+    let names = union(gold.names(), predicted.names(), |n| {
+        gold.document(n).is_some()
+    });
     let mut writes = Vec::new();
-    let mut names: Vec<&str> = gold.names().collect();
-    names.extend(predicted.names().filter(|n| gold.document(n).is_none()));
     for name in names {
-        // A document no one wrote is the loaded one, shared: not read.
-        if same_value(gold.document(name), predicted.document(name)) {
-            continue;
-        }
-        let (b, g, p) = (doc(before, name), doc(gold, name), doc(predicted, name));
-        let place = |record: &str, item: Option<&str>, kind| StateWrite {
-            turn,
-            kind,
-            database: name.to_string(),
-            record: record.to_string(),
-            item: item.map(str::to_string),
-        };
-        let same_kind = match (g, p) {
-            (Some(g), Some(p)) => g.is_object() == p.is_object(),
-            _ => true,
-        };
-        let (Some(gold_keys), Some(predicted_keys), true) =
-            (record_keys(g), record_keys(p), same_kind)
-        else {
-            // Not records of one kind on both sides: the database is one place.
-            writes.push(place("", None, classify(b == g, b == p)));
-            continue;
-        };
-        let mut keys = gold_keys;
-        let added: Vec<String> = predicted_keys
-            .into_iter()
-            .filter(|k| record(g, k).is_none())
-            .collect();
-        keys.extend(added);
-        for key in &keys {
-            let (rb, rg, rp) = (record(b, key), record(g, key), record(p, key));
-            if rg == rp {
-                continue;
-            }
-            match (rg.and_then(Value::as_object), rp.and_then(Value::as_object)) {
-                (Some(ig), Some(ip)) => {
-                    let ib = rb.and_then(Value::as_object);
-                    let mut items: Vec<&String> = ig.keys().collect();
-                    items.extend(ip.keys().filter(|k| !ig.contains_key(*k)));
-                    for item in items {
-                        let vb = ib.and_then(|i| i.get(item));
-                        let (vg, vp) = (ig.get(item), ip.get(item));
-                        if vg == vp {
-                            continue;
-                        }
-                        writes.push(place(key, Some(item), classify(vb == vg, vb == vp)));
-                    }
-                }
-                _ => writes.push(place(key, None, classify(rb == rg, rb == rp))),
-            }
+        let (b, g, p) = (
+            before.document(name),
+            gold.document(name),
+            predicted.document(name),
+        );
+        if !same(g, p) {
+            let worlds = [b, g, p].map(|d| d.map(|d| &**d));
+            compare_database(turn, name, worlds, &mut writes);
         }
     }
     writes
 }
 
-fn doc<'a>(databases: &'a Databases, name: &str) -> Option<&'a Value> {
-    databases.document(name).map(|v| &**v)
+/// Whether both sides hold the same database: one no one wrote is the
+/// loaded one, shared, and not read.
+fn same<T: PartialEq>(gold: Option<&T>, predicted: Option<&T>) -> bool {
+    match (gold, predicted) {
+        (Some(g), Some(p)) => std::ptr::eq(g, p) || g == p,
+        (g, p) => g.is_none() && p.is_none(),
+    }
+}
+
+/// The gold side's keys, then the predicted side's that gold lacks.
+fn union<'a>(
+    gold: impl Iterator<Item = &'a str>,
+    predicted: impl Iterator<Item = &'a str>,
+    in_gold: impl Fn(&str) -> bool,
+) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = gold.collect();
+    keys.extend(predicted.filter(|k| !in_gold(k)));
+    keys
+}
+
+/// The places where one database differs, given it `[before, gold,
+/// predicted]`: a record is a top-level entry of an object database (by
+/// key) or of a list database (by index), and where a record is an object
+/// on both sides each of its fields is an item.
+fn compare_database(
+    turn: usize,
+    name: &str,
+    [b, g, p]: [Option<&Value>; 3],
+    writes: &mut Vec<StateWrite>,
+) {
+    let mut place = |record: &str, item: Option<&str>, kind| {
+        writes.push(StateWrite {
+            turn,
+            kind,
+            database: name.to_string(),
+            record: record.to_string(),
+            item: item.map(str::to_string),
+        })
+    };
+    let same_kind = match (g, p) {
+        (Some(g), Some(p)) => g.is_object() == p.is_object(),
+        _ => true,
+    };
+    let (Some(gold_keys), Some(predicted_keys), true) = (record_keys(g), record_keys(p), same_kind)
+    else {
+        // Not records of one kind on both sides: the database is one place.
+        return place("", None, classify(b == g, b == p));
+    };
+    let gold_keys = gold_keys.iter().map(String::as_str);
+    let predicted_keys = predicted_keys.iter().map(String::as_str);
+    for key in union(gold_keys, predicted_keys, |k| record(g, k).is_some()) {
+        let (rb, rg, rp) = (record(b, key), record(g, key), record(p, key));
+        if rg == rp {
+            continue;
+        }
+        let Some((ig, ip)) = rg
+            .and_then(Value::as_object)
+            .zip(rp.and_then(Value::as_object))
+        else {
+            place(key, None, classify(rb == rg, rb == rp));
+            continue;
+        };
+        let ib = rb.and_then(Value::as_object);
+        for item in union(
+            ig.keys().map(String::as_str),
+            ip.keys().map(String::as_str),
+            |k| ig.contains_key(k),
+        ) {
+            let vb = ib.and_then(|i| i.get(item));
+            let (vg, vp) = (ig.get(item), ip.get(item));
+            if vg != vp {
+                place(key, Some(item), classify(vb == vg, vb == vp));
+            }
+        }
+    }
 }
 
 /// The record keys of a database document: an object's keys, a list's
@@ -214,36 +202,6 @@ fn classify(gold_kept: bool, predicted_kept: bool) -> WriteKind {
         (true, _) => WriteKind::Collateral,
         (false, true) => WriteKind::Missing,
         (false, false) => WriteKind::Different,
-    }
-}
-
-fn same_table(a: Option<&Table>, b: Option<&Table>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => {
-            std::ptr::eq(a, b)
-                || (a.len() == b.len()
-                    && a.entries()
-                        .zip(b.entries())
-                        .all(|((ka, ra), (kb, rb))| ka == kb && same_record(Some(ra), Some(rb))))
-        }
-        _ => false,
-    }
-}
-
-fn same_record(a: Option<&Record>, b: Option<&Record>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
-        _ => false,
-    }
-}
-
-fn same_value(a: Option<&Arc<Value>>, b: Option<&Arc<Value>>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
-        _ => false,
     }
 }
 

@@ -64,7 +64,7 @@ pub(super) fn run(
     // With trials: a finding unless every conversation succeeded every time.
     let failed = match &summary.trials {
         Some(t) => t.all.pass_hat.last().is_some_and(|p| *p < 1.0),
-        None => summary.successes < summary.rates.conversations,
+        None => summary.totals.successes < summary.rates.conversations,
     };
     finish(args, out, (&summary, || human(&summary)), failure, failed)
 }
@@ -115,21 +115,22 @@ fn human(s: &Summary) -> String {
             pct(r.incorrect_action_rate)
         );
     }
+    let (r, t) = (&s.rates, &s.totals);
     out += &format!(
         "success rate {} ({}/{}), soft success {}\nprecision {} ({}/{}), recall {} ({}/{}), incorrect-action rate {} ({}/{})\n",
-        pct(s.rates.success_rate),
-        s.successes,
-        s.rates.conversations,
-        pct(s.rates.soft_success_rate),
-        pct(s.rates.precision),
-        s.matches,
-        s.predictions,
-        pct(s.rates.recall),
-        s.matches,
-        s.ground_truths,
-        pct(s.rates.incorrect_action_rate),
-        s.bad_actions,
-        s.actions
+        pct(r.success_rate),
+        t.successes,
+        r.conversations,
+        pct(r.soft_success_rate),
+        pct(r.precision),
+        t.matches,
+        t.predictions,
+        pct(r.recall),
+        t.matches,
+        t.ground_truths,
+        pct(r.incorrect_action_rate),
+        t.bad_actions,
+        t.actions
     );
     // The failed conversations, each with its first reason (all of them
     // are in summary.json and report.md).
@@ -152,10 +153,10 @@ fn human(s: &Summary) -> String {
             failed.len() - SHOWN_FAILURES
         );
     }
-    if s.turns_stopped_by_bound > 0 {
+    if t.turns_stopped_by_bound > 0 {
         out += &format!(
             "{} assistant turns stopped by the call bound ({})\n",
-            s.turns_stopped_by_bound, s.max_calls_per_turn
+            t.turns_stopped_by_bound, s.max_calls_per_turn
         );
     }
     out + &s.human_footer("conversation", "")
