@@ -19,7 +19,7 @@ use super::super::world::ApiBankWorld;
 use super::predict::CallAnswer;
 use super::reference_parse;
 use super::score::{score_call, Cause, Predicted, Verdict};
-use crate::formats::call_text::{parse_api_request, ParseFailure};
+use crate::formats::call_text::{parse_api_request, ApiRequest, ParseFailure};
 use crate::suite::levels::Scoring;
 
 /// One defect of the reference's scoring that the lenient scoring
@@ -186,12 +186,14 @@ fn judged(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
 pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cause, String)> {
     let as_written = parse_api_request(text);
     let no_call = || (Cause::NoApiCall, ParseFailure::NoCall.to_string());
+    let api_name = |request: &ApiRequest| request.api_name.clone();
     match &as_written {
         Ok(request) if corrections.has(Correction::ArgumentValues) => {
-            return Ok(Predicted::new(
-                &request.api_name,
-                request.param_dict.clone(),
-            ))
+            let param_dict = request.param_dict.clone();
+            return Ok(Predicted {
+                api_name: api_name(request),
+                param_dict,
+            });
         }
         Err(ParseFailure::NoCall) if corrections.has(Correction::ArgumentValues) => {
             return Err(no_call())
@@ -206,7 +208,10 @@ pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cau
             let open = call.find('(').expect("a call has its parenthesis");
             let close = call.rfind(')').expect("a call has its parenthesis");
             let param_dict = reference_parse::read_arguments(&call[open + 1..close]);
-            return Ok(Predicted::new(&request.api_name, param_dict));
+            return Ok(Predicted {
+                api_name: api_name(request),
+                param_dict,
+            });
         }
         _ => {}
     }
