@@ -71,11 +71,7 @@ impl Asker<'_> {
             Some(call) => {
                 let text = |(k, v): (String, Value)| (k, Value::String(display(&v)));
                 let param_dict = (call.arguments).map(|a| a.into_iter().map(text).collect());
-                let api_name = call.name.clone();
-                let function = param_dict.map(|param_dict| Predicted {
-                    api_name,
-                    param_dict,
-                });
+                let function = param_dict.map(|p| Predicted::new(&call.name, p));
                 let raw = format!("{}({})", call.name, call.raw.unwrap_or_default());
                 (raw, function)
             }

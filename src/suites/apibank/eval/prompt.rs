@@ -116,11 +116,10 @@ impl SamplePrompt {
             true => shown_apis(dialogue, task, self.level, line),
             false => Vec::new(),
         };
-        let tools = offered.into_iter().map(|spec| openai_tool(spec, self.docs));
-        Ok(Chat {
-            messages,
-            tools: tools.collect(),
-        })
+        let tools: Vec<Value> = (offered.into_iter())
+            .map(|spec| openai_tool(spec, self.docs))
+            .collect();
+        Ok(Chat { messages, tools })
     }
 }
 
@@ -128,7 +127,7 @@ impl SamplePrompt {
 /// each parameter's type, whether it is required and, where the value has
 /// a fixed shape, that shape (a timestamp's pattern, a token from an
 /// earlier call). `docs` false blanks the descriptions.
-pub fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
+fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
     let describe = |text: &'static str| if docs { text } else { "" };
     let parameters: Map<String, Value> = spec
         .parameters
@@ -166,14 +165,14 @@ fn shape(format: ValueFormat) -> Option<&'static str> {
 
 /// The APIs a sample shows: for a call sample at level 2, ToolSearcher
 /// and every API that a ToolSearcher answer among the dialogue's first
-/// `found_in` lines documented (a model given tools can call no other:
+/// `lines` lines documented (a model given tools can call no other:
 /// GetUserToken beside an API that takes a token); otherwise every API the
 /// dialogue calls, in the catalog's order.
-pub fn shown_apis(
+fn shown_apis(
     dialogue: &Conversation,
     task: Task,
     level: u8,
-    found_in: usize,
+    lines: usize,
 ) -> Vec<&'static ToolSpec> {
     let tools = catalog().tools().iter().copied();
     if task == Task::Reply || level != 2 {
@@ -182,7 +181,7 @@ pub fn shown_apis(
             .collect();
     }
     let mut apis: Vec<&'static ToolSpec> = tools.filter(|t| t.name == "ToolSearcher").collect();
-    let searches = (dialogue.gold_calls_in(0..found_in))
+    let searches = (dialogue.gold_calls_in(0..lines))
         .filter(|(_, _, call)| call.request.api_name == "ToolSearcher");
     // A search's answer documents one API, or a list of them.
     let found = searches.flat_map(|(_, _, call)| match call.response.get("output") {
@@ -199,7 +198,7 @@ pub fn shown_apis(
 
 /// The dialogue's first `lines` lines as chat messages; with `functions`,
 /// API lines as tool calls.
-pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Message> {
+fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Message> {
     let mut messages = Vec::new();
     for (position, turn) in dialogue.conversation[..lines].iter().enumerate() {
         match (turn.role, turn.calls().first()) {

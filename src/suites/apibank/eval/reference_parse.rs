@@ -42,11 +42,7 @@ static CALL: LazyLock<Regex> =
 /// the pattern does not match (the reference's "No API call found").
 pub fn read(text: &str) -> Option<Predicted> {
     let found = CALL.captures(text)?;
-    let (api_name, param_dict) = (found[1].to_string(), read_arguments(&found[2]));
-    Some(Predicted {
-        api_name,
-        param_dict,
-    })
+    Some(Predicted::new(&found[1], read_arguments(&found[2])))
 }
 
 /// `param_dict` as `parse_api_call` builds it from the text between the

@@ -54,6 +54,16 @@ pub struct Predicted {
     pub param_dict: Map<String, Value>,
 }
 
+impl Predicted {
+    pub fn new(api_name: &str, param_dict: Map<String, Value>) -> Self {
+        let api_name = api_name.to_string();
+        Predicted {
+            api_name,
+            param_dict,
+        }
+    }
+}
+
 /// The verdict on one call sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {

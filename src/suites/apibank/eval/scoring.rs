@@ -19,7 +19,7 @@ use super::super::world::ApiBankWorld;
 use super::predict::CallAnswer;
 use super::reference_parse;
 use super::score::{score_call, Cause, Predicted, Verdict};
-use crate::formats::call_text::{parse_api_request, ApiRequest, ParseFailure};
+use crate::formats::call_text::{parse_api_request, ParseFailure};
 use crate::suite::levels::Scoring;
 
 /// One defect of the reference's scoring that the lenient scoring
@@ -186,33 +186,26 @@ fn judged(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
 pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cause, String)> {
     let as_written = parse_api_request(text);
     let no_call = || (Cause::NoApiCall, ParseFailure::NoCall.to_string());
-    let api_name = |request: &ApiRequest| request.api_name.clone();
     match &as_written {
-        Ok(request) if corrections.has(Correction::ArgumentValues) => {
-            let param_dict = request.param_dict.clone();
-            return Ok(Predicted {
-                api_name: api_name(request),
-                param_dict,
-            });
+        Ok(request) if corrections.has(Correction::CallLayout) => {
+            let param_dict = if corrections.has(Correction::ArgumentValues) {
+                request.param_dict.clone()
+            } else {
+                // The name holds no parenthesis and nothing follows the
+                // closing one but spaces and a bracket.
+                let call = &text[request.span.clone()];
+                let open = call.find('(').expect("a call has its parenthesis");
+                let close = call.rfind(')').expect("a call has its parenthesis");
+                reference_parse::read_arguments(&call[open + 1..close])
+            };
+            return Ok(Predicted::new(&request.api_name, param_dict));
         }
         Err(ParseFailure::NoCall) if corrections.has(Correction::ArgumentValues) => {
             return Err(no_call())
         }
-        // Text this reading refuses (mismatched quotes, a positional
+        // Text `call_text` refuses (mismatched quotes, a positional
         // argument, a name given twice) is read as the reference reads
         // it: lenient never reads less than the reference.
-        Ok(request) if corrections.has(Correction::CallLayout) => {
-            let call = &text[request.span.clone()];
-            // The name holds no parenthesis and nothing follows the
-            // closing one but spaces and a bracket.
-            let open = call.find('(').expect("a call has its parenthesis");
-            let close = call.rfind(')').expect("a call has its parenthesis");
-            let param_dict = reference_parse::read_arguments(&call[open + 1..close]);
-            return Ok(Predicted {
-                api_name: api_name(request),
-                param_dict,
-            });
-        }
         _ => {}
     }
     reference_parse::read(text).ok_or_else(|| match as_written {
