@@ -32,26 +32,26 @@ pub(super) fn run(
         )));
     }
     let levels = protocol.levels();
-    let mut listed: Vec<String> = levels
-        .iter()
-        .map(|l| format!("{} ({})", l.number, l.summary))
-        .collect();
-    if let Some(interactive) = suite.interactive() {
-        let level = interactive.level();
-        listed.push(format!(
-            "{level} (conversations with a user over its scenarios)"
-        ));
-    }
     let known = |level: &u8| levels.iter().any(|l| l.number == *level);
     let Some(level) = args.level.filter(known) else {
         let why = match args.level {
             Some(level) => format!("has no level {level}: --level takes"),
             None => "is evaluated at a level: give --level, one of".into(),
         };
-        let listed = listed.join("; ");
+        let listed = levels
+            .iter()
+            .map(|l| format!("{} ({})", l.number, l.summary));
+        let with_user = (suite.interactive()).map(|i| {
+            format!(
+                "{} (conversations with a user over its scenarios)",
+                i.level()
+            )
+        });
+        let listed: Vec<String> = listed.chain(with_user).collect();
         return Err(Error::Usage(format!(
-            "the {} suite {why} {listed}",
-            suite.name()
+            "the {} suite {why} {}",
+            suite.name(),
+            listed.join("; ")
         )));
     };
     let functions = match args.api_mode {

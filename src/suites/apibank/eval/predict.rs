@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::super::call_text::render_api_request;
 use super::prompt::{SamplePrompt, Task};
-use super::samples::{sample_place, CallSample, Samples};
+use super::samples::{sample_place, CallSample};
 use super::score::Predicted;
 use crate::dialogue::Conversation;
 use crate::run::answer::replay::Lines;
@@ -123,7 +123,6 @@ struct ReplayLine {
     output: String,
     /// The reply after the gold result of this API line (talkforge's
     /// addition; the sample keyed with occurrence 0 carries it).
-    #[serde(default)]
     reply: Option<String>,
 }
 
@@ -134,7 +133,7 @@ struct ReplayLine {
 /// unique; a line must answer one of its samples.
 pub struct SampleLines {
     /// Each evaluated file's samples, by relative path.
-    samples: HashMap<String, Samples>,
+    samples: HashMap<String, Vec<CallSample>>,
     /// The evaluated files by file name (None: more than one has it).
     by_name: HashMap<String, Option<String>>,
 }
@@ -180,39 +179,29 @@ impl Lines for SampleLines {
     fn check(&self, key: &Key) -> std::result::Result<(), String> {
         let (file, turn, occurrence) = (&key.unit, key.position, key.occurrence);
         let samples = &self.samples[file];
+        // A sample's place with its keys, the parenthesis left open for
+        // what a message adds inside it.
         let at = |t, o| {
             format!(
-                "{} (`\"turn\": {t}, \"occurrence\": {o}`)",
+                "{} (`\"turn\": {t}, \"occurrence\": {o}`",
                 sample_place(t, o)
             )
         };
-        if key.asked == Asked::Reply {
-            if occurrence != 0 || !samples.replies.iter().any(|r| r.after == turn) {
-                return Err(format!(
-                    "{file}: no reply sample follows {} (`\"turn\": {turn}, \"occurrence\": {occurrence}`; a reply goes with the first sample of an API line the AI answers right after)",
-                    sample_place(turn, occurrence)
-                ));
-            }
-        } else if !samples.calls.contains(&CallSample {
-            line: turn,
-            occurrence,
-        }) {
-            let known: Vec<String> = samples
-                .calls
-                .iter()
-                .map(|s| at(s.line, s.occurrence))
-                .collect();
-            let known = if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            };
-            return Err(format!(
-                "{file} has no call sample at {}; its call samples: {known}",
+        let found = samples
+            .iter()
+            .find(|s| (s.line, s.occurrence) == (turn, occurrence));
+        match key.asked {
+            Asked::Reply if !found.is_some_and(|s| s.reply) => Err(format!(
+                "{file}: no reply sample follows {}; a reply goes with the first sample of an API line the AI answers right after)",
                 at(turn, occurrence)
-            ));
+            )),
+            _ if found.is_none() => {
+                let known: Vec<String> = samples.iter().map(|s| at(s.line, s.occurrence) + ")").collect();
+                let known = if known.is_empty() { "none".into() } else { known.join(", ") };
+                Err(format!("{file} has no call sample at {}); its call samples: {known}", at(turn, occurrence)))
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn duplicate(&self, _: &Key) -> String {

@@ -23,6 +23,7 @@ use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
 use crate::run::answer::{Chat, Message, Settings};
+use crate::suite::docs::openai_tool;
 use crate::suite::levels::LevelRun;
 use crate::suite::{ToolSpec, ValueFormat};
 use crate::{Error, Result};
@@ -108,13 +109,16 @@ impl SamplePrompt {
     /// The chat a model is sent for `task` at `line` of `dialogue`.
     pub fn chat(&self, dialogue: &Conversation, line: usize, task: Task) -> Result<Chat> {
         let functions = self.functions && task == Task::Call;
-        let apis = shown_apis(dialogue, task, self.level);
+        let apis = shown_apis(dialogue, task, self.level, 0);
         let mut messages = vec![Message::System(self.system(task, &apis)?)];
         messages.extend(history(dialogue, line, functions));
-        let tools = match functions {
-            true => offered_tools(dialogue, line, self.level, self.docs),
+        let offered = match functions {
+            true => shown_apis(dialogue, task, self.level, line),
             false => Vec::new(),
         };
+        let tools: Vec<Value> = (offered.into_iter())
+            .map(|spec| openai_tool(spec, self.docs))
+            .collect();
         Ok(Chat { messages, tools })
     }
 }
@@ -123,7 +127,7 @@ impl SamplePrompt {
 /// each parameter's type, whether it is required and, where the value has
 /// a fixed shape, that shape (a timestamp's pattern, a token from an
 /// earlier call). `docs` false blanks the descriptions.
-pub fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
+fn api_doc(spec: &'static ToolSpec, docs: bool) -> Value {
     let describe = |text: &'static str| if docs { text } else { "" };
     let parameters: Map<String, Value> = spec
         .parameters
@@ -160,20 +164,41 @@ fn shape(format: ValueFormat) -> Option<&'static str> {
 }
 
 /// The APIs a sample shows: for a call sample at level 2, ToolSearcher
-/// alone; otherwise every API the dialogue calls, in the catalog's order.
-pub fn shown_apis(dialogue: &Conversation, task: Task, level: u8) -> Vec<&'static ToolSpec> {
+/// and every API that a ToolSearcher answer among the dialogue's first
+/// `lines` lines documented (a model given tools can call no other:
+/// GetUserToken beside an API that takes a token); otherwise every API the
+/// dialogue calls, in the catalog's order.
+fn shown_apis(
+    dialogue: &Conversation,
+    task: Task,
+    level: u8,
+    lines: usize,
+) -> Vec<&'static ToolSpec> {
     let tools = catalog().tools().iter().copied();
-    if task == Task::Call && level == 2 {
-        return tools.filter(|t| t.name == "ToolSearcher").collect();
+    if task == Task::Reply || level != 2 {
+        return tools
+            .filter(|t| dialogue.apis_used.iter().any(|used| used == t.name))
+            .collect();
     }
-    tools
-        .filter(|t| dialogue.apis_used.iter().any(|used| used == t.name))
-        .collect()
+    let mut apis: Vec<&'static ToolSpec> = tools.filter(|t| t.name == "ToolSearcher").collect();
+    let searches = (dialogue.gold_calls_in(0..lines))
+        .filter(|(_, _, call)| call.request.api_name == "ToolSearcher");
+    // A search's answer documents one API, or a list of them.
+    let found = searches.flat_map(|(_, _, call)| match call.response.get("output") {
+        Some(Value::Array(entries)) => entries.iter().collect(),
+        entry => entry.into_iter().collect::<Vec<_>>(),
+    });
+    for spec in found.filter_map(|entry| catalog().tool(entry.get("name")?.as_str()?)) {
+        if !apis.iter().any(|a| a.name == spec.name) {
+            apis.push(spec);
+        }
+    }
+    apis
 }
 
 /// The dialogue's first `lines` lines as chat messages; with `functions`,
 /// API lines as tool calls.
-pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Message> {
+fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Message> {
     let mut messages = Vec::new();
     for (position, turn) in dialogue.conversation[..lines].iter().enumerate() {
         match (turn.role, turn.calls().first()) {
@@ -205,29 +230,6 @@ pub fn history(dialogue: &Conversation, lines: usize, functions: bool) -> Vec<Me
     messages
 }
 
-/// The APIs offered as tools in functions mode: those the level shows,
-/// and at level 2 also every API an earlier ToolSearcher answer in the
-/// history documented (GetUserToken beside an API that takes a token).
-pub fn offered_tools(dialogue: &Conversation, lines: usize, level: u8, docs: bool) -> Vec<Value> {
-    let mut apis = shown_apis(dialogue, Task::Call, level);
-    let searches = (dialogue.gold_calls_in(0..lines))
-        .filter(|(_, _, call)| level == 2 && call.request.api_name == "ToolSearcher");
-    // A search's answer documents one API, or a list of them.
-    let found = searches.flat_map(|(_, _, call)| match call.response.get("output") {
-        Some(Value::Array(entries)) => entries.iter().collect(),
-        entry => entry.into_iter().collect::<Vec<_>>(),
-    });
-    for spec in found.filter_map(|entry| catalog().tool(entry.get("name")?.as_str()?)) {
-        if !apis.iter().any(|a| a.name == spec.name) {
-            apis.push(spec);
-        }
-    }
-    let tools = apis.into_iter();
-    tools
-        .map(|spec| crate::suite::docs::openai_tool(spec, docs))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,22 +246,19 @@ mod tests {
         crate::formats::apibank::read_conversation(std::path::Path::new("d.jsonl"), &text).unwrap()
     }
 
-    fn names(tools: &[Value]) -> Vec<&str> {
-        tools
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap())
-            .collect()
+    fn names(apis: Vec<&'static ToolSpec>) -> Vec<&'static str> {
+        apis.iter().map(|spec| spec.name).collect()
     }
 
     #[test]
     fn level_two_offers_toolsearcher_and_what_earlier_searches_found() {
         let d = dialogue();
-        assert_eq!(names(&offered_tools(&d, 1, 2, true)), ["ToolSearcher"]);
+        assert_eq!(names(shown_apis(&d, Task::Call, 2, 1)), ["ToolSearcher"]);
         assert_eq!(
-            names(&offered_tools(&d, 3, 2, true)),
+            names(shown_apis(&d, Task::Call, 2, 3)),
             ["ToolSearcher", "GetUserToken", "AddAgenda"]
         );
-        assert_eq!(names(&offered_tools(&d, 3, 1, true)), ["ToolSearcher"]);
+        assert_eq!(names(shown_apis(&d, Task::Call, 1, 3)), ["ToolSearcher"]);
     }
 
     #[test]
@@ -271,7 +270,7 @@ mod tests {
             functions: false,
             docs: true,
         };
-        let apis = shown_apis(&dialogue(), Task::Call, 1);
+        let apis = shown_apis(&dialogue(), Task::Call, 1, 0);
         let call = prompt(1).system(Task::Call, &apis).unwrap();
         assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
         assert!(call.contains("\"name\":\"ToolSearcher\""));

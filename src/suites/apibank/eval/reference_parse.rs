@@ -21,10 +21,10 @@
 //! the text), with Python's classes spelled out; its leftmost-first
 //! matches are the ones Python's backtracking engine reports for these
 //! patterns. The arguments are read by hand, so that reading them stays
-//! linear too (iterating a regex's matches need not be); the tests check
-//! that reading against the `regex` crate.
+//! linear too (iterating a regex's matches need not be: a `[` with no `]`
+//! after it would send every later search to the end of its line); the
+//! tests check that reading against the `regex` crate.
 
-use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -33,111 +33,83 @@ use serde_json::{Map, Value};
 use super::score::Predicted;
 use crate::sim::pyargs::is_py_space;
 
+/// The call pattern, `\[(\w+)\((.*)\)\]` with Python's `\w` spelled out.
+static CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[([\p{L}\p{N}_]+)\((.*)\)\]").expect("the pattern is valid"));
+
 /// The call `get_api_call` finds in `text` and `parse_api_call` reads
 /// (`param_dict`: every value text, as the reference reads it), None when
 /// the pattern does not match (the reference's "No API call found").
 pub fn read(text: &str) -> Option<Predicted> {
-    let (name, arguments, _) = find_call(text)?;
-    Some(Predicted::new(
-        &text[name],
-        read_arguments(&text[arguments]),
-    ))
-}
-
-/// The leftmost match of `\[(\w+)\((.*)\)\]`: the name's and the
-/// arguments' places, and the whole match's.
-fn find_call(text: &str) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
-    static CALL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\[([\p{L}\p{N}_]+)\((.*)\)\]").expect("the pattern is valid")
-    });
     let found = CALL.captures(text)?;
-    let place = |group| found.get(group).map(|m| m.range());
-    Some((place(1)?, place(2)?, place(0)?))
+    Some(Predicted::new(&found[1], read_arguments(&found[2])))
 }
 
 /// `param_dict` as `parse_api_call` builds it from the text between the
 /// call's parentheses (the text may hold line breaks when the call was
 /// found otherwise; `.` stops at them as in Python).
 pub fn read_arguments(params: &str) -> Map<String, Value> {
-    let bytes = params.as_bytes();
-    let n = bytes.len();
-    // The first quote or line break at or after each place (where a lazy
-    // `.+?['"]` stops or fails).
-    let mut next_stop = vec![n; n + 1];
-    // The last `]` at or after each place on its line (where a greedy
-    // `\[.*\]` ends).
-    let mut last_bracket = vec![None; n + 1];
-    let mut bracket = None;
-    for i in (0..n).rev() {
-        next_stop[i] = if matches!(bytes[i], b'\'' | b'"' | b'\n') {
-            i
-        } else {
-            next_stop[i + 1]
-        };
-        match bytes[i] {
-            b'\n' => bracket = None,
-            b']' if bracket.is_none() => bracket = Some(i),
-            _ => {}
-        }
-        last_bracket[i] = bracket;
-    }
     let mut dict = Map::new();
+    // A `[` value before this place finds no `]` on its line: one that
+    // failed ends there.
+    let mut no_bracket_before = 0;
     let mut pos = 0;
     while let Some(c) = params[pos..].chars().next() {
         if !is_word(c) {
             pos += c.len_utf8();
             continue;
         }
-        let name_end = word_end(params, pos);
         // Every alternative starts `(\w+)\s*=\s*`, and where it fails at a
         // word's first letter it fails at its later ones too: the word is
         // passed over whole.
-        let mut next = name_end;
-        let after_name = skip_space(params, name_end);
-        if bytes.get(after_name) == Some(&b'=') {
-            let value_at = skip_space(params, after_name + 1);
-            if let Some((value, end)) = value(params, value_at, &next_stop, &last_bracket) {
-                dict.insert(params[pos..name_end].to_string(), Value::String(value));
-                next = end;
+        let name = pos..run_end(params, pos, is_word);
+        pos = name.end;
+        let after_name = run_end(params, name.end, is_py_space);
+        if params[after_name..].starts_with('=') {
+            let at = run_end(params, after_name + 1, is_py_space);
+            if let Some((value, end)) = value(params, at, &mut no_bracket_before) {
+                dict.insert(params[name].to_string(), Value::String(value.into()));
+                pos = end;
             }
         }
-        pos = next;
     }
     dict
 }
 
 /// The value at `at` by the first alternative that matches there, and
 /// where the match ends.
-fn value(
-    params: &str,
+fn value<'a>(
+    params: &'a str,
     at: usize,
-    next_stop: &[usize],
-    last_bracket: &[Option<usize>],
-) -> Option<(String, usize)> {
-    let bytes = params.as_bytes();
-    let first = params[at..].chars().next()?;
-    // `['"](.+?)['"]`: one character that is not a line break, then up to
-    // the next quote of either kind on the line.
-    if first == '\'' || first == '"' {
-        if let Some(one) = params[at + 1..].chars().next().filter(|&c| c != '\n') {
-            let stop = next_stop[at + 1 + one.len_utf8()];
-            if stop < bytes.len() && bytes[stop] != b'\n' {
-                return Some((params[at + 1..stop].to_string(), stop + 1));
+    no_bracket_before: &mut usize,
+) -> Option<(&'a str, usize)> {
+    match params[at..].chars().next()? {
+        // `['"](.+?)['"]`: one character that is not a line break, then up
+        // to the next quote of either kind on the line.
+        '\'' | '"' => {
+            let one = params[at + 1..].chars().next().filter(|&c| c != '\n')?;
+            let from = at + 1 + one.len_utf8();
+            let stop = from + params[from..].find(['\'', '"', '\n'])?;
+            (params.as_bytes()[stop] != b'\n').then(|| (&params[at + 1..stop], stop + 1))
+        }
+        // `(\[.*\])`: to the last `]` of the line.
+        '[' if at >= *no_bracket_before => {
+            let line_end = params[at..].find('\n').map_or(params.len(), |i| at + i);
+            match params[at..line_end].rfind(']') {
+                Some(close) => Some((&params[at..=at + close], at + close + 1)),
+                None => {
+                    *no_bracket_before = line_end;
+                    None
+                }
             }
         }
-    }
-    // `(\[.*\])`: to the last `]` of the line.
-    if first == '[' {
-        if let Some(close) = last_bracket[at + 1] {
-            return Some((params[at..=close].to_string(), close + 1));
+        // `(\w+)`: one word.
+        c if is_word(c) => {
+            let end = run_end(params, at, is_word);
+            Some((&params[at..end], end))
         }
+        _ => None,
     }
-    // `(\w+)`: one word.
-    if is_word(first) {
-        let end = word_end(params, at);
-        return Some((params[at..end].to_string(), end));
-    }
-    None
 }
 
 /// Python's `\w` on text: a letter or digit of any script (general
@@ -152,19 +124,11 @@ fn is_word(c: char) -> bool {
     }
 }
 
-/// Where the run of word characters starting at `at` ends.
-fn word_end(text: &str, at: usize) -> usize {
+/// Where the run of characters that `take` takes, starting at `at`, ends.
+fn run_end(text: &str, at: usize, take: fn(char) -> bool) -> usize {
     at + text[at..]
         .chars()
-        .take_while(|&c| is_word(c))
-        .map(char::len_utf8)
-        .sum::<usize>()
-}
-
-fn skip_space(text: &str, at: usize) -> usize {
-    at + text[at..]
-        .chars()
-        .take_while(|&c| is_py_space(c))
+        .take_while(|&c| take(c))
         .map(char::len_utf8)
         .sum::<usize>()
 }
@@ -232,7 +196,7 @@ mod tests {
     #[test]
     fn the_match_runs_to_the_last_close_of_its_line() {
         let two = "[QueryAlarm(token='a')] and [DeleteAlarm(time='b')]";
-        assert_eq!(find_call(two).unwrap().2, 0..two.len());
+        assert_eq!(CALL.find(two).unwrap().range(), 0..two.len());
         assert_eq!(
             call(two),
             Some(("QueryAlarm".into(), pairs(&[("token", "a"), ("time", "b")])))

@@ -7,7 +7,6 @@
 //! call returned), reused by a later run with the same settings on the
 //! same dialogue.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,8 +21,8 @@ use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
-use super::score::{score_call, Cause, Predicted, Verdict};
-use super::scoring::{judge, read_call, Corrections, ScoringDifference};
+use super::score::{Cause, Predicted};
+use super::scoring::{judge, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::run::answer::{Answerer, Reported};
@@ -95,12 +94,9 @@ struct DialogueOutput {
     samples: Vec<SampleDetail>,
 }
 
-/// One dialogue's records.
-struct DialogueResult {
-    records: Vec<SampleRecord>,
-    /// The models the server said answered its samples.
-    models: Vec<String>,
-}
+/// One dialogue's records (errata recomputed: they are never kept in
+/// output files), and the models the server said answered its samples.
+type DialogueResult = (Vec<SampleRecord>, Vec<String>);
 
 /// Call samples as a kind of evaluation: every dialogue's samples
 /// answered and scored in the reference's order.
@@ -112,27 +108,26 @@ struct Samples<'a> {
 }
 
 impl Samples<'_> {
-    /// A dialogue's result from its samples: the models that answered
-    /// them, and their records with the errata recomputed (they are never
-    /// kept in output files).
+    /// A dialogue's result from its samples: a wrong sample is known when
+    /// an erratum names its gold call.
     fn result(
         &self,
-        input: &driver::Input<'_>,
+        path: &Path,
         dialogue: &Conversation,
         details: &[SampleDetail],
     ) -> DialogueResult {
-        let errata = self
-            .run
-            .setup
-            .errata
-            .for_dialogue(input.path, &dialogue.errata);
-        let records = details
-            .iter()
-            .map(|d| known(d.record.clone(), dialogue, &errata));
-        DialogueResult {
-            records: records.collect(),
-            models: Reported::all(details.iter().flat_map(|d| &d.models)),
-        }
+        let errata = self.run.setup.errata.for_dialogue(path, &dialogue.errata);
+        let known = |s: &SampleRecord| {
+            let gold = dialogue.conversation.get(s.turn)?.calls().first()?;
+            let place = gold.place(s.turn, 0);
+            errata::at(&errata, place.turn, place.call).map(Entry::known)
+        };
+        let records = details.iter().map(|d| SampleRecord {
+            known: known(&d.record).filter(|_| !d.record.correct),
+            ..d.record.clone()
+        });
+        let models = Reported::all(details.iter().flat_map(|d| &d.models));
+        (records.collect(), models)
     }
 }
 
@@ -165,7 +160,7 @@ impl Kind for Samples<'_> {
         };
         let details = score_dialogue(&asker, run)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        Ok((self.result(input, &dialogue, &details), details))
+        Ok((self.result(path, &dialogue, &details), details))
     }
 
     fn write_output(
@@ -195,7 +190,7 @@ impl Kind for Samples<'_> {
             })
             .ok()?;
         let dialogue = ApiBank.parse_dialogue(input.path, input.text).ok()?;
-        Some(self.result(input, &dialogue, &stored.samples))
+        Some(self.result(input.path, &dialogue, &stored.samples))
     }
 }
 
@@ -289,8 +284,8 @@ fn evaluate_trial(
     let plan = Plan::of(&run.setup);
     let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
-            records.extend(outcome.records);
-            models.extend(outcome.models);
+            records.extend(outcome.0);
+            models.extend(outcome.1);
         }
     })?;
     let mut figures = LevelFigures::new(run.level, run.files.len(), &info, records);
@@ -318,27 +313,11 @@ fn evaluate_trial(
     Ok(summary)
 }
 
-/// `record`, marked known when it is wrong on a gold call an erratum
-/// names.
-fn known(mut record: SampleRecord, dialogue: &Conversation, errata: &[Entry]) -> SampleRecord {
-    let gold = dialogue.conversation.get(record.turn);
-    let gold = gold.and_then(|line| line.calls().first());
-    record.known = match gold.filter(|_| !record.correct) {
-        Some(gold) => {
-            let place = gold.place(record.turn, 0);
-            errata::at(errata, place.turn, place.call).map(Entry::known)
-        }
-        None => None,
-    };
-    record
-}
-
 /// Every sample of `asker`'s dialogue, answered and scored in the
 /// reference's order; the reply scores land on the API line's first
 /// sample.
 fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDetail>> {
     let dialogue = asker.dialogue;
-    let samples = samples(dialogue);
     // The world every sample copies: the initial databases, after the
     // dialogue's earlier gold calls with `--state replayed`, whose
     // ToolSearcher answers the dialogue's recorded searches as recorded
@@ -346,8 +325,7 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
     // doing either for every sample costs the square of the dialogue's
     // length.
     let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
-    let fallback = world.state_mut().retriever();
-    let picks = KnownPicks::new(dialogue, fallback);
+    let picks = KnownPicks::new(dialogue, world.state_mut().retriever());
     world.state_mut().set_retriever(Arc::new(picks));
     // The lines before it have been replayed onto `world`.
     let mut replayed_to = 0;
@@ -356,8 +334,9 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
     // samples (which come one after the other) and changed by checks that
     // delete from it.
     let mut gold_results: Vec<Value> = Vec::new();
-    let mut details = Vec::with_capacity(samples.calls.len());
-    for sample in &samples.calls {
+    let samples = samples(dialogue);
+    let mut details = Vec::with_capacity(samples.len());
+    for sample in &samples {
         let gold = &dialogue.conversation[sample.line].calls()[0];
         if sample.occurrence == 0 {
             gold_results = Corrections::chain()
@@ -372,28 +351,15 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
             replayed_to = sample.line;
         }
         let (answer, model) = asker.call(sample.line, sample.occurrence)?;
-        let steps = Corrections::chain().zip(&mut gold_results);
-        let verdicts = steps.map(|(corrections, gold_result)| {
-            let predicted = match &answer.function {
-                Some(function) => Ok(function.clone()),
-                None => read_call(&answer.raw, corrections),
-            };
-            match predicted {
-                Ok(predicted) => {
-                    let api = &gold.request.api_name;
-                    score_call(predicted, api, gold_result, &mut world.clone(), corrections)
-                }
-                Err((cause, reason)) => Verdict::wrong(cause, reason, None),
-            }
-        });
-        let judged = judge(verdicts.collect(), run.scoring);
+        let api = &gold.request.api_name;
+        let judged = judge(&answer, api, &mut gold_results, &world, run.scoring);
         let verdict = judged.chosen;
         details.push(SampleDetail {
             record: SampleRecord {
                 file: asker.file.to_string(),
                 turn: sample.line,
                 occurrence: sample.occurrence,
-                api_name: gold.request.api_name.clone(),
+                api_name: api.clone(),
                 correct: verdict.correct,
                 correct_reference: judged.correct_reference,
                 correct_lenient: judged.correct_lenient,
@@ -410,19 +376,14 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
             models: model.into_iter().collect(),
         });
     }
-    // The first sample of each API line, which its reply's scores join.
-    let first_samples: HashMap<usize, usize> = (details.iter().enumerate())
-        .filter(|(_, d)| d.record.occurrence == 0)
-        .map(|(i, d)| (d.record.turn, i))
-        .collect();
-    for reply in &samples.replies {
-        let (text, model) = asker.reply(reply.line)?;
-        let score = rouge_l(&text, &dialogue.conversation[reply.line].text);
-        if let Some(detail) = first_samples.get(&reply.after).map(|&i| &mut details[i]) {
-            detail.record.rouge_l = Some(score);
-            detail.reply = Some(text);
-            detail.models = Reported::all(detail.models.iter().chain(&model));
-        }
+    // The replies, asked after every call as the reference asks them; a
+    // reply's scores join its API line's first sample.
+    for (sample, detail) in samples.iter().zip(&mut details).filter(|(s, _)| s.reply) {
+        let line = sample.line + 1;
+        let (text, model) = asker.reply(line)?;
+        detail.record.rouge_l = Some(rouge_l(&text, &dialogue.conversation[line].text));
+        detail.reply = Some(text);
+        detail.models = Reported::all(detail.models.iter().chain(&model));
     }
     Ok(details)
 }

@@ -33,45 +33,41 @@ pub struct CallSample {
     /// 0 for the line's first sample, 1 for its second (the line follows
     /// another API line).
     pub occurrence: u8,
+    /// Whether the AI's reply right after the line is a sample too (its
+    /// history ends with the API line; its score goes with the line's
+    /// first sample).
+    pub reply: bool,
 }
 
-/// A sample whose target is the AI's reply right after an API line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReplySample {
-    /// The API line the reply follows (the history ends with it).
-    pub after: usize,
-    /// The 0-based line of the gold reply.
-    pub line: usize,
-}
-
-/// A dialogue's samples, each list in the reference's order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Samples {
-    pub calls: Vec<CallSample>,
-    pub replies: Vec<ReplySample>,
-}
-
-/// The samples of `dialogue` (one turn per line, as API-Bank dialogues
-/// read).
-pub fn samples(dialogue: &Conversation) -> Samples {
+/// The call samples of `dialogue` in the reference's order (one turn per
+/// line, as API-Bank dialogues read).
+pub fn samples(dialogue: &Conversation) -> Vec<CallSample> {
     let lines = &dialogue.conversation;
-    let mut samples = Samples::default();
+    let mut samples: Vec<CallSample> = Vec::new();
     // Lines come in order, so a line's earlier sample is the last one.
-    let call = |samples: &mut Samples, line: usize| {
-        let occurrence = match samples.calls.last() {
+    let call = |samples: &mut Vec<CallSample>, line: usize| {
+        let occurrence = match samples.last() {
             Some(last) if last.line == line => last.occurrence + 1,
             _ => 0,
         };
-        samples.calls.push(CallSample { line, occurrence });
+        let reply = false;
+        samples.push(CallSample {
+            line,
+            occurrence,
+            reply,
+        });
     };
     for line in (0..lines.len()).filter(|&line| lines[line].apis.is_some()) {
         call(&mut samples, line);
         match lines.get(line + 1) {
             Some(next) if next.apis.is_some() => call(&mut samples, line + 1),
-            Some(next) if next.role == Role::Assistant => samples.replies.push(ReplySample {
-                after: line,
-                line: line + 1,
-            }),
+            Some(next) if next.role == Role::Assistant => {
+                let first = samples
+                    .iter_mut()
+                    .rev()
+                    .find(|s| s.line == line && s.occurrence == 0);
+                first.expect("the line's first sample is made").reply = true;
+            }
             _ => {}
         }
     }
@@ -100,58 +96,32 @@ mod tests {
         crate::formats::apibank::read_conversation(std::path::Path::new("d.jsonl"), &text).unwrap()
     }
 
+    fn sample(line: usize, occurrence: u8, reply: bool) -> CallSample {
+        CallSample {
+            line,
+            occurrence,
+            reply,
+        }
+    }
+
     #[test]
     fn one_sample_per_api_line_and_a_reply_sample_after_it() {
         let s = samples(&dialogue(&["User", "API", "AI", "User", "API", "AI"]));
-        assert_eq!(
-            s.calls,
-            vec![
-                CallSample {
-                    line: 1,
-                    occurrence: 0
-                },
-                CallSample {
-                    line: 4,
-                    occurrence: 0
-                }
-            ]
-        );
-        assert_eq!(
-            s.replies,
-            vec![
-                ReplySample { after: 1, line: 2 },
-                ReplySample { after: 4, line: 5 }
-            ]
-        );
+        assert_eq!(s, vec![sample(1, 0, true), sample(4, 0, true)]);
     }
 
     #[test]
     fn an_api_line_after_another_is_a_target_twice() {
         let s = samples(&dialogue(&["User", "API", "API", "AI"]));
         assert_eq!(
-            s.calls,
-            vec![
-                CallSample {
-                    line: 1,
-                    occurrence: 0
-                },
-                CallSample {
-                    line: 2,
-                    occurrence: 0
-                },
-                CallSample {
-                    line: 2,
-                    occurrence: 1
-                }
-            ]
+            s,
+            vec![sample(1, 0, false), sample(2, 0, true), sample(2, 1, false)]
         );
-        assert_eq!(s.replies, vec![ReplySample { after: 2, line: 3 }]);
     }
 
     #[test]
     fn a_user_line_after_a_call_and_a_last_api_line_make_no_second_sample() {
         let s = samples(&dialogue(&["User", "API", "User", "API"]));
-        assert_eq!(s.calls.len(), 2);
-        assert!(s.replies.is_empty());
+        assert_eq!(s, vec![sample(1, 0, false), sample(3, 0, false)]);
     }
 }

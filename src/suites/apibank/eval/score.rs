@@ -56,8 +56,9 @@ pub struct Predicted {
 
 impl Predicted {
     pub fn new(api_name: &str, param_dict: Map<String, Value>) -> Self {
+        let api_name = api_name.to_string();
         Predicted {
-            api_name: api_name.to_string(),
+            api_name,
             param_dict,
         }
     }
@@ -103,28 +104,20 @@ pub fn score_call(
     world: &mut ApiBankWorld,
     corrections: Corrections,
 ) -> Verdict {
-    if predicted.api_name != gold_api {
-        let (cause, reason) = match api(&predicted.api_name) {
-            None => (
-                Cause::UnknownApi,
-                format!("{} is no API-Bank API", predicted.api_name),
-            ),
-            Some(_) => (
-                Cause::WrongApi,
-                format!(
-                    "called {} where the gold call is {gold_api}",
-                    predicted.api_name
+    let named = api(&predicted.api_name);
+    let api = match named {
+        Some(api) if predicted.api_name == gold_api => api,
+        _ => {
+            let name = &predicted.api_name;
+            let (cause, reason) = match named {
+                None => (Cause::UnknownApi, format!("{name} is no API-Bank API")),
+                Some(_) => (
+                    Cause::WrongApi,
+                    format!("called {name} where the gold call is {gold_api}"),
                 ),
-            ),
-        };
-        return Verdict::wrong(cause, reason, Some(predicted));
-    }
-    let Some(api) = api(gold_api) else {
-        return Verdict::wrong(
-            Cause::UnknownApi,
-            format!("{gold_api} is no API-Bank API"),
-            Some(predicted),
-        );
+            };
+            return Verdict::wrong(cause, reason, Some(predicted));
+        }
     };
     let called = catalog_names(api, &predicted.param_dict, corrections)
         .and_then(|arguments| world.call_predicted(gold_api, arguments));
@@ -135,10 +128,9 @@ pub fn score_call(
             return Verdict::wrong(Cause::Exception, reason, Some(predicted));
         }
     };
-    let renamed = if corrections.has(Correction::DeviceName) {
-        Vec::new()
-    } else {
-        reference_names(api, &mut result)
+    let given_reference_names = match corrections.has(Correction::DeviceName) {
+        true => Vec::new(),
+        false => reference_names(api, &mut result),
     };
     let lacks = |gold: &Value, field: &&str| gold.get("input").and_then(|i| i.get(field)).is_none();
     let removed: Vec<&str> = (api.check_removes.iter().copied())
@@ -151,15 +143,8 @@ pub fn score_call(
     if !corrections.has(Correction::GoldKept) {
         consume(api, &result, gold_result);
     }
-    let mut verdict = Verdict {
-        correct,
-        cause: None,
-        reason: None,
-        predicted: Some(predicted),
-        result: None,
-    };
-    if !correct {
-        let missing_in_gold: Vec<&str> = (renamed.into_iter())
+    let wrong = (!correct).then(|| {
+        let missing_in_gold: Vec<&str> = (given_reference_names.into_iter())
             .filter(|name| lacks(gold_result, name))
             .collect();
         // Where the reference's check stops on a KeyError, and why.
@@ -182,18 +167,21 @@ pub fn score_call(
         } else {
             None
         };
-        let (cause, reason) = match key_error {
+        match key_error {
             Some(why) => (
                 Cause::WrongArguments,
                 format!("the reference's check of {gold_api} {why} (KeyError)"),
             ),
             None => explain(&result, gold_result),
-        };
-        verdict.cause = Some(cause);
-        verdict.reason = Some(reason);
+        }
+    });
+    Verdict {
+        correct,
+        cause: wrong.as_ref().map(|(cause, _)| *cause),
+        reason: wrong.map(|(_, reason)| reason),
+        predicted: Some(predicted),
+        result: Some(result),
     }
-    verdict.result = Some(result);
-    verdict
 }
 
 /// The arguments under the names the catalog's API takes. The reference's
@@ -220,12 +208,8 @@ fn catalog_names(
                     catalog.filter(|_| corrections.has(Correction::DeviceName))
                 })
                 .ok_or_else(|| format!("invalid parameter name. parameter: {name}"))?;
-            let catalog = api
-                .spec
-                .parameters
-                .get(position)
-                .filter(|p| api.spec.parameter(name).is_none() && p.name != *name)
-                .map_or(name.as_str(), |p| p.name);
+            let catalog = (renamed(api).find(|(_, reference)| reference == name))
+                .map_or(name.as_str(), |(catalog, _)| catalog);
             let is_list = declared
                 .get(position)
                 .is_some_and(|(_, ty, _)| ty.starts_with("list"));
@@ -243,32 +227,42 @@ fn catalog_names(
         .collect()
 }
 
-/// Give the result's inputs the names the reference's code gives them
-/// (TimedSwitch's `device_id` is its `name`), so that its check looks for
-/// them where the reference's looks; the names given back.
-fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
-    let Some(Value::Object(input)) = result.get_mut("input") else {
-        return Vec::new();
-    };
-    let mut renamed = Vec::new();
+/// The parameters the catalog names otherwise than the reference's code
+/// (TimedSwitch's `device_id` is its `name`): the catalog's name and the
+/// reference's.
+fn renamed(api: &Api) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
     let declared = api
         .spec
         .parameters
         .iter()
         .zip(api.reference.input_parameters);
-    for (parameter, (reference, _, _)) in declared {
-        let differs = parameter.name != *reference && api.spec.parameter(reference).is_none();
-        if !differs || !input.contains_key(parameter.name) {
-            continue;
-        }
-        let rename = |(k, v): (String, Value)| match k == parameter.name {
+    declared
+        .filter(|(p, (reference, _, _))| {
+            p.name != *reference && api.spec.parameter(reference).is_none()
+        })
+        .map(|(p, (reference, _, _))| (p.name, *reference))
+}
+
+/// Give the result's inputs the names the reference's code gives them, so
+/// that its check looks for them where the reference's looks; the names
+/// given back.
+fn reference_names(api: &Api, result: &mut Value) -> Vec<&'static str> {
+    let Some(Value::Object(input)) = result.get_mut("input") else {
+        return Vec::new();
+    };
+    let present = renamed(api).filter(|(catalog, _)| input.contains_key(*catalog));
+    let present: Vec<(&str, &str)> = present.collect();
+    for (catalog, reference) in &present {
+        let rename = |(k, v): (String, Value)| match k == *catalog {
             true => (reference.to_string(), v),
             false => (k, v),
         };
         *input = std::mem::take(input).into_iter().map(rename).collect();
-        renamed.push(*reference);
     }
-    renamed
+    present
+        .into_iter()
+        .map(|(_, reference)| reference)
+        .collect()
 }
 
 /// What the reference's check leaves of its ground truth: the fields it

@@ -13,8 +13,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::Value;
+
+use super::super::world::ApiBankWorld;
+use super::predict::CallAnswer;
 use super::reference_parse;
-use super::score::{Cause, Predicted, Verdict};
+use super::score::{score_call, Cause, Predicted, Verdict};
 use crate::formats::call_text::{parse_api_request, ParseFailure};
 use crate::suite::levels::Scoring;
 
@@ -117,14 +121,41 @@ pub struct Judged {
     pub difference: Option<ScoringDifference>,
 }
 
+/// Judge `answer` to a call sample whose gold call is of `gold_api`:
+/// read and run in a copy of `world` at each step of
+/// [`Corrections::chain`], each step against its own copy of the gold
+/// line's result (see [`score_call`]). A call made as a tool call is taken
+/// as made.
+pub fn judge(
+    answer: &CallAnswer,
+    gold_api: &str,
+    gold_results: &mut [Value],
+    world: &ApiBankWorld,
+    scoring: Scoring,
+) -> Judged {
+    let steps = Corrections::chain().zip(gold_results);
+    let verdicts = steps.map(|(corrections, gold_result)| {
+        let predicted = match &answer.function {
+            Some(function) => Ok(function.clone()),
+            None => read_call(&answer.raw, corrections),
+        };
+        match predicted {
+            Ok(predicted) => score_call(
+                predicted,
+                gold_api,
+                gold_result,
+                &mut world.clone(),
+                corrections,
+            ),
+            Err((cause, reason)) => Verdict::wrong(cause, reason, None),
+        }
+    });
+    judged(verdicts.collect(), scoring)
+}
+
 /// Judge a sample from its verdicts at each step of
 /// [`Corrections::chain`], in order.
-pub fn judge(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
-    assert_eq!(
-        verdicts.len(),
-        Correction::CHAIN.len() + 1,
-        "a verdict a step"
-    );
+fn judged(mut verdicts: Vec<Verdict>, scoring: Scoring) -> Judged {
     let (reference, lenient) = (&verdicts[0], &verdicts[Correction::CHAIN.len()]);
     let difference = (reference.correct != lenient.correct).then(|| ScoringDifference {
         corrections: (verdicts.windows(2).zip(Correction::CHAIN))
@@ -156,27 +187,25 @@ pub fn read_call(text: &str, corrections: Corrections) -> Result<Predicted, (Cau
     let as_written = parse_api_request(text);
     let no_call = || (Cause::NoApiCall, ParseFailure::NoCall.to_string());
     match &as_written {
-        Ok(request) if corrections.has(Correction::ArgumentValues) => {
-            return Ok(Predicted::new(
-                &request.api_name,
-                request.param_dict.clone(),
-            ))
+        Ok(request) if corrections.has(Correction::CallLayout) => {
+            let param_dict = if corrections.has(Correction::ArgumentValues) {
+                request.param_dict.clone()
+            } else {
+                // The name holds no parenthesis and nothing follows the
+                // closing one but spaces and a bracket.
+                let call = &text[request.span.clone()];
+                let open = call.find('(').expect("a call has its parenthesis");
+                let close = call.rfind(')').expect("a call has its parenthesis");
+                reference_parse::read_arguments(&call[open + 1..close])
+            };
+            return Ok(Predicted::new(&request.api_name, param_dict));
         }
         Err(ParseFailure::NoCall) if corrections.has(Correction::ArgumentValues) => {
             return Err(no_call())
         }
-        // Text this reading refuses (mismatched quotes, a positional
+        // Text `call_text` refuses (mismatched quotes, a positional
         // argument, a name given twice) is read as the reference reads
         // it: lenient never reads less than the reference.
-        Ok(request) if corrections.has(Correction::CallLayout) => {
-            let call = &text[request.span.clone()];
-            // The name holds no parenthesis and nothing follows the
-            // closing one but spaces and a bracket.
-            let open = call.find('(').expect("a call has its parenthesis");
-            let close = call.rfind(')').expect("a call has its parenthesis");
-            let param_dict = reference_parse::read_arguments(&call[open + 1..close]);
-            return Ok(Predicted::new(&request.api_name, param_dict));
-        }
         _ => {}
     }
     reference_parse::read(text).ok_or_else(|| match as_written {
@@ -285,12 +314,12 @@ mod tests {
                 .collect()
         };
         let steps = [false, false, true, false, true, true, true];
-        let judged = judge(chain(steps), Scoring::Reference);
-        assert!(!judged.chosen.correct);
-        assert_eq!(judged.chosen.reason.as_deref(), Some("step 0"));
-        assert!(!judged.correct_reference && judged.correct_lenient);
+        let reference = judged(chain(steps), Scoring::Reference);
+        assert!(!reference.chosen.correct);
+        assert_eq!(reference.chosen.reason.as_deref(), Some("step 0"));
+        assert!(!reference.correct_reference && reference.correct_lenient);
         assert_eq!(
-            judged.difference,
+            reference.difference,
             Some(ScoringDifference {
                 corrections: vec![
                     Correction::ArgumentValues,
@@ -301,10 +330,10 @@ mod tests {
                 lenient: None,
             })
         );
-        let lenient = judge(chain(steps), Scoring::Lenient);
+        let lenient = judged(chain(steps), Scoring::Lenient);
         assert!(lenient.chosen.correct);
         // Verdicts that end where they began differ in nothing.
-        let back = judge(
+        let back = judged(
             chain([true, false, true, true, true, true, true]),
             Scoring::Lenient,
         );
