@@ -66,15 +66,13 @@ impl Kind for LevelFigures {
         let templates = templates.filter(|name| !name.starts_with("prompts/"));
         parts.extend(templates.map(|name| format!("template {name}")));
         // The run-level settings away from their defaults.
-        let non_default: [(&str, &str, fn(&str) -> String); 3] = [
-            ("state", "fresh", |v| format!("state {v}")),
-            ("retriever", "lexical", |v| format!("retriever {v}")),
-            ("scoring", "reference", |v| format!("{v} scoring")),
-        ];
-        for (key, default, words) in non_default {
-            let value = s.settings[key].as_str().filter(|v| *v != default);
-            parts.extend(value.map(words));
-        }
+        let setting = |key: &str, default: &str| {
+            let value = s.settings[key].as_str();
+            value.filter(|v| *v != default).map(str::to_string)
+        };
+        parts.extend(setting("state", "fresh").map(|v| format!("state {v}")));
+        parts.extend(setting("retriever", "lexical").map(|v| format!("retriever {v}")));
+        parts.extend(setting("scoring", "reference").map(|v| format!("{v} scoring")));
         parts
     }
 
