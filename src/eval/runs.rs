@@ -21,14 +21,12 @@ impl Kind for Conversations {
     type Settings = RunInfo;
     const NAME: &'static str = "conversations";
     const UNIT: &'static str = "conversation";
-    const FILE: &'static str = "conversation";
     const WHAT: &'static str = "a run of whole conversations";
     const WORDS: Words = Words {
         failures: "Failed conversations",
         failed: "failed",
         failure_columns: &["Conversation", "Subset", "Recall", "Why"],
         differs: "outcome",
-        alike: "None: every conversation succeeded or failed in every run alike.",
         passed_key: "success",
         no_state_check: None,
         unit_lists: &["per_conversation"],

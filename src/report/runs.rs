@@ -38,8 +38,9 @@ pub trait Kind: Figures + Serialize + DeserializeOwned + Sized {
     const NAME: &'static str;
     /// What a unit is ("conversation", "call sample", "scenario").
     const UNIT: &'static str;
-    /// What a file of the run is ("conversation", "dialogue", "scenario").
-    const FILE: &'static str;
+    /// What a file of the run is ("dialogue", "trajectory"), where it is
+    /// not a unit.
+    const FILE: &'static str = Self::UNIT;
     /// Its summaries in words ("a run of whole conversations"); a
     /// summary is of this kind when it has the first of
     /// `WORDS.unit_lists`.
@@ -100,10 +101,8 @@ pub struct Words {
     pub failed: &'static str,
     pub failure_columns: &'static [&'static str],
     /// What differs between runs ("outcome"): the title of the section
-    /// of units whose it does and that list's JSON key (`outcome_differs`),
-    /// and what the section says when none differ.
+    /// of units whose it does and that list's JSON key (`outcome_differs`).
     pub differs: &'static str,
-    pub alike: &'static str,
     /// Each unit's field in that list holding whether it passed in every
     /// run.
     pub passed_key: &'static str,
@@ -395,7 +394,7 @@ pub fn report<K: Kind>(runs: &[Run<K>]) -> Report {
     sections.extend([
         sections::pass_hat(&trials, K::UNIT),
         sections::state_check(&state, &differing, K::UNIT, K::WORDS.no_state_check),
-        sections::differs(&units, &K::WORDS),
+        sections::differs(&units, &K::WORDS, K::UNIT),
         sections::failures(&units, &K::WORDS, K::drawn(runs)),
         sections::not_evaluated(&not_evaluated, K::FILE),
         sections::provenance(&provenance),

@@ -153,7 +153,7 @@ pub fn differing<'u, 'a>(units: &'u [Vec<Unit<'a>>]) -> Vec<Vec<Option<&'u Unit<
 
 /// The units whose outcome differs between runs (`units` per run), each
 /// with its outcome in every run, in the kind's words.
-pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
+pub fn differs(units: &[Vec<Unit>], words: &Words, unit: &str) -> Section {
     let title = format!(
         "{}s whose {} differs between runs",
         words.unit(),
@@ -172,7 +172,11 @@ pub fn differs(units: &[Vec<Unit>], words: &Words) -> Section {
     });
     let table = per_unit(words.unit(), units.len(), rows);
     if table.rows.is_empty() {
-        return Section::new("differs", title).text(words.alike);
+        let alike = format!(
+            "None: every {unit} had the same {} in every run.",
+            words.differs
+        );
+        return Section::new("differs", title).text(alike);
     }
     Section::new("differs", title).table(table)
 }

@@ -64,7 +64,6 @@ impl Kind for ScenarioFigures {
     type Settings = Value;
     const NAME: &'static str = "scenarios";
     const UNIT: &'static str = "scenario";
-    const FILE: &'static str = "scenario";
     const WHAT: &'static str = "a run of conversations with a user";
     const TABLE_PER_LEVEL: bool = true;
     const WORDS: Words = Words {
@@ -72,7 +71,6 @@ impl Kind for ScenarioFigures {
         failed: "not completed",
         failure_columns: &["Scenario", "File", "Why"],
         differs: "completion",
-        alike: "None: every scenario was completed or not in every run alike.",
         passed_key: "completed",
         no_state_check: None,
         unit_lists: &["per_scenario"],

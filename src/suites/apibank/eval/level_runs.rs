@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use indexmap::{IndexMap, IndexSet};
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::report::{cause_key, LevelFigures};
@@ -19,17 +18,6 @@ use crate::run::summary::RunSummary;
 
 /// A level run's folder, as `report` reads it.
 pub type LevelRun = Run<LevelFigures>;
-
-/// The settings of a level run that tell runs apart (its summary's
-/// `settings`).
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct LevelSettings {
-    settings: crate::run::answer::Settings,
-    state: Option<String>,
-    retriever: Option<String>,
-    scoring: Option<String>,
-}
 
 /// How the reports name a sample.
 pub fn place(s: &SampleRecord) -> String {
@@ -57,7 +45,6 @@ impl Kind for LevelFigures {
         failed: "wrong",
         failure_columns: &["Sample", "API", "Cause", "Why", "The model wrote"],
         differs: "verdict",
-        alike: "None: every sample was right or wrong in every run alike.",
         passed_key: "correct",
         no_state_check: Some("each call sample is one call on fresh databases, and its verdict already compares that call's result"),
         unit_lists: &["per_sample", "dialogue_hashes"],
@@ -65,8 +52,8 @@ impl Kind for LevelFigures {
 
     /// The predictor and the settings that tell level runs apart.
     fn label(s: &RunSummary<Self>) -> Vec<String> {
-        let run: LevelSettings = serde_json::from_value(s.settings.clone()).unwrap_or_default();
-        let p = &run.settings;
+        let p: crate::run::answer::Settings =
+            serde_json::from_value(s.settings["settings"].clone()).unwrap_or_default();
         let file = p.predictions.as_deref().map(|f| {
             let name = Path::new(f).file_name().unwrap_or_default();
             format!("{}:{}", s.predictor, name.to_string_lossy())
@@ -78,21 +65,14 @@ impl Kind for LevelFigures {
         let templates = s.provenance.iter().flat_map(|p| p.prompt_templates.keys());
         let templates = templates.filter(|name| !name.starts_with("prompts/"));
         parts.extend(templates.map(|name| format!("template {name}")));
-        parts.extend(
-            run.state
-                .filter(|st| st != "fresh")
-                .map(|st| format!("state {st}")),
-        );
-        parts.extend(
-            run.retriever
-                .filter(|r| r != "lexical")
-                .map(|r| format!("retriever {r}")),
-        );
-        parts.extend(
-            run.scoring
-                .filter(|s| s != "reference")
-                .map(|s| format!("{s} scoring")),
-        );
+        // The run-level settings away from their defaults.
+        let setting = |key: &str, default: &str| {
+            let value = s.settings[key].as_str();
+            value.filter(|v| *v != default).map(str::to_string)
+        };
+        parts.extend(setting("state", "fresh").map(|v| format!("state {v}")));
+        parts.extend(setting("retriever", "lexical").map(|v| format!("retriever {v}")));
+        parts.extend(setting("scoring", "reference").map(|v| format!("{v} scoring")));
         parts
     }
 

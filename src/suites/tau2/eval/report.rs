@@ -81,7 +81,6 @@ impl Kind for Tau2Figures {
         failed: "short of the full reward",
         failure_columns: &["Task", "Ended", "Why", "Reward"],
         differs: "reward",
-        alike: "None: every task got the same reward in every run.",
         passed_key: "full_reward",
         no_state_check: Some("tau2 compares the database's hash with the gold's: its DB component (see the results and the trajectories short of the full reward)"),
         unit_lists: &["per_task"],
