@@ -348,8 +348,7 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
         suite: &Counting,
         setup: talkforge::run::Setup {
             databases: &databases,
-            databases_sha256: talkforge::sim::databases::folder_sha256(&databases_dir).unwrap(),
-            provenance: Default::default(),
+            provenance: talkforge::run::provenance::Inputs::read(&databases_dir, &[]).unwrap(),
             errata: &talkforge::errata::Errata::none(),
             answerer: talkforge::run::answer::Choice::Oracle,
             trials: 1,

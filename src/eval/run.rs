@@ -248,7 +248,7 @@ pub fn evaluate_files(
         settings: answerer.settings(),
         similarity: similarity.name(),
         max_calls_per_turn: options.max_calls_per_turn,
-        databases_sha256: options.setup.databases_sha256.clone(),
+        databases_sha256: options.setup.provenance.databases.sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let started = options.setup.meter.reading();
@@ -272,7 +272,6 @@ pub fn evaluate_files(
         options.suite.name(),
         &dataset,
         &options.setup.provenance,
-        &options.setup.databases_sha256,
         answerer,
         summary
             .per_conversation

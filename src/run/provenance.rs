@@ -12,15 +12,31 @@ use sha2::{Digest, Sha256};
 
 use crate::Result;
 
-/// What the caller knows of the inputs before the run.
+/// What a run reads besides its files, as its provenance records them:
+/// the databases (whose fingerprint also goes in the `settings`, so that
+/// a resumed run evaluates again what ran on other databases) and the
+/// errata files given.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
-    /// The databases folder as given.
-    pub databases_folder: String,
-    /// Each database file's SHA-256, by file name.
-    pub databases_files: BTreeMap<String, String>,
-    /// The errata files given, with their SHA-256.
-    pub errata_files: Vec<FileHash>,
+    pub databases: DatabasesRecord,
+    pub errata: Vec<FileHash>,
+}
+
+impl Inputs {
+    /// Hashes the databases folder `dir` and the errata files.
+    pub fn read(dir: &Path, errata: &[std::path::PathBuf]) -> Result<Self> {
+        Ok(Inputs {
+            databases: DatabasesRecord {
+                folder: dir.display().to_string(),
+                sha256: crate::sim::databases::folder_sha256(dir)?,
+                files: database_files(dir)?,
+            },
+            errata: errata
+                .iter()
+                .map(|p| FileHash::of(p))
+                .collect::<Result<_>>()?,
+        })
+    }
 }
 
 /// A file and the SHA-256 of its bytes.
@@ -85,7 +101,7 @@ impl Dataset {
 }
 
 /// The databases the conversations ran on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatabasesRecord {
     pub folder: String,
     /// Over the folder's files, names and bytes (the `settings`' `databases_sha256`).
@@ -132,7 +148,6 @@ impl Provenance {
         suite: &str,
         dataset: &[(String, Option<String>)],
         inputs: &Inputs,
-        databases_sha256: &str,
         answerer: &dyn crate::run::answer::Answerer,
         models: impl IntoIterator<Item = &'a String>,
     ) -> Provenance {
@@ -141,12 +156,8 @@ impl Provenance {
             date: now(),
             suite: suite.to_string(),
             dataset: Dataset::of(dataset.iter().map(|(f, h)| (f.as_str(), h.as_deref()))),
-            databases: DatabasesRecord {
-                folder: inputs.databases_folder.clone(),
-                sha256: databases_sha256.to_string(),
-                files: inputs.databases_files.clone(),
-            },
-            errata: inputs.errata_files.clone(),
+            databases: inputs.databases.clone(),
+            errata: inputs.errata.clone(),
             predictor: answerer.name(),
             model_requested: answerer.settings().model,
             models_reported: crate::run::answer::Reported::all(models),
@@ -163,7 +174,7 @@ pub fn now() -> String {
 }
 
 /// Each JSON file's SHA-256 in a databases folder, by file name.
-pub fn database_files(dir: &Path) -> Result<BTreeMap<String, String>> {
+fn database_files(dir: &Path) -> Result<BTreeMap<String, String>> {
     let mut files = BTreeMap::new();
     let entries = std::fs::read_dir(dir)
         .map_err(|e| crate::Error::input(dir, format!("cannot read the folder: {e}")))?;

@@ -10,11 +10,7 @@ use super::{answer, provenance};
 #[derive(Debug, Clone)]
 pub struct Setup<'a> {
     pub databases: &'a crate::sim::Databases,
-    /// The fingerprint of the databases folder
-    /// ([`crate::sim::databases::folder_sha256`]), recorded so that a
-    /// resumed run evaluates again what ran on other databases.
-    pub databases_sha256: String,
-    /// What the summary's provenance records of the inputs.
+    /// What the summary's provenance records of the databases and errata.
     pub provenance: provenance::Inputs,
     /// Errata files' entries (a dialogue's own come with it): a failure on
     /// a gold call they name is shown as known; scores are unchanged.

@@ -189,3 +189,18 @@ impl StateTotals {
         })
     }
 }
+
+/// What a run found, as `evaluate` prints it (for a kind whose summary
+/// its suite builds: levels, tasks).
+#[derive(Debug)]
+pub struct Outcome {
+    /// The summary `--format json` prints.
+    pub document: Value,
+    /// The summary in words.
+    pub human: String,
+    /// Whether some unit was not a success (exit status 1).
+    pub findings: bool,
+    /// The error naming the units that could not be evaluated (exit
+    /// status 2, after the summary of the others, which lists them).
+    pub failure: Option<crate::Error>,
+}

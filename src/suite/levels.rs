@@ -7,8 +7,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use crate::run::Setup;
 use crate::suite::WorldOptions;
 use crate::Result;
@@ -31,7 +29,7 @@ pub trait LevelProtocol: Sync {
     fn levels(&self) -> &'static [Level];
 
     /// Evaluate `run.files` at `run.level` (one of [`Self::levels`]).
-    fn evaluate(&self, run: &LevelRun<'_>) -> Result<LevelOutcome>;
+    fn evaluate(&self, run: &LevelRun<'_>) -> Result<crate::run::summary::Outcome>;
 
     /// How `report` reads and compares the runs it makes.
     fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind;
@@ -80,17 +78,4 @@ pub struct LevelRun<'a> {
     pub functions: bool,
     /// Blank the APIs' descriptions (documentation ablation).
     pub no_docs: bool,
-}
-
-/// What a run found.
-pub struct LevelOutcome {
-    /// The summary `--format json` prints.
-    pub document: Value,
-    /// The summary in words.
-    pub human: String,
-    /// Whether some sample was not answered correctly (exit status 1).
-    pub findings: bool,
-    /// The error naming the files that could not be evaluated (exit status
-    /// 2, after the summary of the others, which lists them).
-    pub failure: Option<crate::Error>,
 }

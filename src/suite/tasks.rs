@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::llm::usage::Meter;
 use crate::run::answer::Model;
 use crate::Result;
@@ -76,23 +74,9 @@ pub struct TaskRun<'a> {
     pub meter: Meter,
 }
 
-/// What a run found.
-#[derive(Debug)]
-pub struct TaskOutcome {
-    /// The summary `--format json` prints.
-    pub document: Value,
-    /// The summary in words.
-    pub human: String,
-    /// Whether some scored task got less than the full reward (exit 1).
-    pub findings: bool,
-    /// The error naming the tasks that could not be evaluated (exit 2,
-    /// after the summary of the others, which lists them).
-    pub failure: Option<crate::Error>,
-}
-
 /// A suite's evaluation by tasks.
 pub trait TaskProtocol: Sync {
-    fn evaluate(&self, run: &TaskRun<'_>) -> Result<TaskOutcome>;
+    fn evaluate(&self, run: &TaskRun<'_>) -> Result<crate::run::summary::Outcome>;
 
     /// How `report` reads and compares the runs it makes.
     fn report_kind(&self) -> &'static dyn crate::report::runs::RunKind;

@@ -3,14 +3,13 @@
 //! its files (the databases, `--errata`, their provenance).
 
 use std::io::IsTerminal;
-use std::path::Path;
 
 use super::{Args, PredictorKind};
 use crate::errata::Errata;
-use crate::eval::provenance::{database_files, FileHash, Inputs};
 use crate::llm::client::Client;
 use crate::llm::usage::{Meter, Role};
 use crate::run::answer::{Choice, Model};
+use crate::run::provenance::Inputs;
 use crate::run::Setup;
 use crate::sim::Databases;
 use crate::suite::Suite;
@@ -65,8 +64,7 @@ impl Args {
 /// their tokens into.
 pub(super) struct Loaded {
     databases: Databases,
-    databases_sha256: String,
-    provenance: Inputs,
+    inputs: Inputs,
     errata: Errata,
     pub meter: Meter,
 }
@@ -76,8 +74,7 @@ pub(super) fn load(args: &Args, suite: &dyn Suite) -> Result<Loaded, Error> {
     let dir = crate::cli::databases_dir(args.databases.as_deref(), suite)?;
     Ok(Loaded {
         databases: suite.load_databases(&dir)?,
-        databases_sha256: crate::sim::databases::folder_sha256(&dir)?,
-        provenance: provenance_inputs(args, &dir)?,
+        inputs: Inputs::read(&dir, &args.errata)?,
         errata: Errata::load(&args.errata)?,
         meter: Meter::new(),
     })
@@ -88,8 +85,7 @@ impl Loaded {
     pub fn setup(&self, args: &Args, answerer: Choice, threads: Option<usize>) -> Setup<'_> {
         Setup {
             databases: &self.databases,
-            databases_sha256: self.databases_sha256.clone(),
-            provenance: self.provenance.clone(),
+            provenance: self.inputs.clone(),
             errata: &self.errata,
             answerer,
             trials: args.trials,
@@ -100,17 +96,4 @@ impl Loaded {
             meter: self.meter.clone(),
         }
     }
-}
-
-/// What the summary's provenance records of the inputs.
-fn provenance_inputs(args: &Args, databases_dir: &Path) -> Result<Inputs, Error> {
-    Ok(Inputs {
-        databases_folder: databases_dir.display().to_string(),
-        databases_files: database_files(databases_dir)?,
-        errata_files: args
-            .errata
-            .iter()
-            .map(|p| FileHash::of(p))
-            .collect::<Result<_, _>>()?,
-    })
 }

@@ -157,7 +157,7 @@ fn settings_json(run: &Run<'_>, trial: Option<usize>) -> Value {
         "max_turns": run.bounds.max_turns,
         "max_calls_per_turn": run.bounds.max_calls_per_turn,
         "retriever": run.world.retriever_name(),
-        "databases_sha256": run.setup.databases_sha256,
+        "databases_sha256": run.setup.provenance.databases.sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
         "trial": trial,
     })
@@ -319,7 +319,6 @@ fn run_trial(
         suite.name(),
         &dataset,
         &run.setup.provenance,
-        &run.setup.databases_sha256,
         assistant.as_ref(),
         std::iter::empty(),
     ));

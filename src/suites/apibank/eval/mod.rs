@@ -28,7 +28,7 @@ pub mod samples;
 pub mod score;
 pub mod scoring;
 
-use crate::suite::levels::{Level, LevelOutcome, LevelProtocol, LevelRun};
+use crate::suite::levels::{Level, LevelProtocol, LevelRun};
 use crate::Result;
 
 /// API-Bank's levels 1 and 2.
@@ -51,7 +51,7 @@ impl LevelProtocol for ApiBankLevels {
         LEVELS
     }
 
-    fn evaluate(&self, run: &LevelRun<'_>) -> Result<LevelOutcome> {
+    fn evaluate(&self, run: &LevelRun<'_>) -> Result<crate::run::summary::Outcome> {
         run::evaluate(run)
     }
 

@@ -30,7 +30,7 @@ use crate::run::driver::{self, failures_error, Done, Kind, Plan};
 use crate::run::folder::{common_dir, relative};
 use crate::run::provenance::{FileHash, Provenance};
 use crate::run::trials::{run_trials, UnitOutcome};
-use crate::suite::levels::{LevelOutcome, LevelRun, StartState, SAMPLES_DIR};
+use crate::suite::levels::{LevelRun, StartState, SAMPLES_DIR};
 use crate::suite::{Suite, World};
 use crate::{Error, Result};
 
@@ -195,7 +195,7 @@ impl Kind for Samples<'_> {
 }
 
 /// Evaluate `run.files` at `run.level`, in `run.setup.trials` trials.
-pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
+pub fn evaluate(run: &LevelRun<'_>) -> Result<crate::run::summary::Outcome> {
     let prompt = SamplePrompt::of(run)?;
     let summary = run_trials(
         &run.setup,
@@ -211,7 +211,7 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<LevelOutcome> {
     if let (Some(dir), Some(_)) = (&run.setup.out, trials) {
         write_summary(dir, &summary)?;
     }
-    Ok(LevelOutcome {
+    Ok(crate::run::summary::Outcome {
         human: summary.human(),
         findings,
         document: serde_json::to_value(&summary).expect("the summary serializes"),
@@ -271,7 +271,7 @@ fn evaluate_trial(
         "predictor": answerer.name(),
         "settings": recorded(&answerer.settings()),
         "retriever": run.world.retriever_name(),
-        "databases_sha256": run.setup.databases_sha256,
+        "databases_sha256": run.setup.provenance.databases.sha256,
         "talkforge_version": env!("CARGO_PKG_VERSION"),
     });
     let kind = Samples {
@@ -300,7 +300,6 @@ fn evaluate_trial(
         ApiBank.name(),
         &pass.dataset,
         &run.setup.provenance,
-        &run.setup.databases_sha256,
         answerer.as_ref(),
         &models,
     );
@@ -422,7 +421,6 @@ mod tests {
                 files: &[],
                 setup: crate::run::Setup {
                     databases: &databases,
-                    databases_sha256: String::new(),
                     provenance: Default::default(),
                     errata: &errata,
                     answerer: crate::run::answer::Choice::Oracle,

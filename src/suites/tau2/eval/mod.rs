@@ -33,7 +33,7 @@ use crate::llm::sha256_hex;
 use crate::run::driver::{Failure, Pass};
 use crate::run::provenance::{DatabasesRecord, Dataset, Provenance};
 use crate::run::summary::RunSummary;
-use crate::suite::tasks::{TaskOutcome, TaskPredictor, TaskProtocol, TaskRun};
+use crate::suite::tasks::{TaskPredictor, TaskProtocol, TaskRun};
 use crate::{Error, Result};
 
 /// tau2's evaluation by tasks.
@@ -118,7 +118,7 @@ struct Done {
 }
 
 impl TaskProtocol for Tau2Tasks {
-    fn evaluate(&self, run: &TaskRun<'_>) -> Result<TaskOutcome> {
+    fn evaluate(&self, run: &TaskRun<'_>) -> Result<crate::run::summary::Outcome> {
         let started = run.meter.reading();
         let mut databases: Vec<Database> = Vec::new();
         let mut by_db_path: HashMap<PathBuf, usize> = HashMap::new();
@@ -208,7 +208,7 @@ impl TaskProtocol for Tau2Tasks {
             "trajectory",
             run.out.as_deref(),
         );
-        Ok(TaskOutcome {
+        Ok(crate::run::summary::Outcome {
             human: figures::human(&summary),
             document: serde_json::to_value(&summary).expect("a summary serialises"),
             findings,
