@@ -79,13 +79,8 @@ impl Kind for Conversations<'_> {
     /// The conversation file as read, annotated with the evaluation.
     type Detail = Option<Value>;
 
-    fn unit(&self) -> &'static str {
-        "conversation"
-    }
-
-    fn folder(&self) -> &'static str {
-        CONVERSATIONS_DIR
-    }
+    const UNIT: &'static str = "conversation";
+    const FOLDER: &'static str = CONVERSATIONS_DIR;
 
     fn settings(&self) -> &Value {
         &self.settings

@@ -46,10 +46,10 @@ pub trait Kind: Sync {
     type Detail: Send;
 
     /// What a file is to this kind ("conversation", "dialogue", "scenario").
-    fn unit(&self) -> &'static str;
+    const UNIT: &'static str;
 
     /// The folder of the run folder that holds the output files.
-    fn folder(&self) -> &'static str;
+    const FOLDER: &'static str;
 
     /// The settings an output file is reused under: any difference (the
     /// keys of [`INFORMATIVE`] aside) evaluates the file again.
@@ -145,7 +145,7 @@ pub fn evaluate<K: Kind>(
     mut done: impl FnMut(Done<K::Outcome>) + Send,
 ) -> Result<Pass> {
     let base = folder::common_dir(files);
-    let bar = progress_bar(files.len() as u64, plan.progress, kind.unit());
+    let bar = progress_bar(files.len() as u64, plan.progress, K::UNIT);
     let mut pass = Pass::default();
     let mut job = || -> Result<()> {
         for window in files.chunks(WINDOW) {
@@ -224,7 +224,7 @@ fn one<K: Kind>(
     let (Some(out), Some(hash)) = (out, input.sha256) else {
         return (None, kind.evaluate(&input).map(|(o, _)| (o, false)));
     };
-    let output = folder::output_path(out, kind.folder(), rel);
+    let output = folder::output_path(out, K::FOLDER, rel);
     let result = (|| {
         let stamp = stamp(kind, hash);
         if !plan.reset && kind.resumes() {
@@ -249,7 +249,7 @@ fn one<K: Kind>(
 pub fn stamp<K: Kind>(kind: &K, sha256: &str) -> Value {
     let mut stamp = kind.settings().clone();
     if let Value::Object(map) = &mut stamp {
-        map.insert(format!("{}_sha256", kind.unit()), Value::from(sha256));
+        map.insert(format!("{}_sha256", K::UNIT), Value::from(sha256));
     }
     stamp
 }

@@ -193,13 +193,8 @@ impl Kind for Conversations<'_> {
     type Outcome = ScenarioOutcome;
     type Detail = ();
 
-    fn unit(&self) -> &'static str {
-        "scenario"
-    }
-
-    fn folder(&self) -> &'static str {
-        transcripts::TRANSCRIPTS_DIR
-    }
+    const UNIT: &'static str = "scenario";
+    const FOLDER: &'static str = transcripts::TRANSCRIPTS_DIR;
 
     fn settings(&self) -> &Value {
         &self.settings

@@ -135,13 +135,8 @@ impl Kind for Samples<'_> {
     type Outcome = DialogueResult;
     type Detail = Vec<SampleDetail>;
 
-    fn unit(&self) -> &'static str {
-        "dialogue"
-    }
-
-    fn folder(&self) -> &'static str {
-        SAMPLES_DIR
-    }
+    const UNIT: &'static str = "dialogue";
+    const FOLDER: &'static str = SAMPLES_DIR;
 
     fn settings(&self) -> &Value {
         &self.settings
