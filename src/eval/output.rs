@@ -30,7 +30,8 @@ pub struct RunInfo {
     /// "lexical", "exact" or "embeddings:MODEL".
     pub similarity: String,
     pub max_calls_per_turn: usize,
-    /// The databases the conversations ran on ([`crate::sim::databases::folder_sha256`]).
+    /// The databases the conversations ran on (their
+    /// [`DatabasesRecord`](crate::run::provenance::DatabasesRecord)'s `sha256`).
     pub databases_sha256: String,
     /// The talkforge that evaluated (its simulators and comparators decide
     /// the scores).

@@ -26,11 +26,7 @@ impl Inputs {
     /// Hashes the databases folder `dir` and the errata files.
     pub fn read(dir: &Path, errata: &[std::path::PathBuf]) -> Result<Self> {
         Ok(Inputs {
-            databases: DatabasesRecord {
-                folder: dir.display().to_string(),
-                sha256: crate::sim::databases::folder_sha256(dir)?,
-                files: database_files(dir)?,
-            },
+            databases: DatabasesRecord::read(dir)?,
             errata: errata
                 .iter()
                 .map(|p| FileHash::of(p))
@@ -110,6 +106,34 @@ pub struct DatabasesRecord {
     pub files: BTreeMap<String, String>,
 }
 
+impl DatabasesRecord {
+    /// The `*.json` files of the databases folder `dir`, each read once:
+    /// the folder's SHA-256 over every file's name, length and bytes in
+    /// name order (the `settings`' `databases_sha256`, so that a resumed
+    /// run evaluates again what ran on other databases), and each file's
+    /// own SHA-256 by name.
+    fn read(dir: &Path) -> Result<Self> {
+        let mut folder = Sha256::new();
+        let mut files = BTreeMap::new();
+        for path in crate::sim::databases::json_files(dir)? {
+            let bytes =
+                std::fs::read(&path).map_err(|e| crate::Error::input(&path, e.to_string()))?;
+            let name = path.file_name().unwrap_or_default();
+            let length = (bytes.len() as u64).to_le_bytes();
+            for part in [name.as_encoded_bytes(), &length, &bytes] {
+                folder.update(part);
+            }
+            let name = name.to_string_lossy().into_owned();
+            files.insert(name, crate::llm::sha256_hex(&bytes));
+        }
+        Ok(DatabasesRecord {
+            folder: dir.display().to_string(),
+            sha256: format!("{:x}", folder.finalize()),
+            files,
+        })
+    }
+}
+
 /// The provenance of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
@@ -173,22 +197,6 @@ pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-/// Each JSON file's SHA-256 in a databases folder, by file name.
-fn database_files(dir: &Path) -> Result<BTreeMap<String, String>> {
-    let mut files = BTreeMap::new();
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| crate::Error::input(dir, format!("cannot read the folder: {e}")))?;
-    for entry in entries.filter_map(|e| e.ok()) {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "json") && path.is_file() {
-            let hash = FileHash::of(&path)?;
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            files.insert(name.into_owned(), hash.sha256);
-        }
-    }
-    Ok(files)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +213,40 @@ mod tests {
         assert_ne!(a.sha256, edited.sha256);
         assert_ne!(a.sha256, swapped.sha256);
         assert_eq!((unhashed.files, unhashed.sha256), (2, None));
+    }
+
+    #[test]
+    fn the_databases_record_hashes_each_json_file_and_the_folder_by_names_and_bytes() {
+        let write = |dir: &Path, files: &[(&str, &str)]| {
+            for (name, text) in files {
+                std::fs::write(dir.join(name), text).unwrap();
+            }
+            DatabasesRecord::read(dir).unwrap()
+        };
+        let folders: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+        let base = [
+            ("A.json", "{}"),
+            ("B.json", "{\"b\": 1}"),
+            ("notes.txt", "x"),
+        ];
+        let a = write(folders[0].path(), &base);
+        let moved = write(folders[1].path(), &base);
+        let edited = write(
+            folders[2].path(),
+            &[("A.json", "{}"), ("B.json", "{\"b\": 2}")],
+        );
+        let renamed = write(
+            folders[3].path(),
+            &[("A.json", "{}"), ("C.json", "{\"b\": 1}")],
+        );
+        let names: Vec<_> = a.files.keys().map(String::as_str).collect();
+        assert_eq!(names, ["A.json", "B.json"]);
+        let b = FileHash::of(&folders[0].path().join("B.json")).unwrap();
+        assert_eq!(a.files["B.json"], b.sha256);
+        assert_eq!(a.folder, folders[0].path().display().to_string());
+        assert_eq!(a.sha256, moved.sha256);
+        assert_ne!(a.sha256, edited.sha256);
+        assert_ne!(a.sha256, renamed.sha256);
+        assert_eq!(a.sha256.len(), 64);
     }
 }

@@ -202,23 +202,7 @@ impl Databases {
 }
 
 /// The `*.json` files of a databases folder, in name order.
-/// A SHA-256 over the databases in `dir` (each file's name and bytes, in
-/// name order): what a record of a run keeps to tell whether the databases
-/// it ran on have changed since.
-pub fn folder_sha256(dir: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
-    for path in json_files(dir)? {
-        let bytes = std::fs::read(&path).map_err(|e| Error::input(&path, e.to_string()))?;
-        let name = path.file_name().unwrap_or_default().as_encoded_bytes();
-        for part in [name, &(bytes.len() as u64).to_le_bytes(), &bytes] {
-            hasher.update(part);
-        }
-    }
-    Ok(format!("{:x}", hasher.finalize()))
-}
-
-fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+pub fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| Error::input(dir, format!("cannot read the databases folder: {e}")))?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -8,8 +8,8 @@
 //! both changed to different values is *different*.
 //!
 //! It is reported beside the suite's own metrics and changes none of them.
-//! Worlds share unchanged databases behind reference counts, so a
-//! comparison skips every database no one wrote without reading it.
+//! Worlds share unchanged databases and records behind reference counts,
+//! so a comparison skips every part no one wrote without reading it.
 //!
 //! Databases come in two shapes: tables of records (ToolTalk, [`compare`])
 //! and JSON documents (API-Bank, [`compare_documents`]). Both are compared
@@ -59,8 +59,25 @@ pub fn compare(turn: usize, before: &Tables, gold: &Tables, predicted: &Tables) 
     let names = union(gold.names(), predicted.names(), |n| gold.get(n).is_some());
     let mut writes = Vec::new();
     for name in names {
-        if !same(gold.get(name), predicted.get(name)) {
-            let document = |t: &Tables| t.get(name).map(|t| Value::Object(t.to_map()));
+        let (g, p) = (gold.get(name), predicted.get(name));
+        if !same(g, p) {
+            // Only the records that differ are copied out (one no one wrote
+            // is shared, and compares without being read).
+            let differ: Vec<&str> = union(
+                g.into_iter().flat_map(|t| t.keys()),
+                p.into_iter().flat_map(|t| t.keys()),
+                |k| g.is_some_and(|t| t.contains_key(k)),
+            )
+            .into_iter()
+            .filter(|k| g.and_then(|t| t.get(k)) != p.and_then(|t| t.get(k)))
+            .collect();
+            let document = |t: &Tables| {
+                let table = t.get(name)?;
+                let records = differ
+                    .iter()
+                    .filter_map(|k| Some((k.to_string(), table.get(k)?.to_value())));
+                Some(Value::Object(records.collect()))
+            };
             let (b, g, p) = (document(before), document(gold), document(predicted));
             compare_database(
                 turn,
@@ -261,9 +278,10 @@ mod tests {
             "Alarm": {"ann": {"a1": "06:00", "a2": "08:00"}, "bob": {"b1": "09:00"}},
             "Reminder": {"ann": {"r1": "call"}}
         }));
-        // Predicted: a1 moved to 05:00, bob's alarm deleted, no reminder.
+        // Predicted: a1 moved to 05:00, bob's alarm deleted, an alarm
+        // for cid no one asked for, no reminder.
         let predicted = tables(json!({
-            "Alarm": {"ann": {"a1": "05:00", "a2": "08:00"}, "bob": {}},
+            "Alarm": {"ann": {"a1": "05:00", "a2": "08:00"}, "bob": {}, "cid": {"c1": "10:00"}},
             "Reminder": {"ann": {}}
         }));
         let writes = compare(3, &before, &gold, &predicted);
@@ -283,13 +301,14 @@ mod tests {
             [
                 (WriteKind::Different, "Alarm", "ann", Some("a1")),
                 (WriteKind::Collateral, "Alarm", "bob", Some("b1")),
+                (WriteKind::Collateral, "Alarm", "cid", None),
                 (WriteKind::Missing, "Reminder", "ann", Some("r1")),
             ]
         );
         let check = StateCheck::new(writes);
         assert_eq!(
             (check.collateral, check.missing, check.different),
-            (1, 1, 1)
+            (2, 1, 1)
         );
         assert!(compare(3, &before, &gold, &gold).is_empty());
         assert!(compare(3, &before, &before, &before.clone()).is_empty());
