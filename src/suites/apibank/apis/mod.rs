@@ -184,7 +184,7 @@ pub fn api(name: &str) -> Option<&'static Api> {
 /// The check the lenient scoring asks of `name` in place of the
 /// reference's, for the one API whose check can never pass
 /// (DeleteMeeting's reads a `time` its inputs lack; see
-/// `eval::scoring::Correction::DeleteMeetingTime`).
+/// `eval::score::Correction::DeleteMeetingTime`).
 pub fn corrected_check(name: &str) -> Option<fn(&Value, &Value) -> bool> {
     (name == delete_meeting::API.spec.name).then_some(delete_meeting::correct_by_start_time as _)
 }

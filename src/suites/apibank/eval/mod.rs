@@ -7,10 +7,10 @@
 //! - [`prompt`] and [`predict`]: what a sample asks of the answerer
 //!   ([`crate::run::answer`]: the oracle, a replay file, a model) and
 //!   what a model is sent; API-Bank's replay line format;
-//! - [`scoring`]: the reference and the lenient scoring, and how each
-//!   reads a call out of the text ([`reference_parse`]: the reference's
-//!   patterns); [`score`]: running the call and the gold API's own
-//!   correctness check; [`retrieval`]: ToolSearcher's picks;
+//! - [`score`]: the reference and the lenient scoring, how each reads a
+//!   call out of the text ([`reference_parse`]: the reference's
+//!   patterns), runs it and asks the gold API's own correctness check;
+//!   [`retrieval`]: ToolSearcher's picks;
 //! - [`rouge`]: ROUGE-L as the `rouge` 1.0.1 package computes it;
 //! - [`run`]: evaluating a set of files with resume, and [`report`]: the
 //!   summary and `report.md`; [`level_runs`]: runs at levels 1 and 2
@@ -26,7 +26,6 @@ pub mod rouge;
 pub mod run;
 pub mod samples;
 pub mod score;
-pub mod scoring;
 
 use crate::suite::levels::{Level, LevelProtocol, LevelRun};
 use crate::Result;

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::super::call_text::render_api_request;
-use super::prompt::{SamplePrompt, Task};
+use super::prompt::SamplePrompt;
 use super::samples::{sample_place, CallSample};
 use super::score::Predicted;
 use crate::dialogue::Conversation;
@@ -39,16 +39,17 @@ pub struct Asker<'a> {
 }
 
 impl Asker<'_> {
-    /// The answer for `task` at `line` (the target line: the history is
-    /// every line before it), keyed by `position` and `occurrence`, and
-    /// the model the server said gave it.
-    fn ask(&self, task: Task, line: usize, occurrence: u8, gold: String) -> Result<Answer> {
-        let (position, asked) = match task {
-            Task::Call => (line, Asked::Call),
-            // A reply is keyed by the API line it follows.
-            Task::Reply => (line - 1, Asked::Reply),
+    /// The answer to what is `asked` at `line` (the target line: the
+    /// history is every line before it), keyed by `position` and
+    /// `occurrence`, and the model the server said gave it.
+    fn ask(&self, asked: Asked, line: usize, occurrence: u8, gold: String) -> Result<Answer> {
+        // A reply is keyed by the API line it follows.
+        let position = if asked == Asked::Reply {
+            line - 1
+        } else {
+            line
         };
-        let chat = || self.prompt.chat(self.dialogue, line, task);
+        let chat = || self.prompt.chat(self.dialogue, line, asked);
         self.answerer.answer_owned(Request {
             key: key(self.file, position, occurrence, asked),
             step: 0,
@@ -62,7 +63,7 @@ impl Asker<'_> {
     pub fn call(&self, line: usize, occurrence: u8) -> Result<(CallAnswer, Option<String>)> {
         let gold = &self.dialogue.conversation[line].calls()[0].request;
         let gold = render_api_request(&gold.api_name, &gold.parameters);
-        let answer = self.ask(Task::Call, line, occurrence, gold)?;
+        let answer = self.ask(Asked::Call, line, occurrence, gold)?;
         let model = answer.model();
         let (raw, function) = match answer.calls.into_iter().next() {
             None => (answer.text, None),
@@ -83,7 +84,7 @@ impl Asker<'_> {
     /// said wrote it.
     pub fn reply(&self, line: usize) -> Result<(String, Option<String>)> {
         let gold = self.dialogue.conversation[line].text.clone();
-        let answer = self.ask(Task::Reply, line, 0, gold)?;
+        let answer = self.ask(Asked::Reply, line, 0, gold)?;
         let model = answer.model();
         Ok((answer.text, model))
     }

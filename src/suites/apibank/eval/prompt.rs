@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use super::super::call_text::render_api_request;
 use super::super::catalog::catalog;
 use crate::dialogue::{Conversation, Role};
-use crate::run::answer::{Chat, Message, Settings};
+use crate::run::answer::{Asked, Chat, Message, Settings};
 use crate::suite::docs::openai_tool;
 use crate::suite::levels::LevelRun;
 use crate::suite::{ToolSpec, ValueFormat};
@@ -31,16 +31,6 @@ use crate::{Error, Result};
 /// The template shipped with talkforge, and its name in provenance.
 const DEFAULT_TEMPLATE: &str = include_str!("../../../../prompts/apibank-eval.j2");
 const DEFAULT_TEMPLATE_NAME: &str = "prompts/apibank-eval.j2";
-
-/// What the model is asked for (the template's `task`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Task {
-    /// The next API call.
-    Call,
-    /// The reply after an API's result.
-    Reply,
-}
 
 /// How a model is asked a sample: the system prompt's template, and
 /// whether the APIs are offered as tools (functions mode) and documented.
@@ -91,8 +81,14 @@ impl SamplePrompt {
         (settings, [(self.name.clone(), sha256)].into())
     }
 
-    /// The system prompt for `task`, showing `apis`.
-    fn system(&self, task: Task, apis: &[&'static ToolSpec]) -> Result<String> {
+    /// The system prompt for what is `asked` (the template's `task`:
+    /// `call` or `reply`), showing `apis`.
+    fn system(&self, asked: Asked, apis: &[&'static ToolSpec]) -> Result<String> {
+        let task = if asked == Asked::Reply {
+            "reply"
+        } else {
+            "call"
+        };
         let apis: Vec<Value> = apis
             .iter()
             .map(|spec| json!({"name": spec.name, "doc": api_doc(spec, self.docs).to_string()}))
@@ -106,14 +102,15 @@ impl SamplePrompt {
         .map_err(|e| Error::Other(format!("the prompt template does not render: {e}")))
     }
 
-    /// The chat a model is sent for `task` at `line` of `dialogue`.
-    pub fn chat(&self, dialogue: &Conversation, line: usize, task: Task) -> Result<Chat> {
-        let functions = self.functions && task == Task::Call;
-        let apis = shown_apis(dialogue, task, self.level, 0);
-        let mut messages = vec![Message::System(self.system(task, &apis)?)];
+    /// The chat a model is sent for what is `asked` at `line` of
+    /// `dialogue`.
+    pub fn chat(&self, dialogue: &Conversation, line: usize, asked: Asked) -> Result<Chat> {
+        let functions = self.functions && asked == Asked::Call;
+        let apis = shown_apis(dialogue, asked, self.level, 0);
+        let mut messages = vec![Message::System(self.system(asked, &apis)?)];
         messages.extend(history(dialogue, line, functions));
         let offered = match functions {
-            true => shown_apis(dialogue, task, self.level, line),
+            true => shown_apis(dialogue, asked, self.level, line),
             false => Vec::new(),
         };
         let tools: Vec<Value> = (offered.into_iter())
@@ -170,12 +167,12 @@ fn shape(format: ValueFormat) -> Option<&'static str> {
 /// dialogue calls, in the catalog's order.
 fn shown_apis(
     dialogue: &Conversation,
-    task: Task,
+    asked: Asked,
     level: u8,
     lines: usize,
 ) -> Vec<&'static ToolSpec> {
     let tools = catalog().tools().iter().copied();
-    if task == Task::Reply || level != 2 {
+    if asked == Asked::Reply || level != 2 {
         return tools
             .filter(|t| dialogue.apis_used.iter().any(|used| used == t.name))
             .collect();
@@ -253,12 +250,12 @@ mod tests {
     #[test]
     fn level_two_offers_toolsearcher_and_what_earlier_searches_found() {
         let d = dialogue();
-        assert_eq!(names(shown_apis(&d, Task::Call, 2, 1)), ["ToolSearcher"]);
+        assert_eq!(names(shown_apis(&d, Asked::Call, 2, 1)), ["ToolSearcher"]);
         assert_eq!(
-            names(shown_apis(&d, Task::Call, 2, 3)),
+            names(shown_apis(&d, Asked::Call, 2, 3)),
             ["ToolSearcher", "GetUserToken", "AddAgenda"]
         );
-        assert_eq!(names(shown_apis(&d, Task::Call, 1, 3)), ["ToolSearcher"]);
+        assert_eq!(names(shown_apis(&d, Asked::Call, 1, 3)), ["ToolSearcher"]);
     }
 
     #[test]
@@ -270,13 +267,13 @@ mod tests {
             functions: false,
             docs: true,
         };
-        let apis = shown_apis(&dialogue(), Task::Call, 1, 0);
-        let call = prompt(1).system(Task::Call, &apis).unwrap();
+        let apis = shown_apis(&dialogue(), Asked::Call, 1, 0);
+        let call = prompt(1).system(Asked::Call, &apis).unwrap();
         assert!(call.contains("[ApiName(key1='value1', key2='value2')]"));
         assert!(call.contains("\"name\":\"ToolSearcher\""));
-        let level2 = prompt(2).system(Task::Call, &apis).unwrap();
+        let level2 = prompt(2).system(Asked::Call, &apis).unwrap();
         assert!(level2.contains("call ToolSearcher"));
-        let reply = prompt(1).system(Task::Reply, &apis).unwrap();
+        let reply = prompt(1).system(Asked::Reply, &apis).unwrap();
         assert!(reply.contains("next message to the user"));
         assert!(!reply.contains("key1"));
     }

@@ -1,7 +1,7 @@
 //! Evaluating a set of API-Bank dialogues at one level: every dialogue's
 //! samples in the reference's order (a line's second sample is checked
 //! after its first, see [`super::score::score_call`]), each judged at every step
-//! from the reference scoring to the lenient one ([`super::scoring`]),
+//! from the reference scoring to the lenient one ([`super::score`]),
 //! dialogues in parallel, one output file per dialogue under
 //! `--out/samples/` (its samples with what the model wrote and what its
 //! call returned), reused by a later run with the same settings on the
@@ -21,8 +21,7 @@ use super::report::{LevelFigures, Summary};
 use super::retrieval::KnownPicks;
 use super::rouge::rouge_l;
 use super::samples::samples;
-use super::score::{Cause, Predicted};
-use super::scoring::{judge, Corrections, ScoringDifference};
+use super::score::{judge, Cause, Corrections, Predicted, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::run::answer::{Answerer, Reported};

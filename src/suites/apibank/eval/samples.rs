@@ -43,32 +43,25 @@ pub struct CallSample {
 /// line, as API-Bank dialogues read).
 pub fn samples(dialogue: &Conversation) -> Vec<CallSample> {
     let lines = &dialogue.conversation;
+    let is_api = |line: usize| lines.get(line).is_some_and(|l| l.apis.is_some());
     let mut samples: Vec<CallSample> = Vec::new();
-    // Lines come in order, so a line's earlier sample is the last one.
-    let call = |samples: &mut Vec<CallSample>, line: usize| {
-        let occurrence = match samples.last() {
-            Some(last) if last.line == line => last.occurrence + 1,
-            _ => 0,
-        };
-        let reply = false;
-        samples.push(CallSample {
-            line,
-            occurrence,
-            reply,
-        });
-    };
-    for line in (0..lines.len()).filter(|&line| lines[line].apis.is_some()) {
-        call(&mut samples, line);
-        match lines.get(line + 1) {
-            Some(next) if next.apis.is_some() => call(&mut samples, line + 1),
-            Some(next) if next.role == Role::Assistant => {
-                let first = samples
-                    .iter_mut()
-                    .rev()
-                    .find(|s| s.line == line && s.occurrence == 0);
-                first.expect("the line's first sample is made").reply = true;
-            }
-            _ => {}
+    for line in (0..lines.len()).filter(|&line| is_api(line)) {
+        // The line's own sample, then the next line's when it is an API
+        // line too (a sample of the same history).
+        let targets = [line, line + 1];
+        for target in targets.into_iter().filter(|&t| t == line || is_api(t)) {
+            // Lines come in order, so a line's earlier sample is the last one.
+            let occurrence = match samples.last() {
+                Some(last) if last.line == target => last.occurrence + 1,
+                _ => 0,
+            };
+            let next = lines.get(target + 1);
+            let replied = next.is_some_and(|n| n.apis.is_none() && n.role == Role::Assistant);
+            samples.push(CallSample {
+                line: target,
+                occurrence,
+                reply: occurrence == 0 && replied,
+            });
         }
     }
     samples
