@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::outcome::{models_in, CallOutcome, CallRequest, TurnOutcome};
+use super::outcome::{models_in, CallOutcome, CallRequest, Step, TurnOutcome};
 use crate::dialogue::Role;
 use crate::errata::Erratum;
 use crate::suite::catalog::CallRef;
@@ -179,24 +179,9 @@ struct StoredTurn {
     /// The gold calls, each with its `match` flag.
     apis: Option<Vec<CallOutcome<'static>>>,
     /// An assistant turn's steps (required there).
-    predictions: Option<Vec<StoredStep>>,
+    predictions: Option<Vec<Step>>,
     #[serde(default)]
     stopped_by_call_bound: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
-enum StoredStep {
-    Api {
-        #[serde(flatten)]
-        call: CallOutcome<'static>,
-        #[serde(default)]
-        metadata: Option<Value>,
-    },
-    Assistant {
-        #[serde(default)]
-        metadata: Option<Value>,
-    },
 }
 
 impl Evaluated<'static> {
@@ -217,11 +202,11 @@ impl Evaluated<'static> {
             let mut predictions = Vec::new();
             for step in steps {
                 match step {
-                    StoredStep::Api { call, metadata } => {
+                    Step::Api { call, metadata } => {
                         predictions.push(call);
                         models.push(metadata);
                     }
-                    StoredStep::Assistant { metadata } => models.push(metadata),
+                    Step::Assistant { metadata, .. } => models.push(metadata),
                 }
             }
             turns.push(TurnOutcome {

@@ -17,8 +17,8 @@
 //!   `predictions` of talkforge's (and the reference's) output files:
 //!   `{"role": "api", "request": {"api_name", "parameters"}}` for a call
 //!   (`"parameters": null` for arguments that could not be parsed; any
-//!   `response`, `exception`, `match` or `metadata` given is ignored: the
-//!   world runs the call again), and `{"role": "assistant", "text"}` for
+//!   `response`, `exception` or `match` given is ignored: the world runs
+//!   the call again; a `metadata` is kept), and `{"role": "assistant", "text"}` for
 //!   the answer (a string), at most one and last: a call after the answer,
 //!   a second answer or a text that is not a string is an input error.
 //!
@@ -29,11 +29,14 @@
 //! without any line is an error too; an assistant turn without a line made
 //! no calls.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
+use super::outcome::Step;
 use crate::dialogue::Role;
 use crate::formats::read::json_error;
 use crate::run::answer::replay::Lines;
@@ -129,6 +132,8 @@ impl Lines for ConversationLines {
     }
 }
 
+/// A turn's steps ([`Step`]s, as output files write them): calls, then at
+/// most one answer, last.
 fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
     let mut turn = Answer::default();
     // The step holding the answer, once there is one.
@@ -139,43 +144,16 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
                 "predictions[{k}] comes after the answer in predictions[{answer}]: the answer is the turn's last step"
             ));
         }
-        match step.get("role").and_then(Value::as_str) {
-            Some("api") => {
-                let api_name = step
-                    .pointer("/request/api_name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        format!("predictions[{k}]: request.api_name must be a string")
-                    })?;
-                let parameters = match step.pointer("/request/parameters") {
-                    Some(Value::Object(p)) => Some(p.clone()),
-                    Some(Value::Null) => None,
-                    None => Some(Map::new()),
-                    Some(_) => {
-                        return Err(format!(
-                            "predictions[{k}]: request.parameters must be an object or null"
-                        ))
-                    }
-                };
-                turn.calls.push(Call {
-                    name: api_name.to_string(),
-                    arguments: parameters,
-                    metadata: step.get("metadata").filter(|m| !m.is_null()).cloned(),
-                    ..Call::default()
-                });
-            }
-            Some("assistant") => {
-                turn.text = step
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| format!("predictions[{k}]: \"text\" must be a string"))?
-                    .to_string();
+        match Step::deserialize(step).map_err(|e| format!("predictions[{k}]: {e}"))? {
+            Step::Api { call, metadata } => turn.calls.push(Call {
+                name: call.request.api_name.into_owned(),
+                arguments: call.request.parameters.map(Cow::into_owned),
+                metadata,
+                ..Call::default()
+            }),
+            Step::Assistant { text, .. } => {
+                turn.text = text.0;
                 answered = Some(k);
-            }
-            _ => {
-                return Err(format!(
-                    "predictions[{k}]: \"role\" must be \"api\" or \"assistant\""
-                ))
             }
         }
     }

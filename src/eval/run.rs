@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::failure::Context;
-use super::outcome::{models_in, ConversationResult, Identity};
+use super::outcome::{models_in, ConversationResult};
 use super::output::{annotate, turn_outcomes, Evaluated, RunInfo};
 use super::provenance::Provenance;
 use super::replay::ConversationLines;
@@ -112,15 +112,17 @@ impl Kind for Conversations<'_> {
         let turns = turn_outcomes(&simulation, &scoring);
         let state_check = simulation.state.clone().map(StateCheck::new);
         let document = match self.writes {
-            true => Some(self.document(input, &conversation, |document| {
+            true => {
+                let mut document = self.document(input, &conversation)?;
                 annotate(
-                    document,
+                    &mut document,
                     &simulation,
                     &turns,
                     &scoring.metrics,
                     &state_check,
-                )
-            })?),
+                );
+                Some(document)
+            }
             false => None,
         };
         let answers = simulation.turns.iter().flat_map(|t| {
@@ -186,38 +188,30 @@ impl Conversations<'_> {
             injected: self.options.suite.injected_argument(),
             errata: &errata,
         };
-        let id = Identity {
+        ConversationResult {
             file: path.to_string_lossy().into_owned(),
             subset: crate::formats::folder_name(path).unwrap_or_default(),
             name: evaluated.name,
             conversation_id: evaluated.conversation_id,
-        };
-        let metrics = evaluated.metrics;
-        let mut result = ConversationResult::new(id, metrics, &evaluated.turns, resumed, &context);
-        result.conversation_sha256 = input.sha256.map(str::to_string);
-        result.state_check = evaluated.state_check;
-        result.models_reported = evaluated.models_reported;
-        result
+            conversation_sha256: input.sha256.map(str::to_string),
+            resumed,
+            state_check: evaluated.state_check,
+            models_reported: evaluated.models_reported,
+            ..ConversationResult::new(evaluated.metrics, &evaluated.turns, &context)
+        }
     }
 
-    /// The output file: a file in the model's JSON annotated as written (its
-    /// key order and extra fields kept); one in another format, as the
-    /// model reads it.
-    fn document(
-        &self,
-        input: &Input<'_>,
-        conversation: &Conversation,
-        annotate: impl FnOnce(&mut Value),
-    ) -> Result<Value> {
+    /// The output file before its annotation: a file in the model's JSON as
+    /// written (its key order and extra fields kept); one in another format,
+    /// as the model reads it.
+    fn document(&self, input: &Input<'_>, conversation: &Conversation) -> Result<Value> {
         let path = input.path;
-        let mut document: Value = match self.options.suite.format_of(path).lint {
+        match self.options.suite.format_of(path).lint {
             LintReading::Conversation | LintReading::Tasks(_) => {
-                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?
+                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))
             }
-            _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string()))?,
-        };
-        annotate(&mut document);
-        Ok(document)
+            _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string())),
+        }
     }
 }
 
