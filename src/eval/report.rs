@@ -25,8 +25,8 @@ pub(crate) mod tests {
     use crate::eval::failure::{Context, FailureKind};
     use crate::eval::outcome::{CallOutcome, CallRequest, ConversationResult, TurnOutcome};
     use crate::eval::output::RunInfo;
-    use crate::eval::provenance::{DatabasesRecord, Dataset, Provenance};
     use crate::eval::summary::Summary;
+    use crate::run::provenance::{DatabasesRecord, Dataset, Provenance};
     use crate::suite::protocol::Metrics;
 
     /// A run of two conversations, one failed, with a fixed provenance.

@@ -14,7 +14,6 @@ use serde_json::Value;
 use super::failure::Context;
 use super::outcome::{models_in, ConversationResult};
 use super::output::{annotate, turn_outcomes, Evaluated, RunInfo};
-use super::provenance::Provenance;
 use super::replay::ConversationLines;
 use super::summary::{Summary, Tally};
 use crate::dialogue::Conversation;
@@ -22,6 +21,7 @@ use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::provenance::Provenance;
 use crate::run::replayed;
 use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
@@ -69,9 +69,6 @@ struct Conversations<'a> {
     similarity: &'a dyn Similarity,
     options: &'a RunOptions<'a>,
     settings: Value,
-    /// Whether output files are written (the annotated document is only
-    /// built for them).
-    writes: bool,
 }
 
 impl Kind for Conversations<'_> {
@@ -111,7 +108,8 @@ impl Kind for Conversations<'_> {
         }
         let turns = turn_outcomes(&simulation, &scoring);
         let state_check = simulation.state.clone().map(StateCheck::new);
-        let document = match self.writes {
+        // The annotated document is only built for an output file.
+        let document = match options.setup.out.is_some() {
             true => {
                 let mut document = self.document(input, &conversation)?;
                 annotate(
@@ -246,7 +244,6 @@ pub fn evaluate_files(
         similarity,
         options,
         settings: serde_json::to_value(&info).expect("run info serializes"),
-        writes: options.setup.out.is_some(),
     };
     let plan = Plan::of(&options.setup);
     let mut tally = Tally::with_capacity(files.len());
