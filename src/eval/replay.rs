@@ -163,7 +163,7 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Map};
 
     fn steps(value: Value) -> std::result::Result<Answer, String> {
         parse_steps(value.as_array().unwrap())
@@ -179,6 +179,17 @@ mod tests {
         assert_eq!(turn.calls.len(), 1);
         assert_eq!(turn.text, "Set.");
         assert_eq!(steps(json!([])).unwrap(), Answer::default());
+        // Arguments left out are none given; null ones could not be parsed;
+        // a metadata is kept.
+        let turn = steps(json!([
+            {"role": "api", "request": {"api_name": "FindAlarms"}, "metadata": {"model": "m"}},
+            {"role": "api", "request": {"api_name": "AddAlarm", "parameters": null}}
+        ]))
+        .unwrap();
+        assert_eq!(turn.calls[0].arguments, Some(Map::new()));
+        assert_eq!(turn.calls[0].metadata, Some(json!({"model": "m"})));
+        assert_eq!(turn.calls[1].arguments, None);
+        assert_eq!(turn.text, "");
     }
 
     #[test]
