@@ -276,18 +276,13 @@ impl ConversationResult {
 }
 
 /// The distinct `model` values of prediction metadata, in order.
-pub fn models_in<'a>(
-    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
-) -> Vec<String> {
-    let mut models: Vec<String> = Vec::new();
-    for m in metadata.into_iter().flatten() {
-        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
-            if !models.iter().any(|known| known == model) {
-                models.push(model.to_string());
-            }
-        }
-    }
+pub fn models_in<'a>(metadata: impl IntoIterator<Item = Option<&'a Value>>) -> Vec<String> {
+    let models = metadata.into_iter().flatten();
+    let models = models.filter_map(|m| m.get("model")?.as_str().map(str::to_string));
     models
+        .collect::<indexmap::IndexSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 #[cfg(test)]
