@@ -144,7 +144,11 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
                 "predictions[{k}] comes after the answer in predictions[{answer}]: the answer is the turn's last step"
             ));
         }
-        match Step::deserialize(step).map_err(|e| format!("predictions[{k}]: {e}"))? {
+        // serde names the type it wanted, the shape reminds which field.
+        let shape = r#"{"role": "api", "request": {"api_name", "parameters"}} or {"role": "assistant", "text"}"#;
+        match Step::deserialize(step)
+            .map_err(|e| format!("predictions[{k}]: {e}; a step is {shape}"))?
+        {
             Step::Api { call, metadata } => turn.calls.push(Call {
                 name: call.request.api_name.into_owned(),
                 arguments: call.request.parameters.map(Cow::into_owned),
@@ -211,6 +215,14 @@ mod tests {
             (
                 json!([{"role": "assistant", "text": "a"}, {"role": "assistant", "text": "b"}]),
                 "predictions[1] comes after the answer in predictions[0]",
+            ),
+            (
+                json!([{"role": "user", "text": "a"}]),
+                "predictions[0]: unknown variant `user`, expected `api` or `assistant`; a step is",
+            ),
+            (
+                json!([{"role": "api", "request": {"api_name": "A", "parameters": 5}}]),
+                "predictions[0]: invalid type: integer `5`, expected a map; a step is",
             ),
         ];
         for (value, want) in cases {
