@@ -106,23 +106,6 @@ impl Kind for Conversations<'_> {
                 path.display()
             )));
         }
-        let turns = turn_outcomes(&simulation, &scoring);
-        let state_check = simulation.state.clone().map(StateCheck::new);
-        // The annotated document is only built for an output file.
-        let document = match options.setup.out.is_some() {
-            true => {
-                let mut document = self.document(input, &conversation)?;
-                annotate(
-                    &mut document,
-                    &simulation,
-                    &turns,
-                    &scoring.metrics,
-                    &state_check,
-                );
-                Some(document)
-            }
-            false => None,
-        };
         let answers = simulation.turns.iter().flat_map(|t| {
             let calls = t.calls.iter().map(|c| c.metadata.as_ref());
             calls.chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
@@ -132,9 +115,18 @@ impl Kind for Conversations<'_> {
             conversation_id: conversation.conversation_id.clone(),
             metrics: scoring.metrics,
             models_reported: models_in(answers),
-            turns,
-            state_check,
+            turns: turn_outcomes(&simulation, &scoring),
+            state_check: simulation.state.clone().map(StateCheck::new),
             errata: Cow::Borrowed(&conversation.errata),
+        };
+        // The annotated document is only built for an output file.
+        let document = match options.setup.out.is_some() {
+            true => {
+                let mut document = self.document(input, &conversation)?;
+                annotate(&mut document, &simulation, &evaluated);
+                Some(document)
+            }
+            false => None,
         };
         Ok((self.result(input, evaluated, false), document))
     }
