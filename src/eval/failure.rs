@@ -160,23 +160,18 @@ fn missed(
         .map(Entry::known);
     let what = match &closest {
         Some(c) => {
-            let differs: Vec<String> = c
-                .arguments
-                .iter()
-                .map(|a| {
-                    let (gold, predicted) = (shown(a.gold.as_ref()), shown(a.predicted.as_ref()));
-                    format!("{} (gold {gold}, predicted {predicted})", a.name)
-                })
-                .collect();
-            let parts: Vec<String> = [
-                (!differs.is_empty()).then(|| format!("differs in {}", differs.join(", "))),
-                c.exception
-                    .as_ref()
-                    .map(|e| format!("raised: {}", shorten(e))),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
+            let differs = c.arguments.iter().map(|a| {
+                let (gold, predicted) = (shown(a.gold.as_ref()), shown(a.predicted.as_ref()));
+                format!("{} (gold {gold}, predicted {predicted})", a.name)
+            });
+            let differs = differs.collect::<Vec<_>>().join(", ");
+            let mut parts = Vec::new();
+            if !differs.is_empty() {
+                parts.push(format!("differs in {differs}"));
+            }
+            if let Some(e) = &c.exception {
+                parts.push(format!("raised: {}", shorten(e)));
+            }
             match parts.is_empty() {
                 true => "the closest prediction has the same arguments, but the tool's comparator told them apart".to_string(),
                 false => format!("the closest prediction {}", parts.join(" and ")),
@@ -187,7 +182,7 @@ fn missed(
             let mut names: Vec<&str> = turn
                 .predictions
                 .iter()
-                .map(|p| p.request.api_name.as_ref())
+                .map(|p| &*p.request.api_name)
                 .collect();
             names.dedup();
             format!(

@@ -18,7 +18,6 @@ pub mod html;
 pub mod lexical;
 pub mod outcome;
 pub mod output;
-pub use crate::run::provenance;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -14,11 +14,12 @@ use crate::suite::protocol::Metrics;
 use crate::suite::state::StateCheck;
 
 /// One call in a turn, gold or predicted, as the output file records it
-/// (so resuming reads it back as is).
+/// (so resuming reads it back as is); a replay line gives only its
+/// request.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CallOutcome<'a> {
     pub request: CallRequest<'a>,
-    #[serde(rename = "match")]
+    #[serde(default, rename = "match")]
     pub matched: bool,
     /// Always false for gold calls.
     #[serde(default)]
@@ -29,13 +30,49 @@ pub struct CallOutcome<'a> {
 }
 
 /// The tool called and its arguments (a gold call's as replayed); `None`
-/// when a prediction's could not be parsed. Borrowed from the simulation
-/// for a fresh evaluation.
+/// (written `null`) when a prediction's could not be parsed, none given
+/// when left out. Borrowed from the simulation for a fresh evaluation.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CallRequest<'a> {
     pub api_name: Cow<'a, str>,
-    #[serde(default)]
+    #[serde(default = "no_parameters")]
     pub parameters: Option<Cow<'a, Map<String, Value>>>,
+}
+
+fn no_parameters<'a>() -> Option<Cow<'a, Map<String, Value>>> {
+    Some(Cow::Owned(Map::new()))
+}
+
+/// One step of an assistant turn as `predictions` holds it, in output
+/// files and in replay lines alike: a call or the closing answer.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Step {
+    Api {
+        #[serde(flatten)]
+        call: CallOutcome<'static>,
+        #[serde(default)]
+        metadata: Option<Value>,
+    },
+    Assistant {
+        text: AnswerText,
+        #[serde(default)]
+        metadata: Option<Value>,
+    },
+}
+
+/// An answer's text: a string, anything else (left out, null) refused in
+/// the line format's words.
+#[derive(Debug)]
+pub struct AnswerText(pub String);
+
+impl<'de> Deserialize<'de> for AnswerText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Option::<String>::deserialize(deserializer) {
+            Ok(Some(text)) => Ok(AnswerText(text)),
+            _ => Err(serde::de::Error::custom("\"text\" must be a string")),
+        }
+    }
 }
 
 /// One assistant turn.
@@ -195,13 +232,9 @@ struct SummaryMetrics {
 }
 
 impl ConversationResult {
-    pub fn new(
-        identity: Identity,
-        metrics: Metrics,
-        turns: &[TurnOutcome<'_>],
-        resumed: bool,
-        context: &Context<'_>,
-    ) -> Self {
+    /// The result of a conversation's `turns`, with the figures they give;
+    /// which conversation it is, the caller fills in.
+    pub fn new(metrics: Metrics, turns: &[TurnOutcome<'_>], context: &Context<'_>) -> Self {
         // Tallied under borrowed names; only the list outlives this call
         // (it is handed to the summary on another thread).
         let mut tools = BTreeMap::<&str, ToolTally>::new();
@@ -224,17 +257,17 @@ impl ConversationResult {
             (classify(turns), explain(turns, context))
         };
         ConversationResult {
-            file: identity.file,
-            subset: identity.subset,
-            name: identity.name,
-            conversation_id: identity.conversation_id,
+            file: String::new(),
+            subset: String::new(),
+            name: String::new(),
+            conversation_id: String::new(),
             conversation_sha256: None,
             models_reported: Vec::new(),
             metrics,
             assistant_turns: turns.len(),
             turns_stopped_by_bound: turns.iter().filter(|t| t.stopped_by_bound).count(),
             error_types,
-            resumed,
+            resumed: false,
             why_failed,
             state_check: None,
             tools: tools.into_iter().map(|(n, t)| (n.to_string(), t)).collect(),
@@ -242,28 +275,14 @@ impl ConversationResult {
     }
 }
 
-/// Which conversation a result is about.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Identity {
-    pub file: String,
-    pub subset: String,
-    pub name: String,
-    pub conversation_id: String,
-}
-
 /// The distinct `model` values of prediction metadata, in order.
-pub fn models_in<'a>(
-    metadata: impl IntoIterator<Item = Option<&'a serde_json::Value>>,
-) -> Vec<String> {
-    let mut models: Vec<String> = Vec::new();
-    for m in metadata.into_iter().flatten() {
-        if let Some(model) = m.get("model").and_then(serde_json::Value::as_str) {
-            if !models.iter().any(|known| known == model) {
-                models.push(model.to_string());
-            }
-        }
-    }
+pub fn models_in<'a>(metadata: impl IntoIterator<Item = Option<&'a Value>>) -> Vec<String> {
+    let models = metadata.into_iter().flatten();
+    let models = models.filter_map(|m| m.get("model")?.as_str().map(str::to_string));
     models
+        .collect::<indexmap::IndexSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 #[cfg(test)]
@@ -349,13 +368,7 @@ mod tests {
             },
         ];
         let metrics = Metrics::from_counts(5, 3, 2, 3, 1, 1);
-        let result = ConversationResult::new(
-            Identity::default(),
-            metrics,
-            &turns,
-            false,
-            &Context::default(),
-        );
+        let result = ConversationResult::new(metrics, &turns, &Context::default());
         let tally = |gold_calls, missed, predicted, unmatched_predictions, bad_actions| ToolTally {
             gold_calls,
             missed,

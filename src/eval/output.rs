@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::outcome::{models_in, CallOutcome, CallRequest, TurnOutcome};
+use super::outcome::{models_in, CallOutcome, CallRequest, Step, TurnOutcome};
 use crate::dialogue::Role;
 use crate::errata::Erratum;
 use crate::suite::catalog::CallRef;
@@ -100,17 +100,11 @@ fn borrowed(call: CallRef<'_>, parsed: bool, matched: bool, bad_action: bool) ->
 /// Write the evaluation into `document` (the conversation file as parsed):
 /// each assistant turn's predictions in the reference's shape, the match
 /// flag of every gold call, the metrics and the state check.
-pub fn annotate(
-    document: &mut Value,
-    simulation: &Simulation<'_>,
-    turns: &[TurnOutcome<'_>],
-    metrics: &Metrics,
-    state_check: &Option<StateCheck>,
-) {
+pub fn annotate(document: &mut Value, simulation: &Simulation<'_>, evaluated: &Evaluated<'_>) {
     let mut dialogue = document
         .get_mut("conversation")
         .and_then(Value::as_array_mut);
-    for (run, outcome) in simulation.turns.iter().zip(turns) {
+    for (run, outcome) in simulation.turns.iter().zip(&evaluated.turns) {
         let Some(Value::Object(turn)) = dialogue.as_deref_mut().and_then(|d| d.get_mut(run.turn))
         else {
             continue;
@@ -150,8 +144,8 @@ pub fn annotate(
         }
     }
     if let Value::Object(root) = document {
-        root.insert("metrics".into(), json!(metrics));
-        if let Some(check) = state_check {
+        root.insert("metrics".into(), json!(evaluated.metrics));
+        if let Some(check) = &evaluated.state_check {
             root.insert("state_check".into(), json!(check));
         }
     }
@@ -179,24 +173,9 @@ struct StoredTurn {
     /// The gold calls, each with its `match` flag.
     apis: Option<Vec<CallOutcome<'static>>>,
     /// An assistant turn's steps (required there).
-    predictions: Option<Vec<StoredStep>>,
+    predictions: Option<Vec<Step>>,
     #[serde(default)]
     stopped_by_call_bound: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
-enum StoredStep {
-    Api {
-        #[serde(flatten)]
-        call: CallOutcome<'static>,
-        #[serde(default)]
-        metadata: Option<Value>,
-    },
-    Assistant {
-        #[serde(default)]
-        metadata: Option<Value>,
-    },
 }
 
 impl Evaluated<'static> {
@@ -217,11 +196,11 @@ impl Evaluated<'static> {
             let mut predictions = Vec::new();
             for step in steps {
                 match step {
-                    StoredStep::Api { call, metadata } => {
+                    Step::Api { call, metadata } => {
                         predictions.push(call);
                         models.push(metadata);
                     }
-                    StoredStep::Assistant { metadata } => models.push(metadata),
+                    Step::Assistant { metadata, .. } => models.push(metadata),
                 }
             }
             turns.push(TurnOutcome {

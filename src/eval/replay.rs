@@ -17,8 +17,8 @@
 //!   `predictions` of talkforge's (and the reference's) output files:
 //!   `{"role": "api", "request": {"api_name", "parameters"}}` for a call
 //!   (`"parameters": null` for arguments that could not be parsed; any
-//!   `response`, `exception`, `match` or `metadata` given is ignored: the
-//!   world runs the call again), and `{"role": "assistant", "text"}` for
+//!   `response`, `exception` or `match` given is ignored: the world runs
+//!   the call again; a `metadata` is kept), and `{"role": "assistant", "text"}` for
 //!   the answer (a string), at most one and last: a call after the answer,
 //!   a second answer or a text that is not a string is an input error.
 //!
@@ -29,11 +29,14 @@
 //! without any line is an error too; an assistant turn without a line made
 //! no calls.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
+use super::outcome::Step;
 use crate::dialogue::Role;
 use crate::formats::read::json_error;
 use crate::run::answer::replay::Lines;
@@ -129,6 +132,8 @@ impl Lines for ConversationLines {
     }
 }
 
+/// A turn's steps ([`Step`]s, as output files write them): calls, then at
+/// most one answer, last.
 fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
     let mut turn = Answer::default();
     // The step holding the answer, once there is one.
@@ -139,43 +144,20 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
                 "predictions[{k}] comes after the answer in predictions[{answer}]: the answer is the turn's last step"
             ));
         }
-        match step.get("role").and_then(Value::as_str) {
-            Some("api") => {
-                let api_name = step
-                    .pointer("/request/api_name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        format!("predictions[{k}]: request.api_name must be a string")
-                    })?;
-                let parameters = match step.pointer("/request/parameters") {
-                    Some(Value::Object(p)) => Some(p.clone()),
-                    Some(Value::Null) => None,
-                    None => Some(Map::new()),
-                    Some(_) => {
-                        return Err(format!(
-                            "predictions[{k}]: request.parameters must be an object or null"
-                        ))
-                    }
-                };
-                turn.calls.push(Call {
-                    name: api_name.to_string(),
-                    arguments: parameters,
-                    metadata: step.get("metadata").filter(|m| !m.is_null()).cloned(),
-                    ..Call::default()
-                });
-            }
-            Some("assistant") => {
-                turn.text = step
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| format!("predictions[{k}]: \"text\" must be a string"))?
-                    .to_string();
+        // serde names the type it wanted, the shape reminds which field.
+        let shape = r#"{"role": "api", "request": {"api_name", "parameters"}} or {"role": "assistant", "text"}"#;
+        match Step::deserialize(step)
+            .map_err(|e| format!("predictions[{k}]: {e}; a step is {shape}"))?
+        {
+            Step::Api { call, metadata } => turn.calls.push(Call {
+                name: call.request.api_name.into_owned(),
+                arguments: call.request.parameters.map(Cow::into_owned),
+                metadata,
+                ..Call::default()
+            }),
+            Step::Assistant { text, .. } => {
+                turn.text = text.0;
                 answered = Some(k);
-            }
-            _ => {
-                return Err(format!(
-                    "predictions[{k}]: \"role\" must be \"api\" or \"assistant\""
-                ))
             }
         }
     }
@@ -185,7 +167,7 @@ fn parse_steps(steps: &[Value]) -> std::result::Result<Answer, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Map};
 
     fn steps(value: Value) -> std::result::Result<Answer, String> {
         parse_steps(value.as_array().unwrap())
@@ -201,6 +183,17 @@ mod tests {
         assert_eq!(turn.calls.len(), 1);
         assert_eq!(turn.text, "Set.");
         assert_eq!(steps(json!([])).unwrap(), Answer::default());
+        // Arguments left out are none given; null ones could not be parsed;
+        // a metadata is kept.
+        let turn = steps(json!([
+            {"role": "api", "request": {"api_name": "FindAlarms"}, "metadata": {"model": "m"}},
+            {"role": "api", "request": {"api_name": "AddAlarm", "parameters": null}}
+        ]))
+        .unwrap();
+        assert_eq!(turn.calls[0].arguments, Some(Map::new()));
+        assert_eq!(turn.calls[0].metadata, Some(json!({"model": "m"})));
+        assert_eq!(turn.calls[1].arguments, None);
+        assert_eq!(turn.text, "");
     }
 
     #[test]
@@ -222,6 +215,14 @@ mod tests {
             (
                 json!([{"role": "assistant", "text": "a"}, {"role": "assistant", "text": "b"}]),
                 "predictions[1] comes after the answer in predictions[0]",
+            ),
+            (
+                json!([{"role": "user", "text": "a"}]),
+                "predictions[0]: unknown variant `user`, expected `api` or `assistant`; a step is",
+            ),
+            (
+                json!([{"role": "api", "request": {"api_name": "A", "parameters": 5}}]),
+                "predictions[0]: invalid type: integer `5`, expected a map; a step is",
             ),
         ];
         for (value, want) in cases {

@@ -23,12 +23,10 @@ pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use crate::eval::failure::{Context, FailureKind};
-    use crate::eval::outcome::{
-        CallOutcome, CallRequest, ConversationResult, Identity, TurnOutcome,
-    };
+    use crate::eval::outcome::{CallOutcome, CallRequest, ConversationResult, TurnOutcome};
     use crate::eval::output::RunInfo;
-    use crate::eval::provenance::{DatabasesRecord, Dataset, Provenance};
     use crate::eval::summary::Summary;
+    use crate::run::provenance::{DatabasesRecord, Dataset, Provenance};
     use crate::suite::protocol::Metrics;
 
     /// A run of two conversations, one failed, with a fixed provenance.
@@ -47,23 +45,24 @@ pub(crate) mod tests {
             bad_action,
             exception: None,
         };
-        let id = |name: &str, subset: &str| Identity {
+        // A result of `turn` for conversation `name` of `subset`.
+        let result = |name: &str, subset: &str, metrics, turn| ConversationResult {
             file: format!("data/{subset}/{name}.json"),
             subset: subset.into(),
             name: name.into(),
             conversation_id: name.into(),
+            ..ConversationResult::new(metrics, &[turn], &Context::default())
         };
-        let good = ConversationResult::new(
-            id("add", "easy"),
+        let good = result(
+            "add",
+            "easy",
             Metrics::from_counts(1, 1, 1, 1, 1, 0),
-            &[TurnOutcome {
+            TurnOutcome {
                 turn: 1,
                 gold: vec![call("AddAlarm", true, false)],
                 predictions: vec![call("AddAlarm", true, false)],
                 stopped_by_bound: false,
-            }],
-            false,
-            &Context::default(),
+            },
         );
         let mut gold = call("AddAlarm", false, false);
         gold.request.parameters = Some(std::borrow::Cow::Owned(
@@ -72,17 +71,16 @@ pub(crate) mod tests {
                 .unwrap()
                 .clone(),
         ));
-        let bad = ConversationResult::new(
-            id("wake", "hard"),
+        let bad = result(
+            "wake",
+            "hard",
             Metrics::from_counts(1, 1, 0, 1, 0, 1),
-            &[TurnOutcome {
+            TurnOutcome {
                 turn: 3,
                 gold: vec![gold],
                 predictions: vec![call("AddAlarm", false, true)],
                 stopped_by_bound: false,
-            }],
-            false,
-            &Context::default(),
+            },
         );
         assert_eq!(bad.why_failed[0].kind, FailureKind::MissedGoldCall);
         let info = RunInfo {

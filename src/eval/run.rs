@@ -12,9 +12,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::failure::Context;
-use super::outcome::{models_in, ConversationResult, Identity};
+use super::outcome::{models_in, ConversationResult};
 use super::output::{annotate, turn_outcomes, Evaluated, RunInfo};
-use super::provenance::Provenance;
 use super::replay::ConversationLines;
 use super::summary::{Summary, Tally};
 use crate::dialogue::Conversation;
@@ -22,6 +21,7 @@ use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
 use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::provenance::Provenance;
 use crate::run::replayed;
 use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
@@ -69,9 +69,6 @@ struct Conversations<'a> {
     similarity: &'a dyn Similarity,
     options: &'a RunOptions<'a>,
     settings: Value,
-    /// Whether output files are written (the annotated document is only
-    /// built for them).
-    writes: bool,
 }
 
 impl Kind for Conversations<'_> {
@@ -109,20 +106,6 @@ impl Kind for Conversations<'_> {
                 path.display()
             )));
         }
-        let turns = turn_outcomes(&simulation, &scoring);
-        let state_check = simulation.state.clone().map(StateCheck::new);
-        let document = match self.writes {
-            true => Some(self.document(input, &conversation, |document| {
-                annotate(
-                    document,
-                    &simulation,
-                    &turns,
-                    &scoring.metrics,
-                    &state_check,
-                )
-            })?),
-            false => None,
-        };
         let answers = simulation.turns.iter().flat_map(|t| {
             let calls = t.calls.iter().map(|c| c.metadata.as_ref());
             calls.chain(t.answer.as_ref().map(|a| a.metadata.as_ref()))
@@ -132,9 +115,18 @@ impl Kind for Conversations<'_> {
             conversation_id: conversation.conversation_id.clone(),
             metrics: scoring.metrics,
             models_reported: models_in(answers),
-            turns,
-            state_check,
+            turns: turn_outcomes(&simulation, &scoring),
+            state_check: simulation.state.clone().map(StateCheck::new),
             errata: Cow::Borrowed(&conversation.errata),
+        };
+        // The annotated document is only built for an output file.
+        let document = match options.setup.out.is_some() {
+            true => {
+                let mut document = self.document(input, &conversation)?;
+                annotate(&mut document, &simulation, &evaluated);
+                Some(document)
+            }
+            false => None,
         };
         Ok((self.result(input, evaluated, false), document))
     }
@@ -186,38 +178,30 @@ impl Conversations<'_> {
             injected: self.options.suite.injected_argument(),
             errata: &errata,
         };
-        let id = Identity {
+        ConversationResult {
             file: path.to_string_lossy().into_owned(),
             subset: crate::formats::folder_name(path).unwrap_or_default(),
             name: evaluated.name,
             conversation_id: evaluated.conversation_id,
-        };
-        let metrics = evaluated.metrics;
-        let mut result = ConversationResult::new(id, metrics, &evaluated.turns, resumed, &context);
-        result.conversation_sha256 = input.sha256.map(str::to_string);
-        result.state_check = evaluated.state_check;
-        result.models_reported = evaluated.models_reported;
-        result
+            conversation_sha256: input.sha256.map(str::to_string),
+            resumed,
+            state_check: evaluated.state_check,
+            models_reported: evaluated.models_reported,
+            ..ConversationResult::new(evaluated.metrics, &evaluated.turns, &context)
+        }
     }
 
-    /// The output file: a file in the model's JSON annotated as written (its
-    /// key order and extra fields kept); one in another format, as the
-    /// model reads it.
-    fn document(
-        &self,
-        input: &Input<'_>,
-        conversation: &Conversation,
-        annotate: impl FnOnce(&mut Value),
-    ) -> Result<Value> {
+    /// The output file before its annotation: a file in the model's JSON as
+    /// written (its key order and extra fields kept); one in another format,
+    /// as the model reads it.
+    fn document(&self, input: &Input<'_>, conversation: &Conversation) -> Result<Value> {
         let path = input.path;
-        let mut document: Value = match self.options.suite.format_of(path).lint {
+        match self.options.suite.format_of(path).lint {
             LintReading::Conversation | LintReading::Tasks(_) => {
-                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))?
+                serde_json::from_str(input.text).map_err(|e| json_error(path, &e))
             }
-            _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string()))?,
-        };
-        annotate(&mut document);
-        Ok(document)
+            _ => serde_json::to_value(conversation).map_err(|e| Error::Other(e.to_string())),
+        }
     }
 }
 
@@ -252,7 +236,6 @@ pub fn evaluate_files(
         similarity,
         options,
         settings: serde_json::to_value(&info).expect("run info serializes"),
-        writes: options.setup.out.is_some(),
     };
     let plan = Plan::of(&options.setup);
     let mut tally = Tally::with_capacity(files.len());

@@ -134,24 +134,17 @@ fn human(s: &Summary) -> String {
     );
     // The failed conversations, each with its first reason (all of them
     // are in summary.json and report.md).
-    let failed: Vec<_> = s
-        .per_conversation
-        .iter()
-        .filter(|c| !c.metrics.success)
-        .collect();
-    for c in failed.iter().take(SHOWN_FAILURES) {
+    let failed = s.per_conversation.iter().filter(|c| !c.metrics.success);
+    for c in failed.clone().take(SHOWN_FAILURES) {
         let first = c
             .why_failed
             .first()
-            .map(|r| r.message.as_str())
-            .unwrap_or("failed");
+            .map_or("failed", |r| r.message.as_str());
         out += &format!("  failed {}: {first}\n", c.file);
     }
-    if failed.len() > SHOWN_FAILURES {
-        out += &format!(
-            "  and {} more failed (see summary.json or --out's report.md)\n",
-            failed.len() - SHOWN_FAILURES
-        );
+    let more = failed.count().saturating_sub(SHOWN_FAILURES);
+    if more > 0 {
+        out += &format!("  and {more} more failed (see summary.json or --out's report.md)\n");
     }
     if t.turns_stopped_by_bound > 0 {
         out += &format!(
