@@ -53,7 +53,7 @@ impl Similarity for crate::suite::similarity::ExactText {
 pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
-    pub setup: Setup<'a>,
+    pub setup: Setup,
     pub max_calls_per_turn: usize,
     /// What a model is shown of the tools.
     pub prompt: TurnPrompt,
@@ -92,7 +92,7 @@ impl Kind for Conversations<'_> {
         let conversation = options.suite.parse_dialogue(path, input.text)?;
         let simulation = replayed::simulate(
             options.suite,
-            options.setup.databases,
+            &options.setup.databases,
             &conversation,
             self.answerer,
             &options.prompt,

@@ -111,7 +111,7 @@ pub struct Plan {
 
 impl Plan {
     /// The plan `setup` asks for.
-    pub fn of(setup: &super::Setup<'_>) -> Self {
+    pub fn of(setup: &super::Setup) -> Self {
         Plan {
             reset: setup.reset,
             threads: setup.threads,

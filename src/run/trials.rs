@@ -173,7 +173,7 @@ impl Trials {
 /// trial's units) and every trial's tokens, for the caller to write to the
 /// run folder (`trials` is set only then).
 pub fn run_trials<F: Figures, S>(
-    setup: &crate::run::Setup<'_>,
+    setup: &crate::run::Setup,
     grouped_by: &str,
     unit: &str,
     files: usize,

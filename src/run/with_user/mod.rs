@@ -49,7 +49,7 @@ pub struct Run<'a> {
     /// Its answerer plays the assistant: a model, or the oracle (the
     /// scenario's own ground-truth calls, which checks the scenarios). A
     /// person's conversations are taken one at a time and never resumed.
-    pub setup: Setup<'a>,
+    pub setup: Setup,
     pub world: &'a WorldOptions,
     pub user: UserSettings,
     pub bounds: Bounds,
@@ -77,7 +77,7 @@ pub fn evaluate(
 ) -> Result<Finished> {
     for path in run.files {
         let text = crate::formats::read::read_text(path)?;
-        interactive.read(path, &text, run.setup.databases)?;
+        interactive.read(path, &text, &run.setup.databases)?;
     }
     let human = matches!(run.user, UserSettings::Human);
     // A person's conversations are theirs: never reused, and never
@@ -205,7 +205,7 @@ impl Kind for Conversations<'_> {
     }
 
     fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
-        let databases = self.run.setup.databases;
+        let databases = &self.run.setup.databases;
         let scenario = self.interactive.read(input.path, input.text, databases)?;
         let file = input.path.display().to_string();
         let world = self

@@ -145,7 +145,7 @@ impl Kind for Samples<'_> {
     fn evaluate(&self, input: &driver::Input<'_>) -> Result<(DialogueResult, Vec<SampleDetail>)> {
         let (path, run) = (input.path, self.run);
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
-        crate::suite::missing_database(ApiBank.catalog(), run.setup.databases, &dialogue)
+        crate::suite::missing_database(ApiBank.catalog(), &run.setup.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
         let asker = Asker {
             answerer: self.answerer,
@@ -318,7 +318,7 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
     // (see [`super::retrieval`]). Both are done once, onto this one world:
     // doing either for every sample costs the square of the dialogue's
     // length.
-    let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
+    let mut world = ApiBankWorld::new(&run.setup.databases, &run.world).map_err(Error::Other)?;
     let picks = KnownPicks::new(dialogue, world.state_mut().retriever());
     world.state_mut().set_retriever(Arc::new(picks));
     // The lines before it have been replayed onto `world`.
@@ -406,8 +406,7 @@ mod tests {
     fn each_gold_call_is_read_a_bounded_number_of_times_whatever_the_length() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
-        let databases = Databases::load_documents(dir.path()).unwrap();
-        let errata = crate::errata::Errata::none();
+        let databases = Arc::new(Databases::load_documents(dir.path()).unwrap());
         let n = 2000;
         let dialogue = long_dialogue(n);
         for state in [StartState::Fresh, StartState::Replayed] {
@@ -415,9 +414,9 @@ mod tests {
                 level: 1,
                 files: &[],
                 setup: crate::run::Setup {
-                    databases: &databases,
+                    databases: databases.clone(),
                     provenance: Default::default(),
-                    errata: &errata,
+                    errata: Default::default(),
                     answerer: crate::run::answer::Choice::Oracle,
                     trials: 1,
                     out: None,
