@@ -222,7 +222,8 @@ impl Conversations<'_> {
 }
 
 /// Evaluate `files` and summarise them; with `options.setup.out`, also write
-/// each conversation's file, `summary.json` and `report.md` there. A
+/// each conversation's file there ([`evaluate`] adds `summary.json` and
+/// `report.md`). A
 /// conversation that cannot be evaluated does not stop the others: the
 /// summary (and `summary.json`) is over those evaluated and lists the
 /// failures (see [`driver::failures_error`]).
@@ -246,7 +247,6 @@ pub fn evaluate_files(
         databases_sha256: options.setup.provenance.databases.sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let started = options.setup.meter.reading();
     let kind = Conversations {
         answerer,
         similarity,
@@ -273,15 +273,7 @@ pub fn evaluate_files(
             .iter()
             .flat_map(|c| &c.models_reported),
     ));
-    summary.usage = options.setup.meter.since(&started);
-    if let Some(dir) = &options.setup.out {
-        write_summary(dir, &summary)?;
-    }
     Ok(summary)
-}
-
-fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    crate::report::runs::write_run(dir, summary, "Evaluation report".into())
 }
 
 /// Evaluate `files` with the setup's answerer over its trials: one run as
@@ -322,16 +314,9 @@ pub fn evaluate(
             .map(|c| UnitOutcome::file(&c.file, Some(c.subset.clone()), c.metrics.success))
             .collect()
     };
-    let summary = run_trials(
-        &options.setup,
-        "subset",
-        "conversation",
-        files.len(),
-        one,
-        units,
-    )?;
-    if let (Some(dir), Some(_)) = (&options.setup.out, &summary.trials) {
-        write_summary(dir, &summary)?;
-    }
-    Ok(summary)
+    let write = |dir: &Path, summary: &Summary| {
+        crate::report::runs::write_run(dir, summary, "Evaluation report".into())
+    };
+    let setup = &options.setup;
+    run_trials(setup, "subset", "conversation", one, units, |_| {}, write)
 }

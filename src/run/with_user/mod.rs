@@ -100,12 +100,11 @@ pub fn evaluate(
     }
     let mut errors = Vec::new();
     let mut all_completed = true;
-    let mut players = Players::default();
-    let mut summary = run_trials(
+    let players = std::cell::RefCell::new(Players::default());
+    let summary = run_trials(
         &run.setup,
         "scenario",
         "scenario",
-        run.files.len(),
         |trial, out| {
             let summary = run_trial(suite, interactive, run, trial, out.as_deref())?;
             errors.extend(summary.per_scenario.iter().filter_map(|o| {
@@ -116,7 +115,7 @@ pub fn evaluate(
                 })
             }));
             all_completed &= summary.completed == summary.scenarios;
-            players.add(&summary.per_scenario);
+            players.borrow_mut().add(&summary.per_scenario);
             Ok(summary)
         },
         |summary| {
@@ -125,14 +124,10 @@ pub fn evaluate(
                 .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
                 .collect()
         },
-    )?;
-    if summary.trials.is_some() {
         // Every trial's players, as the first trial's were named.
-        players.name(run, interactive, &mut summary);
-        if let Some(dir) = &run.setup.out {
-            transcripts::write_summary(dir, &summary, interactive.family())?;
-        }
-    }
+        |summary| players.borrow().name(run, interactive, summary),
+        |dir, summary| transcripts::write_summary(dir, summary, interactive.family()),
+    )?;
     Ok(Finished {
         summary,
         all_completed,
@@ -253,7 +248,6 @@ fn run_trial(
     trial: Option<usize>,
     out: Option<&Path>,
 ) -> Result<Summary> {
-    let started = run.setup.meter.reading();
     // Each model with the template of its prompts.
     let [assistant_prompt, user_prompt] = interactive.prompts();
     let model = |m: &Model, (name, text): (&str, &str)| {
@@ -320,10 +314,6 @@ fn run_trial(
     let mut players = Players::default();
     players.add(&summary.per_scenario);
     players.name(run, interactive, &mut summary);
-    summary.usage = run.setup.meter.since(&started);
-    if let Some(dir) = out {
-        transcripts::write_summary(dir, &summary, interactive.family())?;
-    }
     Ok(summary)
 }
 

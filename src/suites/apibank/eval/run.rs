@@ -196,16 +196,14 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<crate::run::summary::Outcome> {
         &run.setup,
         "api",
         "dialogue",
-        run.files.len(),
         |trial, out| evaluate_trial(run, &prompt, out, trial),
         |summary| summary.per_sample.iter().map(unit_outcome).collect(),
+        |_| {},
+        write_summary,
     )?;
     // A finding unless every sample was correct in every trial.
     let trials = summary.trials.as_ref();
     let findings = summary.correct < summary.samples || trials.is_some_and(|t| !t.all_succeeded());
-    if let (Some(dir), Some(_)) = (&run.setup.out, trials) {
-        write_summary(dir, &summary)?;
-    }
     Ok(crate::run::summary::Outcome {
         human: summary.human(),
         findings,
@@ -242,7 +240,6 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
-    let started = run.setup.meter.reading();
     // The dialogues by their paths below the folder evaluated.
     let base = common_dir(run.files);
     let files = run.files.iter();
@@ -300,10 +297,6 @@ fn evaluate_trial(
     );
     let mut summary = Summary::new(figures, info, pass);
     summary.provenance = Some(provenance);
-    summary.usage = run.setup.meter.since(&started);
-    if let Some(dir) = &out {
-        write_summary(dir, &summary)?;
-    }
     Ok(summary)
 }
 
