@@ -21,7 +21,7 @@ use crate::dialogue::Conversation;
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
-use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::driver::{self, Done, Input, Kind};
 use crate::run::replayed;
 use crate::run::trials::{run_trials, UnitOutcome};
 use crate::run::turn_request::{TurnPrompt, SYSTEM_TEMPLATE, SYSTEM_TEMPLATE_NAME};
@@ -254,13 +254,18 @@ pub fn evaluate_files(
         settings: serde_json::to_value(&info).expect("run info serializes"),
         writes: options.setup.out.is_some(),
     };
-    let plan = Plan::of(&options.setup);
     let mut tally = Tally::with_capacity(files.len());
-    let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
-        if let Done::Evaluated { outcome, .. } = done {
-            tally.add(outcome);
-        }
-    })?;
+    let mut pass = driver::evaluate(
+        &kind,
+        files,
+        &options.setup,
+        options.setup.out.as_deref(),
+        |done| {
+            if let Done::Evaluated { outcome, .. } = done {
+                tally.add(outcome);
+            }
+        },
+    )?;
     let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = tally.summary(info, pass);
     summary.provenance = Some(Provenance::of_run(

@@ -23,7 +23,7 @@ use crate::run::answer::oracle::Oracle;
 use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::conversation::{converse, Bounds, Talk};
-use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::driver::{self, Done, Input, Kind};
 use crate::run::folder;
 use crate::run::provenance::Provenance;
 use crate::run::trials::{run_trials, UnitOutcome};
@@ -270,7 +270,7 @@ fn run_trial(
         user: user.as_ref(),
         run,
     };
-    let plan = Plan {
+    let plan = Setup {
         // A person talks through one scenario at a time.
         threads: if user.is_none() {
             Some(1)
@@ -278,7 +278,7 @@ fn run_trial(
             run.setup.threads
         },
         progress: false,
-        ..Plan::of(&run.setup)
+        ..run.setup.clone()
     };
     let mut per_scenario = Vec::with_capacity(run.files.len());
     let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {

@@ -26,7 +26,7 @@ use super::scoring::{judge, Corrections, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::run::answer::{Answerer, Reported};
-use crate::run::driver::{self, failures_error, Done, Kind, Plan};
+use crate::run::driver::{self, failures_error, Done, Kind};
 use crate::run::folder::{common_dir, relative};
 use crate::run::provenance::{FileHash, Provenance};
 use crate::run::trials::{run_trials, UnitOutcome};
@@ -273,8 +273,7 @@ fn evaluate_trial(
         settings: info.clone(),
     };
     let (mut records, mut models) = (Vec::new(), Vec::new());
-    let plan = Plan::of(&run.setup);
-    let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
+    let pass = driver::evaluate(&kind, run.files, &run.setup, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             records.extend(outcome.0);
             models.extend(outcome.1);
