@@ -347,9 +347,9 @@ fn evaluate_scores_the_oracle_and_a_wrong_assistant_on_the_toy_suite() {
     let options = talkforge::eval::run::RunOptions {
         suite: &Counting,
         setup: talkforge::run::Setup {
-            databases: &databases,
+            databases: std::sync::Arc::new(databases),
             provenance: talkforge::run::provenance::Inputs::read(&databases_dir, &[]).unwrap(),
-            errata: &talkforge::errata::Errata::none(),
+            errata: Default::default(),
             answerer: talkforge::run::answer::Choice::Oracle,
             trials: 1,
             out: None,

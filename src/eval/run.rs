@@ -20,7 +20,7 @@ use crate::dialogue::Conversation;
 use crate::formats::read::json_error;
 use crate::formats::write_python_json;
 use crate::run::answer::{Answerer, Settings};
-use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::driver::{self, Done, Input, Kind};
 use crate::run::provenance::Provenance;
 use crate::run::replayed;
 use crate::run::trials::{run_trials, UnitOutcome};
@@ -53,7 +53,7 @@ impl Similarity for crate::suite::similarity::ExactText {
 pub struct RunOptions<'a> {
     /// The suite whose protocol evaluates the files.
     pub suite: &'a dyn Suite,
-    pub setup: Setup<'a>,
+    pub setup: Setup,
     pub max_calls_per_turn: usize,
     /// What a model is shown of the tools.
     pub prompt: TurnPrompt,
@@ -89,7 +89,7 @@ impl Kind for Conversations<'_> {
         let conversation = options.suite.parse_dialogue(path, input.text)?;
         let simulation = replayed::simulate(
             options.suite,
-            options.setup.databases,
+            &options.setup.databases,
             &conversation,
             self.answerer,
             &options.prompt,
@@ -206,7 +206,8 @@ impl Conversations<'_> {
 }
 
 /// Evaluate `files` and summarise them; with `options.setup.out`, also write
-/// each conversation's file, `summary.json` and `report.md` there. A
+/// each conversation's file there ([`evaluate`] adds `summary.json` and
+/// `report.md`). A
 /// conversation that cannot be evaluated does not stop the others: the
 /// summary (and `summary.json`) is over those evaluated and lists the
 /// failures (see [`driver::failures_error`]).
@@ -230,20 +231,24 @@ pub fn evaluate_files(
         databases_sha256: options.setup.provenance.databases.sha256.clone(),
         talkforge_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let started = options.setup.meter.reading();
     let kind = Conversations {
         answerer,
         similarity,
         options,
         settings: serde_json::to_value(&info).expect("run info serializes"),
     };
-    let plan = Plan::of(&options.setup);
     let mut tally = Tally::with_capacity(files.len());
-    let mut pass = driver::evaluate(&kind, files, &plan, options.setup.out.as_deref(), |done| {
-        if let Done::Evaluated { outcome, .. } = done {
-            tally.add(outcome);
-        }
-    })?;
+    let mut pass = driver::evaluate(
+        &kind,
+        files,
+        &options.setup,
+        options.setup.out.as_deref(),
+        |done| {
+            if let Done::Evaluated { outcome, .. } = done {
+                tally.add(outcome);
+            }
+        },
+    )?;
     let dataset = std::mem::take(&mut pass.dataset);
     let mut summary = tally.summary(info, pass);
     summary.provenance = Some(Provenance::of_run(
@@ -256,15 +261,7 @@ pub fn evaluate_files(
             .iter()
             .flat_map(|c| &c.models_reported),
     ));
-    summary.usage = options.setup.meter.since(&started);
-    if let Some(dir) = &options.setup.out {
-        write_summary(dir, &summary)?;
-    }
     Ok(summary)
-}
-
-fn write_summary(dir: &Path, summary: &Summary) -> Result<()> {
-    crate::report::runs::write_run(dir, summary, "Evaluation report".into())
 }
 
 /// Evaluate `files` with the setup's answerer over its trials: one run as
@@ -305,16 +302,9 @@ pub fn evaluate(
             .map(|c| UnitOutcome::file(&c.file, Some(c.subset.clone()), c.metrics.success))
             .collect()
     };
-    let summary = run_trials(
-        &options.setup,
-        "subset",
-        "conversation",
-        files.len(),
-        one,
-        units,
-    )?;
-    if let (Some(dir), Some(_)) = (&options.setup.out, &summary.trials) {
-        write_summary(dir, &summary)?;
-    }
-    Ok(summary)
+    let write = |dir: &Path, summary: &Summary| {
+        crate::report::runs::write_run(dir, summary, "Evaluation report".into())
+    };
+    let setup = &options.setup;
+    run_trials(setup, "subset", "conversation", one, units, |_| {}, write)
 }

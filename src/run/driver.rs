@@ -99,27 +99,6 @@ pub enum Done<O> {
     Failed(Failure),
 }
 
-/// How a run goes, whatever its kind.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
-    /// Evaluate again what `out` already holds.
-    pub reset: bool,
-    /// Worker threads; None uses every core.
-    pub threads: Option<usize>,
-    pub progress: bool,
-}
-
-impl Plan {
-    /// The plan `setup` asks for.
-    pub fn of(setup: &super::Setup<'_>) -> Self {
-        Plan {
-            reset: setup.reset,
-            threads: setup.threads,
-            progress: setup.progress,
-        }
-    }
-}
-
 /// Files evaluated at a time: enough to keep every worker busy, few enough
 /// that their results are a small fraction of what a run holds.
 const WINDOW: usize = 256;
@@ -136,16 +115,17 @@ pub struct Pass {
 }
 
 /// Evaluate `files` with `kind` into `out` (a trial's folder or the run
-/// folder), handing each file's result to `done` in file order.
+/// folder), as `setup` says (`reset`, `threads`, `progress`), handing each
+/// file's result to `done` in file order.
 pub fn evaluate<K: Kind>(
     kind: &K,
     files: &[PathBuf],
-    plan: &Plan,
+    setup: &super::Setup,
     out: Option<&Path>,
     mut done: impl FnMut(Done<K::Outcome>) + Send,
 ) -> Result<Pass> {
     let base = folder::common_dir(files);
-    let bar = progress_bar(files.len() as u64, plan.progress, K::UNIT);
+    let bar = progress_bar(files.len() as u64, setup.progress, K::UNIT);
     let mut pass = Pass::default();
     let mut job = || -> Result<()> {
         for window in files.chunks(WINDOW) {
@@ -153,7 +133,7 @@ pub fn evaluate<K: Kind>(
                 .par_iter()
                 .map(|path| {
                     let rel = folder::relative(path, &base).to_string_lossy().into_owned();
-                    let result = one(kind, path, &rel, plan, out);
+                    let result = one(kind, path, &rel, setup, out);
                     bar.inc(1);
                     result
                 })
@@ -178,7 +158,7 @@ pub fn evaluate<K: Kind>(
         }
         Ok(())
     };
-    let run = match plan.threads {
+    let run = match setup.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build()
@@ -204,7 +184,7 @@ fn one<K: Kind>(
     kind: &K,
     path: &Path,
     rel: &str,
-    plan: &Plan,
+    setup: &super::Setup,
     out: Option<&Path>,
 ) -> OneFile<K::Outcome> {
     let text = match read_text(path) {
@@ -227,7 +207,7 @@ fn one<K: Kind>(
     let output = folder::output_path(out, K::FOLDER, rel);
     let result = (|| {
         let stamp = stamp(kind, hash);
-        if !plan.reset && kind.resumes() {
+        if !setup.reset && kind.resumes() {
             if let Some(outcome) = resume(kind, &input, &output, &stamp) {
                 return Ok((outcome, true));
             }

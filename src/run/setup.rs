@@ -1,20 +1,22 @@
 //! What every kind of run is given.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::{answer, provenance};
 
 /// What every kind of run is given besides its files and its own options:
 /// the databases, who answers, how many trials, where outputs go and how
-/// many units at once.
+/// many units at once. It owns what it holds (shared, as each trial
+/// clones it), so a command builds it in one step.
 #[derive(Debug, Clone)]
-pub struct Setup<'a> {
-    pub databases: &'a crate::sim::Databases,
+pub struct Setup {
+    pub databases: Arc<crate::sim::Databases>,
     /// What the summary's provenance records of the databases and errata.
     pub provenance: provenance::Inputs,
     /// Errata files' entries (a dialogue's own come with it): a failure on
     /// a gold call they name is shown as known; scores are unchanged.
-    pub errata: &'a crate::errata::Errata,
+    pub errata: Arc<crate::errata::Errata>,
     /// Who answers.
     pub answerer: answer::Choice,
     /// Trials (`--trials`, at least 1): with more than one, each trial's

@@ -19,15 +19,8 @@ use crate::llm::usage::ModelUsage;
 /// unit were written as 0).
 pub const FORMAT_VERSION: u32 = 2;
 
-/// A summary's `format_version`: [`FORMAT_VERSION`] when written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FormatVersion(pub u32);
-
-impl Default for FormatVersion {
-    fn default() -> Self {
-        FormatVersion(FORMAT_VERSION)
-    }
+fn format_version() -> u32 {
+    FORMAT_VERSION
 }
 
 /// What the envelope asks of a kind's own figures.
@@ -77,8 +70,9 @@ pub struct RunSummary<F, S = Value> {
     /// no model was asked).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub usage: Vec<ModelUsage>,
-    #[serde(default)]
-    pub format_version: FormatVersion,
+    /// [`FORMAT_VERSION`] when written.
+    #[serde(default = "format_version")]
+    pub format_version: u32,
 }
 
 impl<F: Figures, S> RunSummary<F, S> {
@@ -95,7 +89,7 @@ impl<F: Figures, S> RunSummary<F, S> {
             state_check: None,
             failures: pass.failures,
             usage: Vec::new(),
-            format_version: FormatVersion::default(),
+            format_version: FORMAT_VERSION,
         }
         .counted()
     }

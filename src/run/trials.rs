@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::summary::{Figures, RunSummary};
+use crate::llm::usage::Reading;
 
 /// C(c, k) / C(n, k): the chance that k of the n trials drawn without
 /// replacement all succeeded, given c successes. 0 when k > c; 1 for k = 0.
@@ -167,29 +168,40 @@ impl Trials {
 /// A kind's run over `setup.trials` trials, the one shape every kind's
 /// run has: `one` evaluates a trial (`Some(t)`, 1-based; `None` for a run
 /// of one) into its folder (`out/trial-t`; the run folder for a run of
-/// one) and writes that trial's summary there; with several, a trial
-/// that could not evaluate a file stops the run, and the first trial's
-/// summary comes back with pass^k over every trial (`units` gives a
-/// trial's units) and every trial's tokens, for the caller to write to the
-/// run folder (`trials` is set only then).
+/// one), and the run layer ends it alike for every kind: the tokens used,
+/// then `write` puts `summary.json` and `report.md` in the folder. With
+/// several trials, a trial that could not evaluate a file stops the run,
+/// and the first trial's summary comes back with pass^k over every trial
+/// (`units` gives a trial's units) and every trial's tokens, amended by
+/// `whole` and written to the run folder.
 pub fn run_trials<F: Figures, S>(
-    setup: &crate::run::Setup<'_>,
+    setup: &crate::run::Setup,
     grouped_by: &str,
     unit: &str,
-    files: usize,
     mut one: impl FnMut(Option<usize>, Option<PathBuf>) -> crate::Result<RunSummary<F, S>>,
     units: impl Fn(&RunSummary<F, S>) -> Vec<UnitOutcome>,
+    whole: impl FnOnce(&mut RunSummary<F, S>),
+    write: impl Fn(&Path, &RunSummary<F, S>) -> crate::Result<()>,
 ) -> crate::Result<RunSummary<F, S>> {
     let out = setup.out.as_deref();
-    if setup.trials <= 1 {
-        return one(None, out.map(Path::to_path_buf));
-    }
     let started = setup.meter.reading();
+    let finish = |summary: &mut RunSummary<F, S>, dir: Option<&Path>, since: &Reading| {
+        summary.usage = setup.meter.since(since);
+        dir.map_or(Ok(()), |dir| write(dir, summary))
+    };
+    if setup.trials <= 1 {
+        let mut summary = one(None, out.map(Path::to_path_buf))?;
+        finish(&mut summary, out, &started)?;
+        return Ok(summary);
+    }
     let mut outcomes = Vec::with_capacity(setup.trials);
     let mut first = None;
     for t in 1..=setup.trials {
         let dir = out.map(|d| super::folder::trial_dir(d, Some(t)));
-        let summary = one(Some(t), dir.clone())?;
+        let trial_started = setup.meter.reading();
+        let mut summary = one(Some(t), dir.clone())?;
+        finish(&mut summary, dir.as_deref(), &trial_started)?;
+        let files = summary.evaluated + summary.not_evaluated;
         if let Some(e) =
             super::driver::failures_error(&summary.failures, files, unit, dir.as_deref())
         {
@@ -200,7 +212,8 @@ pub fn run_trials<F: Figures, S>(
     }
     let mut summary = first.expect("several trials ran");
     summary.trials = Some(Trials::new(&outcomes, Some(grouped_by)));
-    summary.usage = setup.meter.since(&started);
+    whole(&mut summary);
+    finish(&mut summary, out, &started)?;
     Ok(summary)
 }
 

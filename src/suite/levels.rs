@@ -66,7 +66,7 @@ pub enum Scoring {
 pub struct LevelRun<'a> {
     pub level: u8,
     pub files: &'a [PathBuf],
-    pub setup: Setup<'a>,
+    pub setup: Setup,
     pub world: WorldOptions,
     pub state: StartState,
     /// Which scoring `correct` and the figures follow.

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{finish, refuse, setup, Args, PredictorKind, SimilarityKind};
+use super::{finish, refuse, Args, PredictorKind, SimilarityKind};
 use crate::cli::Status;
 use crate::eval::embeddings::Embeddings;
 use crate::eval::lexical::Lexical;
@@ -24,8 +24,15 @@ pub(super) fn run(
     out: &mut dyn Write,
 ) -> Result<Status, Error> {
     refuse_level_options(args, suite)?;
-    let loaded = setup::load(args, suite)?;
-    let meter = &loaded.meter;
+    // A conversation makes one request at a time: a run that asks a
+    // server evaluates at most `--concurrency` conversations at once.
+    let asks_a_server =
+        args.predictor == PredictorKind::Openai || args.similarity == SimilarityKind::Embeddings;
+    let threads = match asks_a_server {
+        true => Some(args.requests.concurrency),
+        false => args.jobs,
+    };
+    let setup = args.setup(suite, threads, |meter| args.choice(meter))?;
     let prompt = TurnPrompt {
         catalog: suite.catalog(),
         api_mode: args.api_mode.unwrap_or(ApiMode::All),
@@ -35,22 +42,14 @@ pub(super) fn run(
         SimilarityKind::Lexical => Box::new(Lexical),
         SimilarityKind::Exact => Box::new(ExactText),
         SimilarityKind::Embeddings => Box::new(Embeddings::new(
-            args.client(meter, Role::Embeddings)?,
+            args.client(&setup.meter, Role::Embeddings)?,
             args.similarity_model.clone(),
             args.cache.folder("embeddings"),
         )),
     };
-    // A conversation makes one request at a time: a run that asks a
-    // server evaluates at most `--concurrency` conversations at once.
-    let asks_a_server =
-        args.predictor == PredictorKind::Openai || args.similarity == SimilarityKind::Embeddings;
-    let threads = match asks_a_server {
-        true => Some(args.requests.concurrency),
-        false => args.jobs,
-    };
     let options = RunOptions {
         suite,
-        setup: loaded.setup(args, args.choice(meter)?, threads),
+        setup,
         max_calls_per_turn: args.max_calls_per_turn,
         prompt,
     };

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{finish, setup, Args, PredictorKind};
+use super::{finish, Args, PredictorKind};
 use crate::cli::Status;
 use crate::run::turn_request::ApiMode;
 use crate::suite::levels::{LevelProtocol, LevelRun};
@@ -67,18 +67,17 @@ pub(super) fn run(
             "--template shapes what the openai predictor asks; the oracle and replay predictors ask nothing".into(),
         ));
     }
-    let loaded = setup::load(args, suite)?;
-    let answerer = args.choice(&loaded.meter)?;
     // A model is asked at most `--concurrency` dialogues at once.
     let asks_a_model = args.predictor == PredictorKind::Openai;
     let threads = asks_a_model
         .then_some(args.requests.concurrency)
         .or(args.jobs);
+    let setup = args.setup(suite, threads, |meter| args.choice(meter))?;
     let run = LevelRun {
         level,
         files: &files,
-        setup: loaded.setup(args, answerer, threads),
-        world: args.retrieval.world_options_metered(&loaded.meter)?,
+        world: args.retrieval.world_options_metered(&setup.meter)?,
+        setup,
         state: args.state.unwrap_or_default(),
         scoring: args.scoring.unwrap_or_default(),
         template: args.template.clone(),

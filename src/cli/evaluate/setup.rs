@@ -3,6 +3,7 @@
 //! its files (the databases, `--errata`, their provenance).
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 
 use super::{Args, PredictorKind};
 use crate::errata::Errata;
@@ -11,7 +12,6 @@ use crate::llm::usage::{Meter, Role};
 use crate::run::answer::{Choice, Model};
 use crate::run::provenance::Inputs;
 use crate::run::Setup;
-use crate::sim::Databases;
 use crate::suite::Suite;
 use crate::Error;
 
@@ -60,40 +60,30 @@ impl Args {
     }
 }
 
-/// What a run reads besides its files, and the meter its models count
-/// their tokens into.
-pub(super) struct Loaded {
-    databases: Databases,
-    inputs: Inputs,
-    errata: Errata,
-    pub meter: Meter,
-}
-
-/// The suite's databases (`--databases`, or its own) and `--errata`.
-pub(super) fn load(args: &Args, suite: &dyn Suite) -> Result<Loaded, Error> {
-    let dir = crate::cli::databases_dir(args.databases.as_deref(), suite)?;
-    Ok(Loaded {
-        databases: suite.load_databases(&dir)?,
-        inputs: Inputs::read(&dir, &args.errata)?,
-        errata: Errata::load(&args.errata)?,
-        meter: Meter::new(),
-    })
-}
-
-impl Loaded {
-    /// The run's setup: `answerer` answers, `threads` units at once.
-    pub fn setup(&self, args: &Args, answerer: Choice, threads: Option<usize>) -> Setup<'_> {
-        Setup {
-            databases: &self.databases,
-            provenance: self.inputs.clone(),
-            errata: &self.errata,
-            answerer,
-            trials: args.trials,
-            out: args.out.clone(),
-            reset: args.reset,
+impl Args {
+    /// The run's setup: the suite's databases (`--databases`, or its own)
+    /// and `--errata` with their provenance, a fresh meter, `threads`
+    /// units at once, and who answers as `answerer` makes it from the
+    /// meter its models count into.
+    pub(super) fn setup(
+        &self,
+        suite: &dyn Suite,
+        threads: Option<usize>,
+        answerer: impl FnOnce(&Meter) -> Result<Choice, Error>,
+    ) -> Result<Setup, Error> {
+        let dir = crate::cli::databases_dir(self.databases.as_deref(), suite)?;
+        let meter = Meter::new();
+        Ok(Setup {
+            databases: Arc::new(suite.load_databases(&dir)?),
+            provenance: Inputs::read(&dir, &self.errata)?,
+            errata: Arc::new(Errata::load(&self.errata)?),
+            answerer: answerer(&meter)?,
+            trials: self.trials,
+            out: self.out.clone(),
+            reset: self.reset,
             threads,
             progress: std::io::stderr().is_terminal(),
-            meter: self.meter.clone(),
-        }
+            meter,
+        })
     }
 }

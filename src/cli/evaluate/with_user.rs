@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{check_trials, finish, refuse, setup, Args, PredictorKind, UserKind};
+use super::{check_trials, finish, refuse, Args, PredictorKind, UserKind};
 use crate::cli::Status;
-use crate::llm::usage::Role;
+use crate::llm::usage::{Meter, Role};
 use crate::run::answer::{Choice, Model};
 use crate::run::conversation::Bounds;
 use crate::run::with_user::{Run, UserSettings};
@@ -73,20 +73,25 @@ pub(super) fn run(
                 .join(", ")
         )));
     }
-    let loaded = setup::load(args, suite)?;
-    let meter = &loaded.meter;
-    let world = args.retrieval.world_options_metered(meter)?;
     // A conversation's models answer at temperature 0 unless told, at
     // most 1024 tokens a message.
-    let model = |name: &str, role: Role| -> Result<Model, Error> {
+    let model = |name: &str, meter: &Meter, role: Role| -> Result<Model, Error> {
         Ok(Model {
             temperature: Some(args.temperature.unwrap_or(0.0)),
             max_tokens: Some(1024),
             ..args.model(name, meter, role)?
         })
     };
+    let threads = Some(args.requests.concurrency.max(1));
+    let setup = args.setup(suite, threads, |meter| {
+        Ok(match args.predictor {
+            PredictorKind::Oracle => Choice::Oracle,
+            _ => Choice::Llm(model(&args.model, meter, Role::Assistant)?),
+        })
+    })?;
+    let world = args.retrieval.world_options_metered(&setup.meter)?;
     let user = match args.conversation.user {
-        UserKind::Llm => UserSettings::Llm(model(args.user_model(), Role::User)?),
+        UserKind::Llm => UserSettings::Llm(model(args.user_model(), &setup.meter, Role::User)?),
         UserKind::Human => UserSettings::Human,
     };
     let finished = crate::run::with_user::evaluate(
@@ -94,14 +99,7 @@ pub(super) fn run(
         interactive,
         &Run {
             files: &scenarios,
-            setup: loaded.setup(
-                args,
-                match args.predictor {
-                    PredictorKind::Oracle => Choice::Oracle,
-                    _ => Choice::Llm(model(&args.model, Role::Assistant)?),
-                },
-                Some(args.requests.concurrency.max(1)),
-            ),
+            setup,
             world: &world,
             user,
             bounds: Bounds {

@@ -23,7 +23,7 @@ use crate::run::answer::oracle::Oracle;
 use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
 use crate::run::conversation::{converse, Bounds, Talk};
-use crate::run::driver::{self, Done, Input, Kind, Plan};
+use crate::run::driver::{self, Done, Input, Kind};
 use crate::run::folder;
 use crate::run::provenance::Provenance;
 use crate::run::trials::{run_trials, UnitOutcome};
@@ -49,7 +49,7 @@ pub struct Run<'a> {
     /// Its answerer plays the assistant: a model, or the oracle (the
     /// scenario's own ground-truth calls, which checks the scenarios). A
     /// person's conversations are taken one at a time and never resumed.
-    pub setup: Setup<'a>,
+    pub setup: Setup,
     pub world: &'a WorldOptions,
     pub user: UserSettings,
     pub bounds: Bounds,
@@ -77,7 +77,7 @@ pub fn evaluate(
 ) -> Result<Finished> {
     for path in run.files {
         let text = crate::formats::read::read_text(path)?;
-        interactive.read(path, &text, run.setup.databases)?;
+        interactive.read(path, &text, &run.setup.databases)?;
     }
     let human = matches!(run.user, UserSettings::Human);
     // A person's conversations are theirs: never reused, and never
@@ -100,12 +100,11 @@ pub fn evaluate(
     }
     let mut errors = Vec::new();
     let mut all_completed = true;
-    let mut players = Players::default();
-    let mut summary = run_trials(
+    let players = std::cell::RefCell::new(Players::default());
+    let summary = run_trials(
         &run.setup,
         "scenario",
         "scenario",
-        run.files.len(),
         |trial, out| {
             let summary = run_trial(suite, interactive, run, trial, out.as_deref())?;
             errors.extend(summary.per_scenario.iter().filter_map(|o| {
@@ -116,7 +115,7 @@ pub fn evaluate(
                 })
             }));
             all_completed &= summary.completed == summary.scenarios;
-            players.add(&summary.per_scenario);
+            players.borrow_mut().add(&summary.per_scenario);
             Ok(summary)
         },
         |summary| {
@@ -125,14 +124,10 @@ pub fn evaluate(
                 .map(|o| UnitOutcome::file(&o.file, Some(o.scenario.clone()), o.completed))
                 .collect()
         },
-    )?;
-    if summary.trials.is_some() {
         // Every trial's players, as the first trial's were named.
-        players.name(run, interactive, &mut summary);
-        if let Some(dir) = &run.setup.out {
-            transcripts::write_summary(dir, &summary, interactive.family())?;
-        }
-    }
+        |summary| players.borrow().name(run, interactive, summary),
+        |dir, summary| transcripts::write_summary(dir, summary, interactive.family()),
+    )?;
     Ok(Finished {
         summary,
         all_completed,
@@ -205,7 +200,7 @@ impl Kind for Conversations<'_> {
     }
 
     fn evaluate(&self, input: &Input<'_>) -> Result<(ScenarioOutcome, ())> {
-        let databases = self.run.setup.databases;
+        let databases = &self.run.setup.databases;
         let scenario = self.interactive.read(input.path, input.text, databases)?;
         let file = input.path.display().to_string();
         let world = self
@@ -253,7 +248,6 @@ fn run_trial(
     trial: Option<usize>,
     out: Option<&Path>,
 ) -> Result<Summary> {
-    let started = run.setup.meter.reading();
     // Each model with the template of its prompts.
     let [assistant_prompt, user_prompt] = interactive.prompts();
     let model = |m: &Model, (name, text): (&str, &str)| {
@@ -276,7 +270,7 @@ fn run_trial(
         user: user.as_ref(),
         run,
     };
-    let plan = Plan {
+    let plan = Setup {
         // A person talks through one scenario at a time.
         threads: if user.is_none() {
             Some(1)
@@ -284,7 +278,7 @@ fn run_trial(
             run.setup.threads
         },
         progress: false,
-        ..Plan::of(&run.setup)
+        ..run.setup.clone()
     };
     let mut per_scenario = Vec::with_capacity(run.files.len());
     let mut pass = driver::evaluate(&kind, run.files, &plan, out, |done| match done {
@@ -320,10 +314,6 @@ fn run_trial(
     let mut players = Players::default();
     players.add(&summary.per_scenario);
     players.name(run, interactive, &mut summary);
-    summary.usage = run.setup.meter.since(&started);
-    if let Some(dir) = out {
-        transcripts::write_summary(dir, &summary, interactive.family())?;
-    }
     Ok(summary)
 }
 

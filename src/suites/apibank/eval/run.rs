@@ -25,7 +25,7 @@ use super::score::{judge, Cause, Corrections, Predicted, ScoringDifference};
 use crate::dialogue::Conversation;
 use crate::errata::{self, Entry, Known};
 use crate::run::answer::{Answerer, Reported};
-use crate::run::driver::{self, failures_error, Done, Kind, Plan};
+use crate::run::driver::{self, failures_error, Done, Kind};
 use crate::run::folder::{common_dir, relative};
 use crate::run::provenance::{FileHash, Provenance};
 use crate::run::trials::{run_trials, UnitOutcome};
@@ -144,7 +144,7 @@ impl Kind for Samples<'_> {
     fn evaluate(&self, input: &driver::Input<'_>) -> Result<(DialogueResult, Vec<SampleDetail>)> {
         let (path, run) = (input.path, self.run);
         let dialogue = ApiBank.parse_dialogue(path, input.text)?;
-        crate::suite::missing_database(ApiBank.catalog(), run.setup.databases, &dialogue)
+        crate::suite::missing_database(ApiBank.catalog(), &run.setup.databases, &dialogue)
             .map_err(|m| Error::input(path, m))?;
         let asker = Asker {
             answerer: self.answerer,
@@ -195,16 +195,14 @@ pub fn evaluate(run: &LevelRun<'_>) -> Result<crate::run::summary::Outcome> {
         &run.setup,
         "api",
         "dialogue",
-        run.files.len(),
         |trial, out| evaluate_trial(run, &prompt, out, trial),
         |summary| summary.per_sample.iter().map(unit_outcome).collect(),
+        |_| {},
+        write_summary,
     )?;
     // A finding unless every sample was correct in every trial.
     let trials = summary.trials.as_ref();
     let findings = summary.correct < summary.samples || trials.is_some_and(|t| !t.all_succeeded());
-    if let (Some(dir), Some(_)) = (&run.setup.out, trials) {
-        write_summary(dir, &summary)?;
-    }
     Ok(crate::run::summary::Outcome {
         human: summary.human(),
         findings,
@@ -241,7 +239,6 @@ fn evaluate_trial(
     out: Option<PathBuf>,
     trial: Option<usize>,
 ) -> Result<Summary> {
-    let started = run.setup.meter.reading();
     // The dialogues by their paths below the folder evaluated.
     let base = common_dir(run.files);
     let files = run.files.iter();
@@ -275,8 +272,7 @@ fn evaluate_trial(
         settings: info.clone(),
     };
     let (mut records, mut models) = (Vec::new(), Vec::new());
-    let plan = Plan::of(&run.setup);
-    let pass = driver::evaluate(&kind, run.files, &plan, out.as_deref(), |done| {
+    let pass = driver::evaluate(&kind, run.files, &run.setup, out.as_deref(), |done| {
         if let Done::Evaluated { outcome, .. } = done {
             records.extend(outcome.0);
             models.extend(outcome.1);
@@ -299,10 +295,6 @@ fn evaluate_trial(
     );
     let mut summary = Summary::new(figures, info, pass);
     summary.provenance = Some(provenance);
-    summary.usage = run.setup.meter.since(&started);
-    if let Some(dir) = &out {
-        write_summary(dir, &summary)?;
-    }
     Ok(summary)
 }
 
@@ -317,7 +309,7 @@ fn score_dialogue(asker: &Asker<'_>, run: &LevelRun<'_>) -> Result<Vec<SampleDet
     // (see [`super::retrieval`]). Both are done once, onto this one world:
     // doing either for every sample costs the square of the dialogue's
     // length.
-    let mut world = ApiBankWorld::new(run.setup.databases, &run.world).map_err(Error::Other)?;
+    let mut world = ApiBankWorld::new(&run.setup.databases, &run.world).map_err(Error::Other)?;
     let picks = KnownPicks::new(dialogue, world.state_mut().retriever());
     world.state_mut().set_retriever(Arc::new(picks));
     // The lines before it have been replayed onto `world`.
@@ -405,8 +397,7 @@ mod tests {
     fn each_gold_call_is_read_a_bounded_number_of_times_whatever_the_length() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Account.json"), "{}").unwrap();
-        let databases = Databases::load_documents(dir.path()).unwrap();
-        let errata = crate::errata::Errata::none();
+        let databases = Arc::new(Databases::load_documents(dir.path()).unwrap());
         let n = 2000;
         let dialogue = long_dialogue(n);
         for state in [StartState::Fresh, StartState::Replayed] {
@@ -414,9 +405,9 @@ mod tests {
                 level: 1,
                 files: &[],
                 setup: crate::run::Setup {
-                    databases: &databases,
+                    databases: databases.clone(),
                     provenance: Default::default(),
-                    errata: &errata,
+                    errata: Default::default(),
                     answerer: crate::run::answer::Choice::Oracle,
                     trials: 1,
                     out: None,
