@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dialogue::GoldCall;
-use crate::run::answer::{Answerer, Reported};
+use crate::run::answer::{Answer, Answerer, Chat, Key, Reported, Request};
 use crate::run::with_user::outcome::{CallAt, MadeAt, ScenarioOutcome};
 use crate::sim::Databases;
 use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
@@ -73,6 +73,27 @@ pub struct Bounds {
     pub max_turns: usize,
     /// Calls the assistant may make in one turn before the user speaks.
     pub max_calls_per_turn: usize,
+}
+
+/// Ask `answerer` for its message at `key` (the `step`th asked there; the
+/// oracle says `gold`), the chat built only when a model asks, and note
+/// the model the server said answered.
+pub fn ask(
+    answerer: &dyn Answerer,
+    reported: &mut Reported,
+    (key, step, gold): (Key, usize, Option<Answer>),
+    chat: impl Fn() -> Chat + Sync,
+) -> Result<Answer, String> {
+    let chat = || Ok(chat());
+    let request = Request {
+        key,
+        step,
+        gold,
+        chat: &chat,
+    };
+    let answer = answerer.answer(&request).map_err(|e| e.to_string())?;
+    reported.add(answer.model());
+    Ok(answer)
 }
 
 /// The goals of a conversation: the gold calls, as the world ran them,
