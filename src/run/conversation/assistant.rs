@@ -10,7 +10,7 @@
 //! both as user messages, its own calls and replies as assistant messages.
 
 use super::{Message, Speaker};
-use crate::run::answer::{self, Answer, Answerer, Asked, Chat, Key, Reported, Request};
+use crate::run::answer::{self, Answer, Answerer, Asked, Chat, Key, Reported};
 
 /// What the oracle says once every gold call is made.
 const CLOSING: &str = "That is everything you asked for.";
@@ -34,28 +34,19 @@ impl Assistant<'_> {
             .iter()
             .filter(|m| matches!(m.from, Speaker::Assistant | Speaker::Call))
             .count();
-        let chat = || {
-            Ok(Chat {
-                messages: messages(self.system, transcript),
-                tools: Vec::new(),
-            })
-        };
         let gold = self.gold.get(said).map_or(CLOSING, String::as_str);
-        let answer = self
-            .answerer
-            .answer(&Request {
-                key: Key {
-                    unit: self.scenario.to_string(),
-                    position: said,
-                    occurrence: 0,
-                    asked: Asked::Next,
-                },
-                step: 0,
-                gold: Some(Answer::text(gold)),
-                chat: &chat,
-            })
-            .map_err(|e| e.to_string())?;
-        self.reported.add(answer.model());
+        let key = Key {
+            unit: self.scenario.to_string(),
+            position: said,
+            occurrence: 0,
+            asked: Asked::Next,
+        };
+        let chat = || Chat {
+            messages: messages(self.system, transcript),
+            tools: Vec::new(),
+        };
+        let gold = Some(Answer::text(gold));
+        let answer = super::ask(self.answerer, &mut self.reported, (key, 0, gold), chat)?;
         Ok(answer.text)
     }
 }

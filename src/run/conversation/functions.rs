@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::{Message as Said, Speaker, Turn as UserTurn, User};
-use crate::run::answer::{Answerer, Asked, Chat, Key, Message, Reported, Request};
+use crate::run::answer::{Answerer, Asked, Chat, Key, Message, Reported};
 
 /// Where the assistant's calls run.
 pub trait Simulator {
@@ -126,27 +126,18 @@ pub fn converse(
             if taken >= setting.max_steps {
                 break Some(Ending::MaxSteps);
             }
-            let chat = || {
-                Ok(Chat {
-                    messages: chat(setting.system, &steps),
-                    tools: setting.tools.to_vec(),
-                })
+            let key = Key {
+                unit: setting.unit.to_string(),
+                position: steps.len(),
+                occurrence: 0,
+                asked: Asked::Next,
             };
-            let answer = assistant
-                .answer(&Request {
-                    key: Key {
-                        unit: setting.unit.to_string(),
-                        position: steps.len(),
-                        occurrence: 0,
-                        asked: Asked::Next,
-                    },
-                    step: asked,
-                    gold: None,
-                    chat: &chat,
-                })
-                .map_err(|e| e.to_string())?;
+            let chat = || Chat {
+                messages: chat(setting.system, &steps),
+                tools: setting.tools.to_vec(),
+            };
+            let answer = super::ask(assistant, &mut reported, (key, asked, None), chat)?;
             asked += 1;
-            reported.add(answer.model());
             let calls: Vec<ToolCall> = answer
                 .calls
                 .iter()
@@ -264,7 +255,7 @@ fn chat(system: &str, steps: &[Step]) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::answer::{Answer, Call};
+    use crate::run::answer::{Answer, Call, Request};
     use std::sync::Mutex;
 
     /// Answers from a script, one a request.

@@ -22,7 +22,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dialogue::GoldCall;
-use crate::run::answer::{Answerer, Reported};
+use crate::run::answer::{Answer, Answerer, Chat, Key, Reported, Request};
+use crate::run::with_user::outcome::{CallAt, MadeAt, ScenarioOutcome};
 use crate::sim::Databases;
 use crate::suite::interactive::{Interactive, Reading, Rule, Scenario};
 use crate::suite::state::{compare_documents, StateCheck};
@@ -74,49 +75,25 @@ pub struct Bounds {
     pub max_calls_per_turn: usize,
 }
 
-/// What a conversation came to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Talk {
-    pub transcript: Vec<Message>,
-    /// Turns held, complete or not.
-    pub turns: usize,
-    pub stop: Stop,
-    pub error: Option<String>,
-    /// Calls the assistant made, readable or not.
-    pub calls: usize,
-    /// Whether the user was asked for a turn (not when the assistant
-    /// finished on the first utterance).
-    pub user_asked: bool,
-    /// The databases it left against those the gold calls leave.
-    pub state_check: Option<StateCheck>,
-    /// For each gold call, the turn in which it was made and the rule
-    /// that matched it (empty for a conversation that could not start).
-    pub made: Vec<Option<(usize, Rule)>>,
-    /// For each gold call, what it raises when run as written.
-    pub raising: Vec<Option<String>>,
-    /// The models the server said played the assistant and the user
-    /// (none for the oracle and a person).
-    pub assistant_models: Vec<String>,
-    pub user_models: Vec<String>,
-}
-
-impl Talk {
-    /// A conversation that could not start, and why.
-    pub fn failed(error: String) -> Self {
-        Talk {
-            transcript: Vec::new(),
-            turns: 0,
-            stop: Stop::Error,
-            error: Some(error),
-            calls: 0,
-            user_asked: false,
-            state_check: None,
-            made: Vec::new(),
-            raising: Vec::new(),
-            assistant_models: Vec::new(),
-            user_models: Vec::new(),
-        }
-    }
+/// Ask `answerer` for its message at `key` (the `step`th asked there; the
+/// oracle says `gold`), the chat built only when a model asks, and note
+/// the model the server said answered.
+pub fn ask(
+    answerer: &dyn Answerer,
+    reported: &mut Reported,
+    (key, step, gold): (Key, usize, Option<Answer>),
+    chat: impl Fn() -> Chat + Sync,
+) -> Result<Answer, String> {
+    let chat = || Ok(chat());
+    let request = Request {
+        key,
+        step,
+        gold,
+        chat: &chat,
+    };
+    let answer = answerer.answer(&request).map_err(|e| e.to_string())?;
+    reported.add(answer.model());
+    Ok(answer)
 }
 
 /// The goals of a conversation: the gold calls, as the world ran them,
@@ -181,17 +158,18 @@ impl Goals<'_> {
     }
 }
 
-/// Hold `scenario`'s conversation in a copy of `fresh` (its world, made
-/// from the databases `before`) between `answerer`, told the suite's
-/// assistant prompt, and `user`, from the first utterance to its end.
+/// Hold `scenario`'s conversation (of `file`) in a copy of `fresh` (its
+/// world, made from the databases `before`) between `answerer`, told the
+/// suite's assistant prompt, and `user`, from the first utterance to its
+/// end, and say what it came to.
 pub fn converse(
     suite: &dyn Interactive,
-    scenario: &Scenario,
+    (file, scenario): (&str, &Scenario),
     (fresh, before): (&dyn World, &Databases),
     answerer: &dyn Answerer,
     user: &mut dyn User,
     bounds: Bounds,
-) -> Talk {
+) -> ScenarioOutcome {
     let gold: Vec<&GoldCall> = scenario.dialogue.gold_calls().map(|(_, _, g)| g).collect();
     let mut assistant = Assistant {
         answerer,
@@ -213,21 +191,21 @@ pub fn converse(
         ran,
     };
     let mut world = fresh.boxed_clone();
-    let mut talk = Talk {
+    let mut outcome = ScenarioOutcome {
         transcript: vec![Message {
             from: Speaker::User,
             text: scenario.first_utterance.clone(),
         }],
-        turns: 1,
+        turns_taken: 1,
         error: None,
-        ..Talk::failed(String::new())
+        ..ScenarioOutcome::failed(file, scenario, String::new())
     };
     let (stop, error) = loop {
         if let Err(e) = assistant_turn(
             world.as_mut(),
             &mut goals,
             &mut assistant,
-            &mut talk,
+            &mut outcome,
             bounds,
         ) {
             break (Stop::Error, Some(e));
@@ -235,35 +213,58 @@ pub fn converse(
         if goals.complete() {
             break (Stop::Completed, None);
         }
-        if talk.turns >= bounds.max_turns {
+        if outcome.turns_taken >= bounds.max_turns {
             break (Stop::MaxTurns, None);
         }
-        talk.user_asked = true;
-        match user.reply(&talk.transcript, goals.progress()) {
+        outcome.user_asked = true;
+        match user.reply(&outcome.transcript, goals.progress()) {
             Err(e) => break (Stop::Error, Some(e)),
             Ok(Turn::Leaves) => break (Stop::UserLeft, None),
             Ok(Turn::Says(text)) => {
-                talk.transcript.push(Message {
+                outcome.transcript.push(Message {
                     from: Speaker::User,
                     text,
                 });
-                talk.turns += 1;
+                outcome.turns_taken += 1;
             }
         }
     };
-    (talk.stop, talk.error) = (stop, error);
+    (outcome.stopped, outcome.error) = (stop, error);
+    outcome.completed = stop == Stop::Completed;
+    outcome.turns = outcome.completed.then_some(outcome.turns_taken);
     let gold_world = goals.gold_world(fresh);
-    talk.state_check = Some(StateCheck::new(compare_documents(
-        talk.turns,
+    outcome.state_check = Some(StateCheck::new(compare_documents(
+        outcome.turns_taken,
         before,
         &gold_world.databases(),
         &world.databases(),
     )));
-    talk.raising = goals.ran.into_iter().map(|r| r.exception).collect();
-    talk.made = goals.made;
-    talk.assistant_models = assistant.reported.models();
-    talk.user_models = user.models();
-    talk
+    // Each gold call made or missed, and raising as written, at its line.
+    for ((gold, made), ran) in goals.gold.iter().zip(goals.made).zip(goals.ran) {
+        let line = gold.line().unwrap_or(0);
+        let api_name = || gold.request.api_name.clone();
+        let call_at = |exception| CallAt {
+            line,
+            api_name: api_name(),
+            exception,
+        };
+        match made {
+            Some((turn, by)) => outcome.made.push(MadeAt {
+                line,
+                api_name: api_name(),
+                turn,
+                by,
+            }),
+            None => outcome.missing.push(call_at(None)),
+        }
+        if let Some(exception) = ran.exception {
+            outcome.ground_truth_raising.push(call_at(Some(exception)));
+        }
+    }
+    outcome.ground_truth_made = outcome.made.len();
+    outcome.assistant_models = assistant.reported.models();
+    outcome.user_models = user.models();
+    outcome
 }
 
 /// The assistant's side of one turn: calls until it speaks to the user
@@ -272,38 +273,38 @@ fn assistant_turn(
     world: &mut dyn World,
     goals: &mut Goals<'_>,
     assistant: &mut Assistant<'_>,
-    talk: &mut Talk,
+    outcome: &mut ScenarioOutcome,
     bounds: Bounds,
 ) -> Result<(), String> {
     for _ in 0..bounds.max_calls_per_turn {
-        let text = assistant.reply(&talk.transcript)?;
+        let text = assistant.reply(&outcome.transcript)?;
         let result = match goals.suite.read_message(&text) {
             Reading::Speech => {
-                talk.transcript.push(Message {
+                outcome.transcript.push(Message {
                     from: Speaker::Assistant,
                     text,
                 });
                 return Ok(());
             }
             Reading::Unreadable(why) => {
-                talk.calls += 1;
+                outcome.calls += 1;
                 format!("Exception: cannot read the call: {why}")
             }
             Reading::Call {
                 api_name,
                 arguments,
             } => {
-                talk.calls += 1;
+                outcome.calls += 1;
                 let executed = world.execute(&api_name, arguments, None);
-                goals.record(&executed, talk.turns);
+                goals.record(&executed, outcome.turns_taken);
                 goals.suite.result_text(&executed)
             }
         };
-        talk.transcript.push(Message {
+        outcome.transcript.push(Message {
             from: Speaker::Call,
             text,
         });
-        talk.transcript.push(Message {
+        outcome.transcript.push(Message {
             from: Speaker::Api,
             text: result,
         });

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use super::{Message, Speaker};
 use crate::run::answer::llm::Llm;
-use crate::run::answer::{Answerer, Asked, Chat, Key, Message as Said, Reported, Request};
+use crate::run::answer::{Asked, Chat, Key, Message as Said, Reported};
 use crate::suite::interactive::Scenario;
 
 /// The user's next turn.
@@ -71,25 +71,17 @@ pub fn messages(system: &str, transcript: &[Message]) -> Vec<Said> {
 
 impl User for LlmUser<'_> {
     fn reply(&mut self, transcript: &[Message], _: (usize, usize)) -> Result<Turn, String> {
-        let chat = || {
-            Ok(Chat {
-                messages: messages(&self.system, transcript),
-                tools: Vec::new(),
-            })
+        let key = Key {
+            unit: String::new(),
+            position: transcript.len(),
+            occurrence: 0,
+            asked: Asked::Reply,
         };
-        let request = Request {
-            key: Key {
-                unit: String::new(),
-                position: transcript.len(),
-                occurrence: 0,
-                asked: Asked::Reply,
-            },
-            step: 0,
-            gold: None,
-            chat: &chat,
+        let chat = || Chat {
+            messages: messages(&self.system, transcript),
+            tools: Vec::new(),
         };
-        let answer = self.model.answer(&request).map_err(|e| e.to_string())?;
-        self.reported.add(answer.model());
+        let answer = super::ask(self.model, &mut self.reported, (key, 0, None), chat)?;
         Ok(Turn::Says(answer.text.trim().to_string()))
     }
 

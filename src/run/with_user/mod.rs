@@ -22,7 +22,7 @@ use crate::run::answer::llm::Llm;
 use crate::run::answer::oracle::Oracle;
 use crate::run::answer::{Answerer, Choice, Model, Reported};
 use crate::run::conversation::user::{HumanUser, LlmUser, User};
-use crate::run::conversation::{converse, Bounds, Talk};
+use crate::run::conversation::{converse, Bounds};
 use crate::run::driver::{self, Done, Input, Kind};
 use crate::run::folder;
 use crate::run::provenance::Provenance;
@@ -208,18 +208,15 @@ impl Kind for Conversations<'_> {
             .world(databases, &scenario.dialogue, self.run.world)
             .map_err(|e| format!("the world: {e}"));
         let outcome = match (self.user(&scenario), world) {
-            (Ok(mut user), Ok(world)) => {
-                let talk = converse(
-                    self.interactive,
-                    &scenario,
-                    (world.as_ref(), databases),
-                    self.assistant,
-                    user.as_mut(),
-                    self.run.bounds,
-                );
-                ScenarioOutcome::of(&file, &scenario, talk)
-            }
-            (Err(e), _) | (_, Err(e)) => ScenarioOutcome::of(&file, &scenario, Talk::failed(e)),
+            (Ok(mut user), Ok(world)) => converse(
+                self.interactive,
+                (&file, &scenario),
+                (world.as_ref(), databases),
+                self.assistant,
+                user.as_mut(),
+                self.run.bounds,
+            ),
+            (Err(e), _) | (_, Err(e)) => ScenarioOutcome::failed(&file, &scenario, e),
         };
         Ok((outcome, ()))
     }

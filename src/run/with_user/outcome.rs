@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::conversation::Talk;
 pub use crate::run::conversation::{Message, Speaker, Stop};
 use crate::suite::interactive::{Rule, Scenario};
 use crate::suite::state::StateCheck;
@@ -81,58 +80,30 @@ pub struct MadeAt {
 }
 
 impl ScenarioOutcome {
-    /// What `talk` came to for `scenario` (`file` as the outcome names it).
-    pub fn of(file: &str, scenario: &Scenario, talk: Talk) -> Self {
-        let gold: Vec<(usize, &str)> = scenario
-            .dialogue
-            .gold_calls()
-            .map(|(_, _, g)| (g.line().unwrap_or(0), g.request.api_name.as_str()))
-            .collect();
-        let completed = talk.stop == Stop::Completed;
-        let call_at = |(line, api_name): (usize, &str), exception| CallAt {
-            line,
-            api_name: api_name.to_string(),
-            exception,
-        };
-        let with_made = || gold.iter().copied().zip(&talk.made);
+    /// `scenario`'s outcome (in `file`) when its conversation could not
+    /// start, and why; the conversation fills in the rest as it goes.
+    pub fn failed(file: &str, scenario: &Scenario, error: String) -> Self {
         ScenarioOutcome {
             file: file.to_string(),
             scenario: scenario.name.clone(),
             scene: scenario.scene.clone(),
-            completed,
-            turns: completed.then_some(talk.turns),
-            turns_taken: talk.turns,
-            stopped: talk.stop,
-            ground_truth: gold.len(),
-            ground_truth_made: talk.made.iter().flatten().count(),
-            made: with_made()
-                .filter_map(|((line, api_name), made)| {
-                    let (turn, by) = (*made)?;
-                    Some(MadeAt {
-                        line,
-                        api_name: api_name.to_string(),
-                        turn,
-                        by,
-                    })
-                })
-                .collect(),
-            calls: talk.calls,
-            missing: with_made()
-                .filter(|(_, made)| made.is_none())
-                .map(|(g, _)| call_at(g, None))
-                .collect(),
-            ground_truth_raising: gold
-                .iter()
-                .zip(talk.raising)
-                .filter_map(|(&g, raised)| Some(call_at(g, Some(raised?))))
-                .collect(),
-            error: talk.error,
-            state_check: talk.state_check,
-            assistant_models: talk.assistant_models,
-            user_models: talk.user_models,
-            user_asked: talk.user_asked,
+            completed: false,
+            turns: None,
+            turns_taken: 0,
+            stopped: Stop::Error,
+            ground_truth: scenario.dialogue.gold_calls().count(),
+            ground_truth_made: 0,
+            made: Vec::new(),
+            calls: 0,
+            missing: Vec::new(),
+            ground_truth_raising: Vec::new(),
+            error: Some(error),
+            state_check: None,
+            assistant_models: Vec::new(),
+            user_models: Vec::new(),
+            user_asked: false,
             resumed: false,
-            transcript: talk.transcript,
+            transcript: Vec::new(),
         }
     }
 }

@@ -100,15 +100,14 @@ mod tests {
             max_turns,
             max_calls_per_turn: 5,
         };
-        let talk = converse(
+        converse(
             &Level3,
-            &scenario,
+            (name, &scenario),
             (world.as_ref(), databases),
             assistant,
             user,
             bounds,
-        );
-        ScenarioOutcome::of(name, &scenario, talk)
+        )
     }
 
     /// Says its lines in order, then only "Done." (a call already made
