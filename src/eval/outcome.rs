@@ -46,7 +46,7 @@ fn no_parameters<'a>() -> Option<Cow<'a, Map<String, Value>>> {
 /// One step of an assistant turn as `predictions` holds it, in output
 /// files and in replay lines alike: a call or the closing answer.
 #[derive(Debug, Deserialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
+#[serde(tag = "role", rename_all = "lowercase", expecting = "an object")]
 pub enum Step {
     Api {
         #[serde(flatten)]

@@ -224,6 +224,10 @@ mod tests {
                 json!([{"role": "api", "request": {"api_name": "A", "parameters": 5}}]),
                 "predictions[0]: invalid type: integer `5`, expected a map; a step is",
             ),
+            (
+                json!([5]),
+                "predictions[0]: invalid type: integer `5`, expected an object; a step is",
+            ),
         ];
         for (value, want) in cases {
             let err = steps(value.clone()).unwrap_err();
